@@ -1,0 +1,127 @@
+# causal - one non-recursive Makefile.  `make help` lists the targets.
+
+PREFIX ?= /usr/local
+CC ?= cc
+CFLAGS ?= -O2 -g
+BUILD := build
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -Iinclude
+ifeq ($(ASAN),1)
+TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+endif
+
+# --- libcausal.so: everything hidden but the interposed symbols ---------------
+LIB_SRCS := $(wildcard preload/*.c shim-pthread/*.c shim-rpc/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/lib/%.o)
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ipreload
+LIB_LIBS := -lzstd -lmsgpackc -ldl -lpthread
+
+# Modules of the library that interpose nothing, unit-tested directly.
+LIB_PURE_SRCS := $(filter-out %-hooks.c,$(LIB_SRCS))
+
+# --- tools --------------------------------------------------------------------
+UTIL_SRCS := $(wildcard util/*.c)
+TD_SRCS := $(wildcard tracedump/*.c)
+TD_ENGINE_SRCS := $(filter-out tracedump/main.c tracedump/cmd-%.c,$(TD_SRCS))
+TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
+TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
+
+# --- tests ----------------------------------------------------------------------
+TEST_SRCS := $(wildcard test/check-*.c) test/run-tests.c
+TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS)
+TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -I$(BUILD)/test $(shell pkg-config --cflags check)
+TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) -ldl -lpthread
+PROG_SRCS := $(wildcard test/progs/*.c)
+PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
+BENCH_SRCS := $(wildcard test/bench/*.c)
+BENCHES := $(BENCH_SRCS:test/bench/%.c=$(BUILD)/bench/%)
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
+
+all: $(BUILD)/libcausal.so $(BUILD)/tracedump
+
+$(BUILD)/libcausal.so: $(LIB_OBJS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -shared -Wl,--no-undefined -Wl,-z,now -o $@ $^ $(LIB_LIBS)
+
+$(BUILD)/lib/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tool/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
+
+# The test runner: unit suites link the library's pure modules and the
+# tools' engines; end-to-end suites drive the built binaries.
+$(BUILD)/test/suites.h: $(TEST_SRCS)
+	@mkdir -p $(dir $@)
+	$(Q)grep -ho '^Suite \*[a-z0-9_]*_suite(void)' test/check-*.c | \
+		sed 's/^Suite \*\(.*\)(void)/SUITE(\1)/' > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/test/obj/%.o: %.c $(BUILD)/test/suites.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+
+$(BUILD)/test/run-tests: $(addprefix $(BUILD)/test/obj/,$(TEST_SRCS:.c=.o) $(TEST_UNIT_SRCS:.c=.o))
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(TEST_LIBS)
+
+$(BUILD)/test/progs/%: test/progs/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ $< -lpthread -lm
+
+$(BUILD)/bench/%: test/bench/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $< -lpthread -lm -lzstd -lmsgpackc -lsqlite3
+
+$(BUILD)/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ $< -lpthread -lm
+
+test: all $(BUILD)/test/run-tests $(PROGS)
+	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) $(BUILD)/test/run-tests
+
+bench: all $(BENCHES) $(PROGS)
+	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
+
+example: all $(EXAMPLES)
+	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/libcausal.so $(DESTDIR)$(PREFIX)/lib/libcausal.so
+	install -m 0755 $(BUILD)/tracedump $(DESTDIR)$(PREFIX)/bin/tracedump
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@echo "targets:"
+	@echo "  all       build/libcausal.so and build/tracedump (default)"
+	@echo "  test      build and run every Check suite (unit and end to end)"
+	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
+	@echo "  example   run the bundled example traced, merge, show the result"
+	@echo "  install   install into PREFIX (default /usr/local)"
+	@echo "  clean     remove build/"
+	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests), PREFIX=..."
+
+.PHONY: all test bench example install clean help
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install what causal needs on a fresh Debian machine (run as root, or with
+# sudo available).  Does nothing when everything is already there.
+set -euo pipefail
+PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
+      libmsgpack-dev check libsqlite3-dev sqlite3 rpcsvc-proto rpcbind
+      util-linux zstd)
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
