@@ -1,0 +1,87 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+
+int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > max)
+			return -1;
+	}
+	if (v < min)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static uint32_t round_up_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static int note(char *buf, size_t size, const char *name, const char *value,
+		const char *why)
+{
+	size_t len = strlen(buf);
+
+	if (len < size)
+		snprintf(buf + len, size - len,
+			 "causal: ignoring %s='%.64s': %s\n", name, value, why);
+	return 1;
+}
+
+int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
+		       char *problems, size_t problems_size)
+{
+	const char *v;
+	int n = 0;
+
+	if (problems_size)
+		problems[0] = '\0';
+	snprintf(cfg->log_dir, sizeof(cfg->log_dir), "%s",
+		 CAUSAL_DEFAULT_LOG_DIR);
+	cfg->buffer_kb = CAUSAL_DEFAULT_BUFFER_KB;
+	cfg->flush_ms = CAUSAL_DEFAULT_FLUSH_MS;
+
+	v = getenv_fn("CAUSAL_LOG_DIR");
+	if (v && *v) {
+		if (strlen(v) >= sizeof(cfg->log_dir) - 128)
+			n += note(problems, problems_size, "CAUSAL_LOG_DIR", v,
+				  "path too long");
+		else
+			snprintf(cfg->log_dir, sizeof(cfg->log_dir), "%s", v);
+	}
+	v = getenv_fn("CAUSAL_BUFFER_KB");
+	if (v) {
+		uint32_t kb;
+
+		if (causal_parse_uint(v, 4, 1u << 20, &kb))
+			n += note(problems, problems_size, "CAUSAL_BUFFER_KB",
+				  v, "expected a number of KiB from 4 to 1048576");
+		else
+			cfg->buffer_kb = round_up_pow2(kb);
+	}
+	v = getenv_fn("CAUSAL_FLUSH_MS");
+	if (v) {
+		uint32_t ms;
+
+		if (causal_parse_uint(v, 1, 60000, &ms))
+			n += note(problems, problems_size, "CAUSAL_FLUSH_MS", v,
+				  "expected milliseconds from 1 to 60000");
+		else
+			cfg->flush_ms = ms;
+	}
+	return n;
+}

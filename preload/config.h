@@ -1,0 +1,41 @@
+/*
+ * config.h - run-time settings of libcausal.so, read from the environment.
+ *
+ *   CAUSAL_LOG_DIR    where logs go (default ./logs, created mode 0700)
+ *   CAUSAL_BUFFER_KB  per-thread record buffer in KiB, rounded up to a
+ *                     power of two (default 256, 4 .. 1048576)
+ *   CAUSAL_FLUSH_MS   background writer period in ms (default 100, 1 .. 60000)
+ *
+ * A malformed or out-of-range value is reported and the default is used:
+ * the traced program must run whatever its environment says.
+ */
+#ifndef CAUSAL_CONFIG_H
+#define CAUSAL_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CAUSAL_DEFAULT_LOG_DIR "logs"
+#define CAUSAL_DEFAULT_BUFFER_KB 256
+#define CAUSAL_DEFAULT_FLUSH_MS 100
+
+struct causal_config {
+	char log_dir[1024];
+	uint32_t buffer_kb;	/* a power of two */
+	uint32_t flush_ms;
+};
+
+typedef const char *(*causal_getenv_fn)(const char *name);
+
+/*
+ * Fill cfg from getenv_fn.  Each problem is described in `problems` (one
+ * line each, "causal: ..." prefixed) so the caller can print them with
+ * write(2); returns the number of problems.
+ */
+int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
+		       char *problems, size_t problems_size);
+
+/* Parse a decimal in [min, max]; 0 on success, -1 if malformed or outside. */
+int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+
+#endif

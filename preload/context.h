@@ -1,0 +1,45 @@
+/*
+ * context.h - the causality context a thread carries in TLS.
+ *
+ * This is the "function-transportable" and "thread-transportable" log data of
+ * Section 2.3.4 of the monitoring paper: the call chain id (function UUID =
+ * 16-byte process UUID + 4-byte counter), the event number along the chain,
+ * the local function id of the stub/skeleton the thread is executing, and
+ * the white/black marker.  The RPC shim updates it at each probe; the
+ * pthread shim hands a copy to every child thread.
+ */
+#ifndef CAUSAL_CONTEXT_H
+#define CAUSAL_CONTEXT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "causal/log-format.h"
+
+struct causal_ctx {
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN]; /* all zero: no chain active */
+	uint8_t marker;		/* enum causal_marker */
+	uint8_t reserved[3];
+	uint64_t event_no;
+	uint64_t function_id;	/* local function id (0: none) */
+};
+
+static inline int causal_ctx_active(const struct causal_ctx *ctx)
+{
+	static const uint8_t zero[CAUSAL_CHAIN_ID_LEN];
+
+	return memcmp(ctx->chain, zero, sizeof(zero)) != 0;
+}
+
+/*
+ * What a child thread starts with: its parent's chain, event number and
+ * function (the function-spawn-thread relation), and the parent's marker,
+ * so threads spawned by infrastructure stay infrastructure.
+ */
+static inline void causal_ctx_inherit(struct causal_ctx *child,
+				      const struct causal_ctx *parent)
+{
+	*child = *parent;
+}
+
+#endif

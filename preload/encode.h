@@ -1,0 +1,38 @@
+/*
+ * encode.h - msgpack encoding of records, as laid out in log-format.h.
+ *
+ * Used only by the background writer (and by the final flush at exit), never
+ * on the probe hot path.  The packer writes through a caller-supplied
+ * callback, so the writer can encode into a preallocated frame buffer
+ * without malloc (the final flush may run in a signal handler).
+ */
+#ifndef CAUSAL_ENCODE_H
+#define CAUSAL_ENCODE_H
+
+#include <msgpack.h>
+
+#include "record.h"
+
+struct causal_identity;
+
+/* Encode one ring record; 0, or -EINVAL for a type this encoder lacks. */
+int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec);
+
+int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
+			 uint32_t buffer_kb, uint32_t flush_ms);
+
+void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,
+			 uint64_t dropped_total);
+
+void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
+			      uint64_t mono_ns, uint64_t cpu_ns, uint32_t how);
+
+void causal_encode_process_end(msgpack_packer *pk, uint64_t mono_ns,
+			       uint64_t realtime_ns, uint32_t reason,
+			       int64_t detail, uint64_t records,
+			       uint64_t dropped);
+
+/* Upper bound of the encoded size of a ring record of `size` bytes. */
+#define CAUSAL_ENCODED_MAX(size) (2 * (size_t)(size) + 64)
+
+#endif

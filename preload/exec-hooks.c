@@ -1,0 +1,167 @@
+/*
+ * exec-hooks.c - process boundaries: fork, the exec family, _exit.
+ *
+ * An exec replaces the image without running exit handlers, so every
+ * record so far is written first (EXEC, then PROCESS_END).  If the exec
+ * fails the log goes on with EXEC_FAILED.  fork() records the child's pid in
+ * the parent; the child's new identity and log are made by the fork handler
+ * in lifecycle.c, which also runs for fork() calls made inside libc.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static void before_exec(const char *path)
+{
+	causal_ensure_init();
+	if (causal_self.in_hook || !causal_running())
+		return;
+	causal_self.in_hook = 1;
+	causal_writer_before_exec(path ? path : "");
+	causal_self.in_hook = 0;
+}
+
+static void after_failed_exec(int err)
+{
+	struct causal_tbuf *tb;
+
+	if (causal_self.in_hook || !causal_running())
+		return;
+	tb = causal_thread_current();
+	if (tb)
+		causal_record_simple(tb, CAUSAL_REC_EXEC_FAILED, (uint32_t)err);
+}
+
+/* Every exec wrapper: flush, exec, and on failure say so and keep errno. */
+#define EXEC_WRAP(path, call)                                   \
+	do {                                                    \
+		int ret_, err_;                                 \
+		causal_real_resolve();                          \
+		if (!causal_real.execve) {                      \
+			errno = ENOSYS;                         \
+			return -1;                              \
+		}                                               \
+		before_exec(path);                              \
+		ret_ = (call);                                  \
+		err_ = errno;                                   \
+		after_failed_exec(err_);                        \
+		errno = err_;                                   \
+		return ret_;                                    \
+	} while (0)
+
+CAUSAL_EXPORT int execve(const char *path, char *const argv[],
+			 char *const envp[])
+{
+	EXEC_WRAP(path, causal_real.execve(path, argv, envp));
+}
+
+CAUSAL_EXPORT int execv(const char *path, char *const argv[])
+{
+	EXEC_WRAP(path, causal_real.execve(path, argv, environ));
+}
+
+CAUSAL_EXPORT int execvpe(const char *file, char *const argv[],
+			  char *const envp[])
+{
+	EXEC_WRAP(file, causal_real.execvpe(file, argv, envp));
+}
+
+CAUSAL_EXPORT int execvp(const char *file, char *const argv[])
+{
+	EXEC_WRAP(file, causal_real.execvpe(file, argv, environ));
+}
+
+CAUSAL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	EXEC_WRAP("(fexecve)", causal_real.fexecve(fd, argv, envp));
+}
+
+/* The execl family: gather the variadic arguments into an argv on the
+ * stack (no malloc) and go through the vector forms above. */
+#define COLLECT_ARGS(first, ap, argv, envp_out)                          \
+	size_t argc_ = 1;                                                \
+	va_start(ap, first);                                             \
+	while (va_arg(ap, const char *))                                 \
+		argc_++;                                                 \
+	va_end(ap);                                                      \
+	const char *argv[argc_ + 1];                                     \
+	va_start(ap, first);                                             \
+	argv[0] = first;                                                 \
+	for (size_t i_ = 1; i_ <= argc_; i_++)                           \
+		argv[i_] = va_arg(ap, const char *);                     \
+	envp_out;                                                        \
+	va_end(ap)
+
+CAUSAL_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+
+	COLLECT_ARGS(arg, ap, argv, (void)0);
+	return execv(path, (char *const *)argv);
+}
+
+CAUSAL_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+
+	COLLECT_ARGS(arg, ap, argv, (void)0);
+	return execvp(file, (char *const *)argv);
+}
+
+CAUSAL_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+	va_list ap;
+
+	COLLECT_ARGS(arg, ap, argv, envp = va_arg(ap, char *const *));
+	return execve(path, (char *const *)argv, envp);
+}
+
+CAUSAL_EXPORT pid_t fork(void)
+{
+	int saved_errno;
+	pid_t pid;
+
+	causal_real_resolve();
+	if (!causal_real.fork) {
+		errno = ENOSYS;
+		return -1;
+	}
+	causal_ensure_init();
+	pid = causal_real.fork();
+	saved_errno = errno;
+	if (pid > 0 && !causal_self.in_hook && causal_running()) {
+		struct causal_tbuf *tb = causal_thread_current();
+
+		if (tb)
+			causal_record_simple(tb, CAUSAL_REC_FORK,
+					     (uint32_t)pid);
+	}
+	errno = saved_errno;
+	return pid;
+}
+
+CAUSAL_EXPORT void _exit(int status)
+{
+	causal_real_resolve();
+	if (!causal_self.in_hook)
+		causal_writer_finish(CAUSAL_END__EXIT, status, 0);
+	if (causal_real._exit)
+		causal_real._exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+CAUSAL_EXPORT void _Exit(int status)
+{
+	causal_real_resolve();
+	if (!causal_self.in_hook)
+		causal_writer_finish(CAUSAL_END__EXIT, status, 0);
+	if (causal_real._Exit)
+		causal_real._Exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}

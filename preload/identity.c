@@ -1,0 +1,99 @@
+#include <fcntl.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "identity.h"
+
+uint64_t causal_clock_ns(int clock_id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock_id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void causal_uuid_hex(const uint8_t *uuid, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < CAUSAL_UUID_LEN; i++) {
+		out[2 * i] = digits[uuid[i] >> 4];
+		out[2 * i + 1] = digits[uuid[i] & 15];
+	}
+	out[2 * CAUSAL_UUID_LEN] = '\0';
+}
+
+/*
+ * Random version-4 UUID.  GRND_NONBLOCK: a program started early at boot
+ * must not wait for the entropy pool because of us; the fallback mixes
+ * clocks and ids, which is unique enough to tell processes apart.
+ */
+static void new_uuid(uint8_t *uuid, pid_t pid)
+{
+	if (getrandom(uuid, CAUSAL_UUID_LEN, GRND_NONBLOCK) != CAUSAL_UUID_LEN) {
+		uint64_t a = causal_clock_ns(CLOCK_REALTIME);
+		uint64_t b = causal_clock_ns(CLOCK_MONOTONIC) ^
+			     ((uint64_t)pid << 32) ^ (uint64_t)(uintptr_t)uuid;
+
+		memcpy(uuid, &a, 8);
+		memcpy(uuid + 8, &b, 8);
+	}
+	uuid[6] = (uuid[6] & 0x0f) | 0x40;
+	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+}
+
+static ssize_t read_small_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+
+	if (fd < 0)
+		return -1;
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	return (ssize_t)got;
+}
+
+void causal_identity_init(struct causal_identity *id)
+{
+	struct utsname uts;
+	ssize_t n;
+	uint32_t i;
+
+	id->pid = getpid();
+	id->ppid = getppid();
+	new_uuid(id->uuid, id->pid);
+	if (uname(&uts) == 0)
+		memcpy(id->hostname, uts.nodename, sizeof(id->hostname) - 1 <
+		       sizeof(uts.nodename) ? sizeof(id->hostname) - 1 :
+		       sizeof(uts.nodename));
+	else
+		strcpy(id->hostname, "unknown");
+	id->hostname[sizeof(id->hostname) - 1] = '\0';
+
+	n = readlink("/proc/self/exe", id->exe, sizeof(id->exe) - 1);
+	id->exe[n > 0 ? n : 0] = '\0';
+
+	n = read_small_file("/proc/self/cmdline", id->argv, sizeof(id->argv));
+	id->argv_len = n > 0 ? (uint32_t)n : 0;
+	id->argc = 0;
+	for (i = 0; i < id->argv_len; i++)
+		if (id->argv[i] == '\0')
+			id->argc++;
+	if (id->argv_len && id->argv[id->argv_len - 1] != '\0')
+		id->argc++; /* cut short: the last argument is partial */
+
+	id->start_realtime_ns = causal_clock_ns(CLOCK_REALTIME);
+	id->start_mono_ns = causal_clock_ns(CLOCK_MONOTONIC);
+}

@@ -1,0 +1,234 @@
+/*
+ * internal.h - what the modules of libcausal.so share.
+ *
+ * Rules inside the traced process: no stdio and no malloc on a hook path;
+ * save and restore errno around everything a wrapper does; when the
+ * recursion guard is set or the library is not running, call straight
+ * through.  Every non-static symbol starts with causal_ and is hidden
+ * unless marked CAUSAL_EXPORT.
+ */
+#ifndef CAUSAL_INTERNAL_H
+#define CAUSAL_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "config.h"
+#include "context.h"
+#include "identity.h"
+#include "log-file.h"
+#include "record.h"
+#include "ring.h"
+
+#define CAUSAL_EXPORT __attribute__((visibility("default")))
+#define CAUSAL_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- the real functions we wrap (real.c) ------------------------------ */
+
+struct causal_real_table {
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
+			      void *(*)(void *), void *);
+	void (*pthread_exit)(void *) __attribute__((noreturn));
+	pid_t (*fork)(void);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	void (*_exit)(int) __attribute__((noreturn));
+	void (*_Exit)(int) __attribute__((noreturn));
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	sighandler_t (*signal)(int, sighandler_t);
+};
+
+extern struct causal_real_table causal_real;
+
+/* Fill causal_real once; safe to call from any wrapper at any time. */
+void causal_real_resolve(void);
+
+/* ---- library state (lifecycle.c) -------------------------------------- */
+
+enum causal_run_state {
+	CAUSAL_UNINIT = 0,
+	CAUSAL_RUNNING,		/* tracing */
+	CAUSAL_DISABLED,	/* could not trace: the program runs untraced */
+	CAUSAL_FINISHED,	/* the log is closed */
+};
+
+struct causal_global {
+	_Atomic int state;	/* enum causal_run_state */
+	struct causal_config cfg;
+	struct causal_identity id;
+	struct causal_log_file log;
+	pthread_key_t end_key;	/* its destructor sees pthread_exit/cancel */
+	_Atomic uint32_t next_tid;
+};
+
+extern struct causal_global causal_g;
+
+/* Initialise once (constructor, or the first wrapper to run). */
+void causal_ensure_init(void);
+
+static inline int causal_running(void)
+{
+	return atomic_load_explicit(&causal_g.state, memory_order_acquire) ==
+	       CAUSAL_RUNNING;
+}
+
+/* Write one line, the NULL-terminated parts joined, on stderr with
+ * write(2): no stdio inside the program. */
+void causal_say(const char *first, ...) __attribute__((sentinel));
+
+/* ---- per-thread buffers (thread-buffers.c) ---------------------------- */
+
+enum causal_tbuf_state {
+	CAUSAL_TBUF_FREE = 0,
+	CAUSAL_TBUF_LIVE,	/* owned by a running thread */
+	CAUSAL_TBUF_DEAD,	/* thread ended; recycled once drained */
+};
+
+struct causal_tbuf {
+	struct causal_ring ring;
+	_Atomic int state;		/* enum causal_tbuf_state */
+	uint32_t tid;
+	pid_t os_tid;
+	_Atomic uint64_t dropped;	/* producer: records lost, ring full */
+	uint64_t dropped_reported;	/* writer: last DROPS total written */
+	int end_written;		/* writer: THREAD_END is in the log */
+	struct causal_tbuf *next_all;	/* registry; immutable once linked */
+	struct causal_tbuf *next_free;	/* under the pool lock */
+	/* hand-off from pthread_create to the new thread's trampoline */
+	uint32_t parent_tid;
+	struct causal_ctx start_ctx;
+	void *(*start_fn)(void *);
+	void *start_arg;
+};
+
+enum causal_thread_status {
+	CAUSAL_THREAD_UNKNOWN = 0,	/* not seen yet: registered lazily */
+	CAUSAL_THREAD_LIVE,
+	CAUSAL_THREAD_ENDED,		/* its end is recorded: stay silent */
+	CAUSAL_THREAD_INFRA,		/* our own threads: never traced */
+};
+
+/* What each thread keeps in TLS.  initial-exec: global-dynamic TLS may
+ * call malloc on first access and recurse into the program's allocator. */
+struct causal_thread {
+	struct causal_tbuf *tbuf;
+	struct causal_ctx ctx;
+	uint8_t in_hook;	/* recursion guard */
+	uint8_t status;		/* enum causal_thread_status */
+	uint8_t exiting;	/* pthread_exit() was called */
+};
+
+extern CAUSAL_TLS struct causal_thread causal_self;
+
+void causal_tbufs_init(void);
+/* A buffer for a new thread (state LIVE), or NULL when memory runs out. */
+struct causal_tbuf *causal_tbuf_acquire(void);
+/* Give back a buffer no thread ever used (pthread_create failed). */
+void causal_tbuf_release(struct causal_tbuf *tb);
+/* Writer: a DEAD, drained buffer goes back to the pool. */
+void causal_tbuf_recycle(struct causal_tbuf *tb);
+struct causal_tbuf *causal_tbufs_first(void);
+/* Records lost without a buffer to count them in, plus recycled buffers'. */
+uint64_t causal_tbufs_dropped_elsewhere(void);
+void causal_tbufs_count_lost(uint64_t n);
+/* After fork, in the child: everything but `keep` becomes free. */
+void causal_tbufs_after_fork(struct causal_tbuf *keep);
+void causal_tbufs_lock(void);
+void causal_tbufs_unlock(void);
+
+/* This thread's buffer, registering the thread on first use; NULL when
+ * the thread is not traced. */
+struct causal_tbuf *causal_thread_current(void);
+/* The new thread's first act: take tb over and record THREAD_START. */
+void causal_thread_begin(struct causal_tbuf *tb);
+/* Record THREAD_END (enum causal_thread_end) and hand the buffer back. */
+void causal_thread_end(uint32_t how);
+
+/* ---- emitting records: the probe hot path ----------------------------- */
+
+static inline uint64_t causal_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no system call */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t causal_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void causal_writer_wake(void);
+
+/*
+ * Room for a record of `size` bytes in tb, header filled in; NULL (and the
+ * record counted as dropped) when the buffer is full.  No lock, no malloc,
+ * no system call.
+ */
+static inline struct causal_rec *causal_record_begin(struct causal_tbuf *tb,
+						     uint16_t type,
+						     uint32_t size,
+						     uint64_t *pending)
+{
+	struct causal_rec *r = causal_ring_reserve(&tb->ring, size, pending);
+
+	if (!r) {
+		atomic_fetch_add_explicit(&tb->dropped, 1,
+					  memory_order_relaxed);
+		return NULL;
+	}
+	r->type = type;
+	r->reserved = 0;
+	r->size = size;
+	r->tid = tb->tid;
+	r->aux = 0;
+	r->mono_ns = causal_now_ns();
+	return r;
+}
+
+static inline void causal_record_commit(struct causal_tbuf *tb,
+					uint64_t pending)
+{
+	/* past half full: wake the writer rather than wait for its period */
+	if (causal_ring_commit(&tb->ring, pending) > tb->ring.capacity / 2)
+		causal_writer_wake();
+}
+
+/* A record with nothing but the header and aux (SPAWN, FORK, ...). */
+void causal_record_simple(struct causal_tbuf *tb, uint16_t type, uint32_t aux);
+
+/* ---- the background writer (writer.c) --------------------------------- */
+
+int causal_writer_start(void);
+/* Encode the header record and write it as the first frame. */
+int causal_writer_header(void);
+/* Everything so far into the log, then EXEC + PROCESS_END(exec). */
+void causal_writer_before_exec(const char *path);
+/*
+ * The last flush: drain, end records for threads still running, PROCESS_END.
+ * from_signal: do not wait long for the writer lock.
+ */
+void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal);
+void causal_writer_lock(void);
+void causal_writer_unlock(void);
+/* After fork, in the child: a fresh lock and a new writer thread. */
+void causal_writer_after_fork(void);
+
+/* ---- signals (signals.c) ---------------------------------------------- */
+
+void causal_signals_install(void);
+/* Is h our fatal-signal handler (hidden from the program)? */
+int causal_signals_is_ours(sighandler_t h);
+
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * lifecycle.c - start-up, fork and teardown of the tracer.
+ *
+ * Start-up runs once, from our constructor or from the first wrapper called
+ * (whichever comes first).  If tracing cannot work (secure-execution mode,
+ * no usable log directory) it says so in one line on stderr and the program
+ * runs untraced: every wrapper then calls straight through.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct causal_global causal_g;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+void causal_say(const char *first, ...)
+{
+	char line[1024];
+	size_t len = 0;
+	const char *part;
+	va_list ap;
+
+	va_start(ap, first);
+	for (part = first; part; part = va_arg(ap, const char *)) {
+		size_t n = strlen(part);
+
+		if (n > sizeof(line) - len - 1)
+			n = sizeof(line) - len - 1;
+		memcpy(line + len, part, n);
+		len += n;
+	}
+	va_end(ap);
+	if (!len || line[len - 1] != '\n')
+		line[len++] = '\n';
+	/* nothing to do if stderr is closed: the program comes first */
+	if (write(STDERR_FILENO, line, len) < 0)
+		return;
+}
+
+static void disable(const char *why, int err)
+{
+	atomic_store(&causal_g.state, CAUSAL_DISABLED);
+	causal_say("causal: ", why, err ? ": " : "", err ? strerror(err) : "",
+		   "; running untraced", NULL);
+}
+
+static void thread_end_dtor(void *p)
+{
+	/* runs for pthread_exit() and cancellation, never for a return: the
+	 * trampoline clears the key before returning */
+	if (p && causal_self.tbuf == p)
+		causal_thread_end(causal_self.exiting ? CAUSAL_THREAD_EXITED
+						       : CAUSAL_THREAD_CANCELLED);
+}
+
+/* Identity, log file and header: at start-up and in a fork child. */
+static int open_log(void)
+{
+	char uuid[2 * CAUSAL_UUID_LEN + 1];
+	const char *what;
+	int ret;
+
+	causal_uuid_hex(causal_g.id.uuid, uuid);
+	ret = causal_log_file_open(&causal_g.log, causal_g.cfg.log_dir,
+				   causal_g.id.hostname, causal_g.id.pid, uuid,
+				   &what);
+	if (!ret)
+		ret = causal_writer_header();
+	if (ret) {
+		atomic_store(&causal_g.state, CAUSAL_DISABLED);
+		causal_say("causal: cannot ", what, " in '", causal_g.cfg.log_dir,
+			   "': ", strerror(-ret), "; running untraced", NULL);
+		return -1;
+	}
+	return 0;
+}
+
+static void atfork_prepare(void)
+{
+	/* the child must inherit neither lock held by another thread */
+	if (causal_running()) {
+		causal_writer_lock();
+		causal_tbufs_lock();
+	}
+}
+
+static void atfork_parent(void)
+{
+	if (causal_running()) {
+		causal_tbufs_unlock();
+		causal_writer_unlock();
+	}
+}
+
+static void atfork_child(void)
+{
+	struct causal_tbuf *self = causal_self.tbuf;
+
+	if (!causal_running())
+		return;
+	causal_writer_after_fork();
+	causal_tbufs_after_fork(self);
+
+	/* a new process: new identity, its own log, never the parent's
+	 * unflushed records (the rings and the open frame are discarded) */
+	memcpy(causal_g.id.parent_uuid, causal_g.id.uuid, CAUSAL_UUID_LEN);
+	causal_identity_init(&causal_g.id);
+	causal_g.id.has_parent = 1;
+	if (causal_g.log.fd >= 0)
+		close(causal_g.log.fd);
+	causal_g.log.fd = -1;
+	causal_g.log.frame_len = 0;
+	causal_g.log.frame_records = 0;
+	causal_g.log.records_written = 0;
+	causal_g.log.failed = 0;
+	atomic_store(&causal_g.next_tid, 1);
+	if (open_log())
+		return;
+	if (self) {
+		/* the forking thread is the child's first thread */
+		self->tid = atomic_fetch_add(&causal_g.next_tid, 1);
+		self->parent_tid = 0;
+		self->start_ctx = causal_self.ctx;
+		causal_thread_begin(self);
+	}
+	if (causal_writer_start())
+		disable("cannot start the log writer", 0);
+}
+
+static void init(void)
+{
+	char problems[1024];
+	int ret;
+
+	causal_real_resolve();
+	causal_self.in_hook = 1;
+	if (getauxval(AT_SECURE)) {
+		disable("secure-execution mode (setuid, setgid or "
+			"capabilities)", 0);
+		goto out;
+	}
+	if (causal_config_load(&causal_g.cfg, (causal_getenv_fn)getenv,
+			       problems, sizeof(problems)))
+		causal_say(problems, NULL); /* ends with its own newline */
+	causal_identity_init(&causal_g.id);
+	atomic_store(&causal_g.next_tid, 1);
+	causal_tbufs_init();
+	if (open_log())
+		goto out;
+	ret = pthread_key_create(&causal_g.end_key, thread_end_dtor);
+	if (ret) {
+		disable("cannot create a thread key", ret);
+		goto out;
+	}
+	atomic_store_explicit(&causal_g.state, CAUSAL_RUNNING,
+			      memory_order_release);
+	causal_thread_current(); /* the thread that loaded us, normally main */
+	causal_signals_install();
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	ret = causal_writer_start();
+	if (ret)
+		disable("cannot start the log writer", -ret);
+out:
+	causal_self.in_hook = 0;
+}
+
+void causal_ensure_init(void)
+{
+	pthread_once(&init_once, init);
+}
+
+__attribute__((constructor)) static void causal_constructor(void)
+{
+	causal_ensure_init();
+}
+
+/* Runs after the program's atexit handlers: the log sees all of exit. */
+__attribute__((destructor)) static void causal_destructor(void)
+{
+	causal_writer_finish(CAUSAL_END_EXIT, 0, 0);
+}

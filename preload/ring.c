@@ -1,0 +1,43 @@
+#include "ring.h"
+
+void causal_ring_init(struct causal_ring *ring, void *data, uint64_t capacity)
+{
+	atomic_init(&ring->head, 0);
+	atomic_init(&ring->tail, 0);
+	ring->capacity = capacity;
+	ring->data = data;
+}
+
+int causal_ring_drain(struct causal_ring *ring, causal_ring_fn fn, void *arg)
+{
+	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+	uint64_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
+	int n = 0;
+
+	while (tail < head) {
+		const struct causal_rec *rec =
+			(const void *)(ring->data + (tail & (ring->capacity - 1)));
+
+		/* a size the producer cannot have written means memory damage:
+		 * stop reading this ring rather than walk off it */
+		if (rec->size < sizeof(*rec) || rec->size > head - tail ||
+		    (rec->size & 7))
+			break;
+		if (rec->type != CAUSAL_REC_PAD) {
+			fn(rec, arg);
+			n++;
+		}
+		tail += rec->size;
+	}
+	if (tail < head) /* damaged: discard the rest */
+		tail = head;
+	/* release: the producer may reuse the bytes only after we read them */
+	atomic_store_explicit(&ring->tail, tail, memory_order_release);
+	return n;
+}
+
+void causal_ring_reset(struct causal_ring *ring)
+{
+	atomic_store_explicit(&ring->head, 0, memory_order_relaxed);
+	atomic_store_explicit(&ring->tail, 0, memory_order_relaxed);
+}

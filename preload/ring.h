@@ -1,0 +1,98 @@
+/*
+ * ring.h - a single-producer / single-consumer byte ring of records.
+ *
+ * The producer is the thread that owns the buffer (the probe hot path):
+ * reserving and committing a record takes no lock, makes no system call and
+ * never allocates.  The consumer is the background writer.  Records are
+ * contiguous: one that does not fit before the end of the ring is preceded
+ * by a padding record and placed at the start.
+ *
+ * Every record starts with struct causal_rec and its size is a multiple of 8.
+ */
+#ifndef CAUSAL_RING_H
+#define CAUSAL_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CAUSAL_REC_PAD 0 /* internal: padding up to the end of the ring */
+
+struct causal_rec {
+	uint16_t type;		/* enum causal_record_type, or CAUSAL_REC_PAD */
+	uint16_t reserved;
+	uint32_t size;		/* bytes, this header included, multiple of 8 */
+	uint32_t tid;
+	uint32_t aux;		/* type-specific small field */
+	uint64_t mono_ns;
+};
+
+struct causal_ring {
+	_Atomic uint64_t head;	/* bytes ever committed; producer-owned */
+	char pad0[56];		/* keep producer and consumer lines apart */
+	_Atomic uint64_t tail;	/* bytes ever consumed; consumer-owned */
+	char pad1[56];
+	uint64_t capacity;	/* a power of two */
+	uint8_t *data;
+};
+
+#define CAUSAL_REC_ALIGN(n) (((n) + 7u) & ~(size_t)7u)
+
+void causal_ring_init(struct causal_ring *ring, void *data, uint64_t capacity);
+
+/*
+ * Room for a record of `size` bytes (already aligned), or NULL when the ring
+ * is full.  Fill the record, then causal_ring_commit() it.  *used_after is
+ * set to the bytes the ring will hold once committed, so the caller can
+ * decide to wake the consumer.
+ */
+static inline struct causal_rec *causal_ring_reserve(struct causal_ring *ring,
+						      uint32_t size,
+						      uint64_t *pending)
+{
+	uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+	uint64_t off = head & (ring->capacity - 1);
+	uint64_t to_end = ring->capacity - off;
+	uint64_t need = size;
+
+	if (size > to_end)
+		need += to_end; /* pad to the end, then wrap */
+	if (head + need - tail > ring->capacity)
+		return NULL;
+	if (size > to_end) {
+		struct causal_rec *pad = (struct causal_rec *)(ring->data + off);
+
+		pad->type = CAUSAL_REC_PAD;
+		pad->size = (uint32_t)to_end;
+		off = 0;
+	}
+	*pending = need;
+	return (struct causal_rec *)(ring->data + off);
+}
+
+static inline uint64_t causal_ring_commit(struct causal_ring *ring,
+					  uint64_t pending)
+{
+	uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+
+	/* release: the consumer sees the record's bytes before the new head */
+	atomic_store_explicit(&ring->head, head + pending, memory_order_release);
+	return head + pending -
+	       atomic_load_explicit(&ring->tail, memory_order_relaxed);
+}
+
+/* Consumer side: calls fn for each committed record; returns how many. */
+typedef int (*causal_ring_fn)(const struct causal_rec *rec, void *arg);
+int causal_ring_drain(struct causal_ring *ring, causal_ring_fn fn, void *arg);
+
+/* Throw away everything (after fork, the parent's records are not ours). */
+void causal_ring_reset(struct causal_ring *ring);
+
+static inline int causal_ring_empty(struct causal_ring *ring)
+{
+	return atomic_load_explicit(&ring->head, memory_order_acquire) ==
+	       atomic_load_explicit(&ring->tail, memory_order_relaxed);
+}
+
+#endif

@@ -1,0 +1,246 @@
+/*
+ * thread-buffers.c - one record ring per thread, from a pool.
+ *
+ * Buffers are mmap()ed (never the program's malloc: it must see the same
+ * heap as untraced) and never unmapped: a thread's buffer goes back to the
+ * pool once the writer has drained its last records, so a program that
+ * creates thousands of short threads reuses a handful of buffers.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+CAUSAL_TLS struct causal_thread causal_self;
+
+static _Atomic(struct causal_tbuf *) registry;	/* every buffer ever made */
+static struct causal_tbuf *free_list;		/* under pool_lock */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t dropped_elsewhere;
+static _Atomic uint32_t dead_pending;		/* ended, not yet drained */
+static size_t tbuf_bytes, ring_bytes;
+
+/* Wake the writer after this many thread ends, so short threads' buffers
+ * come back to the pool without waiting for the flush period. */
+#define CAUSAL_DEAD_WAKE 64
+
+static size_t header_bytes(void)
+{
+	return (sizeof(struct causal_tbuf) + 63) & ~(size_t)63;
+}
+
+void causal_tbufs_init(void)
+{
+	ring_bytes = (size_t)causal_g.cfg.buffer_kb * 1024;
+	tbuf_bytes = header_bytes() + ring_bytes;
+}
+
+struct causal_tbuf *causal_tbufs_first(void)
+{
+	return atomic_load_explicit(&registry, memory_order_acquire);
+}
+
+uint64_t causal_tbufs_dropped_elsewhere(void)
+{
+	return atomic_load_explicit(&dropped_elsewhere, memory_order_relaxed);
+}
+
+void causal_tbufs_count_lost(uint64_t n)
+{
+	atomic_fetch_add_explicit(&dropped_elsewhere, n, memory_order_relaxed);
+}
+
+void causal_tbufs_lock(void)
+{
+	pthread_mutex_lock(&pool_lock);
+}
+
+void causal_tbufs_unlock(void)
+{
+	pthread_mutex_unlock(&pool_lock);
+}
+
+static void tbuf_reset(struct causal_tbuf *tb)
+{
+	causal_ring_reset(&tb->ring);
+	atomic_store_explicit(&tb->dropped, 0, memory_order_relaxed);
+	tb->dropped_reported = 0;
+	tb->end_written = 0;
+	tb->tid = 0;
+	tb->os_tid = 0;
+}
+
+static struct causal_tbuf *tbuf_new(void)
+{
+	struct causal_tbuf *tb, *head;
+	void *p = mmap(NULL, tbuf_bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	tb = p;
+	causal_ring_init(&tb->ring, (uint8_t *)p + header_bytes(), ring_bytes);
+	atomic_init(&tb->state, CAUSAL_TBUF_LIVE);
+	atomic_init(&tb->dropped, 0);
+	/* lock-free push: the writer walks the registry without the lock */
+	head = atomic_load_explicit(&registry, memory_order_relaxed);
+	do
+		tb->next_all = head;
+	while (!atomic_compare_exchange_weak_explicit(
+		&registry, &head, tb, memory_order_release,
+		memory_order_relaxed));
+	return tb;
+}
+
+struct causal_tbuf *causal_tbuf_acquire(void)
+{
+	struct causal_tbuf *tb;
+
+	pthread_mutex_lock(&pool_lock);
+	tb = free_list;
+	if (tb)
+		free_list = tb->next_free;
+	pthread_mutex_unlock(&pool_lock);
+	if (!tb)
+		return tbuf_new();
+	tbuf_reset(tb);
+	atomic_store_explicit(&tb->state, CAUSAL_TBUF_LIVE,
+			      memory_order_release);
+	return tb;
+}
+
+void causal_tbuf_release(struct causal_tbuf *tb)
+{
+	tbuf_reset(tb);
+	pthread_mutex_lock(&pool_lock);
+	atomic_store_explicit(&tb->state, CAUSAL_TBUF_FREE,
+			      memory_order_relaxed);
+	tb->next_free = free_list;
+	free_list = tb;
+	pthread_mutex_unlock(&pool_lock);
+}
+
+void causal_tbuf_recycle(struct causal_tbuf *tb)
+{
+	/* whatever the drained buffer lost still counts for the process */
+	causal_tbufs_count_lost(atomic_load_explicit(&tb->dropped,
+						     memory_order_relaxed));
+	atomic_fetch_sub_explicit(&dead_pending, 1, memory_order_relaxed);
+	causal_tbuf_release(tb);
+}
+
+void causal_tbufs_after_fork(struct causal_tbuf *keep)
+{
+	struct causal_tbuf *tb;
+
+	pthread_mutex_init(&pool_lock, NULL);
+	free_list = NULL;
+	atomic_store(&dropped_elsewhere, 0);
+	atomic_store(&dead_pending, 0);
+	for (tb = causal_tbufs_first(); tb; tb = tb->next_all) {
+		/* the parent's unflushed records are the parent's */
+		if (tb == keep) {
+			tbuf_reset(tb);
+			continue;
+		}
+		tbuf_reset(tb);
+		atomic_store(&tb->state, CAUSAL_TBUF_FREE);
+		tb->next_free = free_list;
+		free_list = tb;
+	}
+}
+
+void causal_record_simple(struct causal_tbuf *tb, uint16_t type, uint32_t aux)
+{
+	uint64_t pending;
+	struct causal_rec *r = causal_record_begin(tb, type, sizeof(*r),
+						   &pending);
+
+	if (!r)
+		return;
+	r->aux = aux;
+	causal_record_commit(tb, pending);
+}
+
+static void record_thread_start(struct causal_tbuf *tb)
+{
+	uint64_t pending;
+	struct rec_thread_start *r;
+	const struct causal_ctx *ctx = &tb->start_ctx;
+
+	r = (void *)causal_record_begin(tb, CAUSAL_REC_THREAD_START,
+					sizeof(*r), &pending);
+	if (!r)
+		return;
+	r->hdr.aux = tb->parent_tid;
+	r->os_tid = (uint32_t)tb->os_tid;
+	r->marker = ctx->marker;
+	r->has_ctx = causal_ctx_active(ctx);
+	r->cpu_ns = causal_thread_cpu_ns();
+	memcpy(r->chain, ctx->chain, sizeof(r->chain));
+	r->event_no = ctx->event_no;
+	r->function_id = ctx->function_id;
+	causal_record_commit(tb, pending);
+}
+
+void causal_thread_begin(struct causal_tbuf *tb)
+{
+	tb->os_tid = gettid();
+	causal_ctx_inherit(&causal_self.ctx, &tb->start_ctx);
+	causal_self.tbuf = tb;
+	causal_self.status = CAUSAL_THREAD_LIVE;
+	causal_self.exiting = 0;
+	record_thread_start(tb);
+	pthread_setspecific(causal_g.end_key, tb);
+}
+
+struct causal_tbuf *causal_thread_current(void)
+{
+	struct causal_tbuf *tb = causal_self.tbuf;
+
+	if (tb)
+		return tb;
+	if (causal_self.status != CAUSAL_THREAD_UNKNOWN || !causal_running())
+		return NULL;
+	/* a thread we did not see start: the main thread, or one created
+	 * before the library was ready; its parent is unknown */
+	tb = causal_tbuf_acquire();
+	if (!tb) {
+		causal_self.status = CAUSAL_THREAD_ENDED;
+		causal_tbufs_count_lost(1);
+		return NULL;
+	}
+	tb->tid = atomic_fetch_add(&causal_g.next_tid, 1);
+	tb->parent_tid = 0;
+	memset(&tb->start_ctx, 0, sizeof(tb->start_ctx));
+	tb->start_ctx.marker = causal_self.ctx.marker;
+	causal_thread_begin(tb);
+	return tb;
+}
+
+void causal_thread_end(uint32_t how)
+{
+	struct causal_tbuf *tb = causal_self.tbuf;
+	struct rec_thread_end *r;
+	uint64_t pending;
+
+	if (!tb)
+		return;
+	r = (void *)causal_record_begin(tb, CAUSAL_REC_THREAD_END, sizeof(*r),
+					&pending);
+	if (r) {
+		r->hdr.aux = how;
+		r->cpu_ns = causal_thread_cpu_ns();
+		causal_ring_commit(&tb->ring, pending);
+	}
+	pthread_setspecific(causal_g.end_key, NULL);
+	causal_self.tbuf = NULL;
+	causal_self.status = CAUSAL_THREAD_ENDED;
+	/* release: the writer sees DEAD only after the last record */
+	atomic_store_explicit(&tb->state, CAUSAL_TBUF_DEAD,
+			      memory_order_release);
+	if (atomic_fetch_add_explicit(&dead_pending, 1, memory_order_relaxed) +
+		    1 >= CAUSAL_DEAD_WAKE)
+		causal_writer_wake();
+}

@@ -1,0 +1,77 @@
+/*
+ * pthread-hooks.c - thread parent/child tracing (Section 2.3.4.2 of the
+ * monitoring paper).
+ *
+ * pthread_create hands the new thread a trampoline carrying its start
+ * routine, its process-wide id, its parent's id and the causality context
+ * active in the parent.  The carrier is the child's own record buffer, taken
+ * from the pool by the parent, so creating a thread allocates nothing from
+ * the program's heap.  The parent records THREAD_SPAWN, the child
+ * THREAD_START and THREAD_END; a pthread_key destructor sees pthread_exit()
+ * and cancellation, which never return through the trampoline.
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+static void *trampoline(void *arg)
+{
+	struct causal_tbuf *tb = arg;
+	void *(*fn)(void *) = tb->start_fn;
+	void *fn_arg = tb->start_arg;
+	void *ret;
+
+	causal_thread_begin(tb);
+	ret = fn(fn_arg);
+	causal_thread_end(CAUSAL_THREAD_RETURNED);
+	return ret;
+}
+
+CAUSAL_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+				 void *(*start)(void *), void *arg)
+{
+	struct causal_tbuf *parent, *child;
+	int saved_errno = errno;
+	int ret;
+
+	causal_real_resolve();
+	if (!causal_real.pthread_create)
+		return ENOSYS;
+	causal_ensure_init();
+	if (causal_self.in_hook || !causal_running())
+		return causal_real.pthread_create(thread, attr, start, arg);
+
+	causal_self.in_hook = 1;
+	parent = causal_thread_current();
+	child = parent ? causal_tbuf_acquire() : NULL;
+	if (!child) {
+		/* untraced parent (infrastructure, ended) or no memory: the
+		 * child registers itself lazily if it is to be traced */
+		causal_self.in_hook = 0;
+		errno = saved_errno;
+		return causal_real.pthread_create(thread, attr, start, arg);
+	}
+	child->tid = atomic_fetch_add(&causal_g.next_tid, 1);
+	child->parent_tid = parent->tid;
+	child->start_ctx = causal_self.ctx;
+	child->start_fn = start;
+	child->start_arg = arg;
+
+	ret = causal_real.pthread_create(thread, attr, trampoline, child);
+	if (ret)
+		causal_tbuf_release(child);
+	else
+		causal_record_simple(parent, CAUSAL_REC_THREAD_SPAWN,
+				     child->tid);
+	causal_self.in_hook = 0;
+	errno = saved_errno;
+	return ret;
+}
+
+CAUSAL_EXPORT void pthread_exit(void *retval)
+{
+	causal_real_resolve();
+	/* the key destructor tells pthread_exit from cancellation by this */
+	causal_self.exiting = 1;
+	causal_real.pthread_exit(retval);
+}
