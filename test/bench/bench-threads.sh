@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# bench-threads - what tracing adds to thread creation: create+join of
+# 20,000 empty threads ($BUILD/bench/create-join), untraced and traced,
+# alternating over ROUNDS rounds in one run so that both see the same
+# machine state; prints the medians and their ratio.
+#
+#   BUILD=/abs/build bash test/bench/bench-threads.sh [ROUNDS [THREADS]]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+: "${BUILD:=$PWD/build}"
+rounds=${1:-5}
+threads=${2:-20000}
+prog=$BUILD/bench/create-join
+lib=$BUILD/libcausal.so
+for f in "$prog" "$lib"; do
+	[ -e "$f" ] || { echo "bench-threads: '$f' is not built" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d /tmp/causal-bench-threads.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# One run; prints the loop's time in ns.  Traced runs log into a fresh
+# directory each, removed at once so the disk does not fill up.
+run() {
+	if [ "$1" = traced ]; then
+		rm -rf "$tmp/logs"
+		LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs "$prog" "$threads"
+	else
+		"$prog" "$threads"
+	fi | awk '/^create-join/ { print $4 }'
+}
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR % 2) print v[(NR + 1) / 2];
+		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+run plain >/dev/null	# warm up: page cache, thread stacks
+: >"$tmp/plain"
+: >"$tmp/traced"
+for ((i = 1; i <= rounds; i++)); do
+	run plain >>"$tmp/plain"
+	run traced >>"$tmp/traced"
+done
+for kind in plain traced; do
+	[ "$(wc -l <"$tmp/$kind")" -eq "$rounds" ] ||
+		{ echo "bench-threads: a $kind run failed" >&2; exit 1; }
+done
+
+p=$(median <"$tmp/plain")
+t=$(median <"$tmp/traced")
+awk -v p="$p" -v t="$t" -v n="$threads" -v r="$rounds" 'BEGIN {
+	printf "create+join of %d threads, median of %d rounds:\n", n, r
+	printf "  untraced  %8.1f ms  (%.2f us/thread)\n", p / 1e6, p / n / 1e3
+	printf "  traced    %8.1f ms  (%.2f us/thread)\n", t / 1e6, t / n / 1e3
+	printf "create+join traced/untraced: %.2f (target <= 1.30)\n", t / p
+}'
