@@ -19,9 +19,11 @@ int causal_ring_drain(struct causal_ring *ring, causal_ring_fn fn, void *arg)
 			(const void *)(ring->data + (tail & (ring->capacity - 1)));
 
 		/* a size the producer cannot have written means memory damage:
-		 * stop reading this ring rather than walk off it */
-		if (rec->size < sizeof(*rec) || rec->size > head - tail ||
-		    (rec->size & 7))
+		 * stop reading this ring rather than walk off it.  A pad may be
+		 * as short as 8 bytes (only type and size are written). */
+		if (rec->size < 8 || rec->size > head - tail ||
+		    (rec->size & 7) ||
+		    (rec->type != CAUSAL_REC_PAD && rec->size < sizeof(*rec)))
 			break;
 		if (rec->type != CAUSAL_REC_PAD) {
 			fn(rec, arg);

@@ -63,6 +63,7 @@ static inline struct causal_rec *causal_ring_reserve(struct causal_ring *ring,
 	if (size > to_end) {
 		struct causal_rec *pad = (struct causal_rec *)(ring->data + off);
 
+		/* to_end may be 8: only type and size fit, and suffice */
 		pad->type = CAUSAL_REC_PAD;
 		pad->size = (uint32_t)to_end;
 		off = 0;

@@ -1,0 +1,121 @@
+/* check-config.c - environment settings of libcausal.so */
+#include <check.h>
+#include <string.h>
+
+#include "config.h"
+
+static const char *env_names[4], *env_values[4];
+
+static const char *fake_getenv(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 4 && env_names[i]; i++)
+		if (!strcmp(env_names[i], name))
+			return env_values[i];
+	return NULL;
+}
+
+static void set_env(int i, const char *name, const char *value)
+{
+	env_names[i] = name;
+	env_values[i] = value;
+	if (i + 1 < 4)
+		env_names[i + 1] = NULL;
+}
+
+START_TEST(defaults_when_unset)
+{
+	struct causal_config cfg;
+	char problems[512];
+
+	env_names[0] = NULL;
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)), 0);
+	ck_assert_str_eq(cfg.log_dir, "logs");
+	ck_assert_uint_eq(cfg.buffer_kb, CAUSAL_DEFAULT_BUFFER_KB);
+	ck_assert_uint_eq(cfg.flush_ms, CAUSAL_DEFAULT_FLUSH_MS);
+	ck_assert_str_eq(problems, "");
+}
+END_TEST
+
+START_TEST(values_are_read_and_buffer_rounded_to_power_of_two)
+{
+	struct causal_config cfg;
+	char problems[512];
+
+	set_env(0, "CAUSAL_LOG_DIR", "/tmp/x");
+	set_env(1, "CAUSAL_BUFFER_KB", "100");
+	set_env(2, "CAUSAL_FLUSH_MS", "7");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)), 0);
+	ck_assert_str_eq(cfg.log_dir, "/tmp/x");
+	ck_assert_uint_eq(cfg.buffer_kb, 128);
+	ck_assert_uint_eq(cfg.flush_ms, 7);
+}
+END_TEST
+
+START_TEST(bad_values_fall_back_and_are_reported)
+{
+	struct causal_config cfg;
+	char problems[512];
+
+	set_env(0, "CAUSAL_BUFFER_KB", "12k");
+	set_env(1, "CAUSAL_FLUSH_MS", "0");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)), 2);
+	ck_assert_uint_eq(cfg.buffer_kb, CAUSAL_DEFAULT_BUFFER_KB);
+	ck_assert_uint_eq(cfg.flush_ms, CAUSAL_DEFAULT_FLUSH_MS);
+	ck_assert_ptr_nonnull(strstr(problems, "CAUSAL_BUFFER_KB='12k'"));
+	ck_assert_ptr_nonnull(strstr(problems, "CAUSAL_FLUSH_MS='0'"));
+	/* one line per problem, each prefixed, for the user's stderr */
+	ck_assert_ptr_eq(strstr(problems, "causal: "), problems);
+	ck_assert_ptr_nonnull(strstr(strchr(problems, '\n'), "causal: "));
+}
+END_TEST
+
+START_TEST(parse_uint_bounds)
+{
+	uint32_t v;
+
+	ck_assert_int_eq(causal_parse_uint("4", 4, 10, &v), 0);
+	ck_assert_uint_eq(v, 4);
+	ck_assert_int_eq(causal_parse_uint("10", 4, 10, &v), 0);
+	ck_assert_int_eq(causal_parse_uint("3", 4, 10, &v), -1);
+	ck_assert_int_eq(causal_parse_uint("11", 4, 10, &v), -1);
+	ck_assert_int_eq(causal_parse_uint("", 4, 10, &v), -1);
+	ck_assert_int_eq(causal_parse_uint("-5", 0, 10, &v), -1);
+	ck_assert_int_eq(causal_parse_uint(" 5", 0, 10, &v), -1);
+	/* overflow must not wrap into range */
+	ck_assert_int_eq(causal_parse_uint("99999999999999999999", 0,
+					   100, &v), -1);
+}
+END_TEST
+
+START_TEST(overlong_log_dir_is_refused)
+{
+	struct causal_config cfg;
+	char problems[512], dir[2000];
+
+	memset(dir, 'a', sizeof(dir) - 1);
+	dir[sizeof(dir) - 1] = '\0';
+	set_env(0, "CAUSAL_LOG_DIR", dir);
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)), 1);
+	ck_assert_str_eq(cfg.log_dir, "logs");
+}
+END_TEST
+
+Suite *config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("env");
+
+	tcase_add_test(tc, defaults_when_unset);
+	tcase_add_test(tc, values_are_read_and_buffer_rounded_to_power_of_two);
+	tcase_add_test(tc, bad_values_fall_back_and_are_reported);
+	tcase_add_test(tc, parse_uint_bounds);
+	tcase_add_test(tc, overlong_log_dir_is_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}

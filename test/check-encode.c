@@ -1,0 +1,190 @@
+/* check-encode.c - ring records to msgpack, field by field (log-format.h) */
+#include <check.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "encode.h"
+#include "identity.h"
+
+static msgpack_object *encode_and_unpack(const struct causal_rec *rec,
+					 msgpack_sbuffer *sb,
+					 msgpack_unpacked *up)
+{
+	msgpack_packer pk;
+	size_t off = 0;
+
+	msgpack_sbuffer_init(sb);
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	ck_assert_int_eq(causal_encode_record(&pk, rec), 0);
+	msgpack_unpacked_init(up);
+	ck_assert_int_eq(msgpack_unpack_next(up, sb->data, sb->size, &off),
+			 MSGPACK_UNPACK_SUCCESS);
+	ck_assert_uint_eq(off, sb->size); /* exactly one object */
+	ck_assert_int_eq(up->data.type, MSGPACK_OBJECT_ARRAY);
+	return up->data.via.array.ptr;
+}
+
+START_TEST(thread_start_with_context)
+{
+	struct rec_thread_start r = { 0 };
+	msgpack_sbuffer sb;
+	msgpack_unpacked up;
+	msgpack_object *f, *ctx;
+
+	r.hdr.type = CAUSAL_REC_THREAD_START;
+	r.hdr.size = sizeof(r);
+	r.hdr.tid = 7;
+	r.hdr.aux = 3; /* parent */
+	r.hdr.mono_ns = 123456789012ull;
+	r.os_tid = 4242;
+	r.marker = CAUSAL_MARKER_INFRA;
+	r.cpu_ns = 999;
+	r.has_ctx = 1;
+	memset(r.chain, 0xab, sizeof(r.chain));
+	r.event_no = 5;
+	r.function_id = 11;
+	f = encode_and_unpack(&r.hdr, &sb, &up);
+	ck_assert_uint_eq(up.data.via.array.size, 8);
+	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_THREAD_START);
+	ck_assert_uint_eq(f[1].via.u64, 7);
+	ck_assert_uint_eq(f[2].via.u64, 123456789012ull);
+	ck_assert_uint_eq(f[3].via.u64, 3);
+	ck_assert_uint_eq(f[4].via.u64, 4242);
+	ck_assert_uint_eq(f[5].via.u64, CAUSAL_MARKER_INFRA);
+	ck_assert_uint_eq(f[6].via.u64, 999);
+	ck_assert_int_eq(f[7].type, MSGPACK_OBJECT_ARRAY);
+	ctx = f[7].via.array.ptr;
+	ck_assert_int_eq(ctx[0].type, MSGPACK_OBJECT_BIN);
+	ck_assert_uint_eq(ctx[0].via.bin.size, CAUSAL_CHAIN_ID_LEN);
+	ck_assert_int_eq(memcmp(ctx[0].via.bin.ptr, r.chain, 20), 0);
+	ck_assert_uint_eq(ctx[1].via.u64, 5);
+	ck_assert_uint_eq(ctx[2].via.u64, 11);
+	msgpack_unpacked_destroy(&up);
+	msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+START_TEST(thread_start_without_context_is_nil)
+{
+	struct rec_thread_start r = { 0 };
+	msgpack_sbuffer sb;
+	msgpack_unpacked up;
+	msgpack_object *f;
+
+	r.hdr.type = CAUSAL_REC_THREAD_START;
+	r.hdr.size = sizeof(r);
+	f = encode_and_unpack(&r.hdr, &sb, &up);
+	ck_assert_int_eq(f[7].type, MSGPACK_OBJECT_NIL);
+	msgpack_unpacked_destroy(&up);
+	msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+START_TEST(exec_path_and_simple_records)
+{
+	uint8_t buf[128] = { 0 };
+	struct rec_exec *r = (void *)buf;
+	struct causal_rec spawn = { CAUSAL_REC_THREAD_SPAWN, 0, 24, 1, 9, 77 };
+	msgpack_sbuffer sb;
+	msgpack_unpacked up;
+	msgpack_object *f;
+
+	r->hdr.type = CAUSAL_REC_EXEC;
+	r->hdr.aux = 8;
+	r->hdr.size = CAUSAL_REC_ALIGN(sizeof(*r) + 8);
+	memcpy(r->path, "/bin/tru" "XXXX", 12); /* only aux bytes count */
+	f = encode_and_unpack(&r->hdr, &sb, &up);
+	ck_assert_int_eq(f[3].type, MSGPACK_OBJECT_STR);
+	ck_assert_uint_eq(f[3].via.str.size, 8);
+	ck_assert_int_eq(memcmp(f[3].via.str.ptr, "/bin/tru", 8), 0);
+	msgpack_unpacked_destroy(&up);
+	msgpack_sbuffer_destroy(&sb);
+
+	f = encode_and_unpack(&spawn, &sb, &up);
+	ck_assert_uint_eq(up.data.via.array.size, 4);
+	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_THREAD_SPAWN);
+	ck_assert_uint_eq(f[3].via.u64, 9); /* child tid */
+	msgpack_unpacked_destroy(&up);
+	msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+START_TEST(unknown_type_is_refused)
+{
+	struct causal_rec r = { 200, 0, 24, 1, 0, 0 };
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	ck_assert_int_lt(causal_encode_record(&pk, &r), 0);
+	ck_assert_uint_eq(sb.size, 0);
+	msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+START_TEST(header_carries_identity)
+{
+	static struct causal_identity id;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_unpacked up;
+	msgpack_object *f;
+	size_t off = 0;
+
+	causal_identity_init(&id);
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	causal_encode_header(&pk, &id, 64, 10);
+	msgpack_unpacked_init(&up);
+	ck_assert_int_eq(msgpack_unpack_next(&up, sb.data, sb.size, &off),
+			 MSGPACK_UNPACK_SUCCESS);
+	f = up.data.via.array.ptr;
+	ck_assert_uint_eq(up.data.via.array.size, 15);
+	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_HEADER);
+	ck_assert_uint_eq(f[3].via.u64, CAUSAL_FORMAT_VERSION);
+	ck_assert_int_eq(memcmp(f[4].via.bin.ptr, id.uuid, 16), 0);
+	ck_assert_int_eq(f[6].via.i64, (int64_t)getpid());
+	/* argv[0] of this test runner */
+	ck_assert_int_eq(f[9].type, MSGPACK_OBJECT_ARRAY);
+	ck_assert_uint_ge(f[9].via.array.size, 1);
+	ck_assert_ptr_nonnull(memmem(f[9].via.array.ptr[0].via.str.ptr,
+				     f[9].via.array.ptr[0].via.str.size,
+				     "run-tests", 9));
+	ck_assert_int_eq(f[12].type, MSGPACK_OBJECT_NIL); /* no fork parent */
+	ck_assert_uint_eq(f[13].via.u64, 64);
+	ck_assert_uint_eq(f[14].via.u64, 10);
+	msgpack_unpacked_destroy(&up);
+	msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+START_TEST(uuids_differ_and_are_version_4)
+{
+	static struct causal_identity a, b;
+	char hex[33];
+
+	causal_identity_init(&a);
+	causal_identity_init(&b);
+	ck_assert_int_ne(memcmp(a.uuid, b.uuid, 16), 0);
+	ck_assert_uint_eq(a.uuid[6] >> 4, 4);
+	causal_uuid_hex(a.uuid, hex);
+	ck_assert_uint_eq(strlen(hex), 32);
+	ck_assert_uint_eq(strspn(hex, "0123456789abcdef"), 32);
+}
+END_TEST
+
+Suite *encode_suite(void)
+{
+	Suite *s = suite_create("encode");
+	TCase *tc = tcase_create("records");
+
+	tcase_add_test(tc, thread_start_with_context);
+	tcase_add_test(tc, thread_start_without_context_is_nil);
+	tcase_add_test(tc, exec_path_and_simple_records);
+	tcase_add_test(tc, unknown_type_is_refused);
+	tcase_add_test(tc, header_carries_identity);
+	tcase_add_test(tc, uuids_differ_and_are_version_4);
+	suite_add_tcase(s, tc);
+	return s;
+}

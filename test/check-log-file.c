@@ -1,0 +1,208 @@
+/* check-log-file.c - creating logs safely and writing independent frames */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "causal/log-format.h"
+#include "log-file.h"
+
+static char tmp[64];
+
+static void make_tmp(void)
+{
+	strcpy(tmp, "/tmp/causal-logfile-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+}
+
+static void rm_tmp(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = malloc(1 << 24);
+
+	ck_assert_ptr_nonnull(f);
+	*len = fread(buf, 1, 1 << 24, f);
+	fclose(f);
+	return buf;
+}
+
+/* Write `frames` frames of `per_frame` small msgpack ints each. */
+static void write_frames(struct causal_log_file *lf, int frames, int per_frame)
+{
+	int i, j;
+
+	for (i = 0; i < frames; i++) {
+		for (j = 0; j < per_frame; j++) {
+			causal_log_file_reserve(lf, 16);
+			msgpack_pack_int(&lf->pk, i * 1000 + j);
+			lf->frame_records++;
+		}
+		ck_assert_int_eq(causal_log_file_flush(lf), 0);
+	}
+}
+
+/* Count data frames that decode, from the start; stops at the first bad. */
+static int count_good_frames(const uint8_t *buf, size_t len, int *bad_tail)
+{
+	size_t off = 8 + CAUSAL_FILE_MAGIC_LEN + 4;
+	static uint8_t out[1 << 20];
+	int good = 0;
+
+	*bad_tail = 0;
+	while (off < len) {
+		size_t n = ZSTD_findFrameCompressedSize(buf + off, len - off);
+
+		if (ZSTD_isError(n) ||
+		    ZSTD_isError(ZSTD_decompress(out, sizeof(out), buf + off, n))) {
+			*bad_tail = 1;
+			break;
+		}
+		good++;
+		off += n;
+	}
+	return good;
+}
+
+START_TEST(creates_private_dir_and_file_with_magic)
+{
+	struct causal_log_file lf;
+	const char *what;
+	char dir[128];
+	struct stat st;
+	uint8_t *buf;
+	size_t len;
+	uint32_t v;
+
+	make_tmp();
+	snprintf(dir, sizeof(dir), "%s/logs", tmp);
+	ck_assert_int_eq(causal_log_file_open(&lf, dir, "my host/x", 42,
+					      "00112233445566778899aabbccddeeff",
+					      &what), 0);
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0700);
+	/* unsafe characters of the hostname never reach the file name */
+	ck_assert_str_eq(strrchr(lf.path, '/') + 1,
+			 "my_host_x.42.00112233445566778899aabbccddeeff.clog");
+	ck_assert_int_eq(stat(lf.path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_ge(lf.fd, 3);
+
+	write_frames(&lf, 1, 3);
+	causal_log_file_close(&lf);
+	buf = slurp(lf.path, &len);
+	memcpy(&v, buf, 4);
+	ck_assert_uint_eq(v, CAUSAL_SKIPPABLE_MAGIC);
+	ck_assert_int_eq(memcmp(buf + 8, CAUSAL_FILE_MAGIC, 8), 0);
+	memcpy(&v, buf + 16, 4);
+	ck_assert_uint_eq(v, CAUSAL_FORMAT_VERSION);
+	/* zstd itself sees a 20-byte frame it may skip */
+	ck_assert_uint_eq(ZSTD_findFrameCompressedSize(buf, len), 20);
+	free(buf);
+	rm_tmp();
+}
+END_TEST
+
+START_TEST(never_follows_a_symlink_or_reuses_a_file)
+{
+	struct causal_log_file lf;
+	const char *what;
+	char victim[128], link[256];
+
+	make_tmp();
+	snprintf(victim, sizeof(victim), "%s/victim", tmp);
+	close(open(victim, O_CREAT | O_WRONLY, 0600));
+	snprintf(link, sizeof(link), "%s/h.1.%032d.clog", tmp, 0);
+	ck_assert_int_eq(symlink(victim, link), 0);
+	ck_assert_int_lt(causal_log_file_open(&lf, tmp, "h", 1,
+					      "00000000000000000000000000000000",
+					      &what), 0);
+	ck_assert_str_eq(what, "create log file");
+	rm_tmp();
+}
+END_TEST
+
+START_TEST(truncated_last_frame_keeps_earlier_frames)
+{
+	struct causal_log_file lf;
+	const char *what;
+	uint8_t *buf;
+	size_t len;
+	int bad;
+
+	make_tmp();
+	ck_assert_int_eq(causal_log_file_open(&lf, tmp, "h", 2,
+					      "0123456789abcdef0123456789abcdef",
+					      &what), 0);
+	write_frames(&lf, 5, 200);
+	ck_assert_uint_eq(lf.records_written, 1000);
+	causal_log_file_close(&lf);
+	buf = slurp(lf.path, &len);
+	ck_assert_int_eq(count_good_frames(buf, len, &bad), 5);
+	ck_assert_int_eq(bad, 0);
+	/* as if killed in the middle of writing the last frame */
+	ck_assert_int_eq(count_good_frames(buf, len - 7, &bad), 4);
+	ck_assert_int_eq(bad, 1);
+	free(buf);
+	rm_tmp();
+}
+END_TEST
+
+START_TEST(a_closed_descriptor_is_reopened_not_misused)
+{
+	struct causal_log_file lf;
+	const char *what;
+	char other[128];
+	uint8_t *buf;
+	size_t len;
+	struct stat st;
+	int fd, bad;
+
+	make_tmp();
+	ck_assert_int_eq(causal_log_file_open(&lf, tmp, "h", 3,
+					      "0123456789abcdef0123456789abcdef",
+					      &what), 0);
+	write_frames(&lf, 1, 10);
+	/* the program closes every descriptor and opens its own file, which
+	 * lands on our old number */
+	snprintf(other, sizeof(other), "%s/program-file", tmp);
+	fd = lf.fd;
+	close(fd);
+	ck_assert_int_ge(open(other, O_CREAT | O_WRONLY, 0600), 0);
+	ck_assert_int_eq(dup2(3, fd), fd);
+	write_frames(&lf, 2, 10);
+	causal_log_file_close(&lf);
+	ck_assert_int_eq(stat(other, &st), 0);
+	ck_assert_int_eq(st.st_size, 0); /* nothing of ours in its file */
+	buf = slurp(lf.path, &len);
+	ck_assert_int_eq(count_good_frames(buf, len, &bad), 3);
+	free(buf);
+	close(3);
+	rm_tmp();
+}
+END_TEST
+
+Suite *log_file_suite(void)
+{
+	Suite *s = suite_create("log_file");
+	TCase *tc = tcase_create("frames");
+
+	tcase_add_test(tc, creates_private_dir_and_file_with_magic);
+	tcase_add_test(tc, never_follows_a_symlink_or_reuses_a_file);
+	tcase_add_test(tc, truncated_last_frame_keeps_earlier_frames);
+	tcase_add_test(tc, a_closed_descriptor_is_reopened_not_misused);
+	suite_add_tcase(s, tc);
+	return s;
+}
