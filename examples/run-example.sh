@@ -30,6 +30,9 @@ SELECT proc_id, pid, exe, end_reason, complete, records, dropped,
        printf('%.1f', (end_mono_ns - start_mono_ns) / 1e6) AS wall_ms
 FROM processes ORDER BY proc_id;"
 
+echo "thread-pipeline's main starts the sink, a pool and the source, in that"
+echo "order; the pool starts 3 checksum workers, then 2 (heavier) mixers."
+echo
 # Walk the tree from each root (main, or a thread of unknown parent),
 # ordering children by creation: the path sorts a thread under its parent.
 q "threads, as created (cpu_ms: CPU time of the thread itself)" "

@@ -118,8 +118,8 @@ static void *mixer(void *arg)
 	while ((it = queue_get(&q2))) {
 		for (int r = 0; r < 256; r++)
 			for (int j = 0; j < BLOCK; j += 8)
-				it->sum = (it->sum ^ it->data[j]) *
-					  0x100000001b3ull;
+				it->sum =
+				    (it->sum ^ it->data[j]) * 0x100000001b3ull;
 		queue_put(&q3, it);
 	}
 	queue_put(&q3, NULL);

@@ -9,7 +9,7 @@
  */
 #include "e2e.h"
 
-/* Path of a file in the test's directory. */
+/* Path of a file in the test's directory (valid for 8 more calls). */
 static const char *in_dir(struct e2e *t, const char *name)
 {
 	static char paths[8][PATH_MAX];
@@ -70,7 +70,7 @@ START_TEST(test_fork_exec)
 	ct = find_num(out, "child-thread", 0);
 	child_exec = find_num(out, "child-exec", 0);
 	ck_assert_msg(parent > 0 && pt[0] > 0 && pt[1] > 0 && child_exit > 0 &&
-			      ct > 0 && child_exec > 0,
+			  ct > 0 && child_exec > 0,
 		      "unexpected output: %s", out);
 
 	ck_assert_int_eq(e2e_count_logs(t.logs), 4);
@@ -334,8 +334,8 @@ static void compare_output(struct e2e *t, const char *const env[],
 	int st0, st1;
 
 	st0 = e2e_run_plain(argv, in_dir(t, "out0"), in_dir(t, "err0"));
-	st1 = e2e_run_traced(t, argv, env, in_dir(t, "out1"),
-			     in_dir(t, "err1"));
+	st1 =
+	    e2e_run_traced(t, argv, env, in_dir(t, "out1"), in_dir(t, "err1"));
 	e2e_assert_exit(st0, 3, "output untraced");
 	ck_assert_int_eq(st1, st0);
 
@@ -394,14 +394,13 @@ END_TEST
  */
 START_TEST(test_output_dir_uncreatable)
 {
-	char env0[PATH_MAX + 32];
+	char env0[PATH_MAX + 32], file[PATH_MAX];
 	const char *env[] = {env0, NULL};
-	const char *file;
 	struct e2e t;
 	FILE *f;
 
 	e2e_init(&t);
-	file = in_dir(&t, "a-file");
+	e2e_fmt(file, sizeof(file), "%s", in_dir(&t, "a-file"));
 	f = fopen(file, "w");
 	ck_assert(f && fclose(f) == 0);
 	e2e_fmt(env0, sizeof(env0), "CAUSAL_LOG_DIR=%s/logs", file);

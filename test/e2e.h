@@ -52,14 +52,14 @@ extern char **environ;
 #define E2E_TIMEOUT 120
 
 struct e2e {
-	char dir[PATH_MAX];	/* the test's temporary directory */
-	char logs[PATH_MAX];	/* dir/logs: CAUSAL_LOG_DIR of traced runs */
-	char db[PATH_MAX];	/* dir/logs/trace.db once merged */
-	sqlite3 *sql;		/* open after e2e_merge() */
+	char dir[PATH_MAX];  /* the test's temporary directory */
+	char logs[PATH_MAX]; /* dir/logs: CAUSAL_LOG_DIR of traced runs */
+	char db[PATH_MAX];   /* dir/logs/trace.db once merged */
+	sqlite3 *sql;	     /* open after e2e_merge() */
 };
 
 static struct e2e *e2e_current; /* the test's, for e2e_spawn() */
-static char e2e_root[PATH_MAX];	 /* the test case's, in the runner */
+static char e2e_root[PATH_MAX]; /* the test case's, in the runner */
 
 E2E_FN const char *e2e_build(void)
 {
@@ -73,7 +73,7 @@ E2E_FN const char *e2e_build(void)
 
 /* Format into a fixed buffer, failing the test on truncation. */
 E2E_FN void e2e_fmt(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 E2E_FN void e2e_fmt(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
@@ -250,7 +250,7 @@ E2E_FN void e2e_traced_env(struct e2e *t, const char **env,
 	for (size_t i = 0; extra && extra[i]; i++)
 		env[n++] = extra[i];
 	env[n++] = preload;
-	env[n++] = logdir;	/* extras come first, so they win */
+	env[n++] = logdir; /* extras come first, so they win */
 	env[n] = NULL;
 }
 
@@ -371,8 +371,8 @@ E2E_FN long long e2e_query_int(sqlite3 *db, const char *fmt, ...)
 	rc = sqlite3_step(st);
 	ck_assert_msg(rc == SQLITE_ROW, "%s: no row (%s)", sql,
 		      sqlite3_errmsg(db));
-	ck_assert_msg(sqlite3_column_type(st, 0) != SQLITE_NULL,
-		      "%s: NULL", sql);
+	ck_assert_msg(sqlite3_column_type(st, 0) != SQLITE_NULL, "%s: NULL",
+		      sql);
 	v = sqlite3_column_int64(st, 0);
 	ck_assert_msg(sqlite3_step(st) == SQLITE_DONE, "%s: more than one row",
 		      sql);
@@ -410,9 +410,8 @@ E2E_FN char *e2e_query_text(sqlite3 *db, const char *fmt, ...)
 /* proc_id of the one process with this pid. */
 E2E_FN long long e2e_proc(struct e2e *t, long pid)
 {
-	return e2e_query_int(t->sql,
-			     "SELECT proc_id FROM processes WHERE pid = %ld",
-			     pid);
+	return e2e_query_int(
+	    t->sql, "SELECT proc_id FROM processes WHERE pid = %ld", pid);
 }
 
 /* DB tid of the thread whose gettid() was os_tid, in process proc. */

@@ -14,10 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static void *nothing(void *arg)
-{
-	return arg;
-}
+static void *nothing(void *arg) { return arg; }
 
 static int64_t mono_ns(void)
 {

@@ -6,8 +6,8 @@
  *   fork-exec PROG [ARGS...]
  *
  * Prints "parent <pid>", "parent-thread <os_tid>" (twice),
- * "child-exit <pid>", "child-thread <os_tid>", "child-exec <pid>"; PROG's output
- * is mixed in.  Exits 0 when both children exited 0.
+ * "child-exit <pid>", "child-thread <os_tid>", "child-exec <pid>"; PROG's
+ * output is mixed in.  Exits 0 when both children exited 0.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	waitpid(a, &sa, 0);
 	waitpid(b, &sb, 0);
 	return WIFEXITED(sa) && !WEXITSTATUS(sa) && WIFEXITED(sb) &&
-			       !WEXITSTATUS(sb)
-		       ? 0
-		       : 1;
+		       !WEXITSTATUS(sb)
+		   ? 0
+		   : 1;
 }

@@ -10,10 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void *leaf(void *arg)
-{
-	return arg;
-}
+static void *leaf(void *arg) { return arg; }
 
 static void *churn(void *arg)
 {

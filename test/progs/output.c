@@ -49,9 +49,9 @@ int main(void)
 
 	fprintf(stderr, "output: sieve done, %ld primes\n", n);
 	for (int t = 0; t < NTHREADS; t++) {
-		r[t] = (struct range){2 + t * (LIMIT - 2) / NTHREADS,
-				      2 + (t + 1) * (LIMIT - 2) / NTHREADS, 0,
-				      0};
+		r[t] =
+		    (struct range){2 + t * (LIMIT - 2) / NTHREADS,
+				   2 + (t + 1) * (LIMIT - 2) / NTHREADS, 0, 0};
 		if (pthread_create(&th[t], NULL, count_primes, &r[t])) {
 			perror("pthread_create");
 			return 1;

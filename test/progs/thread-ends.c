@@ -34,10 +34,7 @@ static void *returns(void *arg)
 	return NULL;
 }
 
-static void leave(void)
-{
-	pthread_exit(NULL);
-}
+static void leave(void) { pthread_exit(NULL); }
 
 static void *exits(void *arg)
 {
@@ -75,10 +72,10 @@ static void *blocks(void *arg)
 int main(void)
 {
 	struct worker w[] = {
-		{"returned", returns, 0, 0},
-		{"exited", exits, 0, 0},
-		{"cancelled", waits_for_cancel, 0, 0},
-		{"at_exit", blocks, 0, 0},
+	    {"returned", returns, 0, 0},
+	    {"exited", exits, 0, 0},
+	    {"cancelled", waits_for_cancel, 0, 0},
+	    {"at_exit", blocks, 0, 0},
 	};
 	int n = sizeof(w) / sizeof(w[0]);
 
