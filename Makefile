@@ -92,6 +92,12 @@ $(BUILD)/bench/%: test/bench/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $< -lpthread -lm -lzstd -lmsgpackc -lsqlite3
 
+# the hot-path benchmark runs the library's inline emit path itself
+$(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^ -lpthread
+
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
