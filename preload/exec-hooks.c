@@ -28,8 +28,9 @@ static void after_failed_exec(int err)
 {
 	struct causal_tbuf *tb;
 
-	if (causal_self.in_hook || !causal_running())
-		return;
+	if (causal_self.in_hook || !causal_running() ||
+	    getpid() != causal_g.id.pid)
+		return; /* untraced, or a vfork child sharing our memory */
 	tb = causal_thread_current();
 	if (tb)
 		causal_record_simple(tb, CAUSAL_REC_EXEC_FAILED, (uint32_t)err);

@@ -225,10 +225,12 @@ void causal_writer_before_exec(const char *path)
 	size_t len = strnlen(path, CAUSAL_MAX_PATH_IN_RECORD);
 	uint8_t buf[sizeof(struct rec_exec) + CAUSAL_MAX_PATH_IN_RECORD + 8];
 	struct rec_exec *r = (void *)buf;
-	struct causal_tbuf *tb = causal_thread_current();
+	struct causal_tbuf *tb;
 
+	/* a vfork child shares the parent's memory: touch nothing */
 	if (!causal_running() || getpid() != causal_g.id.pid)
 		return;
+	tb = causal_thread_current();
 	r->hdr.type = CAUSAL_REC_EXEC;
 	r->hdr.size = (uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len);
 	r->hdr.tid = tb ? tb->tid : 0;
