@@ -32,14 +32,20 @@ static inline int causal_ctx_active(const struct causal_ctx *ctx)
 }
 
 /*
- * What a child thread starts with: its parent's chain, event number and
- * function (the function-spawn-thread relation), and the parent's marker,
- * so threads spawned by infrastructure stay infrastructure.
+ * What a child thread starts with.  The parent's context itself goes into
+ * the child's THREAD_START record (its function id is the child's "function
+ * container identifier": the function-spawn-thread relation).  The child
+ * does not continue the parent's chain: both would then number events of
+ * one chain concurrently.  Its own calls start chains of their own, tied to
+ * it by its thread id (the thread-invoke-function relation, Section 4.1 of
+ * the monitoring paper).  Only the marker carries over, so threads spawned
+ * by infrastructure stay infrastructure.
  */
 static inline void causal_ctx_inherit(struct causal_ctx *child,
 				      const struct causal_ctx *parent)
 {
-	*child = *parent;
+	memset(child, 0, sizeof(*child));
+	child->marker = parent->marker;
 }
 
 #endif
