@@ -1,0 +1,410 @@
+/*
+ * check-logread.c - unit tests of tracedump's log reader, record decoder
+ * and JSON output, on logs written here by log-fixture.h.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "log-fixture.h"
+#include "logread.h"
+/* preload/ has a record.h too, earlier on the test include path. */
+#include "../tracedump/record.h"
+
+static const uint8_t uuid_a[16] = { 0xaa, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };
+
+static char tmpdir[64];
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/check-logread.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st; (void)flag; (void)f;
+	return remove(p);
+}
+
+static void teardown(void)
+{
+	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *tmp_path(const char *name)
+{
+	static char buf[4][128];
+	static int k;
+	char *p = buf[k++ & 3];
+
+	snprintf(p, 128, "%s/%s", tmpdir, name);
+	return p;
+}
+
+static void write_bytes(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+	fclose(f);
+}
+
+/* Records seen by the callback, decoded. */
+struct seen {
+	int n;
+	unsigned type[32];
+	uint64_t tid[32], mono[32], frame[32];
+	struct record rec[32];
+	int bad_decode;
+	char host[32], argv_json[128];
+	uint8_t chain0;
+};
+
+static int collect(void *arg, const struct logread_record *lr)
+{
+	struct seen *s = arg;
+	struct record *r = &s->rec[s->n];
+
+	ck_assert_int_lt(s->n, 32);
+	ck_assert_uint_eq(lr->seq, (uint64_t)s->n);
+	s->type[s->n] = lr->type;
+	s->tid[s->n] = lr->tid;
+	s->mono[s->n] = lr->mono_ns;
+	s->frame[s->n] = lr->frame;
+	/* The raw span must be exactly one msgpack object. */
+	ck_assert_uint_gt(lr->raw_len, 3);
+	ck_assert_uint_eq(((const uint8_t *)lr->raw)[0] & 0xf0, 0x90);
+	if (record_decode(lr->obj, r) < 0) {
+		s->bad_decode++;
+	} else if (r->type == CAUSAL_REC_HEADER) {
+		FILE *f = fmemopen(s->argv_json, sizeof(s->argv_json), "w");
+
+		snprintf(s->host, sizeof(s->host), "%.*s", (int)r->header.host.len,
+			 r->header.host.ptr);
+		json_msgpack(f, r->header.argv);
+		fclose(f);
+		r->header.argv = NULL;	/* points into the callback's zone */
+	} else if (r->type == CAUSAL_REC_THREAD_START && r->thread_start.ctx.set) {
+		s->chain0 = r->thread_start.ctx.chain[0];
+	}
+	s->n++;
+	return 0;
+}
+
+START_TEST(test_sample_decodes)
+{
+	const char *path = tmp_path("h.1.aa.clog");
+	struct logread_result res;
+	struct seen s = { 0 };
+	long ends[3];
+
+	ck_assert_int_eq(fixture_log_sample(path, uuid_a, "hostA", 42, NULL, 1, ends), 9);
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_OK);
+	ck_assert_str_eq(res.error, "");
+	ck_assert_uint_eq(res.version, CAUSAL_FORMAT_VERSION);
+	ck_assert_uint_eq(res.frames, 3);
+	ck_assert_uint_eq(res.records, 9);
+	ck_assert_uint_eq(res.bad_records, 0);
+	ck_assert_uint_eq(res.bytes, (uint64_t)ends[2]);
+	ck_assert_int_eq(s.n, 9);
+	ck_assert_int_eq(s.bad_decode, 0);
+
+	ck_assert_uint_eq(s.type[0], CAUSAL_REC_HEADER);
+	ck_assert_ptr_nonnull(s.rec[0].header.uuid);
+	ck_assert_str_eq(s.host, "hostA");
+	ck_assert_int_eq(s.rec[0].header.pid, 42);
+	ck_assert_int_eq(s.rec[0].header.ppid, 1);
+	ck_assert_str_eq(s.argv_json, "[\"prog\",\"-x\",\"a \\\"q\\\"\"]");
+	ck_assert_ptr_null(s.rec[0].header.parent_uuid);
+	ck_assert_uint_eq(s.rec[0].header.buffer_kb, 64);
+	ck_assert_uint_eq(s.rec[0].header.flush_ms, 100);
+	ck_assert_uint_eq(s.rec[0].header.start_realtime_ns, 1700000000000000000ull);
+
+	ck_assert_uint_eq(s.type[1], CAUSAL_REC_THREAD_START);
+	ck_assert(!s.rec[1].thread_start.ctx.set);
+	ck_assert_uint_eq(s.rec[1].thread_start.parent_tid, 0);
+	ck_assert_uint_eq(s.type[2], CAUSAL_REC_THREAD_SPAWN);
+	ck_assert_uint_eq(s.rec[2].thread_spawn.child_tid, 2);
+	ck_assert_uint_eq(s.type[3], CAUSAL_REC_THREAD_START);
+	ck_assert_uint_eq(s.tid[3], 2);
+	ck_assert_uint_eq(s.mono[3], 1003);
+	ck_assert_uint_eq(s.rec[3].thread_start.parent_tid, 1);
+	ck_assert_uint_eq(s.rec[3].thread_start.os_tid, 43);
+	ck_assert_uint_eq(s.rec[3].thread_start.marker, CAUSAL_MARKER_INFRA);
+	ck_assert_uint_eq(s.rec[3].thread_start.cpu_ns, 20);
+	ck_assert(s.rec[3].thread_start.ctx.set);
+	ck_assert_uint_eq(s.chain0, 0xC0);
+	ck_assert_uint_eq(s.rec[3].thread_start.ctx.event, 3);
+	ck_assert_uint_eq(s.rec[3].thread_start.ctx.function, 4);
+
+	ck_assert_uint_eq(s.frame[4], 1);
+	ck_assert_uint_eq(s.type[4], CAUSAL_REC_DROPS);
+	ck_assert_uint_eq(s.rec[4].drops.dropped, 5);
+	ck_assert_uint_eq(s.type[5], CAUSAL_REC_THREAD_END);
+	ck_assert_uint_eq(s.rec[5].thread_end.cpu_ns, 70);
+	ck_assert_uint_eq(s.rec[5].thread_end.how, CAUSAL_THREAD_RETURNED);
+	ck_assert_uint_eq(s.type[6], 17);	/* unknown: common fields only */
+	ck_assert(!record_known(17));
+	ck_assert_uint_eq(s.type[8], CAUSAL_REC_PROCESS_END);
+	ck_assert_uint_eq(s.frame[8], 2);
+	ck_assert_uint_eq(s.rec[8].process_end.realtime_ns, 1700000000000000008ull);
+	ck_assert_uint_eq(s.rec[8].process_end.records, 9);
+	ck_assert_uint_eq(s.rec[8].process_end.dropped, 7);
+	ck_assert_uint_eq(s.rec[8].process_end.reason, CAUSAL_END_EXIT);
+}
+END_TEST
+
+START_TEST(test_truncated_keeps_complete_frames)
+{
+	const char *path = tmp_path("t.clog");
+	struct logread_result res;
+	struct seen s = { 0 };
+	long ends[3];
+
+	fixture_log_sample(path, uuid_a, "h", 42, NULL, 1, ends);
+	/* Cut inside the last frame, as SIGKILL mid-write would. */
+	ck_assert_int_eq(truncate(path, ends[2] - 5), 0);
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_TRUNCATED);
+	ck_assert_ptr_nonnull(strstr(res.error, "cut short"));
+	ck_assert_uint_eq(res.frames, 2);
+	ck_assert_uint_eq(res.bad_frames, 0);
+	ck_assert_int_eq(s.n, 7);
+
+	/* Cut right after the magic of the last frame. */
+	ck_assert_int_eq(truncate(path, ends[1] + 3), 0);
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_TRUNCATED);
+	ck_assert_int_eq(s.n, 7);
+
+	/* Cut at a frame boundary: nothing is damaged. */
+	ck_assert_int_eq(truncate(path, ends[1]), 0);
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_OK);
+	ck_assert_int_eq(s.n, 7);
+
+	/* Cut inside the file header. */
+	ck_assert_int_eq(truncate(path, 10), 0);
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_TRUNCATED);
+	ck_assert_int_eq(s.n, 0);
+}
+END_TEST
+
+static void flip(const char *path, long off)
+{
+	int fd = open(path, O_RDWR);
+	uint8_t b;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, &b, 1, off), 1);
+	b ^= 0x5a;
+	ck_assert_int_eq(pwrite(fd, &b, 1, off), 1);
+	close(fd);
+}
+
+START_TEST(test_corrupt_middle_frame)
+{
+	const char *path = tmp_path("c.clog");
+	struct logread_result res;
+	struct seen s = { 0 };
+	long ends[3];
+
+	fixture_log_sample(path, uuid_a, "h", 42, NULL, 1, ends);
+	flip(path, (ends[0] + ends[1]) / 2);
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(res.error, "frame 1"));
+	ck_assert_uint_eq(res.frames, 2);
+	ck_assert_uint_eq(res.bad_frames, 1);
+	ck_assert_int_eq(s.n, 6);
+	ck_assert_uint_eq(s.type[4], CAUSAL_REC_THREAD_END);
+	ck_assert_uint_eq(s.type[5], CAUSAL_REC_PROCESS_END);
+}
+END_TEST
+
+START_TEST(test_corrupt_frame_magic)
+{
+	const char *path = tmp_path("m.clog");
+	struct logread_result res;
+	struct seen s = { 0 };
+	long ends[3];
+
+	/* A damaged frame header: resync on the next frame magic. */
+	fixture_log_sample(path, uuid_a, "h", 42, NULL, 1, ends);
+	flip(path, ends[0]);
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_CORRUPT);
+	ck_assert_uint_eq(res.frames, 2);
+	ck_assert_int_eq(s.n, 6);
+}
+END_TEST
+
+START_TEST(test_rejects_foreign_and_newer)
+{
+	const char *path = tmp_path("x.clog");
+	struct logread_result res;
+	struct fixture_log fl;
+	long ends[3];
+	const char text[] = "this is not a causal log, just some text\n";
+
+	write_bytes(path, text, sizeof(text) - 1);
+	ck_assert_int_eq(logread_file(path, NULL, NULL, &res), -EINVAL);
+	ck_assert_str_eq(res.error, "bad magic");
+
+	/* Right frame magic, wrong file magic. */
+	fixture_log_sample(path, uuid_a, "h", 42, NULL, 1, ends);
+	flip(path, 9);
+	ck_assert_int_eq(logread_file(path, NULL, NULL, &res), -EINVAL);
+
+	ck_assert_int_eq(fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION + 1), 0);
+	fixture_log_drops(&fl, 1, 1, 1);
+	fixture_log_close(&fl);
+	ck_assert_int_eq(logread_file(path, NULL, NULL, &res), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(res.error, "version 2"));
+
+	ck_assert_int_eq(logread_file(tmp_path("missing.clog"), NULL, NULL, &res), -ENOENT);
+	ck_assert_int_eq(logread_file(tmpdir, NULL, NULL, &res), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_empty_file)
+{
+	const char *path = tmp_path("e.clog");
+	struct logread_result res;
+	struct seen s = { 0 };
+
+	write_bytes(path, "", 0);
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_TRUNCATED);
+	ck_assert_str_eq(res.error, "empty file");
+	ck_assert_uint_eq(res.records, 0);
+	ck_assert_int_eq(s.n, 0);
+}
+END_TEST
+
+START_TEST(test_bad_records_counted)
+{
+	const char *path = tmp_path("b.clog");
+	struct logread_result res;
+	struct seen s = { 0 };
+	struct fixture_log fl;
+
+	ck_assert_int_eq(fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION), 0);
+	msgpack_pack_array(&fl.pk, 2);		/* too short */
+	msgpack_pack_int(&fl.pk, 2);
+	msgpack_pack_int(&fl.pk, 1);
+	fixture_log_str(&fl, "not an array");
+	fixture_log_begin(&fl, CAUSAL_REC_THREAD_END, 1, 5, 2);
+	fixture_log_str(&fl, "cpu");		/* wrong field type */
+	msgpack_pack_int(&fl.pk, 0);
+	fixture_log_begin(&fl, CAUSAL_REC_DROPS, 1, 6, 0);	/* missing field */
+	fixture_log_drops(&fl, 1, 7, 9);
+	fixture_log_close(&fl);
+
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_OK);
+	ck_assert_uint_eq(res.bad_records, 2);
+	ck_assert_int_eq(s.n, 3);
+	ck_assert_int_eq(s.bad_decode, 2);
+	ck_assert_uint_eq(s.rec[2].drops.dropped, 9);
+}
+END_TEST
+
+START_TEST(test_bad_msgpack_in_frame)
+{
+	const char *path = tmp_path("p.clog");
+	struct logread_result res;
+	struct seen s = { 0 };
+	struct fixture_log fl;
+
+	/* A frame with a valid checksum but a cut msgpack object. */
+	ck_assert_int_eq(fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION), 0);
+	fixture_log_drops(&fl, 1, 7, 9);
+	msgpack_pack_array(&fl.pk, 5);
+	msgpack_pack_int(&fl.pk, 4);
+	fixture_log_flush(&fl);
+	fixture_log_drops(&fl, 1, 8, 10);
+	fixture_log_close(&fl);
+
+	ck_assert_int_eq(logread_file(path, collect, &s, &res), 0);
+	ck_assert_int_eq(res.status, LOGREAD_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(res.error, "bad msgpack"));
+	ck_assert_int_eq(s.n, 2);
+	ck_assert_uint_eq(s.rec[1].drops.dropped, 10);
+}
+END_TEST
+
+START_TEST(test_callback_stops)
+{
+	const char *path = tmp_path("s.clog");
+	struct logread_result res;
+	long ends[3];
+	int stop(void *arg, const struct logread_record *lr)
+	{
+		(void)arg;
+		return lr->seq == 2 ? 42 : 0;
+	}
+
+	fixture_log_sample(path, uuid_a, "h", 42, NULL, 1, ends);
+	ck_assert_int_eq(logread_file(path, stop, NULL, &res), 42);
+	ck_assert_uint_eq(res.records, 3);
+}
+END_TEST
+
+START_TEST(test_json_string)
+{
+	char buf[128] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	json_string(f, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
+	fclose(f);
+	ck_assert_str_eq(buf, "\"a\\\"b\\\\c\\n\\u0001\\ufffd\xc3\xa9\"");
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	ck_assert_str_eq(record_type_name(CAUSAL_REC_THREAD_START, false), "THREAD_START");
+	ck_assert_str_eq(record_type_name(CAUSAL_REC_EXEC_FAILED, true), "exec_failed");
+	ck_assert_ptr_null(record_type_name(0, true));
+	ck_assert_ptr_null(record_type_name(17, true));
+	ck_assert_str_eq(record_marker_name(CAUSAL_MARKER_INFRA), "infra");
+	ck_assert_str_eq(record_thread_end_name(CAUSAL_THREAD_AT_EXIT), "at_exit");
+	ck_assert_str_eq(record_process_end_name(CAUSAL_END__EXIT), "_exit");
+	ck_assert_ptr_null(record_process_end_name(4));
+}
+END_TEST
+
+Suite *logread_suite(void)
+{
+	Suite *s = suite_create("logread");
+	TCase *tc = tcase_create("logread");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_sample_decodes);
+	tcase_add_test(tc, test_truncated_keeps_complete_frames);
+	tcase_add_test(tc, test_corrupt_middle_frame);
+	tcase_add_test(tc, test_corrupt_frame_magic);
+	tcase_add_test(tc, test_rejects_foreign_and_newer);
+	tcase_add_test(tc, test_empty_file);
+	tcase_add_test(tc, test_bad_records_counted);
+	tcase_add_test(tc, test_bad_msgpack_in_frame);
+	tcase_add_test(tc, test_callback_stops);
+	tcase_add_test(tc, test_json_string);
+	tcase_add_test(tc, test_names);
+	suite_add_tcase(s, tc);
+	return s;
+}

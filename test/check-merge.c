@@ -1,0 +1,337 @@
+/*
+ * check-merge.c - unit tests of `tracedump merge` (merge_run) on log
+ * directories written here by log-fixture.h.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log-fixture.h"
+#include "merge.h"
+
+static const uint8_t uuid_a[16] = { 0xaa, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };
+static const uint8_t uuid_b[16] = { 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };
+
+static char tmpdir[64];
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/check-merge.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st; (void)flag; (void)f;
+	return remove(p);
+}
+
+static void teardown(void)
+{
+	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *tmp_path(const char *name)
+{
+	static char buf[4][160];
+	static int k;
+	char *p = buf[k++ & 3];
+
+	snprintf(p, 160, "%s/%s", tmpdir, name);
+	return p;
+}
+
+/* Process A (complete, 9 records) and B (its fork child, no end). */
+static void write_two(void)
+{
+	long ends[3];
+
+	ck_assert_int_eq(fixture_log_sample(tmp_path("logs/hostA.42.aa.clog"),
+					    uuid_a, "hostA", 42, NULL, 1, ends), 9);
+	ck_assert_int_eq(fixture_log_sample(tmp_path("logs/sub/hostB.43.bb.clog"),
+					    uuid_b, "hostB", 43, uuid_a, 0, ends), 7);
+	/* Not logs: ignored. */
+	FILE *f = fopen(tmp_path("logs/notes.txt"), "w");
+	fputs("hello\n", f);
+	fclose(f);
+}
+
+static sqlite3 *open_db(const char *path)
+{
+	sqlite3 *db;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	return db;
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -999;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static const char *q_text(sqlite3 *db, const char *sql)
+{
+	static char buf[8][256];
+	static int k;
+	char *out = buf[k++ & 7];
+	sqlite3_stmt *st;
+
+	strcpy(out, "<none>");
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, 256, "%s", sqlite3_column_type(st, 0) == SQLITE_NULL
+			 ? "<null>" : (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return out;
+}
+
+static int merge(const char *dir, const char *out, struct merge_stats *s)
+{
+	struct merge_opts o = { .dir = dir, .output = out };
+
+	return merge_run(&o, s);
+}
+
+static int n_entries(const char *dir)
+{
+	char cmd[256];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+	p = popen(cmd, "r");
+	fscanf(p, "%d", &n);
+	pclose(p);
+	return n;
+}
+
+START_TEST(test_merge_two_processes)
+{
+	struct merge_stats s;
+	sqlite3 *db;
+
+	mkdir(tmp_path("logs"), 0777);
+	mkdir(tmp_path("logs/sub"), 0777);
+	write_two();
+	ck_assert_int_eq(merge(tmp_path("logs"), NULL, &s), 0);
+	ck_assert_uint_eq(s.files, 2);
+	ck_assert_uint_eq(s.hosts, 2);
+	ck_assert_uint_eq(s.processes, 2);
+	ck_assert_uint_eq(s.threads, 4);
+	ck_assert_uint_eq(s.records, 16);
+	ck_assert_uint_eq(s.dropped, 7 + 5);
+	ck_assert_uint_eq(s.truncated + s.corrupt, 0);
+
+	db = open_db(tmp_path("logs/trace.db"));
+	ck_assert_str_eq(q_text(db, "SELECT value FROM meta WHERE key='schema_version'"), "1");
+	ck_assert_str_eq(q_text(db, "SELECT value FROM meta WHERE key='format_version'"), "1");
+	ck_assert_str_eq(q_text(db, "SELECT group_concat(name, ',') FROM files"),
+			 "hostA.42.aa.clog,sub/hostB.43.bb.clog");
+	ck_assert_int_eq(q_int(db, "SELECT frames FROM files WHERE file_id=1"), 3);
+	ck_assert_str_eq(q_text(db, "SELECT status FROM files WHERE file_id=2"), "ok");
+	ck_assert_str_eq(q_text(db, "SELECT error FROM files WHERE file_id=2"), "<null>");
+
+	/* Process A: complete; dropped = max(PROCESS_END 7, DROPS 5). */
+	ck_assert_str_eq(q_text(db, "SELECT uuid FROM processes WHERE proc_id=1"),
+			 "aa0102030405060708090a0b0c0d0eff");
+	ck_assert_str_eq(q_text(db, "SELECT h.name FROM processes p JOIN hosts h USING(host_id) WHERE proc_id=1"), "hostA");
+	ck_assert_int_eq(q_int(db, "SELECT pid FROM processes WHERE proc_id=1"), 42);
+	ck_assert_str_eq(q_text(db, "SELECT argv FROM processes WHERE proc_id=1"),
+			 "[\"prog\",\"-x\",\"a \\\"q\\\"\"]");
+	ck_assert_str_eq(q_text(db, "SELECT exe FROM processes WHERE proc_id=1"), "/bin/prog");
+	ck_assert_str_eq(q_text(db, "SELECT parent_uuid FROM processes WHERE proc_id=1"), "<null>");
+	ck_assert_str_eq(q_text(db, "SELECT end_reason FROM processes WHERE proc_id=1"), "exit");
+	ck_assert_int_eq(q_int(db, "SELECT end_mono_ns FROM processes WHERE proc_id=1"), 1008);
+	ck_assert_int_eq(q_int(db, "SELECT records FROM processes WHERE proc_id=1"), 9);
+	ck_assert_int_eq(q_int(db, "SELECT dropped FROM processes WHERE proc_id=1"), 7);
+	ck_assert_int_eq(q_int(db, "SELECT complete FROM processes WHERE proc_id=1"), 1);
+	ck_assert_int_eq(q_int(db, "SELECT buffer_kb FROM processes WHERE proc_id=1"), 64);
+
+	/* Process B: forked from A, no PROCESS_END: dropped from DROPS. */
+	ck_assert_str_eq(q_text(db, "SELECT parent_uuid FROM processes WHERE proc_id=2"),
+			 "aa0102030405060708090a0b0c0d0eff");
+	ck_assert_int_eq(q_int(db, "SELECT complete FROM processes WHERE proc_id=2"), 0);
+	ck_assert_str_eq(q_text(db, "SELECT end_reason FROM processes WHERE proc_id=2"), "<null>");
+	ck_assert_int_eq(q_int(db, "SELECT dropped FROM processes WHERE proc_id=2"), 5);
+	ck_assert_int_eq(q_int(db, "SELECT records FROM processes WHERE proc_id=2"), 7);
+	ck_assert_int_eq(q_int(db, "SELECT file_id FROM processes WHERE proc_id=2"), 2);
+
+	/* Threads. */
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM threads"), 4);
+	ck_assert_int_eq(q_int(db, "SELECT parent_tid FROM threads WHERE proc_id=1 AND tid=2"), 1);
+	ck_assert_str_eq(q_text(db, "SELECT marker FROM threads WHERE proc_id=1 AND tid=2"), "infra");
+	ck_assert_int_eq(q_int(db, "SELECT spawn_mono_ns FROM threads WHERE proc_id=1 AND tid=2"), 1002);
+	ck_assert_int_eq(q_int(db, "SELECT start_mono_ns FROM threads WHERE proc_id=1 AND tid=2"), 1003);
+	ck_assert_int_eq(q_int(db, "SELECT cpu_ns FROM threads WHERE proc_id=1 AND tid=2"), 50);
+	ck_assert_str_eq(q_text(db, "SELECT end_how FROM threads WHERE proc_id=1 AND tid=2"), "returned");
+	ck_assert_str_eq(q_text(db, "SELECT ctx_chain FROM threads WHERE proc_id=1 AND tid=2"),
+			 "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3");
+	ck_assert_int_eq(q_int(db, "SELECT ctx_event FROM threads WHERE proc_id=1 AND tid=2"), 3);
+	ck_assert_int_eq(q_int(db, "SELECT ctx_function FROM threads WHERE proc_id=1 AND tid=2"), 4);
+	ck_assert_int_eq(q_int(db, "SELECT dropped FROM threads WHERE proc_id=1 AND tid=2"), 5);
+	ck_assert_str_eq(q_text(db, "SELECT ctx_chain FROM threads WHERE proc_id=1 AND tid=1"), "<null>");
+	ck_assert_str_eq(q_text(db, "SELECT end_how FROM threads WHERE proc_id=1 AND tid=1"), "at_exit");
+	ck_assert_str_eq(q_text(db, "SELECT end_how FROM threads WHERE proc_id=2 AND tid=1"), "<null>");
+	ck_assert_int_eq(q_int(db, "SELECT cpu_ns FROM threads WHERE proc_id=2 AND tid=1"), -1);
+
+	/* Records: every one, in log order, with its msgpack bytes. */
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM records WHERE proc_id=1"), 9);
+	ck_assert_int_eq(q_int(db, "SELECT max(seq) FROM records WHERE proc_id=2"), 6);
+	ck_assert_int_eq(q_int(db, "SELECT type FROM records WHERE proc_id=1 AND seq=0"), 1);
+	ck_assert_int_eq(q_int(db, "SELECT type FROM records WHERE proc_id=1 AND seq=6"), 17);
+	ck_assert_int_eq(q_int(db, "SELECT mono_ns FROM records WHERE proc_id=1 AND seq=8"), 1008);
+	/* [4, 2, 1004, 5] */
+	ck_assert_str_eq(q_text(db, "SELECT hex(data) FROM records WHERE proc_id=1 AND seq=4"),
+			 "940402CD03EC05");
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='index'"
+			       " AND name NOT LIKE 'sqlite_%'"), 5);
+	sqlite3_close(db);
+}
+END_TEST
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	*n = ftell(f);
+	rewind(f);
+	buf = malloc(*n + 1);
+	ck_assert_uint_eq(fread(buf, 1, *n, f), *n);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_merge_deterministic)
+{
+	struct merge_stats s;
+	size_t n1, n2;
+	char *a, *b;
+
+	mkdir(tmp_path("logs"), 0777);
+	mkdir(tmp_path("logs/sub"), 0777);
+	write_two();
+	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("one.db"), &s), 0);
+	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("two.db"), &s), 0);
+	a = slurp(tmp_path("one.db"), &n1);
+	b = slurp(tmp_path("two.db"), &n2);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert(memcmp(a, b, n1) == 0);
+	free(a);
+	free(b);
+	/* Merging over an existing database replaces it, identically. */
+	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("one.db"), &s), 0);
+	a = slurp(tmp_path("one.db"), &n1);
+	ck_assert_uint_eq(n1, n2);
+	free(a);
+	/* Only the two outputs besides logs/: no temporary left. */
+	ck_assert_int_eq(n_entries(tmpdir), 3);
+}
+END_TEST
+
+START_TEST(test_merge_damaged)
+{
+	struct merge_stats s;
+	long ends[3];
+	sqlite3 *db;
+	FILE *f;
+
+	mkdir(tmp_path("logs"), 0777);
+	fixture_log_sample(tmp_path("logs/a.clog"), uuid_a, "h", 42, NULL, 1, ends);
+	ck_assert_int_eq(truncate(tmp_path("logs/a.clog"), ends[2] - 3), 0);
+	fixture_log_sample(tmp_path("logs/b.clog"), uuid_b, "h", 43, NULL, 1, ends);
+	f = fopen(tmp_path("logs/b.clog"), "r+b");
+	fseek(f, (ends[0] + ends[1]) / 2, SEEK_SET);
+	fputc(0x77, f);
+	fclose(f);
+	fixture_log_sample(tmp_path("logs/c-dup.clog"), uuid_a, "h", 44, NULL, 1, ends);
+	f = fopen(tmp_path("logs/d-foreign.clog"), "w");
+	fputs("not a log at all\n", f);
+	fclose(f);
+
+	ck_assert_int_eq(merge(tmp_path("logs"), NULL, &s), 0);
+	ck_assert_uint_eq(s.processes, 2);
+	ck_assert_uint_eq(s.truncated, 1);
+	ck_assert_uint_eq(s.corrupt, 3);
+	db = open_db(tmp_path("logs/trace.db"));
+	ck_assert_str_eq(q_text(db, "SELECT status FROM files WHERE name='a.clog'"), "truncated");
+	ck_assert_int_eq(q_int(db, "SELECT frames FROM files WHERE name='a.clog'"), 2);
+	ck_assert_int_eq(q_int(db, "SELECT records FROM processes WHERE proc_id=1"), 7);
+	ck_assert_int_eq(q_int(db, "SELECT complete FROM processes WHERE proc_id=1"), 0);
+	ck_assert_str_eq(q_text(db, "SELECT status FROM files WHERE name='b.clog'"), "corrupt");
+	ck_assert_int_eq(q_int(db, "SELECT records FROM processes WHERE proc_id=2"), 6);
+	ck_assert_int_eq(q_int(db, "SELECT complete FROM processes WHERE proc_id=2"), 0);
+	/* PROCESS_END survived the corrupt frame. */
+	ck_assert_str_eq(q_text(db, "SELECT end_reason FROM processes WHERE proc_id=2"), "exit");
+	ck_assert_str_eq(q_text(db, "SELECT error FROM files WHERE name='c-dup.clog'"),
+			 "duplicate process uuid");
+	ck_assert_int_eq(q_int(db, "SELECT records FROM files WHERE name='c-dup.clog'"), 0);
+	ck_assert_str_eq(q_text(db, "SELECT status FROM files WHERE name='d-foreign.clog'"), "corrupt");
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM records"), 13);
+	sqlite3_close(db);
+}
+END_TEST
+
+START_TEST(test_merge_errors_leave_nothing)
+{
+	struct merge_stats s;
+	struct fixture_log fl;
+	FILE *f;
+
+	ck_assert_int_eq(merge(tmp_path("missing"), NULL, &s), -1);
+	ck_assert_int_eq(access(tmp_path("missing"), F_OK), -1);
+
+	mkdir(tmp_path("empty"), 0777);
+	ck_assert_int_eq(merge(tmp_path("empty"), NULL, &s), -1);
+	ck_assert_int_eq(n_entries(tmp_path("empty")), 0);
+
+	f = fopen(tmp_path("plain"), "w");
+	fclose(f);
+	ck_assert_int_eq(merge(tmp_path("plain"), NULL, &s), -1);
+
+	/* Only unreadable logs: a foreign file and a newer format. */
+	mkdir(tmp_path("bad"), 0777);
+	f = fopen(tmp_path("bad/x.clog"), "w");
+	fputs("garbage", f);
+	fclose(f);
+	ck_assert_int_eq(fixture_log_open(&fl, tmp_path("bad/y.clog"), CAUSAL_FORMAT_VERSION + 1), 0);
+	fixture_log_drops(&fl, 1, 1, 1);
+	fixture_log_close(&fl);
+	ck_assert_int_eq(merge(tmp_path("bad"), NULL, &s), -1);
+	ck_assert_uint_eq(s.corrupt, 2);
+	ck_assert_int_eq(n_entries(tmp_path("bad")), 2);
+
+	/* Unwritable output. */
+	ck_assert_int_eq(merge(tmp_path("bad"), "/nonexistent/dir/out.db", &s), -1);
+}
+END_TEST
+
+Suite *merge_suite(void)
+{
+	Suite *s = suite_create("merge");
+	TCase *tc = tcase_create("merge");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_merge_two_processes);
+	tcase_add_test(tc, test_merge_deterministic);
+	tcase_add_test(tc, test_merge_damaged);
+	tcase_add_test(tc, test_merge_errors_leave_nothing);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,262 @@
+/*
+ * log-fixture.h - write causal logs exactly per include/causal/log-format.h,
+ * independently of libcausal.so, for the tracedump unit tests and the merge
+ * benchmark's generator.  Header-only (static functions) so both can use it.
+ *
+ *	struct fixture_log fl;
+ *	fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION);
+ *	fixture_log_header(&fl, uuid, "host", 42, 1, ...);
+ *	fixture_log_flush(&fl);		-- ends a zstd frame
+ *	fixture_log_close(&fl);
+ */
+#ifndef CAUSAL_LOG_FIXTURE_H
+#define CAUSAL_LOG_FIXTURE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <msgpack.h>
+#include <zstd.h>
+
+#include "causal/log-format.h"
+
+struct fixture_log {
+	FILE *f;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	ZSTD_CCtx *cctx;
+	void *cbuf;
+	size_t ccap;
+	int level;
+};
+
+static inline void fixture_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static inline int fixture_log_open(struct fixture_log *fl, const char *path,
+				   uint32_t version)
+{
+	uint8_t hdr[20];
+
+	memset(fl, 0, sizeof(*fl));
+	fl->f = fopen(path, "wb");
+	if (!fl->f)
+		return -1;
+	fixture_le32(hdr, CAUSAL_SKIPPABLE_MAGIC);
+	fixture_le32(hdr + 4, 12);
+	memcpy(hdr + 8, CAUSAL_FILE_MAGIC, CAUSAL_FILE_MAGIC_LEN);
+	fixture_le32(hdr + 16, version);
+	fwrite(hdr, 1, sizeof(hdr), fl->f);
+	msgpack_sbuffer_init(&fl->sb);
+	msgpack_packer_init(&fl->pk, &fl->sb, msgpack_sbuffer_write);
+	fl->cctx = ZSTD_createCCtx();
+	fl->level = 1;
+	ZSTD_CCtx_setParameter(fl->cctx, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(fl->cctx, ZSTD_c_contentSizeFlag, 1);
+	return 0;
+}
+
+/* Compress what was packed since the last flush into one frame. */
+static inline int fixture_log_flush(struct fixture_log *fl)
+{
+	size_t need = ZSTD_compressBound(fl->sb.size), n;
+
+	if (need > fl->ccap) {
+		fl->cbuf = realloc(fl->cbuf, need);
+		fl->ccap = need;
+	}
+	ZSTD_CCtx_setParameter(fl->cctx, ZSTD_c_compressionLevel, fl->level);
+	n = ZSTD_compress2(fl->cctx, fl->cbuf, fl->ccap, fl->sb.data, fl->sb.size);
+	if (ZSTD_isError(n))
+		return -1;
+	fwrite(fl->cbuf, 1, n, fl->f);
+	msgpack_sbuffer_clear(&fl->sb);
+	return 0;
+}
+
+static inline int fixture_log_close(struct fixture_log *fl)
+{
+	int rc = 0;
+
+	if (fl->sb.size)
+		rc = fixture_log_flush(fl);
+	if (fclose(fl->f))
+		rc = -1;
+	msgpack_sbuffer_destroy(&fl->sb);
+	ZSTD_freeCCtx(fl->cctx);
+	free(fl->cbuf);
+	return rc;
+}
+
+/* Start a record: [type, tid, mono_ns, <nfields more>]. */
+static inline void fixture_log_begin(struct fixture_log *fl, unsigned type,
+				     uint64_t tid, uint64_t mono, size_t nfields)
+{
+	msgpack_pack_array(&fl->pk, 3 + nfields);
+	msgpack_pack_uint64(&fl->pk, type);
+	msgpack_pack_uint64(&fl->pk, tid);
+	msgpack_pack_uint64(&fl->pk, mono);
+}
+
+static inline void fixture_log_str(struct fixture_log *fl, const char *s)
+{
+	msgpack_pack_str(&fl->pk, strlen(s));
+	msgpack_pack_str_body(&fl->pk, s, strlen(s));
+}
+
+static inline void fixture_log_bin(struct fixture_log *fl, const void *p, size_t n)
+{
+	if (!p) {
+		msgpack_pack_nil(&fl->pk);
+		return;
+	}
+	msgpack_pack_bin(&fl->pk, n);
+	msgpack_pack_bin_body(&fl->pk, p, n);
+}
+
+static inline void fixture_log_header(struct fixture_log *fl, uint64_t mono,
+				      const uint8_t uuid[16], const char *host,
+				      int64_t pid, int64_t ppid, const char *exe,
+				      int argc, const char *const *argv,
+				      uint64_t realtime,
+				      const uint8_t *parent_uuid,
+				      uint64_t buffer_kb, uint64_t flush_ms)
+{
+	fixture_log_begin(fl, CAUSAL_REC_HEADER, 0, mono, 12);
+	msgpack_pack_uint64(&fl->pk, CAUSAL_FORMAT_VERSION);
+	fixture_log_bin(fl, uuid, CAUSAL_UUID_LEN);
+	fixture_log_str(fl, host);
+	msgpack_pack_int64(&fl->pk, pid);
+	msgpack_pack_int64(&fl->pk, ppid);
+	fixture_log_str(fl, exe);
+	msgpack_pack_array(&fl->pk, argc);
+	for (int i = 0; i < argc; i++)
+		fixture_log_str(fl, argv[i]);
+	msgpack_pack_uint64(&fl->pk, realtime);
+	msgpack_pack_uint64(&fl->pk, mono);
+	fixture_log_bin(fl, parent_uuid, CAUSAL_UUID_LEN);
+	msgpack_pack_uint64(&fl->pk, buffer_kb);
+	msgpack_pack_uint64(&fl->pk, flush_ms);
+}
+
+/* chain: NULL for a nil ctx. */
+static inline void fixture_log_thread_start(struct fixture_log *fl, uint64_t tid,
+					    uint64_t mono, uint64_t parent_tid,
+					    uint64_t os_tid, unsigned marker,
+					    uint64_t cpu, const uint8_t *chain,
+					    uint64_t event, uint64_t function)
+{
+	fixture_log_begin(fl, CAUSAL_REC_THREAD_START, tid, mono, 5);
+	msgpack_pack_uint64(&fl->pk, parent_tid);
+	msgpack_pack_uint64(&fl->pk, os_tid);
+	msgpack_pack_uint64(&fl->pk, marker);
+	msgpack_pack_uint64(&fl->pk, cpu);
+	if (!chain) {
+		msgpack_pack_nil(&fl->pk);
+		return;
+	}
+	msgpack_pack_array(&fl->pk, 3);
+	fixture_log_bin(fl, chain, CAUSAL_CHAIN_ID_LEN);
+	msgpack_pack_uint64(&fl->pk, event);
+	msgpack_pack_uint64(&fl->pk, function);
+}
+
+static inline void fixture_log_thread_end(struct fixture_log *fl, uint64_t tid,
+					  uint64_t mono, uint64_t cpu, unsigned how)
+{
+	fixture_log_begin(fl, CAUSAL_REC_THREAD_END, tid, mono, 2);
+	msgpack_pack_uint64(&fl->pk, cpu);
+	msgpack_pack_uint64(&fl->pk, how);
+}
+
+static inline void fixture_log_drops(struct fixture_log *fl, uint64_t tid,
+				     uint64_t mono, uint64_t total)
+{
+	fixture_log_begin(fl, CAUSAL_REC_DROPS, tid, mono, 1);
+	msgpack_pack_uint64(&fl->pk, total);
+}
+
+static inline void fixture_log_spawn(struct fixture_log *fl, uint64_t tid,
+				     uint64_t mono, uint64_t child_tid)
+{
+	fixture_log_begin(fl, CAUSAL_REC_THREAD_SPAWN, tid, mono, 1);
+	msgpack_pack_uint64(&fl->pk, child_tid);
+}
+
+static inline void fixture_log_process_end(struct fixture_log *fl, uint64_t mono,
+					   uint64_t realtime, unsigned reason,
+					   int64_t detail, uint64_t records,
+					   uint64_t dropped)
+{
+	fixture_log_begin(fl, CAUSAL_REC_PROCESS_END, 0, mono, 5);
+	msgpack_pack_uint64(&fl->pk, realtime);
+	msgpack_pack_uint64(&fl->pk, reason);
+	msgpack_pack_int64(&fl->pk, detail);
+	msgpack_pack_uint64(&fl->pk, records);
+	msgpack_pack_uint64(&fl->pk, dropped);
+}
+
+/*
+ * The sample log of the unit tests, in three frames:
+ *   0: HEADER, THREAD_START 1, THREAD_SPAWN 1->2, THREAD_START 2 (ctx set)
+ *   1: DROPS 2 (5), THREAD_END 2, an unknown type-17 record
+ *   2: THREAD_END 1 (at_exit), PROCESS_END (dropped 7)  [if ended]
+ * ends[i] is the file offset just past frame i; chain[] = 0xC0 + i.
+ * Returns the number of records written, or -1.
+ */
+static inline int fixture_log_sample(const char *path, const uint8_t uuid[16],
+				     const char *host, int64_t pid,
+				     const uint8_t *parent_uuid, int ended,
+				     long ends[3])
+{
+	static const char *const argv[] = { "prog", "-x", "a \"q\"" };
+	struct fixture_log fl;
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
+	int n = 0;
+
+	for (int i = 0; i < CAUSAL_CHAIN_ID_LEN; i++)
+		chain[i] = 0xC0 + i;
+	if (fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION))
+		return -1;
+	fixture_log_header(&fl, 1000, uuid, host, pid, 1, "/bin/prog", 3, argv,
+			   1700000000000000000ull, parent_uuid, 64, 100);
+	fixture_log_thread_start(&fl, 1, 1001, 0, pid, CAUSAL_MARKER_USER, 10,
+				 NULL, 0, 0);
+	fixture_log_spawn(&fl, 1, 1002, 2);
+	fixture_log_thread_start(&fl, 2, 1003, 1, pid + 1, CAUSAL_MARKER_INFRA,
+				 20, chain, 3, 4);
+	n += 4;
+	fixture_log_flush(&fl);
+	fflush(fl.f);
+	ends[0] = ftell(fl.f);
+	fixture_log_drops(&fl, 2, 1004, 5);
+	fixture_log_thread_end(&fl, 2, 1005, 70, CAUSAL_THREAD_RETURNED);
+	fixture_log_begin(&fl, 17, 1, 1006, 2);
+	fixture_log_str(&fl, "x");
+	msgpack_pack_int(&fl.pk, -3);
+	n += 3;
+	fixture_log_flush(&fl);
+	fflush(fl.f);
+	ends[1] = ftell(fl.f);
+	if (ended) {
+		fixture_log_thread_end(&fl, 1, 1007, 110, CAUSAL_THREAD_AT_EXIT);
+		fixture_log_process_end(&fl, 1008, 1700000000000000008ull,
+					CAUSAL_END_EXIT, 0, 9, 7);
+		n += 2;
+		fixture_log_flush(&fl);
+	}
+	fflush(fl.f);
+	ends[2] = ftell(fl.f);
+	if (fixture_log_close(&fl))
+		return -1;
+	return n;
+}
+
+#endif

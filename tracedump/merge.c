@@ -1,0 +1,702 @@
+/*
+ * merge.c - `tracedump merge` engine: logs -> one SQLite database.
+ *
+ * Speed comes from one transaction with journal and sync off, statements
+ * prepared once, record bytes bound straight from the decompression
+ * buffer (SQLITE_STATIC, no copy, no per-record malloc) and indexes built
+ * after the bulk insert.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "causal/log-format.h"
+#include "json.h"
+#include "logdir.h"
+#include "logread.h"
+#include "merge.h"
+#include "record.h"
+#include "schema.h"
+#include "usage.h"
+
+/* Why on_record() stopped reading a file (positive: not a failure). */
+enum {
+	STOP_NO_HEADER = 1,
+	STOP_DUPLICATE = 2,
+};
+
+enum {
+	T_START = 1 << 0,
+	T_END = 1 << 1,
+	T_SPAWN = 1 << 2,
+	T_CTX = 1 << 3,
+};
+
+#define T_USED 0x80000000u	/* slot in use: tid 0 is a valid tid */
+
+struct thread {
+	uint64_t tid;
+	unsigned has;			/* T_* */
+	uint64_t parent_tid, os_tid, marker, start_mono, start_cpu;
+	uint64_t spawn_mono, end_mono, end_cpu, end_how;
+	uint64_t ctx_event, ctx_function, dropped;
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
+};
+
+/* Open addressing on tid: tids are small but a log is input. */
+struct thread_map {
+	struct thread *slots;
+	size_t cap, n;
+};
+
+struct proc {
+	bool have_header;
+	uint8_t uuid[CAUSAL_UUID_LEN];
+	int64_t host_id, pid, ppid;
+	char *exe, *argv;
+	uint64_t start_realtime, start_mono, buffer_kb, flush_ms;
+	bool has_parent;
+	uint8_t parent_uuid[CAUSAL_UUID_LEN];
+	bool ended;
+	uint64_t end_mono, end_realtime, end_reason, end_dropped;
+	int64_t end_detail;
+	uint64_t records, bad_records;
+	struct thread_map threads;
+};
+
+struct merge {
+	const struct merge_opts *o;
+	struct merge_stats *stats;
+	sqlite3 *db;
+	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
+	int64_t proc_id;		/* of the file being read */
+	struct proc p;
+	char **hosts;			/* index + 1 = host_id */
+	size_t n_hosts;
+	uint8_t (*uuids)[CAUSAL_UUID_LEN];
+	size_t n_uuids;
+	char db_error[256];
+	/* progress */
+	size_t file_no, n_files;
+	uint64_t last_progress_ns;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static void progress(struct merge *m, bool force)
+{
+	uint64_t t;
+
+	if (!m->o->progress)
+		return;
+	t = now_ns();
+	if (!force && t - m->last_progress_ns < 100000000u)
+		return;
+	m->last_progress_ns = t;
+	fprintf(stderr, "\rmerging: %zu/%zu files, %" PRIu64 " records",
+		m->file_no, m->n_files, m->stats->records);
+}
+
+static struct thread *thread_get(struct thread_map *tm, uint64_t tid)
+{
+	size_t i, mask;
+
+	if (2 * (tm->n + 1) > tm->cap) {
+		size_t ncap = tm->cap ? tm->cap * 2 : 64;
+		struct thread *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (size_t j = 0; j < tm->cap; j++) {
+			const struct thread *t = &tm->slots[j];
+
+			if (!(t->has & T_USED))
+				continue;
+			for (i = t->tid & (ncap - 1); ns[i].has; i = (i + 1) & (ncap - 1))
+				;
+			ns[i] = *t;
+		}
+		free(tm->slots);
+		tm->slots = ns;
+		tm->cap = ncap;
+	}
+	mask = tm->cap - 1;
+	for (i = tid & mask; tm->slots[i].has; i = (i + 1) & mask)
+		if (tm->slots[i].tid == tid)
+			return &tm->slots[i];
+	tm->slots[i].tid = tid;
+	tm->slots[i].has = T_USED;
+	tm->n++;
+	return &tm->slots[i];
+}
+
+static void proc_release(struct proc *p)
+{
+	free(p->exe);
+	free(p->argv);
+	free(p->threads.slots);
+	memset(p, 0, sizeof(*p));
+}
+
+static int db_fail(struct merge *m, const char *what)
+{
+	snprintf(m->db_error, sizeof(m->db_error), "%s: %s", what,
+		 sqlite3_errmsg(m->db));
+	return -EIO;
+}
+
+static int step(struct merge *m, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(m, what);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s, size_t n)
+{
+	sqlite3_bind_text(st, i, s, (int)n, SQLITE_TRANSIENT);
+}
+
+static void bind_hex(sqlite3_stmt *st, int i, const uint8_t *p, size_t n)
+{
+	char buf[2 * CAUSAL_CHAIN_ID_LEN + 1];
+
+	record_hex(buf, p, n);
+	sqlite3_bind_text(st, i, buf, (int)(2 * n), SQLITE_TRANSIENT);
+}
+
+static void bind_name(sqlite3_stmt *st, int i, const char *name)
+{
+	if (name)
+		sqlite3_bind_text(st, i, name, -1, SQLITE_STATIC);
+}
+
+/* host_id of name, inserting it on first sight: ids in file order. */
+static int host_id(struct merge *m, struct record_str name, int64_t *id)
+{
+	char **hosts;
+	char *copy;
+
+	for (size_t i = 0; i < m->n_hosts; i++)
+		if (strlen(m->hosts[i]) == name.len &&
+		    !memcmp(m->hosts[i], name.ptr, name.len)) {
+			*id = (int64_t)i + 1;
+			return 0;
+		}
+	hosts = realloc(m->hosts, (m->n_hosts + 1) * sizeof(*hosts));
+	if (!hosts || !(copy = strndup(name.ptr, name.len)))
+		return -ENOMEM;
+	m->hosts = hosts;
+	m->hosts[m->n_hosts++] = copy;
+	*id = (int64_t)m->n_hosts;
+	sqlite3_bind_int64(m->ins_host, 1, *id);
+	bind_text(m->ins_host, 2, name.ptr, name.len);
+	m->stats->hosts++;
+	return step(m, m->ins_host, "insert host");
+}
+
+static char *argv_json(const msgpack_object *argv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	json_msgpack(f, argv);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int take_header(struct merge *m, const struct record *r)
+{
+	struct proc *p = &m->p;
+	uint8_t (*uuids)[CAUSAL_UUID_LEN];
+
+	/* Few processes per run: a linear scan is cheaper than a hash. */
+	for (size_t i = 0; i < m->n_uuids; i++)
+		if (!memcmp(m->uuids[i], r->header.uuid, CAUSAL_UUID_LEN))
+			return STOP_DUPLICATE;
+	uuids = realloc(m->uuids, (m->n_uuids + 1) * sizeof(*uuids));
+	if (!uuids)
+		return -ENOMEM;
+	m->uuids = uuids;
+	memcpy(m->uuids[m->n_uuids++], r->header.uuid, CAUSAL_UUID_LEN);
+
+	p->have_header = true;
+	memcpy(p->uuid, r->header.uuid, CAUSAL_UUID_LEN);
+	p->pid = r->header.pid;
+	p->ppid = r->header.ppid;
+	p->exe = strndup(r->header.exe.ptr, r->header.exe.len);
+	p->argv = argv_json(r->header.argv);
+	if (!p->exe || !p->argv)
+		return -ENOMEM;
+	p->start_realtime = r->header.start_realtime_ns;
+	p->start_mono = r->header.start_mono_ns;
+	p->buffer_kb = r->header.buffer_kb;
+	p->flush_ms = r->header.flush_ms;
+	if (r->header.parent_uuid) {
+		p->has_parent = true;
+		memcpy(p->parent_uuid, r->header.parent_uuid, CAUSAL_UUID_LEN);
+	}
+	return host_id(m, r->header.host, &p->host_id);
+}
+
+/* Fold a record into the process and thread rows. */
+static int take_record(struct merge *m, const struct record *r)
+{
+	struct proc *p = &m->p;
+	struct thread *t;
+
+	switch (r->type) {
+	case CAUSAL_REC_THREAD_START:
+		if (!(t = thread_get(&p->threads, r->tid)))
+			return -ENOMEM;
+		t->has |= T_START;
+		t->parent_tid = r->thread_start.parent_tid;
+		t->os_tid = r->thread_start.os_tid;
+		t->marker = r->thread_start.marker;
+		t->start_mono = r->mono_ns;
+		t->start_cpu = r->thread_start.cpu_ns;
+		if (r->thread_start.ctx.set) {
+			t->has |= T_CTX;
+			memcpy(t->chain, r->thread_start.ctx.chain, CAUSAL_CHAIN_ID_LEN);
+			t->ctx_event = r->thread_start.ctx.event;
+			t->ctx_function = r->thread_start.ctx.function;
+		}
+		break;
+	case CAUSAL_REC_THREAD_END:
+		if (!(t = thread_get(&p->threads, r->tid)))
+			return -ENOMEM;
+		t->has |= T_END;
+		t->end_mono = r->mono_ns;
+		t->end_cpu = r->thread_end.cpu_ns;
+		t->end_how = r->thread_end.how;
+		break;
+	case CAUSAL_REC_DROPS:
+		if (!(t = thread_get(&p->threads, r->tid)))
+			return -ENOMEM;
+		t->dropped = r->drops.dropped;	/* a running total */
+		break;
+	case CAUSAL_REC_THREAD_SPAWN:
+		if (!(t = thread_get(&p->threads, r->thread_spawn.child_tid)))
+			return -ENOMEM;
+		t->has |= T_SPAWN;
+		t->spawn_mono = r->mono_ns;
+		/* The parent is known even if the child's start was lost. */
+		if (!(t->has & T_START))
+			t->parent_tid = r->tid;
+		break;
+	case CAUSAL_REC_PROCESS_END:
+		p->ended = true;
+		p->end_mono = r->mono_ns;
+		p->end_realtime = r->process_end.realtime_ns;
+		p->end_reason = r->process_end.reason;
+		p->end_detail = r->process_end.detail;
+		p->end_dropped = r->process_end.dropped;
+		break;
+	}
+	return 0;
+}
+
+static int on_record(void *arg, const struct logread_record *lr)
+{
+	struct merge *m = arg;
+	struct proc *p = &m->p;
+	sqlite3_stmt *st = m->ins_rec;
+	struct record r;
+	int rc;
+
+	if (record_decode(lr->obj, &r) < 0) {
+		if (!p->have_header)
+			return STOP_NO_HEADER;
+		p->bad_records++;
+		return 0;
+	}
+	if (!p->have_header) {
+		if (r.type != CAUSAL_REC_HEADER)
+			return STOP_NO_HEADER;
+		if ((rc = take_header(m, &r)))
+			return rc;
+	} else if ((rc = take_record(m, &r))) {
+		return rc;
+	}
+
+	sqlite3_bind_int64(st, 1, m->proc_id);
+	sqlite3_bind_int64(st, 2, (int64_t)p->records);
+	sqlite3_bind_int64(st, 3, lr->type);
+	sqlite3_bind_int64(st, 4, (int64_t)lr->tid);
+	sqlite3_bind_int64(st, 5, (int64_t)lr->mono_ns);
+	/* The bytes outlive the step: no copy. */
+	sqlite3_bind_blob(st, 6, lr->raw, (int)lr->raw_len, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_reset(st);
+		return db_fail(m, "insert record");
+	}
+	sqlite3_reset(st);
+	p->records++;
+	m->stats->records++;
+	if (!(m->stats->records & 0xFFFF))
+		progress(m, false);
+	return 0;
+}
+
+static int cmp_threads(const void *a, const void *b)
+{
+	const struct thread *x = *(struct thread *const *)a;
+	const struct thread *y = *(struct thread *const *)b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int store_threads(struct merge *m, uint64_t *dropped)
+{
+	struct thread_map *tm = &m->p.threads;
+	sqlite3_stmt *st = m->ins_thread;
+	struct thread **v;
+	size_t n = 0;
+	int rc = 0;
+
+	*dropped = 0;
+	if (!tm->n)
+		return 0;
+	if (!(v = malloc(tm->n * sizeof(*v))))
+		return -ENOMEM;
+	for (size_t i = 0; i < tm->cap; i++)
+		if (tm->slots[i].has & T_USED)
+			v[n++] = &tm->slots[i];
+	/* Sorted, so that the database does not depend on hashing. */
+	qsort(v, n, sizeof(*v), cmp_threads);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct thread *t = v[i];
+
+		sqlite3_bind_int64(st, 1, m->proc_id);
+		sqlite3_bind_int64(st, 2, (int64_t)t->tid);
+		sqlite3_bind_int64(st, 3, (int64_t)t->parent_tid);
+		if (t->has & T_START) {
+			sqlite3_bind_int64(st, 4, (int64_t)t->os_tid);
+			bind_name(st, 5, record_marker_name(t->marker));
+			sqlite3_bind_int64(st, 6, (int64_t)t->start_mono);
+			sqlite3_bind_int64(st, 7, (int64_t)t->start_cpu);
+		}
+		if (t->has & T_SPAWN)
+			sqlite3_bind_int64(st, 8, (int64_t)t->spawn_mono);
+		if (t->has & T_END) {
+			sqlite3_bind_int64(st, 9, (int64_t)t->end_mono);
+			sqlite3_bind_int64(st, 10, (int64_t)t->end_cpu);
+			bind_name(st, 11, record_thread_end_name(t->end_how));
+		}
+		if ((t->has & T_START) && (t->has & T_END))
+			sqlite3_bind_int64(st, 12, (int64_t)(t->end_cpu - t->start_cpu));
+		if (t->has & T_CTX) {
+			bind_hex(st, 13, t->chain, CAUSAL_CHAIN_ID_LEN);
+			sqlite3_bind_int64(st, 14, (int64_t)t->ctx_event);
+			sqlite3_bind_int64(st, 15, (int64_t)t->ctx_function);
+		}
+		sqlite3_bind_int64(st, 16, (int64_t)t->dropped);
+		*dropped += t->dropped;
+		rc = step(m, st, "insert thread");
+	}
+	m->stats->threads += n;
+	free(v);
+	return rc;
+}
+
+static int store_process(struct merge *m, int64_t file_id, bool ok)
+{
+	struct proc *p = &m->p;
+	sqlite3_stmt *st = m->ins_proc;
+	uint64_t dropped;
+	int rc;
+
+	if ((rc = store_threads(m, &dropped)))
+		return rc;
+	/* DROPS may be lost with a buffer; the process total may be absent. */
+	if (p->ended && p->end_dropped > dropped)
+		dropped = p->end_dropped;
+	sqlite3_bind_int64(st, 1, m->proc_id);
+	bind_hex(st, 2, p->uuid, CAUSAL_UUID_LEN);
+	sqlite3_bind_int64(st, 3, p->host_id);
+	sqlite3_bind_int64(st, 4, p->pid);
+	sqlite3_bind_int64(st, 5, p->ppid);
+	sqlite3_bind_text(st, 6, p->exe, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, p->argv, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 8, (int64_t)p->start_realtime);
+	sqlite3_bind_int64(st, 9, (int64_t)p->start_mono);
+	if (p->has_parent)
+		bind_hex(st, 10, p->parent_uuid, CAUSAL_UUID_LEN);
+	sqlite3_bind_int64(st, 11, (int64_t)p->buffer_kb);
+	sqlite3_bind_int64(st, 12, (int64_t)p->flush_ms);
+	if (p->ended) {
+		sqlite3_bind_int64(st, 13, (int64_t)p->end_mono);
+		sqlite3_bind_int64(st, 14, (int64_t)p->end_realtime);
+		bind_name(st, 15, record_process_end_name(p->end_reason));
+		sqlite3_bind_int64(st, 16, p->end_detail);
+	}
+	sqlite3_bind_int64(st, 17, (int64_t)p->records);
+	sqlite3_bind_int64(st, 18, (int64_t)dropped);
+	sqlite3_bind_int(st, 19, p->ended && ok);
+	sqlite3_bind_int64(st, 20, file_id);
+	m->stats->processes++;
+	m->stats->dropped += dropped;
+	return step(m, st, "insert process");
+}
+
+static int store_file(struct merge *m, int64_t id, const char *name,
+		      const struct logread_result *res, uint64_t records,
+		      const char *status, const char *err)
+{
+	sqlite3_stmt *st = m->ins_file;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (int64_t)res->bytes);
+	sqlite3_bind_int64(st, 4, (int64_t)res->frames);
+	sqlite3_bind_int64(st, 5, (int64_t)records);
+	sqlite3_bind_text(st, 6, status, -1, SQLITE_STATIC);
+	if (err)
+		sqlite3_bind_text(st, 7, err, -1, SQLITE_STATIC);
+	return step(m, st, "insert file");
+}
+
+/* Read one log; returns 0 (damage is reported, not fatal) or -errno. */
+static int merge_file(struct merge *m, const char *name, int64_t file_id)
+{
+	char path[8192], err[512] = "";
+	struct logread_result res;
+	const char *status = "ok";
+	uint64_t bad;
+	bool loaded;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", m->o->dir, name);
+	memset(&m->p, 0, sizeof(m->p));
+	m->proc_id = (int64_t)m->stats->processes + 1;
+	rc = logread_file(path, on_record, m, &res);
+	if (rc < 0 && rc != -EINVAL && rc != -EPROTO && rc != -ENOMEM &&
+	    rc != -EIO) {
+		/* Unreadable: like a foreign file, it is skipped. */
+		snprintf(err, sizeof(err), "cannot read: %s", strerror(-rc));
+		rc = -EINVAL;
+	}
+	if (rc == -ENOMEM || rc == -EIO) {
+		proc_release(&m->p);
+		return rc;
+	}
+	loaded = m->p.have_header && rc >= 0 && rc != STOP_DUPLICATE;
+	bad = res.bad_records + m->p.bad_records;
+	m->stats->bad_records += bad;
+
+	if (rc == -EINVAL && !err[0])
+		snprintf(err, sizeof(err), "not a causal log (%s)", res.error);
+	else if (rc == -EPROTO)
+		snprintf(err, sizeof(err), "%s", res.error);
+	else if (rc == STOP_DUPLICATE)
+		snprintf(err, sizeof(err), "duplicate process uuid");
+	else if (rc == STOP_NO_HEADER || (rc == 0 && !loaded && res.records))
+		snprintf(err, sizeof(err), "%s%sno header record", res.error,
+			 res.error[0] ? "; " : "");
+	else if (res.status != LOGREAD_OK)
+		snprintf(err, sizeof(err), "%s", res.error);
+	else if (bad)
+		snprintf(err, sizeof(err), "%" PRIu64 " malformed records", bad);
+	else if (!loaded)
+		snprintf(err, sizeof(err), "no records");
+
+	/*
+	 * Truncated: only the end is missing (SIGKILL), everything read was
+	 * sound.  Anything else wrong makes the file corrupt.
+	 */
+	if (!err[0])
+		status = "ok";
+	else if (rc == 0 && !bad && res.status != LOGREAD_CORRUPT &&
+		 (res.status == LOGREAD_TRUNCATED || !res.records))
+		status = "truncated";
+	else
+		status = "corrupt";
+	if (bad && res.status != LOGREAD_OK && rc == 0)
+		snprintf(err + strlen(err), sizeof(err) - strlen(err),
+			 "; %" PRIu64 " malformed records", bad);
+	if (!strcmp(status, "truncated"))
+		m->stats->truncated++;
+	else if (!strcmp(status, "corrupt"))
+		m->stats->corrupt++;
+	if (err[0]) {
+		if (m->o->progress)
+			fputs("\r\033[K", stderr);
+		warning("'%s' is %s: %s", path, status, err);
+	}
+
+	rc = store_file(m, file_id, name, &res, loaded ? m->p.records : 0,
+			status, err[0] ? err : NULL);
+	if (!rc && loaded)
+		rc = store_process(m, file_id, !err[0]);
+	proc_release(&m->p);
+	return rc;
+}
+
+static int prepare(struct merge *m, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v3(m->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st,
+			       NULL) != SQLITE_OK)
+		return error("database: %s", sqlite3_errmsg(m->db));
+	return 0;
+}
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return error("database: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+static int open_db(struct merge *m, const char *path)
+{
+	/*
+	 * One connection, one thread: no mutexes, no memory statistics
+	 * (each costs a lock per allocation).
+	 */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK)
+		return error("cannot open database '%s': %s", path,
+			     m->db ? sqlite3_errmsg(m->db) : "out of memory");
+	/*
+	 * Nothing to protect until the rename: no journal, no fsync.  Big
+	 * pages and cache for the bulk insert; two sorter threads for the
+	 * index builds.  Page size is fixed so that output is reproducible.
+	 */
+	if (exec(m->db, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
+		 " PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+		 " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
+		 " PRAGMA threads=2; BEGIN") ||
+	    schema_create(m->db) ||
+	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)", &m->ins_file) ||
+	    prepare(m, "INSERT INTO hosts VALUES(?,?)", &m->ins_host) ||
+	    prepare(m, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
+	    prepare(m, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?)", &m->ins_thread) ||
+	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec))
+		return -1;
+	return 0;
+}
+
+static void close_db(struct merge *m)
+{
+	sqlite3_finalize(m->ins_file);
+	sqlite3_finalize(m->ins_host);
+	sqlite3_finalize(m->ins_proc);
+	sqlite3_finalize(m->ins_thread);
+	sqlite3_finalize(m->ins_rec);
+	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
+	sqlite3_close(m->db);
+	m->db = NULL;
+}
+
+/* A fresh temporary file beside output, readable like any new file. */
+static int make_temp(const char *output, char *tmp, size_t size)
+{
+	mode_t mask;
+	int fd;
+
+	if ((size_t)snprintf(tmp, size, "%s.tmp.XXXXXX", output) >= size)
+		return error("output path too long");
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return error("cannot create '%s': %s", output, strerror(errno));
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	close(fd);
+	return 0;
+}
+
+static int merge_all(struct merge *m, const struct logdir *ld)
+{
+	int rc;
+
+	m->n_files = ld->n;
+	for (size_t i = 0; i < ld->n; i++) {
+		m->file_no = i + 1;
+		progress(m, i == 0);
+		rc = merge_file(m, ld->names[i], (int64_t)i + 1);
+		if (rc == -EIO)
+			return error("database: %s", m->db_error);
+		if (rc < 0)
+			return error("'%s/%s': %s", m->o->dir, ld->names[i],
+				     strerror(-rc));
+	}
+	if (m->o->progress)
+		fputs("\r\033[K", stderr);
+	if (!m->stats->processes)
+		return error("no readable causal log in '%s'", m->o->dir);
+	if (schema_create_indexes(m->db) || exec(m->db, "COMMIT"))
+		return -1;
+	return 0;
+}
+
+int merge_run(const struct merge_opts *o, struct merge_stats *stats)
+{
+	struct merge m = { .o = o, .stats = stats };
+	char output[4096], tmp[4200];
+	struct logdir ld;
+	int rc;
+
+	memset(stats, 0, sizeof(*stats));
+	rc = logdir_scan(o->dir, &ld);
+	if (rc == -ENOTDIR)
+		return error("'%s' is not a directory", o->dir);
+	if (rc == -ENOENT)
+		return error("directory '%s' does not exist", o->dir);
+	if (rc < 0)
+		return error("cannot read directory '%s': %s", o->dir, strerror(-rc));
+	stats->files = ld.n;
+	if (!ld.n) {
+		logdir_release(&ld);
+		return error("no causal logs (*%s) in '%s'", CAUSAL_LOG_SUFFIX, o->dir);
+	}
+	if (o->output)
+		snprintf(output, sizeof(output), "%s", o->output);
+	else
+		snprintf(output, sizeof(output), "%s/trace.db", o->dir);
+	if (make_temp(output, tmp, sizeof(tmp))) {
+		logdir_release(&ld);
+		return -1;
+	}
+
+	rc = open_db(&m, tmp);
+	if (!rc)
+		rc = merge_all(&m, &ld);
+	close_db(&m);
+	if (!rc && rename(tmp, output) < 0)
+		rc = error("cannot rename '%s' to '%s': %s", tmp, output,
+			   strerror(errno));
+	if (rc)
+		unlink(tmp);
+
+	for (size_t i = 0; i < m.n_hosts; i++)
+		free(m.hosts[i]);
+	free(m.hosts);
+	free(m.uuids);
+	logdir_release(&ld);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * merge.h - load every log under a directory into one SQLite database.
+ *
+ * The database is written to a temporary file next to the output and
+ * renamed into place only when complete, so a database at the output path
+ * is never a partial one.  The content depends only on the logs (no merge
+ * time is stored, files are read in sorted order), so merging the same
+ * directory twice gives byte-identical files.
+ */
+#ifndef CAUSAL_MERGE_H
+#define CAUSAL_MERGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct merge_opts {
+	const char *dir;
+	const char *output;	/* NULL: DIR/trace.db */
+	bool progress;		/* \r progress line on stderr */
+};
+
+struct merge_stats {
+	uint64_t files;		/* *.clog files found */
+	uint64_t hosts;
+	uint64_t processes;
+	uint64_t threads;
+	uint64_t records;
+	uint64_t dropped;	/* sum of processes.dropped */
+	uint64_t bad_records;	/* malformed records skipped */
+	uint64_t truncated;	/* files with status 'truncated' */
+	uint64_t corrupt;	/* files with status 'corrupt' */
+};
+
+/*
+ * Merge o->dir.  Damaged and foreign logs are reported on stderr by name
+ * and skipped or partly loaded.  Returns 0, or -1 after printing why, with
+ * no database left behind: missing or non-directory DIR, no *.clog files,
+ * no readable log, unwritable output, database errors.
+ */
+int merge_run(const struct merge_opts *o, struct merge_stats *stats);
+
+#endif
