@@ -324,6 +324,52 @@ START_TEST(test_sigkill)
 }
 END_TEST
 
+/*
+ * SIGTERM with the default action: the parent still sees death by
+ * SIGTERM, and the log is complete, says so, and closes the threads that
+ * were running.
+ */
+START_TEST(test_sigterm)
+{
+	const char *argv[] = {e2e_prog("killme"), NULL};
+	char log[PATH_MAX], *out = NULL;
+	struct e2e t;
+	int status;
+	pid_t pid;
+
+	e2e_init(&t);
+	pid = e2e_spawn_traced(&t, argv, NULL, in_dir(&t, "out"), NULL);
+	for (int i = 0; i < 2000; i++) {
+		e2e_sleep_ms(5);
+		free(out);
+		out = e2e_slurp(in_dir(&t, "out"), NULL);
+		if (strstr(out, "ready") && find_log(t.logs, log, sizeof(log)))
+			break;
+	}
+	kill(pid, SIGTERM);
+	status = e2e_wait(pid);
+	ck_assert_msg(strstr(out, "ready"), "killme never got ready");
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+		      "traced process did not die of SIGTERM (status 0x%x)",
+		      status);
+	e2e_merge(&t);
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT complete = 1 AND end_reason = "
+				       "'signal' AND end_detail = %d FROM "
+				       "processes",
+				       SIGTERM),
+			 1);
+	/* main and the four churning threads were running */
+	ck_assert_int_ge(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM threads WHERE "
+				       "end_how = 'at_exit' AND marker = "
+				       "'user'"),
+			 5);
+	free(out);
+	e2e_release(&t);
+}
+END_TEST
+
 /* Run output untraced, then traced with env; compare. */
 static void compare_output(struct e2e *t, const char *const env[],
 			   int expect_logs, int expect_causal_line)
@@ -431,6 +477,7 @@ Suite *e2e_process_suite(void)
 	e2e_add_fixture(tc);
 	tcase_add_test(tc, test_fork_exec);
 	tcase_add_test(tc, test_sigkill);
+	tcase_add_test(tc, test_sigterm);
 	tcase_add_test(tc, test_output_unchanged);
 	tcase_add_test(tc, test_output_dir_uncreatable);
 	tcase_add_test(tc, test_output_dir_unwritable);

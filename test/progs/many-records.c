@@ -8,18 +8,21 @@
  * With -h (hold) a parent creates all K first, the children waiting until
  * the last one exists, then joins them: no child ends while the parent is
  * spawning, so nothing but the flush timer gets the tracer's writer to
- * drain the parent's buffer.  Parents take turns at that, so that at most
- * K children are alive at once.
+ * drain the parent's buffer.  Eight parents at a time do that, so that the
+ * writer has several full buffers to drain at once, but at most 8 * K
+ * children are alive.
  *
  * Prints "threads <n>": every thread created, main excluded.
  */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int k = 50, hold;
-static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
+static sem_t turns; /* parents spawning at once, with -h */
+#define TURNS 8
 
 struct batch {
 	pthread_mutex_t lock;
@@ -67,7 +70,7 @@ static void *parent(void *arg)
 	th = calloc(k, sizeof(*th));
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
-	pthread_mutex_lock(&turn);
+	sem_wait(&turns);
 	for (int i = 0; i < k; i++)
 		spawn(&th[i], &attr, &b);
 	pthread_mutex_lock(&b.lock);
@@ -76,7 +79,7 @@ static void *parent(void *arg)
 	pthread_mutex_unlock(&b.lock);
 	for (int i = 0; i < k; i++)
 		pthread_join(th[i], NULL);
-	pthread_mutex_unlock(&turn);
+	sem_post(&turns);
 	pthread_attr_destroy(&attr);
 	free(th);
 	return arg;
@@ -99,6 +102,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: many-records [-h] [K [PARENTS]]\n");
 		return 2;
 	}
+	sem_init(&turns, 0, TURNS);
 	th = calloc(parents, sizeof(*th));
 	for (int i = 0; i < parents; i++)
 		if (pthread_create(&th[i], NULL, parent, NULL)) {
