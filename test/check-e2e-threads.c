@@ -266,8 +266,9 @@ END_TEST
 
 /*
  * The same burst with 4 KiB buffers flushed every 2 s, each parent spawning
- * its 400 children before any of them ends (-h: no thread end wakes the
- * writer early): records are lost, and the loss is reported, not silent.
+ * its 400 children before any of them ends (-h: thread ends do not wake the
+ * writer), 8 parents at once: records are lost, and the loss is reported,
+ * not silent.
  * Each thread owes a THREAD_START, and each but main a THREAD_END and its
  * creator's THREAD_SPAWN; what is missing must be covered by the dropped
  * count.
