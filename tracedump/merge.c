@@ -71,11 +71,28 @@ struct proc {
 	struct thread_map threads;
 };
 
+/*
+ * Records go to SQLite BATCH rows per statement: a multi-row INSERT
+ * halves the per-row VDBE overhead.  Their bytes are copied into one
+ * arena, as the decompression buffer is reused frame after frame.
+ */
+#define BATCH 64
+
+struct batch {
+	int n;
+	uint64_t seq[BATCH], type[BATCH], tid[BATCH], mono[BATCH];
+	size_t off[BATCH], len[BATCH];
+	uint8_t *buf;
+	size_t used, cap;
+};
+
 struct merge {
 	const struct merge_opts *o;
 	struct merge_stats *stats;
 	sqlite3 *db;
 	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
+	sqlite3_stmt *ins_recs;		/* BATCH rows */
+	struct batch batch;
 	int64_t proc_id;		/* of the file being read */
 	struct proc p;
 	char **hosts;			/* index + 1 = host_id */
@@ -317,11 +334,67 @@ static int take_record(struct merge *m, const struct record *r)
 	return 0;
 }
 
+/* Insert the batched records, BATCH at a time or one by one. */
+static int batch_flush(struct merge *m)
+{
+	struct batch *b = &m->batch;
+	sqlite3_stmt *st = b->n == BATCH ? m->ins_recs : m->ins_rec;
+	int i = 0, col = 1;
+
+	while (i < b->n) {
+		sqlite3_bind_int64(st, col++, m->proc_id);
+		sqlite3_bind_int64(st, col++, (int64_t)b->seq[i]);
+		sqlite3_bind_int64(st, col++, (int64_t)b->type[i]);
+		sqlite3_bind_int64(st, col++, (int64_t)b->tid[i]);
+		sqlite3_bind_int64(st, col++, (int64_t)b->mono[i]);
+		/* The arena outlives the step: no copy. */
+		sqlite3_bind_blob(st, col++, b->buf + b->off[i], (int)b->len[i],
+				  SQLITE_STATIC);
+		i++;
+		if (st == m->ins_recs && i < b->n)
+			continue;
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_reset(st);
+			return db_fail(m, "insert record");
+		}
+		sqlite3_reset(st);
+		col = 1;
+	}
+	b->n = 0;
+	b->used = 0;
+	return 0;
+}
+
+static int batch_add(struct merge *m, uint64_t seq, const struct logread_record *lr)
+{
+	struct batch *b = &m->batch;
+
+	if (b->used + lr->raw_len > b->cap) {
+		size_t cap = b->cap ? b->cap : 65536;
+		uint8_t *buf;
+
+		while (cap < b->used + lr->raw_len)
+			cap *= 2;
+		if (!(buf = realloc(b->buf, cap)))
+			return -ENOMEM;
+		b->buf = buf;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->used, lr->raw, lr->raw_len);
+	b->seq[b->n] = seq;
+	b->type[b->n] = lr->type;
+	b->tid[b->n] = lr->tid;
+	b->mono[b->n] = lr->mono_ns;
+	b->off[b->n] = b->used;
+	b->len[b->n] = lr->raw_len;
+	b->used += lr->raw_len;
+	return ++b->n == BATCH ? batch_flush(m) : 0;
+}
+
 static int on_record(void *arg, const struct logread_record *lr)
 {
 	struct merge *m = arg;
 	struct proc *p = &m->p;
-	sqlite3_stmt *st = m->ins_rec;
 	struct record r;
 	int rc;
 
@@ -340,18 +413,8 @@ static int on_record(void *arg, const struct logread_record *lr)
 		return rc;
 	}
 
-	sqlite3_bind_int64(st, 1, m->proc_id);
-	sqlite3_bind_int64(st, 2, (int64_t)p->records);
-	sqlite3_bind_int64(st, 3, lr->type);
-	sqlite3_bind_int64(st, 4, (int64_t)lr->tid);
-	sqlite3_bind_int64(st, 5, (int64_t)lr->mono_ns);
-	/* The bytes outlive the step: no copy. */
-	sqlite3_bind_blob(st, 6, lr->raw, (int)lr->raw_len, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		sqlite3_reset(st);
-		return db_fail(m, "insert record");
-	}
-	sqlite3_reset(st);
+	if ((rc = batch_add(m, p->records, lr)))
+		return rc;
 	p->records++;
 	m->stats->records++;
 	if (!(m->stats->records & 0xFFFF))
@@ -491,6 +554,8 @@ static int merge_file(struct merge *m, const char *name, int64_t file_id)
 	memset(&m->p, 0, sizeof(m->p));
 	m->proc_id = (int64_t)m->stats->processes + 1;
 	rc = logread_file(path, on_record, m, &res);
+	if (m->batch.n && batch_flush(m) && rc >= 0)
+		rc = -EIO;
 	if (rc < 0 && rc != -EINVAL && rc != -EPROTO && rc != -ENOMEM &&
 	    rc != -EIO) {
 		/* Unreadable: like a foreign file, it is skipped. */
@@ -561,6 +626,16 @@ static int prepare(struct merge *m, const char *sql, sqlite3_stmt **st)
 	return 0;
 }
 
+static int prepare_batch(struct merge *m)
+{
+	char sql[64 + BATCH * 16];
+	size_t n = snprintf(sql, sizeof(sql), "INSERT INTO records VALUES");
+
+	for (int i = 0; i < BATCH; i++)
+		n += snprintf(sql + n, sizeof(sql) - n, "%s(?,?,?,?,?,?)", i ? "," : "");
+	return prepare(m, sql, &m->ins_recs);
+}
+
 static int exec(sqlite3 *db, const char *sql)
 {
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
@@ -597,7 +672,7 @@ static int open_db(struct merge *m, const char *path)
 		    "?,?,?,?,?,?)", &m->ins_thread) ||
 	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec))
 		return -1;
-	return 0;
+	return prepare_batch(m);
 }
 
 static void close_db(struct merge *m)
@@ -607,6 +682,10 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_proc);
 	sqlite3_finalize(m->ins_thread);
 	sqlite3_finalize(m->ins_rec);
+	sqlite3_finalize(m->ins_recs);
+	m->ins_recs = NULL;
+	free(m->batch.buf);
+	memset(&m->batch, 0, sizeof(m->batch));
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
 	sqlite3_close(m->db);
 	m->db = NULL;
