@@ -111,9 +111,86 @@ enum causal_record_type {
 	 */
 	CAUSAL_REC_THREAD_SPAWN = 9,
 
-	/* 16..63 are reserved for the Sun RPC probes (shim-rpc). */
+	/*
+	 * The four probes of a Sun RPC call (Figure 2 of the monitoring
+	 * paper), written by shim-rpc.  All four start with
+	 *   [type, tid, mono_ns, chain(bin 20), event_no, function_id,
+	 *    mono_exit_ns, cpu_ns, ...]
+	 * mono_ns / mono_exit_ns: CLOCK_MONOTONIC at the probe's entry and
+	 * exit.  chain is the call chain id (function UUID: 16-byte process
+	 * UUID + 4-byte big-endian counter); event_no its event number;
+	 * function_id the process-wide id of this stub or skeleton
+	 * invocation (shared by its start and end probes).  cpu_ns is the
+	 * thread CPU clock read once per probe, at the phase Equation 1 of
+	 * the CPU paper needs: stub start at entry, stub end at exit,
+	 * skeleton start at exit, skeleton end at entry.  So the probes' own
+	 * cost falls outside every interval the analysis takes.
+	 */
+
+	/* [16, ..., prog, vers, proc, transport, peer(bin sockaddr | nil),
+	 *  site_id, xid, flags(enum causal_rpc_flags)] */
+	CAUSAL_REC_RPC_STUB_START = 16,
+
+	/* [17, ..., status(enum clnt_stat), args_bytes, results_bytes,
+	 *  reply_tag(enum causal_tag_status)] */
+	CAUSAL_REC_RPC_STUB_END = 17,
+
+	/* [18, ..., prog, vers, proc, transport, peer(bin sockaddr | nil),
+	 *  object_id, xid, args_bytes, tag(enum causal_tag_status)]
+	 * An untagged call (untraced client) starts a chain of its own. */
+	CAUSAL_REC_RPC_SKEL_START = 18,
+
+	/* [19, ..., reply(enum causal_rpc_reply), results_bytes] */
+	CAUSAL_REC_RPC_SKEL_END = 19,
+
+	/* [20, tid, mono_ns, site_id, symbol(str), module(str)]: the client
+	 * stub a call site belongs to (e.g. say_it_1), once per site. */
+	CAUSAL_REC_RPC_SITE = 20,
+
+	/* [21, tid, mono_ns, object_id, prog, vers, transport,
+	 *  local address(bin sockaddr | nil), netid(str)]: a serving
+	 * instance, once per process; with the log's host and process it is
+	 * the object identity of the CPU paper (Section 2.2). */
+	CAUSAL_REC_RPC_OBJECT = 21,
+
+	/* 22..63 are reserved for more RPC records. */
 	CAUSAL_REC_RPC_FIRST = 16,
 	CAUSAL_REC_RPC_LAST = 63,
+};
+
+enum causal_rpc_transport {
+	CAUSAL_TRANSPORT_UNKNOWN = 0,
+	CAUSAL_TRANSPORT_TCP = 1,
+	CAUSAL_TRANSPORT_UDP = 2,
+	CAUSAL_TRANSPORT_UNIX = 3,	/* AF_LOCAL stream */
+	CAUSAL_TRANSPORT_RAW = 4,	/* clnt_raw / svc_raw, in-process */
+};
+
+enum causal_rpc_flags {
+	CAUSAL_RPC_ONE_WAY = 1,		/* zero timeout: no reply awaited */
+	CAUSAL_RPC_TAG_SENT = 2,	/* the causality tag went with it */
+	CAUSAL_RPC_BROADCAST = 4,	/* rpc_broadcast / clnt_broadcast */
+	CAUSAL_RPC_BATCHED = 8,		/* NULL results: a batched call */
+};
+
+/* What became of the causality tag a peer may have sent. */
+enum causal_tag_status {
+	CAUSAL_TAG_OK = 0,
+	CAUSAL_TAG_ABSENT = 1,		/* untraced peer, or none expected */
+	CAUSAL_TAG_MALFORMED = 2,	/* present but invalid: ignored */
+	CAUSAL_TAG_STALE = 3,		/* valid, for another xid: ignored */
+};
+
+/* How a skeleton ended: the reply the server sent. */
+enum causal_rpc_reply {
+	CAUSAL_REPLY_SUCCESS = 0,
+	CAUSAL_REPLY_NONE = 1,		/* dispatch returned without reply */
+	CAUSAL_REPLY_PROG_UNAVAIL = 2,
+	CAUSAL_REPLY_PROG_MISMATCH = 3,
+	CAUSAL_REPLY_PROC_UNAVAIL = 4,
+	CAUSAL_REPLY_GARBAGE_ARGS = 5,
+	CAUSAL_REPLY_SYSTEM_ERR = 6,
+	CAUSAL_REPLY_DENIED = 7,	/* auth error or RPC mismatch */
 };
 
 /* The white / black marker of Section 2.3.4.2 of the monitoring paper. */
