@@ -19,8 +19,10 @@ endif
 # --- libcausal.so: everything hidden but the interposed symbols ---------------
 LIB_SRCS := $(wildcard preload/*.c shim-pthread/*.c shim-rpc/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/lib/%.o)
-LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ipreload
-LIB_LIBS := -lzstd -lmsgpackc -ldl -lpthread
+TIRPC_CFLAGS := $(shell pkg-config --cflags libtirpc)
+TIRPC_LIBS := $(shell pkg-config --libs libtirpc)
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ipreload $(TIRPC_CFLAGS)
+LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 
 # Modules of the library that neither interpose nor start anything (no
 # constructor, no global state), unit-tested directly.
@@ -37,8 +39,9 @@ TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 # --- tests ----------------------------------------------------------------------
 TEST_SRCS := $(wildcard test/check-*.c) test/run-tests.c
 TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS)
-TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -I$(BUILD)/test $(shell pkg-config --cflags check)
-TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) -ldl -lpthread
+TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -I$(BUILD)/test \
+	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
+TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(TIRPC_LIBS) -ldl -lpthread
 PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
@@ -103,10 +106,14 @@ $(BUILD)/examples/%: examples/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -o $@ $< -lpthread -lm
 
-test: all $(BUILD)/test/run-tests $(PROGS)
+# rpcgen-generated test programs (test/rpc/) bring their own rules
+RPC_PROGS :=
+-include test/rpc/rules.mk
+
+test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS)
 	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) $(BUILD)/test/run-tests
 
-bench: all $(BENCHES) $(PROGS)
+bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
 
 example: all $(EXAMPLES)
