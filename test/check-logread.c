@@ -13,9 +13,8 @@
 
 #include "json.h"
 #include "log-fixture.h"
+#include "log-record.h"
 #include "logread.h"
-/* preload/ has a record.h too, earlier on the test include path. */
-#include "../tracedump/record.h"
 
 static const uint8_t uuid_a[16] = { 0xaa, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };
 

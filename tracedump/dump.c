@@ -12,7 +12,7 @@
 #include "json.h"
 #include "logdir.h"
 #include "logread.h"
-#include "record.h"
+#include "log-record.h"
 #include "usage.h"
 
 struct dump_ctx {

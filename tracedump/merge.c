@@ -22,7 +22,7 @@
 #include "logdir.h"
 #include "logread.h"
 #include "merge.h"
-#include "record.h"
+#include "log-record.h"
 #include "schema.h"
 #include "usage.h"
 

@@ -1,12 +1,12 @@
 /*
- * record.h - decode one log record (a msgpack array, see log-format.h)
+ * log-record.h - decode one log record (a msgpack array, see log-format.h)
  * into a typed struct, and name record types and enum values.
  *
  * Strings and byte strings point into the msgpack object, so a struct
  * record lives no longer than the logread callback that produced it.
  */
-#ifndef CAUSAL_TRACEDUMP_RECORD_H
-#define CAUSAL_TRACEDUMP_RECORD_H
+#ifndef CAUSAL_TRACEDUMP_LOG_RECORD_H
+#define CAUSAL_TRACEDUMP_LOG_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,11 +1,11 @@
 /*
- * record.c - typed decoding of log records.  Every field is checked
+ * log-record.c - typed decoding of log records.  Every field is checked
  * against its msgpack type, because logs are input, not trusted memory.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "record.h"
+#include "log-record.h"
 
 static const char *const type_names[][2] = {
 	[CAUSAL_REC_HEADER] = { "HEADER", "header" },
