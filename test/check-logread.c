@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dump.h"
 #include "json.h"
 #include "log-fixture.h"
 #include "log-record.h"
@@ -151,8 +152,8 @@ START_TEST(test_sample_decodes)
 	ck_assert_uint_eq(s.type[5], CAUSAL_REC_THREAD_END);
 	ck_assert_uint_eq(s.rec[5].thread_end.cpu_ns, 70);
 	ck_assert_uint_eq(s.rec[5].thread_end.how, CAUSAL_THREAD_RETURNED);
-	ck_assert_uint_eq(s.type[6], 17);	/* unknown: common fields only */
-	ck_assert(!record_known(17));
+	ck_assert_uint_eq(s.type[6], FIXTURE_UNKNOWN_TYPE);	/* unknown: common fields only */
+	ck_assert(!record_known(FIXTURE_UNKNOWN_TYPE));
 	ck_assert_uint_eq(s.type[8], CAUSAL_REC_PROCESS_END);
 	ck_assert_uint_eq(s.frame[8], 2);
 	ck_assert_uint_eq(s.rec[8].process_end.realtime_ns, 1700000000000000008ull);
@@ -379,11 +380,52 @@ START_TEST(test_names)
 	ck_assert_str_eq(record_type_name(CAUSAL_REC_THREAD_START, false), "THREAD_START");
 	ck_assert_str_eq(record_type_name(CAUSAL_REC_EXEC_FAILED, true), "exec_failed");
 	ck_assert_ptr_null(record_type_name(0, true));
-	ck_assert_ptr_null(record_type_name(17, true));
+	ck_assert_ptr_null(record_type_name(FIXTURE_UNKNOWN_TYPE, true));
 	ck_assert_str_eq(record_marker_name(CAUSAL_MARKER_INFRA), "infra");
 	ck_assert_str_eq(record_thread_end_name(CAUSAL_THREAD_AT_EXIT), "at_exit");
 	ck_assert_str_eq(record_process_end_name(CAUSAL_END__EXIT), "_exit");
 	ck_assert_ptr_null(record_process_end_name(4));
+}
+END_TEST
+
+START_TEST(test_dump_rpc)
+{
+	const char *path = tmp_path("r.clog");
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN] = { 0xab };
+	uint8_t sin[16] = { 2, 0, 0x08, 0x01, 127, 0, 0, 1 };	/* AF_INET, LE host */
+	struct fixture_rpc p = { 3, 50, 51, 700, chain, 4, 9 };
+	struct dump_stats st;
+	struct fixture_log fl;
+	char text[4096] = "", json[4096] = "";
+	FILE *f;
+
+	ck_assert_int_eq(fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION), 0);
+	fixture_log_stub_start(&fl, &p, 100003, 3, 1, CAUSAL_TRANSPORT_UDP, sin,
+			       sizeof(sin), 2, 77, CAUSAL_RPC_ONE_WAY | CAUSAL_RPC_TAG_SENT);
+	fixture_log_stub_end(&fl, &p, 10, 1, 2, CAUSAL_TAG_STALE);
+	fixture_log_skel_end(&fl, &p, 99, 5);
+	fixture_log_close(&fl);
+
+	f = fmemopen(text, sizeof(text) - 1, "w");
+	ck_assert_int_eq(dump_path(f, path, DUMP_TEXT, &st), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "RPC_STUB_START tid=3 mono_ns=50 chain=ab000000"
+				     "00000000000000000000000000000000 event=4 function=9"
+				     " mono_exit_ns=51 cpu_ns=700 prog=100003 vers=3 proc=1"
+				     " transport=udp peer=127.0.0.1:2049 site=2 xid=77"
+				     " flags=one_way|tag_sent\n"));
+	ck_assert_ptr_nonnull(strstr(text, " status=RPC_PROCUNAVAIL args_bytes=1"
+				     " results_bytes=2 reply_tag=stale\n"));
+	/* Out of range: the number. */
+	ck_assert_ptr_nonnull(strstr(text, " reply=99 results_bytes=5\n"));
+
+	f = fmemopen(json, sizeof(json) - 1, "w");
+	ck_assert_int_eq(dump_path(f, path, DUMP_JSON, &st), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(json, "\"type\":\"rpc_stub_start\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"transport\":\"udp\",\"peer\":\"127.0.0.1:2049\""
+				     ",\"site\":2,\"xid\":77,\"flags\":[\"one_way\",\"tag_sent\"]}"));
+	ck_assert_ptr_nonnull(strstr(json, "\"status\":\"RPC_PROCUNAVAIL\""));
 }
 END_TEST
 
@@ -404,6 +446,7 @@ Suite *logread_suite(void)
 	tcase_add_test(tc, test_callback_stops);
 	tcase_add_test(tc, test_json_string);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_dump_rpc);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -137,7 +137,7 @@ START_TEST(test_merge_two_processes)
 	ck_assert_uint_eq(s.truncated + s.corrupt, 0);
 
 	db = open_db(tmp_path("logs/trace.db"));
-	ck_assert_str_eq(q_text(db, "SELECT value FROM meta WHERE key='schema_version'"), "1");
+	ck_assert_str_eq(q_text(db, "SELECT value FROM meta WHERE key='schema_version'"), "2");
 	ck_assert_str_eq(q_text(db, "SELECT value FROM meta WHERE key='format_version'"), "1");
 	ck_assert_str_eq(q_text(db, "SELECT group_concat(name, ',') FROM files"),
 			 "hostA.42.aa.clog,sub/hostB.43.bb.clog");
@@ -192,13 +192,13 @@ START_TEST(test_merge_two_processes)
 	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM records WHERE proc_id=1"), 9);
 	ck_assert_int_eq(q_int(db, "SELECT max(seq) FROM records WHERE proc_id=2"), 6);
 	ck_assert_int_eq(q_int(db, "SELECT type FROM records WHERE proc_id=1 AND seq=0"), 1);
-	ck_assert_int_eq(q_int(db, "SELECT type FROM records WHERE proc_id=1 AND seq=6"), 17);
+	ck_assert_int_eq(q_int(db, "SELECT type FROM records WHERE proc_id=1 AND seq=6"), FIXTURE_UNKNOWN_TYPE);
 	ck_assert_int_eq(q_int(db, "SELECT mono_ns FROM records WHERE proc_id=1 AND seq=8"), 1008);
 	/* [4, 2, 1004, 5] */
 	ck_assert_str_eq(q_text(db, "SELECT hex(data) FROM records WHERE proc_id=1 AND seq=4"),
 			 "940402CD03EC05");
 	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='index'"
-			       " AND name NOT LIKE 'sqlite_%'"), 5);
+			       " AND name NOT LIKE 'sqlite_%'"), 10);
 	sqlite3_close(db);
 }
 END_TEST

@@ -203,10 +203,115 @@ static inline void fixture_log_process_end(struct fixture_log *fl, uint64_t mono
 	msgpack_pack_uint64(&fl->pk, dropped);
 }
 
+/* The fields common to the four RPC probes. */
+struct fixture_rpc {
+	uint64_t tid, mono, mono_exit, cpu;
+	const uint8_t *chain;		/* CAUSAL_CHAIN_ID_LEN */
+	uint64_t event, function;
+};
+
+static inline void fixture_log_rpc_begin(struct fixture_log *fl, unsigned type,
+					 const struct fixture_rpc *p, size_t nfields)
+{
+	fixture_log_begin(fl, type, p->tid, p->mono, 5 + nfields);
+	fixture_log_bin(fl, p->chain, CAUSAL_CHAIN_ID_LEN);
+	msgpack_pack_uint64(&fl->pk, p->event);
+	msgpack_pack_uint64(&fl->pk, p->function);
+	msgpack_pack_uint64(&fl->pk, p->mono_exit);
+	msgpack_pack_uint64(&fl->pk, p->cpu);
+}
+
+/* peer: a struct sockaddr of peer_len bytes, or NULL for nil. */
+static inline void fixture_log_stub_start(struct fixture_log *fl,
+					  const struct fixture_rpc *p,
+					  uint64_t prog, uint64_t vers, uint64_t proc,
+					  unsigned transport, const void *peer,
+					  size_t peer_len, uint64_t site_id,
+					  uint64_t xid, unsigned flags)
+{
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_START, p, 8);
+	msgpack_pack_uint64(&fl->pk, prog);
+	msgpack_pack_uint64(&fl->pk, vers);
+	msgpack_pack_uint64(&fl->pk, proc);
+	msgpack_pack_uint64(&fl->pk, transport);
+	fixture_log_bin(fl, peer, peer_len);
+	msgpack_pack_uint64(&fl->pk, site_id);
+	msgpack_pack_uint64(&fl->pk, xid);
+	msgpack_pack_uint64(&fl->pk, flags);
+}
+
+static inline void fixture_log_stub_end(struct fixture_log *fl,
+					const struct fixture_rpc *p, unsigned status,
+					uint64_t args_bytes, uint64_t results_bytes,
+					unsigned reply_tag)
+{
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p, 4);
+	msgpack_pack_uint64(&fl->pk, status);
+	msgpack_pack_uint64(&fl->pk, args_bytes);
+	msgpack_pack_uint64(&fl->pk, results_bytes);
+	msgpack_pack_uint64(&fl->pk, reply_tag);
+}
+
+static inline void fixture_log_skel_start(struct fixture_log *fl,
+					  const struct fixture_rpc *p,
+					  uint64_t prog, uint64_t vers, uint64_t proc,
+					  unsigned transport, const void *peer,
+					  size_t peer_len, uint64_t object_id,
+					  uint64_t xid, uint64_t args_bytes, unsigned tag)
+{
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_START, p, 9);
+	msgpack_pack_uint64(&fl->pk, prog);
+	msgpack_pack_uint64(&fl->pk, vers);
+	msgpack_pack_uint64(&fl->pk, proc);
+	msgpack_pack_uint64(&fl->pk, transport);
+	fixture_log_bin(fl, peer, peer_len);
+	msgpack_pack_uint64(&fl->pk, object_id);
+	msgpack_pack_uint64(&fl->pk, xid);
+	msgpack_pack_uint64(&fl->pk, args_bytes);
+	msgpack_pack_uint64(&fl->pk, tag);
+}
+
+static inline void fixture_log_skel_end(struct fixture_log *fl,
+					const struct fixture_rpc *p, unsigned reply,
+					uint64_t results_bytes)
+{
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_END, p, 2);
+	msgpack_pack_uint64(&fl->pk, reply);
+	msgpack_pack_uint64(&fl->pk, results_bytes);
+}
+
+static inline void fixture_log_rpc_site(struct fixture_log *fl, uint64_t tid,
+					uint64_t mono, uint64_t site_id,
+					const char *symbol, const char *module)
+{
+	fixture_log_begin(fl, CAUSAL_REC_RPC_SITE, tid, mono, 3);
+	msgpack_pack_uint64(&fl->pk, site_id);
+	fixture_log_str(fl, symbol);
+	fixture_log_str(fl, module);
+}
+
+static inline void fixture_log_rpc_object(struct fixture_log *fl, uint64_t tid,
+					  uint64_t mono, uint64_t object_id,
+					  uint64_t prog, uint64_t vers,
+					  unsigned transport, const void *addr,
+					  size_t addr_len, const char *netid)
+{
+	fixture_log_begin(fl, CAUSAL_REC_RPC_OBJECT, tid, mono, 6);
+	msgpack_pack_uint64(&fl->pk, object_id);
+	msgpack_pack_uint64(&fl->pk, prog);
+	msgpack_pack_uint64(&fl->pk, vers);
+	msgpack_pack_uint64(&fl->pk, transport);
+	fixture_log_bin(fl, addr, addr_len);
+	fixture_log_str(fl, netid);
+}
+
+/* A record type no format version defines (above CAUSAL_REC_RPC_LAST). */
+#define FIXTURE_UNKNOWN_TYPE 99
+
 /*
  * The sample log of the unit tests, in three frames:
  *   0: HEADER, THREAD_START 1, THREAD_SPAWN 1->2, THREAD_START 2 (ctx set)
- *   1: DROPS 2 (5), THREAD_END 2, an unknown type-17 record
+ *   1: DROPS 2 (5), THREAD_END 2, an unknown type-99 record
  *   2: THREAD_END 1 (at_exit), PROCESS_END (dropped 7)  [if ended]
  * ends[i] is the file offset just past frame i; chain[] = 0xC0 + i.
  * Returns the number of records written, or -1.
@@ -238,7 +343,7 @@ static inline int fixture_log_sample(const char *path, const uint8_t uuid[16],
 	ends[0] = ftell(fl.f);
 	fixture_log_drops(&fl, 2, 1004, 5);
 	fixture_log_thread_end(&fl, 2, 1005, 70, CAUSAL_THREAD_RETURNED);
-	fixture_log_begin(&fl, 17, 1, 1006, 2);
+	fixture_log_begin(&fl, FIXTURE_UNKNOWN_TYPE, 1, 1006, 2);
 	fixture_log_str(&fl, "x");
 	msgpack_pack_int(&fl.pk, -3);
 	n += 3;

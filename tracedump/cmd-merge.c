@@ -51,9 +51,12 @@ int cmd_merge(int argc, char **argv)
 	       "records:         %" PRIu64 "\n"
 	       "dropped records: %" PRIu64 "\n"
 	       "truncated files: %" PRIu64 "\n"
-	       "corrupt files:   %" PRIu64 "\n",
+	       "corrupt files:   %" PRIu64 "\n"
+	       "rpc calls:       %" PRIu64 "\n"
+	       "missing a side:  %" PRIu64 " (server %" PRIu64 ", client %" PRIu64 ")\n",
 	       s.hosts, s.processes, s.threads, s.records, s.dropped,
-	       s.truncated, s.corrupt);
+	       s.truncated, s.corrupt, s.rpc_calls,
+	       s.rpc_no_server + s.rpc_no_client, s.rpc_no_server, s.rpc_no_client);
 	if (s.bad_records)
 		printf("bad records:     %" PRIu64 "\n", s.bad_records);
 	return 0;

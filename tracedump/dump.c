@@ -88,6 +88,118 @@ static void hex(const struct dump_ctx *c, const char *k, const uint8_t *p,
 	fprintf(c->out, c->fmt == DUMP_JSON ? "\"%s\"" : "%s", buf);
 }
 
+/* A raw sockaddr as its address text; nil as null / "-". */
+static void addr(const struct dump_ctx *c, const char *k,
+		 const struct record_bin *b)
+{
+	char buf[RECORD_SOCKADDR_MAX];
+	bool plain = c->fmt == DUMP_TEXT;
+
+	key(c, k);
+	if (!b->ptr) {
+		fputs(c->fmt == DUMP_JSON ? "null" : "-", c->out);
+		return;
+	}
+	record_sockaddr(buf, b->ptr, b->len);
+	/* Text stays unquoted unless a unix path would split the line. */
+	for (const char *q = buf; *q && plain; q++)
+		if ((unsigned char)*q <= ' ' || *q == '"' || *q == 0x7f)
+			plain = false;
+	if (plain)
+		fputs(buf, c->out);
+	else
+		json_string(c->out, buf, strlen(buf));
+}
+
+/* Text "one_way|tag_sent" ("-" for none), JSON ["one_way","tag_sent"]. */
+static void flags(const struct dump_ctx *c, const char *k, uint64_t v)
+{
+	char buf[128];
+
+	key(c, k);
+	if (c->fmt == DUMP_TEXT) {
+		record_rpc_flags(buf, sizeof(buf), v, '|');
+		fputs(buf[0] ? buf : "-", c->out);
+		return;
+	}
+	record_rpc_flags(buf, sizeof(buf), v, ',');
+	putc('[', c->out);
+	for (char *tok = strtok(buf, ","), *first = tok; tok; tok = strtok(NULL, ","))
+		fprintf(c->out, "%s\"%s\"", tok == first ? "" : ",", tok);
+	putc(']', c->out);
+}
+
+/* The fields common to the four RPC probes. */
+static void rpc_probe(const struct dump_ctx *c, const struct record_rpc *p)
+{
+	hex(c, "chain", p->chain, CAUSAL_CHAIN_ID_LEN);
+	u64(c, "event", p->event);
+	u64(c, "function", p->function);
+	u64(c, "mono_exit_ns", p->mono_exit_ns);
+	u64(c, "cpu_ns", p->cpu_ns);
+}
+
+static void print_rpc(const struct dump_ctx *c, const struct record *r)
+{
+	switch (r->type) {
+	case CAUSAL_REC_RPC_STUB_START:
+		rpc_probe(c, &r->stub_start.p);
+		u64(c, "prog", r->stub_start.prog);
+		u64(c, "vers", r->stub_start.vers);
+		u64(c, "proc", r->stub_start.proc);
+		name(c, "transport", record_transport_name(r->stub_start.transport),
+		     r->stub_start.transport);
+		addr(c, "peer", &r->stub_start.peer);
+		u64(c, "site", r->stub_start.site_id);
+		u64(c, "xid", r->stub_start.xid);
+		flags(c, "flags", r->stub_start.flags);
+		break;
+	case CAUSAL_REC_RPC_STUB_END:
+		rpc_probe(c, &r->stub_end.p);
+		name(c, "status", record_clnt_stat_name(r->stub_end.status),
+		     r->stub_end.status);
+		u64(c, "args_bytes", r->stub_end.args_bytes);
+		u64(c, "results_bytes", r->stub_end.results_bytes);
+		name(c, "reply_tag", record_tag_status_name(r->stub_end.reply_tag),
+		     r->stub_end.reply_tag);
+		break;
+	case CAUSAL_REC_RPC_SKEL_START:
+		rpc_probe(c, &r->skel_start.p);
+		u64(c, "prog", r->skel_start.prog);
+		u64(c, "vers", r->skel_start.vers);
+		u64(c, "proc", r->skel_start.proc);
+		name(c, "transport", record_transport_name(r->skel_start.transport),
+		     r->skel_start.transport);
+		addr(c, "peer", &r->skel_start.peer);
+		u64(c, "object", r->skel_start.object_id);
+		u64(c, "xid", r->skel_start.xid);
+		u64(c, "args_bytes", r->skel_start.args_bytes);
+		name(c, "tag", record_tag_status_name(r->skel_start.tag),
+		     r->skel_start.tag);
+		break;
+	case CAUSAL_REC_RPC_SKEL_END:
+		rpc_probe(c, &r->skel_end.p);
+		name(c, "reply", record_reply_name(r->skel_end.reply),
+		     r->skel_end.reply);
+		u64(c, "results_bytes", r->skel_end.results_bytes);
+		break;
+	case CAUSAL_REC_RPC_SITE:
+		u64(c, "site", r->rpc_site.site_id);
+		str(c, "symbol", r->rpc_site.symbol);
+		str(c, "module", r->rpc_site.module);
+		break;
+	case CAUSAL_REC_RPC_OBJECT:
+		u64(c, "object", r->rpc_object.object_id);
+		u64(c, "prog", r->rpc_object.prog);
+		u64(c, "vers", r->rpc_object.vers);
+		name(c, "transport", record_transport_name(r->rpc_object.transport),
+		     r->rpc_object.transport);
+		addr(c, "address", &r->rpc_object.address);
+		str(c, "netid", r->rpc_object.netid);
+		break;
+	}
+}
+
 static void print_fields(const struct dump_ctx *c, const struct record *r)
 {
 	FILE *out = c->out;
@@ -159,6 +271,9 @@ static void print_fields(const struct dump_ctx *c, const struct record *r)
 		break;
 	case CAUSAL_REC_THREAD_SPAWN:
 		u64(c, "child_tid", r->thread_spawn.child_tid);
+		break;
+	default:
+		print_rpc(c, r);
 		break;
 	}
 }

@@ -28,6 +28,18 @@ struct record_ctx {
 	uint64_t function;
 };
 
+/* A raw struct sockaddr (bin), or nil: ptr NULL. */
+struct record_bin {
+	const uint8_t *ptr;
+	size_t len;
+};
+
+/* The fields common to the four RPC probes (log-format.h). */
+struct record_rpc {
+	const uint8_t *chain;		/* CAUSAL_CHAIN_ID_LEN bytes */
+	uint64_t event, function, mono_exit_ns, cpu_ns;
+};
+
 struct record {
 	unsigned type;
 	uint64_t tid;
@@ -71,6 +83,35 @@ struct record {
 		struct {
 			uint64_t child_tid;
 		} thread_spawn;
+		struct {
+			struct record_rpc p;
+			uint64_t prog, vers, proc, transport;
+			struct record_bin peer;
+			uint64_t site_id, xid, flags;
+		} stub_start;
+		struct {
+			struct record_rpc p;
+			uint64_t status, args_bytes, results_bytes, reply_tag;
+		} stub_end;
+		struct {
+			struct record_rpc p;
+			uint64_t prog, vers, proc, transport;
+			struct record_bin peer;
+			uint64_t object_id, xid, args_bytes, tag;
+		} skel_start;
+		struct {
+			struct record_rpc p;
+			uint64_t reply, results_bytes;
+		} skel_end;
+		struct {
+			uint64_t site_id;
+			struct record_str symbol, module;
+		} rpc_site;
+		struct {
+			uint64_t object_id, prog, vers, transport;
+			struct record_bin address;
+			struct record_str netid;
+		} rpc_object;
 	};
 };
 
@@ -90,6 +131,28 @@ const char *record_type_name(unsigned type, bool lower);
 const char *record_marker_name(uint64_t marker);
 const char *record_thread_end_name(uint64_t how);
 const char *record_process_end_name(uint64_t reason);
+const char *record_transport_name(uint64_t transport);	/* "tcp" */
+const char *record_clnt_stat_name(uint64_t status);	/* "RPC_TIMEDOUT" */
+const char *record_tag_status_name(uint64_t tag);	/* "stale" */
+const char *record_reply_name(uint64_t reply);		/* "proc_unavail" */
+
+/* The probe kind of an RPC probe type ("stub_start"...), else NULL. */
+const char *record_rpc_kind(unsigned type);
+
+/*
+ * enum causal_rpc_flags as "one_way|tag_sent" (unknown bits as hex,
+ * "0x10"; no flag: ""), sep between names.  out needs 64 bytes.
+ */
+void record_rpc_flags(char *out, size_t size, uint64_t flags, char sep);
+
+/*
+ * A raw struct sockaddr as text: "127.0.0.1:2049", "[::1]:111",
+ * "unix:/path" ("unix:@name" for an abstract socket, "unix:" unnamed).
+ * Anything else is "af<family>:<hex>", or "bad:<hex>" when too short
+ * for its family.  out needs RECORD_SOCKADDR_MAX bytes; returns out.
+ */
+#define RECORD_SOCKADDR_MAX 320
+char *record_sockaddr(char *out, const uint8_t *p, size_t len);
 
 /* Lowercase hex of n bytes into out (2n + 1 bytes). */
 void record_hex(char *out, const uint8_t *p, size_t n);

@@ -22,6 +22,7 @@
 #include "logdir.h"
 #include "logread.h"
 #include "merge.h"
+#include "rpc-calls.h"
 #include "log-record.h"
 #include "schema.h"
 #include "usage.h"
@@ -92,6 +93,8 @@ struct merge {
 	sqlite3 *db;
 	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
+	sqlite3_stmt *ins_probe, *ins_site, *ins_object;
+	struct rpc_calls rpc;
 	struct batch batch;
 	int64_t proc_id;		/* of the file being read */
 	struct proc p;
@@ -277,8 +280,64 @@ static int take_header(struct merge *m, const struct record *r)
 	return host_id(m, r->header.host, &p->host_id);
 }
 
-/* Fold a record into the process and thread rows. */
-static int take_record(struct merge *m, const struct record *r)
+/* An RPC probe row; the probe also goes to the call join. */
+static int take_probe(struct merge *m, uint64_t seq, const struct record *r,
+		      const struct record_rpc *p)
+{
+	sqlite3_stmt *st = m->ins_probe;
+
+	sqlite3_bind_int64(st, 1, m->proc_id);
+	sqlite3_bind_int64(st, 2, (int64_t)seq);
+	bind_name(st, 3, record_rpc_kind(r->type));
+	sqlite3_bind_int64(st, 4, (int64_t)r->tid);
+	bind_hex(st, 5, p->chain, CAUSAL_CHAIN_ID_LEN);
+	sqlite3_bind_int64(st, 6, (int64_t)p->event);
+	sqlite3_bind_int64(st, 7, (int64_t)p->function);
+	sqlite3_bind_int64(st, 8, (int64_t)r->mono_ns);
+	sqlite3_bind_int64(st, 9, (int64_t)p->mono_exit_ns);
+	sqlite3_bind_int64(st, 10, (int64_t)p->cpu_ns);
+	if (rpc_calls_add(&m->rpc, m->proc_id, seq, r))
+		return -ENOMEM;
+	return step(m, st, "insert rpc probe");
+}
+
+static void bind_addr(sqlite3_stmt *st, int i, const struct record_bin *b)
+{
+	char buf[RECORD_SOCKADDR_MAX];
+
+	if (b->ptr)
+		sqlite3_bind_text(st, i, record_sockaddr(buf, b->ptr, b->len), -1,
+				  SQLITE_TRANSIENT);
+}
+
+/* RPC_SITE and RPC_OBJECT: the first record of an id wins. */
+static int take_rpc_meta(struct merge *m, uint64_t seq, const struct record *r)
+{
+	sqlite3_stmt *st;
+
+	if (r->type == CAUSAL_REC_RPC_SITE) {
+		st = m->ins_site;
+		sqlite3_bind_int64(st, 1, m->proc_id);
+		sqlite3_bind_int64(st, 2, (int64_t)r->rpc_site.site_id);
+		bind_text(st, 3, r->rpc_site.symbol.ptr, r->rpc_site.symbol.len);
+		bind_text(st, 4, r->rpc_site.module.ptr, r->rpc_site.module.len);
+		if (rpc_calls_add(&m->rpc, m->proc_id, seq, r))
+			return -ENOMEM;
+		return step(m, st, "insert rpc site");
+	}
+	st = m->ins_object;
+	sqlite3_bind_int64(st, 1, m->proc_id);
+	sqlite3_bind_int64(st, 2, (int64_t)r->rpc_object.object_id);
+	sqlite3_bind_int64(st, 3, (int64_t)r->rpc_object.prog);
+	sqlite3_bind_int64(st, 4, (int64_t)r->rpc_object.vers);
+	bind_name(st, 5, record_transport_name(r->rpc_object.transport));
+	bind_addr(st, 6, &r->rpc_object.address);
+	bind_text(st, 7, r->rpc_object.netid.ptr, r->rpc_object.netid.len);
+	return step(m, st, "insert rpc object");
+}
+
+/* Fold a record (number seq of the process) into the rows it feeds. */
+static int take_record(struct merge *m, uint64_t seq, const struct record *r)
 {
 	struct proc *p = &m->p;
 	struct thread *t;
@@ -330,6 +389,17 @@ static int take_record(struct merge *m, const struct record *r)
 		p->end_detail = r->process_end.detail;
 		p->end_dropped = r->process_end.dropped;
 		break;
+	case CAUSAL_REC_RPC_STUB_START:
+		return take_probe(m, seq, r, &r->stub_start.p);
+	case CAUSAL_REC_RPC_STUB_END:
+		return take_probe(m, seq, r, &r->stub_end.p);
+	case CAUSAL_REC_RPC_SKEL_START:
+		return take_probe(m, seq, r, &r->skel_start.p);
+	case CAUSAL_REC_RPC_SKEL_END:
+		return take_probe(m, seq, r, &r->skel_end.p);
+	case CAUSAL_REC_RPC_SITE:
+	case CAUSAL_REC_RPC_OBJECT:
+		return take_rpc_meta(m, seq, r);
 	}
 	return 0;
 }
@@ -409,7 +479,7 @@ static int on_record(void *arg, const struct logread_record *lr)
 			return STOP_NO_HEADER;
 		if ((rc = take_header(m, &r)))
 			return rc;
-	} else if ((rc = take_record(m, &r))) {
+	} else if ((rc = take_record(m, p->records, &r))) {
 		return rc;
 	}
 
@@ -670,7 +740,13 @@ static int open_db(struct merge *m, const char *path)
 		    "?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
 	    prepare(m, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
 		    "?,?,?,?,?,?)", &m->ins_thread) ||
-	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec))
+	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec) ||
+	    prepare(m, "INSERT INTO rpc_probes VALUES(?,?,?,?,?,?,?,?,?,?)",
+		    &m->ins_probe) ||
+	    prepare(m, "INSERT OR IGNORE INTO rpc_sites VALUES(?,?,?,?)",
+		    &m->ins_site) ||
+	    prepare(m, "INSERT OR IGNORE INTO rpc_objects VALUES(?,?,?,?,?,?,?)",
+		    &m->ins_object))
 		return -1;
 	return prepare_batch(m);
 }
@@ -683,7 +759,10 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_thread);
 	sqlite3_finalize(m->ins_rec);
 	sqlite3_finalize(m->ins_recs);
-	m->ins_recs = NULL;
+	sqlite3_finalize(m->ins_probe);
+	sqlite3_finalize(m->ins_site);
+	sqlite3_finalize(m->ins_object);
+	m->ins_recs = m->ins_probe = m->ins_site = m->ins_object = NULL;
 	free(m->batch.buf);
 	memset(&m->batch, 0, sizeof(m->batch));
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
@@ -709,6 +788,21 @@ static int make_temp(const char *output, char *tmp, size_t size)
 	return 0;
 }
 
+static int store_calls(struct merge *m)
+{
+	struct rpc_calls_stats cs;
+	int rc = rpc_calls_store(&m->rpc, m->db, &cs);
+
+	if (rc == -EIO)
+		return error("database: insert rpc call: %s", sqlite3_errmsg(m->db));
+	if (rc)
+		return error("rpc calls: %s", strerror(-rc));
+	m->stats->rpc_calls = cs.calls;
+	m->stats->rpc_no_server = cs.no_server;
+	m->stats->rpc_no_client = cs.no_client;
+	return 0;
+}
+
 static int merge_all(struct merge *m, const struct logdir *ld)
 {
 	int rc;
@@ -728,6 +822,8 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 		fputs("\r\033[K", stderr);
 	if (!m->stats->processes)
 		return error("no readable causal log in '%s'", m->o->dir);
+	if ((rc = store_calls(m)))
+		return rc;
 	if (schema_create_indexes(m->db) || exec(m->db, "COMMIT"))
 		return -1;
 	return 0;
@@ -762,6 +858,7 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 		return -1;
 	}
 
+	rpc_calls_init(&m.rpc);
 	rc = open_db(&m, tmp);
 	if (!rc)
 		rc = merge_all(&m, &ld);
@@ -776,6 +873,7 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 		free(m.hosts[i]);
 	free(m.hosts);
 	free(m.uuids);
+	rpc_calls_release(&m.rpc);
 	logdir_release(&ld);
 	return rc ? -1 : 0;
 }

@@ -1,6 +1,6 @@
 /*
  * schema.c - tables and indexes of the merged trace database.  Keep in
- * step with SCHEMA.md: the end-to-end tests and ccsg query these names.
+ * step with README.md ("The database"): the end-to-end tests and ccsg query these names.
  */
 #include <stdio.h>
 
@@ -31,14 +31,49 @@ static const char tables_sql[] =
 	" WITHOUT ROWID;\n"
 	"CREATE TABLE records(proc_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
 	" type INTEGER NOT NULL, tid INTEGER NOT NULL, mono_ns INTEGER NOT NULL,"
-	" data BLOB NOT NULL, PRIMARY KEY(proc_id, seq)) WITHOUT ROWID;\n";
+	" data BLOB NOT NULL, PRIMARY KEY(proc_id, seq)) WITHOUT ROWID;\n"
+	"CREATE TABLE rpc_probes(proc_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+	" kind TEXT NOT NULL, tid INTEGER NOT NULL, chain TEXT NOT NULL,"
+	" event_no INTEGER NOT NULL, function_id INTEGER NOT NULL,"
+	" mono_ns INTEGER NOT NULL, mono_exit_ns INTEGER NOT NULL,"
+	" cpu_ns INTEGER NOT NULL, PRIMARY KEY(proc_id, seq)) WITHOUT ROWID;\n"
+	"CREATE TABLE rpc_sites(proc_id INTEGER NOT NULL, site_id INTEGER NOT NULL,"
+	" symbol TEXT, module TEXT, PRIMARY KEY(proc_id, site_id));\n"
+	"CREATE TABLE rpc_objects(proc_id INTEGER NOT NULL,"
+	" object_id INTEGER NOT NULL, prog INTEGER, vers INTEGER,"
+	" transport TEXT, address TEXT, netid TEXT,"
+	" PRIMARY KEY(proc_id, object_id));\n"
+	"CREATE TABLE rpc_calls(call_id INTEGER PRIMARY KEY, chain TEXT NOT NULL,"
+	" prog INTEGER, vers INTEGER, proc INTEGER, transport TEXT, xid INTEGER,"
+	" flags INTEGER, one_way INTEGER,"
+	" client_proc_id INTEGER, client_tid INTEGER, client_function_id INTEGER,"
+	" site_symbol TEXT, peer TEXT,"
+	" stub_start_event INTEGER, stub_start_ns INTEGER,"
+	" stub_start_exit_ns INTEGER, stub_start_cpu_ns INTEGER,"
+	" stub_end_event INTEGER, stub_end_ns INTEGER,"
+	" stub_end_exit_ns INTEGER, stub_end_cpu_ns INTEGER,"
+	" status INTEGER, status_name TEXT, args_bytes INTEGER,"
+	" results_bytes INTEGER, reply_tag TEXT,"
+	" server_proc_id INTEGER, server_tid INTEGER, server_function_id INTEGER,"
+	" object_id INTEGER, caller_address TEXT,"
+	" skel_start_event INTEGER, skel_start_ns INTEGER,"
+	" skel_start_exit_ns INTEGER, skel_start_cpu_ns INTEGER,"
+	" skel_end_event INTEGER, skel_end_ns INTEGER,"
+	" skel_end_exit_ns INTEGER, skel_end_cpu_ns INTEGER,"
+	" server_args_bytes INTEGER, server_results_bytes INTEGER,"
+	" reply TEXT, tag TEXT, missing TEXT);\n";
 
 static const char indexes_sql[] =
 	"CREATE INDEX records_type ON records(type, proc_id);\n"
 	"CREATE INDEX records_thread ON records(proc_id, tid, mono_ns);\n"
 	"CREATE INDEX threads_parent ON threads(proc_id, parent_tid);\n"
 	"CREATE INDEX processes_host ON processes(host_id);\n"
-	"CREATE INDEX processes_parent ON processes(parent_uuid);\n";
+	"CREATE INDEX processes_parent ON processes(parent_uuid);\n"
+	"CREATE INDEX rpc_probes_chain ON rpc_probes(chain, event_no);\n"
+	"CREATE INDEX rpc_calls_chain ON rpc_calls(chain, stub_start_event);\n"
+	"CREATE INDEX rpc_calls_client ON rpc_calls(client_proc_id, client_tid);\n"
+	"CREATE INDEX rpc_calls_server ON rpc_calls(server_proc_id, server_tid);\n"
+	"CREATE INDEX rpc_calls_proc ON rpc_calls(prog, vers, proc);\n";
 
 static int exec(sqlite3 *db, const char *sql)
 {

@@ -1,12 +1,12 @@
 /*
- * schema.h - the merged trace database (documented in SCHEMA.md).
+ * schema.h - the merged trace database (documented in README.md, "The database").
  */
 #ifndef CAUSAL_SCHEMA_H
 #define CAUSAL_SCHEMA_H
 
 #include <sqlite3.h>
 
-#define CAUSAL_SCHEMA_VERSION 1
+#define CAUSAL_SCHEMA_VERSION 2
 
 /* Create the tables and fill meta.  Returns 0 or -1 after error(). */
 int schema_create(sqlite3 *db);
