@@ -44,8 +44,108 @@ static void encode_thread_start(msgpack_packer *pk,
 	msgpack_pack_uint64(pk, r->function_id);
 }
 
+static void pack_bin_or_nil(msgpack_packer *pk, const void *p, size_t len)
+{
+	if (len)
+		pack_bin(pk, p, len);
+	else
+		msgpack_pack_nil(pk);
+}
+
+/* The eight elements every RPC probe record starts with. */
+static void pack_probe(msgpack_packer *pk, size_t n,
+		       const struct rec_rpc_probe *p)
+{
+	pack_common(pk, n, p->hdr.type, p->hdr.tid, p->hdr.mono_ns);
+	pack_bin(pk, p->chain, sizeof(p->chain));
+	msgpack_pack_uint64(pk, p->event_no);
+	msgpack_pack_uint64(pk, p->function_id);
+	msgpack_pack_uint64(pk, p->mono_exit_ns);
+	msgpack_pack_uint64(pk, p->cpu_ns);
+}
+
+static int encode_rpc(msgpack_packer *pk, const struct causal_rec *rec)
+{
+	switch (rec->type) {
+	case CAUSAL_REC_RPC_STUB_START: {
+		const struct rec_rpc_stub_start *r = (const void *)rec;
+
+		pack_probe(pk, 15, &r->p);
+		msgpack_pack_uint32(pk, r->prog);
+		msgpack_pack_uint32(pk, r->vers);
+		msgpack_pack_uint32(pk, r->proc);
+		msgpack_pack_uint8(pk, r->transport);
+		pack_bin_or_nil(pk, r->peer, rec->aux);
+		msgpack_pack_uint64(pk, r->site_id);
+		msgpack_pack_uint32(pk, r->xid);
+		msgpack_pack_uint8(pk, r->flags);
+		return 0;
+	}
+	case CAUSAL_REC_RPC_STUB_END: {
+		const struct rec_rpc_stub_end *r = (const void *)rec;
+
+		pack_probe(pk, 12, &r->p);
+		msgpack_pack_uint32(pk, r->status);
+		msgpack_pack_uint32(pk, r->args_bytes);
+		msgpack_pack_uint32(pk, r->results_bytes);
+		msgpack_pack_uint32(pk, r->reply_tag);
+		return 0;
+	}
+	case CAUSAL_REC_RPC_SKEL_START: {
+		const struct rec_rpc_skel_start *r = (const void *)rec;
+
+		pack_probe(pk, 17, &r->p);
+		msgpack_pack_uint32(pk, r->prog);
+		msgpack_pack_uint32(pk, r->vers);
+		msgpack_pack_uint32(pk, r->proc);
+		msgpack_pack_uint8(pk, r->transport);
+		pack_bin_or_nil(pk, r->peer, rec->aux);
+		msgpack_pack_uint64(pk, r->object_id);
+		msgpack_pack_uint32(pk, r->xid);
+		msgpack_pack_uint32(pk, r->args_bytes);
+		msgpack_pack_uint32(pk, r->tag);
+		return 0;
+	}
+	case CAUSAL_REC_RPC_SKEL_END: {
+		const struct rec_rpc_skel_end *r = (const void *)rec;
+
+		pack_probe(pk, 10, &r->p);
+		msgpack_pack_uint32(pk, r->reply);
+		msgpack_pack_uint32(pk, r->results_bytes);
+		return 0;
+	}
+	case CAUSAL_REC_RPC_SITE: {
+		const struct rec_rpc_site *r = (const void *)rec;
+
+		pack_common(pk, 6, rec->type, rec->tid, rec->mono_ns);
+		msgpack_pack_uint64(pk, r->site_id);
+		pack_str(pk, r->text, r->symbol_len);
+		pack_str(pk, r->text + r->symbol_len, r->module_len);
+		return 0;
+	}
+	case CAUSAL_REC_RPC_OBJECT: {
+		const struct rec_rpc_object *r = (const void *)rec;
+
+		pack_common(pk, 9, rec->type, rec->tid, rec->mono_ns);
+		msgpack_pack_uint64(pk, r->object_id);
+		msgpack_pack_uint32(pk, r->prog);
+		msgpack_pack_uint32(pk, r->vers);
+		msgpack_pack_uint8(pk, r->transport);
+		pack_bin_or_nil(pk, r->bytes, r->address_len);
+		pack_str(pk, (const char *)r->bytes + r->address_len,
+			 r->netid_len);
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
 int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 {
+	if (rec->type >= CAUSAL_REC_RPC_FIRST &&
+	    rec->type <= CAUSAL_REC_RPC_LAST)
+		return encode_rpc(pk, rec);
+
 	switch (rec->type) {
 	case CAUSAL_REC_THREAD_START:
 		encode_thread_start(pk, (const void *)rec);

@@ -1,0 +1,389 @@
+/*
+ * client-hooks.c - the stub side: stub start and stub end around every call
+ * made through a CLIENT handle.
+ *
+ * Every client path of libtirpc (clnt_create and its variants, clnt_tp /
+ * clnt_tli, clnttcp / clntudp / clntunix, rpc_call / callrpc, the rpcbind
+ * look-ups) ends in clnt_vc_create, clnt_dg_create or clnt_raw_create; we
+ * wrap those three and point the handle's cl_ops at a copy of the original
+ * table whose cl_call is ours (the originals are static singletons, so one
+ * copy each).  The arguments and results are encoded by libtirpc as usual;
+ * our xdr procedures wrap the caller's to append the tag after the
+ * arguments and read the reply's tag after the results.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <arpa/inet.h>
+
+#include "internal.h"
+
+enum client_kind { CLIENT_VC, CLIENT_DG, CLIENT_RAW };
+
+struct wrapped_clnt_ops {
+	struct clnt_ops ops;		/* first: what handles point at */
+	const struct clnt_ops *orig;
+	int kind;
+};
+
+#define CLNT_WRAPPERS 8
+
+static struct wrapped_clnt_ops wrappers[CLNT_WRAPPERS];
+static int nwrappers;
+static pthread_mutex_t wrappers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct {
+	CLIENT *(*clnt_vc_create)(const int, const struct netbuf *,
+				  const rpcprog_t, const rpcvers_t, u_int,
+				  u_int);
+	CLIENT *(*clnt_dg_create)(const int, const struct netbuf *,
+				  const rpcprog_t, const rpcvers_t,
+				  const u_int, const u_int);
+	CLIENT *(*clnt_raw_create)(rpcprog_t, rpcvers_t);
+	enum clnt_stat (*rpc_broadcast_exp)(const rpcprog_t, const rpcvers_t,
+					    const rpcproc_t, const xdrproc_t,
+					    caddr_t, const xdrproc_t, caddr_t,
+					    const resultproc_t, const int,
+					    const int, const char *);
+} real;
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+static void resolve(void)
+{
+	real.clnt_vc_create = dlsym(RTLD_NEXT, "clnt_vc_create");
+	real.clnt_dg_create = dlsym(RTLD_NEXT, "clnt_dg_create");
+	real.clnt_raw_create = dlsym(RTLD_NEXT, "clnt_raw_create");
+	real.rpc_broadcast_exp = dlsym(RTLD_NEXT, "rpc_broadcast_exp");
+}
+
+static const struct wrapped_clnt_ops *wrapper_of(const struct clnt_ops *ops)
+{
+	const struct wrapped_clnt_ops *w = (const void *)ops;
+
+	if (w >= wrappers && w < wrappers + CLNT_WRAPPERS)
+		return w;
+	return NULL;
+}
+
+/* ---- one call ---------------------------------------------------------- */
+
+/* Passed to libtirpc in place of the caller's args / results pointer. */
+struct call_state {
+	xdrproc_t xargs, xres;
+	void *argsp, *resp;
+	struct causal_tag tag;		/* sent with the arguments */
+	struct causal_tag reply;	/* read after the results */
+	int reply_status;		/* enum causal_tag_status */
+};
+
+/* libtirpc calls these through xdrproc_t, a variadic type: cast there */
+static bool_t args_with_tag(XDR *xdrs, void *p)
+{
+	struct call_state *st = p;
+
+	if (!st->xargs(xdrs, st->argsp))
+		return FALSE;
+	causal_xdr_put_tag(xdrs, &st->tag);
+	return TRUE;
+}
+
+static bool_t results_with_tag(XDR *xdrs, void *p)
+{
+	struct call_state *st = p;
+
+	if (!st->xres(xdrs, st->resp))
+		return FALSE;
+	if (xdrs->x_op == XDR_DECODE)
+		st->reply_status = causal_xdr_get_tag(xdrs, st->tag.xid,
+						      &st->reply);
+	return TRUE;
+}
+
+static uint32_t encoded_size(xdrproc_t proc, void *p)
+{
+	return proc ? (uint32_t)xdr_sizeof(proc, p) : 0;
+}
+
+static void stub_start(struct causal_tbuf *tb, CLIENT *cl, int kind,
+		       rpcproc_t proc, uint64_t entry, uint64_t cpu0,
+		       uint64_t event,
+		       uint64_t fid, uint32_t xid, uint8_t flags, uintptr_t ip)
+{
+	const struct wrapped_clnt_ops *w = wrapper_of(cl->cl_ops);
+	struct netbuf addr = { 0, 0, NULL };
+	uint32_t prog = 0, vers = 0;
+	struct rec_rpc_stub_start *r;
+	uint64_t pending, site;
+	uint32_t len;
+
+	w->orig->cl_control(cl, CLGET_PROG, (char *)&prog);
+	w->orig->cl_control(cl, CLGET_VERS, (char *)&vers);
+	if (kind != CLIENT_RAW)
+		w->orig->cl_control(cl, CLGET_SVC_ADDR, (char *)&addr);
+	len = addr.buf && addr.len <= CAUSAL_SOCKADDR_MAX ? addr.len : 0;
+	/* before reserving ours: a new site writes a record of its own */
+	site = causal_rpc_site(tb, ip);
+	r = (void *)causal_record_begin(
+		tb, CAUSAL_REC_RPC_STUB_START,
+		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len), &pending);
+	if (!r)
+		return;
+	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid, entry);
+	r->prog = prog;
+	r->vers = vers;
+	r->proc = (uint32_t)proc;
+	r->xid = xid;
+	r->transport = kind == CLIENT_RAW ? CAUSAL_TRANSPORT_RAW
+		       : causal_rpc_transport(addr.buf, len, kind == CLIENT_DG);
+	r->flags = flags;
+	r->p.hdr.aux = causal_copy_addr(r->peer, addr.buf, len);
+	r->site_id = site;
+	r->p.cpu_ns = cpu0; /* read at the probe's entry */
+	r->p.mono_exit_ns = causal_now_ns();
+	causal_record_commit(tb, pending);
+}
+
+static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
+		     const struct call_state *st, uint64_t entry,
+		     uint64_t event, uint64_t fid, uint32_t args_bytes,
+		     uint32_t results_bytes)
+{
+	struct rec_rpc_stub_end *r;
+	uint64_t pending;
+
+	r = (void *)causal_record_begin(tb, CAUSAL_REC_RPC_STUB_END,
+					sizeof(*r), &pending);
+	if (!r)
+		return;
+	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid, entry);
+	r->status = (uint32_t)status;
+	r->reply_tag = (uint32_t)st->reply_status;
+	r->args_bytes = args_bytes;
+	r->results_bytes = results_bytes;
+	/* Equation 1 takes the stub's CPU up to its very end */
+	r->p.mono_exit_ns = causal_now_ns();
+	r->p.cpu_ns = causal_thread_cpu_ns();
+	causal_record_commit(tb, pending);
+}
+
+/*
+ * The xid libtirpc will give this call: CLGET_XID answers the previous
+ * call's; clnt_dg increments it (in host order) for the next call, clnt_vc
+ * decrements the header's word in network order: ntohl(htonl(prev) - 1).
+ */
+static uint32_t next_xid(const struct wrapped_clnt_ops *w, CLIENT *cl)
+{
+	uint32_t xid = 0;
+
+	if (w->kind == CLIENT_RAW ||
+	    !w->orig->cl_control(cl, CLGET_XID, (char *)&xid))
+		return 0;
+	return w->kind == CLIENT_DG ? xid + 1 : ntohl(htonl(xid) - 1);
+}
+
+static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
+				  void *argsp, xdrproc_t xres, void *resp,
+				  struct timeval timeout)
+{
+	const struct wrapped_clnt_ops *w = wrapper_of(cl->cl_ops);
+	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
+	struct causal_ctx *ctx = &causal_self.ctx;
+	struct call_state st;
+	struct causal_tbuf *tb;
+	enum clnt_stat status;
+	uint64_t entry, fid, start_event, cpu0;
+	uint8_t flags = 0, marker;
+	int saved_errno = errno;
+
+	if (causal_self.in_hook || !causal_running() ||
+	    !(tb = causal_thread_current()))
+		return w->orig->cl_call(cl, proc, xargs, argsp, xres, resp,
+					timeout);
+
+	/* ---- stub start: CPU read first, at the probe's entry ---- */
+	cpu0 = causal_thread_cpu_ns();
+	entry = causal_now_ns();
+	causal_self.in_hook = 1;
+	memset(&st, 0, sizeof(st));
+	st.xargs = xargs;
+	st.argsp = argsp;
+	st.xres = xres;
+	st.resp = resp;
+	st.reply_status = CAUSAL_TAG_ABSENT;
+	start_event = causal_ctx_next_event(ctx);
+	fid = causal_rpc_next_function_id();
+	if (!timeout.tv_sec && !timeout.tv_usec)
+		flags |= CAUSAL_RPC_ONE_WAY;
+	if (!xres)
+		flags |= CAUSAL_RPC_BATCHED;
+	if (xargs)
+		flags |= CAUSAL_RPC_TAG_SENT;
+	memcpy(st.tag.chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
+	st.tag.event_no = start_event;
+	st.tag.xid = next_xid(w, cl);
+	stub_start(tb, cl, w->kind, proc, entry, cpu0, start_event, fid,
+		   st.tag.xid, flags, ip);
+	marker = ctx->marker;
+	ctx->marker = CAUSAL_MARKER_INFRA; /* black inside the stub */
+	causal_self.in_hook = 0;
+	errno = saved_errno;
+
+	/* never replace a NULL xargs or xres: NULL means batching */
+	status = w->orig->cl_call(cl, proc,
+				  xargs ? (xdrproc_t)args_with_tag : NULL,
+				  xargs ? (void *)&st : argsp,
+				  xres ? (xdrproc_t)results_with_tag : NULL,
+				  xres ? (void *)&st : resp, timeout);
+
+	/* ---- stub end ---- */
+	saved_errno = errno;
+	entry = causal_now_ns();
+	causal_self.in_hook = 1;
+	ctx->marker = marker;
+	if (st.reply_status == CAUSAL_TAG_OK &&
+	    !memcmp(st.reply.chain, ctx->chain, CAUSAL_CHAIN_ID_LEN) &&
+	    st.reply.event_no > ctx->event_no)
+		ctx->event_no = st.reply.event_no; /* the server's last event */
+	stub_end(tb, status, &st, entry, causal_ctx_next_event(ctx), fid,
+		 encoded_size(xargs, argsp),
+		 status == RPC_SUCCESS ? encoded_size(xres, resp) : 0);
+	causal_self.in_hook = 0;
+	errno = saved_errno;
+	return status;
+}
+
+/* ---- handle creation --------------------------------------------------- */
+
+static void wrap_client(CLIENT *cl, int kind)
+{
+	const struct clnt_ops *orig;
+	int i;
+
+	if (!cl || !causal_running() || wrapper_of(cl->cl_ops))
+		return;
+	orig = cl->cl_ops;
+	pthread_mutex_lock(&wrappers_lock);
+	for (i = 0; i < nwrappers && wrappers[i].orig != orig; i++)
+		;
+	if (i == nwrappers && nwrappers < CLNT_WRAPPERS) {
+		wrappers[i].ops = *orig;
+		wrappers[i].ops.cl_call = traced_call;
+		wrappers[i].orig = orig;
+		wrappers[i].kind = kind;
+		nwrappers++;
+	}
+	pthread_mutex_unlock(&wrappers_lock);
+	if (i < CLNT_WRAPPERS)
+		cl->cl_ops = &wrappers[i].ops;
+}
+
+CAUSAL_EXPORT CLIENT *clnt_vc_create(const int fd, const struct netbuf *raddr,
+				     const rpcprog_t prog,
+				     const rpcvers_t vers, u_int sendsz,
+				     u_int recvsz)
+{
+	CLIENT *cl;
+
+	pthread_once(&real_once, resolve);
+	causal_ensure_init();
+	if (!real.clnt_vc_create) {
+		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+		rpc_createerr.cf_error.re_errno = ENOSYS;
+		return NULL;
+	}
+	cl = real.clnt_vc_create(fd, raddr, prog, vers, sendsz, recvsz);
+	wrap_client(cl, CLIENT_VC);
+	return cl;
+}
+
+CAUSAL_EXPORT CLIENT *clnt_dg_create(const int fd, const struct netbuf *raddr,
+				     const rpcprog_t prog,
+				     const rpcvers_t vers, const u_int sendsz,
+				     const u_int recvsz)
+{
+	CLIENT *cl;
+
+	pthread_once(&real_once, resolve);
+	causal_ensure_init();
+	if (!real.clnt_dg_create) {
+		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+		rpc_createerr.cf_error.re_errno = ENOSYS;
+		return NULL;
+	}
+	cl = real.clnt_dg_create(fd, raddr, prog, vers, sendsz, recvsz);
+	wrap_client(cl, CLIENT_DG);
+	return cl;
+}
+
+CAUSAL_EXPORT CLIENT *clnt_raw_create(rpcprog_t prog, rpcvers_t vers)
+{
+	CLIENT *cl;
+
+	pthread_once(&real_once, resolve);
+	causal_ensure_init();
+	if (!real.clnt_raw_create) {
+		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+		rpc_createerr.cf_error.re_errno = ENOSYS;
+		return NULL;
+	}
+	cl = real.clnt_raw_create(prog, vers);
+	wrap_client(cl, CLIENT_RAW);
+	return cl;
+}
+
+/*
+ * Broadcast makes no CLIENT: record it as one call with both stub probes
+ * and no tag (the replies come from many servers, each its own skeleton).
+ */
+CAUSAL_EXPORT enum clnt_stat
+rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
+		  const rpcproc_t proc, const xdrproc_t xargs, caddr_t argsp,
+		  const xdrproc_t xres, caddr_t resp,
+		  const resultproc_t eachresult, const int inittime,
+		  const int waittime, const char *nettype)
+{
+	struct causal_ctx *ctx = &causal_self.ctx;
+	struct call_state st = { .reply_status = CAUSAL_TAG_ABSENT };
+	struct rec_rpc_stub_start *r;
+	struct causal_tbuf *tb;
+	enum clnt_stat status;
+	uint64_t entry, fid, event, pending, site;
+
+	pthread_once(&real_once, resolve);
+	causal_ensure_init();
+	if (!real.rpc_broadcast_exp)
+		return RPC_SYSTEMERROR;
+	if (causal_self.in_hook || !causal_running() ||
+	    !(tb = causal_thread_current()))
+		return real.rpc_broadcast_exp(prog, vers, proc, xargs, argsp,
+					      xres, resp, eachresult, inittime,
+					      waittime, nettype);
+	causal_self.in_hook = 1;
+	entry = causal_now_ns();
+	event = causal_ctx_next_event(ctx);
+	fid = causal_rpc_next_function_id();
+	site = causal_rpc_site(tb, (uintptr_t)__builtin_return_address(0));
+	r = (void *)causal_record_begin(tb, CAUSAL_REC_RPC_STUB_START,
+					sizeof(*r), &pending);
+	if (r) {
+		causal_probe_fill(&r->p, ctx->chain, event, fid, entry);
+		r->prog = (uint32_t)prog;
+		r->vers = (uint32_t)vers;
+		r->proc = (uint32_t)proc;
+		r->xid = 0;
+		r->transport = CAUSAL_TRANSPORT_UDP;
+		r->flags = CAUSAL_RPC_BROADCAST;
+		r->site_id = site;
+		r->p.mono_exit_ns = causal_now_ns();
+		r->p.cpu_ns = causal_thread_cpu_ns();
+		causal_record_commit(tb, pending);
+	}
+	causal_self.in_hook = 0;
+	status = real.rpc_broadcast_exp(prog, vers, proc, xargs, argsp, xres,
+					resp, eachresult, inittime, waittime,
+					nettype);
+	causal_self.in_hook = 1;
+	stub_end(tb, status, &st, causal_now_ns(), causal_ctx_next_event(ctx),
+		 fid, encoded_size(xargs, argsp), 0);
+	causal_self.in_hook = 0;
+	return status;
+}

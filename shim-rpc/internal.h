@@ -1,0 +1,87 @@
+/*
+ * internal.h - what the modules of shim-rpc share.
+ *
+ * The four probes of Figure 2 of the monitoring paper, by interposition:
+ * the stub is the client's call through its CLIENT handle (cl_ops->cl_call,
+ * swapped for ours when the handle is made), the skeleton the server's
+ * dispatch of a request (xp_ops, swapped in xprt_register): skeleton start
+ * when xp_getargs returns, skeleton end when xp_reply is entered (or
+ * xp_stat, for procedures that send no reply).
+ */
+#ifndef CAUSAL_SHIM_RPC_INTERNAL_H
+#define CAUSAL_SHIM_RPC_INTERNAL_H
+
+#include <rpc/rpc.h>
+
+#include "../preload/internal.h"
+#include "tag.h"
+
+/* ---- chains and probes (rpc-probes.c) ---------------------------------- */
+
+uint64_t causal_rpc_next_function_id(void);
+/* A fresh call chain id: process UUID + counter (Section 2.3.4.3). */
+void causal_rpc_new_chain(uint8_t chain[CAUSAL_CHAIN_ID_LEN]);
+
+/* The context event numbers move along: Figure 4 of the monitoring paper. */
+static inline uint64_t causal_ctx_next_event(struct causal_ctx *ctx)
+{
+	if (!causal_ctx_active(ctx)) {
+		causal_rpc_new_chain(ctx->chain);
+		ctx->event_no = 0;
+	} else {
+		ctx->event_no++;
+	}
+	return ctx->event_no;
+}
+
+/* Fill the shared part of a probe record. */
+static inline void causal_probe_fill(struct rec_rpc_probe *p,
+				     const uint8_t *chain, uint64_t event_no,
+				     uint64_t function_id, uint64_t entry_ns)
+{
+	memcpy(p->chain, chain, CAUSAL_CHAIN_ID_LEN);
+	p->event_no = event_no;
+	p->function_id = function_id;
+	p->hdr.mono_ns = entry_ns;
+}
+
+/* Copy a netbuf's address into a record; returns the bytes copied. */
+static inline uint32_t causal_copy_addr(uint8_t *dst, const void *buf,
+					size_t len)
+{
+	if (!buf || !len)
+		return 0;
+	if (len > CAUSAL_SOCKADDR_MAX)
+		len = CAUSAL_SOCKADDR_MAX;
+	memcpy(dst, buf, len);
+	return (uint32_t)len;
+}
+
+/* Transport from a socket address family and the handle's kind. */
+int causal_rpc_transport(const void *addr, size_t len, int datagram);
+
+/* ---- call sites (sites.c) ---------------------------------------------- */
+
+/*
+ * The site id of the call whose stub returns to `ip`; the first time a site
+ * is seen its symbol (the rpcgen stub, e.g. say_it_1) is resolved with
+ * libunwind and an RPC_SITE record written.
+ */
+uint64_t causal_rpc_site(struct causal_tbuf *tb, uintptr_t ip);
+
+/* ---- serving instances (objects.c) ------------------------------------- */
+
+/* The object id of (local address, prog, vers, transport), with an
+ * RPC_OBJECT record the first time. */
+uint64_t causal_rpc_object(struct causal_tbuf *tb, const SVCXPRT *xprt,
+			   uint32_t prog, uint32_t vers, int transport);
+
+/* ---- reading and writing tags in an XDR stream (xdr-tag.c) ------------- */
+
+/* Append the tag; on a stream with no room left (UDP size limit) rewind to
+ * where it was and send the message untagged.  Returns 1 if sent. */
+int causal_xdr_put_tag(XDR *xdrs, const struct causal_tag *tag);
+/* Read a tag after the decoded body; enum causal_tag_status. */
+int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, struct causal_tag *tag);
+
+#endif

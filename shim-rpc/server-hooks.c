@@ -1,0 +1,413 @@
+/*
+ * server-hooks.c - the skeleton side: skeleton start and skeleton end around
+ * the user's implementation of each request a server dispatches.
+ *
+ * Every server transport passes through xprt_register once its xp_ops is
+ * set; we point xp_ops at a copy whose operations are ours.  libtirpc then
+ * drives a request as: xp_recv (the request arrives) -> the program's
+ * dispatch routine -> xp_getargs (its return is skeleton start) -> the
+ * user's implementation -> xp_reply (its entry is skeleton end, error
+ * replies included) -> xp_stat (dispatch returned: skeleton end for
+ * procedures that sent no reply).  Dispatch runs on the thread that runs
+ * svc_run / svc_getreq*, so the request being served lives in TLS, as a
+ * small stack: an implementation may itself serve requests.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/socket.h>
+
+#include "internal.h"
+
+struct wrapped_xp_ops {
+	struct xp_ops ops;		/* first: what transports point at */
+	const struct xp_ops *orig;
+	int transport_kind;		/* 1 datagram, 0 stream, -1 raw */
+};
+
+#define XP_WRAPPERS 16
+
+static struct wrapped_xp_ops wrappers[XP_WRAPPERS];
+static int nwrappers;
+static pthread_mutex_t wrappers_lock = PTHREAD_MUTEX_INITIALIZER;
+static void (*real_xprt_register)(SVCXPRT *);
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+enum serving_state { SERVING_RECEIVED, SERVING_STARTED, SERVING_ENDED };
+
+struct serving {
+	const SVCXPRT *xprt;
+	const struct wrapped_xp_ops *w;
+	uint32_t xid, prog, vers, proc;
+	int state;			/* enum serving_state */
+	int tag;			/* enum causal_tag_status */
+	uint64_t fid;
+	struct causal_ctx saved;	/* the thread's context before */
+};
+
+#define SERVING_DEPTH 8
+
+static CAUSAL_TLS int serving_depth;
+static CAUSAL_TLS struct serving serving[SERVING_DEPTH];
+
+static void resolve(void)
+{
+	real_xprt_register = dlsym(RTLD_NEXT, "xprt_register");
+}
+
+static const struct wrapped_xp_ops *wrapper_of(const struct xp_ops *ops)
+{
+	const struct wrapped_xp_ops *w = (const void *)ops;
+
+	if (w >= wrappers && w < wrappers + XP_WRAPPERS)
+		return w;
+	return NULL;
+}
+
+static struct serving *serving_top(const SVCXPRT *xprt)
+{
+	struct serving *s;
+
+	if (!serving_depth)
+		return NULL;
+	s = &serving[serving_depth - 1];
+	return s->xprt == xprt ? s : NULL;
+}
+
+static int transport_of(const struct serving *s)
+{
+	if (s->w->transport_kind < 0)
+		return CAUSAL_TRANSPORT_RAW;
+	return causal_rpc_transport(s->xprt->xp_ltaddr.buf,
+				    s->xprt->xp_ltaddr.len,
+				    s->w->transport_kind == 1);
+}
+
+/* ---- the two probes ----------------------------------------------------- */
+
+static void skeleton_start(struct serving *s, const struct causal_tag *tag,
+			   int tag_status, uint32_t args_bytes,
+			   uint64_t entry)
+{
+	struct causal_ctx *ctx = &causal_self.ctx;
+	const struct netbuf *peer = &s->xprt->xp_rtaddr;
+	struct causal_tbuf *tb = causal_thread_current();
+	struct rec_rpc_skel_start *r;
+	uint32_t len = peer->buf && peer->len <= CAUSAL_SOCKADDR_MAX
+			       ? peer->len : 0;
+	uint64_t pending, object;
+	int transport = transport_of(s);
+
+	s->saved = *ctx;
+	s->tag = tag_status;
+	s->fid = causal_rpc_next_function_id();
+	s->state = SERVING_STARTED;
+	if (tag_status == CAUSAL_TAG_OK) {
+		memcpy(ctx->chain, tag->chain, CAUSAL_CHAIN_ID_LEN);
+		ctx->event_no = tag->event_no + 1;
+	} else {
+		/* an untraced caller: the chain starts here */
+		causal_rpc_new_chain(ctx->chain);
+		ctx->event_no = 0;
+	}
+	ctx->function_id = s->fid;
+	if (!tb)
+		goto out;
+	/* before reserving ours: a new object writes a record of its own */
+	object = causal_rpc_object(tb, s->xprt, s->prog, s->vers, transport);
+	r = (void *)causal_record_begin(
+		tb, CAUSAL_REC_RPC_SKEL_START,
+		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len), &pending);
+	if (!r)
+		goto out;
+	causal_probe_fill(&r->p, ctx->chain, ctx->event_no, s->fid, entry);
+	r->prog = s->prog;
+	r->vers = s->vers;
+	r->proc = s->proc;
+	r->xid = s->xid;
+	r->transport = (uint8_t)transport;
+	r->tag = (uint8_t)tag_status;
+	r->args_bytes = args_bytes;
+	r->object_id = object;
+	r->p.hdr.aux = causal_copy_addr(r->peer, peer->buf, len);
+	r->p.mono_exit_ns = causal_now_ns();
+	/* Equation 1 starts the implementation's CPU at the probe's exit */
+	r->p.cpu_ns = causal_thread_cpu_ns();
+	causal_record_commit(tb, pending);
+out:
+	/* white: the user's implementation runs from here */
+	ctx->marker = CAUSAL_MARKER_USER;
+}
+
+/* Returns the skeleton end's event number. */
+static uint64_t skeleton_end(struct serving *s, int reply, uint32_t results,
+			     uint64_t entry, uint64_t cpu)
+{
+	struct causal_ctx *ctx = &causal_self.ctx;
+	struct causal_tbuf *tb = causal_thread_current();
+	uint64_t event = ++ctx->event_no;
+	struct rec_rpc_skel_end *r;
+	uint64_t pending;
+
+	if (tb) {
+		r = (void *)causal_record_begin(tb, CAUSAL_REC_RPC_SKEL_END,
+						sizeof(*r), &pending);
+		if (r) {
+			causal_probe_fill(&r->p, ctx->chain, event, s->fid,
+					  entry);
+			r->reply = (uint32_t)reply;
+			r->results_bytes = results;
+			r->p.cpu_ns = cpu; /* read at the probe's entry */
+			r->p.mono_exit_ns = causal_now_ns();
+			causal_record_commit(tb, pending);
+		}
+	}
+	*ctx = s->saved;
+	s->state = SERVING_ENDED;
+	return event;
+}
+
+/* ---- the transport operations ------------------------------------------ */
+
+struct args_state {
+	xdrproc_t xargs;
+	void *argsp;
+	uint32_t xid;
+	int status;			/* enum causal_tag_status */
+	struct causal_tag tag;
+};
+
+/* libtirpc calls these through xdrproc_t, a variadic type: cast there */
+static bool_t args_and_tag(XDR *xdrs, void *p)
+{
+	struct args_state *as = p;
+
+	if (as->xargs && !as->xargs(xdrs, as->argsp))
+		return FALSE;
+	if (xdrs->x_op == XDR_DECODE)
+		as->status = causal_xdr_get_tag(xdrs, as->xid, &as->tag);
+	return TRUE;
+}
+
+struct results_state {
+	xdrproc_t xres;
+	void *resp;
+	struct causal_tag tag;
+};
+
+static bool_t results_and_tag(XDR *xdrs, void *p)
+{
+	struct results_state *rs = p;
+
+	if (!rs->xres(xdrs, rs->resp))
+		return FALSE;
+	if (xdrs->x_op == XDR_ENCODE)
+		causal_xdr_put_tag(xdrs, &rs->tag);
+	return TRUE;
+}
+
+static bool_t traced_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
+	bool_t ok = w->orig->xp_recv(xprt, msg);
+	struct serving *s;
+
+	if (!ok || msg->rm_direction != CALL || causal_self.in_hook ||
+	    !causal_running())
+		return ok;
+	/* requests served to the end are done with */
+	while (serving_depth &&
+	       serving[serving_depth - 1].state == SERVING_ENDED)
+		serving_depth--;
+	/* a request of this transport whose dispatch never reached xp_stat
+	 * (libtirpc skips it when the connection went away in dispatch) */
+	s = serving_top(xprt);
+	if (s) {
+		if (s->state == SERVING_STARTED)
+			skeleton_end(s, CAUSAL_REPLY_NONE, 0, causal_now_ns(),
+				     causal_thread_cpu_ns());
+		serving_depth--;
+	}
+	if (serving_depth == SERVING_DEPTH)
+		return ok; /* nested too deep: not traced */
+	s = &serving[serving_depth++];
+	s->xprt = xprt;
+	s->w = w;
+	s->xid = msg->rm_xid;
+	s->prog = (uint32_t)msg->rm_call.cb_prog;
+	s->vers = (uint32_t)msg->rm_call.cb_vers;
+	s->proc = (uint32_t)msg->rm_call.cb_proc;
+	s->state = SERVING_RECEIVED;
+	s->tag = CAUSAL_TAG_ABSENT;
+	return ok;
+}
+
+static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+{
+	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
+	struct serving *s = serving_top(xprt);
+	struct args_state as;
+	uint64_t entry;
+	bool_t ok;
+
+	if (!s || s->state != SERVING_RECEIVED || causal_self.in_hook ||
+	    !causal_running())
+		return w->orig->xp_getargs(xprt, xargs, argsp);
+	memset(&as, 0, sizeof(as));
+	as.xargs = xargs;
+	as.argsp = argsp;
+	as.xid = s->xid;
+	as.status = CAUSAL_TAG_ABSENT;
+	ok = w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
+	if (!ok)
+		return ok; /* an error reply follows: skeleton at xp_reply */
+	entry = causal_now_ns();
+	causal_self.in_hook = 1;
+	skeleton_start(s, &as.tag, as.status,
+		       xargs ? (uint32_t)xdr_sizeof(xargs, argsp) : 0, entry);
+	causal_self.in_hook = 0;
+	return ok;
+}
+
+static int reply_kind(const struct rpc_msg *msg)
+{
+	if (msg->rm_reply.rp_stat != MSG_ACCEPTED)
+		return CAUSAL_REPLY_DENIED;
+	switch (msg->acpted_rply.ar_stat) {
+	case SUCCESS:
+		return CAUSAL_REPLY_SUCCESS;
+	case PROG_UNAVAIL:
+		return CAUSAL_REPLY_PROG_UNAVAIL;
+	case PROG_MISMATCH:
+		return CAUSAL_REPLY_PROG_MISMATCH;
+	case PROC_UNAVAIL:
+		return CAUSAL_REPLY_PROC_UNAVAIL;
+	case GARBAGE_ARGS:
+		return CAUSAL_REPLY_GARBAGE_ARGS;
+	default:
+		return CAUSAL_REPLY_SYSTEM_ERR;
+	}
+}
+
+static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
+	struct serving *s = serving_top(xprt);
+	struct results_state rs;
+	xdrproc_t proc = NULL;
+	void *where = NULL;
+	uint64_t entry, cpu, event;
+	int reply, tagged;
+	bool_t ok;
+
+	if (!s || s->state == SERVING_ENDED || causal_self.in_hook ||
+	    !causal_running())
+		return w->orig->xp_reply(xprt, msg);
+	/* skeleton end, at the probe's entry: CPU first */
+	cpu = causal_thread_cpu_ns();
+	entry = causal_now_ns();
+	causal_self.in_hook = 1;
+	reply = reply_kind(msg);
+	if (reply == CAUSAL_REPLY_SUCCESS) {
+		proc = msg->acpted_rply.ar_results.proc;
+		where = msg->acpted_rply.ar_results.where;
+	}
+	if (s->state == SERVING_RECEIVED) {
+		/* no getargs: the null procedure, whose tag follows the call
+		 * header directly, or an error reply before any argument */
+		struct args_state as = { .xid = s->xid,
+					 .status = CAUSAL_TAG_ABSENT };
+
+		if (s->proc == NULLPROC && reply == CAUSAL_REPLY_SUCCESS)
+			w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
+		skeleton_start(s, &as.tag, as.status, 0, entry);
+	}
+	tagged = s->tag == CAUSAL_TAG_OK;
+	/* skeleton_end() gives the thread back its context: keep the chain */
+	memcpy(rs.tag.chain, causal_self.ctx.chain, CAUSAL_CHAIN_ID_LEN);
+	event = skeleton_end(s, reply, proc ? (uint32_t)xdr_sizeof(proc, where)
+					    : 0,
+			     entry, cpu);
+	/* the reply carries the skeleton end's event back to the stub; only
+	 * to a traced caller, and never in place of NULL results */
+	if (tagged && proc) {
+		rs.xres = proc;
+		rs.resp = where;
+		rs.tag.event_no = event;
+		rs.tag.xid = s->xid;
+		rs.tag.flags = 0;
+		msg->acpted_rply.ar_results.proc = (xdrproc_t)results_and_tag;
+		msg->acpted_rply.ar_results.where = (void *)&rs;
+	}
+	causal_self.in_hook = 0;
+	ok = w->orig->xp_reply(xprt, msg);
+	if (tagged && proc) {
+		msg->acpted_rply.ar_results.proc = proc;
+		msg->acpted_rply.ar_results.where = where;
+	}
+	return ok;
+}
+
+static enum xprt_stat traced_stat(SVCXPRT *xprt)
+{
+	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
+	struct serving *s = serving_top(xprt);
+
+	if (s && !causal_self.in_hook) {
+		/* dispatch returned without a reply (or after one) */
+		if (s->state == SERVING_STARTED && causal_running()) {
+			uint64_t cpu = causal_thread_cpu_ns();
+
+			causal_self.in_hook = 1;
+			skeleton_end(s, CAUSAL_REPLY_NONE, 0, causal_now_ns(),
+				     cpu);
+			causal_self.in_hook = 0;
+		}
+		serving_depth--;
+	}
+	return w->orig->xp_stat(xprt);
+}
+
+/* ---- registration ------------------------------------------------------- */
+
+static int kind_of_fd(int fd)
+{
+	int type;
+	socklen_t len = sizeof(type);
+
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
+		return -1;
+	return type == SOCK_DGRAM ? 1 : 0;
+}
+
+CAUSAL_EXPORT void xprt_register(SVCXPRT *xprt)
+{
+	const struct xp_ops *orig;
+	int i;
+
+	pthread_once(&real_once, resolve);
+	causal_ensure_init();
+	if (!real_xprt_register)
+		return;
+	real_xprt_register(xprt);
+	if (!xprt || !xprt->xp_ops || !causal_running() ||
+	    wrapper_of(xprt->xp_ops))
+		return;
+	orig = xprt->xp_ops;
+	pthread_mutex_lock(&wrappers_lock);
+	for (i = 0; i < nwrappers && wrappers[i].orig != orig; i++)
+		;
+	if (i == nwrappers && nwrappers < XP_WRAPPERS) {
+		wrappers[i].ops = *orig;
+		wrappers[i].ops.xp_recv = traced_recv;
+		wrappers[i].ops.xp_getargs = traced_getargs;
+		wrappers[i].ops.xp_reply = traced_reply;
+		wrappers[i].ops.xp_stat = traced_stat;
+		wrappers[i].orig = orig;
+		/* one ops table per transport kind: its first socket says */
+		wrappers[i].transport_kind = kind_of_fd(xprt->xp_fd);
+		nwrappers++;
+	}
+	pthread_mutex_unlock(&wrappers_lock);
+	if (i < XP_WRAPPERS)
+		xprt->xp_ops = &wrappers[i].ops;
+}

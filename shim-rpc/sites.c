@@ -1,0 +1,109 @@
+/*
+ * sites.c - which client stub a call came from.
+ *
+ * rpcgen names its client stubs after the procedure (say_it_1), and the
+ * stub is what calls cl_call: the return address of our cl_call wrapper
+ * lies in it.  Each distinct return address is a call site, resolved once
+ * with libunwind (which reads the ELF symbol table, so no -rdynamic is
+ * needed) and written as an RPC_SITE record; later calls find the site in
+ * a lock-free table.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "internal.h"
+
+#define SITES 4096 /* a power of two; more sites than this share id 0 */
+
+static _Atomic uintptr_t site_ip[SITES];
+static _Atomic uint64_t next_site = 1;
+static uint64_t site_id[SITES];
+static _Atomic int site_ready[SITES];
+
+/*
+ * This runs inside the call, below the stub: walk up the live stack to the
+ * frame executing at ip and ask libunwind its procedure's name.  (libunwind
+ * 1.6 has no by-address lookup.)  Once per site, so the cost is no matter.
+ */
+static void stub_symbol(uintptr_t ip, char *out, size_t size)
+{
+	unw_context_t uc;
+	unw_cursor_t cursor;
+	unw_word_t frame_ip, off;
+	int depth;
+
+	if (unw_getcontext(&uc) || unw_init_local(&cursor, &uc))
+		return;
+	for (depth = 0; depth < 16 && unw_step(&cursor) > 0; depth++) {
+		if (unw_get_reg(&cursor, UNW_REG_IP, &frame_ip))
+			return;
+		if (frame_ip == ip) {
+			if (unw_get_proc_name(&cursor, out, size, &off))
+				out[0] = '\0';
+			return;
+		}
+	}
+}
+
+static void write_site(struct causal_tbuf *tb, uint64_t id, uintptr_t ip)
+{
+	char symbol[256], module[256];
+	Dl_info info;
+	size_t slen, mlen;
+	uint64_t pending;
+	struct rec_rpc_site *r;
+
+	symbol[0] = '\0';
+	stub_symbol(ip, symbol, sizeof(symbol));
+	module[0] = '\0';
+	if (dladdr((void *)ip, &info) && info.dli_fname)
+		snprintf(module, sizeof(module), "%s", info.dli_fname);
+	slen = strlen(symbol);
+	mlen = strlen(module);
+	r = (void *)causal_record_begin(
+		tb, CAUSAL_REC_RPC_SITE,
+		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + slen + mlen), &pending);
+	if (!r)
+		return;
+	r->site_id = id;
+	r->symbol_len = (uint16_t)slen;
+	r->module_len = (uint16_t)mlen;
+	memcpy(r->text, symbol, slen);
+	memcpy(r->text + slen, module, mlen);
+	causal_record_commit(tb, pending);
+}
+
+uint64_t causal_rpc_site(struct causal_tbuf *tb, uintptr_t ip)
+{
+	size_t i, n;
+
+	if (!ip)
+		return 0;
+	i = (size_t)((ip >> 4) * 0x9e3779b97f4a7c15ull) & (SITES - 1);
+	for (n = 0; n < SITES; n++, i = (i + 1) & (SITES - 1)) {
+		uintptr_t seen = atomic_load_explicit(&site_ip[i],
+						      memory_order_acquire);
+
+		if (seen == ip) {
+			/* claimed by another thread, maybe not yet named */
+			if (atomic_load_explicit(&site_ready[i],
+						 memory_order_acquire))
+				return site_id[i];
+			return 0;
+		}
+		if (seen)
+			continue;
+		if (!atomic_compare_exchange_strong(&site_ip[i], &seen, ip)) {
+			if (seen == ip)
+				return 0;
+			continue;
+		}
+		site_id[i] = atomic_fetch_add(&next_site, 1);
+		write_site(tb, site_id[i], ip);
+		atomic_store_explicit(&site_ready[i], 1, memory_order_release);
+		return site_id[i];
+	}
+	return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * tag.h - the causality tag carried with each Sun RPC call and reply.
+ *
+ * The tag travels after the encoded arguments (in the same TCP record or
+ * UDP datagram) and after the encoded results of the reply.  A peer that
+ * does not know it never reads it: libtirpc skips the rest of a record or
+ * datagram.  It is read from the network, so decoding treats it as hostile:
+ * fixed length, magic, version, length, checksum, and the call's xid, so a
+ * stale tag left in a reused UDP buffer is never taken for this call's.
+ *
+ * Wire layout, big-endian, CAUSAL_TAG_LEN bytes:
+ *   magic u32 | version u16 | length u16 | xid u32 | flags u32 |
+ *   chain[20] | event_no u64 | check u32 (FNV-1a of the 44 bytes before)
+ */
+#ifndef CAUSAL_TAG_H
+#define CAUSAL_TAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "causal/log-format.h"
+
+#define CAUSAL_TAG_MAGIC 0x43534c54u /* "CSLT" */
+#define CAUSAL_TAG_VERSION 1
+#define CAUSAL_TAG_LEN 48
+/* Event numbers beyond this are refused: no chain gets near it, and it
+ * keeps a hostile value from wrapping the counters it feeds. */
+#define CAUSAL_TAG_EVENT_MAX (1ull << 48)
+
+struct causal_tag {
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
+	uint64_t event_no;
+	uint32_t xid;
+	uint32_t flags;		/* none defined yet: sent as 0, ignored */
+};
+
+void causal_tag_encode(const struct causal_tag *tag,
+		       uint8_t out[CAUSAL_TAG_LEN]);
+
+/*
+ * Decode len bytes (fewer than CAUSAL_TAG_LEN: absent).  Returns enum
+ * causal_tag_status: OK (tag filled), ABSENT (not a tag at all: no magic),
+ * MALFORMED (magic but anything else wrong), STALE (valid, other xid).
+ */
+int causal_tag_decode(const uint8_t *buf, size_t len, uint32_t expect_xid,
+		      struct causal_tag *tag);
+
+#endif
