@@ -27,7 +27,7 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # Modules of the library that neither interpose nor start anything (no
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c \
-	preload/identity.c preload/log-file.c
+	preload/identity.c preload/log-file.c shim-rpc/tag.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -124,6 +124,20 @@ install: all
 	install -m 0755 $(BUILD)/libcausal.so $(DESTDIR)$(PREFIX)/lib/libcausal.so
 	install -m 0755 $(BUILD)/tracedump $(DESTDIR)$(PREFIX)/bin/tracedump
 
+# libFuzzer target for the tag decoder, which reads untrusted network input:
+#   make fuzz FUZZ_SECONDS=60
+FUZZ_SECONDS ?= 30
+$(BUILD)/fuzz/fuzz-tag: test/fuzz/fuzz-tag.c shim-rpc/tag.c
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $<"
+	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
+		-D_GNU_SOURCE -Wall -Wextra -Iinclude -Ishim-rpc -o $@ $(filter %.c,$^)
+
+fuzz: $(BUILD)/fuzz/fuzz-tag
+	@mkdir -p $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/fuzz-tag -max_total_time=$(FUZZ_SECONDS) \
+		$(BUILD)/fuzz/corpus test/fuzz/tag-seeds
+
 clean:
 	rm -rf $(BUILD)
 
@@ -133,10 +147,11 @@ help:
 	@echo "  test      build and run every Check suite (unit and end to end)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
+	@echo "  fuzz      fuzz the RPC tag decoder with libFuzzer (FUZZ_SECONDS=30)"
 	@echo "  install   install into PREFIX (default /usr/local)"
 	@echo "  clean     remove build/"
 	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests), PREFIX=..."
 
-.PHONY: all test bench example install clean help
+.PHONY: all test bench example install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

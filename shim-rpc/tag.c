@@ -33,7 +33,7 @@ void causal_tag_encode(const struct causal_tag *tag,
 	put32(out, CAUSAL_TAG_MAGIC);
 	put32(out + 4, (uint32_t)CAUSAL_TAG_VERSION << 16 | CAUSAL_TAG_LEN);
 	put32(out + 8, tag->xid);
-	put32(out + 12, 0);
+	put32(out + 12, tag->flags);
 	memcpy(out + 16, tag->chain, CAUSAL_CHAIN_ID_LEN);
 	put32(out + 36, (uint32_t)(tag->event_no >> 32));
 	put32(out + 40, (uint32_t)tag->event_no);

@@ -31,7 +31,7 @@ struct causal_tag {
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 	uint64_t event_no;
 	uint32_t xid;
-	uint32_t flags;		/* none defined yet: sent as 0, ignored */
+	uint32_t flags;		/* none defined yet: sent as 0, unknown bits kept */
 };
 
 void causal_tag_encode(const struct causal_tag *tag,
