@@ -110,7 +110,12 @@ $(BUILD)/examples/%: examples/%.c
 RPC_PROGS :=
 -include test/rpc/rules.mk
 
-test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS)
+test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BUILD)/fuzz/fuzz-tag
+	@echo "fuzzing the RPC tag decoder for 10 s"
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus && $(BUILD)/fuzz/fuzz-tag \
+		-max_total_time=10 $(BUILD)/fuzz/corpus test/fuzz/tag-seeds \
+		> $(BUILD)/fuzz/last.log 2>&1 || \
+		{ tail -20 $(BUILD)/fuzz/last.log; exit 1; }
 	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) $(BUILD)/test/run-tests
 
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
