@@ -6,30 +6,37 @@
  * clnt_tli, clnttcp / clntudp / clntunix, rpc_call / callrpc, the rpcbind
  * look-ups) ends in clnt_vc_create, clnt_dg_create or clnt_raw_create; we
  * wrap those three and point the handle's cl_ops at a copy of the original
- * table whose cl_call is ours (the originals are static singletons, so one
- * copy each).  The arguments and results are encoded by libtirpc as usual;
+ * table whose cl_call is ours (see struct traced_client).  The arguments and results are encoded by libtirpc as usual;
  * our xdr procedures wrap the caller's to append the tag after the
  * arguments and read the reply's tag after the results.
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <arpa/inet.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
 enum client_kind { CLIENT_VC, CLIENT_DG, CLIENT_RAW };
 
-struct wrapped_clnt_ops {
-	struct clnt_ops ops;		/* first: what handles point at */
+/*
+ * Each traced handle gets its own operation table, with what the stub
+ * probes need to know of it: asking libtirpc per call (cl_control) costs
+ * two sigprocmask() system calls a question.  cl_control and cl_destroy
+ * are wrapped too, to follow changes and to free this.
+ */
+struct traced_client {
+	struct clnt_ops ops;		/* first: what the handle points at */
 	const struct clnt_ops *orig;
-	int kind;
+	int kind;			/* enum client_kind */
+	uint32_t prog, vers;
+	uint32_t peer_len;
+	uint8_t peer[CAUSAL_SOCKADDR_MAX];
 };
 
-#define CLNT_WRAPPERS 8
-
-static struct wrapped_clnt_ops wrappers[CLNT_WRAPPERS];
-static int nwrappers;
-static pthread_mutex_t wrappers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct traced_client *traced_of(CLIENT *cl)
+{
+	return (struct traced_client *)(void *)cl->cl_ops;
+}
 
 static struct {
 	CLIENT *(*clnt_vc_create)(const int, const struct netbuf *,
@@ -55,15 +62,6 @@ static void resolve(void)
 	real.rpc_broadcast_exp = dlsym(RTLD_NEXT, "rpc_broadcast_exp");
 }
 
-static const struct wrapped_clnt_ops *wrapper_of(const struct clnt_ops *ops)
-{
-	const struct wrapped_clnt_ops *w = (const void *)ops;
-
-	if (w >= wrappers && w < wrappers + CLNT_WRAPPERS)
-		return w;
-	return NULL;
-}
-
 /* ---- one call ---------------------------------------------------------- */
 
 /* Passed to libtirpc in place of the caller's args / results pointer. */
@@ -82,7 +80,10 @@ static bool_t args_with_tag(XDR *xdrs, void *p)
 
 	if (!st->xargs(xdrs, st->argsp))
 		return FALSE;
-	causal_xdr_put_tag(xdrs, &st->tag);
+	if (xdrs->x_op == XDR_ENCODE) {
+		st->tag.xid = causal_xdr_call_xid(xdrs);
+		causal_xdr_put_tag(xdrs, &st->tag);
+	}
 	return TRUE;
 }
 
@@ -103,39 +104,31 @@ static uint32_t encoded_size(xdrproc_t proc, void *p)
 	return proc ? (uint32_t)xdr_sizeof(proc, p) : 0;
 }
 
-static void stub_start(struct causal_tbuf *tb, CLIENT *cl, int kind,
+static void stub_start(struct causal_tbuf *tb, const struct traced_client *tc,
 		       rpcproc_t proc, uint64_t entry, uint64_t cpu0,
-		       uint64_t event,
-		       uint64_t fid, uint32_t xid, uint8_t flags, uintptr_t ip)
+		       uint64_t event, uint64_t fid, uint8_t flags, uintptr_t ip)
 {
-	const struct wrapped_clnt_ops *w = wrapper_of(cl->cl_ops);
-	struct netbuf addr = { 0, 0, NULL };
-	uint32_t prog = 0, vers = 0;
 	struct rec_rpc_stub_start *r;
 	uint64_t pending, site;
-	uint32_t len;
 
-	w->orig->cl_control(cl, CLGET_PROG, (char *)&prog);
-	w->orig->cl_control(cl, CLGET_VERS, (char *)&vers);
-	if (kind != CLIENT_RAW)
-		w->orig->cl_control(cl, CLGET_SVC_ADDR, (char *)&addr);
-	len = addr.buf && addr.len <= CAUSAL_SOCKADDR_MAX ? addr.len : 0;
 	/* before reserving ours: a new site writes a record of its own */
 	site = causal_rpc_site(tb, ip);
 	r = (void *)causal_record_begin(
 		tb, CAUSAL_REC_RPC_STUB_START,
-		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len), &pending);
+		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + tc->peer_len), &pending);
 	if (!r)
 		return;
 	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid, entry);
-	r->prog = prog;
-	r->vers = vers;
+	r->prog = tc->prog;
+	r->vers = tc->vers;
 	r->proc = (uint32_t)proc;
-	r->xid = xid;
-	r->transport = kind == CLIENT_RAW ? CAUSAL_TRANSPORT_RAW
-		       : causal_rpc_transport(addr.buf, len, kind == CLIENT_DG);
+	r->xid = 0; /* known once encoded: the server side records it */
+	r->transport = tc->kind == CLIENT_RAW
+			       ? CAUSAL_TRANSPORT_RAW
+			       : causal_rpc_transport(tc->peer, tc->peer_len,
+						      tc->kind == CLIENT_DG);
 	r->flags = flags;
-	r->p.hdr.aux = causal_copy_addr(r->peer, addr.buf, len);
+	r->p.hdr.aux = causal_copy_addr(r->peer, tc->peer, tc->peer_len);
 	r->site_id = site;
 	r->p.cpu_ns = cpu0; /* read at the probe's entry */
 	r->p.mono_exit_ns = causal_now_ns();
@@ -165,26 +158,11 @@ static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 	causal_record_commit(tb, pending);
 }
 
-/*
- * The xid libtirpc will give this call: CLGET_XID answers the previous
- * call's; clnt_dg increments it (in host order) for the next call, clnt_vc
- * decrements the header's word in network order: ntohl(htonl(prev) - 1).
- */
-static uint32_t next_xid(const struct wrapped_clnt_ops *w, CLIENT *cl)
-{
-	uint32_t xid = 0;
-
-	if (w->kind == CLIENT_RAW ||
-	    !w->orig->cl_control(cl, CLGET_XID, (char *)&xid))
-		return 0;
-	return w->kind == CLIENT_DG ? xid + 1 : ntohl(htonl(xid) - 1);
-}
-
 static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 				  void *argsp, xdrproc_t xres, void *resp,
 				  struct timeval timeout)
 {
-	const struct wrapped_clnt_ops *w = wrapper_of(cl->cl_ops);
+	const struct traced_client *tc = traced_of(cl);
 	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
 	struct causal_ctx *ctx = &causal_self.ctx;
 	struct call_state st;
@@ -196,8 +174,8 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 
 	if (causal_self.in_hook || !causal_running() ||
 	    !(tb = causal_thread_current()))
-		return w->orig->cl_call(cl, proc, xargs, argsp, xres, resp,
-					timeout);
+		return tc->orig->cl_call(cl, proc, xargs, argsp, xres, resp,
+					 timeout);
 
 	/* ---- stub start: CPU read first, at the probe's entry ---- */
 	cpu0 = causal_thread_cpu_ns();
@@ -219,16 +197,14 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		flags |= CAUSAL_RPC_TAG_SENT;
 	memcpy(st.tag.chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
 	st.tag.event_no = start_event;
-	st.tag.xid = next_xid(w, cl);
-	stub_start(tb, cl, w->kind, proc, entry, cpu0, start_event, fid,
-		   st.tag.xid, flags, ip);
+	stub_start(tb, tc, proc, entry, cpu0, start_event, fid, flags, ip);
 	marker = ctx->marker;
 	ctx->marker = CAUSAL_MARKER_INFRA; /* black inside the stub */
 	causal_self.in_hook = 0;
 	errno = saved_errno;
 
 	/* never replace a NULL xargs or xres: NULL means batching */
-	status = w->orig->cl_call(cl, proc,
+	status = tc->orig->cl_call(cl, proc,
 				  xargs ? (xdrproc_t)args_with_tag : NULL,
 				  xargs ? (void *)&st : argsp,
 				  xres ? (xdrproc_t)results_with_tag : NULL,
@@ -253,27 +229,62 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 
 /* ---- handle creation --------------------------------------------------- */
 
-static void wrap_client(CLIENT *cl, int kind)
+static bool_t traced_control(CLIENT *cl, u_int request, void *info)
 {
-	const struct clnt_ops *orig;
-	int i;
+	struct traced_client *tc = traced_of(cl);
+	bool_t ok = tc->orig->cl_control(cl, request, info);
 
-	if (!cl || !causal_running() || wrapper_of(cl->cl_ops))
-		return;
-	orig = cl->cl_ops;
-	pthread_mutex_lock(&wrappers_lock);
-	for (i = 0; i < nwrappers && wrappers[i].orig != orig; i++)
-		;
-	if (i == nwrappers && nwrappers < CLNT_WRAPPERS) {
-		wrappers[i].ops = *orig;
-		wrappers[i].ops.cl_call = traced_call;
-		wrappers[i].orig = orig;
-		wrappers[i].kind = kind;
-		nwrappers++;
+	if (!ok || !info)
+		return ok;
+	switch (request) {
+	case CLSET_PROG:
+		tc->prog = *(uint32_t *)info;
+		break;
+	case CLSET_VERS:
+		tc->vers = *(uint32_t *)info;
+		break;
+	case CLSET_SVC_ADDR: {
+		const struct netbuf *nb = info;
+
+		tc->peer_len = causal_copy_addr(tc->peer, nb->buf, nb->len);
+		break;
 	}
-	pthread_mutex_unlock(&wrappers_lock);
-	if (i < CLNT_WRAPPERS)
-		cl->cl_ops = &wrappers[i].ops;
+	}
+	return ok;
+}
+
+static void traced_destroy(CLIENT *cl)
+{
+	struct traced_client *tc = traced_of(cl);
+
+	/* the handle goes back to libtirpc's own table, then away */
+	cl->cl_ops = (struct clnt_ops *)tc->orig;
+	CLNT_DESTROY(cl);
+	free(tc);
+}
+
+static void wrap_client(CLIENT *cl, int kind, uint32_t prog, uint32_t vers,
+			const struct netbuf *peer)
+{
+	struct traced_client *tc;
+
+	if (!cl || !causal_running() || cl->cl_ops->cl_call == traced_call)
+		return;
+	/* handles are made rarely: the program's allocator is fine here */
+	tc = calloc(1, sizeof(*tc));
+	if (!tc)
+		return; /* the handle works, untraced */
+	tc->ops = *cl->cl_ops;
+	tc->ops.cl_call = traced_call;
+	tc->ops.cl_control = traced_control;
+	tc->ops.cl_destroy = traced_destroy;
+	tc->orig = cl->cl_ops;
+	tc->kind = kind;
+	tc->prog = prog;
+	tc->vers = vers;
+	if (peer)
+		tc->peer_len = causal_copy_addr(tc->peer, peer->buf, peer->len);
+	cl->cl_ops = &tc->ops;
 }
 
 CAUSAL_EXPORT CLIENT *clnt_vc_create(const int fd, const struct netbuf *raddr,
@@ -291,7 +302,7 @@ CAUSAL_EXPORT CLIENT *clnt_vc_create(const int fd, const struct netbuf *raddr,
 		return NULL;
 	}
 	cl = real.clnt_vc_create(fd, raddr, prog, vers, sendsz, recvsz);
-	wrap_client(cl, CLIENT_VC);
+	wrap_client(cl, CLIENT_VC, (uint32_t)prog, (uint32_t)vers, raddr);
 	return cl;
 }
 
@@ -310,7 +321,7 @@ CAUSAL_EXPORT CLIENT *clnt_dg_create(const int fd, const struct netbuf *raddr,
 		return NULL;
 	}
 	cl = real.clnt_dg_create(fd, raddr, prog, vers, sendsz, recvsz);
-	wrap_client(cl, CLIENT_DG);
+	wrap_client(cl, CLIENT_DG, (uint32_t)prog, (uint32_t)vers, raddr);
 	return cl;
 }
 
@@ -326,7 +337,7 @@ CAUSAL_EXPORT CLIENT *clnt_raw_create(rpcprog_t prog, rpcvers_t vers)
 		return NULL;
 	}
 	cl = real.clnt_raw_create(prog, vers);
-	wrap_client(cl, CLIENT_RAW);
+	wrap_client(cl, CLIENT_RAW, (uint32_t)prog, (uint32_t)vers, NULL);
 	return cl;
 }
 

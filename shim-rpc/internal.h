@@ -78,6 +78,11 @@ uint64_t causal_rpc_object(struct causal_tbuf *tb, const SVCXPRT *xprt,
 
 /* ---- reading and writing tags in an XDR stream (xdr-tag.c) ------------- */
 
+/* Is this a memory stream (UDP, raw) rather than a record stream (TCP)? */
+int causal_xdr_is_mem(const XDR *xdrs);
+/* While arguments are encoded: the call's xid on a memory stream, where
+ * the header sits at the start of the buffer; else 0 (tag not bound). */
+uint32_t causal_xdr_call_xid(const XDR *xdrs);
 /* Append the tag; on a stream with no room left (UDP size limit) rewind to
  * where it was and send the message untagged.  Returns 1 if sent. */
 int causal_xdr_put_tag(XDR *xdrs, const struct causal_tag *tag);

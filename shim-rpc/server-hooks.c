@@ -200,8 +200,11 @@ static bool_t results_and_tag(XDR *xdrs, void *p)
 
 	if (!rs->xres(xdrs, rs->resp))
 		return FALSE;
-	if (xdrs->x_op == XDR_ENCODE)
+	if (xdrs->x_op == XDR_ENCODE) {
+		if (!causal_xdr_is_mem(xdrs))
+			rs->tag.xid = 0; /* see xdr-tag.c */
 		causal_xdr_put_tag(xdrs, &rs->tag);
+	}
 	return TRUE;
 }
 

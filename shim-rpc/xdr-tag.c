@@ -4,6 +4,10 @@
  * Position arithmetic is used only on memory streams (UDP, raw): on a
  * record stream (TCP) XDR_GETPOS costs an lseek() and means nothing, and
  * writing never runs out of room there anyway.
+ *
+ * Binding tags to the call's xid matters on memory streams only: svc_dg
+ * decodes over its whole buffer, where a tag of an earlier, longer message
+ * may still lie after the arguments of an untagged one.
  */
 #include "internal.h"
 
@@ -21,10 +25,27 @@ static const struct xdr_ops *mem_ops(void)
 	return ops;
 }
 
+int causal_xdr_is_mem(const XDR *xdrs)
+{
+	return xdrs->x_ops == mem_ops();
+}
+
+uint32_t causal_xdr_call_xid(const XDR *xdrs)
+{
+	const uint8_t *p = (const uint8_t *)xdrs->x_base;
+
+	/* clnt_dg and clnt_raw encode the call header, xid first, at the
+	 * start of the buffer their memory stream writes the arguments to */
+	if (!causal_xdr_is_mem(xdrs) || !p)
+		return 0;
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
 int causal_xdr_put_tag(XDR *xdrs, const struct causal_tag *tag)
 {
 	uint8_t buf[CAUSAL_TAG_LEN];
-	int is_mem = xdrs->x_ops == mem_ops();
+	int is_mem = causal_xdr_is_mem(xdrs);
 	u_int pos = is_mem ? XDR_GETPOS(xdrs) : 0;
 
 	causal_tag_encode(tag, buf);
@@ -38,6 +59,11 @@ int causal_xdr_put_tag(XDR *xdrs, const struct causal_tag *tag)
 int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, struct causal_tag *tag)
 {
 	uint8_t buf[CAUSAL_TAG_LEN];
+
+	/* a record stream (TCP) holds only this message: its tags are not
+	 * bound to an xid (sent as 0), nothing stale can be read there */
+	if (!causal_xdr_is_mem(xdrs))
+		xid = 0;
 
 	/* past the end of a TCP record or a datagram this fails at once:
 	 * an untagged message from an untraced peer costs nothing */
