@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# bench-rpc - what tracing adds to a Sun RPC call: 20,000 calls of the null
+# procedure (demo_null_1) and of SAY_IT (int in, int out, say_it_1) over
+# TCP loopback, client and server both untraced vs both traced, in
+# alternating rounds in one run.  Client and server share CPU 0 (taskset):
+# a cross-CPU loopback wake-up costs 300-450 us on these VMs and would
+# swamp everything else.
+#
+# Per call: wall time (throughput), and the CPU of each process -- the
+# client's own getrusage() around its loop, the server's getrusage()
+# read by the CPU_NS procedure before and after it (both include the
+# tracer's background writer).  Prints medians over ROUNDS, the
+# throughput ratio (traced/untraced calls per second) and the CPU tracing
+# adds per call on each side.
+#
+#   BUILD=/abs/build bash test/bench/bench-rpc.sh [ROUNDS [CALLS]]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+: "${BUILD:=$PWD/build}"
+rounds=${1:-5}
+calls=${2:-20000}
+server=$BUILD/test/rpc/demo-server
+client=$BUILD/test/rpc/demo-client
+lib=$BUILD/libcausal.so
+for f in "$server" "$client" "$lib"; do
+	[ -e "$f" ] || { echo "bench-rpc: '$f' is not built" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d /tmp/causal-bench-rpc.XXXXXX)
+spid=
+cleanup() {
+	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# env prefix of a run: traced ones log into a fresh directory each
+envof() {
+	if [ "$1" = traced ]; then
+		echo "LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs"
+	fi
+}
+
+# One round of one kind: a server, the two client loops, the server
+# stopped.  Appends "KIND PROC wall client_cpu server_cpu" lines.
+round() {
+	local kind=$1 port
+	rm -rf "$tmp/logs" "$tmp/ready"
+	env $(envof "$kind") taskset -c 0 "$server" -1 -r "$tmp/ready" \
+		>"$tmp/server.out" 2>&1 &
+	spid=$!
+	for ((i = 0; i < 500; i++)); do
+		[ -e "$tmp/ready" ] && break
+		sleep 0.01
+	done
+	port=$(awk '/^tcp/ { print $2 }' "$tmp/ready")
+	for proc in null say; do
+		env $(envof "$kind") taskset -c 0 "$client" -P "$port" \
+			bench "$proc" "$calls" |
+			awk -v k="$kind" '/^bench/ {
+				print k, $2, $10, $6, $8 }' >>"$tmp/results"
+	done
+	kill "$spid"
+	wait "$spid" || true
+	spid=
+}
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR % 2) print v[(NR + 1) / 2];
+		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+: >"$tmp/results"
+round plain	# warm up
+: >"$tmp/results"
+for ((r = 1; r <= rounds; r++)); do
+	round plain
+	round traced
+done
+
+printf "%d calls over TCP loopback, client and server on CPU 0, median of %d rounds:\n" \
+	"$calls" "$rounds"
+for proc in null say; do
+	for kind in plain traced; do
+		n=$(awk -v k="$kind" -v p="$proc" '$1 == k && $2 == p' \
+			"$tmp/results" | wc -l)
+		[ "$n" -eq "$rounds" ] ||
+			{ echo "bench-rpc: a $kind $proc run failed" >&2; exit 1; }
+		for col in 3 4 5; do
+			awk -v k="$kind" -v p="$proc" -v c="$col" \
+				'$1 == k && $2 == p { print $c }' \
+				"$tmp/results" | median >"$tmp/$kind.$proc.$col"
+		done
+	done
+	awk -v p="$proc" -v n="$calls" \
+		-v pw="$(cat "$tmp/plain.$proc.3")" -v tw="$(cat "$tmp/traced.$proc.3")" \
+		-v pc="$(cat "$tmp/plain.$proc.4")" -v tc="$(cat "$tmp/traced.$proc.4")" \
+		-v ps="$(cat "$tmp/plain.$proc.5")" -v ts="$(cat "$tmp/traced.$proc.5")" 'BEGIN {
+		name = p == "null" ? "null procedure" : "int -> int (SAY_IT)"
+		printf "  %s:\n", name
+		printf "    untraced  %8.0f calls/s  client %6.2f us/call CPU  server %6.2f us/call CPU\n",
+			n / (pw / 1e9), pc / n / 1e3, ps / n / 1e3
+		printf "    traced    %8.0f calls/s  client %6.2f us/call CPU  server %6.2f us/call CPU\n",
+			n / (tw / 1e9), tc / n / 1e3, ts / n / 1e3
+		printf "  %s throughput traced/untraced: %.3f (target >= 0.95)\n", p, pw / tw
+		printf "  %s added CPU per call: client %.2f us, server %.2f us (target <= 1.5)\n",
+			p, (tc - pc) / n / 1e3, (ts - ps) / n / 1e3
+	}'
+done

@@ -1,0 +1,440 @@
+/*
+ * demo-server - serves DEMO_PROG (demo.x) through rpcgen's dispatch
+ * function demo_prog_1(), for the RPC end-to-end suites and benchmark.
+ *
+ *   demo-server [-m MODE] [-r READY] [-n PORT] [-u PATH] [-1]
+ *
+ * -m  how the service is created and registered (default svc_register):
+ *     svc_register       svctcp_create + svcudp_create, svc_register(.., 0)
+ *                        (no rpcbind); one serving thread per transport
+ *     svc_register_pmap  the same, registered with the portmapper
+ *                        (svc_register(.., IPPROTO_TCP / IPPROTO_UDP))
+ *     svc_create         svc_create(.., "netpath"), rpcbind
+ *     svc_tp_create      svc_tp_create on "tcp", rpcbind
+ *     svc_tli_create     svc_tli_create on "udp" + svc_reg(.., nconf), rpcbind
+ *     svc_vc_create      own TCP socket, svc_vc_create + svc_reg(.., NULL)
+ *     svc_dg_create      own UDP socket, svc_dg_create + svc_reg(.., NULL)
+ *     unix               svcunix_create on -u PATH + svc_register(.., 0)
+ * -r  written once serving: "pid PID\ntcp PORT\nudp PORT\n" (0: not served
+ *     or only known to rpcbind)
+ * -n  TCP port on 127.0.0.1 of the next hop, for BURN and SPAWN
+ * -1  one serving thread even in svc_register mode (the benchmark)
+ *
+ * libtirpc has no multithreaded server mode, so in svc_register mode each
+ * transport gets its own thread polling only its own descriptors with
+ * svc_getreq_poll(): an implementation serving a TCP call can then call
+ * this very server over UDP (RECURSE) without deadlock.
+ *
+ * Facts for the tests go to stdout, one line each: "burn tid T us U",
+ * "spawn tid T", "recurse tid T x X", "sleeping MS".  On SIGTERM the server
+ * finishes the request at hand, unregisters, prints "cpu_ns N" (its
+ * process CPU) and exits 0.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "demo-common.h"
+#include "demo.h"
+#include "democb.h"
+
+/* rpcgen's dispatch function (demo_svc.c); its header does not say so */
+void demo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
+
+static volatile sig_atomic_t stopping;
+static int tcp_port, udp_port, next_port;
+static int udp_fd = -1; /* the UDP transport's, svc_register mode */
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/*
+ * A client handle per serving thread and target: implementations of
+ * different threads call out at the same time.
+ */
+static CLIENT *tcp_client(int port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(port)};
+	int sock = RPC_ANYSOCK;
+	CLIENT *c;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	c = clnttcp_create(&sin, DEMO_PROG, DEMO_VERS, &sock, 0, 0);
+	if (!c)
+		clnt_pcreateerror("demo-server: clnttcp_create");
+	return c;
+}
+
+static CLIENT *udp_client(int port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(port)};
+	struct timeval wait = {1, 0};
+	int sock = RPC_ANYSOCK;
+	CLIENT *c;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	c = clntudp_create(&sin, DEMO_PROG, DEMO_VERS, wait, &sock);
+	if (!c)
+		clnt_pcreateerror("demo-server: clntudp_create");
+	return c;
+}
+
+static __thread CLIENT *next_clnt, *self_tcp, *self_udp;
+
+bool_t demo_null_1_svc(void *argp, void *result, struct svc_req *rq)
+{
+	(void)argp, (void)result, (void)rq;
+	return TRUE;
+}
+
+bool_t say_it_1_svc(int *x, int *result, struct svc_req *rq)
+{
+	(void)rq;
+	*result = *x + 1;
+	return TRUE;
+}
+
+bool_t twice_1_svc(int *x, int *result, struct svc_req *rq)
+{
+	(void)rq;
+	*result = 2 * *x;
+	return TRUE;
+}
+
+bool_t burn_1_svc(int *us, int *result, struct svc_req *rq)
+{
+	int hops = 0;
+
+	(void)rq;
+	printf("burn tid %d us %d\n", demo_gettid(), *us);
+	demo_burn_us(*us);
+	*result = 1;
+	if (!next_port)
+		return TRUE;
+	if (!next_clnt)
+		next_clnt = tcp_client(next_port);
+	if (!next_clnt || burn_1(us, &hops, next_clnt) != RPC_SUCCESS)
+		*result = -1;
+	else
+		*result = 1 + hops;
+	return TRUE;
+}
+
+bool_t sleep_ms_1_svc(int *ms, int *result, struct svc_req *rq)
+{
+	struct timespec ts = {*ms / 1000, (*ms % 1000) * 1000000L};
+
+	(void)rq;
+	printf("sleeping %d\n", *ms);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	*result = *ms;
+	return TRUE;
+}
+
+/* SPAWN: n SAY_IT calls to the next hop from a thread of their own. */
+static void *spawned(void *arg)
+{
+	int n = *(int *)arg, sum = 0;
+	CLIENT *c;
+
+	printf("spawn tid %d\n", demo_gettid());
+	c = tcp_client(next_port);
+	for (int i = 0; c && i < n; i++) {
+		int r;
+
+		if (say_it_1(&i, &r, c) != RPC_SUCCESS) {
+			sum = -1;
+			break;
+		}
+		sum += r;
+	}
+	if (c)
+		clnt_destroy(c);
+	*(int *)arg = c ? sum : -1;
+	return NULL;
+}
+
+bool_t spawn_1_svc(int *n, int *result, struct svc_req *rq)
+{
+	pthread_t th;
+	int v = *n;
+
+	(void)rq;
+	*result = -1;
+	if (!next_port || pthread_create(&th, NULL, spawned, &v))
+		return TRUE;
+	pthread_join(th, NULL);
+	*result = v;
+	return TRUE;
+}
+
+/* RECURSE: over the other transport of this very server. */
+bool_t recurse_1_svc(int *x, int *result, struct svc_req *rq)
+{
+	int over_udp = rq->rq_xprt->xp_fd == udp_fd, down = *x - 1, r;
+	CLIENT **c = over_udp ? &self_tcp : &self_udp;
+
+	printf("recurse tid %d x %d\n", demo_gettid(), *x);
+	*result = *x;
+	if (*x <= 0)
+		return TRUE;
+	if (!*c)
+		*c = over_udp ? tcp_client(tcp_port) : udp_client(udp_port);
+	if (!*c || recurse_1(&down, &r, *c) != RPC_SUCCESS)
+		*result = -1;
+	else
+		*result = *x + r;
+	return TRUE;
+}
+
+/* CALLBACK: NOTIFY on the caller's own DEMOCB_PROG. */
+bool_t callback_1_svc(cb_req *req, int *result, struct svc_req *rq)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(req->port)};
+	int sock = RPC_ANYSOCK;
+	CLIENT *c;
+
+	(void)rq;
+	*result = -1;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	c = clnttcp_create(&sin, DEMOCB_PROG, DEMOCB_VERS, &sock, 0, 0);
+	if (!c)
+		return TRUE;
+	if (notify_1(&req->value, result, c) != RPC_SUCCESS)
+		*result = -1;
+	clnt_destroy(c);
+	return TRUE;
+}
+
+bool_t cpu_ns_1_svc(void *argp, quad_t *result, struct svc_req *rq)
+{
+	(void)argp, (void)rq;
+	*result = demo_process_cpu_ns();
+	return TRUE;
+}
+
+int demo_prog_1_freeresult(SVCXPRT *xprt, xdrproc_t xdr_result, caddr_t result)
+{
+	(void)xprt;
+	xdr_free(xdr_result, result);
+	return 1;
+}
+
+/*
+ * Serve the descriptors of svc_pollfd that `mine` accepts until SIGTERM.
+ * Only the thread serving TCP ever adds or removes descriptors (accept,
+ * close), so it may read svc_pollfd while the UDP thread polls its own.
+ */
+static void serve(int (*mine)(int fd))
+{
+	struct pollfd pfd[256];
+
+	while (!stopping) {
+		int n = 0, r;
+
+		for (int i = 0; i < svc_max_pollfd && n < 256; i++)
+			if (svc_pollfd[i].fd >= 0 && mine(svc_pollfd[i].fd)) {
+				pfd[n] = svc_pollfd[i];
+				pfd[n++].revents = 0;
+			}
+		r = poll(pfd, n, 100);
+		if (r < 0 && errno != EINTR)
+			demo_die("demo-server: poll: %s", strerror(errno));
+		if (r > 0)
+			svc_getreq_poll(pfd, r);
+	}
+}
+
+static int any_fd(int fd) { return fd >= 0; }
+static int udp_only(int fd) { return fd == udp_fd; }
+static int not_udp(int fd) { return fd != udp_fd; }
+
+static void *serve_udp(void *arg)
+{
+	serve(udp_only);
+	return arg;
+}
+
+static int local_port(int fd)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+
+	if (getsockname(fd, (struct sockaddr *)&sin, &len) ||
+	    sin.sin_family != AF_INET)
+		return 0;
+	return ntohs(sin.sin_port);
+}
+
+static int loopback_socket(int type)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	int fd = socket(AF_INET, type, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    (type == SOCK_STREAM && listen(fd, 64)))
+		demo_die("demo-server: socket: %s", strerror(errno));
+	return fd;
+}
+
+static struct netconfig *netconf(const char *netid)
+{
+	struct netconfig *nc = getnetconfigent(netid);
+
+	if (!nc)
+		demo_die("demo-server: no netconfig '%s'", netid);
+	return nc;
+}
+
+/* Create and register as mode says; 1 if the two-thread loop applies. */
+static int start(const char *mode, const char *unix_path)
+{
+	SVCXPRT *t = NULL, *u = NULL;
+
+	if (!strcmp(mode, "svc_register") ||
+	    !strcmp(mode, "svc_register_pmap")) {
+		int pmap = !strcmp(mode, "svc_register_pmap");
+
+		t = svctcp_create(RPC_ANYSOCK, 0, 0);
+		u = svcudp_create(RPC_ANYSOCK);
+		if (!t || !u)
+			demo_die("demo-server: svctcp/svcudp_create failed");
+		if (pmap)
+			pmap_unset(DEMO_PROG, DEMO_VERS);
+		if (!svc_register(t, DEMO_PROG, DEMO_VERS, demo_prog_1,
+				  pmap ? IPPROTO_TCP : 0) ||
+		    !svc_register(u, DEMO_PROG, DEMO_VERS, demo_prog_1,
+				  pmap ? IPPROTO_UDP : 0))
+			demo_die("demo-server: svc_register failed");
+		tcp_port = t->xp_port;
+		udp_port = u->xp_port;
+		udp_fd = u->xp_fd;
+		return !pmap;
+	}
+	if (!strcmp(mode, "svc_create")) {
+		if (svc_create(demo_prog_1, DEMO_PROG, DEMO_VERS, "netpath") <=
+		    0)
+			demo_die("demo-server: svc_create failed");
+		return 0;
+	}
+	if (!strcmp(mode, "svc_tp_create")) {
+		t = svc_tp_create(demo_prog_1, DEMO_PROG, DEMO_VERS,
+				  netconf("tcp"));
+		if (!t)
+			demo_die("demo-server: svc_tp_create failed");
+		tcp_port = local_port(t->xp_fd);
+		return 0;
+	}
+	if (!strcmp(mode, "svc_tli_create")) {
+		struct netconfig *nc = netconf("udp");
+
+		u = svc_tli_create(RPC_ANYFD, nc, NULL, 0, 0);
+		if (!u)
+			demo_die("demo-server: svc_tli_create failed");
+		rpcb_unset(DEMO_PROG, DEMO_VERS, nc);
+		if (!svc_reg(u, DEMO_PROG, DEMO_VERS, demo_prog_1, nc))
+			demo_die("demo-server: svc_reg failed");
+		udp_port = local_port(u->xp_fd);
+		return 0;
+	}
+	if (!strcmp(mode, "svc_vc_create")) {
+		t = svc_vc_create(loopback_socket(SOCK_STREAM), 0, 0);
+		if (!t || !svc_reg(t, DEMO_PROG, DEMO_VERS, demo_prog_1, NULL))
+			demo_die("demo-server: svc_vc_create/svc_reg failed");
+		tcp_port = local_port(t->xp_fd);
+		return 0;
+	}
+	if (!strcmp(mode, "svc_dg_create")) {
+		u = svc_dg_create(loopback_socket(SOCK_DGRAM), 0, 0);
+		if (!u ||
+		    !svc_register(u, DEMO_PROG, DEMO_VERS, demo_prog_1, 0))
+			demo_die("demo-server: svc_dg_create/svc_register "
+				 "failed");
+		udp_port = local_port(u->xp_fd);
+		return 0;
+	}
+	if (!strcmp(mode, "unix")) {
+		if (!unix_path)
+			demo_die("demo-server: unix needs -u PATH");
+		unlink(unix_path);
+		t = svcunix_create(RPC_ANYSOCK, 0, 0, (char *)unix_path);
+		if (!t ||
+		    !svc_register(t, DEMO_PROG, DEMO_VERS, demo_prog_1, 0))
+			demo_die("demo-server: svcunix_create/svc_register "
+				 "failed");
+		return 0;
+	}
+	demo_die("demo-server: unknown mode '%s'", mode);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = "svc_register", *ready = NULL, *unix_path = NULL;
+	struct sigaction sa = {.sa_handler = on_term};
+	int opt, one_thread = 0, threads;
+	pthread_t th;
+	char text[128];
+
+	while ((opt = getopt(argc, argv, "m:r:n:u:1")) != -1) {
+		switch (opt) {
+		case 'm':
+			mode = optarg;
+			break;
+		case 'r':
+			ready = optarg;
+			break;
+		case 'n':
+			next_port = atoi(optarg);
+			break;
+		case 'u':
+			unix_path = optarg;
+			break;
+		case '1':
+			one_thread = 1;
+			break;
+		default:
+			demo_die("usage: demo-server [-m MODE] [-r READY] "
+				 "[-n PORT] [-u PATH] [-1]");
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	threads = start(mode, unix_path) && !one_thread;
+	if (threads && pthread_create(&th, NULL, serve_udp, NULL))
+		demo_die("demo-server: pthread_create failed");
+	snprintf(text, sizeof(text), "pid %d\ntcp %d\nudp %d\n", (int)getpid(),
+		 tcp_port, udp_port);
+	if (ready)
+		demo_write_ready(ready, text);
+	serve(threads ? not_udp : any_fd);
+	if (threads)
+		pthread_join(th, NULL);
+
+	/* Only where rpcbind knows us: unregistering asks it, and without
+	 * one running that waits for timeouts. */
+	if (!strcmp(mode, "svc_register_pmap"))
+		pmap_unset(DEMO_PROG, DEMO_VERS);
+	else if (!strcmp(mode, "svc_create") ||
+		 !strcmp(mode, "svc_tp_create") ||
+		 !strcmp(mode, "svc_tli_create"))
+		svc_unreg(DEMO_PROG, DEMO_VERS);
+	if (unix_path)
+		unlink(unix_path);
+	printf("cpu_ns %lld\n", demo_process_cpu_ns());
+	return 0;
+}

@@ -1,0 +1,62 @@
+# test/rpc/rules.mk - the rpcgen-generated RPC test programs, included by
+# the Makefile (which declares RPC_PROGS and builds them for `make test`
+# and `make bench`).
+#
+# rpcgen runs at build time, in MT-safe mode (-M: the stubs take the
+# result buffer from the caller, so client threads can share nothing),
+# into $(BUILD)/test/rpc/gen/: X.h, X_xdr.c, X_clnt.c (say_it_1(), ...)
+# and X_svc.c (the dispatch function, demo_prog_1(), without a main: the
+# programs bring their own serving loop).  Nothing generated is committed.
+
+RPC_GEN := $(BUILD)/test/rpc/gen
+RPC_XS := $(wildcard test/rpc/*.x)
+RPC_HDRS := $(RPC_XS:test/rpc/%.x=$(RPC_GEN)/%.h)
+RPC_CFLAGS := $(CFLAGS) $(BASE_CFLAGS) $(TIRPC_CFLAGS) -I$(RPC_GEN) -Itest/rpc
+# rpcgen's output is not -Wextra clean (unused rqstp, transp, ...)
+RPC_GEN_CFLAGS := $(RPC_CFLAGS) -Wno-unused-parameter -Wno-unused-variable \
+	-Wno-cast-function-type
+RPC_LIBS := $(TIRPC_LIBS) -lpthread
+
+# rpcgen names the header it includes after its input: run it in the
+# output directory on a copy, so that the code says #include "demo.h".
+$(RPC_GEN)/%.x: test/rpc/%.x
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
+$(RPC_GEN)/%.h: $(RPC_GEN)/%.x
+	@echo "  RPCGEN  $<"
+	$(Q)cd $(RPC_GEN) && rm -f $*.h && rpcgen -M -h -o $*.h $*.x
+
+$(RPC_GEN)/%_xdr.c: $(RPC_GEN)/%.x $(RPC_GEN)/%.h
+	$(Q)cd $(RPC_GEN) && rm -f $*_xdr.c && rpcgen -M -c -o $*_xdr.c $*.x
+
+$(RPC_GEN)/%_clnt.c: $(RPC_GEN)/%.x $(RPC_GEN)/%.h
+	$(Q)cd $(RPC_GEN) && rm -f $*_clnt.c && rpcgen -M -l -o $*_clnt.c $*.x
+
+$(RPC_GEN)/%_svc.c: $(RPC_GEN)/%.x $(RPC_GEN)/%.h
+	$(Q)cd $(RPC_GEN) && rm -f $*_svc.c && rpcgen -M -m -o $*_svc.c $*.x
+
+$(RPC_GEN)/%.o: $(RPC_GEN)/%.c
+	@echo "  CC      $(notdir $<)"
+	$(Q)$(CC) $(RPC_GEN_CFLAGS) -c -o $@ $<
+
+$(BUILD)/test/rpc/obj/%.o: test/rpc/%.c $(RPC_HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(RPC_CFLAGS) -c -o $@ $<
+
+$(BUILD)/test/rpc/demo-server: $(BUILD)/test/rpc/obj/demo-server.o \
+		$(addprefix $(RPC_GEN)/,demo_svc.o demo_clnt.o demo_xdr.o \
+		democb_clnt.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
+
+$(BUILD)/test/rpc/demo-client: $(BUILD)/test/rpc/obj/demo-client.o \
+		$(addprefix $(RPC_GEN)/,demo_clnt.o demo_xdr.o democb_svc.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
+
+.SECONDARY: $(RPC_XS:test/rpc/%.x=$(RPC_GEN)/%.x) $(RPC_HDRS) \
+	$(foreach x,$(RPC_XS:test/rpc/%.x=%),$(addprefix $(RPC_GEN)/$(x),_xdr.c _clnt.c _svc.c))
+
+RPC_PROGS += $(BUILD)/test/rpc/demo-server $(BUILD)/test/rpc/demo-client
