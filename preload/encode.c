@@ -70,7 +70,7 @@ static int encode_rpc(msgpack_packer *pk, const struct causal_rec *rec)
 	case CAUSAL_REC_RPC_STUB_START: {
 		const struct rec_rpc_stub_start *r = (const void *)rec;
 
-		pack_probe(pk, 15, &r->p);
+		pack_probe(pk, 16, &r->p);
 		msgpack_pack_uint32(pk, r->prog);
 		msgpack_pack_uint32(pk, r->vers);
 		msgpack_pack_uint32(pk, r->proc);

@@ -188,6 +188,41 @@ static bool_t args_and_tag(XDR *xdrs, void *p)
 	return TRUE;
 }
 
+/*
+ * An error reply (unknown program or procedure, undecodable arguments):
+ * the arguments cannot be decoded, but the tag, if any, ends the message.
+ * Scan what is left of it, 4 bytes at a time as XDR aligns them, for a
+ * valid tag of this call.  Bounded: only on error paths, never past 64 KiB.
+ */
+#define TAG_SCAN_MAX 65536
+
+static bool_t scan_for_tag(XDR *xdrs, void *p)
+{
+	struct args_state *as = p;
+	uint8_t win[CAUSAL_TAG_LEN];
+	size_t have = 0, read;
+	uint32_t xid = causal_xdr_is_mem(xdrs) ? as->xid : 0;
+
+	if (xdrs->x_op != XDR_DECODE)
+		return TRUE;
+	for (read = 0; read < TAG_SCAN_MAX; read += 4) {
+		if (have == sizeof(win)) {
+			memmove(win, win + 4, sizeof(win) - 4);
+			have -= 4;
+		}
+		if (!XDR_GETBYTES(xdrs, (char *)win + have, 4))
+			break;
+		have += 4;
+		if (have == sizeof(win) &&
+		    causal_tag_decode(win, have, xid, &as->tag) ==
+			    CAUSAL_TAG_OK) {
+			as->status = CAUSAL_TAG_OK;
+			break;
+		}
+	}
+	return TRUE;
+}
+
 struct results_state {
 	xdrproc_t xres;
 	void *resp;
@@ -322,6 +357,8 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 
 		if (s->proc == NULLPROC && reply == CAUSAL_REPLY_SUCCESS)
 			w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
+		else if (reply != CAUSAL_REPLY_SUCCESS)
+			w->orig->xp_getargs(xprt, (xdrproc_t)scan_for_tag, &as);
 		skeleton_start(s, &as.tag, as.status, 0, entry);
 	}
 	tagged = s->tag == CAUSAL_TAG_OK;

@@ -174,6 +174,61 @@ START_TEST(uuids_differ_and_are_version_4)
 }
 END_TEST
 
+/* Every RPC record is exactly one array of the size log-format.h gives. */
+START_TEST(rpc_records_have_documented_shapes)
+{
+	static const struct {
+		uint16_t type;
+		size_t body, extra, elements;
+	} shapes[] = {
+		{ CAUSAL_REC_RPC_STUB_START, sizeof(struct rec_rpc_stub_start),
+		  16, 16 },
+		{ CAUSAL_REC_RPC_STUB_END, sizeof(struct rec_rpc_stub_end), 0,
+		  12 },
+		{ CAUSAL_REC_RPC_SKEL_START, sizeof(struct rec_rpc_skel_start),
+		  16, 17 },
+		{ CAUSAL_REC_RPC_SKEL_END, sizeof(struct rec_rpc_skel_end), 0,
+		  10 },
+		{ CAUSAL_REC_RPC_SITE, sizeof(struct rec_rpc_site), 8, 6 },
+		{ CAUSAL_REC_RPC_OBJECT, sizeof(struct rec_rpc_object), 8, 9 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		uint8_t buf[512] = { 0 };
+		struct causal_rec *rec = (void *)buf;
+		msgpack_sbuffer sb;
+		msgpack_unpacked up;
+
+		rec->type = shapes[i].type;
+		rec->size = CAUSAL_REC_ALIGN(shapes[i].body + shapes[i].extra);
+		rec->aux = (uint32_t)shapes[i].extra; /* peer length */
+		if (shapes[i].type == CAUSAL_REC_RPC_SITE) {
+			struct rec_rpc_site *r = (void *)buf;
+
+			r->symbol_len = 5;
+			r->module_len = 3;
+			memcpy(r->text, "say_itabc", 8);
+		}
+		if (shapes[i].type == CAUSAL_REC_RPC_OBJECT) {
+			struct rec_rpc_object *r = (void *)buf;
+
+			r->address_len = 5;
+			r->netid_len = 3;
+		}
+		encode_and_unpack(rec, &sb, &up);
+		ck_assert_msg(up.data.via.array.size == shapes[i].elements,
+			      "type %u: %u elements, documented %zu",
+			      shapes[i].type, up.data.via.array.size,
+			      shapes[i].elements);
+		ck_assert_uint_eq(up.data.via.array.ptr[0].via.u64,
+				  shapes[i].type);
+		msgpack_unpacked_destroy(&up);
+		msgpack_sbuffer_destroy(&sb);
+	}
+}
+END_TEST
+
 Suite *encode_suite(void)
 {
 	Suite *s = suite_create("encode");
@@ -185,6 +240,7 @@ Suite *encode_suite(void)
 	tcase_add_test(tc, unknown_type_is_refused);
 	tcase_add_test(tc, header_carries_identity);
 	tcase_add_test(tc, uuids_differ_and_are_version_4);
+	tcase_add_test(tc, rpc_records_have_documented_shapes);
 	suite_add_tcase(s, tc);
 	return s;
 }
