@@ -33,13 +33,17 @@ LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c \
 UTIL_SRCS := $(wildcard util/*.c)
 TD_SRCS := $(wildcard tracedump/*.c)
 TD_ENGINE_SRCS := $(filter-out tracedump/main.c tracedump/cmd-%.c,$(TD_SRCS))
+CCSG_SRCS := $(wildcard ccsg/*.c)
+CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 
 # --- tests ----------------------------------------------------------------------
 TEST_SRCS := $(wildcard test/check-*.c) test/run-tests.c
-TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS)
-TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -I$(BUILD)/test \
+TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS) \
+	$(CCSG_ENGINE_SRCS)
+TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
+	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
 TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(TIRPC_LIBS) -ldl -lpthread
 PROG_SRCS := $(wildcard test/progs/*.c)
@@ -49,7 +53,9 @@ BENCHES := $(BENCH_SRCS:test/bench/%.c=$(BUILD)/bench/%)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
-all: $(BUILD)/libcausal.so $(BUILD)/tracedump
+TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg)
+
+all: $(BUILD)/libcausal.so $(TOOLS)
 
 $(BUILD)/libcausal.so: $(LIB_OBJS)
 	@echo "  LINK    $@"
@@ -66,6 +72,10 @@ $(BUILD)/tool/%.o: %.c
 	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
+
+$(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
 
@@ -127,7 +137,7 @@ example: all $(EXAMPLES)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/libcausal.so $(DESTDIR)$(PREFIX)/lib/libcausal.so
-	install -m 0755 $(BUILD)/tracedump $(DESTDIR)$(PREFIX)/bin/tracedump
+	install -m 0755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 
 # libFuzzer target for the tag decoder, which reads untrusted network input:
 #   make fuzz FUZZ_SECONDS=60
