@@ -1,13 +1,19 @@
 /*
  * merge.c - `tracedump merge` engine: logs -> one SQLite database.
  *
- * Speed comes from one transaction with journal and sync off, statements
- * prepared once, record bytes bound straight from the decompression
- * buffer (SQLITE_STATIC, no copy, no per-record malloc) and indexes built
- * after the bulk insert.
+ * Two threads: a reader thread reads the files in sorted order
+ * (decompression, msgpack, decoding, the process and thread rows in
+ * memory) and hands the records in chunks through a small bounded queue
+ * to the calling thread, which alone talks to SQLite.  Everything reaches
+ * the database in file order, so the output does not depend on timing.
+ *
+ * SQLite speed comes from one transaction with journal and sync off,
+ * statements prepared once, multi-row inserts bound straight from the
+ * chunk (SQLITE_STATIC, no copy) and indexes built after the bulk insert.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +37,7 @@
 enum {
 	STOP_NO_HEADER = 1,
 	STOP_DUPLICATE = 2,
+	STOP_CANCELLED = 3,	/* the main thread gave up */
 };
 
 enum {
@@ -61,7 +68,7 @@ struct proc {
 	bool have_header;
 	uint8_t uuid[CAUSAL_UUID_LEN];
 	int64_t host_id, pid, ppid;
-	char *exe, *argv;
+	char *host, *exe, *argv;
 	uint64_t start_realtime, start_mono, buffer_kb, flush_ms;
 	bool has_parent;
 	uint8_t parent_uuid[CAUSAL_UUID_LEN];
@@ -74,17 +81,53 @@ struct proc {
 
 /*
  * Records go to SQLite BATCH rows per statement: a multi-row INSERT
- * halves the per-row VDBE overhead.  Their bytes are copied into one
- * arena, as the decompression buffer is reused frame after frame.
+ * halves the per-row VDBE overhead.
  */
 #define BATCH 64
 
-struct batch {
+/*
+ * What the reader hands over: up to CHUNK records of one file, their
+ * bytes copied into one arena (the decompression buffer is reused frame
+ * after frame), and, in the last chunk of a file, how the read ended.
+ */
+#define CHUNK (BATCH * 64)
+#define QUEUE_LEN 4		/* chunks in flight: bounds the memory */
+
+struct chunk_rec {
+	uint64_t seq, type, tid, mono;
+	size_t off, len;
+};
+
+struct chunk {
 	int n;
-	uint64_t seq[BATCH], type[BATCH], tid[BATCH], mono[BATCH];
-	size_t off[BATCH], len[BATCH];
+	struct chunk_rec rec[CHUNK];
 	uint8_t *buf;
 	size_t used, cap;
+	bool eof;			/* the file's last chunk: */
+	int rc;				/* logread_file() or a STOP_* */
+	struct logread_result res;
+	struct proc p;			/* owned by the chunk until stored */
+	struct chunk *next_free;
+};
+
+struct queue {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty, not_full;
+	struct chunk *slot[QUEUE_LEN];
+	size_t head, n;
+	struct chunk *free;		/* recycled chunks */
+	bool cancel;			/* set by the main thread on failure */
+};
+
+/* The reader thread's state: nothing in it is touched by the other. */
+struct reader {
+	const struct merge_opts *o;
+	const struct logdir *ld;
+	struct queue *q;
+	struct chunk *cur;
+	struct proc p;
+	uint8_t (*uuids)[CAUSAL_UUID_LEN];
+	size_t n_uuids;
 };
 
 struct merge {
@@ -95,13 +138,11 @@ struct merge {
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
 	sqlite3_stmt *ins_probe, *ins_site, *ins_object;
 	struct rpc_calls rpc;
-	struct batch batch;
-	int64_t proc_id;		/* of the file being read */
-	struct proc p;
+	msgpack_zone zone;		/* to decode RPC records again */
+	int64_t proc_id;		/* of the file being stored */
+	struct proc *p;			/* its process */
 	char **hosts;			/* index + 1 = host_id */
 	size_t n_hosts;
-	uint8_t (*uuids)[CAUSAL_UUID_LEN];
-	size_t n_uuids;
 	char db_error[256];
 	/* progress */
 	size_t file_no, n_files;
@@ -165,6 +206,7 @@ static struct thread *thread_get(struct thread_map *tm, uint64_t tid)
 
 static void proc_release(struct proc *p)
 {
+	free(p->host);
 	free(p->exe);
 	free(p->argv);
 	free(p->threads.slots);
@@ -207,25 +249,24 @@ static void bind_name(sqlite3_stmt *st, int i, const char *name)
 }
 
 /* host_id of name, inserting it on first sight: ids in file order. */
-static int host_id(struct merge *m, struct record_str name, int64_t *id)
+static int host_id(struct merge *m, const char *name, int64_t *id)
 {
 	char **hosts;
 	char *copy;
 
 	for (size_t i = 0; i < m->n_hosts; i++)
-		if (strlen(m->hosts[i]) == name.len &&
-		    !memcmp(m->hosts[i], name.ptr, name.len)) {
+		if (!strcmp(m->hosts[i], name)) {
 			*id = (int64_t)i + 1;
 			return 0;
 		}
 	hosts = realloc(m->hosts, (m->n_hosts + 1) * sizeof(*hosts));
-	if (!hosts || !(copy = strndup(name.ptr, name.len)))
+	if (!hosts || !(copy = strdup(name)))
 		return -ENOMEM;
 	m->hosts = hosts;
 	m->hosts[m->n_hosts++] = copy;
 	*id = (int64_t)m->n_hosts;
 	sqlite3_bind_int64(m->ins_host, 1, *id);
-	bind_text(m->ins_host, 2, name.ptr, name.len);
+	sqlite3_bind_text(m->ins_host, 2, copy, -1, SQLITE_STATIC);
 	m->stats->hosts++;
 	return step(m, m->ins_host, "insert host");
 }
@@ -246,28 +287,30 @@ static char *argv_json(const msgpack_object *argv)
 	return buf;
 }
 
-static int take_header(struct merge *m, const struct record *r)
+/* Reader thread: the process row from HEADER (host_id comes later). */
+static int take_header(struct reader *rd, const struct record *r)
 {
-	struct proc *p = &m->p;
+	struct proc *p = &rd->p;
 	uint8_t (*uuids)[CAUSAL_UUID_LEN];
 
 	/* Few processes per run: a linear scan is cheaper than a hash. */
-	for (size_t i = 0; i < m->n_uuids; i++)
-		if (!memcmp(m->uuids[i], r->header.uuid, CAUSAL_UUID_LEN))
+	for (size_t i = 0; i < rd->n_uuids; i++)
+		if (!memcmp(rd->uuids[i], r->header.uuid, CAUSAL_UUID_LEN))
 			return STOP_DUPLICATE;
-	uuids = realloc(m->uuids, (m->n_uuids + 1) * sizeof(*uuids));
+	uuids = realloc(rd->uuids, (rd->n_uuids + 1) * sizeof(*uuids));
 	if (!uuids)
 		return -ENOMEM;
-	m->uuids = uuids;
-	memcpy(m->uuids[m->n_uuids++], r->header.uuid, CAUSAL_UUID_LEN);
+	rd->uuids = uuids;
+	memcpy(rd->uuids[rd->n_uuids++], r->header.uuid, CAUSAL_UUID_LEN);
 
 	p->have_header = true;
 	memcpy(p->uuid, r->header.uuid, CAUSAL_UUID_LEN);
 	p->pid = r->header.pid;
 	p->ppid = r->header.ppid;
+	p->host = strndup(r->header.host.ptr, r->header.host.len);
 	p->exe = strndup(r->header.exe.ptr, r->header.exe.len);
 	p->argv = argv_json(r->header.argv);
-	if (!p->exe || !p->argv)
+	if (!p->host || !p->exe || !p->argv)
 		return -ENOMEM;
 	p->start_realtime = r->header.start_realtime_ns;
 	p->start_mono = r->header.start_mono_ns;
@@ -277,7 +320,7 @@ static int take_header(struct merge *m, const struct record *r)
 		p->has_parent = true;
 		memcpy(p->parent_uuid, r->header.parent_uuid, CAUSAL_UUID_LEN);
 	}
-	return host_id(m, r->header.host, &p->host_id);
+	return 0;
 }
 
 /* An RPC probe row; the probe also goes to the call join. */
@@ -336,10 +379,33 @@ static int take_rpc_meta(struct merge *m, uint64_t seq, const struct record *r)
 	return step(m, st, "insert rpc object");
 }
 
-/* Fold a record (number seq of the process) into the rows it feeds. */
-static int take_record(struct merge *m, uint64_t seq, const struct record *r)
+/* Main thread: an RPC record (number seq of the process). */
+static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 {
-	struct proc *p = &m->p;
+	switch (r->type) {
+	case CAUSAL_REC_RPC_STUB_START:
+		return take_probe(m, seq, r, &r->stub_start.p);
+	case CAUSAL_REC_RPC_STUB_END:
+		return take_probe(m, seq, r, &r->stub_end.p);
+	case CAUSAL_REC_RPC_SKEL_START:
+		return take_probe(m, seq, r, &r->skel_start.p);
+	case CAUSAL_REC_RPC_SKEL_END:
+		return take_probe(m, seq, r, &r->skel_end.p);
+	case CAUSAL_REC_RPC_SITE:
+	case CAUSAL_REC_RPC_OBJECT:
+		return take_rpc_meta(m, seq, r);
+	}
+	return 0;
+}
+
+static bool is_rpc(uint64_t type)
+{
+	return type >= CAUSAL_REC_RPC_STUB_START && type <= CAUSAL_REC_RPC_OBJECT;
+}
+
+/* Reader thread: fold a record into the process and thread rows. */
+static int take_record(struct proc *p, const struct record *r)
+{
 	struct thread *t;
 
 	switch (r->type) {
@@ -389,85 +455,159 @@ static int take_record(struct merge *m, uint64_t seq, const struct record *r)
 		p->end_detail = r->process_end.detail;
 		p->end_dropped = r->process_end.dropped;
 		break;
-	case CAUSAL_REC_RPC_STUB_START:
-		return take_probe(m, seq, r, &r->stub_start.p);
-	case CAUSAL_REC_RPC_STUB_END:
-		return take_probe(m, seq, r, &r->stub_end.p);
-	case CAUSAL_REC_RPC_SKEL_START:
-		return take_probe(m, seq, r, &r->skel_start.p);
-	case CAUSAL_REC_RPC_SKEL_END:
-		return take_probe(m, seq, r, &r->skel_end.p);
-	case CAUSAL_REC_RPC_SITE:
-	case CAUSAL_REC_RPC_OBJECT:
-		return take_rpc_meta(m, seq, r);
 	}
 	return 0;
 }
 
-/* Insert the batched records, BATCH at a time or one by one. */
-static int batch_flush(struct merge *m)
-{
-	struct batch *b = &m->batch;
-	sqlite3_stmt *st = b->n == BATCH ? m->ins_recs : m->ins_rec;
-	int i = 0, col = 1;
+/* --- the queue between the reader thread and the main thread --- */
 
-	while (i < b->n) {
-		sqlite3_bind_int64(st, col++, m->proc_id);
-		sqlite3_bind_int64(st, col++, (int64_t)b->seq[i]);
-		sqlite3_bind_int64(st, col++, (int64_t)b->type[i]);
-		sqlite3_bind_int64(st, col++, (int64_t)b->tid[i]);
-		sqlite3_bind_int64(st, col++, (int64_t)b->mono[i]);
-		/* The arena outlives the step: no copy. */
-		sqlite3_bind_blob(st, col++, b->buf + b->off[i], (int)b->len[i],
-				  SQLITE_STATIC);
-		i++;
-		if (st == m->ins_recs && i < b->n)
-			continue;
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			sqlite3_reset(st);
-			return db_fail(m, "insert record");
-		}
-		sqlite3_reset(st);
-		col = 1;
-	}
-	b->n = 0;
-	b->used = 0;
+static int queue_init(struct queue *q)
+{
+	memset(q, 0, sizeof(*q));
+	if (pthread_mutex_init(&q->lock, NULL))
+		return -ENOMEM;
+	pthread_cond_init(&q->not_empty, NULL);
+	pthread_cond_init(&q->not_full, NULL);
 	return 0;
 }
 
-static int batch_add(struct merge *m, uint64_t seq, const struct logread_record *lr)
+static void chunk_free(struct chunk *c)
 {
-	struct batch *b = &m->batch;
+	proc_release(&c->p);
+	free(c->buf);
+	free(c);
+}
 
-	if (b->used + lr->raw_len > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
+static void queue_release(struct queue *q)
+{
+	struct chunk *c;
+
+	for (size_t i = 0; i < q->n; i++)
+		chunk_free(q->slot[(q->head + i) % QUEUE_LEN]);
+	while ((c = q->free)) {
+		q->free = c->next_free;
+		chunk_free(c);
+	}
+	pthread_cond_destroy(&q->not_empty);
+	pthread_cond_destroy(&q->not_full);
+	pthread_mutex_destroy(&q->lock);
+}
+
+/* An empty chunk, recycled when possible; NULL when out of memory. */
+static struct chunk *chunk_get(struct queue *q)
+{
+	struct chunk *c;
+
+	pthread_mutex_lock(&q->lock);
+	if ((c = q->free))
+		q->free = c->next_free;
+	pthread_mutex_unlock(&q->lock);
+	if (!c && !(c = calloc(1, sizeof(*c))))
+		return NULL;
+	c->n = 0;
+	c->used = 0;
+	c->eof = false;
+	return c;
+}
+
+static void chunk_put(struct queue *q, struct chunk *c)
+{
+	proc_release(&c->p);
+	pthread_mutex_lock(&q->lock);
+	c->next_free = q->free;
+	q->free = c;
+	pthread_mutex_unlock(&q->lock);
+}
+
+/*
+ * Reader: hand c over, waiting for room; NULL says the reader ran out of
+ * memory.  -ECANCELED if the main thread gave up.
+ */
+static int queue_push(struct queue *q, struct chunk *c)
+{
+	pthread_mutex_lock(&q->lock);
+	while (q->n == QUEUE_LEN && !q->cancel)
+		pthread_cond_wait(&q->not_full, &q->lock);
+	if (q->cancel) {
+		pthread_mutex_unlock(&q->lock);
+		if (c)
+			chunk_free(c);
+		return -ECANCELED;
+	}
+	q->slot[(q->head + q->n++) % QUEUE_LEN] = c;
+	pthread_cond_signal(&q->not_empty);
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+static struct chunk *queue_pop(struct queue *q)
+{
+	struct chunk *c;
+
+	pthread_mutex_lock(&q->lock);
+	while (!q->n)
+		pthread_cond_wait(&q->not_empty, &q->lock);
+	c = q->slot[q->head];
+	q->head = (q->head + 1) % QUEUE_LEN;
+	q->n--;
+	pthread_cond_signal(&q->not_full);
+	pthread_mutex_unlock(&q->lock);
+	return c;
+}
+
+static void queue_cancel(struct queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	__atomic_store_n(&q->cancel, true, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&q->not_full);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* --- the reader thread --- */
+
+static int chunk_add(struct reader *rd, uint64_t seq,
+		     const struct logread_record *lr)
+{
+	struct chunk *c = rd->cur;
+	struct chunk_rec *cr;
+	int rc;
+
+	if (c->n == CHUNK) {
+		rd->cur = NULL;
+		if ((rc = queue_push(rd->q, c)))
+			return rc;
+		if (!(c = rd->cur = chunk_get(rd->q)))
+			return -ENOMEM;
+	}
+	if (c->used + lr->raw_len > c->cap) {
+		size_t cap = c->cap ? c->cap : 65536;
 		uint8_t *buf;
 
-		while (cap < b->used + lr->raw_len)
+		while (cap < c->used + lr->raw_len)
 			cap *= 2;
-		if (!(buf = realloc(b->buf, cap)))
+		if (!(buf = realloc(c->buf, cap)))
 			return -ENOMEM;
-		b->buf = buf;
-		b->cap = cap;
+		c->buf = buf;
+		c->cap = cap;
 	}
-	memcpy(b->buf + b->used, lr->raw, lr->raw_len);
-	b->seq[b->n] = seq;
-	b->type[b->n] = lr->type;
-	b->tid[b->n] = lr->tid;
-	b->mono[b->n] = lr->mono_ns;
-	b->off[b->n] = b->used;
-	b->len[b->n] = lr->raw_len;
-	b->used += lr->raw_len;
-	return ++b->n == BATCH ? batch_flush(m) : 0;
+	memcpy(c->buf + c->used, lr->raw, lr->raw_len);
+	cr = &c->rec[c->n++];
+	*cr = (struct chunk_rec){ seq, lr->type, lr->tid, lr->mono_ns,
+				  c->used, lr->raw_len };
+	c->used += lr->raw_len;
+	return 0;
 }
 
 static int on_record(void *arg, const struct logread_record *lr)
 {
-	struct merge *m = arg;
-	struct proc *p = &m->p;
+	struct reader *rd = arg;
+	struct proc *p = &rd->p;
 	struct record r;
 	int rc;
 
+	/* Without the lock: a stale read only delays the stop. */
+	if (__atomic_load_n(&rd->q->cancel, __ATOMIC_RELAXED))
+		return STOP_CANCELLED;
 	if (record_decode(lr->obj, &r) < 0) {
 		if (!p->have_header)
 			return STOP_NO_HEADER;
@@ -477,18 +617,113 @@ static int on_record(void *arg, const struct logread_record *lr)
 	if (!p->have_header) {
 		if (r.type != CAUSAL_REC_HEADER)
 			return STOP_NO_HEADER;
-		if ((rc = take_header(m, &r)))
+		if ((rc = take_header(rd, &r)))
 			return rc;
-	} else if ((rc = take_record(m, p->records, &r))) {
+	} else if ((rc = take_record(p, &r))) {
 		return rc;
 	}
-
-	if ((rc = batch_add(m, p->records, lr)))
+	if ((rc = chunk_add(rd, p->records, lr)))
 		return rc;
 	p->records++;
-	m->stats->records++;
-	if (!(m->stats->records & 0xFFFF))
-		progress(m, false);
+	return 0;
+}
+
+/* Read every file in order; each ends with an eof chunk. */
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	char path[8192];
+	int rc = 0;
+
+	for (size_t i = 0; i < rd->ld->n && rc != -ECANCELED; i++) {
+		struct chunk *c;
+
+		snprintf(path, sizeof(path), "%s/%s", rd->o->dir, rd->ld->names[i]);
+		memset(&rd->p, 0, sizeof(rd->p));
+		if (!(rd->cur = chunk_get(rd->q))) {
+			rc = -ENOMEM;
+			c = NULL;
+		} else {
+			struct logread_result res;
+
+			rc = logread_file(path, on_record, rd, &res);
+			if ((c = rd->cur))
+				c->res = res;
+		}
+		if (!c && rc != -ECANCELED && !(c = chunk_get(rd->q))) {
+			queue_push(rd->q, NULL);	/* out of memory */
+			break;
+		}
+		if (!c)
+			break;
+		if (rc == STOP_CANCELLED)
+			rc = -ECANCELED;
+		c->eof = true;
+		c->rc = rc;
+		c->p = rd->p;			/* moved */
+		memset(&rd->p, 0, sizeof(rd->p));
+		rd->cur = NULL;
+		if (queue_push(rd->q, c))
+			break;
+		if (rc == -ENOMEM)
+			break;
+	}
+	proc_release(&rd->p);
+	free(rd->uuids);
+	return NULL;
+}
+
+/* --- the main thread --- */
+
+/* Decode an RPC record again from its bytes: few, so not worth a copy. */
+static int chunk_rpc(struct merge *m, const struct chunk *c,
+		     const struct chunk_rec *cr)
+{
+	msgpack_object obj;
+	struct record r;
+	size_t off = 0;
+
+	msgpack_zone_clear(&m->zone);
+	if (msgpack_unpack((const char *)c->buf + cr->off, cr->len, &off, &m->zone,
+			   &obj) < 0 || record_decode(&obj, &r) < 0)
+		return 0;	/* cannot be: the reader decoded it */
+	return take_rpc(m, cr->seq, &r);
+}
+
+/* Insert a chunk's records, BATCH at a time, the rest one by one. */
+static int chunk_store(struct merge *m, const struct chunk *c)
+{
+	sqlite3_stmt *st = m->ins_recs;
+	int i = 0, col = 1, rc;
+
+	for (int k = 0; k < c->n; k++)
+		if (is_rpc(c->rec[k].type) && (rc = chunk_rpc(m, c, &c->rec[k])))
+			return rc;
+	while (i < c->n) {
+		const struct chunk_rec *cr = &c->rec[i];
+
+		if (col == 1)
+			st = c->n - i >= BATCH ? m->ins_recs : m->ins_rec;
+		sqlite3_bind_int64(st, col++, m->proc_id);
+		sqlite3_bind_int64(st, col++, (int64_t)cr->seq);
+		sqlite3_bind_int64(st, col++, (int64_t)cr->type);
+		sqlite3_bind_int64(st, col++, (int64_t)cr->tid);
+		sqlite3_bind_int64(st, col++, (int64_t)cr->mono);
+		/* The chunk outlives the step: no copy. */
+		sqlite3_bind_blob(st, col++, c->buf + cr->off, (int)cr->len,
+				  SQLITE_STATIC);
+		i++;
+		if (st == m->ins_recs && col <= 6 * BATCH)
+			continue;
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_reset(st);
+			return db_fail(m, "insert record");
+		}
+		sqlite3_reset(st);
+		col = 1;
+	}
+	m->stats->records += c->n;
+	progress(m, false);
 	return 0;
 }
 
@@ -502,7 +737,7 @@ static int cmp_threads(const void *a, const void *b)
 
 static int store_threads(struct merge *m, uint64_t *dropped)
 {
-	struct thread_map *tm = &m->p.threads;
+	struct thread_map *tm = &m->p->threads;
 	sqlite3_stmt *st = m->ins_thread;
 	struct thread **v;
 	size_t n = 0;
@@ -555,12 +790,13 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 
 static int store_process(struct merge *m, int64_t file_id, bool ok)
 {
-	struct proc *p = &m->p;
+	struct proc *p = m->p;
 	sqlite3_stmt *st = m->ins_proc;
 	uint64_t dropped;
 	int rc;
 
-	if ((rc = store_threads(m, &dropped)))
+	if ((rc = host_id(m, p->host, &p->host_id)) ||
+	    (rc = store_threads(m, &dropped)))
 		return rc;
 	/* DROPS may be lost with a buffer; the process total may be absent. */
 	if (p->ended && p->end_dropped > dropped)
@@ -610,34 +846,33 @@ static int store_file(struct merge *m, int64_t id, const char *name,
 	return step(m, st, "insert file");
 }
 
-/* Read one log; returns 0 (damage is reported, not fatal) or -errno. */
-static int merge_file(struct merge *m, const char *name, int64_t file_id)
+/*
+ * The end of one log, as the reader saw it (c->rc, c->res, c->p): the
+ * files row and the process row.  Returns 0 (damage is reported, not
+ * fatal) or -errno.
+ */
+static int finish_file(struct merge *m, const char *name, int64_t file_id,
+		       struct chunk *c)
 {
+	const struct logread_result res = c->res;
 	char path[8192], err[512] = "";
-	struct logread_result res;
 	const char *status = "ok";
+	int rc = c->rc;
 	uint64_t bad;
 	bool loaded;
-	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", m->o->dir, name);
-	memset(&m->p, 0, sizeof(m->p));
-	m->proc_id = (int64_t)m->stats->processes + 1;
-	rc = logread_file(path, on_record, m, &res);
-	if (m->batch.n && batch_flush(m) && rc >= 0)
-		rc = -EIO;
+	m->p = &c->p;
 	if (rc < 0 && rc != -EINVAL && rc != -EPROTO && rc != -ENOMEM &&
 	    rc != -EIO) {
 		/* Unreadable: like a foreign file, it is skipped. */
 		snprintf(err, sizeof(err), "cannot read: %s", strerror(-rc));
 		rc = -EINVAL;
 	}
-	if (rc == -ENOMEM || rc == -EIO) {
-		proc_release(&m->p);
+	if (rc == -ENOMEM || rc == -EIO)
 		return rc;
-	}
-	loaded = m->p.have_header && rc >= 0 && rc != STOP_DUPLICATE;
-	bad = res.bad_records + m->p.bad_records;
+	loaded = m->p->have_header && rc >= 0 && rc != STOP_DUPLICATE;
+	bad = res.bad_records + m->p->bad_records;
 	m->stats->bad_records += bad;
 
 	if (rc == -EINVAL && !err[0])
@@ -680,11 +915,11 @@ static int merge_file(struct merge *m, const char *name, int64_t file_id)
 		warning("'%s' is %s: %s", path, status, err);
 	}
 
-	rc = store_file(m, file_id, name, &res, loaded ? m->p.records : 0,
+	rc = store_file(m, file_id, name, &res, loaded ? m->p->records : 0,
 			status, err[0] ? err : NULL);
 	if (!rc && loaded)
 		rc = store_process(m, file_id, !err[0]);
-	proc_release(&m->p);
+	m->p = NULL;
 	return rc;
 }
 
@@ -728,11 +963,15 @@ static int open_db(struct merge *m, const char *path)
 	 * Nothing to protect until the rename: no journal, no fsync.  Big
 	 * pages and cache for the bulk insert; two sorter threads for the
 	 * index builds.  Page size is fixed so that output is reproducible.
+	 * The index builds read back what the cache could not hold: through
+	 * mmap that costs no copy (2M records: index builds 1.26 -> 1.14 s,
+	 * the final commit 0.16 -> 0.02 s).  A bigger cache only moved the
+	 * writes to the commit; 4 KiB or 16 KiB pages were slower.
 	 */
 	if (exec(m->db, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
 		 " PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 		 " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
-		 " PRAGMA threads=2; BEGIN") ||
+		 " PRAGMA mmap_size=4294967296; PRAGMA threads=2; BEGIN") ||
 	    schema_create(m->db) ||
 	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)", &m->ins_file) ||
 	    prepare(m, "INSERT INTO hosts VALUES(?,?)", &m->ins_host) ||
@@ -763,8 +1002,6 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_site);
 	sqlite3_finalize(m->ins_object);
 	m->ins_recs = m->ins_probe = m->ins_site = m->ins_object = NULL;
-	free(m->batch.buf);
-	memset(&m->batch, 0, sizeof(m->batch));
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
 	sqlite3_close(m->db);
 	m->db = NULL;
@@ -803,21 +1040,58 @@ static int store_calls(struct merge *m)
 	return 0;
 }
 
-static int merge_all(struct merge *m, const struct logdir *ld)
+/* Store what the reader hands over, file by file, in order. */
+static int store_all(struct merge *m, struct queue *q, const struct logdir *ld)
 {
-	int rc;
+	size_t i = 0;
+	int rc = 0;
 
-	m->n_files = ld->n;
-	for (size_t i = 0; i < ld->n; i++) {
-		m->file_no = i + 1;
-		progress(m, i == 0);
-		rc = merge_file(m, ld->names[i], (int64_t)i + 1);
+	m->file_no = 1;
+	m->proc_id = 1;
+	progress(m, true);
+	while (i < ld->n) {
+		struct chunk *c = queue_pop(q);
+		const char *name = ld->names[i];
+
+		if (!c)
+			return error("out of memory");
+		rc = chunk_store(m, c);
+		if (!rc && c->eof) {
+			rc = finish_file(m, name, (int64_t)i + 1, c);
+			m->proc_id = (int64_t)m->stats->processes + 1;
+			m->file_no = ++i + 1;
+		}
+		chunk_put(q, c);
 		if (rc == -EIO)
 			return error("database: %s", m->db_error);
 		if (rc < 0)
-			return error("'%s/%s': %s", m->o->dir, ld->names[i],
-				     strerror(-rc));
+			return error("'%s/%s': %s", m->o->dir, name, strerror(-rc));
 	}
+	return 0;
+}
+
+static int merge_all(struct merge *m, const struct logdir *ld)
+{
+	struct reader rd = { .o = m->o, .ld = ld };
+	struct queue q;
+	pthread_t tid;
+	int rc;
+
+	m->n_files = ld->n;
+	if (queue_init(&q))
+		return error("out of memory");
+	rd.q = &q;
+	if ((rc = pthread_create(&tid, NULL, reader_main, &rd))) {
+		queue_release(&q);
+		return error("cannot start the reader thread: %s", strerror(rc));
+	}
+	rc = store_all(m, &q, ld);
+	if (rc)
+		queue_cancel(&q);
+	pthread_join(tid, NULL);
+	queue_release(&q);
+	if (rc)
+		return rc;
 	if (m->o->progress)
 		fputs("\r\033[K", stderr);
 	if (!m->stats->processes)
@@ -859,7 +1133,10 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 	}
 
 	rpc_calls_init(&m.rpc);
-	rc = open_db(&m, tmp);
+	if (!msgpack_zone_init(&m.zone, 8192))
+		rc = error("out of memory");
+	else
+		rc = open_db(&m, tmp);
 	if (!rc)
 		rc = merge_all(&m, &ld);
 	close_db(&m);
@@ -872,8 +1149,8 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 	for (size_t i = 0; i < m.n_hosts; i++)
 		free(m.hosts[i]);
 	free(m.hosts);
-	free(m.uuids);
 	rpc_calls_release(&m.rpc);
+	msgpack_zone_destroy(&m.zone);
 	logdir_release(&ld);
 	return rc ? -1 : 0;
 }
