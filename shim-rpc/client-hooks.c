@@ -158,6 +158,28 @@ static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 	causal_record_commit(tb, pending);
 }
 
+/*
+ * An error reply (no such program or procedure, undecodable arguments...)
+ * has no results to carry the tag back, yet a traced server gave the call
+ * a skeleton start and end.  Leave room for those two events, so the stub
+ * end still follows them; from an untraced server the chain just has a gap.
+ */
+static int server_answered_error(enum clnt_stat status)
+{
+	switch (status) {
+	case RPC_VERSMISMATCH:
+	case RPC_AUTHERROR:
+	case RPC_PROGUNAVAIL:
+	case RPC_PROGVERSMISMATCH:
+	case RPC_PROCUNAVAIL:
+	case RPC_CANTDECODEARGS:
+	case RPC_SYSTEMERROR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 				  void *argsp, xdrproc_t xres, void *resp,
 				  struct timeval timeout)
@@ -219,6 +241,8 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	    !memcmp(st.reply.chain, ctx->chain, CAUSAL_CHAIN_ID_LEN) &&
 	    st.reply.event_no > ctx->event_no)
 		ctx->event_no = st.reply.event_no; /* the server's last event */
+	else if (server_answered_error(status))
+		ctx->event_no += 2; /* see server_answered_error() */
 	stub_end(tb, status, &st, entry, causal_ctx_next_event(ctx), fid,
 		 encoded_size(xargs, argsp),
 		 status == RPC_SUCCESS ? encoded_size(xres, resp) : 0);

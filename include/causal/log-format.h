@@ -132,7 +132,11 @@ enum causal_record_type {
 	CAUSAL_REC_RPC_STUB_START = 16,
 
 	/* [17, ..., status(enum clnt_stat), args_bytes, results_bytes,
-	 *  reply_tag(enum causal_tag_status)] */
+	 *  reply_tag(enum causal_tag_status)]
+	 * event_no: the server's skeleton-end event + 1 when the reply
+	 * carried a tag; else stub start + 1, or stub start + 3 after an
+	 * error reply (which cannot carry one), leaving room for the
+	 * skeleton start and end a traced server gave the call. */
 	CAUSAL_REC_RPC_STUB_END = 17,
 
 	/* [18, ..., prog, vers, proc, transport, peer(bin sockaddr | nil),
