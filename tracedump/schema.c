@@ -64,8 +64,6 @@ static const char tables_sql[] =
 	" reply TEXT, tag TEXT, missing TEXT);\n";
 
 static const char indexes_sql[] =
-	"CREATE INDEX records_type ON records(type, proc_id);\n"
-	"CREATE INDEX records_thread ON records(proc_id, tid, mono_ns);\n"
 	"CREATE INDEX threads_parent ON threads(proc_id, parent_tid);\n"
 	"CREATE INDEX processes_host ON processes(host_id);\n"
 	"CREATE INDEX processes_parent ON processes(parent_uuid);\n"
