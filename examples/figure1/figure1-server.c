@@ -1,0 +1,320 @@
+/*
+ * figure1-server - serves the components of Figure 1 of the CPU paper
+ * (figure1.x) through rpcgen's dispatch function fig1_prog_1().
+ *
+ *   figure1-server [-R ROLES] [-r READY] [-b PORT] [-c PORT] [-d PORT]
+ *
+ * -R  the components this process serves, letters of ABCD (default ABCD):
+ *     A foo, B times, C what_to_say, D say_it.  A request for another
+ *     component fails (system error).  The paper's four-host deployment
+ *     runs one server per letter, its two-host one "AB" and "CD".
+ * -r  written once serving: "pid PID\ntcp PORT\nudp PORT\n"
+ * -b  UDP port of times (default: this server's own, when it serves B)
+ * -c  TCP port of what_to_say, -d TCP port of say_it (default: our own
+ *     TCP port, when we serve C / D); all on 127.0.0.1.  Only foo calls
+ *     out, so only a server of A needs them.
+ *
+ * foo calls times over UDP and the others over TCP, wherever they are:
+ * as in demo-server, TCP and UDP are served by a thread each, so when A
+ * and B share a process, foo (served over TCP) can call times in its own
+ * process (served over UDP) without deadlock.  The program is the same in
+ * every deployment; only where the letters run changes.
+ *
+ * One line per component invocation on stdout: "NAME tid T us U" (U the
+ * CPU it burned itself).  On SIGTERM it finishes the request at hand and
+ * exits 0.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rpc/rpc.h>
+
+#include "figure1-cpu.h"
+#include "figure1.h" /* rpcgen's, of figure1.x */
+
+/* rpcgen's dispatch function (figure1_svc.c); its header does not say so */
+void fig1_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
+
+static volatile sig_atomic_t stopping;
+static const char *roles = "ABCD";
+static int tcp_port, udp_port, udp_fd = -1;
+static int times_port, what_port, say_port;
+static CLIENT *times_clnt, *what_clnt, *say_clnt; /* foo's, made at start */
+
+static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("figure1-server: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static int serves(char role)
+{
+	return strchr(roles, role) != NULL;
+}
+
+static void said(const char *name, int us)
+{
+	printf("%s tid %d us %d\n", name, (int)gettid(), us);
+}
+
+static struct sockaddr_in loopback(int port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(port)};
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return sin;
+}
+
+static CLIENT *tcp_client(int port)
+{
+	struct sockaddr_in sin = loopback(port);
+	int sock = RPC_ANYSOCK;
+	CLIENT *c = clnttcp_create(&sin, FIG1_PROG, FIG1_VERS, &sock, 0, 0);
+
+	if (!c)
+		die("%s", clnt_spcreateerror("clnttcp_create"));
+	return c;
+}
+
+static CLIENT *udp_client(int port)
+{
+	struct sockaddr_in sin = loopback(port);
+	struct timeval retry = {2, 0}; /* well above any component's CPU */
+	int sock = RPC_ANYSOCK;
+	CLIENT *c = clntudp_create(&sin, FIG1_PROG, FIG1_VERS, retry, &sock);
+
+	if (!c)
+		die("%s", clnt_spcreateerror("clntudp_create"));
+	return c;
+}
+
+/* ---- the components ----------------------------------------------------- */
+
+bool_t foo_1_svc(void *argp, int *result, struct svc_req *rq)
+{
+	phrase text = NULL;
+	int n = 0;
+
+	(void)argp, (void)rq;
+	if (!serves('A'))
+		return FALSE;
+	*result = -1;
+	fig1_burn_us(FIG1_FOO_US / 2);
+	if (times_1(NULL, &n, times_clnt) != RPC_SUCCESS ||
+	    what_to_say_1(NULL, &text, what_clnt) != RPC_SUCCESS)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		say_req req = {.text = text, .n = i};
+		int len;
+
+		if (say_it_1(&req, &len, say_clnt) != RPC_SUCCESS)
+			goto out;
+	}
+	*result = n;
+out:
+	xdr_free((xdrproc_t)xdr_phrase, (char *)&text);
+	fig1_burn_us(FIG1_FOO_US - FIG1_FOO_US / 2);
+	said("foo", FIG1_FOO_US);
+	return TRUE;
+}
+
+bool_t times_1_svc(void *argp, int *result, struct svc_req *rq)
+{
+	(void)argp, (void)rq;
+	if (!serves('B'))
+		return FALSE;
+	fig1_burn_us(FIG1_TIMES_US);
+	*result = FIG1_SAY_TIMES;
+	said("times", FIG1_TIMES_US);
+	return TRUE;
+}
+
+/* what_to_say's threads: each burns its share and ends */
+static void *helper(void *arg)
+{
+	fig1_burn_us(FIG1_THREAD_US);
+	said("thread", FIG1_THREAD_US);
+	return arg;
+}
+
+bool_t what_to_say_1_svc(void *argp, phrase *result, struct svc_req *rq)
+{
+	pthread_t th[FIG1_THREADS];
+
+	(void)argp, (void)rq;
+	if (!serves('C'))
+		return FALSE;
+	/* the threads are spawned in the middle of its execution */
+	fig1_burn_us(FIG1_WHAT_TO_SAY_US / 2);
+	for (int i = 0; i < FIG1_THREADS; i++)
+		if (pthread_create(&th[i], NULL, helper, NULL))
+			die("pthread_create failed");
+	fig1_burn_us(FIG1_WHAT_TO_SAY_US - FIG1_WHAT_TO_SAY_US / 2);
+	for (int i = 0; i < FIG1_THREADS; i++)
+		pthread_join(th[i], NULL);
+	*result = strdup("hello, world"); /* freed by xdr_free after the reply */
+	said("what_to_say", FIG1_WHAT_TO_SAY_US);
+	return *result != NULL;
+}
+
+bool_t say_it_1_svc(say_req *req, int *result, struct svc_req *rq)
+{
+	static const int us[] = FIG1_SAY_IT_US_INIT;
+	int n = req->n < 0 ? 0 : req->n % 3;
+
+	(void)rq;
+	if (!serves('D'))
+		return FALSE;
+	fig1_burn_us(us[n]);
+	*result = req->text ? (int)strlen(req->text) : 0;
+	said("say_it", us[n]);
+	return TRUE;
+}
+
+int fig1_prog_1_freeresult(SVCXPRT *xprt, xdrproc_t xdr_result, caddr_t result)
+{
+	(void)xprt;
+	xdr_free(xdr_result, result);
+	return 1;
+}
+
+/* ---- serving ------------------------------------------------------------ */
+
+/*
+ * Serve the descriptors of svc_pollfd that `mine` accepts until SIGTERM.
+ * Only the TCP thread adds or removes descriptors (accept, close), so it
+ * may read svc_pollfd while the UDP thread polls its one socket.
+ */
+static void serve(int (*mine)(int fd))
+{
+	struct pollfd pfd[256];
+
+	while (!stopping) {
+		int n = 0, r;
+
+		for (int i = 0; i < svc_max_pollfd && n < 256; i++)
+			if (svc_pollfd[i].fd >= 0 && mine(svc_pollfd[i].fd)) {
+				pfd[n] = svc_pollfd[i];
+				pfd[n++].revents = 0;
+			}
+		r = poll(pfd, n, 100);
+		if (r < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+		if (r > 0)
+			svc_getreq_poll(pfd, r);
+	}
+}
+
+static int udp_only(int fd) { return fd == udp_fd; }
+static int not_udp(int fd) { return fd != udp_fd; }
+
+static void *serve_udp(void *arg)
+{
+	serve(udp_only);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = {.sa_handler = on_term};
+	const char *ready = NULL;
+	SVCXPRT *t, *u;
+	pthread_t th;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "R:r:b:c:d:")) != -1) {
+		switch (opt) {
+		case 'R':
+			roles = optarg;
+			break;
+		case 'r':
+			ready = optarg;
+			break;
+		case 'b':
+			times_port = atoi(optarg);
+			break;
+		case 'c':
+			what_port = atoi(optarg);
+			break;
+		case 'd':
+			say_port = atoi(optarg);
+			break;
+		default:
+			die("usage: figure1-server [-R ROLES] [-r READY] "
+			    "[-b PORT] [-c PORT] [-d PORT]");
+		}
+	}
+	if (!*roles || roles[strspn(roles, "ABCD")])
+		die("roles are letters of ABCD, not '%s'", roles);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	t = svctcp_create(RPC_ANYSOCK, 0, 0);
+	u = svcudp_create(RPC_ANYSOCK);
+	if (!t || !u)
+		die("svctcp_create / svcudp_create failed");
+	if (!svc_register(t, FIG1_PROG, FIG1_VERS, fig1_prog_1, 0) ||
+	    !svc_register(u, FIG1_PROG, FIG1_VERS, fig1_prog_1, 0))
+		die("svc_register failed");
+	tcp_port = t->xp_port;
+	udp_port = u->xp_port;
+	udp_fd = u->xp_fd;
+
+	if (serves('A')) {
+		times_port = times_port ? times_port : serves('B') ? udp_port : 0;
+		what_port = what_port ? what_port : serves('C') ? tcp_port : 0;
+		say_port = say_port ? say_port : serves('D') ? tcp_port : 0;
+		if (!times_port || !what_port || !say_port)
+			die("foo needs -b, -c and -d for the roles it does "
+			    "not serve");
+		/* made before serving, so none of it counts in foo's CPU */
+		times_clnt = udp_client(times_port);
+		what_clnt = what_port == tcp_port ? NULL : tcp_client(what_port);
+		say_clnt = say_port == tcp_port ? NULL : tcp_client(say_port);
+		if (!what_clnt || !say_clnt)
+			die("foo cannot call this server over TCP: serve C "
+			    "and D elsewhere");
+	}
+	if (pthread_create(&th, NULL, serve_udp, NULL))
+		die("pthread_create failed");
+	if (ready) {
+		char tmp[4096];
+		FILE *f;
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
+		f = fopen(tmp, "w");
+		if (!f ||
+		    fprintf(f, "pid %d\ntcp %d\nudp %d\n", (int)getpid(),
+			    tcp_port, udp_port) < 0 ||
+		    fclose(f) || rename(tmp, ready))
+			die("cannot write '%s': %s", ready, strerror(errno));
+	}
+	serve(not_udp);
+	pthread_join(th, NULL);
+	return 0;
+}
