@@ -84,9 +84,11 @@ static int transport_of(const struct serving *s)
 
 /* ---- the two probes ----------------------------------------------------- */
 
+/* cpu: the thread's CPU clock if already read with no user code since
+ * (a skeleton with nothing inside), else 0 to read it at the exit */
 static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 			   int tag_status, uint32_t args_bytes,
-			   uint64_t entry)
+			   uint64_t entry, uint64_t cpu)
 {
 	struct causal_ctx *ctx = &causal_self.ctx;
 	const struct netbuf *peer = &s->xprt->xp_rtaddr;
@@ -131,7 +133,7 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	r->p.hdr.aux = causal_copy_addr(r->peer, peer->buf, len);
 	r->p.mono_exit_ns = causal_now_ns();
 	/* Equation 1 starts the implementation's CPU at the probe's exit */
-	r->p.cpu_ns = causal_thread_cpu_ns();
+	r->p.cpu_ns = cpu ? cpu : causal_thread_cpu_ns();
 	causal_record_commit(tb, pending);
 out:
 	/* white: the user's implementation runs from here */
@@ -301,7 +303,7 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	entry = causal_now_ns();
 	causal_self.in_hook = 1;
 	skeleton_start(s, &as.tag, as.status,
-		       xargs ? (uint32_t)xdr_sizeof(xargs, argsp) : 0, entry);
+		       xargs ? (uint32_t)xdr_sizeof(xargs, argsp) : 0, entry, 0);
 	causal_self.in_hook = 0;
 	return ok;
 }
@@ -359,7 +361,8 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 			w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
 		else if (reply != CAUSAL_REPLY_SUCCESS)
 			w->orig->xp_getargs(xprt, (xdrproc_t)scan_for_tag, &as);
-		skeleton_start(s, &as.tag, as.status, 0, entry);
+		/* no user code runs in between: one CPU read serves both */
+		skeleton_start(s, &as.tag, as.status, 0, entry, cpu);
 	}
 	tagged = s->tag == CAUSAL_TAG_OK;
 	/* skeleton_end() gives the thread back its context: keep the chain */
