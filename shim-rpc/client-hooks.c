@@ -311,6 +311,21 @@ static void wrap_client(CLIENT *cl, int kind, uint32_t prog, uint32_t vers,
 	cl->cl_ops = &tc->ops;
 }
 
+/*
+ * Every creation wrapper starts so: resolve, initialise, and answer a
+ * missing real function with the API's own error (rpc_createerr, ENOSYS).
+ */
+#define CREATION_PROLOGUE(fn)                                     \
+	do {                                                      \
+		pthread_once(&real_once, resolve);                \
+		causal_ensure_init();                             \
+		if (!real.fn) {                                   \
+			rpc_createerr.cf_stat = RPC_SYSTEMERROR;  \
+			rpc_createerr.cf_error.re_errno = ENOSYS; \
+			return NULL;                              \
+		}                                                 \
+	} while (0)
+
 CAUSAL_EXPORT CLIENT *clnt_vc_create(const int fd, const struct netbuf *raddr,
 				     const rpcprog_t prog,
 				     const rpcvers_t vers, u_int sendsz,
@@ -318,13 +333,7 @@ CAUSAL_EXPORT CLIENT *clnt_vc_create(const int fd, const struct netbuf *raddr,
 {
 	CLIENT *cl;
 
-	pthread_once(&real_once, resolve);
-	causal_ensure_init();
-	if (!real.clnt_vc_create) {
-		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
-		rpc_createerr.cf_error.re_errno = ENOSYS;
-		return NULL;
-	}
+	CREATION_PROLOGUE(clnt_vc_create);
 	cl = real.clnt_vc_create(fd, raddr, prog, vers, sendsz, recvsz);
 	wrap_client(cl, CLIENT_VC, (uint32_t)prog, (uint32_t)vers, raddr);
 	return cl;
@@ -337,13 +346,7 @@ CAUSAL_EXPORT CLIENT *clnt_dg_create(const int fd, const struct netbuf *raddr,
 {
 	CLIENT *cl;
 
-	pthread_once(&real_once, resolve);
-	causal_ensure_init();
-	if (!real.clnt_dg_create) {
-		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
-		rpc_createerr.cf_error.re_errno = ENOSYS;
-		return NULL;
-	}
+	CREATION_PROLOGUE(clnt_dg_create);
 	cl = real.clnt_dg_create(fd, raddr, prog, vers, sendsz, recvsz);
 	wrap_client(cl, CLIENT_DG, (uint32_t)prog, (uint32_t)vers, raddr);
 	return cl;
@@ -353,13 +356,7 @@ CAUSAL_EXPORT CLIENT *clnt_raw_create(rpcprog_t prog, rpcvers_t vers)
 {
 	CLIENT *cl;
 
-	pthread_once(&real_once, resolve);
-	causal_ensure_init();
-	if (!real.clnt_raw_create) {
-		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
-		rpc_createerr.cf_error.re_errno = ENOSYS;
-		return NULL;
-	}
+	CREATION_PROLOGUE(clnt_raw_create);
 	cl = real.clnt_raw_create(prog, vers);
 	wrap_client(cl, CLIENT_RAW, (uint32_t)prog, (uint32_t)vers, NULL);
 	return cl;
