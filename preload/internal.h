@@ -175,10 +175,11 @@ void causal_writer_wake(void);
  * record counted as dropped) when the buffer is full.  No lock, no malloc,
  * no system call.
  */
-static inline struct causal_rec *causal_record_begin(struct causal_tbuf *tb,
-						     uint16_t type,
-						     uint32_t size,
-						     uint64_t *pending)
+static inline struct causal_rec *causal_record_begin_at(struct causal_tbuf *tb,
+							uint16_t type,
+							uint32_t size,
+							uint64_t *pending,
+							uint64_t mono_ns)
 {
 	struct causal_rec *r = causal_ring_reserve(&tb->ring, size, pending);
 
@@ -192,8 +193,17 @@ static inline struct causal_rec *causal_record_begin(struct causal_tbuf *tb,
 	r->size = size;
 	r->tid = tb->tid;
 	r->aux = 0;
-	r->mono_ns = causal_now_ns();
+	r->mono_ns = mono_ns;
 	return r;
+}
+
+/* The same, stamped now. */
+static inline struct causal_rec *causal_record_begin(struct causal_tbuf *tb,
+						     uint16_t type,
+						     uint32_t size,
+						     uint64_t *pending)
+{
+	return causal_record_begin_at(tb, type, size, pending, causal_now_ns());
 }
 
 static inline void causal_record_commit(struct causal_tbuf *tb,

@@ -113,12 +113,13 @@ static void stub_start(struct causal_tbuf *tb, const struct traced_client *tc,
 
 	/* before reserving ours: a new site writes a record of its own */
 	site = causal_rpc_site(tb, ip);
-	r = (void *)causal_record_begin(
+	r = (void *)causal_record_begin_at(
 		tb, CAUSAL_REC_RPC_STUB_START,
-		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + tc->peer_len), &pending);
+		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + tc->peer_len), &pending,
+		entry);
 	if (!r)
 		return;
-	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid, entry);
+	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid);
 	r->prog = tc->prog;
 	r->vers = tc->vers;
 	r->proc = (uint32_t)proc;
@@ -143,11 +144,11 @@ static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 	struct rec_rpc_stub_end *r;
 	uint64_t pending;
 
-	r = (void *)causal_record_begin(tb, CAUSAL_REC_RPC_STUB_END,
-					sizeof(*r), &pending);
+	r = (void *)causal_record_begin_at(
+		tb, CAUSAL_REC_RPC_STUB_END, sizeof(*r), &pending, entry);
 	if (!r)
 		return;
-	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid, entry);
+	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid);
 	r->status = (uint32_t)status;
 	r->reply_tag = (uint32_t)st->reply_status;
 	r->args_bytes = args_bytes;
@@ -394,10 +395,10 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 	event = causal_ctx_next_event(ctx);
 	fid = causal_rpc_next_function_id();
 	site = causal_rpc_site(tb, (uintptr_t)__builtin_return_address(0));
-	r = (void *)causal_record_begin(tb, CAUSAL_REC_RPC_STUB_START,
-					sizeof(*r), &pending);
+	r = (void *)causal_record_begin_at(
+		tb, CAUSAL_REC_RPC_STUB_START, sizeof(*r), &pending, entry);
 	if (r) {
-		causal_probe_fill(&r->p, ctx->chain, event, fid, entry);
+		causal_probe_fill(&r->p, ctx->chain, event, fid);
 		r->prog = (uint32_t)prog;
 		r->vers = (uint32_t)vers;
 		r->proc = (uint32_t)proc;

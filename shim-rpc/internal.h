@@ -34,15 +34,15 @@ static inline uint64_t causal_ctx_next_event(struct causal_ctx *ctx)
 	return ctx->event_no;
 }
 
-/* Fill the shared part of a probe record. */
+/* Fill the shared part of a probe record (reserved with
+ * causal_record_begin_at(), stamped with the probe's entry). */
 static inline void causal_probe_fill(struct rec_rpc_probe *p,
 				     const uint8_t *chain, uint64_t event_no,
-				     uint64_t function_id, uint64_t entry_ns)
+				     uint64_t function_id)
 {
 	memcpy(p->chain, chain, CAUSAL_CHAIN_ID_LEN);
 	p->event_no = event_no;
 	p->function_id = function_id;
-	p->hdr.mono_ns = entry_ns;
 }
 
 /* Copy a netbuf's address into a record; returns the bytes copied. */

@@ -116,12 +116,11 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 		goto out;
 	/* before reserving ours: a new object writes a record of its own */
 	object = causal_rpc_object(tb, s->xprt, s->prog, s->vers, transport);
-	r = (void *)causal_record_begin(
-		tb, CAUSAL_REC_RPC_SKEL_START,
-		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len), &pending);
+	r = (void *)causal_record_begin_at(
+		tb, CAUSAL_REC_RPC_SKEL_START, (uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len), &pending, entry);
 	if (!r)
 		goto out;
-	causal_probe_fill(&r->p, ctx->chain, ctx->event_no, s->fid, entry);
+	causal_probe_fill(&r->p, ctx->chain, ctx->event_no, s->fid);
 	r->prog = s->prog;
 	r->vers = s->vers;
 	r->proc = s->proc;
@@ -151,11 +150,11 @@ static uint64_t skeleton_end(struct serving *s, int reply, uint32_t results,
 	uint64_t pending;
 
 	if (tb) {
-		r = (void *)causal_record_begin(tb, CAUSAL_REC_RPC_SKEL_END,
-						sizeof(*r), &pending);
+		r = (void *)causal_record_begin_at(
+			tb, CAUSAL_REC_RPC_SKEL_END, sizeof(*r), &pending,
+			entry);
 		if (r) {
-			causal_probe_fill(&r->p, ctx->chain, event, s->fid,
-					  entry);
+			causal_probe_fill(&r->p, ctx->chain, event, s->fid);
 			r->reply = (uint32_t)reply;
 			r->results_bytes = results;
 			r->p.cpu_ns = cpu; /* read at the probe's entry */
