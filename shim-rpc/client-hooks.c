@@ -6,7 +6,8 @@
  * clnt_tli, clnttcp / clntudp / clntunix, rpc_call / callrpc, the rpcbind
  * look-ups) ends in clnt_vc_create, clnt_dg_create or clnt_raw_create; we
  * wrap those three and point the handle's cl_ops at a copy of the original
- * table whose cl_call is ours (see struct traced_client).  The arguments and results are encoded by libtirpc as usual;
+ * table whose cl_call is ours (see struct traced_client).  The arguments
+ * and results are encoded by libtirpc as usual;
  * our xdr procedures wrap the caller's to append the tag after the
  * arguments and read the reply's tag after the results.
  */

@@ -117,7 +117,8 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	/* before reserving ours: a new object writes a record of its own */
 	object = causal_rpc_object(tb, s->xprt, s->prog, s->vers, transport);
 	r = (void *)causal_record_begin_at(
-		tb, CAUSAL_REC_RPC_SKEL_START, (uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len), &pending, entry);
+		tb, CAUSAL_REC_RPC_SKEL_START,
+		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len), &pending, entry);
 	if (!r)
 		goto out;
 	causal_probe_fill(&r->p, ctx->chain, ctx->event_no, s->fid);
