@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# bench-scale - how merge and report grow with the trace: synthetic logs
+# of 100,000 and 1,000,000 Sun RPC calls (gen-rpc-logs: nested chains of
+# 5 calls between 8 processes on 4 hosts, 4 threads each, a thread spawned
+# in every 10th chain), then `tracedump merge` and `ccsg report
+# --format=json` timed separately, each with its peak memory (maximum
+# resident set size, from /usr/bin/time -v).
+#
+# Target (the issue's item 7): 1,000,000 calls merged and reported in
+# under 30 s and 2 GB; from 100k to 1M, time and memory should grow close
+# to linearly (a ratio near 10).  Exit status 1 when the target is missed.
+#
+#   BUILD=/abs/build bash test/bench/bench-scale.sh [CALLS...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+: "${BUILD:=$PWD/build}"
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(100000 1000000)
+gen=$BUILD/bench/gen-rpc-logs
+for f in "$gen" "$BUILD/tracedump"; do
+	[ -x "$f" ] || { echo "bench-scale: '$f' is not built" >&2; exit 1; }
+done
+ccsg=$BUILD/ccsg
+[ -x "$ccsg" ] || { echo "bench-scale: $ccsg is not built yet: timing merge only"; ccsg=; }
+timer=/usr/bin/time
+[ -x "$timer" ] || { echo "bench-scale: no /usr/bin/time (apt-get install time): no peak memory"; timer=; }
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/bench-scale.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+# measure NAME CMD...: sets secs and peak_mb; the command's output is dropped
+measure() {
+	local name=$1
+	shift
+	if [ -n "$timer" ]; then
+		"$timer" -v -o "$dir/$name.time" "$@" >/dev/null 2>"$dir/$name.err" ||
+			{ echo "bench-scale: $name failed:" >&2; tail -5 "$dir/$name.err" >&2; exit 1; }
+		secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {
+			n = split($2, p, ":"); s = 0
+			for (i = 1; i <= n; i++) s = s * 60 + p[i]
+			print s }' "$dir/$name.time")
+		peak_mb=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$dir/$name.time")
+	else
+		local start end
+		start=$(date +%s.%N)
+		"$@" >/dev/null 2>"$dir/$name.err" ||
+			{ echo "bench-scale: $name failed:" >&2; tail -5 "$dir/$name.err" >&2; exit 1; }
+		end=$(date +%s.%N)
+		secs=$(awk -v s="$start" -v e="$end" 'BEGIN { print e - s }')
+		peak_mb=0
+	fi
+}
+
+printf '%-9s %-6s %8s %12s %9s\n' calls step seconds calls/s peak_MB
+status=0
+declare -A total_s total_mb
+for n in "${sizes[@]}"; do
+	logs=$dir/logs-$n
+	calls=$("$gen" "$logs" "$n")
+	measure "merge-$n" "$BUILD/tracedump" merge "$logs" -o "$dir/trace-$n.db"
+	m_s=$secs m_mb=$peak_mb
+	printf '%-9s %-6s %8.2f %12.0f %9s\n' "$calls" merge "$m_s" \
+		"$(awk -v n="$calls" -v t="$m_s" 'BEGIN { print (t > 0 ? n / t : 0) }')" "$m_mb"
+	r_s=0 r_mb=0
+	if [ -n "$ccsg" ]; then
+		measure "report-$n" "$ccsg" report --format=json --db "$dir/trace-$n.db"
+		r_s=$secs r_mb=$peak_mb
+		printf '%-9s %-6s %8.2f %12.0f %9s\n' "$calls" report "$r_s" \
+			"$(awk -v n="$calls" -v t="$r_s" 'BEGIN { print (t > 0 ? n / t : 0) }')" "$r_mb"
+	fi
+	total_s[$n]=$(awk -v a="$m_s" -v b="$r_s" 'BEGIN { print a + b }')
+	total_mb[$n]=$(( m_mb > r_mb ? m_mb : r_mb ))
+	printf '%-9s %-6s %8.2f %12.0f %9s   (db %s MB)\n' "$calls" total "${total_s[$n]}" \
+		"$(awk -v n="$calls" -v t="${total_s[$n]}" 'BEGIN { print (t > 0 ? n / t : 0) }')" \
+		"${total_mb[$n]}" "$(( $(stat -c %s "$dir/trace-$n.db") / 1048576 ))"
+	if [ "$n" -ge 1000000 ]; then
+		ok=$(awk -v t="${total_s[$n]}" -v m="${total_mb[$n]}" 'BEGIN { print (t < 30 && m < 2048) ? 1 : 0 }')
+		if [ "$ok" = 1 ]; then
+			echo "target met: $calls calls merged${ccsg:+ and reported} in ${total_s[$n]} s (< 30 s), peak ${total_mb[$n]} MB (< 2048 MB)"
+		else
+			echo "TARGET MISSED: $calls calls: ${total_s[$n]} s (30 s allowed), peak ${total_mb[$n]} MB (2048 MB allowed)"
+			status=1
+		fi
+	fi
+	rm -rf "$logs" "$dir/trace-$n.db"
+done
+if [ ${#sizes[@]} -ge 2 ]; then
+	a=${sizes[0]} b=${sizes[-1]}
+	awk -v a="$a" -v b="$b" -v ta="${total_s[$a]}" -v tb="${total_s[$b]}" \
+		-v ma="${total_mb[$a]}" -v mb="${total_mb[$b]}" 'BEGIN {
+		printf "growth %d -> %d calls (x%.0f): time x%.2f, peak memory x%.2f (linear: x%.0f)\n",
+			a, b, b / a, (ta > 0 ? tb / ta : 0), (ma > 0 ? mb / ma : 0), b / a }'
+fi
+[ -n "$ccsg" ] || echo "bench-scale: report not timed (no ccsg): the target counts merge only"
+exit $status
