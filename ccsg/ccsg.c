@@ -1,0 +1,466 @@
+/*
+ * ccsg.c - from the DSCG to the CCSG (CPU paper, Appendix A).
+ *
+ * Instead of a topological sort the DSCG tree is walked once in post-order
+ * with an explicit stack; each level of the stack holds the running sum of
+ * its children's self + descendant vectors, so a node's descendant CPU
+ * (Equations 3 and 4) is complete when it is left, in O(depth x dims)
+ * memory.  Each finished invocation or thread instance is added to its
+ * function or thread node (REPRESENTATION_IN_CCSG / UPDATE_CCSG), found
+ * through hash maps.  Recursion needs no cycle collapsing (Section 3.2):
+ * the propagation runs on the DSCG, which is a tree.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccsg.h"
+#include "names.h"
+
+struct build {
+	struct ccsg_graph *g;
+	struct ccsg_trace *t;
+	struct ccsg_map pv, fn, obj, fo, edge;
+	struct ccsg_map *edge_keys;
+	int32_t *thread_node;		/* per thread */
+	int64_t *thread_self;
+	uint8_t *root_thread;
+};
+
+static int32_t new_node(struct ccsg_graph *g, int kind)
+{
+	struct ccsg_node *n;
+
+	if (CCSG_GROW(g->nodes, g->cap_nodes, g->nnodes + 1))
+		return -ENOMEM;
+	n = &g->nodes[g->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->parent = n->thread_node = n->server_proc = n->object_id = n->peer = n->symbol = -1;
+	n->self = calloc(g->dims->n ? g->dims->n : 1, sizeof(int64_t));
+	n->desc = calloc(g->dims->n ? g->dims->n : 1, sizeof(int64_t));
+	if (!n->self || !n->desc) {
+		free(n->self);
+		free(n->desc);
+		return -ENOMEM;
+	}
+	return (int32_t)g->nnodes++;
+}
+
+/* Find or make the map entry for key: its value, or make() a new one. */
+static int32_t lookup(struct ccsg_map *m, uint64_t key, int32_t next)
+{
+	int32_t v = ccsg_map_get(m, key);
+
+	return v >= 0 ? v : ccsg_map_put(m, key, next);
+}
+
+static int32_t function_node(struct build *b, const struct ccsg_call *c)
+{
+	struct ccsg_graph *g = b->g;
+	int32_t pv, key, n;
+
+	/* exact keys through a chain of small maps: (prog, vers) -> pv,
+	 * (pv, proc) -> function, (function, object) -> node */
+	pv = lookup(&b->pv, ccsg_key2(c->prog, c->vers), (int32_t)b->pv.n);
+	if (pv < 0)
+		return -ENOMEM;
+	key = lookup(&b->fn, ccsg_key2((uint32_t)pv, c->proc), (int32_t)b->fn.n);
+	if (key < 0)
+		return -ENOMEM;
+	if (g->by_object) {
+		int32_t o;
+
+		if (c->server_proc && c->object_id >= 0)
+			o = lookup(&b->obj, ccsg_key2(c->server_proc, (uint32_t)c->object_id),
+				   (int32_t)b->obj.n);
+		else		/* untraced server: its address is the object */
+			o = lookup(&b->obj, ccsg_key2(0x80000000u, (uint32_t)c->peer),
+				   (int32_t)b->obj.n);
+		if (o < 0)
+			return -ENOMEM;
+		key = lookup(&b->fo, ccsg_key2((uint32_t)key, (uint32_t)o), (int32_t)b->fo.n);
+		if (key < 0)
+			return -ENOMEM;
+	}
+	n = ccsg_map_get(&b->edge_keys[0], (uint64_t)key);
+	if (n >= 0)
+		return n;
+	if ((n = new_node(g, CCSG_FUNCTION)) < 0)
+		return n;
+	g->nodes[n].prog = c->prog;
+	g->nodes[n].vers = c->vers;
+	g->nodes[n].proc = c->proc;
+	if (g->by_object) {
+		if (c->server_proc && c->object_id >= 0) {
+			g->nodes[n].server_proc = c->server_proc;
+			g->nodes[n].object_id = c->object_id;
+		} else {
+			g->nodes[n].peer = c->peer;
+		}
+	}
+	if (ccsg_map_put(&b->edge_keys[0], (uint64_t)key, n) < 0)
+		return -ENOMEM;
+	return n;
+}
+
+/* The thread node under function node f (or main), made on demand. */
+static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
+{
+	int32_t n;
+
+	if (g->nodes[f].thread_node >= 0)
+		return g->nodes[f].thread_node;
+	if ((n = new_node(g, CCSG_THREAD)) < 0)
+		return n;
+	g->nodes[n].parent = f;
+	g->nodes[f].thread_node = n;
+	return n;
+}
+
+static int add_edge(struct build *b, int32_t from, int32_t to, int64_t count)
+{
+	struct ccsg_graph *g = b->g;
+	int32_t e = ccsg_map_get(&b->edge, ccsg_key2((uint32_t)from, (uint32_t)to));
+
+	if (e < 0) {
+		if (CCSG_GROW(g->edges, g->cap_edges, g->nedges + 1))
+			return -ENOMEM;
+		e = (int32_t)g->nedges++;
+		g->edges[e] = (struct ccsg_edge){ from, to, 0, 0 };
+		if (ccsg_map_put(&b->edge, ccsg_key2((uint32_t)from, (uint32_t)to), e) < 0)
+			return -ENOMEM;
+	}
+	g->edges[e].count += count;
+	return 0;
+}
+
+static int64_t stub_cpu(const struct ccsg_call *c)
+{
+	if (c->cpu[CCSG_STUB_START] == CCSG_NONE || c->cpu[CCSG_STUB_END] == CCSG_NONE)
+		return 0;
+	return c->cpu[CCSG_STUB_END] - c->cpu[CCSG_STUB_START];
+}
+
+static int64_t skel_cpu(const struct ccsg_call *c)
+{
+	if (c->cpu[CCSG_SKEL_START] == CCSG_NONE || c->cpu[CCSG_SKEL_END] == CCSG_NONE)
+		return 0;
+	return c->cpu[CCSG_SKEL_END] - c->cpu[CCSG_SKEL_START];
+}
+
+static int32_t dim_of_proc(const struct ccsg_graph *g, const struct ccsg_trace *t, int32_t proc)
+{
+	int32_t h = ccsg_trace_host(t, proc);
+
+	return h >= 0 ? g->dims->of_host[h] : -1;
+}
+
+/* Equations 1 and 2. */
+static int self_cpu(struct build *b)
+{
+	struct ccsg_graph *g = b->g;
+	struct ccsg_trace *t = b->t;
+
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ccsg_call *c = &t->calls[i];
+
+		g->call_self[i] = c->server_proc ? skel_cpu(c) : 0;
+	}
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ccsg_call *c = &t->calls[i];
+
+		if (c->parent >= 0)	/* a direct child: its stub side */
+			g->call_self[c->parent] -= stub_cpu(c);
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct ccsg_thread *th = &t->threads[i];
+
+		if (th->infra)
+			continue;
+		if (th->cpu_ns == CCSG_NONE)
+			g->unmeasured_threads++;
+		else
+			b->thread_self[i] = th->cpu_ns;
+	}
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ccsg_call *c = &t->calls[i];
+		int32_t th;
+
+		if (g->call_self[i] < 0) {
+			g->call_self[i] = 0;
+			g->clamped++;
+		}
+		/* the skeletons a thread ran are the calls' CPU, not its own */
+		if (c->server_tid && (th = ccsg_trace_thread(t, c->server_proc, c->server_tid)) >= 0)
+			b->thread_self[th] -= skel_cpu(c);
+		/* a chain it started: the stub side is runtime */
+		if (c->parent < 0 && c->client_tid &&
+		    (th = ccsg_trace_thread(t, c->client_proc, c->client_tid)) >= 0)
+			b->thread_self[th] -= stub_cpu(c);
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		if (t->threads[i].infra || t->threads[i].cpu_ns == CCSG_NONE) {
+			b->thread_self[i] = 0;
+		} else if (b->thread_self[i] < 0) {
+			b->thread_self[i] = 0;
+			g->clamped++;
+		}
+	}
+	return 0;
+}
+
+/* The thread node of every thread: climb thread-spawn-thread to the
+ * ceiling thread; its spawning call's function node owns the thread node
+ * (Appendix A), main's when no call spawned it. */
+static int map_threads(struct build *b)
+{
+	struct ccsg_graph *g = b->g;
+	struct ccsg_trace *t = b->t;
+
+	for (size_t i = 0; i < t->nthreads; i++) {
+		int32_t j = (int32_t)i, f;
+
+		while (t->threads[j].parent_thread >= 0 && t->threads[j].spawn_call < 0)
+			j = t->threads[j].parent_thread;
+		b->root_thread[i] = t->threads[i].parent_thread < 0 && t->threads[i].spawn_call < 0;
+		f = t->threads[j].spawn_call >= 0 ? g->call_node[t->threads[j].spawn_call] : 0;
+		if ((b->thread_node[i] = thread_node_of(g, f)) < 0)
+			return -ENOMEM;
+		/* infrastructure threads are runtime: in no count */
+		g->nodes[b->thread_node[i]].threads += !t->threads[i].infra;
+		if (add_edge(b, f, b->thread_node[i], !t->threads[i].infra))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void vec_add(int64_t *d, const int64_t *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] += s[i];
+}
+
+/* Post-order walk of the DSCG: Equations 3 and 4, and UPDATE_CCSG. */
+static int propagate(struct build *b)
+{
+	struct ccsg_graph *g = b->g;
+	struct ccsg_dscg *d = g->dscg;
+	struct ccsg_trace *t = b->t;
+	size_t k = g->dims->n ? g->dims->n : 1, depth = 0, cap = 0;
+	int32_t base = (int32_t)t->ncalls;
+	int32_t *stack = NULL, *cursor = NULL;
+	int64_t *acc_all = NULL, *acc_fn = NULL, *self = NULL;
+	size_t acap = 0, fcap = 0;
+	int ret = -ENOMEM;
+
+	self = calloc(k, sizeof(*self));
+	if (!self)
+		goto out;
+	/* level l of the stack: node stack[l], next child cursor[l] */
+#define PUSH(node) do { \
+		if (CCSG_GROW(stack, cap, depth + 1) || \
+		    ccsg_grow((void **)&cursor, &fcap, depth + 1, sizeof(*cursor)) || \
+		    ccsg_grow((void **)&acc_all, &acap, (depth + 1) * k, sizeof(int64_t))) \
+			goto out; \
+		acc_fn = realloc(acc_fn, acap * sizeof(int64_t)); \
+		if (!acc_fn) \
+			goto out; \
+		stack[depth] = (node); \
+		cursor[depth] = d->first_child[node]; \
+		memset(acc_all + depth * k, 0, k * sizeof(int64_t)); \
+		memset(acc_fn + depth * k, 0, k * sizeof(int64_t)); \
+		depth++; \
+	} while (0)
+
+	PUSH(d->main);
+	while (depth) {
+		size_t l = depth - 1;
+		int32_t u = stack[l], c = cursor[l];
+		int64_t *all = acc_all + l * k, *fn = acc_fn + l * k;
+		struct ccsg_node *n;
+		int32_t dim;
+
+		if (c >= 0) {
+			cursor[l] = d->next_sibling[c];
+			PUSH(c);
+			continue;
+		}
+		depth--;
+		if (u == d->main) {
+			vec_add(g->nodes[0].desc, all, k);
+			break;
+		}
+		memset(self, 0, k * sizeof(*self));
+		if (ccsg_dscg_is_call(d, u)) {
+			const struct ccsg_call *call = &t->calls[u];
+
+			n = &g->nodes[g->call_node[u]];
+			dim = call->server_proc ? dim_of_proc(g, t, call->server_proc) : -1;
+			if (dim >= 0)
+				self[dim] = g->call_self[u];
+			vec_add(n->desc, all, k);
+			/* a function child of the level below */
+			vec_add(acc_fn + (l - 1) * k, self, k);
+			vec_add(acc_fn + (l - 1) * k, all, k);
+		} else {
+			int32_t i = u - base;
+
+			n = &g->nodes[b->thread_node[i]];
+			dim = dim_of_proc(g, t, t->threads[i].proc);
+			if (dim >= 0)
+				self[dim] = b->thread_self[i];
+			/* a main thread's chains hang under main, not its node */
+			if (!b->root_thread[i])
+				vec_add(n->desc, fn, k);
+		}
+		vec_add(n->self, self, k);
+		vec_add(acc_all + (l - 1) * k, self, k);
+		vec_add(acc_all + (l - 1) * k, all, k);
+	}
+#undef PUSH
+	ret = 0;
+out:
+	free(stack);
+	free(cursor);
+	free(acc_all);
+	free(acc_fn);
+	free(self);
+	return ret;
+}
+
+/* Section 3.3: a breadth-first search from main marks the primary links. */
+static int mark_primary(struct ccsg_graph *g)
+{
+	size_t n = g->nnodes, head = 0, tail = 0;
+	size_t *start = calloc(n + 1, sizeof(size_t));
+	int32_t *order = malloc((g->nedges + 1) * sizeof(int32_t));
+	int32_t *queue = malloc(n * sizeof(int32_t));
+	uint8_t *seen = calloc(n, 1);
+	int ret = -ENOMEM;
+
+	if (!start || !order || !queue || !seen)
+		goto out;
+	/* edges grouped by source, in creation order */
+	for (size_t e = 0; e < g->nedges; e++)
+		start[g->edges[e].from + 1]++;
+	for (size_t i = 0; i < n; i++)
+		start[i + 1] += start[i];
+	{
+		size_t *fill = calloc(n, sizeof(size_t));
+
+		if (!fill)
+			goto out;
+		for (size_t e = 0; e < g->nedges; e++) {
+			int32_t f = g->edges[e].from;
+
+			order[start[f] + fill[f]++] = (int32_t)e;
+		}
+		free(fill);
+	}
+	queue[tail++] = 0;
+	seen[0] = 1;
+	while (head < tail) {
+		int32_t u = queue[head++];
+
+		for (size_t i = start[u]; i < start[u + 1]; i++) {
+			struct ccsg_edge *e = &g->edges[order[i]];
+
+			if (seen[e->to])
+				continue;
+			seen[e->to] = 1;
+			e->primary = 1;
+			queue[tail++] = e->to;
+		}
+	}
+	ret = 0;
+out:
+	free(start);
+	free(order);
+	free(queue);
+	free(seen);
+	return ret;
+}
+
+int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccsg_dims *dims,
+		     int by_object)
+{
+	struct ccsg_trace *t = d->trace;
+	struct ccsg_map keys = { 0 };
+	struct build b = { .g = g, .t = t, .edge_keys = &keys };
+	size_t k = dims->n ? dims->n : 1;
+	int ret = -ENOMEM;
+
+	memset(g, 0, sizeof(*g));
+	g->dscg = d;
+	g->dims = dims;
+	g->by_object = by_object;
+	g->call_node = malloc((t->ncalls + 1) * sizeof(int32_t));
+	g->call_self = calloc(t->ncalls + 1, sizeof(int64_t));
+	g->total = calloc(k, sizeof(int64_t));
+	b.thread_node = malloc((t->nthreads + 1) * sizeof(int32_t));
+	b.thread_self = calloc(t->nthreads + 1, sizeof(int64_t));
+	b.root_thread = calloc(t->nthreads + 1, 1);
+	if (!g->call_node || !g->call_self || !g->total || !b.thread_node || !b.thread_self ||
+	    !b.root_thread || new_node(g, CCSG_MAIN) != 0)
+		goto out;
+	g->nodes[0].calls = 1;
+	/* function nodes and caller/callee arcs, in DSCG order */
+	for (size_t i = 0; i < t->ncalls; i++) {
+		int32_t n = function_node(&b, &t->calls[i]);
+
+		if (n < 0)
+			goto out;
+		g->call_node[i] = n;
+		g->nodes[n].calls++;
+		if (g->nodes[n].symbol < 0 && ccsg_symbol_ok(t, t->calls[i].symbol, t->calls[i].vers))
+			g->nodes[n].symbol = t->calls[i].symbol;
+	}
+	if (self_cpu(&b) || map_threads(&b))
+		goto out;
+	for (size_t i = 0; i < t->ncalls; i++) {
+		int32_t p = d->parent[i], from;
+
+		if (ccsg_dscg_is_call(d, p))
+			from = g->call_node[p];
+		else if (p != d->main && !b.root_thread[p - (int32_t)t->ncalls])
+			from = b.thread_node[p - (int32_t)t->ncalls];	/* thread-invoke-function */
+		else
+			from = 0;
+		if (add_edge(&b, from, g->call_node[i], 1))
+			goto out;
+	}
+	if (propagate(&b) || mark_primary(g))
+		goto out;
+	vec_add(g->total, g->nodes[0].self, k);
+	vec_add(g->total, g->nodes[0].desc, k);
+	ret = 0;
+out:
+	ccsg_map_release(&b.pv);
+	ccsg_map_release(&b.fn);
+	ccsg_map_release(&b.obj);
+	ccsg_map_release(&b.fo);
+	ccsg_map_release(&b.edge);
+	ccsg_map_release(&keys);
+	free(b.thread_node);
+	free(b.thread_self);
+	free(b.root_thread);
+	if (ret)
+		ccsg_graph_release(g);
+	return ret;
+}
+
+void ccsg_graph_release(struct ccsg_graph *g)
+{
+	for (size_t i = 0; i < g->nnodes; i++) {
+		free(g->nodes[i].name);
+		free(g->nodes[i].self);
+		free(g->nodes[i].desc);
+	}
+	free(g->nodes);
+	free(g->edges);
+	free(g->call_node);
+	free(g->call_self);
+	free(g->total);
+	memset(g, 0, sizeof(*g));
+}

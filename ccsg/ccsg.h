@@ -1,0 +1,91 @@
+/*
+ * ccsg.h - the CPU consumption summarization graph (CPU paper, Section 3
+ * and Appendix A) built from a DSCG.
+ *
+ * Self CPU: Equation 1 for a call (skeleton end minus skeleton start
+ * minus the stub-side CPU of its direct child calls; the probes read the
+ * CPU clock so that their own cost falls outside), Equation 2 for a
+ * thread (its CPU minus the stub CPU of the chains it starts and minus
+ * the skeletons it ran, which are the calls' own).  Descendant CPU:
+ * Equations 3 and 4, as vectors with one entry per host or per processor
+ * group.  Node 0 is the global virtual main node; its descendant CPU is
+ * the whole system's user CPU.  All CPU values are nanoseconds.
+ */
+#ifndef CCSG_CCSG_H
+#define CCSG_CCSG_H
+
+#include <stdio.h>
+
+#include "dscg.h"
+
+enum ccsg_kind { CCSG_MAIN, CCSG_FUNCTION, CCSG_THREAD };
+
+/* The vector dimensions: hosts, or processor groups (--groups FILE). */
+struct ccsg_dims {
+	size_t n;
+	char **names;
+	int32_t *of_host;		/* trace host index -> dimension */
+};
+
+/* One dimension per host of the trace, in host_id order. */
+int ccsg_dims_hosts(struct ccsg_dims *g, const struct ccsg_trace *t);
+/*
+ * Processor groups from a file: lines "GROUP: HOST HOST...", '#' starts a
+ * comment.  Hosts of the trace named in no group become groups of their
+ * own, after the file's.  A host unknown to the trace, a host in two
+ * groups or a line without ':' is an error() naming FILE:LINE.
+ */
+int ccsg_dims_groups(struct ccsg_dims *g, const struct ccsg_trace *t, const char *path);
+int ccsg_dims_parse(struct ccsg_dims *g, const struct ccsg_trace *t, FILE *f, const char *path);
+void ccsg_dims_release(struct ccsg_dims *g);
+
+struct ccsg_node {
+	int kind;			/* enum ccsg_kind */
+	char *name;			/* set by ccsg_graph_name() */
+	uint32_t prog, vers, proc;
+	int32_t server_proc, object_id;	/* --by=object; -1 when unknown */
+	int32_t peer;			/* object of an untraced server, -1 */
+	int32_t symbol;			/* a client stub symbol seen, -1 */
+	int32_t parent;			/* thread node: its function node */
+	int32_t thread_node;		/* function / main: its thread node, -1 */
+	int64_t calls, threads;
+	int64_t *self, *desc;		/* dims.n entries each */
+};
+
+struct ccsg_edge {
+	int32_t from, to;
+	int64_t count;
+	uint8_t primary;		/* breadth-first tree link */
+};
+
+struct ccsg_graph {
+	struct ccsg_dscg *dscg;
+	const struct ccsg_dims *dims;
+	int by_object;
+	struct ccsg_node *nodes;
+	size_t nnodes;
+	struct ccsg_edge *edges;
+	size_t nedges;
+	int32_t *call_node;		/* function node of each call */
+	int64_t *call_self;		/* Equation 1 of each call */
+	int64_t clamped;		/* negative self CPU set to 0 (clock granularity) */
+	int64_t unmeasured_threads;	/* user threads without a CPU time */
+	int64_t *total;			/* main's self + descendant */
+	int64_t *vec_pool;
+	size_t cap_nodes, cap_edges, cap_pool;
+};
+
+/* Build the graph; by_object aggregates by (object, interface, function). */
+int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccsg_dims *dims,
+		     int by_object);
+void ccsg_graph_release(struct ccsg_graph *g);
+static inline int64_t ccsg_vec_sum(const int64_t *v, size_t n)
+{
+	int64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
+#endif

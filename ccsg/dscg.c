@@ -1,0 +1,353 @@
+/*
+ * dscg.c - rebuild the dynamic system call graph (monitoring paper,
+ * Section 4.1, Figures 6 and 7).
+ *
+ * Each chain's events are sorted by event number (O(L log L) for a chain
+ * of L events, O(M log M) in all) and scanned once with a stack of the
+ * open calls.  The transitions of Figure 7 are: "in progress" (the next
+ * probe of the call on top), "child starts" (a stub start while the call
+ * on top is inside its skeleton), "child returns" (the skeleton end of
+ * the call on top once its child has popped) and "sibling continues" (a
+ * stub start after a stub end).  A call to an untraced server goes from
+ * stub start to stub end; one from an untraced client starts the chain at
+ * its skeleton start, event 0.  Anything else - a gap in the event numbers
+ * (a lost log), a duplicate (a retransmitted call run twice), a probe of
+ * another call - is the abnormal transition: it is counted and, when it
+ * opens a call, starts a new segment with that call as a root.  An end
+ * probe of a call still open resynchronises the stack (the calls above it
+ * lost their ends), so the parents of later calls stay right.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dscg.h"
+
+struct event {
+	int64_t no;
+	int32_t call;
+	int32_t kind;		/* enum ccsg_probe */
+};
+
+struct frame {
+	int32_t call;
+	int32_t phase;		/* the last probe seen of it */
+};
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+
+	if (x->no != y->no)
+		return x->no < y->no ? -1 : 1;
+	if (x->call != y->call)
+		return x->call < y->call ? -1 : 1;
+	return x->kind - y->kind;
+}
+
+struct scan {
+	struct ccsg_trace *t;
+	struct event *ev;
+	size_t cap_ev;
+	struct frame *stack;
+	size_t cap_stack, depth;
+	uint8_t *placed;
+};
+
+static void place(struct scan *s, int32_t c, int32_t parent, int32_t seg)
+{
+	struct ccsg_call *call = &s->t->calls[c];
+
+	call->parent = parent;
+	call->seg = seg;
+	call->depth = parent >= 0 ? s->t->calls[parent].depth + 1 : 1;
+	s->placed[c] = 1;
+}
+
+static int push(struct scan *s, int32_t c, int32_t phase)
+{
+	if (CCSG_GROW(s->stack, s->cap_stack, s->depth + 1))
+		return -ENOMEM;
+	s->stack[s->depth++] = (struct frame){ c, phase };
+	return 0;
+}
+
+/* Does this probe end the call (pop it)? */
+static int ends_call(const struct ccsg_call *c, int kind)
+{
+	return kind == CCSG_STUB_END ||
+	       (kind == CCSG_SKEL_END && c->ev[CCSG_STUB_START] == CCSG_NONE &&
+		c->ev[CCSG_STUB_END] == CCSG_NONE);
+}
+
+/* The Figure 7 transition from the stack top to this event, if normal. */
+static int normal_transition(struct scan *s, const struct event *e, int first)
+{
+	const struct ccsg_call *c = &s->t->calls[e->call];
+	const struct frame *top = s->depth ? &s->stack[s->depth - 1] : NULL;
+
+	switch (e->kind) {
+	case CCSG_STUB_START:
+		if (s->placed[e->call])
+			return 0;
+		if (!top)		/* first call, or sibling continues */
+			return 1;
+		if (top->phase != CCSG_SKEL_START)
+			return 0;
+		/* child starts: made by the thread running the skeleton */
+		{
+			const struct ccsg_call *p = &s->t->calls[top->call];
+
+			return !p->server_tid || !c->client_tid ||
+			       (p->server_proc == c->client_proc && p->server_tid == c->client_tid);
+		}
+	case CCSG_SKEL_START:
+		if (top && top->call == e->call)
+			return top->phase == CCSG_STUB_START;
+		/* an untraced client's call starts its own chain at event 0 */
+		return !top && first && e->no == 0 && !s->placed[e->call] &&
+		       c->ev[CCSG_STUB_START] == CCSG_NONE;
+	case CCSG_SKEL_END:
+		return top && top->call == e->call && top->phase == CCSG_SKEL_START;
+	case CCSG_STUB_END:
+		return top && top->call == e->call &&
+		       (top->phase == CCSG_SKEL_END ||
+			(top->phase == CCSG_STUB_START && c->ev[CCSG_SKEL_START] == CCSG_NONE));
+	}
+	return 0;
+}
+
+static int scan_chain(struct scan *s, struct ccsg_chain *ch, struct ccsg_dscg_stats *st)
+{
+	struct ccsg_trace *t = s->t;
+	size_t n = 0;
+	int64_t prev = CCSG_NONE;
+	int32_t seg = 0;
+
+	for (int32_t i = ch->first; i < ch->first + ch->n; i++) {
+		struct ccsg_call *c = &t->calls[i];
+		int any = 0;
+
+		for (int k = 0; k < 4; k++) {
+			if (c->ev[k] == CCSG_NONE)
+				continue;
+			if (CCSG_GROW(s->ev, s->cap_ev, n + 1))
+				return -ENOMEM;
+			s->ev[n++] = (struct event){ c->ev[k], i, k };
+			any = 1;
+		}
+		if (!any) {	/* no event at all: a segment of its own */
+			place(s, i, -1, ++seg);
+			c->abnormal = 1;
+			ch->breaks++;
+		}
+	}
+	qsort(s->ev, n, sizeof(*s->ev), cmp_event);
+	s->depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct event *e = &s->ev[i];
+		struct ccsg_call *c = &t->calls[e->call];
+		int gap = prev == CCSG_NONE ? e->no != 0 : e->no != prev + 1;
+
+		prev = e->no;
+		if (!gap && normal_transition(s, e, i == 0)) {
+			if (!s->placed[e->call]) {
+				place(s, e->call, s->depth ? s->stack[s->depth - 1].call : -1, seg);
+				if (push(s, e->call, e->kind))
+					return -ENOMEM;
+			} else {
+				s->stack[s->depth - 1].phase = e->kind;
+			}
+			if (ends_call(c, e->kind))
+				s->depth--;
+			continue;
+		}
+		/* the abnormal transition */
+		ch->breaks++;
+		c->abnormal = 1;
+		if (!s->placed[e->call]) {
+			place(s, e->call, -1, ++seg);
+			if (!ends_call(c, e->kind) && push(s, e->call, e->kind))
+				return -ENOMEM;
+			continue;
+		}
+		for (size_t d = s->depth; d-- > 0;) {
+			if (s->stack[d].call != e->call)
+				continue;
+			/* resynchronise: the calls above lost their ends */
+			s->depth = d + 1;
+			s->stack[d].phase = e->kind;
+			if (ends_call(c, e->kind))
+				s->depth--;
+			break;
+		}
+	}
+	if (s->depth)
+		ch->truncated = 1;
+	if (ch->breaks || ch->truncated) {
+		ch->segments = seg + 1;
+		st->broken_chains++;
+		st->segments += ch->segments;
+		st->breaks += ch->breaks;
+		st->truncated_chains += ch->truncated;
+	}
+	return 0;
+}
+
+static void link_child(struct ccsg_dscg *d, int32_t *last, int32_t parent, int32_t child)
+{
+	d->parent[child] = parent;
+	if (last[parent] < 0)
+		d->first_child[parent] = child;
+	else
+		d->next_sibling[last[parent]] = child;
+	last[parent] = child;
+}
+
+/* Thread parents: function-spawn-thread when the thread's function
+ * container is a skeleton invocation of its process, else
+ * thread-spawn-thread.  Cycles (corrupt parent ids) are cut. */
+static int link_threads(struct ccsg_dscg *d)
+{
+	struct ccsg_trace *t = d->trace;
+	struct ccsg_map fmap = { 0 };
+	uint8_t *mark;
+
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ccsg_call *c = &t->calls[i];
+
+		if (c->server_proc && c->server_function_id != CCSG_NONE &&
+		    ccsg_map_put(&fmap, ccsg_key2(c->server_proc, (uint32_t)c->server_function_id),
+				 (int32_t)i) < 0)
+			goto nomem;
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		struct ccsg_thread *th = &t->threads[i];
+		int32_t pt = -1, f = -1;
+
+		if (th->parent_tid && th->parent_tid != th->tid)
+			pt = ccsg_trace_thread(t, th->proc, th->parent_tid);
+		if (th->ctx_function != CCSG_NONE)
+			f = ccsg_map_get(&fmap, ccsg_key2(th->proc, (uint32_t)th->ctx_function));
+		if (f >= 0 && (pt < 0 || t->calls[f].server_tid == th->parent_tid))
+			th->spawn_call = f;
+		else
+			th->parent_thread = pt;
+	}
+	ccsg_map_release(&fmap);
+	mark = calloc(t->nthreads + 1, 1);
+	if (!mark)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		int32_t j = (int32_t)i;
+		size_t steps = 0;
+
+		/* 1 = on the current walk, 2 = known to reach a root */
+		while (!mark[j] && t->threads[j].parent_thread >= 0 && steps++ < t->nthreads) {
+			mark[j] = 1;
+			j = t->threads[j].parent_thread;
+		}
+		if (mark[j] == 1)	/* back on the walk: a cycle */
+			t->threads[j].parent_thread = -1;
+		for (int32_t k = (int32_t)i; k >= 0 && mark[k] == 1;) {
+			mark[k] = 2;
+			k = t->threads[k].parent_thread;
+		}
+	}
+	free(mark);
+	return 0;
+nomem:
+	ccsg_map_release(&fmap);
+	return -ENOMEM;
+}
+
+int ccsg_dscg_build(struct ccsg_dscg *d, struct ccsg_trace *t)
+{
+	struct ccsg_dscg_stats *st = &d->stats;
+	struct scan s = { .t = t };
+	int32_t *last = NULL;
+	int32_t base = (int32_t)t->ncalls;
+	int ret = -ENOMEM;
+
+	memset(d, 0, sizeof(*d));
+	d->trace = t;
+	d->nnodes = t->ncalls + t->nthreads + 1;
+	d->main = (int32_t)d->nnodes - 1;
+	d->parent = malloc(d->nnodes * sizeof(int32_t));
+	d->first_child = malloc(d->nnodes * sizeof(int32_t));
+	d->next_sibling = malloc(d->nnodes * sizeof(int32_t));
+	last = malloc(d->nnodes * sizeof(int32_t));
+	s.placed = calloc(t->ncalls + 1, 1);
+	if (!d->parent || !d->first_child || !d->next_sibling || !last || !s.placed)
+		goto out;
+	memset(d->parent, 0xff, d->nnodes * sizeof(int32_t));
+	memset(d->first_child, 0xff, d->nnodes * sizeof(int32_t));
+	memset(d->next_sibling, 0xff, d->nnodes * sizeof(int32_t));
+	memset(last, 0xff, d->nnodes * sizeof(int32_t));
+
+	st->calls = t->ncalls;
+	st->chains = t->nchains;
+	st->threads = t->nthreads;
+	for (size_t i = 0; i < t->nchains; i++)
+		if (scan_chain(&s, &t->chains[i], st))
+			goto out;
+	if (link_threads(d))
+		goto out;
+
+	/* Threads first, so a process's threads come before its chains. */
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct ccsg_thread *th = &t->threads[i];
+		int32_t p = th->spawn_call >= 0 ? th->spawn_call :
+			    th->parent_thread >= 0 ? base + th->parent_thread : d->main;
+
+		st->spawned_threads += th->spawn_call >= 0;
+		link_child(d, last, p, base + (int32_t)i);
+	}
+	for (size_t i = 0; i < t->nchains; i++) {
+		struct ccsg_chain *ch = &t->chains[i];
+		int32_t owner = -1;
+
+		/* the global thread node: whoever made the first root call */
+		for (int32_t j = ch->first; j < ch->first + ch->n && owner < 0; j++) {
+			const struct ccsg_call *c = &t->calls[j];
+
+			if (c->parent < 0 && c->client_tid)
+				owner = ccsg_trace_thread(t, c->client_proc, c->client_tid);
+			if (c->parent < 0)
+				break;
+		}
+		ch->owner = owner;
+		st->thread_calls += owner >= 0;
+		for (int32_t j = ch->first; j < ch->first + ch->n; j++) {
+			const struct ccsg_call *c = &t->calls[j];
+
+			link_child(d, last, c->parent >= 0 ? c->parent :
+				   owner >= 0 ? base + owner : d->main, j);
+			if (c->depth > st->max_depth)
+				st->max_depth = c->depth;
+			st->no_server += c->missing == CCSG_NO_SERVER;
+			st->no_client += c->missing == CCSG_NO_CLIENT;
+			st->incomplete += (c->ev[CCSG_STUB_START] != CCSG_NONE &&
+					   c->ev[CCSG_STUB_END] == CCSG_NONE) ||
+					  (c->ev[CCSG_SKEL_START] != CCSG_NONE &&
+					   c->ev[CCSG_SKEL_END] == CCSG_NONE);
+		}
+	}
+	ret = 0;
+out:
+	free(s.ev);
+	free(s.stack);
+	free(s.placed);
+	free(last);
+	if (ret)
+		ccsg_dscg_release(d);
+	return ret;
+}
+
+void ccsg_dscg_release(struct ccsg_dscg *d)
+{
+	free(d->parent);
+	free(d->first_child);
+	free(d->next_sibling);
+	memset(d, 0, sizeof(*d));
+}

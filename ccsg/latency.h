@@ -1,0 +1,28 @@
+/*
+ * latency.h - end-to-end latency of the calls (monitoring paper, Section
+ * 4.2, Equation 3): from the stub start's entry to the stub end's exit, on
+ * the client's clock.  Per function node: count, mean, standard deviation,
+ * min, median, 95th percentile, max, and how the time splits between the
+ * network and runtime (outside the skeleton), the server's own code (the
+ * skeleton minus the children) and the children's latency.
+ */
+#ifndef CCSG_LATENCY_H
+#define CCSG_LATENCY_H
+
+#include "ccsg.h"
+
+struct ccsg_latency {
+	int32_t node;			/* function node of the graph */
+	int64_t calls;			/* calls with both stub probes */
+	int64_t skipped;		/* calls without them */
+	double mean, sd;		/* nanoseconds */
+	int64_t min, median, p95, max;
+	double network_share, server_share, children_share;	/* of the total latency */
+	double unknown_share;		/* untraced servers: no split */
+};
+
+/* One entry per function node with calls, sorted by total latency,
+ * largest first.  0 or -ENOMEM. */
+int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out, size_t *n);
+
+#endif

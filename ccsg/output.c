@@ -1,0 +1,619 @@
+/*
+ * output.c - text (gprof-like), JSON, XML (Section 3.3 of the CPU paper:
+ * the breadth-first primary tree, then the secondary links) and Graphviz
+ * dot for the CCSG; text and JSON for the DSCG and the latency table.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+int ccsg_format_parse(const char *s)
+{
+	static const char *const names[] = { "text", "json", "xml", "dot" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void xml_str(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				fputc(*s, f);
+		}
+	}
+}
+
+static void dot_str(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+static int done(FILE *f)
+{
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}
+
+static double us(int64_t ns)
+{
+	return ns / 1000.0;
+}
+
+static double ms(int64_t ns)
+{
+	return ns / 1e6;
+}
+
+static void json_vec(FILE *f, const int64_t *v, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%.3f", i ? ", " : "", us(v[i]));
+	fputc(']', f);
+}
+
+static void summary_json(FILE *f, const struct ccsg_dscg_stats *s)
+{
+	fprintf(f, "{\"calls\": %zu, \"chains\": %zu, \"threads\": %zu, \"broken_chains\": %zu, "
+		"\"segments\": %zu, \"abnormal_transitions\": %zu, \"truncated_chains\": %zu, "
+		"\"calls_without_server\": %zu, \"calls_without_client\": %zu, "
+		"\"incomplete_calls\": %zu, \"max_depth\": %d}",
+		s->calls, s->chains, s->threads, s->broken_chains, s->segments, s->breaks,
+		s->truncated_chains, s->no_server, s->no_client, s->incomplete, s->max_depth);
+}
+
+/* What the numbers cannot show: said in words, before the numbers. */
+static void summary_text(FILE *f, const struct ccsg_dscg_stats *s)
+{
+	fprintf(f, "%zu calls in %zu chains, %zu threads", s->calls, s->chains, s->threads);
+	if (!s->calls)
+		fputs("; no RPC calls in this trace", f);
+	fputc('\n', f);
+	if (s->broken_chains)
+		fprintf(f, "broken chains: %zu (%zu segments, %zu abnormal transitions, %zu "
+			"truncated): a lost log, an untraced peer or a crash\n",
+			s->broken_chains, s->segments, s->breaks, s->truncated_chains);
+	if (s->no_server)
+		fprintf(f, "calls to an untraced or lost server: %zu (their server CPU is unknown)\n",
+			s->no_server);
+	if (s->no_client)
+		fprintf(f, "calls from an untraced or lost client: %zu (under <main>)\n", s->no_client);
+	if (s->incomplete)
+		fprintf(f, "calls without their end probe: %zu (CPU unknown)\n", s->incomplete);
+}
+
+/* --- report ------------------------------------------------------------------ */
+
+static const struct ccsg_graph *sort_g;
+
+static int cmp_self(const void *a, const void *b)
+{
+	const struct ccsg_node *x = &sort_g->nodes[*(const int32_t *)a];
+	const struct ccsg_node *y = &sort_g->nodes[*(const int32_t *)b];
+	size_t k = sort_g->dims->n;
+	int64_t sx = ccsg_vec_sum(x->self, k), sy = ccsg_vec_sum(y->self, k);
+
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return *(const int32_t *)a - *(const int32_t *)b;
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct ccsg_node *x = &sort_g->nodes[*(const int32_t *)a];
+	const struct ccsg_node *y = &sort_g->nodes[*(const int32_t *)b];
+	size_t k = sort_g->dims->n;
+	int64_t sx = ccsg_vec_sum(x->self, k) + ccsg_vec_sum(x->desc, k);
+	int64_t sy = ccsg_vec_sum(y->self, k) + ccsg_vec_sum(y->desc, k);
+
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return *(const int32_t *)a - *(const int32_t *)b;
+}
+
+static int64_t node_count(const struct ccsg_node *n)
+{
+	return n->kind == CCSG_THREAD ? n->threads : n->calls;
+}
+
+static void report_text(FILE *f, const struct ccsg_graph *g)
+{
+	size_t k = g->dims->n, n = g->nnodes;
+	int64_t total = ccsg_vec_sum(g->total, k);
+	int32_t *order = malloc(n * sizeof(int32_t));
+
+	if (!order)
+		return;
+	fprintf(f, "ccsg report of %s\n", g->dscg->trace->path);
+	summary_text(f, &g->dscg->stats);
+	fprintf(f, "user CPU of the whole system: %.3f ms", ms(total));
+	for (size_t i = 0; i < k; i++)
+		fprintf(f, "%s%s %.3f", i ? ", " : " (", g->dims->names[i], ms(g->total[i]));
+	fputs(k ? ")\n" : "\n", f);
+	if (g->clamped)
+		fprintf(f, "negative self CPU set to 0: %" PRId64 " times (clock granularity)\n",
+			g->clamped);
+	if (g->unmeasured_threads)
+		fprintf(f, "user threads without a CPU time (no end record): %" PRId64 "\n",
+			g->unmeasured_threads);
+
+	fputs("\nFlat profile (CPU in ms; self = Equations 1 and 2, desc = Equations 3 and 4)\n\n", f);
+	fprintf(f, "%7s %10s %10s %9s", "%total", "self", "desc", "calls");
+	for (size_t i = 0; i < k; i++)
+		fprintf(f, " %10.10s", g->dims->names[i]);
+	fputs("  name\n", f);
+	for (size_t i = 0; i < n; i++)
+		order[i] = (int32_t)i;
+	sort_g = g;
+	qsort(order, n, sizeof(int32_t), cmp_self);
+	for (size_t i = 0; i < n; i++) {
+		const struct ccsg_node *x = &g->nodes[order[i]];
+		int64_t self = ccsg_vec_sum(x->self, k);
+
+		if (x->kind == CCSG_MAIN)
+			continue;
+		fprintf(f, "%6.2f%% %10.3f %10.3f %9" PRId64, total ? 100.0 * self / total : 0.0,
+			ms(self), ms(ccsg_vec_sum(x->desc, k)), node_count(x));
+		for (size_t j = 0; j < k; j++)
+			fprintf(f, " %10.3f", ms(x->self[j]));
+		fprintf(f, "  %s [%d]\n", x->name, order[i]);
+	}
+
+	fputs("\nCall graph (callers above a node, callees below; counts are calls or threads)\n\n",
+	      f);
+	fprintf(f, "%-7s %7s %10s %10s %13s  name\n", "index", "%total", "self", "desc", "count");
+	qsort(order, n, sizeof(int32_t), cmp_total);
+	for (size_t i = 0; i < n; i++) {
+		int32_t u = order[i];
+		const struct ccsg_node *x = &g->nodes[u];
+		int64_t self = ccsg_vec_sum(x->self, k), desc = ccsg_vec_sum(x->desc, k);
+		char idx[16];
+
+		for (size_t e = 0; e < g->nedges; e++) {
+			const struct ccsg_edge *ed = &g->edges[e];
+			const struct ccsg_node *p = &g->nodes[ed->from];
+
+			if (ed->to != u)
+				continue;
+			fprintf(f, "%-7s %7s %10s %10s %6" PRId64 "/%-6" PRId64 "      %s [%d]%s\n",
+				"", "", "", "", ed->count, node_count(x), p->name, ed->from,
+				ed->primary ? "" : " (secondary)");
+		}
+		snprintf(idx, sizeof(idx), "[%d]", u);
+		fprintf(f, "%-7s %6.2f%% %10.3f %10.3f %13" PRId64 "  %s\n", idx,
+			total ? 100.0 * (self + desc) / total : 0.0, ms(self), ms(desc),
+			node_count(x), x->name);
+		for (size_t e = 0; e < g->nedges; e++) {
+			const struct ccsg_edge *ed = &g->edges[e];
+			const struct ccsg_node *c = &g->nodes[ed->to];
+
+			if (ed->from != u)
+				continue;
+			fprintf(f, "%-7s %7s %10.3f %10.3f %6" PRId64 "/%-6" PRId64 "          %s [%d]\n",
+				"", "", ms(ccsg_vec_sum(c->self, k)), ms(ccsg_vec_sum(c->desc, k)),
+				ed->count, node_count(c), c->name, ed->to);
+		}
+		fputs("-----------------------------------------------\n", f);
+	}
+	free(order);
+}
+
+static void report_json(FILE *f, const struct ccsg_graph *g)
+{
+	size_t k = g->dims->n;
+
+	fputs("{\"trace\": ", f);
+	json_str(f, g->dscg->trace->path);
+	fputs(", \"hosts\": [", f);
+	for (size_t i = 0; i < k; i++) {
+		fputs(i ? ", " : "", f);
+		json_str(f, g->dims->names[i]);
+	}
+	fputs("],\n \"summary\": ", f);
+	summary_json(f, &g->dscg->stats);
+	fputs(",\n \"total_cpu_us\": ", f);
+	json_vec(f, g->total, k);
+	fprintf(f, ", \"clamped\": %" PRId64 ", \"unmeasured_threads\": %" PRId64 ",\n \"nodes\": [",
+		g->clamped, g->unmeasured_threads);
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const struct ccsg_node *x = &g->nodes[i];
+		static const char *const kinds[] = { "main", "function", "thread" };
+
+		fprintf(f, "%s\n  {\"id\": %zu, \"kind\": \"%s\", \"name\": ", i ? "," : "", i,
+			kinds[x->kind]);
+		json_str(f, x->name);
+		fputs(", \"self_cpu_us\": ", f);
+		json_vec(f, x->self, k);
+		fputs(", \"desc_cpu_us\": ", f);
+		json_vec(f, x->desc, k);
+		if (x->kind == CCSG_FUNCTION)
+			fprintf(f, ", \"program\": %u, \"version\": %u, \"procedure\": %u, "
+				"\"calls\": %" PRId64, x->prog, x->vers, x->proc, x->calls);
+		if (x->kind == CCSG_THREAD)
+			fprintf(f, ", \"parent\": %d, \"threads\": %" PRId64, x->parent, x->threads);
+		fputc('}', f);
+	}
+	fputs("\n ],\n \"edges\": [", f);
+	for (size_t i = 0; i < g->nedges; i++) {
+		const struct ccsg_edge *e = &g->edges[i];
+
+		fprintf(f, "%s\n  {\"from\": %d, \"to\": %d, \"count\": %" PRId64 ", \"primary\": %s}",
+			i ? "," : "", e->from, e->to, e->count, e->primary ? "true" : "false");
+	}
+	fputs("\n ]\n}\n", f);
+}
+
+static void xml_vec(FILE *f, const int64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%.3f", i ? " " : "", us(v[i]));
+}
+
+static void xml_node(FILE *f, const struct ccsg_graph *g, int32_t u, int64_t count, int depth)
+{
+	const struct ccsg_node *x = &g->nodes[u];
+	static const char *const kinds[] = { "main", "function", "thread" };
+	int children = 0;
+
+	fprintf(f, "%*s<node id=\"%d\" kind=\"%s\" name=\"", 2 * depth, "", u, kinds[x->kind]);
+	xml_str(f, x->name);
+	fputs("\" self_cpu_us=\"", f);
+	xml_vec(f, x->self, g->dims->n);
+	fputs("\" desc_cpu_us=\"", f);
+	xml_vec(f, x->desc, g->dims->n);
+	fputc('"', f);
+	if (x->kind == CCSG_FUNCTION)
+		fprintf(f, " program=\"%u\" version=\"%u\" procedure=\"%u\" calls=\"%" PRId64 "\"",
+			x->prog, x->vers, x->proc, x->calls);
+	if (x->kind == CCSG_THREAD)
+		fprintf(f, " threads=\"%" PRId64 "\"", x->threads);
+	if (count >= 0)
+		fprintf(f, " count=\"%" PRId64 "\"", count);
+	for (size_t e = 0; e < g->nedges; e++) {
+		const struct ccsg_edge *ed = &g->edges[e];
+
+		if (ed->from != u || !ed->primary)
+			continue;
+		if (!children++)
+			fputs(">\n", f);
+		xml_node(f, g, ed->to, ed->count, depth + 1);
+	}
+	if (children)
+		fprintf(f, "%*s</node>\n", 2 * depth, "");
+	else
+		fputs("/>\n", f);
+}
+
+static void report_xml(FILE *f, const struct ccsg_graph *g)
+{
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ccsg trace=\"", f);
+	xml_str(f, g->dscg->trace->path);
+	fputs("\" hosts=\"", f);
+	for (size_t i = 0; i < g->dims->n; i++) {
+		fputs(i ? " " : "", f);
+		xml_str(f, g->dims->names[i]);
+	}
+	fputs("\" unit=\"us\">\n <primary>\n", f);
+	xml_node(f, g, 0, -1, 2);
+	fputs(" </primary>\n <secondary>\n", f);
+	for (size_t e = 0; e < g->nedges; e++)
+		if (!g->edges[e].primary)
+			fprintf(f, "  <link from=\"%d\" to=\"%d\" count=\"%" PRId64 "\"/>\n",
+				g->edges[e].from, g->edges[e].to, g->edges[e].count);
+	fputs(" </secondary>\n</ccsg>\n", f);
+}
+
+static void report_dot(FILE *f, const struct ccsg_graph *g)
+{
+	size_t k = g->dims->n;
+
+	fputs("digraph ccsg {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n", f);
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const struct ccsg_node *x = &g->nodes[i];
+
+		fprintf(f, "  n%zu [%slabel=\"", i, x->kind == CCSG_THREAD ? "shape=ellipse, " :
+			x->kind == CCSG_MAIN ? "shape=doubleoctagon, " : "");
+		dot_str(f, x->name);
+		fprintf(f, "\\nself %.3f ms\\ndesc %.3f ms", ms(ccsg_vec_sum(x->self, k)),
+			ms(ccsg_vec_sum(x->desc, k)));
+		if (k > 1) {
+			fputs("\\n<", f);
+			for (size_t j = 0; j < k; j++)
+				fprintf(f, "%s%.3f", j ? ", " : "", ms(x->self[j]));
+			fputc('>', f);
+		}
+		fputs("\"];\n", f);
+	}
+	for (size_t e = 0; e < g->nedges; e++)
+		fprintf(f, "  n%d -> n%d [label=\"%" PRId64 "\"%s];\n", g->edges[e].from,
+			g->edges[e].to, g->edges[e].count, g->edges[e].primary ? "" : ", style=dashed");
+	fputs("}\n", f);
+}
+
+int ccsg_report_print(FILE *f, const struct ccsg_graph *g, int format)
+{
+	switch (format) {
+	case CCSG_JSON: report_json(f, g); break;
+	case CCSG_XML: report_xml(f, g); break;
+	case CCSG_DOT: report_dot(f, g); break;
+	default: report_text(f, g); break;
+	}
+	return done(f);
+}
+
+/* --- dscg ------------------------------------------------------------------------ */
+
+struct dprint {
+	FILE *f;
+	const struct ccsg_dscg *d;
+	const struct ccsg_names *nm;
+	int json;
+};
+
+static void dnode(struct dprint *p, int32_t u, int depth);
+
+static void indent(struct dprint *p, int depth)
+{
+	fprintf(p->f, "%*s", 2 * depth, "");
+}
+
+/* A node's children; roots of chains are grouped under their global thread
+ * node and, in a broken chain, under segment nodes. */
+static void dchildren(struct dprint *p, int32_t u, int depth)
+{
+	const struct ccsg_dscg *d = p->d;
+	const struct ccsg_trace *t = d->trace;
+	int32_t chain = -1, seg = -1;
+	int first = 1, cfirst = 1, sfirst = 1;
+	char hex[41];
+
+	for (int32_t c = d->first_child[u]; c >= 0; c = d->next_sibling[c]) {
+		int root = ccsg_dscg_is_call(d, c) && !ccsg_dscg_is_call(d, u);
+		const struct ccsg_chain *ch = root ? &t->chains[t->calls[c].chain] : NULL;
+		int level = depth;
+
+		if (root && (t->calls[c].chain != chain || (ch->segments && t->calls[c].seg != seg))) {
+			if (p->json) {
+				if (chain >= 0 && seg >= 0 && t->chains[chain].segments)
+					fputs("]}", p->f);
+				if (t->calls[c].chain != chain && chain >= 0)
+					fputs("]}", p->f);
+			}
+			if (t->calls[c].chain != chain) {
+				chain = t->calls[c].chain;
+				seg = -1;
+				ccsg_chain_hex(ch, hex);
+				if (p->json) {
+					fprintf(p->f, "%s{\"kind\": \"chain\", \"chain\": \"%s\", "
+						"\"calls\": %d, \"broken\": %s, \"abnormal_transitions\": %d, "
+						"\"segments\": %d, \"truncated\": %s, \"children\": [",
+						first ? "" : ", ", hex, ch->n, ch->segments ? "true" : "false",
+						ch->breaks, ch->segments, ch->truncated ? "true" : "false");
+					first = 0;
+					cfirst = 1;
+				} else {
+					indent(p, depth);
+					fprintf(p->f, "chain %s (%d calls", hex, ch->n);
+					if (ch->segments)
+						fprintf(p->f, "; BROKEN: %d abnormal transitions, %d segments%s",
+							ch->breaks, ch->segments,
+							ch->truncated ? ", truncated" : "");
+					fputs(")\n", p->f);
+				}
+			}
+			if (ch->segments) {
+				seg = t->calls[c].seg;
+				if (p->json) {
+					fprintf(p->f, "%s{\"kind\": \"segment\", \"index\": %d, \"children\": [",
+						cfirst ? "" : ", ", seg);
+					cfirst = 0;
+					sfirst = 1;
+				} else {
+					indent(p, depth + 1);
+					fprintf(p->f, "segment %d\n", seg);
+				}
+			}
+		}
+		if (root)
+			level = depth + 1 + (ch->segments != 0);
+		if (p->json) {
+			int *fl = !root ? &first : ch->segments ? &sfirst : &cfirst;
+
+			fputs(*fl ? "" : ", ", p->f);
+			*fl = 0;
+		} else if (!root && chain >= 0) {
+			/* threads are linked before chains, so this does not happen */
+		}
+		dnode(p, c, level);
+	}
+	if (p->json && chain >= 0) {
+		if (t->chains[chain].segments)
+			fputs("]}", p->f);
+		fputs("]}", p->f);
+	}
+}
+
+static void dnode(struct dprint *p, int32_t u, int depth)
+{
+	const struct ccsg_dscg *d = p->d;
+	const struct ccsg_trace *t = d->trace;
+	FILE *f = p->f;
+
+	if (u == d->main) {
+		if (p->json)
+			fputs("{\"kind\": \"main\", \"children\": [", f);
+		else
+			fputs("<main>\n", f);
+	} else if (ccsg_dscg_is_call(d, u)) {
+		const struct ccsg_call *c = &t->calls[u];
+		char name[1024];
+
+		ccsg_function_name(p->nm, t, c->prog, c->vers, c->proc, c->symbol, name, sizeof(name));
+		if (p->json) {
+			fprintf(f, "{\"kind\": \"call\", \"call_id\": %" PRId64 ", \"name\": ", c->call_id);
+			json_str(f, name);
+			fputs(", \"events\": [", f);
+			for (int k = 0; k < 4; k++) {
+				if (c->ev[k] == CCSG_NONE)
+					fprintf(f, "%snull", k ? ", " : "");
+				else
+					fprintf(f, "%s%" PRId64, k ? ", " : "", c->ev[k]);
+			}
+			fprintf(f, "], \"client\": [%d, %d], \"server\": [%d, %d], \"missing\": %s, "
+				"\"abnormal\": %s, \"children\": [", c->client_proc, c->client_tid,
+				c->server_proc, c->server_tid,
+				c->missing == CCSG_NO_SERVER ? "\"server\"" :
+				c->missing == CCSG_NO_CLIENT ? "\"client\"" : "null",
+				c->abnormal ? "true" : "false");
+		} else {
+			indent(p, depth);
+			fprintf(f, "%s [call %" PRId64 "]", name, c->call_id);
+			if (c->client_proc)
+				fprintf(f, " client %d/%d", c->client_proc, c->client_tid);
+			if (c->server_proc)
+				fprintf(f, " server %d/%d", c->server_proc, c->server_tid);
+			fputs(" events", f);
+			for (int k = 0; k < 4; k++)
+				if (c->ev[k] != CCSG_NONE)
+					fprintf(f, " %" PRId64, c->ev[k]);
+			if (c->missing == CCSG_NO_SERVER)
+				fputs(" (no server)", f);
+			if (c->missing == CCSG_NO_CLIENT)
+				fputs(" (no client)", f);
+			if (c->abnormal)
+				fputs(" (abnormal)", f);
+			fputc('\n', f);
+		}
+	} else {
+		const struct ccsg_thread *th = &t->threads[u - (int32_t)t->ncalls];
+		int32_t h = ccsg_trace_host(t, th->proc);
+		const char *exe = th->proc > 0 && (size_t)th->proc < t->nprocs ?
+				  t->procs[th->proc].exe : NULL;
+		const char *base = exe && strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+
+		if (p->json) {
+			fprintf(f, "{\"kind\": \"thread\", \"proc\": %d, \"tid\": %d, \"host\": ",
+				th->proc, th->tid);
+			json_str(f, h >= 0 ? t->hosts[h] : "?");
+			fputs(", \"exe\": ", f);
+			json_str(f, base ? base : "?");
+			fprintf(f, ", \"marker\": \"%s\", \"cpu_ns\": ", th->infra ? "infra" : "user");
+			if (th->cpu_ns == CCSG_NONE)
+				fputs("null", f);
+			else
+				fprintf(f, "%" PRId64, th->cpu_ns);
+			fputs(", \"children\": [", f);
+		} else {
+			indent(p, depth);
+			fprintf(f, "thread %d/%d %s:%s%s", th->proc, th->tid, h >= 0 ? t->hosts[h] : "?",
+				base ? base : "?", th->infra ? " (infra)" : "");
+			if (th->cpu_ns != CCSG_NONE)
+				fprintf(f, " cpu %.3f ms", ms(th->cpu_ns));
+			fputc('\n', f);
+		}
+	}
+	dchildren(p, u, depth + 1);
+	if (p->json)
+		fputs("]}", f);
+}
+
+int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names *nm, int format)
+{
+	struct dprint p = { f, d, nm, format == CCSG_JSON };
+
+	if (p.json) {
+		fputs("{\"trace\": ", f);
+		json_str(f, d->trace->path);
+		fputs(", \"summary\": ", f);
+		summary_json(f, &d->stats);
+		fputs(",\n \"root\": ", f);
+		dnode(&p, d->main, 0);
+		fputs("}\n", f);
+	} else {
+		fprintf(f, "dscg of %s\n", d->trace->path);
+		summary_text(f, &d->stats);
+		fputc('\n', f);
+		dnode(&p, d->main, 0);
+	}
+	return done(f);
+}
+
+/* --- latency ------------------------------------------------------------------- */
+
+int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_latency *l,
+		       size_t n, int format)
+{
+	if (format == CCSG_JSON) {
+		fputs("{\"trace\": ", f);
+		json_str(f, g->dscg->trace->path);
+		fputs(", \"unit\": \"us\", \"functions\": [", f);
+		for (size_t i = 0; i < n; i++) {
+			const struct ccsg_node *x = &g->nodes[l[i].node];
+
+			fprintf(f, "%s\n  {\"id\": %d, \"name\": ", i ? "," : "", l[i].node);
+			json_str(f, x->name);
+			fprintf(f, ", \"program\": %u, \"version\": %u, \"procedure\": %u, "
+				"\"calls\": %" PRId64 ", \"without_latency\": %" PRId64 ", "
+				"\"mean_us\": %.3f, \"sd_us\": %.3f, \"min_us\": %.3f, "
+				"\"median_us\": %.3f, \"p95_us\": %.3f, \"max_us\": %.3f, "
+				"\"network_share\": %.4f, \"server_share\": %.4f, "
+				"\"children_share\": %.4f, \"unsplit_share\": %.4f}",
+				x->prog, x->vers, x->proc, l[i].calls, l[i].skipped, l[i].mean / 1e3,
+				l[i].sd / 1e3, us(l[i].min), us(l[i].median), us(l[i].p95), us(l[i].max),
+				l[i].network_share, l[i].server_share, l[i].children_share,
+				l[i].unknown_share);
+		}
+		fputs("\n]}\n", f);
+		return done(f);
+	}
+	fprintf(f, "ccsg latency of %s\n", g->dscg->trace->path);
+	summary_text(f, &g->dscg->stats);
+	fputs("\nEnd-to-end latency (Equation 3: stub start to stub end, ms); shares of the total:\n"
+	      "net = network and runtime outside the skeleton, srv = the server's own code,\n"
+	      "kids = child calls, ? = untraced server (no split)\n\n", f);
+	fprintf(f, "%8s %9s %9s %9s %9s %9s %9s %5s %5s %5s %5s  name\n", "calls", "mean", "sd",
+		"min", "median", "p95", "max", "net", "srv", "kids", "?");
+	for (size_t i = 0; i < n; i++) {
+		const struct ccsg_latency *L = &l[i];
+
+		fprintf(f, "%8" PRId64 " %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %4.0f%% %4.0f%% %4.0f%% "
+			"%4.0f%%  %s", L->calls, L->mean / 1e6, L->sd / 1e6, ms(L->min), ms(L->median),
+			ms(L->p95), ms(L->max), 100 * L->network_share, 100 * L->server_share,
+			100 * L->children_share, 100 * L->unknown_share, g->nodes[L->node].name);
+		if (L->skipped)
+			fprintf(f, " (%" PRId64 " calls without both stub probes)", L->skipped);
+		fputc('\n', f);
+	}
+	return done(f);
+}

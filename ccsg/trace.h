@@ -1,0 +1,127 @@
+/*
+ * trace.h - a merged trace database (README.md, "The database") loaded
+ * into memory for the ccsg engine: hosts, processes, threads and every
+ * rpc_calls row, the calls grouped by chain and ordered by event.
+ *
+ * ccsg_trace_load() reads rpc_calls with one query ordered by (chain,
+ * first event); everything after that works on these arrays.  Columns
+ * that are NULL in the database are CCSG_NONE here.
+ */
+#ifndef CCSG_TRACE_H
+#define CCSG_TRACE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+#define CCSG_NONE INT64_MIN
+
+/* The four probes of a call, in their order along a chain (Figure 4). */
+enum ccsg_probe { CCSG_STUB_START, CCSG_SKEL_START, CCSG_SKEL_END, CCSG_STUB_END };
+
+enum ccsg_missing { CCSG_BOTH = 0, CCSG_NO_SERVER = 1, CCSG_NO_CLIENT = 2 };
+
+struct ccsg_call {
+	int64_t call_id;
+	int32_t chain;			/* index into trace.chains */
+	uint32_t prog, vers, proc;
+	int64_t ev[4];			/* event numbers by enum ccsg_probe */
+	int64_t cpu[4];			/* thread CPU at each probe */
+	int64_t stub_start_ns, stub_end_exit_ns;	/* client clock */
+	int64_t skel_start_exit_ns, skel_end_ns;	/* server clock */
+	int32_t client_proc, client_tid;	/* 0 when unknown */
+	int32_t server_proc, server_tid;
+	int64_t server_function_id;
+	int32_t object_id;		/* -1 when unknown */
+	int32_t symbol;			/* trace.strings index of site_symbol, -1 */
+	int32_t peer;			/* trace.strings index of peer, -1 */
+	uint8_t missing;		/* enum ccsg_missing */
+	uint8_t one_way;
+	/* Filled by ccsg_dscg_build(). */
+	int32_t parent;			/* parent call, -1 for a chain's roots */
+	int32_t seg;			/* segment of a broken chain, else 0 */
+	int32_t depth;			/* 1 for a root call */
+	uint8_t abnormal;		/* an abnormal transition happened here */
+};
+
+struct ccsg_thread {
+	int32_t proc, tid, parent_tid;
+	uint8_t infra;			/* marker 'infra' */
+	int64_t cpu_ns;			/* CCSG_NONE when not measured */
+	int64_t ctx_function;		/* CCSG_NONE */
+	/* Filled by ccsg_dscg_build(). */
+	int32_t parent_thread;		/* thread-spawn-thread, -1 */
+	int32_t spawn_call;		/* function-spawn-thread, -1 */
+};
+
+struct ccsg_chain {
+	uint8_t id[20];
+	int32_t first, n;		/* its calls: calls[first .. first+n) */
+	/* Filled by ccsg_dscg_build(). */
+	int32_t breaks;			/* abnormal transitions */
+	int32_t segments;		/* 0 when the chain is whole */
+	int32_t owner;			/* thread that started it, -1 */
+	uint8_t truncated;		/* ended with calls still open */
+};
+
+struct ccsg_proc {
+	int32_t host;			/* index into trace.hosts, -1 if no row */
+	int32_t pid;
+	char *exe;
+};
+
+struct ccsg_object {
+	int32_t proc, object_id;
+	char *address;
+};
+
+struct ccsg_site {
+	int32_t proc;
+	int32_t symbol;			/* trace.strings index */
+	uint8_t tirpc;			/* module is libtirpc.so* */
+};
+
+struct ccsg_trace {
+	char *path;
+	char **hosts;			/* names, in host_id order */
+	size_t nhosts;
+	struct ccsg_proc *procs;	/* indexed by proc_id */
+	size_t nprocs;			/* max proc_id + 1 */
+	size_t nproc_rows;		/* rows of the processes table */
+	struct ccsg_thread *threads;	/* ordered by (proc, tid) */
+	size_t nthreads;
+	struct ccsg_call *calls;
+	size_t ncalls;
+	struct ccsg_chain *chains;
+	size_t nchains;
+	struct ccsg_object *objects;
+	size_t nobjects;
+	struct ccsg_site *sites;
+	size_t nsites;
+	char **strings;			/* interned symbols and peers */
+	size_t nstrings;
+	struct ccsg_map thread_map;	/* (proc, tid) -> thread index */
+	struct ccsg_map string_map;	/* string hash -> first index */
+	size_t cap_strings;
+};
+
+/*
+ * Load the database at path.  A missing file, a database that is not a
+ * merged trace (no rpc_calls / threads / processes / hosts tables, schema
+ * older than 2) or a trace without processes is an error(): -1 (or
+ * -ENOENT, -EINVAL) and nothing to release.
+ */
+int ccsg_trace_load(struct ccsg_trace *t, const char *path);
+void ccsg_trace_release(struct ccsg_trace *t);
+
+/* Thread index of (proc, tid), or -1. */
+int32_t ccsg_trace_thread(const struct ccsg_trace *t, int32_t proc, int32_t tid);
+/* Host index of a process, or -1. */
+int32_t ccsg_trace_host(const struct ccsg_trace *t, int32_t proc);
+/* Intern s; its index or -ENOMEM. */
+int32_t ccsg_trace_intern(struct ccsg_trace *t, const char *s);
+/* The chain id as 40 hex digits into buf[41]. */
+void ccsg_chain_hex(const struct ccsg_chain *c, char buf[41]);
+
+#endif
