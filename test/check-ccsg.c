@@ -1,0 +1,327 @@
+/*
+ * check-ccsg.c - the CCSG engine on small traces: Figure 1 of the CPU
+ * paper, recursion, processor groups, latency, bad databases.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ccsg-fixture.h"
+#include "ccsg.h"
+#include "latency.h"
+#include "names.h"
+
+#define FOO 1
+#define TIMES 2
+#define WTS 3
+#define SAY 4
+#define CHAIN "00000000000000000000000000000000000000aa"
+
+/*
+ * Figure 1: main (client, host A) calls foo (A), which calls times (B),
+ * what_to_say (C, which spawns two threads of 2.0 ms) and say_it (D) three
+ * times.  Every stub costs 100 us on the client side.
+ */
+static const char *figure1(void)
+{
+	long long cpu = 0;
+
+	fx_open();
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_host(3, "C");
+	fx_host(4, "D");
+	fx_proc(1, 1);		/* the client */
+	fx_proc(2, 1);		/* foo */
+	fx_proc(3, 2);		/* times */
+	fx_proc(4, 3);		/* what_to_say */
+	fx_proc(5, 4);		/* say_it */
+	/* foo's skeleton: 3200 own + 5 child stubs of 100 */
+	{
+		long long ev[4] = { 0, 1, 22, 23 }, c[4] = { 0, 1000, 1000 + 3700, 100 };
+
+		fx_call(CHAIN, 0x20000001, FOO, "foo_1", 1, 1, 2, 1, 11, ev, c);
+	}
+	{
+		long long ev[4] = { 2, 3, 4, 5 }, c[4] = { 1000, 500, 500 + 2700, 1100 };
+
+		fx_call(CHAIN, 0x20000001, TIMES, "times_1", 2, 1, 3, 1, 21, ev, c);
+	}
+	{
+		long long ev[4] = { 6, 7, 8, 9 }, c[4] = { 1100, 0, 3000, 1200 };
+
+		fx_call(CHAIN, 0x20000001, WTS, "what_to_say_1", 2, 1, 4, 1, 31, ev, c);
+	}
+	{
+		static const long long self[3] = { 2600, 2500, 2700 };
+
+		cpu = 1200;
+		for (int i = 0; i < 3; i++) {
+			long long ev[4] = { 10 + 4 * i, 11 + 4 * i, 12 + 4 * i, 13 + 4 * i };
+			long long c[4] = { cpu, 10000 * i, 10000 * i + self[i], cpu + 100 };
+
+			fx_call(CHAIN, 0x20000001, SAY, "say_it_1", 2, 1, 5, 1, 51 + i, ev, c);
+			cpu += 100;
+		}
+	}
+	/* what_to_say's two threads: function-spawn-thread */
+	fx_thread(4, 2, 1, 2000, 31);
+	fx_thread(4, 3, 1, 2000, 31);
+	return fx_close();
+}
+
+struct loaded {
+	struct ccsg_trace t;
+	struct ccsg_dscg d;
+	struct ccsg_dims dims;
+	struct ccsg_graph g;
+	struct ccsg_names nm;
+};
+
+static void load(struct loaded *l, const char *path, const char *groups, int by_object)
+{
+	ck_assert_int_eq(ccsg_trace_load(&l->t, path), 0);
+	ck_assert_int_eq(ccsg_dscg_build(&l->d, &l->t), 0);
+	if (groups) {
+		FILE *f = fmemopen((void *)groups, strlen(groups), "r");
+
+		ck_assert_int_eq(ccsg_dims_parse(&l->dims, &l->t, f, "groups"), 0);
+		fclose(f);
+	} else {
+		ck_assert_int_eq(ccsg_dims_hosts(&l->dims, &l->t), 0);
+	}
+	ck_assert_int_eq(ccsg_graph_build(&l->g, &l->d, &l->dims, by_object), 0);
+	ccsg_names_init(&l->nm);
+	ck_assert_int_eq(ccsg_graph_name(&l->g, &l->nm), 0);
+}
+
+static void unload(struct loaded *l, const char *path)
+{
+	ccsg_graph_release(&l->g);
+	ccsg_dims_release(&l->dims);
+	ccsg_dscg_release(&l->d);
+	ccsg_trace_release(&l->t);
+	ccsg_names_release(&l->nm);
+	unlink(path);
+}
+
+static int node_named(const struct ccsg_graph *g, const char *name)
+{
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (!strcmp(g->nodes[i].name, name))
+			return (int)i;
+	ck_abort_msg("no node '%s'", name);
+	return -1;
+}
+
+static void assert_vec(const int64_t *v, double a, double b, double c, double d)
+{
+	const double want[4] = { a, b, c, d };
+
+	for (int i = 0; i < 4; i++)
+		ck_assert_msg(llabs(v[i] - (int64_t)llround(want[i] * 1000)) == 0,
+			      "entry %d: %lld ns, want %.1f us", i, (long long)v[i], want[i]);
+}
+
+static const struct ccsg_edge *edge(const struct ccsg_graph *g, int from, int to)
+{
+	for (size_t i = 0; i < g->nedges; i++)
+		if (g->edges[i].from == from && g->edges[i].to == to)
+			return &g->edges[i];
+	ck_abort_msg("no edge %d -> %d", from, to);
+	return NULL;
+}
+
+START_TEST(test_figure1)
+{
+	const char *path = figure1();
+	struct loaded l;
+	int foo, times, wts, say, thr;
+
+	load(&l, path, NULL, 0);
+	ck_assert_int_eq(l.d.stats.broken_chains, 0);
+	ck_assert_int_eq(l.d.stats.max_depth, 2);
+	foo = node_named(&l.g, "0x20000001::foo");
+	times = node_named(&l.g, "0x20000001::times");
+	wts = node_named(&l.g, "0x20000001::what_to_say");
+	say = node_named(&l.g, "0x20000001::say_it");
+	thr = node_named(&l.g, "<threads of 0x20000001::what_to_say>");
+	assert_vec(l.g.nodes[foo].self, 3200, 0, 0, 0);
+	assert_vec(l.g.nodes[foo].desc, 0, 2700, 7000, 7800);
+	assert_vec(l.g.nodes[times].self, 0, 2700, 0, 0);
+	assert_vec(l.g.nodes[wts].self, 0, 0, 3000, 0);
+	assert_vec(l.g.nodes[wts].desc, 0, 0, 4000, 0);
+	assert_vec(l.g.nodes[thr].self, 0, 0, 4000, 0);
+	assert_vec(l.g.nodes[say].self, 0, 0, 0, 7800);
+	assert_vec(l.g.nodes[0].desc, 3200, 2700, 7000, 7800);
+	assert_vec(l.g.nodes[0].self, 0, 0, 0, 0);
+	ck_assert_int_eq(l.g.nodes[say].calls, 3);
+	ck_assert_int_eq(l.g.nodes[thr].threads, 2);
+	ck_assert_int_eq(l.g.nodes[thr].parent, wts);
+	ck_assert_int_eq(edge(&l.g, 0, foo)->count, 1);
+	ck_assert_int_eq(edge(&l.g, foo, say)->count, 3);
+	ck_assert_int_eq(edge(&l.g, foo, times)->count, 1);
+	ck_assert_int_eq(edge(&l.g, wts, thr)->count, 2);
+	for (size_t i = 0; i < l.g.nedges; i++)
+		ck_assert(l.g.edges[i].primary);
+	ck_assert_int_eq(l.g.nedges, 5);
+	unload(&l, path);
+}
+END_TEST
+
+START_TEST(test_groups)
+{
+	const char *path = figure1();
+	struct loaded l;
+
+	load(&l, path, "# two groups\nfast: A B\nslow: C\n", 0);
+	ck_assert_int_eq(l.dims.n, 3);
+	ck_assert_str_eq(l.dims.names[2], "D");
+	{
+		int foo = node_named(&l.g, "0x20000001::foo");
+
+		ck_assert_int_eq(l.g.nodes[foo].desc[0], 2700 * US);
+		ck_assert_int_eq(l.g.nodes[foo].desc[1], 7000 * US);
+		ck_assert_int_eq(l.g.nodes[foo].desc[2], 7800 * US);
+	}
+	/* an unknown host, a host twice, no colon: errors */
+	{
+		static const char *const bad[] = { "g: A Z\n", "g: A\nh: A\n", "A B\n" };
+
+		for (int i = 0; i < 3; i++) {
+			struct ccsg_dims dims;
+			FILE *f = fmemopen((void *)bad[i], strlen(bad[i]), "r");
+
+			ck_assert_int_lt(ccsg_dims_parse(&dims, &l.t, f, "groups"), 0);
+			fclose(f);
+		}
+	}
+	unload(&l, path);
+}
+END_TEST
+
+START_TEST(test_by_object_and_latency)
+{
+	const char *path = figure1();
+	struct ccsg_latency *lat;
+	struct loaded l;
+	size_t n;
+
+	load(&l, path, NULL, 1);
+	ck_assert_int_eq(ccsg_latency_build(&l.g, &lat, &n), 0);
+	ck_assert_int_eq(n, 4);
+	/* foo: events 0 to 23, 10 us each: 230 us; say_it 30 us each */
+	for (size_t i = 0; i < n; i++) {
+		const struct ccsg_node *x = &l.g.nodes[lat[i].node];
+
+		if (x->proc == FOO) {
+			ck_assert_int_eq(lat[i].max, 230 * US);
+			/* children: 5 calls of 30 us */
+			ck_assert(fabs(lat[i].children_share - 150.0 / 230) < 1e-9);
+		}
+		if (x->proc == SAY) {
+			ck_assert_int_eq(lat[i].calls, 3);
+			ck_assert_int_eq(lat[i].median, 30 * US);
+			ck_assert(lat[i].sd == 0);
+		}
+	}
+	free(lat);
+	unload(&l, path);
+}
+END_TEST
+
+/* R on one server calls itself twice, nested: one node, R -> R secondary. */
+START_TEST(test_recursion)
+{
+	struct loaded l;
+	const char *path;
+	int r;
+
+	fx_open();
+	fx_host(1, "A");
+	fx_proc(1, 1);
+	fx_proc(2, 1);
+	{
+		long long e1[4] = { 0, 1, 10, 11 }, c1[4] = { 0, 0, 1200, 100 };
+		long long e2[4] = { 2, 3, 8, 9 }, c2[4] = { 500, 0, 1100, 600 };
+		long long e3[4] = { 4, 5, 6, 7 }, c3[4] = { 300, 0, 1000, 400 };
+
+		fx_call(CHAIN, 0x20000002, 6, "r_1", 1, 1, 2, 1, 1, e1, c1);
+		fx_call(CHAIN, 0x20000002, 6, "r_1", 2, 1, 2, 2, 2, e2, c2);
+		fx_call(CHAIN, 0x20000002, 6, "r_1", 2, 2, 2, 3, 3, e3, c3);
+	}
+	path = fx_close();
+	load(&l, path, NULL, 0);
+	ck_assert_int_eq(l.d.stats.max_depth, 3);
+	ck_assert_int_eq(l.d.stats.broken_chains, 0);
+	r = node_named(&l.g, "0x20000002::r");
+	ck_assert_int_eq(l.g.nodes[r].calls, 3);
+	/* self: 1100 + 1000 + 1000 us; desc: R1 2000 + R2 1000 */
+	ck_assert_int_eq(l.g.nodes[r].self[0], 3100 * US);
+	ck_assert_int_eq(l.g.nodes[r].desc[0], 3000 * US);
+	ck_assert_int_eq(l.g.nodes[0].desc[0], 3100 * US);
+	ck_assert_int_eq(edge(&l.g, r, r)->count, 2);
+	ck_assert(!edge(&l.g, r, r)->primary);
+	ck_assert(edge(&l.g, 0, r)->primary);
+	unload(&l, path);
+}
+END_TEST
+
+START_TEST(test_bad_databases)
+{
+	struct ccsg_trace t;
+	char path[] = "/tmp/ccsg-bad-XXXXXX";
+	int fd = mkstemp(path);
+
+	ck_assert_int_lt(ccsg_trace_load(&t, "/nonexistent/trace.db"), 0);
+	ck_assert_int_eq(write(fd, "not a database at all, just text\n", 33), 33);
+	close(fd);
+	ck_assert_int_lt(ccsg_trace_load(&t, path), 0);
+	unlink(path);
+	/* the schema, but nothing traced */
+	fx_open();
+	ck_assert_int_lt(ccsg_trace_load(&t, fx_close()), 0);
+	unlink(fx_path);
+	/* an SQLite database of something else */
+	ck_assert_int_eq(sqlite3_open(path, &fx_db), SQLITE_OK);
+	fx_exec("CREATE TABLE t(x)");
+	sqlite3_close(fx_db);
+	ck_assert_int_lt(ccsg_trace_load(&t, path), 0);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_threads_only)
+{
+	struct loaded l;
+	const char *path;
+
+	fx_open();
+	fx_host(1, "A");
+	fx_proc(1, 1);
+	fx_thread(1, 1, 0, 500, -1);
+	fx_thread(1, 2, 1, 700, -1);
+	path = fx_close();
+	load(&l, path, NULL, 0);
+	ck_assert_int_eq(l.g.nodes[0].desc[0], 1200 * US);
+	ck_assert_int_eq(l.g.nnodes, 2);
+	unload(&l, path);
+}
+END_TEST
+
+Suite *ccsg_suite(void)
+{
+	Suite *s = suite_create("ccsg");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_figure1);
+	tcase_add_test(tc, test_groups);
+	tcase_add_test(tc, test_by_object_and_latency);
+	tcase_add_test(tc, test_recursion);
+	tcase_add_test(tc, test_bad_databases);
+	tcase_add_test(tc, test_threads_only);
+	suite_add_tcase(s, tc);
+	return s;
+}
