@@ -212,7 +212,7 @@ static bool_t scan_for_tag(XDR *xdrs, void *p)
 			memmove(win, win + 4, sizeof(win) - 4);
 			have -= 4;
 		}
-		if (!XDR_GETBYTES(xdrs, (char *)win + have, 4))
+		if (!causal_xdr_read_ready(xdrs, win + have, 4))
 			break;
 		have += 4;
 		if (have == sizeof(win) &&

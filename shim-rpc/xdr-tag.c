@@ -9,6 +9,8 @@
  * decodes over its whole buffer, where a tag of an earlier, longer message
  * may still lie after the arguments of an untagged one.
  */
+#include <string.h>
+
 #include "internal.h"
 
 static const struct xdr_ops *mem_ops(void)
@@ -56,6 +58,22 @@ int causal_xdr_put_tag(XDR *xdrs, const struct causal_tag *tag)
 	return 0;
 }
 
+int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len)
+{
+	const void *p;
+
+	if (causal_xdr_is_mem(xdrs))
+		return XDR_GETBYTES(xdrs, out, len);
+	/* a record stream: XDR_GETBYTES would read the socket for bytes a
+	 * peer never sent (a fragment it promised, then stalled on), and the
+	 * reply would wait on it; take only what is already buffered */
+	p = XDR_INLINE(xdrs, len);
+	if (!p)
+		return 0;
+	memcpy(out, p, len);
+	return 1;
+}
+
 int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, struct causal_tag *tag)
 {
 	uint8_t buf[CAUSAL_TAG_LEN];
@@ -67,7 +85,7 @@ int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, struct causal_tag *tag)
 
 	/* past the end of a TCP record or a datagram this fails at once:
 	 * an untagged message from an untraced peer costs nothing */
-	if (!XDR_GETBYTES(xdrs, (char *)buf, CAUSAL_TAG_LEN))
+	if (!causal_xdr_read_ready(xdrs, buf, CAUSAL_TAG_LEN))
 		return CAUSAL_TAG_ABSENT;
 	return causal_tag_decode(buf, sizeof(buf), xid, tag);
 }
