@@ -479,12 +479,20 @@ struct fig1_ccsg {
 	struct jv *json;
 };
 
-/* ccsg names come from the .x or the stub symbols: FOO / foo / foo_1 */
+/*
+ * ccsg names come from the .x (FIG1_PROG::FOO) or the stub symbols (foo,
+ * foo_1): the part after the interface, in any case.
+ */
 static int fig1_kind_of(const char *name)
 {
 	static const char *const names[] = {NULL, "foo", "times",
 					    "what_to_say", "say_it"};
+	const char *sep = strstr(name, "::");
 
+	while (sep) {
+		name = sep + 2;
+		sep = strstr(name, "::");
+	}
 	for (int k = N_FOO; k <= N_SAY; k++) {
 		size_t l = strlen(names[k]);
 
