@@ -37,7 +37,10 @@ enum {
 	P_SPAWN = 5,
 	P_RECURSE = 6,
 	P_CALLBACK = 7,
-	P_CPU_NS = 8
+	P_CPU_NS = 8,
+	P_ADD = 9,
+	P_TOTAL = 10,
+	P_FILL = 11
 };
 
 /* The conditions of a call seen by both sides, in the order of events the
@@ -415,12 +418,15 @@ E2E_FN void rpc_assert_nested(struct e2e *t, long long outer, long long inner)
 }
 
 /*
- * rpcbind -f -w (traced or not) in the test's namespace; returns when it
- * answers on 127.0.0.1:111.  The test's namespace holds no other rpcbind.
+ * rpcbind -f -w (traced or not) in the test's namespace, -r too if
+ * rmtcalls (it then forwards the remote calls broadcasts are made of);
+ * returns when it answers on 127.0.0.1:111.  The test's namespace holds
+ * no other rpcbind.
  */
-E2E_FN pid_t rpc_rpcbind_start(struct e2e *t, int traced)
+E2E_FN pid_t rpc_rpcbind_start_with(struct e2e *t, int traced, int rmtcalls)
 {
-	const char *argv[] = {"/usr/sbin/rpcbind", "-f", "-w", NULL};
+	const char *argv[] = {"/usr/sbin/rpcbind", "-f", "-w",
+			      rmtcalls ? "-r" : NULL, NULL};
 	char out[PATH_MAX], err[PATH_MAX];
 	pid_t pid;
 
@@ -447,6 +453,33 @@ E2E_FN pid_t rpc_rpcbind_start(struct e2e *t, int traced)
 		e2e_sleep_ms(10);
 	}
 	return pid;
+}
+
+E2E_FN pid_t rpc_rpcbind_start(struct e2e *t, int traced)
+{
+	return rpc_rpcbind_start_with(t, traced, 0);
+}
+
+/*
+ * A link that broadcasts, in the test's network namespace: loopback has
+ * no broadcast address, so rpc_broadcast finds nothing to send on.  A
+ * veth pair, one end 10.77.0.1/24 (broadcast 10.77.0.255): a broadcast
+ * sent there is also delivered to this host's own sockets.
+ */
+E2E_FN void rpc_broadcast_link(void)
+{
+	static const char *const cmds[][12] = {
+	    {"/usr/sbin/ip", "link", "add", "cz0", "type", "veth", "peer",
+	     "name", "cz1", NULL},
+	    {"/usr/sbin/ip", "addr", "add", "10.77.0.1/24", "brd", "+", "dev",
+	     "cz0", NULL},
+	    {"/usr/sbin/ip", "link", "set", "cz0", "up", NULL},
+	    {"/usr/sbin/ip", "link", "set", "cz1", "up", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		e2e_assert_exit(e2e_run_plain(cmds[i], NULL, NULL), 0,
+				cmds[i][1]);
 }
 
 /* SIGTERM; rpcbind saves its state and exits. */

@@ -31,6 +31,16 @@
  *                    awaited), then say_it_1(X): "oneway status S tid T",
  *                    "after = Y status S"
  *   sleep MS         SLEEP_MS(MS)              "sleep status S tid T"
+ *   batch N          N batched ADD(2^i) calls (clnt_call with NULL results
+ *                    and a zero timeout: queued, not sent), then TOTAL,
+ *                    which sends them all: "batched I status S" each,
+ *                    "batch N total T status S tid T"
+ *   fill A R         FILL with A data bytes, asking R bytes back (sizes
+ *                    that nearly fill a UDP datagram): "fill A R got G
+ *                    ok K status S tid T"
+ *   broadcast X      SAY_IT(X) broadcast on UDP (-c rpc_broadcast_exp, the
+ *                    default, or clnt_broadcast), the first reply taken:
+ *                    "broadcast X = Y replies R status S tid T"
  *   bench null|say N N calls on one handle:
  *                    "bench KIND calls N client_cpu_ns C server_cpu_ns S
  * wall_ns W" S is the clnt_stat's enumerator name.  Exit status 0 when every
@@ -376,6 +386,97 @@ static int cmd_sleep(int ms)
 	return s != RPC_SUCCESS;
 }
 
+/* --- batching, datagram sizes, broadcast ----------------------------------
+ */
+
+static int cmd_batch(int n)
+{
+	struct timeval zero = {0, 0};
+	CLIENT *c = make_client();
+	enum clnt_stat s;
+	int ok = 1, total = -1;
+
+	if (n < 1 || n > 30)
+		demo_die("demo-client: 1 to 30 batched calls");
+	for (int i = 0; i < n; i++) {
+		int x = 1 << i;
+
+		/* NULL results and a zero timeout: clnt_vc queues the call */
+		s = clnt_call(c, ADD, (xdrproc_t)xdr_int, (char *)&x, NULL,
+			      NULL, zero);
+		printf("batched %d status %s\n", i, demo_stat_name(s));
+		ok &= s == RPC_SUCCESS;
+	}
+	s = total_1(NULL, &total, c);
+	printf("batch %d total %d status %s tid %d\n", n, total,
+	       demo_stat_name(s), demo_gettid());
+	clnt_destroy(c);
+	return ok && s == RPC_SUCCESS && total == (1 << n) - 1;
+}
+
+static int cmd_fill(int args, int reply)
+{
+	fill_req req = {{(u_int)args, calloc(1, args + 1)}, reply};
+	blob res = {0, NULL};
+	CLIENT *c = make_client();
+	enum clnt_stat s;
+	unsigned sum = 0;
+	int ok;
+
+	for (int i = 0; i < args; i++) {
+		req.data.blob_val[i] = (char)(i * 7);
+		sum += (unsigned char)req.data.blob_val[i];
+	}
+	s = fill_1(&req, &res, c);
+	ok = s == RPC_SUCCESS && res.blob_len == (u_int)reply;
+	for (u_int i = 0; ok && i < res.blob_len; i++)
+		ok = res.blob_val[i] == (char)(i + sum);
+	printf("fill %d %d got %u ok %d status %s tid %d\n", args, reply,
+	       res.blob_len, ok, demo_stat_name(s), demo_gettid());
+	xdr_free((xdrproc_t)xdr_blob, (char *)&res);
+	free(req.data.blob_val);
+	clnt_destroy(c);
+	return ok;
+}
+
+static int bc_replies;
+
+static bool_t bc_each(caddr_t res, const struct netbuf *from,
+		      const struct netconfig *nc)
+{
+	(void)res, (void)from, (void)nc;
+	bc_replies++;
+	return TRUE; /* the first reply will do */
+}
+
+static bool_t bc_each_old(caddr_t res, struct sockaddr_in *from)
+{
+	(void)res, (void)from;
+	bc_replies++;
+	return TRUE;
+}
+
+static int cmd_broadcast(int x)
+{
+	enum clnt_stat s;
+	int y = 0;
+
+	if (!strcmp(how, "clnt_broadcast"))
+		s = clnt_broadcast(DEMO_PROG, DEMO_VERS, SAY_IT,
+				   (xdrproc_t)xdr_int, (char *)&x,
+				   (xdrproc_t)xdr_int, (char *)&y,
+				   (resultproc_t)bc_each_old);
+	else
+		/* waits 0.5 + 1 + 2 + 4 s at most */
+		s = rpc_broadcast_exp(DEMO_PROG, DEMO_VERS, SAY_IT,
+				      (xdrproc_t)xdr_int, (char *)&x,
+				      (xdrproc_t)xdr_int, (char *)&y,
+				      (resultproc_t)bc_each, 500, 4000, "udp");
+	printf("broadcast %d = %d replies %d status %s tid %d\n", x, y,
+	       bc_replies, demo_stat_name(s), demo_gettid());
+	return s == RPC_SUCCESS && y == x + 1;
+}
+
 /* --- the benchmark ---------------------------------------------------------
  */
 
@@ -470,6 +571,12 @@ int main(int argc, char **argv)
 		ok = cmd_oneway(ARG(1));
 	else if (!strcmp(cmd, "sleep"))
 		ok = cmd_sleep(ARG(1));
+	else if (!strcmp(cmd, "batch"))
+		ok = cmd_batch(ARG(1));
+	else if (!strcmp(cmd, "fill"))
+		ok = cmd_fill(ARG(1), ARG(2));
+	else if (!strcmp(cmd, "broadcast"))
+		ok = cmd_broadcast(ARG(1));
 	else if (!strcmp(cmd, "bench") && optind + 2 < argc)
 		ok = cmd_bench(argv[optind + 1], ARG(2));
 	else

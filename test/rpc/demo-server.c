@@ -15,6 +15,12 @@
  *     svc_vc_create      own TCP socket, svc_vc_create + svc_reg(.., NULL)
  *     svc_dg_create      own UDP socket, svc_dg_create + svc_reg(.., NULL)
  *     unix               svcunix_create on -u PATH + svc_register(.., 0)
+ *     raw                svc_raw_create + svc_register(.., 0), then calls
+ *                        itself through clnt_raw_create in this process:
+ *                        SAY_IT(41) and FILL(100, 50), prints
+ *                        "raw say 41 = Y status S" and "raw fill ok K
+ *                        status S", and exits (no ready file: nothing
+ *                        to wait for)
  * -r  written once serving: "pid PID\ntcp PORT\nudp PORT\n" (0: not served
  *     or only known to rpcbind)
  * -n  TCP port on 127.0.0.1 of the next hop, for BURN and SPAWN
@@ -224,6 +230,41 @@ bool_t cpu_ns_1_svc(void *argp, quad_t *result, struct svc_req *rq)
 	return TRUE;
 }
 
+/* ADD / TOTAL: calls of one TCP connection are served in order, by one
+ * thread; a sum across clients is the test's business */
+static int add_sum;
+
+bool_t add_1_svc(int *x, void *result, struct svc_req *rq)
+{
+	(void)result, (void)rq;
+	add_sum += *x;
+	return FALSE; /* no reply: what a batched call expects */
+}
+
+bool_t total_1_svc(void *argp, int *result, struct svc_req *rq)
+{
+	(void)argp, (void)rq;
+	*result = add_sum;
+	add_sum = 0;
+	return TRUE;
+}
+
+bool_t fill_1_svc(fill_req *req, blob *result, struct svc_req *rq)
+{
+	unsigned sum = 0;
+
+	(void)rq;
+	for (u_int i = 0; i < req->data.blob_len; i++)
+		sum += (unsigned char)req->data.blob_val[i];
+	result->blob_len = req->reply_len > 0 ? (u_int)req->reply_len : 0;
+	result->blob_val = malloc(result->blob_len + 1);
+	if (!result->blob_val)
+		return FALSE;
+	for (u_int i = 0; i < result->blob_len; i++)
+		result->blob_val[i] = (char)(i + sum);
+	return TRUE;
+}
+
 int demo_prog_1_freeresult(SVCXPRT *xprt, xdrproc_t xdr_result, caddr_t result)
 {
 	(void)xprt;
@@ -296,6 +337,46 @@ static struct netconfig *netconf(const char *netid)
 	if (!nc)
 		demo_die("demo-server: no netconfig '%s'", netid);
 	return nc;
+}
+
+/* -m raw: serve and call in this very process, through memory. */
+static int run_raw(void)
+{
+	SVCXPRT *x = svc_raw_create();
+	fill_req req = {{100, NULL}, 50};
+	blob res = {0, NULL};
+	enum clnt_stat s1, s2;
+	CLIENT *c;
+	int y = 0, ok;
+	unsigned sum = 0;
+
+	if (!x || !svc_register(x, DEMO_PROG, DEMO_VERS, demo_prog_1, 0))
+		demo_die("demo-server: svc_raw_create/svc_register failed");
+	c = clnt_raw_create(DEMO_PROG, DEMO_VERS);
+	if (!c) {
+		clnt_pcreateerror("demo-server: clnt_raw_create");
+		return 1;
+	}
+	{
+		int x41 = 41;
+
+		s1 = say_it_1(&x41, &y, c);
+	}
+	printf("raw say 41 = %d status %s\n", y, demo_stat_name(s1));
+	req.data.blob_val = calloc(1, 100);
+	for (int i = 0; i < 100; i++) {
+		req.data.blob_val[i] = (char)i;
+		sum += i;
+	}
+	s2 = fill_1(&req, &res, c);
+	ok = s2 == RPC_SUCCESS && res.blob_len == 50;
+	for (u_int i = 0; ok && i < res.blob_len; i++)
+		ok = res.blob_val[i] == (char)(i + sum);
+	printf("raw fill ok %d status %s\n", ok, demo_stat_name(s2));
+	xdr_free((xdrproc_t)xdr_blob, (char *)&res);
+	free(req.data.blob_val);
+	clnt_destroy(c);
+	return s1 == RPC_SUCCESS && y == 42 && ok ? 0 : 1;
 }
 
 /* Create and register as mode says; 1 if the two-thread loop applies. */
@@ -414,6 +495,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (!strcmp(mode, "raw"))
+		return run_raw();
 	threads = start(mode, unix_path) && !one_thread;
 	if (threads && pthread_create(&th, NULL, serve_udp, NULL))
 		demo_die("demo-server: pthread_create failed");
