@@ -119,6 +119,7 @@ $(BUILD)/examples/%: examples/%.c
 # rpcgen-generated test programs (test/rpc/) bring their own rules
 RPC_PROGS :=
 -include test/rpc/rules.mk
+-include examples/rules.mk
 
 test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BUILD)/fuzz/fuzz-tag
 	@echo "fuzzing the RPC tag decoder for 10 s"

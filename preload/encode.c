@@ -84,11 +84,12 @@ static int encode_rpc(msgpack_packer *pk, const struct causal_rec *rec)
 	case CAUSAL_REC_RPC_STUB_END: {
 		const struct rec_rpc_stub_end *r = (const void *)rec;
 
-		pack_probe(pk, 12, &r->p);
+		pack_probe(pk, 13, &r->p);
 		msgpack_pack_uint32(pk, r->status);
 		msgpack_pack_uint32(pk, r->args_bytes);
 		msgpack_pack_uint32(pk, r->results_bytes);
 		msgpack_pack_uint32(pk, r->reply_tag);
+		msgpack_pack_uint8(pk, r->tag_sent);
 		return 0;
 	}
 	case CAUSAL_REC_RPC_SKEL_START: {

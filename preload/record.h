@@ -76,6 +76,7 @@ struct rec_rpc_stub_start {	/* hdr.aux = peer length (0: none) */
 struct rec_rpc_stub_end {
 	struct rec_rpc_probe p;
 	uint32_t status, reply_tag, args_bytes, results_bytes;
+	uint8_t tag_sent, pad[7];
 };
 
 struct rec_rpc_skel_start {	/* hdr.aux = peer length (0: none) */

@@ -72,6 +72,7 @@ struct call_state {
 	struct causal_tag tag;		/* sent with the arguments */
 	struct causal_tag reply;	/* read after the results */
 	int reply_status;		/* enum causal_tag_status */
+	int tag_sent;			/* the tag fitted after the args */
 };
 
 /* libtirpc calls these through xdrproc_t, a variadic type: cast there */
@@ -83,7 +84,7 @@ static bool_t args_with_tag(XDR *xdrs, void *p)
 		return FALSE;
 	if (xdrs->x_op == XDR_ENCODE) {
 		st->tag.xid = causal_xdr_call_xid(xdrs);
-		causal_xdr_put_tag(xdrs, &st->tag);
+		st->tag_sent = causal_xdr_put_tag(xdrs, &st->tag);
 	}
 	return TRUE;
 }
@@ -152,6 +153,7 @@ static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid);
 	r->status = (uint32_t)status;
 	r->reply_tag = (uint32_t)st->reply_status;
+	r->tag_sent = (uint8_t)st->tag_sent;
 	r->args_bytes = args_bytes;
 	r->results_bytes = results_bytes;
 	/* Equation 1 takes the stub's CPU up to its very end */
@@ -217,8 +219,6 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		flags |= CAUSAL_RPC_ONE_WAY;
 	if (!xres)
 		flags |= CAUSAL_RPC_BATCHED;
-	if (xargs)
-		flags |= CAUSAL_RPC_TAG_SENT;
 	memcpy(st.tag.chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
 	st.tag.event_no = start_event;
 	stub_start(tb, tc, proc, entry, cpu0, start_event, fid, flags, ip);

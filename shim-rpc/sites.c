@@ -9,6 +9,7 @@
  * a lock-free table.
  */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdio.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -75,6 +76,23 @@ static void write_site(struct causal_tbuf *tb, uint64_t id, uintptr_t ip)
 	causal_record_commit(tb, pending);
 }
 
+/*
+ * Another thread claimed this site and is naming it (its first call):
+ * wait for it, a few microseconds once per site and thread, rather than
+ * record this call without its stub.  Bounded, should that thread stall.
+ */
+static uint64_t wait_named(size_t i)
+{
+	int n;
+
+	for (n = 0; n < 100000; n++) {
+		if (atomic_load_explicit(&site_ready[i], memory_order_acquire))
+			return site_id[i];
+		sched_yield();
+	}
+	return 0;
+}
+
 uint64_t causal_rpc_site(struct causal_tbuf *tb, uintptr_t ip)
 {
 	size_t i, n;
@@ -86,18 +104,13 @@ uint64_t causal_rpc_site(struct causal_tbuf *tb, uintptr_t ip)
 		uintptr_t seen = atomic_load_explicit(&site_ip[i],
 						      memory_order_acquire);
 
-		if (seen == ip) {
-			/* claimed by another thread, maybe not yet named */
-			if (atomic_load_explicit(&site_ready[i],
-						 memory_order_acquire))
-				return site_id[i];
-			return 0;
-		}
+		if (seen == ip)
+			return wait_named(i);
 		if (seen)
 			continue;
 		if (!atomic_compare_exchange_strong(&site_ip[i], &seen, ip)) {
 			if (seen == ip)
-				return 0;
+				return wait_named(i);
 			continue;
 		}
 		site_id[i] = atomic_fetch_add(&next_site, 1);

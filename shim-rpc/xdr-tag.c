@@ -9,6 +9,7 @@
  * decodes over its whole buffer, where a tag of an earlier, longer message
  * may still lie after the arguments of an untagged one.
  */
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "internal.h"
@@ -25,6 +26,69 @@ static const struct xdr_ops *mem_ops(void)
 		ops = x.x_ops;
 	}
 	return ops;
+}
+
+static int no_io(void *handle, void *buf, int len)
+{
+	(void)handle;
+	(void)buf;
+	(void)len;
+	return -1;
+}
+
+static const struct xdr_ops *rec_ops_found;
+static pthread_once_t rec_ops_once = PTHREAD_ONCE_INIT;
+
+static void find_rec_ops(void)
+{
+	XDR x;
+
+	memset(&x, 0, sizeof(x));
+	xdrrec_create(&x, 0, 0, NULL, no_io, no_io);
+	rec_ops_found = x.x_ops;
+	XDR_DESTROY(&x);
+}
+
+/*
+ * The leading fields of libtirpc's private RECSTREAM (src/xdr_rec.c,
+ * unchanged since 1.2), read only to learn how much of the record is
+ * already buffered, and only after checking they make sense.
+ */
+struct recstream_view {
+	char *tcp_handle;
+	int (*writeit)(void *, void *, int);
+	char *out_base, *out_finger, *out_boundry;
+	uint32_t *frag_header;
+	bool_t frag_sent;
+	int (*readit)(void *, void *, int);
+	u_long in_size;
+	char *in_base, *in_finger, *in_boundry;
+	long fbtbc;
+	bool_t last_frag;
+};
+
+/* Are the next len bytes of this record already in the input buffer,
+ * in this fragment or across one fragment boundary? */
+static int rec_buffered(const XDR *xdrs, u_int len)
+{
+	const struct recstream_view *r = (const void *)xdrs->x_private;
+	long have, frag, rest;
+	uint32_t header;
+
+	if (!r || !r->in_base || r->in_finger < r->in_base ||
+	    r->in_boundry < r->in_finger ||
+	    r->in_boundry > r->in_base + r->in_size || r->fbtbc < 0)
+		return 0;
+	have = r->in_boundry - r->in_finger;
+	frag = r->fbtbc;
+	if (frag >= (long)len)
+		return have >= (long)len;
+	if (r->last_frag || have < frag + 4)
+		return 0;
+	memcpy(&header, r->in_finger + frag, 4);
+	rest = (long)len - frag;
+	return (long)(ntohl(header) & 0x7fffffffu) >= rest &&
+	       have >= frag + 4 + rest;
 }
 
 int causal_xdr_is_mem(const XDR *xdrs)
@@ -67,6 +131,9 @@ int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len)
 	/* a record stream: XDR_GETBYTES would read the socket for bytes a
 	 * peer never sent (a fragment it promised, then stalled on), and the
 	 * reply would wait on it; take only what is already buffered */
+	pthread_once(&rec_ops_once, find_rec_ops);
+	if (xdrs->x_ops == rec_ops_found && rec_buffered(xdrs, len))
+		return XDR_GETBYTES(xdrs, out, len);
 	p = XDR_INLINE(xdrs, len);
 	if (!p)
 		return 0;

@@ -184,7 +184,7 @@ START_TEST(rpc_records_have_documented_shapes)
 		{ CAUSAL_REC_RPC_STUB_START, sizeof(struct rec_rpc_stub_start),
 		  16, 16 },
 		{ CAUSAL_REC_RPC_STUB_END, sizeof(struct rec_rpc_stub_end), 0,
-		  12 },
+		  13 },
 		{ CAUSAL_REC_RPC_SKEL_START, sizeof(struct rec_rpc_skel_start),
 		  16, 17 },
 		{ CAUSAL_REC_RPC_SKEL_END, sizeof(struct rec_rpc_skel_end), 0,

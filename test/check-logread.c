@@ -415,7 +415,7 @@ START_TEST(test_dump_rpc)
 				     " transport=udp peer=127.0.0.1:2049 site=2 xid=77"
 				     " flags=one_way|tag_sent\n"));
 	ck_assert_ptr_nonnull(strstr(text, " status=RPC_PROCUNAVAIL args_bytes=1"
-				     " results_bytes=2 reply_tag=stale\n"));
+				     " results_bytes=2 reply_tag=stale tag_sent=1\n"));
 	/* Out of range: the number. */
 	ck_assert_ptr_nonnull(strstr(text, " reply=99 results_bytes=5\n"));
 

@@ -245,11 +245,12 @@ static inline void fixture_log_stub_end(struct fixture_log *fl,
 					uint64_t args_bytes, uint64_t results_bytes,
 					unsigned reply_tag)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p, 4);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p, 5);
 	msgpack_pack_uint64(&fl->pk, status);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
 	msgpack_pack_uint64(&fl->pk, reply_tag);
+	msgpack_pack_uint64(&fl->pk, 1); /* tag_sent: a traced client's */
 }
 
 static inline void fixture_log_skel_start(struct fixture_log *fl,

@@ -162,6 +162,7 @@ static void print_rpc(const struct dump_ctx *c, const struct record *r)
 		u64(c, "results_bytes", r->stub_end.results_bytes);
 		name(c, "reply_tag", record_tag_status_name(r->stub_end.reply_tag),
 		     r->stub_end.reply_tag);
+		u64(c, "tag_sent", r->stub_end.tag_sent);
 		break;
 	case CAUSAL_REC_RPC_SKEL_START:
 		rpc_probe(c, &r->skel_start.p);

@@ -431,6 +431,7 @@ int record_decode(const msgpack_object *o, struct record *r)
 		r->stub_end.args_bytes = get_u64(&f);
 		r->stub_end.results_bytes = get_u64(&f);
 		r->stub_end.reply_tag = get_u64(&f);
+		r->stub_end.tag_sent = get_u64(&f);
 		break;
 	case CAUSAL_REC_RPC_SKEL_START:
 		get_rpc(&f, &r->skel_start.p);

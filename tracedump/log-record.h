@@ -92,6 +92,7 @@ struct record {
 		struct {
 			struct record_rpc p;
 			uint64_t status, args_bytes, results_bytes, reply_tag;
+			uint64_t tag_sent;
 		} stub_end;
 		struct {
 			struct record_rpc p;

@@ -157,6 +157,8 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		p->args_bytes = r->stub_end.args_bytes;
 		p->results_bytes = r->stub_end.results_bytes;
 		p->tag = r->stub_end.reply_tag;
+		/* whether the tag went out is known only at the stub's end */
+		p->flags = r->stub_end.tag_sent ? CAUSAL_RPC_TAG_SENT : 0;
 		break;
 	case CAUSAL_REC_RPC_SKEL_START:
 		take_common(p, &r->skel_start.p);
@@ -344,7 +346,9 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 		bind_u64(st, 4, call->vers);
 		bind_u64(st, 5, call->proc);
 		bind_name(st, 6, record_transport_name(call->transport));
-		bind_u64(st, 7, call->xid);
+		/* the stub learns the xid only while encoding: the skeleton
+		 * start has it when the stub start does not */
+		bind_u64(st, 7, cs && cs->xid ? cs->xid : ss ? ss->xid : 0);
 	}
 	if (c) {
 		sqlite3_bind_int64(st, 10, any->proc_id);
@@ -352,7 +356,7 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 		bind_u64(st, 12, any->function);
 	}
 	if (cs) {
-		bind_u64(st, 8, cs->flags);
+		bind_u64(st, 8, cs->flags | (ce ? ce->flags : 0));
 		sqlite3_bind_int(st, 9, !!(cs->flags & CAUSAL_RPC_ONE_WAY));
 		bind_name(st, 13, site_symbol(rc, cs->proc_id, cs->id));
 		bind_str(rc, st, 14, cs->addr);

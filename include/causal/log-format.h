@@ -132,7 +132,9 @@ enum causal_record_type {
 	CAUSAL_REC_RPC_STUB_START = 16,
 
 	/* [17, ..., status(enum clnt_stat), args_bytes, results_bytes,
-	 *  reply_tag(enum causal_tag_status)]
+	 *  reply_tag(enum causal_tag_status), tag_sent(0/1)]
+	 * tag_sent: the tag did go with the arguments (only the stub end
+	 * knows: on UDP it is left out when the arguments leave no room).
 	 * event_no: the server's skeleton-end event + 1 when the reply
 	 * carried a tag; else stub start + 1, or stub start + 3 after an
 	 * error reply (which cannot carry one), leaving room for the
@@ -172,7 +174,7 @@ enum causal_rpc_transport {
 
 enum causal_rpc_flags {
 	CAUSAL_RPC_ONE_WAY = 1,		/* zero timeout: no reply awaited */
-	CAUSAL_RPC_TAG_SENT = 2,	/* the causality tag went with it */
+	CAUSAL_RPC_TAG_SENT = 2,	/* the tag went with it (from stub end) */
 	CAUSAL_RPC_BROADCAST = 4,	/* rpc_broadcast / clnt_broadcast */
 	CAUSAL_RPC_BATCHED = 8,		/* NULL results: a batched call */
 };
