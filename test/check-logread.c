@@ -14,38 +14,20 @@
 #include "dump.h"
 #include "json.h"
 #include "log-fixture.h"
+#include "test-tmpdir.h"
 #include "log-record.h"
 #include "logread.h"
 
 static const uint8_t uuid_a[16] = { 0xaa, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };
 
-static char tmpdir[64];
-
 static void setup(void)
 {
-	strcpy(tmpdir, "/tmp/check-logread.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st; (void)flag; (void)f;
-	return remove(p);
+	tmpdir_make("check-logread");
 }
 
 static void teardown(void)
 {
-	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *tmp_path(const char *name)
-{
-	static char buf[4][128];
-	static int k;
-	char *p = buf[k++ & 3];
-
-	snprintf(p, 128, "%s/%s", tmpdir, name);
-	return p;
+	tmpdir_remove();
 }
 
 static void write_bytes(const char *path, const void *p, size_t n)

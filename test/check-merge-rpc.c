@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "log-fixture.h"
+#include "test-tmpdir.h"
 #include "log-record.h"
 #include "merge.h"
 
@@ -38,7 +39,6 @@ static const uint8_t uuid_b[16] = { 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 static const uint8_t uuid_c[16] = { 0xcc, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };
 static const char *const argv0[] = { "prog" };
 
-static char tmpdir[64];
 static uint8_t chain_a[CAUSAL_CHAIN_ID_LEN], chain_b[CAUSAL_CHAIN_ID_LEN];
 static struct sockaddr_in sin_b, sin_a, sin_any, sin_untraced_client;
 static struct sockaddr_in6 sin6_untraced;
@@ -63,8 +63,7 @@ static void make_sin(struct sockaddr_in *s, const char *ip, uint16_t port)
 
 static void setup(void)
 {
-	strcpy(tmpdir, "/tmp/check-merge-rpc.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	tmpdir_make("check-merge-rpc");
 	make_chain(chain_a, uuid_a, 1);
 	make_chain(chain_b, uuid_b, 1);
 	make_sin(&sin_b, "127.0.0.1", 2049);
@@ -80,25 +79,9 @@ static void setup(void)
 	strcpy(sun_c.sun_path, "/run/calc.sock");
 }
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st; (void)flag; (void)f;
-	return remove(p);
-}
-
 static void teardown(void)
 {
-	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *tmp_path(const char *name)
-{
-	static char buf[4][160];
-	static int k;
-	char *p = buf[k++ & 3];
-
-	snprintf(p, 160, "%s/%s", tmpdir, name);
-	return p;
+	tmpdir_remove();
 }
 
 static void open_log(struct fixture_log *fl, const char *name,
