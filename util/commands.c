@@ -1,0 +1,40 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "usage.h"
+
+static void print_usage(const struct command_table *t, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: %s %s\n\ncommands:\n", causal_progname,
+		t->synopsis);
+	for (i = 0; i < t->n; i++)
+		fprintf(out, "  %-8s %s\n  %8s %s\n", t->commands[i].name,
+			t->commands[i].args, "", t->commands[i].help);
+	fprintf(out, "  %-8s\n  %8s %s\n", "help", "", "show this help");
+	if (t->epilogue)
+		fprintf(out, "\n%s\n", t->epilogue);
+}
+
+int run_command(const struct command_table *t, int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		print_usage(t, stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		print_usage(t, stdout);
+		return 0;
+	}
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(argv[1], t->commands[i].name))
+			return t->commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "%s: unknown command '%s'\n", causal_progname, argv[1]);
+	print_usage(t, stderr);
+	return 2;
+}
