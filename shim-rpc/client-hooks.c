@@ -96,7 +96,7 @@ static bool_t results_with_tag(XDR *xdrs, void *p)
 	if (!st->xres(xdrs, st->resp))
 		return FALSE;
 	if (xdrs->x_op == XDR_DECODE)
-		st->reply_status = causal_xdr_get_tag(xdrs, st->tag.xid,
+		st->reply_status = causal_xdr_get_tag(xdrs, st->tag.xid, -1,
 						      &st->reply);
 	return TRUE;
 }

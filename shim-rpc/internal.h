@@ -86,10 +86,14 @@ uint32_t causal_xdr_call_xid(const XDR *xdrs);
 /* Append the tag; on a stream with no room left (UDP size limit) rewind to
  * where it was and send the message untagged.  Returns 1 if sent. */
 int causal_xdr_put_tag(XDR *xdrs, const struct causal_tag *tag);
-/* Read len bytes the peer has already sent, never waiting on the network
- * for more; 1 if read, 0 if not (nothing consumed). */
-int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len);
+/*
+ * Read len bytes the peer has sent, or sends within a short bound when fd
+ * (the connection, or -1) is given; never a read that waits on the
+ * network.  1 if read, 0 if not (nothing consumed).
+ */
+int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len, int fd);
 /* Read a tag after the decoded body; enum causal_tag_status. */
-int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, struct causal_tag *tag);
+int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, int fd,
+		       struct causal_tag *tag);
 
 #endif

@@ -174,6 +174,7 @@ struct args_state {
 	xdrproc_t xargs;
 	void *argsp;
 	uint32_t xid;
+	int fd;				/* the connection, to wait on */
 	int status;			/* enum causal_tag_status */
 	struct causal_tag tag;
 };
@@ -186,7 +187,8 @@ static bool_t args_and_tag(XDR *xdrs, void *p)
 	if (as->xargs && !as->xargs(xdrs, as->argsp))
 		return FALSE;
 	if (xdrs->x_op == XDR_DECODE)
-		as->status = causal_xdr_get_tag(xdrs, as->xid, &as->tag);
+		as->status = causal_xdr_get_tag(xdrs, as->xid, as->fd,
+						&as->tag);
 	return TRUE;
 }
 
@@ -212,7 +214,7 @@ static bool_t scan_for_tag(XDR *xdrs, void *p)
 			memmove(win, win + 4, sizeof(win) - 4);
 			have -= 4;
 		}
-		if (!causal_xdr_read_ready(xdrs, win + have, 4))
+		if (!causal_xdr_read_ready(xdrs, win + have, 4, -1))
 			break;
 		have += 4;
 		if (have == sizeof(win) &&
@@ -296,6 +298,7 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	as.xargs = xargs;
 	as.argsp = argsp;
 	as.xid = s->xid;
+	as.fd = xprt->xp_fd;
 	as.status = CAUSAL_TAG_ABSENT;
 	ok = w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
 	if (!ok)
@@ -354,7 +357,7 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	if (s->state == SERVING_RECEIVED) {
 		/* no getargs: the null procedure, whose tag follows the call
 		 * header directly, or an error reply before any argument */
-		struct args_state as = { .xid = s->xid,
+		struct args_state as = { .xid = s->xid, .fd = xprt->xp_fd,
 					 .status = CAUSAL_TAG_ABSENT };
 
 		if (s->proc == NULLPROC && reply == CAUSAL_REPLY_SUCCESS)

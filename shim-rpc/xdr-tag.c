@@ -10,6 +10,8 @@
  * may still lie after the arguments of an untagged one.
  */
 #include <arpa/inet.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <string.h>
 
 #include "internal.h"
@@ -67,9 +69,13 @@ struct recstream_view {
 	bool_t last_frag;
 };
 
-/* Are the next len bytes of this record already in the input buffer,
- * in this fragment or across one fragment boundary? */
-static int rec_buffered(const XDR *xdrs, u_int len)
+/*
+ * How many more bytes the socket must deliver before the next len bytes of
+ * this record, in this fragment or across one fragment boundary, are all
+ * in the input buffer: 0 when they are; -1 when the record cannot hold
+ * them (it ends first) or the stream's state makes no sense.
+ */
+static long rec_missing(const XDR *xdrs, u_int len)
 {
 	const struct recstream_view *r = (const void *)xdrs->x_private;
 	long have, frag, rest;
@@ -78,17 +84,51 @@ static int rec_buffered(const XDR *xdrs, u_int len)
 	if (!r || !r->in_base || r->in_finger < r->in_base ||
 	    r->in_boundry < r->in_finger ||
 	    r->in_boundry > r->in_base + r->in_size || r->fbtbc < 0)
-		return 0;
+		return -1;
 	have = r->in_boundry - r->in_finger;
 	frag = r->fbtbc;
 	if (frag >= (long)len)
-		return have >= (long)len;
-	if (r->last_frag || have < frag + 4)
-		return 0;
-	memcpy(&header, r->in_finger + frag, 4);
+		return have >= (long)len ? 0 : (long)len - have;
+	if (r->last_frag)
+		return -1;
 	rest = (long)len - frag;
-	return (long)(ntohl(header) & 0x7fffffffu) >= rest &&
-	       have >= frag + 4 + rest;
+	if (have >= frag + 4) {
+		memcpy(&header, r->in_finger + frag, 4);
+		if ((long)(ntohl(header) & 0x7fffffffu) < rest)
+			return -1; /* more than two fragments: give up */
+	}
+	return have >= frag + 4 + rest ? 0 : frag + 4 + rest - have;
+}
+
+/* Up to this long for the rest of a record a peer is still sending. */
+#define TAG_WAIT_MS 250
+
+/*
+ * The tag of a large TCP record may still be on its way when the
+ * arguments are decoded: wait for it, but only as long as TAG_WAIT_MS and
+ * never inside a read, so a peer that promised bytes and stalls costs at
+ * most that, and its tag.
+ */
+static int rec_wait(const XDR *xdrs, u_int len, int fd)
+{
+	char peek[CAUSAL_TAG_LEN + 8];
+	int waited = 0;
+	long missing;
+
+	while ((missing = rec_missing(xdrs, len)) > 0) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (fd < 0 || missing > (long)sizeof(peek))
+			return 0;
+		n = recv(fd, peek, (size_t)missing, MSG_PEEK | MSG_DONTWAIT);
+		if (n >= missing)
+			return 1; /* in the socket: a read will not wait */
+		if (waited >= TAG_WAIT_MS || poll(&pfd, 1, 10) < 0)
+			return 0;
+		waited += 10;
+	}
+	return missing == 0;
 }
 
 int causal_xdr_is_mem(const XDR *xdrs)
@@ -122,7 +162,7 @@ int causal_xdr_put_tag(XDR *xdrs, const struct causal_tag *tag)
 	return 0;
 }
 
-int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len)
+int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len, int fd)
 {
 	const void *p;
 
@@ -130,9 +170,9 @@ int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len)
 		return XDR_GETBYTES(xdrs, out, len);
 	/* a record stream: XDR_GETBYTES would read the socket for bytes a
 	 * peer never sent (a fragment it promised, then stalled on), and the
-	 * reply would wait on it; take only what is already buffered */
+	 * reply would wait on it; read only what is buffered or arrived */
 	pthread_once(&rec_ops_once, find_rec_ops);
-	if (xdrs->x_ops == rec_ops_found && rec_buffered(xdrs, len))
+	if (xdrs->x_ops == rec_ops_found && rec_wait(xdrs, len, fd))
 		return XDR_GETBYTES(xdrs, out, len);
 	p = XDR_INLINE(xdrs, len);
 	if (!p)
@@ -141,7 +181,8 @@ int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len)
 	return 1;
 }
 
-int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, struct causal_tag *tag)
+int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, int fd,
+		       struct causal_tag *tag)
 {
 	uint8_t buf[CAUSAL_TAG_LEN];
 
@@ -152,7 +193,7 @@ int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, struct causal_tag *tag)
 
 	/* past the end of a TCP record or a datagram this fails at once:
 	 * an untagged message from an untraced peer costs nothing */
-	if (!causal_xdr_read_ready(xdrs, buf, CAUSAL_TAG_LEN))
+	if (!causal_xdr_read_ready(xdrs, buf, CAUSAL_TAG_LEN, fd))
 		return CAUSAL_TAG_ABSENT;
 	return causal_tag_decode(buf, sizeof(buf), xid, tag);
 }
