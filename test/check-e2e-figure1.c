@@ -718,6 +718,40 @@ static void fig1_assert_ccsg(struct fig1_ccsg *c, struct fig1_deploy *d)
 	}
 }
 
+/*
+ * The dot format renders with Graphviz (installed by the set-up) into a
+ * picture that names every function and the thread node.
+ */
+static void fig1_assert_dot_renders(struct e2e *t)
+{
+	char ccsg[PATH_MAX], idl[PATH_MAX], dot[PATH_MAX], svg[PATH_MAX];
+	char err[PATH_MAX];
+	const char *report[] = {ccsg, "report", "--format=dot", "--db", t->db,
+				"--idl", idl, NULL};
+	const char *render[] = {"/usr/bin/dot", "-Tsvg", "-o", svg, dot, NULL};
+	const char *names[] = {"FIG1_PROG::FOO", "FIG1_PROG::TIMES",
+			       "FIG1_PROG::WHAT_TO_SAY", "FIG1_PROG::SAY_IT",
+			       "threads of FIG1_PROG::WHAT_TO_SAY"};
+	char *text;
+
+	e2e_fmt(ccsg, sizeof(ccsg), "%s/ccsg", e2e_build());
+	e2e_fmt(idl, sizeof(idl), "%s/examples/figure1/gen/figure1.x",
+		e2e_build());
+	e2e_fmt(dot, sizeof(dot), "%s/ccsg.dot", t->dir);
+	e2e_fmt(svg, sizeof(svg), "%s/ccsg.svg", t->dir);
+	e2e_fmt(err, sizeof(err), "%s/dot.err", t->dir);
+	e2e_assert_exit(e2e_run_plain(report, dot, err), 0,
+			"ccsg report --format=dot");
+	ck_assert_msg(access(render[0], X_OK) == 0,
+		      "Graphviz's dot is missing: run scripts/setup.sh");
+	e2e_assert_exit(e2e_run_plain(render, NULL, err), 0, "dot -Tsvg");
+	text = e2e_slurp(svg, NULL);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		ck_assert_msg(strstr(text, names[i]), "no %s in the picture",
+			      names[i]);
+	free(text);
+}
+
 START_TEST(test_ccsg)
 {
 	struct fig1_deploy d = four_hosts;
@@ -730,6 +764,7 @@ START_TEST(test_ccsg)
 	fig1_ccsg(&t, &c);
 	ck_assert_int_eq(c.nhosts, 4);
 	fig1_assert_ccsg(&c, &d);
+	fig1_assert_dot_renders(&t);
 	e2e_release(&t);
 }
 END_TEST
