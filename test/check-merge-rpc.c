@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "log-fixture.h"
+#include "test-sql.h"
 #include "test-tmpdir.h"
 #include "log-record.h"
 #include "merge.h"
@@ -178,37 +179,6 @@ static void write_logs(void)
 	ck_assert_int_eq(fixture_log_close(&fl), 0);
 }
 
-static int64_t q_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -999;
-
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-/* Every row of a one-column query, joined with ','; NULL as "-". */
-static const char *q_list(sqlite3 *db, const char *sql)
-{
-	static char buf[8][512];
-	static int k;
-	char *out = buf[k++ & 7];
-	sqlite3_stmt *st;
-	size_t n = 0;
-
-	out[0] = '\0';
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		n += snprintf(out + n, sizeof(buf[0]) - n, "%s%s", n ? "," : "",
-			      sqlite3_column_type(st, 0) == SQLITE_NULL ? "-"
-			      : (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return out;
-}
-
 static sqlite3 *merged(struct merge_stats *s)
 {
 	struct merge_opts o;
@@ -217,8 +187,7 @@ static sqlite3 *merged(struct merge_stats *s)
 	write_logs();
 	o = (struct merge_opts){ .dir = tmp_path("logs"), .output = tmp_path("t.db") };
 	ck_assert_int_eq(merge_run(&o, s), 0);
-	ck_assert_int_eq(sqlite3_open_v2(tmp_path("t.db"), &db, SQLITE_OPEN_READONLY,
-					 NULL), SQLITE_OK);
+	db = open_db(tmp_path("t.db"));
 	return db;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "log-fixture.h"
+#include "test-sql.h"
 #include "test-tmpdir.h"
 #include "merge.h"
 
@@ -43,42 +44,6 @@ static void write_two(void)
 	FILE *f = fopen(tmp_path("logs/notes.txt"), "w");
 	fputs("hello\n", f);
 	fclose(f);
-}
-
-static sqlite3 *open_db(const char *path)
-{
-	sqlite3 *db;
-
-	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	return db;
-}
-
-static int64_t q_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -999;
-
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static const char *q_text(sqlite3 *db, const char *sql)
-{
-	static char buf[8][256];
-	static int k;
-	char *out = buf[k++ & 7];
-	sqlite3_stmt *st;
-
-	strcpy(out, "<none>");
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(out, 256, "%s", sqlite3_column_type(st, 0) == SQLITE_NULL
-			 ? "<null>" : (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return out;
 }
 
 static int merge(const char *dir, const char *out, struct merge_stats *s)
