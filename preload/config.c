@@ -54,6 +54,7 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 		 CAUSAL_DEFAULT_LOG_DIR);
 	cfg->buffer_kb = CAUSAL_DEFAULT_BUFFER_KB;
 	cfg->flush_ms = CAUSAL_DEFAULT_FLUSH_MS;
+	cfg->cpu_exact_us = CAUSAL_DEFAULT_CPU_EXACT_US;
 
 	v = getenv_fn("CAUSAL_LOG_DIR");
 	if (v && *v) {
@@ -82,6 +83,16 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 				  "expected milliseconds from 1 to 60000");
 		else
 			cfg->flush_ms = ms;
+	}
+	v = getenv_fn("CAUSAL_CPU_EXACT_US");
+	if (v) {
+		uint32_t us;
+
+		if (causal_parse_uint(v, 0, 1000, &us))
+			n += note(problems, problems_size, "CAUSAL_CPU_EXACT_US",
+				  v, "expected microseconds from 0 to 1000");
+		else
+			cfg->cpu_exact_us = us;
 	}
 	return n;
 }

@@ -5,6 +5,11 @@
  *   CAUSAL_BUFFER_KB  per-thread record buffer in KiB, rounded up to a
  *                     power of two (default 256, 4 .. 1048576)
  *   CAUSAL_FLUSH_MS   background writer period in ms (default 100, 1 .. 60000)
+ *   CAUSAL_CPU_EXACT_US
+ *                     an RPC probe less than this many microseconds after
+ *                     its thread last read its CPU clock takes that reading
+ *                     plus the time since (default 10, 0 .. 1000; 0: read
+ *                     the clock, a system call, at every probe)
  *
  * A malformed or out-of-range value is reported and the default is used:
  * the traced program must run whatever its environment says.
@@ -18,11 +23,13 @@
 #define CAUSAL_DEFAULT_LOG_DIR "logs"
 #define CAUSAL_DEFAULT_BUFFER_KB 256
 #define CAUSAL_DEFAULT_FLUSH_MS 100
+#define CAUSAL_DEFAULT_CPU_EXACT_US 10
 
 struct causal_config {
 	char log_dir[1024];
 	uint32_t buffer_kb;	/* a power of two */
 	uint32_t flush_ms;
+	uint32_t cpu_exact_us;
 };
 
 typedef const char *(*causal_getenv_fn)(const char *name);

@@ -158,7 +158,7 @@ static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 	r->results_bytes = results_bytes;
 	/* Equation 1 takes the stub's CPU up to its very end */
 	r->p.mono_exit_ns = causal_now_ns();
-	r->p.cpu_ns = causal_thread_cpu_ns();
+	r->p.cpu_ns = causal_probe_cpu_ns(r->p.mono_exit_ns);
 	causal_record_commit(tb, pending);
 }
 
@@ -203,9 +203,9 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		return tc->orig->cl_call(cl, proc, xargs, argsp, xres, resp,
 					 timeout);
 
-	/* ---- stub start: CPU read first, at the probe's entry ---- */
-	cpu0 = causal_thread_cpu_ns();
+	/* ---- stub start: CPU at the probe's entry ---- */
 	entry = causal_now_ns();
+	cpu0 = causal_probe_cpu_ns(entry);
 	causal_self.in_hook = 1;
 	memset(&st, 0, sizeof(st));
 	st.xargs = xargs;
@@ -408,7 +408,7 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 		r->flags = CAUSAL_RPC_BROADCAST;
 		r->site_id = site;
 		r->p.mono_exit_ns = causal_now_ns();
-		r->p.cpu_ns = causal_thread_cpu_ns();
+		r->p.cpu_ns = causal_probe_cpu_ns(r->p.mono_exit_ns);
 		causal_record_commit(tb, pending);
 	}
 	causal_self.in_hook = 0;

@@ -133,7 +133,7 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	r->p.hdr.aux = causal_copy_addr(r->peer, peer->buf, len);
 	r->p.mono_exit_ns = causal_now_ns();
 	/* Equation 1 starts the implementation's CPU at the probe's exit */
-	r->p.cpu_ns = cpu ? cpu : causal_thread_cpu_ns();
+	r->p.cpu_ns = cpu ? cpu : causal_probe_cpu_ns(r->p.mono_exit_ns);
 	causal_record_commit(tb, pending);
 out:
 	/* white: the user's implementation runs from here */
@@ -264,9 +264,12 @@ static bool_t traced_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	 * (libtirpc skips it when the connection went away in dispatch) */
 	s = serving_top(xprt);
 	if (s) {
-		if (s->state == SERVING_STARTED)
-			skeleton_end(s, CAUSAL_REPLY_NONE, 0, causal_now_ns(),
-				     causal_thread_cpu_ns());
+		if (s->state == SERVING_STARTED) {
+			uint64_t now = causal_now_ns();
+
+			skeleton_end(s, CAUSAL_REPLY_NONE, 0, now,
+				     causal_probe_cpu_ns(now));
+		}
 		serving_depth--;
 	}
 	if (serving_depth == SERVING_DEPTH)
@@ -345,9 +348,9 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	if (!s || s->state == SERVING_ENDED || causal_self.in_hook ||
 	    !causal_running())
 		return w->orig->xp_reply(xprt, msg);
-	/* skeleton end, at the probe's entry: CPU first */
-	cpu = causal_thread_cpu_ns();
+	/* skeleton end, at the probe's entry */
 	entry = causal_now_ns();
+	cpu = causal_probe_cpu_ns(entry);
 	causal_self.in_hook = 1;
 	reply = reply_kind(msg);
 	if (reply == CAUSAL_REPLY_SUCCESS) {
@@ -401,11 +404,11 @@ static enum xprt_stat traced_stat(SVCXPRT *xprt)
 	if (s && !causal_self.in_hook) {
 		/* dispatch returned without a reply (or after one) */
 		if (s->state == SERVING_STARTED && causal_running()) {
-			uint64_t cpu = causal_thread_cpu_ns();
+			uint64_t now = causal_now_ns();
+			uint64_t cpu = causal_probe_cpu_ns(now);
 
 			causal_self.in_hook = 1;
-			skeleton_end(s, CAUSAL_REPLY_NONE, 0, causal_now_ns(),
-				     cpu);
+			skeleton_end(s, CAUSAL_REPLY_NONE, 0, now, cpu);
 			causal_self.in_hook = 0;
 		}
 		serving_depth--;

@@ -4,13 +4,13 @@
 
 #include "config.h"
 
-static const char *env_names[4], *env_values[4];
+static const char *env_names[5], *env_values[5];
 
 static const char *fake_getenv(const char *name)
 {
 	int i;
 
-	for (i = 0; i < 4 && env_names[i]; i++)
+	for (i = 0; i < 5 && env_names[i]; i++)
 		if (!strcmp(env_names[i], name))
 			return env_values[i];
 	return NULL;
@@ -20,7 +20,7 @@ static void set_env(int i, const char *name, const char *value)
 {
 	env_names[i] = name;
 	env_values[i] = value;
-	if (i + 1 < 4)
+	if (i + 1 < 5)
 		env_names[i + 1] = NULL;
 }
 
@@ -35,6 +35,7 @@ START_TEST(defaults_when_unset)
 	ck_assert_str_eq(cfg.log_dir, "logs");
 	ck_assert_uint_eq(cfg.buffer_kb, CAUSAL_DEFAULT_BUFFER_KB);
 	ck_assert_uint_eq(cfg.flush_ms, CAUSAL_DEFAULT_FLUSH_MS);
+	ck_assert_uint_eq(cfg.cpu_exact_us, CAUSAL_DEFAULT_CPU_EXACT_US);
 	ck_assert_str_eq(problems, "");
 }
 END_TEST
@@ -47,11 +48,13 @@ START_TEST(values_are_read_and_buffer_rounded_to_power_of_two)
 	set_env(0, "CAUSAL_LOG_DIR", "/tmp/x");
 	set_env(1, "CAUSAL_BUFFER_KB", "100");
 	set_env(2, "CAUSAL_FLUSH_MS", "7");
+	set_env(3, "CAUSAL_CPU_EXACT_US", "0"); /* read the clock every time */
 	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
 					    sizeof(problems)), 0);
 	ck_assert_str_eq(cfg.log_dir, "/tmp/x");
 	ck_assert_uint_eq(cfg.buffer_kb, 128);
 	ck_assert_uint_eq(cfg.flush_ms, 7);
+	ck_assert_uint_eq(cfg.cpu_exact_us, 0);
 }
 END_TEST
 
@@ -62,8 +65,10 @@ START_TEST(bad_values_fall_back_and_are_reported)
 
 	set_env(0, "CAUSAL_BUFFER_KB", "12k");
 	set_env(1, "CAUSAL_FLUSH_MS", "0");
+	set_env(2, "CAUSAL_CPU_EXACT_US", "5000");
 	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
-					    sizeof(problems)), 2);
+					    sizeof(problems)), 3);
+	ck_assert_uint_eq(cfg.cpu_exact_us, CAUSAL_DEFAULT_CPU_EXACT_US);
 	ck_assert_uint_eq(cfg.buffer_kb, CAUSAL_DEFAULT_BUFFER_KB);
 	ck_assert_uint_eq(cfg.flush_ms, CAUSAL_DEFAULT_FLUSH_MS);
 	ck_assert_ptr_nonnull(strstr(problems, "CAUSAL_BUFFER_KB='12k'"));
