@@ -214,6 +214,16 @@ fail:
 	return ret;
 }
 
+void causal_log_file_release(struct causal_log_file *lf)
+{
+	if (lf->cctx)
+		ZSTD_freeCCtx(lf->cctx);
+	lf->cctx = NULL;
+	if (lf->frame)
+		munmap(lf->frame, CAUSAL_FRAME_MAX + lf->out_cap);
+	lf->frame = lf->out = NULL;
+}
+
 void causal_log_file_close(struct causal_log_file *lf)
 {
 	if (lf->fd >= 0 && check_fd(lf) == 0)

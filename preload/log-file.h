@@ -50,6 +50,10 @@ int causal_log_file_flush(struct causal_log_file *lf);
 
 void causal_log_file_close(struct causal_log_file *lf);
 
+/* Free the buffers and the compression context.  The library keeps them
+ * for the life of the process (a fork child reuses them). */
+void causal_log_file_release(struct causal_log_file *lf);
+
 /* The file name a process gets, into out (size >= 400). */
 void causal_log_file_name(char *out, size_t size, const char *hostname,
 			  pid_t pid, const char *uuid_hex);

@@ -420,6 +420,26 @@ static int jp_value(struct jp *j, struct jv *v)
 	return -1;
 }
 
+static void jv_release(struct jv *v)
+{
+	for (int i = 0; i < v->n; i++) {
+		jv_release(&v->item[i]);
+		if (v->keys)
+			free(v->keys[i]);
+	}
+	free(v->item);
+	free(v->keys);
+	free(v->str);
+}
+
+static void json_free(struct jv *v)
+{
+	if (v) {
+		jv_release(v);
+		free(v);
+	}
+}
+
 /* Parse text, failing the test with where it went wrong. */
 static struct jv *json_parse(const char *text, const char *what)
 {
@@ -765,6 +785,7 @@ START_TEST(test_ccsg)
 	ck_assert_int_eq(c.nhosts, 4);
 	fig1_assert_ccsg(&c, &d);
 	fig1_assert_dot_renders(&t);
+	json_free(c.json);
 	e2e_release(&t);
 }
 END_TEST
@@ -812,6 +833,8 @@ START_TEST(test_figure2)
 			      "(%.1f%%; 5%% + 1 ms allowed)",
 			      node_label[k], s4, s2, diff);
 	}
+	json_free(c4.json);
+	json_free(c2.json);
 	e2e_release(&t4);
 	e2e_release(&t2);
 }

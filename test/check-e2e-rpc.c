@@ -119,7 +119,7 @@ START_TEST(test_nested_chain)
 	prev = e2e_proc(&t, c);
 	for (int hop = 0; hop < 3; hop++) {
 		struct rpc_server *to = &s[2 - hop];
-		char where[160], cond[2048];
+		char where[160], cond[2048], *printed;
 		long long cpu;
 
 		e2e_fmt(where, sizeof(where),
@@ -133,10 +133,11 @@ START_TEST(test_nested_chain)
 		rpc_assert_calls(&t, where, cond, 1);
 		call[hop] = rpc_call_id(&t, where);
 		/* the implementation ran in the thread that printed it */
-		ck_assert_int_eq(
-		    rpc_col(&t, call[hop], "server_tid"),
-		    e2e_tid(&t, to->proc,
-			    rpc_fact(e2e_slurp(to->out, NULL), "burn", "tid")));
+		printed = e2e_slurp(to->out, NULL);
+		ck_assert_int_eq(rpc_col(&t, call[hop], "server_tid"),
+				 e2e_tid(&t, to->proc,
+					 rpc_fact(printed, "burn", "tid")));
+		free(printed);
 		cpu = rpc_col(&t, call[hop],
 			      "skel_end_cpu_ns - "
 			      "skel_start_cpu_ns");

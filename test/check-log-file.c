@@ -102,6 +102,7 @@ START_TEST(creates_private_dir_and_file_with_magic)
 
 	write_frames(&lf, 1, 3);
 	causal_log_file_close(&lf);
+	causal_log_file_release(&lf);
 	buf = slurp(lf.path, &len);
 	memcpy(&v, buf, 4);
 	ck_assert_uint_eq(v, CAUSAL_SKIPPABLE_MAGIC);
@@ -149,6 +150,7 @@ START_TEST(truncated_last_frame_keeps_earlier_frames)
 	write_frames(&lf, 5, 200);
 	ck_assert_uint_eq(lf.records_written, 1000);
 	causal_log_file_close(&lf);
+	causal_log_file_release(&lf);
 	buf = slurp(lf.path, &len);
 	ck_assert_int_eq(count_good_frames(buf, len, &bad), 5);
 	ck_assert_int_eq(bad, 0);
@@ -184,6 +186,7 @@ START_TEST(a_closed_descriptor_is_reopened_not_misused)
 	ck_assert_int_eq(dup2(3, fd), fd);
 	write_frames(&lf, 2, 10);
 	causal_log_file_close(&lf);
+	causal_log_file_release(&lf);
 	ck_assert_int_eq(stat(other, &st), 0);
 	ck_assert_int_eq(st.st_size, 0); /* nothing of ours in its file */
 	buf = slurp(lf.path, &len);
