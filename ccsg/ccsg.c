@@ -25,6 +25,8 @@ struct build {
 	int32_t *thread_node;		/* per thread */
 	int64_t *thread_self;
 	uint8_t *root_thread;
+	uint8_t *served;		/* per thread: it ran skeletons */
+	int32_t serving_node;		/* under main, made on demand, or -1 */
 };
 
 static int32_t new_node(struct ccsg_graph *g, int kind)
@@ -192,8 +194,10 @@ static int self_cpu(struct build *b)
 			g->clamped++;
 		}
 		/* the skeletons a thread ran are the calls' CPU, not its own */
-		if (c->server_tid && (th = ccsg_trace_thread(t, c->server_proc, c->server_tid)) >= 0)
+		if (c->server_tid && (th = ccsg_trace_thread(t, c->server_proc, c->server_tid)) >= 0) {
 			b->thread_self[th] -= skel_cpu(c);
+			b->served[th] = 1;
+		}
 		/* a chain it started: the stub side is runtime */
 		if (c->parent < 0 && c->client_tid &&
 		    (th = ccsg_trace_thread(t, c->client_proc, c->client_tid)) >= 0)
@@ -208,6 +212,27 @@ static int self_cpu(struct build *b)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Threads no call spawned but that served requests (a server's svc_run
+ * loop): what is left of their CPU once their skeletons are taken out is
+ * the dispatch loop and start-up, runtime more than user code; a node of
+ * their own under main keeps it apart from the programs' main threads.
+ */
+static int32_t serving_node_of(struct build *b)
+{
+	struct ccsg_graph *g = b->g;
+	int32_t n;
+
+	if (b->serving_node >= 0)
+		return b->serving_node;
+	if ((n = new_node(g, CCSG_THREAD)) < 0)
+		return n;
+	g->nodes[n].parent = 0;
+	g->nodes[n].serving = 1;
+	b->serving_node = n;
+	return n;
 }
 
 /* The thread node of every thread: climb thread-spawn-thread to the
@@ -225,7 +250,9 @@ static int map_threads(struct build *b)
 			j = t->threads[j].parent_thread;
 		b->root_thread[i] = t->threads[i].parent_thread < 0 && t->threads[i].spawn_call < 0;
 		f = t->threads[j].spawn_call >= 0 ? g->call_node[t->threads[j].spawn_call] : 0;
-		if ((b->thread_node[i] = thread_node_of(g, f)) < 0)
+		b->thread_node[i] = f == 0 && b->served[i] ? serving_node_of(b)
+							   : thread_node_of(g, f);
+		if (b->thread_node[i] < 0)
 			return -ENOMEM;
 		/* infrastructure threads are runtime: in no count */
 		g->nodes[b->thread_node[i]].threads += !t->threads[i].infra;
@@ -401,8 +428,10 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	b.thread_node = malloc((t->nthreads + 1) * sizeof(int32_t));
 	b.thread_self = calloc(t->nthreads + 1, sizeof(int64_t));
 	b.root_thread = calloc(t->nthreads + 1, 1);
+	b.served = calloc(t->nthreads + 1, 1);
+	b.serving_node = -1;
 	if (!g->call_node || !g->call_self || !g->total || !b.thread_node || !b.thread_self ||
-	    !b.root_thread || new_node(g, CCSG_MAIN) != 0)
+	    !b.root_thread || !b.served || new_node(g, CCSG_MAIN) != 0)
 		goto out;
 	g->nodes[0].calls = 1;
 	/* function nodes and caller/callee arcs, in DSCG order */
@@ -445,6 +474,7 @@ out:
 	free(b.thread_node);
 	free(b.thread_self);
 	free(b.root_thread);
+	free(b.served);
 	if (ret)
 		ccsg_graph_release(g);
 	return ret;

@@ -48,6 +48,7 @@ struct ccsg_node {
 	int32_t symbol;			/* a client stub symbol seen, -1 */
 	int32_t parent;			/* thread node: its function node */
 	int32_t thread_node;		/* function / main: its thread node, -1 */
+	uint8_t serving;		/* main's node of the serving threads */
 	int64_t calls, threads;
 	int64_t *self, *desc;		/* dims.n entries each */
 };

@@ -311,6 +311,49 @@ START_TEST(test_threads_only)
 }
 END_TEST
 
+/*
+ * A server's main thread served a call: once its skeleton is taken out,
+ * what is left (the dispatch loop) goes to <serving threads>, apart from
+ * the client's main thread under <threads of main>; the total is kept.
+ */
+static void assert_vec2(const int64_t *v, double a, double b)
+{
+	ck_assert_int_eq(v[0], (int64_t)llround(a * 1000));
+	ck_assert_int_eq(v[1], (int64_t)llround(b * 1000));
+}
+
+START_TEST(test_serving_threads)
+{
+	long long ev[4] = { 0, 1, 2, 3 }, c[4] = { 0, 500, 2500, 100 };
+	struct loaded l;
+	const char *path;
+	int serving, mains, fn;
+
+	fx_open();
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_proc(1, 1);			/* the client */
+	fx_proc(2, 2);			/* the server */
+	fx_thread(1, 1, 0, 900, -1);
+	fx_thread(2, 1, 0, 3000, -1);
+	fx_call(CHAIN, 0x20000001, 1, "f_1", 1, 1, 2, 1, 11, ev, c);
+	path = fx_close();
+	load(&l, path, NULL, 0);
+	fn = node_named(&l.g, "0x20000001::f");
+	serving = node_named(&l.g, "<serving threads>");
+	mains = node_named(&l.g, "<threads of main>");
+	assert_vec2(l.g.nodes[fn].self, 0, 2000);
+	assert_vec2(l.g.nodes[serving].self, 0, 1000);
+	ck_assert_int_eq(l.g.nodes[serving].threads, 1);
+	ck_assert_int_eq(l.g.nodes[serving].parent, 0);
+	/* the client's main: its CPU less the stub of the chain it started */
+	assert_vec2(l.g.nodes[mains].self, 800, 0);
+	ck_assert_int_eq(l.g.nodes[mains].threads, 1);
+	assert_vec2(l.g.nodes[0].desc, 800, 3000);
+	unload(&l, path);
+}
+END_TEST
+
 Suite *ccsg_suite(void)
 {
 	Suite *s = suite_create("ccsg");
@@ -322,6 +365,7 @@ Suite *ccsg_suite(void)
 	tcase_add_test(tc, test_recursion);
 	tcase_add_test(tc, test_bad_databases);
 	tcase_add_test(tc, test_threads_only);
+	tcase_add_test(tc, test_serving_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
