@@ -1,11 +1,12 @@
 /*
  * merge.c - `tracedump merge` engine: logs -> one SQLite database.
  *
- * Two threads: a reader thread reads the files in sorted order
- * (decompression, msgpack, decoding, the process and thread rows in
+ * Two threads: a reader thread (merge-read.c) reads the files in sorted
+ * order (decompression, msgpack, decoding, the process and thread rows in
  * memory) and hands the records in chunks through a small bounded queue
- * to the calling thread, which alone talks to SQLite.  Everything reaches
- * the database in file order, so the output does not depend on timing.
+ * (chunk-queue.c) to the calling thread, which alone talks to SQLite, here.
+ * Everything reaches the database in file order, so the output does not
+ * depend on timing.
  *
  * SQLite speed comes from one transaction with journal and sync off,
  * statements prepared once, multi-row inserts bound straight from the
@@ -24,7 +25,8 @@
 #include <sqlite3.h>
 
 #include "causal/log-format.h"
-#include "json.h"
+#include "chunk-queue.h"
+#include "internal.h"
 #include "logdir.h"
 #include "logread.h"
 #include "merge.h"
@@ -32,103 +34,6 @@
 #include "log-record.h"
 #include "schema.h"
 #include "usage.h"
-
-/* Why on_record() stopped reading a file (positive: not a failure). */
-enum {
-	STOP_NO_HEADER = 1,
-	STOP_DUPLICATE = 2,
-	STOP_CANCELLED = 3,	/* the main thread gave up */
-};
-
-enum {
-	T_START = 1 << 0,
-	T_END = 1 << 1,
-	T_SPAWN = 1 << 2,
-	T_CTX = 1 << 3,
-};
-
-#define T_USED 0x80000000u	/* slot in use: tid 0 is a valid tid */
-
-struct thread {
-	uint64_t tid;
-	unsigned has;			/* T_* */
-	uint64_t parent_tid, os_tid, marker, start_mono, start_cpu;
-	uint64_t spawn_mono, end_mono, end_cpu, end_how;
-	uint64_t ctx_event, ctx_function, dropped;
-	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
-};
-
-/* Open addressing on tid: tids are small but a log is input. */
-struct thread_map {
-	struct thread *slots;
-	size_t cap, n;
-};
-
-struct proc {
-	bool have_header;
-	uint8_t uuid[CAUSAL_UUID_LEN];
-	int64_t host_id, pid, ppid;
-	char *host, *exe, *argv;
-	uint64_t start_realtime, start_mono, buffer_kb, flush_ms;
-	bool has_parent;
-	uint8_t parent_uuid[CAUSAL_UUID_LEN];
-	bool ended;
-	uint64_t end_mono, end_realtime, end_reason, end_dropped;
-	int64_t end_detail;
-	uint64_t records, bad_records;
-	struct thread_map threads;
-};
-
-/*
- * Records go to SQLite BATCH rows per statement: a multi-row INSERT
- * halves the per-row VDBE overhead.
- */
-#define BATCH 64
-
-/*
- * What the reader hands over: up to CHUNK records of one file, their
- * bytes copied into one arena (the decompression buffer is reused frame
- * after frame), and, in the last chunk of a file, how the read ended.
- */
-#define CHUNK (BATCH * 64)
-#define QUEUE_LEN 4		/* chunks in flight: bounds the memory */
-
-struct chunk_rec {
-	uint64_t seq, type, tid, mono;
-	size_t off, len;
-};
-
-struct chunk {
-	int n;
-	struct chunk_rec rec[CHUNK];
-	uint8_t *buf;
-	size_t used, cap;
-	bool eof;			/* the file's last chunk: */
-	int rc;				/* logread_file() or a STOP_* */
-	struct logread_result res;
-	struct proc p;			/* owned by the chunk until stored */
-	struct chunk *next_free;
-};
-
-struct queue {
-	pthread_mutex_t lock;
-	pthread_cond_t not_empty, not_full;
-	struct chunk *slot[QUEUE_LEN];
-	size_t head, n;
-	struct chunk *free;		/* recycled chunks */
-	bool cancel;			/* set by the main thread on failure */
-};
-
-/* The reader thread's state: nothing in it is touched by the other. */
-struct reader {
-	const struct merge_opts *o;
-	const struct logdir *ld;
-	struct queue *q;
-	struct chunk *cur;
-	struct proc p;
-	uint8_t (*uuids)[CAUSAL_UUID_LEN];
-	size_t n_uuids;
-};
 
 struct merge {
 	const struct merge_opts *o;
@@ -169,48 +74,6 @@ static void progress(struct merge *m, bool force)
 	m->last_progress_ns = t;
 	fprintf(stderr, "\rmerging: %zu/%zu files, %" PRIu64 " records",
 		m->file_no, m->n_files, m->stats->records);
-}
-
-static struct thread *thread_get(struct thread_map *tm, uint64_t tid)
-{
-	size_t i, mask;
-
-	if (2 * (tm->n + 1) > tm->cap) {
-		size_t ncap = tm->cap ? tm->cap * 2 : 64;
-		struct thread *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		for (size_t j = 0; j < tm->cap; j++) {
-			const struct thread *t = &tm->slots[j];
-
-			if (!(t->has & T_USED))
-				continue;
-			for (i = t->tid & (ncap - 1); ns[i].has; i = (i + 1) & (ncap - 1))
-				;
-			ns[i] = *t;
-		}
-		free(tm->slots);
-		tm->slots = ns;
-		tm->cap = ncap;
-	}
-	mask = tm->cap - 1;
-	for (i = tid & mask; tm->slots[i].has; i = (i + 1) & mask)
-		if (tm->slots[i].tid == tid)
-			return &tm->slots[i];
-	tm->slots[i].tid = tid;
-	tm->slots[i].has = T_USED;
-	tm->n++;
-	return &tm->slots[i];
-}
-
-static void proc_release(struct proc *p)
-{
-	free(p->host);
-	free(p->exe);
-	free(p->argv);
-	free(p->threads.slots);
-	memset(p, 0, sizeof(*p));
 }
 
 static int db_fail(struct merge *m, const char *what)
@@ -269,58 +132,6 @@ static int host_id(struct merge *m, const char *name, int64_t *id)
 	sqlite3_bind_text(m->ins_host, 2, copy, -1, SQLITE_STATIC);
 	m->stats->hosts++;
 	return step(m, m->ins_host, "insert host");
-}
-
-static char *argv_json(const msgpack_object *argv)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	json_msgpack(f, argv);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* Reader thread: the process row from HEADER (host_id comes later). */
-static int take_header(struct reader *rd, const struct record *r)
-{
-	struct proc *p = &rd->p;
-	uint8_t (*uuids)[CAUSAL_UUID_LEN];
-
-	/* Few processes per run: a linear scan is cheaper than a hash. */
-	for (size_t i = 0; i < rd->n_uuids; i++)
-		if (!memcmp(rd->uuids[i], r->header.uuid, CAUSAL_UUID_LEN))
-			return STOP_DUPLICATE;
-	uuids = realloc(rd->uuids, (rd->n_uuids + 1) * sizeof(*uuids));
-	if (!uuids)
-		return -ENOMEM;
-	rd->uuids = uuids;
-	memcpy(rd->uuids[rd->n_uuids++], r->header.uuid, CAUSAL_UUID_LEN);
-
-	p->have_header = true;
-	memcpy(p->uuid, r->header.uuid, CAUSAL_UUID_LEN);
-	p->pid = r->header.pid;
-	p->ppid = r->header.ppid;
-	p->host = strndup(r->header.host.ptr, r->header.host.len);
-	p->exe = strndup(r->header.exe.ptr, r->header.exe.len);
-	p->argv = argv_json(r->header.argv);
-	if (!p->host || !p->exe || !p->argv)
-		return -ENOMEM;
-	p->start_realtime = r->header.start_realtime_ns;
-	p->start_mono = r->header.start_mono_ns;
-	p->buffer_kb = r->header.buffer_kb;
-	p->flush_ms = r->header.flush_ms;
-	if (r->header.parent_uuid) {
-		p->has_parent = true;
-		memcpy(p->parent_uuid, r->header.parent_uuid, CAUSAL_UUID_LEN);
-	}
-	return 0;
 }
 
 /* An RPC probe row; the probe also goes to the call join. */
@@ -402,278 +213,6 @@ static bool is_rpc(uint64_t type)
 {
 	return type >= CAUSAL_REC_RPC_STUB_START && type <= CAUSAL_REC_RPC_OBJECT;
 }
-
-/* Reader thread: fold a record into the process and thread rows. */
-static int take_record(struct proc *p, const struct record *r)
-{
-	struct thread *t;
-
-	switch (r->type) {
-	case CAUSAL_REC_THREAD_START:
-		if (!(t = thread_get(&p->threads, r->tid)))
-			return -ENOMEM;
-		t->has |= T_START;
-		t->parent_tid = r->thread_start.parent_tid;
-		t->os_tid = r->thread_start.os_tid;
-		t->marker = r->thread_start.marker;
-		t->start_mono = r->mono_ns;
-		t->start_cpu = r->thread_start.cpu_ns;
-		if (r->thread_start.ctx.set) {
-			t->has |= T_CTX;
-			memcpy(t->chain, r->thread_start.ctx.chain, CAUSAL_CHAIN_ID_LEN);
-			t->ctx_event = r->thread_start.ctx.event;
-			t->ctx_function = r->thread_start.ctx.function;
-		}
-		break;
-	case CAUSAL_REC_THREAD_END:
-		if (!(t = thread_get(&p->threads, r->tid)))
-			return -ENOMEM;
-		t->has |= T_END;
-		t->end_mono = r->mono_ns;
-		t->end_cpu = r->thread_end.cpu_ns;
-		t->end_how = r->thread_end.how;
-		break;
-	case CAUSAL_REC_DROPS:
-		if (!(t = thread_get(&p->threads, r->tid)))
-			return -ENOMEM;
-		t->dropped = r->drops.dropped;	/* a running total */
-		break;
-	case CAUSAL_REC_THREAD_SPAWN:
-		if (!(t = thread_get(&p->threads, r->thread_spawn.child_tid)))
-			return -ENOMEM;
-		t->has |= T_SPAWN;
-		t->spawn_mono = r->mono_ns;
-		/* The parent is known even if the child's start was lost. */
-		if (!(t->has & T_START))
-			t->parent_tid = r->tid;
-		break;
-	case CAUSAL_REC_PROCESS_END:
-		p->ended = true;
-		p->end_mono = r->mono_ns;
-		p->end_realtime = r->process_end.realtime_ns;
-		p->end_reason = r->process_end.reason;
-		p->end_detail = r->process_end.detail;
-		p->end_dropped = r->process_end.dropped;
-		break;
-	}
-	return 0;
-}
-
-/* --- the queue between the reader thread and the main thread --- */
-
-static int queue_init(struct queue *q)
-{
-	memset(q, 0, sizeof(*q));
-	if (pthread_mutex_init(&q->lock, NULL))
-		return -ENOMEM;
-	pthread_cond_init(&q->not_empty, NULL);
-	pthread_cond_init(&q->not_full, NULL);
-	return 0;
-}
-
-static void chunk_free(struct chunk *c)
-{
-	proc_release(&c->p);
-	free(c->buf);
-	free(c);
-}
-
-static void queue_release(struct queue *q)
-{
-	struct chunk *c;
-
-	for (size_t i = 0; i < q->n; i++)
-		chunk_free(q->slot[(q->head + i) % QUEUE_LEN]);
-	while ((c = q->free)) {
-		q->free = c->next_free;
-		chunk_free(c);
-	}
-	pthread_cond_destroy(&q->not_empty);
-	pthread_cond_destroy(&q->not_full);
-	pthread_mutex_destroy(&q->lock);
-}
-
-/* An empty chunk, recycled when possible; NULL when out of memory. */
-static struct chunk *chunk_get(struct queue *q)
-{
-	struct chunk *c;
-
-	pthread_mutex_lock(&q->lock);
-	if ((c = q->free))
-		q->free = c->next_free;
-	pthread_mutex_unlock(&q->lock);
-	if (!c && !(c = calloc(1, sizeof(*c))))
-		return NULL;
-	c->n = 0;
-	c->used = 0;
-	c->eof = false;
-	return c;
-}
-
-static void chunk_put(struct queue *q, struct chunk *c)
-{
-	proc_release(&c->p);
-	pthread_mutex_lock(&q->lock);
-	c->next_free = q->free;
-	q->free = c;
-	pthread_mutex_unlock(&q->lock);
-}
-
-/*
- * Reader: hand c over, waiting for room; NULL says the reader ran out of
- * memory.  -ECANCELED if the main thread gave up.
- */
-static int queue_push(struct queue *q, struct chunk *c)
-{
-	pthread_mutex_lock(&q->lock);
-	while (q->n == QUEUE_LEN && !q->cancel)
-		pthread_cond_wait(&q->not_full, &q->lock);
-	if (q->cancel) {
-		pthread_mutex_unlock(&q->lock);
-		if (c)
-			chunk_free(c);
-		return -ECANCELED;
-	}
-	q->slot[(q->head + q->n++) % QUEUE_LEN] = c;
-	pthread_cond_signal(&q->not_empty);
-	pthread_mutex_unlock(&q->lock);
-	return 0;
-}
-
-static struct chunk *queue_pop(struct queue *q)
-{
-	struct chunk *c;
-
-	pthread_mutex_lock(&q->lock);
-	while (!q->n)
-		pthread_cond_wait(&q->not_empty, &q->lock);
-	c = q->slot[q->head];
-	q->head = (q->head + 1) % QUEUE_LEN;
-	q->n--;
-	pthread_cond_signal(&q->not_full);
-	pthread_mutex_unlock(&q->lock);
-	return c;
-}
-
-static void queue_cancel(struct queue *q)
-{
-	pthread_mutex_lock(&q->lock);
-	__atomic_store_n(&q->cancel, true, __ATOMIC_RELAXED);
-	pthread_cond_broadcast(&q->not_full);
-	pthread_mutex_unlock(&q->lock);
-}
-
-/* --- the reader thread --- */
-
-static int chunk_add(struct reader *rd, uint64_t seq,
-		     const struct logread_record *lr)
-{
-	struct chunk *c = rd->cur;
-	struct chunk_rec *cr;
-	int rc;
-
-	if (c->n == CHUNK) {
-		rd->cur = NULL;
-		if ((rc = queue_push(rd->q, c)))
-			return rc;
-		if (!(c = rd->cur = chunk_get(rd->q)))
-			return -ENOMEM;
-	}
-	if (c->used + lr->raw_len > c->cap) {
-		size_t cap = c->cap ? c->cap : 65536;
-		uint8_t *buf;
-
-		while (cap < c->used + lr->raw_len)
-			cap *= 2;
-		if (!(buf = realloc(c->buf, cap)))
-			return -ENOMEM;
-		c->buf = buf;
-		c->cap = cap;
-	}
-	memcpy(c->buf + c->used, lr->raw, lr->raw_len);
-	cr = &c->rec[c->n++];
-	*cr = (struct chunk_rec){ seq, lr->type, lr->tid, lr->mono_ns,
-				  c->used, lr->raw_len };
-	c->used += lr->raw_len;
-	return 0;
-}
-
-static int on_record(void *arg, const struct logread_record *lr)
-{
-	struct reader *rd = arg;
-	struct proc *p = &rd->p;
-	struct record r;
-	int rc;
-
-	/* Without the lock: a stale read only delays the stop. */
-	if (__atomic_load_n(&rd->q->cancel, __ATOMIC_RELAXED))
-		return STOP_CANCELLED;
-	if (record_decode(lr->obj, &r) < 0) {
-		if (!p->have_header)
-			return STOP_NO_HEADER;
-		p->bad_records++;
-		return 0;
-	}
-	if (!p->have_header) {
-		if (r.type != CAUSAL_REC_HEADER)
-			return STOP_NO_HEADER;
-		if ((rc = take_header(rd, &r)))
-			return rc;
-	} else if ((rc = take_record(p, &r))) {
-		return rc;
-	}
-	if ((rc = chunk_add(rd, p->records, lr)))
-		return rc;
-	p->records++;
-	return 0;
-}
-
-/* Read every file in order; each ends with an eof chunk. */
-static void *reader_main(void *arg)
-{
-	struct reader *rd = arg;
-	char path[8192];
-	int rc = 0;
-
-	for (size_t i = 0; i < rd->ld->n && rc != -ECANCELED; i++) {
-		struct chunk *c;
-
-		snprintf(path, sizeof(path), "%s/%s", rd->o->dir, rd->ld->names[i]);
-		memset(&rd->p, 0, sizeof(rd->p));
-		if (!(rd->cur = chunk_get(rd->q))) {
-			rc = -ENOMEM;
-			c = NULL;
-		} else {
-			struct logread_result res;
-
-			rc = logread_file(path, on_record, rd, &res);
-			if ((c = rd->cur))
-				c->res = res;
-		}
-		if (!c && rc != -ECANCELED && !(c = chunk_get(rd->q))) {
-			queue_push(rd->q, NULL);	/* out of memory */
-			break;
-		}
-		if (!c)
-			break;
-		if (rc == STOP_CANCELLED)
-			rc = -ECANCELED;
-		c->eof = true;
-		c->rc = rc;
-		c->p = rd->p;			/* moved */
-		memset(&rd->p, 0, sizeof(rd->p));
-		rd->cur = NULL;
-		if (queue_push(rd->q, c))
-			break;
-		if (rc == -ENOMEM)
-			break;
-	}
-	proc_release(&rd->p);
-	free(rd->uuids);
-	return NULL;
-}
-
-/* --- the main thread --- */
 
 /* Decode an RPC record again from its bytes: few, so not worth a copy. */
 static int chunk_rpc(struct merge *m, const struct chunk *c,
@@ -1041,7 +580,8 @@ static int store_calls(struct merge *m)
 }
 
 /* Store what the reader hands over, file by file, in order. */
-static int store_all(struct merge *m, struct queue *q, const struct logdir *ld)
+static int store_all(struct merge *m, struct chunk_queue *q,
+		     const struct logdir *ld)
 {
 	size_t i = 0;
 	int rc = 0;
@@ -1050,7 +590,7 @@ static int store_all(struct merge *m, struct queue *q, const struct logdir *ld)
 	m->proc_id = 1;
 	progress(m, true);
 	while (i < ld->n) {
-		struct chunk *c = queue_pop(q);
+		struct chunk *c = chunk_queue_pop(q);
 		const char *name = ld->names[i];
 
 		if (!c)
@@ -1061,7 +601,7 @@ static int store_all(struct merge *m, struct queue *q, const struct logdir *ld)
 			m->proc_id = (int64_t)m->stats->processes + 1;
 			m->file_no = ++i + 1;
 		}
-		chunk_put(q, c);
+		chunk_queue_put(q, c);
 		if (rc == -EIO)
 			return error("database: %s", m->db_error);
 		if (rc < 0)
@@ -1072,24 +612,24 @@ static int store_all(struct merge *m, struct queue *q, const struct logdir *ld)
 
 static int merge_all(struct merge *m, const struct logdir *ld)
 {
-	struct reader rd = { .o = m->o, .ld = ld };
-	struct queue q;
+	struct merge_reader rd = { .o = m->o, .ld = ld };
+	struct chunk_queue q;
 	pthread_t tid;
 	int rc;
 
 	m->n_files = ld->n;
-	if (queue_init(&q))
+	if (chunk_queue_init(&q))
 		return error("out of memory");
 	rd.q = &q;
-	if ((rc = pthread_create(&tid, NULL, reader_main, &rd))) {
-		queue_release(&q);
+	if ((rc = pthread_create(&tid, NULL, merge_reader_main, &rd))) {
+		chunk_queue_release(&q);
 		return error("cannot start the reader thread: %s", strerror(rc));
 	}
 	rc = store_all(m, &q, ld);
 	if (rc)
-		queue_cancel(&q);
+		chunk_queue_cancel(&q);
 	pthread_join(tid, NULL);
-	queue_release(&q);
+	chunk_queue_release(&q);
 	if (rc)
 		return rc;
 	if (m->o->progress)

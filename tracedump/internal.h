@@ -1,0 +1,111 @@
+/*
+ * internal.h - what the tracedump engine files share and nobody else
+ * needs: the in-memory process and thread rows that the merge reader
+ * builds and the merge store writes (they travel in the last chunk of a
+ * file, chunk-queue.h), and the reader thread's entry point.
+ */
+#ifndef TRACEDUMP_INTERNAL_H
+#define TRACEDUMP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "causal/log-format.h"
+
+struct chunk;
+struct chunk_queue;
+struct logdir;
+struct merge_opts;
+
+/*
+ * Why the reader's on_record() stopped reading a file (positive: not a
+ * failure); the store finds it in the file's eof chunk.
+ */
+enum {
+	STOP_NO_HEADER = 1,
+	STOP_DUPLICATE = 2,
+	STOP_CANCELLED = 3,	/* the main thread gave up */
+};
+
+enum {
+	T_START = 1 << 0,
+	T_END = 1 << 1,
+	T_SPAWN = 1 << 2,
+	T_CTX = 1 << 3,
+};
+
+#define T_USED 0x80000000u	/* slot in use: tid 0 is a valid tid */
+
+struct thread {
+	uint64_t tid;
+	unsigned has;			/* T_* */
+	uint64_t parent_tid, os_tid, marker, start_mono, start_cpu;
+	uint64_t spawn_mono, end_mono, end_cpu, end_how;
+	uint64_t ctx_event, ctx_function, dropped;
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
+};
+
+/* Open addressing on tid: tids are small but a log is input. */
+struct thread_map {
+	struct thread *slots;
+	size_t cap, n;
+};
+
+struct proc {
+	bool have_header;
+	uint8_t uuid[CAUSAL_UUID_LEN];
+	int64_t host_id, pid, ppid;
+	char *host, *exe, *argv;
+	uint64_t start_realtime, start_mono, buffer_kb, flush_ms;
+	bool has_parent;
+	uint8_t parent_uuid[CAUSAL_UUID_LEN];
+	bool ended;
+	uint64_t end_mono, end_realtime, end_reason, end_dropped;
+	int64_t end_detail;
+	uint64_t records, bad_records;
+	struct thread_map threads;
+};
+
+/*
+ * Inline, so that the queue (which drops the procs of the chunks it
+ * frees or recycles) does not depend on the reader.
+ */
+static inline void proc_release(struct proc *p)
+{
+	free(p->host);
+	free(p->exe);
+	free(p->argv);
+	free(p->threads.slots);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Records go to SQLite BATCH rows per statement: a multi-row INSERT
+ * halves the per-row VDBE overhead.  A chunk holds a whole number of
+ * batches (CHUNK in chunk-queue.h), so only a file's tail goes row by row.
+ */
+#define BATCH 64
+
+/* The reader thread's state: nothing in it is touched by the other. */
+struct merge_reader {
+	const struct merge_opts *o;
+	const struct logdir *ld;
+	struct chunk_queue *q;
+	struct chunk *cur;
+	struct proc p;
+	uint8_t (*uuids)[CAUSAL_UUID_LEN];
+	size_t n_uuids;
+};
+
+/*
+ * Thread body (merge-read.c): read rd->ld's files in order into chunks
+ * pushed to rd->q, each file ending with an eof chunk; a NULL pushed says
+ * it ran out of memory.  Stops early once the queue is cancelled.  rd must
+ * be zeroed but for o, ld and q; returns NULL.
+ */
+void *merge_reader_main(void *rd);
+
+#endif

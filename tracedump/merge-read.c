@@ -1,0 +1,269 @@
+/*
+ * merge-read.c - the reader thread of `tracedump merge`: reads the logs
+ * in sorted order (decompression and msgpack in logread.c, decoding in
+ * log-record.c), builds each file's process and thread rows in memory and
+ * hands the records, in file order, to the store through a chunk queue.
+ *
+ * Nothing here touches SQLite: the store (merge.c) alone does, in the
+ * calling thread, taking the chunks in the order they were pushed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunk-queue.h"
+#include "internal.h"
+#include "json.h"
+#include "log-record.h"
+#include "logdir.h"
+#include "logread.h"
+#include "merge.h"
+
+static struct thread *thread_get(struct thread_map *tm, uint64_t tid)
+{
+	size_t i, mask;
+
+	if (2 * (tm->n + 1) > tm->cap) {
+		size_t ncap = tm->cap ? tm->cap * 2 : 64;
+		struct thread *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (size_t j = 0; j < tm->cap; j++) {
+			const struct thread *t = &tm->slots[j];
+
+			if (!(t->has & T_USED))
+				continue;
+			for (i = t->tid & (ncap - 1); ns[i].has; i = (i + 1) & (ncap - 1))
+				;
+			ns[i] = *t;
+		}
+		free(tm->slots);
+		tm->slots = ns;
+		tm->cap = ncap;
+	}
+	mask = tm->cap - 1;
+	for (i = tid & mask; tm->slots[i].has; i = (i + 1) & mask)
+		if (tm->slots[i].tid == tid)
+			return &tm->slots[i];
+	tm->slots[i].tid = tid;
+	tm->slots[i].has = T_USED;
+	tm->n++;
+	return &tm->slots[i];
+}
+
+static char *argv_json(const msgpack_object *argv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	json_msgpack(f, argv);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The process row from HEADER (host_id comes later). */
+static int take_header(struct merge_reader *rd, const struct record *r)
+{
+	struct proc *p = &rd->p;
+	uint8_t (*uuids)[CAUSAL_UUID_LEN];
+
+	/* Few processes per run: a linear scan is cheaper than a hash. */
+	for (size_t i = 0; i < rd->n_uuids; i++)
+		if (!memcmp(rd->uuids[i], r->header.uuid, CAUSAL_UUID_LEN))
+			return STOP_DUPLICATE;
+	uuids = realloc(rd->uuids, (rd->n_uuids + 1) * sizeof(*uuids));
+	if (!uuids)
+		return -ENOMEM;
+	rd->uuids = uuids;
+	memcpy(rd->uuids[rd->n_uuids++], r->header.uuid, CAUSAL_UUID_LEN);
+
+	p->have_header = true;
+	memcpy(p->uuid, r->header.uuid, CAUSAL_UUID_LEN);
+	p->pid = r->header.pid;
+	p->ppid = r->header.ppid;
+	p->host = strndup(r->header.host.ptr, r->header.host.len);
+	p->exe = strndup(r->header.exe.ptr, r->header.exe.len);
+	p->argv = argv_json(r->header.argv);
+	if (!p->host || !p->exe || !p->argv)
+		return -ENOMEM;
+	p->start_realtime = r->header.start_realtime_ns;
+	p->start_mono = r->header.start_mono_ns;
+	p->buffer_kb = r->header.buffer_kb;
+	p->flush_ms = r->header.flush_ms;
+	if (r->header.parent_uuid) {
+		p->has_parent = true;
+		memcpy(p->parent_uuid, r->header.parent_uuid, CAUSAL_UUID_LEN);
+	}
+	return 0;
+}
+
+/* Fold a record into the process and thread rows. */
+static int take_record(struct proc *p, const struct record *r)
+{
+	struct thread *t;
+
+	switch (r->type) {
+	case CAUSAL_REC_THREAD_START:
+		if (!(t = thread_get(&p->threads, r->tid)))
+			return -ENOMEM;
+		t->has |= T_START;
+		t->parent_tid = r->thread_start.parent_tid;
+		t->os_tid = r->thread_start.os_tid;
+		t->marker = r->thread_start.marker;
+		t->start_mono = r->mono_ns;
+		t->start_cpu = r->thread_start.cpu_ns;
+		if (r->thread_start.ctx.set) {
+			t->has |= T_CTX;
+			memcpy(t->chain, r->thread_start.ctx.chain, CAUSAL_CHAIN_ID_LEN);
+			t->ctx_event = r->thread_start.ctx.event;
+			t->ctx_function = r->thread_start.ctx.function;
+		}
+		break;
+	case CAUSAL_REC_THREAD_END:
+		if (!(t = thread_get(&p->threads, r->tid)))
+			return -ENOMEM;
+		t->has |= T_END;
+		t->end_mono = r->mono_ns;
+		t->end_cpu = r->thread_end.cpu_ns;
+		t->end_how = r->thread_end.how;
+		break;
+	case CAUSAL_REC_DROPS:
+		if (!(t = thread_get(&p->threads, r->tid)))
+			return -ENOMEM;
+		t->dropped = r->drops.dropped;	/* a running total */
+		break;
+	case CAUSAL_REC_THREAD_SPAWN:
+		if (!(t = thread_get(&p->threads, r->thread_spawn.child_tid)))
+			return -ENOMEM;
+		t->has |= T_SPAWN;
+		t->spawn_mono = r->mono_ns;
+		/* The parent is known even if the child's start was lost. */
+		if (!(t->has & T_START))
+			t->parent_tid = r->tid;
+		break;
+	case CAUSAL_REC_PROCESS_END:
+		p->ended = true;
+		p->end_mono = r->mono_ns;
+		p->end_realtime = r->process_end.realtime_ns;
+		p->end_reason = r->process_end.reason;
+		p->end_detail = r->process_end.detail;
+		p->end_dropped = r->process_end.dropped;
+		break;
+	}
+	return 0;
+}
+
+static int chunk_add(struct merge_reader *rd, uint64_t seq,
+		     const struct logread_record *lr)
+{
+	struct chunk *c = rd->cur;
+	struct chunk_rec *cr;
+	int rc;
+
+	if (c->n == CHUNK) {
+		rd->cur = NULL;
+		if ((rc = chunk_queue_push(rd->q, c)))
+			return rc;
+		if (!(c = rd->cur = chunk_queue_get(rd->q)))
+			return -ENOMEM;
+	}
+	if (c->used + lr->raw_len > c->cap) {
+		size_t cap = c->cap ? c->cap : 65536;
+		uint8_t *buf;
+
+		while (cap < c->used + lr->raw_len)
+			cap *= 2;
+		if (!(buf = realloc(c->buf, cap)))
+			return -ENOMEM;
+		c->buf = buf;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->used, lr->raw, lr->raw_len);
+	cr = &c->rec[c->n++];
+	*cr = (struct chunk_rec){ seq, lr->type, lr->tid, lr->mono_ns,
+				  c->used, lr->raw_len };
+	c->used += lr->raw_len;
+	return 0;
+}
+
+static int on_record(void *arg, const struct logread_record *lr)
+{
+	struct merge_reader *rd = arg;
+	struct proc *p = &rd->p;
+	struct record r;
+	int rc;
+
+	if (chunk_queue_cancelled(rd->q))
+		return STOP_CANCELLED;
+	if (record_decode(lr->obj, &r) < 0) {
+		if (!p->have_header)
+			return STOP_NO_HEADER;
+		p->bad_records++;
+		return 0;
+	}
+	if (!p->have_header) {
+		if (r.type != CAUSAL_REC_HEADER)
+			return STOP_NO_HEADER;
+		if ((rc = take_header(rd, &r)))
+			return rc;
+	} else if ((rc = take_record(p, &r))) {
+		return rc;
+	}
+	if ((rc = chunk_add(rd, p->records, lr)))
+		return rc;
+	p->records++;
+	return 0;
+}
+
+/* Read every file in order; each ends with an eof chunk. */
+void *merge_reader_main(void *arg)
+{
+	struct merge_reader *rd = arg;
+	char path[8192];
+	int rc = 0;
+
+	for (size_t i = 0; i < rd->ld->n && rc != -ECANCELED; i++) {
+		struct chunk *c;
+
+		snprintf(path, sizeof(path), "%s/%s", rd->o->dir, rd->ld->names[i]);
+		memset(&rd->p, 0, sizeof(rd->p));
+		if (!(rd->cur = chunk_queue_get(rd->q))) {
+			rc = -ENOMEM;
+			c = NULL;
+		} else {
+			struct logread_result res;
+
+			rc = logread_file(path, on_record, rd, &res);
+			if ((c = rd->cur))
+				c->res = res;
+		}
+		if (!c && rc != -ECANCELED && !(c = chunk_queue_get(rd->q))) {
+			chunk_queue_push(rd->q, NULL);	/* out of memory */
+			break;
+		}
+		if (!c)
+			break;
+		if (rc == STOP_CANCELLED)
+			rc = -ECANCELED;
+		c->eof = true;
+		c->rc = rc;
+		c->p = rd->p;			/* moved */
+		memset(&rd->p, 0, sizeof(rd->p));
+		rd->cur = NULL;
+		if (chunk_queue_push(rd->q, c))
+			break;
+		if (rc == -ENOMEM)
+			break;
+	}
+	proc_release(&rd->p);
+	free(rd->uuids);
+	return NULL;
+}
