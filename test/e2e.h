@@ -351,9 +351,36 @@ E2E_FN void e2e_merge(struct e2e *t)
 }
 
 /*
+ * Prepare the query fmt (an sqlite3_vmprintf() format: %q quotes strings)
+ * and step to its row; the query must return exactly one.  The caller
+ * reads column 0, then calls e2e_query_end().
+ */
+E2E_FN sqlite3_stmt *e2e_query_row(sqlite3 *db, char **sql, const char *fmt,
+				   va_list ap)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*sql = sqlite3_vmprintf(fmt, ap);
+	rc = sqlite3_prepare_v2(db, *sql, -1, &st, NULL);
+	ck_assert_msg(rc == SQLITE_OK, "%s: %s", *sql, sqlite3_errmsg(db));
+	rc = sqlite3_step(st);
+	ck_assert_msg(rc == SQLITE_ROW, "%s: no row (%s)", *sql,
+		      sqlite3_errmsg(db));
+	return st;
+}
+
+E2E_FN void e2e_query_end(sqlite3_stmt *st, char *sql)
+{
+	ck_assert_msg(sqlite3_step(st) == SQLITE_DONE, "%s: more than one row",
+		      sql);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+}
+
+/*
  * The one value of a query that must return exactly one row, as an integer
  * (SQL NULL fails the test: use coalesce() or `IS NULL` to ask for it).
- * fmt is an sqlite3_mprintf() format: %q quotes strings.
  */
 E2E_FN long long e2e_query_int(sqlite3 *db, const char *fmt, ...)
 {
@@ -361,49 +388,31 @@ E2E_FN long long e2e_query_int(sqlite3 *db, const char *fmt, ...)
 	long long v;
 	va_list ap;
 	char *sql;
-	int rc;
 
 	va_start(ap, fmt);
-	sql = sqlite3_vmprintf(fmt, ap);
+	st = e2e_query_row(db, &sql, fmt, ap);
 	va_end(ap);
-	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	ck_assert_msg(rc == SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(db));
-	rc = sqlite3_step(st);
-	ck_assert_msg(rc == SQLITE_ROW, "%s: no row (%s)", sql,
-		      sqlite3_errmsg(db));
 	ck_assert_msg(sqlite3_column_type(st, 0) != SQLITE_NULL, "%s: NULL",
 		      sql);
 	v = sqlite3_column_int64(st, 0);
-	ck_assert_msg(sqlite3_step(st) == SQLITE_DONE, "%s: more than one row",
-		      sql);
-	sqlite3_finalize(st);
-	sqlite3_free(sql);
+	e2e_query_end(st, sql);
 	return v;
 }
 
 /* Like e2e_query_int() for text; the result is malloc'ed, NULL for NULL. */
 E2E_FN char *e2e_query_text(sqlite3 *db, const char *fmt, ...)
 {
-	sqlite3_stmt *st;
 	const unsigned char *s;
-	char *sql, *v;
+	sqlite3_stmt *st;
 	va_list ap;
-	int rc;
+	char *sql, *v;
 
 	va_start(ap, fmt);
-	sql = sqlite3_vmprintf(fmt, ap);
+	st = e2e_query_row(db, &sql, fmt, ap);
 	va_end(ap);
-	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	ck_assert_msg(rc == SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(db));
-	rc = sqlite3_step(st);
-	ck_assert_msg(rc == SQLITE_ROW, "%s: no row (%s)", sql,
-		      sqlite3_errmsg(db));
 	s = sqlite3_column_text(st, 0);
 	v = s ? strdup((const char *)s) : NULL;
-	ck_assert_msg(sqlite3_step(st) == SQLITE_DONE, "%s: more than one row",
-		      sql);
-	sqlite3_finalize(st);
-	sqlite3_free(sql);
+	e2e_query_end(st, sql);
 	return v;
 }
 
