@@ -25,14 +25,32 @@ enum client_kind { CLIENT_VC, CLIENT_DG, CLIENT_RAW };
  * two sigprocmask() system calls a question.  cl_control and cl_destroy
  * are wrapped too, to follow changes and to free this.
  */
+/* What a stub start records of the server it calls. */
+struct stub_target {
+	uint32_t prog, vers;
+	int transport;			/* enum causal_rpc_transport */
+	uint32_t peer_len;
+	uint8_t peer[CAUSAL_SOCKADDR_MAX];
+};
+
 struct traced_client {
 	struct clnt_ops ops;		/* first: what the handle points at */
 	const struct clnt_ops *orig;
 	int kind;			/* enum client_kind */
-	uint32_t prog, vers;
-	uint32_t peer_len;
-	uint8_t peer[CAUSAL_SOCKADDR_MAX];
+	struct stub_target target;	/* kept up to date by cl_control */
 };
+
+/* The peer, and the transport that follows from it and the kind. */
+static void set_peer(struct traced_client *tc, const struct netbuf *nb)
+{
+	struct stub_target *t = &tc->target;
+
+	t->peer_len = nb ? causal_copy_addr(t->peer, nb->buf, nb->len) : 0;
+	t->transport = tc->kind == CLIENT_RAW
+			       ? CAUSAL_TRANSPORT_RAW
+			       : causal_rpc_transport(t->peer, t->peer_len,
+						      tc->kind == CLIENT_DG);
+}
 
 static struct traced_client *traced_of(CLIENT *cl)
 {
@@ -106,7 +124,8 @@ static uint32_t encoded_size(xdrproc_t proc, void *p)
 	return proc ? (uint32_t)xdr_sizeof(proc, p) : 0;
 }
 
-static void stub_start(struct causal_tbuf *tb, const struct traced_client *tc,
+/* cpu0: the thread's CPU clock at the probe's entry (Equation 1) */
+static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 		       rpcproc_t proc, uint64_t entry, uint64_t cpu0,
 		       uint64_t event, uint64_t fid, uint8_t flags, uintptr_t ip)
 {
@@ -117,23 +136,20 @@ static void stub_start(struct causal_tbuf *tb, const struct traced_client *tc,
 	site = causal_rpc_site(tb, ip);
 	r = (void *)causal_record_begin_at(
 		tb, CAUSAL_REC_RPC_STUB_START,
-		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + tc->peer_len), &pending,
+		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + t->peer_len), &pending,
 		entry);
 	if (!r)
 		return;
 	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid);
-	r->prog = tc->prog;
-	r->vers = tc->vers;
+	r->prog = t->prog;
+	r->vers = t->vers;
 	r->proc = (uint32_t)proc;
 	r->xid = 0; /* known once encoded: the server side records it */
-	r->transport = tc->kind == CLIENT_RAW
-			       ? CAUSAL_TRANSPORT_RAW
-			       : causal_rpc_transport(tc->peer, tc->peer_len,
-						      tc->kind == CLIENT_DG);
+	r->transport = (uint8_t)t->transport;
 	r->flags = flags;
-	r->p.hdr.aux = causal_copy_addr(r->peer, tc->peer, tc->peer_len);
+	r->p.hdr.aux = causal_copy_addr(r->peer, t->peer, t->peer_len);
 	r->site_id = site;
-	r->p.cpu_ns = cpu0; /* read at the probe's entry */
+	r->p.cpu_ns = cpu0;
 	r->p.mono_exit_ns = causal_now_ns();
 	causal_record_commit(tb, pending);
 }
@@ -221,7 +237,8 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		flags |= CAUSAL_RPC_BATCHED;
 	memcpy(st.tag.chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
 	st.tag.event_no = start_event;
-	stub_start(tb, tc, proc, entry, cpu0, start_event, fid, flags, ip);
+	stub_start(tb, &tc->target, proc, entry, cpu0, start_event, fid, flags,
+		   ip);
 	marker = ctx->marker;
 	ctx->marker = CAUSAL_MARKER_INFRA; /* black inside the stub */
 	causal_self.in_hook = 0;
@@ -264,17 +281,14 @@ static bool_t traced_control(CLIENT *cl, u_int request, void *info)
 		return ok;
 	switch (request) {
 	case CLSET_PROG:
-		tc->prog = *(uint32_t *)info;
+		tc->target.prog = *(uint32_t *)info;
 		break;
 	case CLSET_VERS:
-		tc->vers = *(uint32_t *)info;
+		tc->target.vers = *(uint32_t *)info;
 		break;
-	case CLSET_SVC_ADDR: {
-		const struct netbuf *nb = info;
-
-		tc->peer_len = causal_copy_addr(tc->peer, nb->buf, nb->len);
+	case CLSET_SVC_ADDR:
+		set_peer(tc, info);
 		break;
-	}
 	}
 	return ok;
 }
@@ -306,10 +320,9 @@ static void wrap_client(CLIENT *cl, int kind, uint32_t prog, uint32_t vers,
 	tc->ops.cl_destroy = traced_destroy;
 	tc->orig = cl->cl_ops;
 	tc->kind = kind;
-	tc->prog = prog;
-	tc->vers = vers;
-	if (peer)
-		tc->peer_len = causal_copy_addr(tc->peer, peer->buf, peer->len);
+	tc->target.prog = prog;
+	tc->target.vers = vers;
+	set_peer(tc, peer);
 	cl->cl_ops = &tc->ops;
 }
 
@@ -377,10 +390,14 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 {
 	struct causal_ctx *ctx = &causal_self.ctx;
 	struct call_state st = { .reply_status = CAUSAL_TAG_ABSENT };
-	struct rec_rpc_stub_start *r;
+	struct stub_target target = {
+		.prog = (uint32_t)prog,
+		.vers = (uint32_t)vers,
+		.transport = CAUSAL_TRANSPORT_UDP,
+	};
 	struct causal_tbuf *tb;
 	enum clnt_stat status;
-	uint64_t entry, fid, event, pending, site;
+	uint64_t entry, cpu0, fid, event;
 
 	pthread_once(&real_once, resolve);
 	causal_ensure_init();
@@ -391,26 +408,14 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 		return real.rpc_broadcast_exp(prog, vers, proc, xargs, argsp,
 					      xres, resp, eachresult, inittime,
 					      waittime, nettype);
-	causal_self.in_hook = 1;
 	entry = causal_now_ns();
+	cpu0 = causal_probe_cpu_ns(entry);
+	causal_self.in_hook = 1;
 	event = causal_ctx_next_event(ctx);
 	fid = causal_rpc_next_function_id();
-	site = causal_rpc_site(tb, (uintptr_t)__builtin_return_address(0));
-	r = (void *)causal_record_begin_at(
-		tb, CAUSAL_REC_RPC_STUB_START, sizeof(*r), &pending, entry);
-	if (r) {
-		causal_probe_fill(&r->p, ctx->chain, event, fid);
-		r->prog = (uint32_t)prog;
-		r->vers = (uint32_t)vers;
-		r->proc = (uint32_t)proc;
-		r->xid = 0;
-		r->transport = CAUSAL_TRANSPORT_UDP;
-		r->flags = CAUSAL_RPC_BROADCAST;
-		r->site_id = site;
-		r->p.mono_exit_ns = causal_now_ns();
-		r->p.cpu_ns = causal_probe_cpu_ns(r->p.mono_exit_ns);
-		causal_record_commit(tb, pending);
-	}
+	stub_start(tb, &target, proc, entry, cpu0, event, fid,
+		   CAUSAL_RPC_BROADCAST,
+		   (uintptr_t)__builtin_return_address(0));
 	causal_self.in_hook = 0;
 	status = real.rpc_broadcast_exp(prog, vers, proc, xargs, argsp, xres,
 					resp, eachresult, inittime, waittime,
