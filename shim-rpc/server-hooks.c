@@ -247,6 +247,21 @@ static bool_t results_and_tag(XDR *xdrs, void *p)
 	return TRUE;
 }
 
+/* The dispatch of s, the top request, is over: a skeleton still open
+ * sent no reply.  s leaves the stack. */
+static void serving_close(struct serving *s)
+{
+	if (s->state == SERVING_STARTED && causal_running()) {
+		uint64_t now = causal_now_ns();
+		uint64_t cpu = causal_probe_cpu_ns(now);
+
+		causal_self.in_hook = 1;
+		skeleton_end(s, CAUSAL_REPLY_NONE, 0, now, cpu);
+		causal_self.in_hook = 0;
+	}
+	serving_depth--;
+}
+
 static bool_t traced_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
@@ -263,15 +278,8 @@ static bool_t traced_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	/* a request of this transport whose dispatch never reached xp_stat
 	 * (libtirpc skips it when the connection went away in dispatch) */
 	s = serving_top(xprt);
-	if (s) {
-		if (s->state == SERVING_STARTED) {
-			uint64_t now = causal_now_ns();
-
-			skeleton_end(s, CAUSAL_REPLY_NONE, 0, now,
-				     causal_probe_cpu_ns(now));
-		}
-		serving_depth--;
-	}
+	if (s)
+		serving_close(s);
 	if (serving_depth == SERVING_DEPTH)
 		return ok; /* nested too deep: not traced */
 	s = &serving[serving_depth++];
@@ -401,18 +409,9 @@ static enum xprt_stat traced_stat(SVCXPRT *xprt)
 	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
 	struct serving *s = serving_top(xprt);
 
-	if (s && !causal_self.in_hook) {
-		/* dispatch returned without a reply (or after one) */
-		if (s->state == SERVING_STARTED && causal_running()) {
-			uint64_t now = causal_now_ns();
-			uint64_t cpu = causal_probe_cpu_ns(now);
-
-			causal_self.in_hook = 1;
-			skeleton_end(s, CAUSAL_REPLY_NONE, 0, now, cpu);
-			causal_self.in_hook = 0;
-		}
-		serving_depth--;
-	}
+	/* dispatch returned, with a reply or without */
+	if (s && !causal_self.in_hook)
+		serving_close(s);
 	return w->orig->xp_stat(xprt);
 }
 
