@@ -28,6 +28,31 @@ static int append_to_frame(void *data, const char *buf, size_t len)
 	return 0;
 }
 
+static int append_to_slot(void *data, const char *buf, size_t len)
+{
+	struct causal_log_file *lf = data;
+
+	/* 4 bytes of the slot hold its length */
+	if (lf->slot_len + len > CAUSAL_SLOT_SIZE - 4)
+		return -1;
+	memcpy(lf->slot + 4 + lf->slot_len, buf, len);
+	lf->slot_len += len;
+	return 0;
+}
+
+/* The zstd skippable frame of the loss slot, from lf->slot. */
+static void slot_frame(struct causal_log_file *lf, uint8_t *out)
+{
+	uint32_t v = CAUSAL_SLOT_MAGIC;
+
+	memcpy(out, &v, 4); /* little-endian host, as zstd requires */
+	v = CAUSAL_SLOT_SIZE;
+	memcpy(out + 4, &v, 4);
+	v = (uint32_t)lf->slot_len;
+	memcpy(lf->slot, &v, 4);
+	memcpy(out + 8, lf->slot, CAUSAL_SLOT_SIZE);
+}
+
 void causal_log_file_name(char *out, size_t size, const char *hostname,
 			  pid_t pid, const char *uuid_hex)
 {
@@ -47,20 +72,24 @@ void causal_log_file_name(char *out, size_t size, const char *hostname,
 		 uuid_hex, CAUSAL_LOG_SUFFIX);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+/* At offset off: the descriptor's own offset is never trusted. */
+static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *p = buf;
 
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		if (n == 0)
+			return -ENOSPC;
 		p += n;
 		len -= (size_t)n;
+		off += (uint64_t)n;
 	}
 	return 0;
 }
@@ -93,11 +122,13 @@ static int alloc_buffers(struct causal_log_file *lf)
 		return -ENOMEM;
 	/* level 1: the writer must keep up with the probes; checksums let a
 	 * reader tell a damaged frame from a good one */
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
+			       CAUSAL_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
 	lf->cctx = cctx;
 	msgpack_packer_init(&lf->pk, lf, append_to_frame);
+	msgpack_packer_init(&lf->slot_pk, lf, append_to_slot);
 	return 0;
 }
 
@@ -105,7 +136,7 @@ int causal_log_file_open(struct causal_log_file *lf, const char *dir,
 			 const char *hostname, pid_t pid, const char *uuid_hex,
 			 const char **what)
 {
-	uint8_t magic[8 + CAUSAL_FILE_MAGIC_LEN + 4];
+	uint8_t magic[CAUSAL_SLOT_OFFSET + 8 + CAUSAL_SLOT_SIZE];
 	uint32_t v;
 	char name[400];
 	struct stat st;
@@ -150,7 +181,13 @@ int causal_log_file_open(struct causal_log_file *lf, const char *dir,
 	memcpy(magic + 8, CAUSAL_FILE_MAGIC, CAUSAL_FILE_MAGIC_LEN);
 	v = CAUSAL_FORMAT_VERSION;
 	memcpy(magic + 8 + CAUSAL_FILE_MAGIC_LEN, &v, 4);
-	return write_all(fd, magic, sizeof(magic));
+	slot_frame(lf, magic + CAUSAL_SLOT_OFFSET); /* empty */
+	ret = write_all(fd, magic, sizeof(magic), 0);
+	if (ret)
+		/* a full disk: an empty log tells nobody anything */
+		causal_log_file_remove(lf);
+	lf->size = sizeof(magic);
+	return ret;
 }
 
 void causal_log_file_reserve(struct causal_log_file *lf, size_t bytes)
@@ -171,7 +208,7 @@ static int check_fd(struct causal_log_file *lf)
 	if (lf->fd >= 0 && fstat(lf->fd, &st) == 0 && st.st_dev == lf->dev &&
 	    st.st_ino == lf->ino)
 		return 0;
-	fd = open(lf->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(lf->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) || st.st_dev != lf->dev || st.st_ino != lf->ino) {
@@ -182,15 +219,33 @@ static int check_fd(struct causal_log_file *lf)
 	return 0;
 }
 
+/* The frame will never be written: count its records as lost. */
+static void lose_frame(struct causal_log_file *lf)
+{
+	lf->lost += lf->frame_records;
+	for (unsigned t = 0; t < CAUSAL_TYPES; t++)
+		lf->lost_types[t] += lf->frame_types[t];
+}
+
+static void frame_reset(struct causal_log_file *lf)
+{
+	lf->frame_len = 0;
+	lf->frame_records = 0;
+	memset(lf->frame_types, 0, sizeof(lf->frame_types));
+}
+
 int causal_log_file_flush(struct causal_log_file *lf)
 {
 	size_t n;
 	int ret;
 
 	if (!lf->frame_len)
-		return 0;
-	if (lf->failed)
-		goto out;
+		return lf->failed ? -lf->error : 0;
+	if (lf->failed) {
+		lose_frame(lf);
+		frame_reset(lf);
+		return -lf->error;
+	}
 	n = ZSTD_compress2(lf->cctx, lf->out, lf->out_cap, lf->frame,
 			   lf->frame_len);
 	if (ZSTD_isError(n)) {
@@ -198,20 +253,57 @@ int causal_log_file_flush(struct causal_log_file *lf)
 		goto fail;
 	}
 	ret = check_fd(lf);
-	if (!ret)
-		ret = write_all(lf->fd, lf->out, n);
 	if (ret)
 		goto fail;
+	ret = write_all(lf->fd, lf->out, n, lf->size);
+	if (ret) {
+		/* a part may have gone in: cut it off, so that the file ends
+		 * with a whole frame (and the space goes back) */
+		int cut = ftruncate(lf->fd, (off_t)lf->size);
+
+		(void)cut; /* if that fails too, a reader sees a cut frame */
+		goto fail;
+	}
+	lf->size += n;
 	lf->records_written += lf->frame_records;
-out:
-	lf->frame_len = 0;
-	lf->frame_records = 0;
-	return lf->failed ? -EIO : 0;
+	frame_reset(lf);
+	return 0;
 fail:
 	lf->failed = 1;
-	lf->frame_len = 0;
-	lf->frame_records = 0;
+	lf->error = -ret;
+	lose_frame(lf);
+	frame_reset(lf);
 	return ret;
+}
+
+void causal_log_file_slot_begin(struct causal_log_file *lf)
+{
+	memset(lf->slot, 0, sizeof(lf->slot));
+	lf->slot_len = 0;
+}
+
+int causal_log_file_slot_write(struct causal_log_file *lf)
+{
+	uint8_t buf[8 + CAUSAL_SLOT_SIZE];
+	int ret = check_fd(lf);
+
+	if (ret)
+		return ret;
+	slot_frame(lf, buf);
+	return write_all(lf->fd, buf, sizeof(buf), CAUSAL_SLOT_OFFSET);
+}
+
+void causal_log_file_remove(struct causal_log_file *lf)
+{
+	struct stat st;
+
+	/* only our file: the name may have been taken over since */
+	if (lstat(lf->path, &st) == 0 && st.st_dev == lf->dev &&
+	    st.st_ino == lf->ino)
+		unlink(lf->path);
+	if (lf->fd >= 0 && check_fd(lf) == 0)
+		close(lf->fd);
+	lf->fd = -1;
 }
 
 void causal_log_file_release(struct causal_log_file *lf)

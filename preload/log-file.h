@@ -15,7 +15,12 @@
 
 #include <msgpack.h>
 
+#include "causal/log-format.h"
+
 #define CAUSAL_FRAME_MAX (1u << 20) /* uncompressed bytes per frame */
+#define CAUSAL_ZSTD_LEVEL 1	    /* see log-file.c */
+
+#define CAUSAL_TYPES 64	/* record types counted apart (log-format.h) */
 
 struct causal_log_file {
 	int fd;
@@ -23,14 +28,23 @@ struct causal_log_file {
 	ino_t ino;		/* reusing our descriptor */
 	char path[1200];
 	int failed;		/* a write failed: stop writing */
+	int error;		/* its errno */
+	uint64_t size;		/* bytes of the file: where frames go */
 	uint8_t *frame;		/* uncompressed msgpack records */
 	size_t frame_len;
 	uint64_t frame_records;
+	uint32_t frame_types[CAUSAL_TYPES];	/* its records by type */
 	uint8_t *out;		/* compressed frame */
 	size_t out_cap;
 	void *cctx;		/* ZSTD_CCtx */
 	msgpack_packer pk;	/* appends to frame */
 	uint64_t records_written;
+	uint64_t lost;		/* records never written: the write failed */
+	uint64_t lost_types[CAUSAL_TYPES];
+	/* the loss slot's records (log-format.h), composed by slot_pk */
+	uint8_t slot[CAUSAL_SLOT_SIZE];
+	size_t slot_len;
+	msgpack_packer slot_pk;
 };
 
 /*
@@ -45,8 +59,40 @@ int causal_log_file_open(struct causal_log_file *lf, const char *dir,
 /* Ensure room for `bytes` more in the current frame, flushing it if not. */
 void causal_log_file_reserve(struct causal_log_file *lf, size_t bytes);
 
-/* Compress and write the current frame if it holds anything; 0 or -errno. */
+/* A record of this type was just encoded into the frame. */
+static inline void causal_log_file_count(struct causal_log_file *lf,
+					 unsigned type)
+{
+	lf->frame_records++;
+	lf->frame_types[type < CAUSAL_TYPES ? type : 0]++;
+}
+
+/* A record of this type will never be written (the log failed). */
+static inline void causal_log_file_lose(struct causal_log_file *lf,
+					unsigned type)
+{
+	lf->lost++;
+	lf->lost_types[type < CAUSAL_TYPES ? type : 0]++;
+}
+
+/*
+ * Compress and write the current frame if it holds anything; 0 or -errno.
+ * The first write that fails (ENOSPC, EDQUOT, EIO...) sets failed and
+ * error, cuts the file back to its last whole frame and counts the
+ * frame's records as lost; every later frame is counted lost unwritten.
+ */
 int causal_log_file_flush(struct causal_log_file *lf);
+
+/*
+ * The loss slot: empty it, let the caller encode records into slot_pk,
+ * then write it over the slot of the file, in place (no new disk space
+ * is needed, so it works on a full disk).  0 or -errno.
+ */
+void causal_log_file_slot_begin(struct causal_log_file *lf);
+int causal_log_file_slot_write(struct causal_log_file *lf);
+
+/* Close and delete the file (nothing worth keeping could be written). */
+void causal_log_file_remove(struct causal_log_file *lf);
 
 void causal_log_file_close(struct causal_log_file *lf);
 

@@ -9,7 +9,10 @@
  */
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,7 +26,10 @@ static pid_t writer_os_tid;
 
 void causal_writer_wake(void)
 {
-	if (atomic_exchange_explicit(&wake_word, 1, memory_order_relaxed) == 0)
+	/* a load first: above the threshold every commit comes here, and
+	 * only the first after each round needs the exchange and the call */
+	if (atomic_load_explicit(&wake_word, memory_order_relaxed) == 0 &&
+	    atomic_exchange_explicit(&wake_word, 1, memory_order_relaxed) == 0)
 		syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL,
 			NULL, 0);
 }
@@ -62,46 +68,101 @@ static int writer_lock_from_signal(void)
 	return -1;
 }
 
+/*
+ * Draining: each ring gives back its space as its records are encoded
+ * (ring.c), a full frame is written before the next record is taken, and
+ * one thread's backlog is taken CAUSAL_DRAIN_QUANTUM bytes at a time, in
+ * turn with the others, so that it never holds their rings.
+ */
+#define CAUSAL_DRAIN_QUANTUM (64u << 10)
+#define CAUSAL_DRAIN_PASSES 64	/* then let exit, fork and exec in */
+
+static int frame_full;	/* encode_one() stopped: write the frame first */
+
 static int encode_one(const struct causal_rec *rec, void *arg)
 {
 	struct causal_tbuf *tb = arg;
 	struct causal_log_file *lf = &causal_g.log;
 
-	causal_log_file_reserve(lf, CAUSAL_ENCODED_MAX(rec->size));
-	if (causal_encode_record(&lf->pk, rec) == 0)
-		lf->frame_records++;
+	if (!lf->failed && lf->frame_len &&
+	    lf->frame_len + CAUSAL_ENCODED_MAX(rec->size) > CAUSAL_FRAME_MAX) {
+		frame_full = 1;
+		return 1;
+	}
 	if (rec->type == CAUSAL_REC_THREAD_END && rec->tid == tb->tid)
 		tb->end_written = 1;
+	if (lf->failed) {
+		/* the log takes nothing more: count, do not encode */
+		causal_log_file_lose(lf, rec->type);
+		return 0;
+	}
+	if (causal_encode_record(&lf->pk, rec) == 0)
+		causal_log_file_count(lf, rec->type);
 	return 0;
 }
 
-/* Move every committed record of every thread into the frame buffer. */
-static void drain_all(void)
+/* Up to `budget` bytes of tb's ring; 1 if it stopped on the budget. */
+static int drain_ring(struct causal_tbuf *tb, uint64_t budget)
+{
+	struct causal_ring *ring = &tb->ring;
+	uint64_t start = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+	uint64_t done = 0;
+
+	for (;;) {
+		frame_full = 0;
+		causal_ring_drain_some(ring, budget - done, encode_one, tb);
+		done = atomic_load_explicit(&ring->tail, memory_order_relaxed) -
+		       start;
+		if (!frame_full)
+			return done >= budget;
+		causal_log_file_flush(&causal_g.log);
+		if (done >= budget)
+			return 1;
+	}
+}
+
+static void report_drops(struct causal_tbuf *tb)
 {
 	struct causal_log_file *lf = &causal_g.log;
+	uint64_t dropped = atomic_load_explicit(&tb->dropped,
+						memory_order_relaxed);
+
+	if (dropped == tb->dropped_reported)
+		return;
+	causal_log_file_reserve(lf, 64);
+	causal_encode_drops(&lf->pk, tb->tid, causal_now_ns(), dropped);
+	causal_log_file_count(lf, CAUSAL_REC_DROPS);
+	tb->dropped_reported = dropped;
+}
+
+/*
+ * Move the committed records of every thread into the log.  final (exit,
+ * exec): everything, in one pass.  Otherwise in turns of a quantum per
+ * ring, for a bounded number of passes.
+ */
+static void drain_all(int final)
+{
+	uint64_t budget = final ? UINT64_MAX : CAUSAL_DRAIN_QUANTUM;
 	struct causal_tbuf *tb;
+	int pass = 0, again;
 
-	for (tb = causal_tbufs_first(); tb; tb = tb->next_all) {
-		/* state first: a DEAD buffer's records are all committed */
-		int state = atomic_load_explicit(&tb->state,
-						 memory_order_acquire);
-		uint64_t dropped;
+	do {
+		again = 0;
+		for (tb = causal_tbufs_first(); tb; tb = tb->next_all) {
+			/* state first: a DEAD buffer's records are all
+			 * committed */
+			int state = atomic_load_explicit(&tb->state,
+							 memory_order_acquire);
 
-		if (state == CAUSAL_TBUF_FREE)
-			continue;
-		causal_ring_drain(&tb->ring, encode_one, tb);
-		dropped = atomic_load_explicit(&tb->dropped,
-					       memory_order_relaxed);
-		if (dropped != tb->dropped_reported) {
-			causal_log_file_reserve(lf, 64);
-			causal_encode_drops(&lf->pk, tb->tid, causal_now_ns(),
-					    dropped);
-			lf->frame_records++;
-			tb->dropped_reported = dropped;
+			if (state == CAUSAL_TBUF_FREE)
+				continue;
+			again |= drain_ring(tb, budget);
+			report_drops(tb);
+			if (state == CAUSAL_TBUF_DEAD &&
+			    causal_ring_empty(&tb->ring))
+				causal_tbuf_recycle(tb);
 		}
-		if (state == CAUSAL_TBUF_DEAD && causal_ring_empty(&tb->ring))
-			causal_tbuf_recycle(tb);
-	}
+	} while (again && ++pass < CAUSAL_DRAIN_PASSES);
 }
 
 static uint64_t dropped_total(void)
@@ -140,31 +201,116 @@ static void end_live_threads(void)
 		causal_encode_thread_end(&lf->pk, tb->tid, causal_now_ns(),
 					 cpu_of_thread(tb->os_tid),
 					 CAUSAL_THREAD_AT_EXIT);
-		lf->frame_records++;
+		causal_log_file_count(lf, CAUSAL_REC_THREAD_END);
 		tb->end_written = 1;
 	}
 }
+
+/* The PROCESS_END of this process, kept for the loss slot. */
+static struct {
+	uint64_t mono_ns, realtime_ns, dropped;
+	uint32_t reason;
+	int64_t detail;
+} proc_end;
 
 static void write_process_end(uint32_t reason, int64_t detail)
 {
 	struct causal_log_file *lf = &causal_g.log;
 	uint64_t records = lf->records_written + lf->frame_records;
 
+	proc_end.mono_ns = causal_now_ns();
+	proc_end.realtime_ns = causal_clock_ns(CLOCK_REALTIME);
+	proc_end.reason = reason;
+	proc_end.detail = detail;
+	proc_end.dropped = dropped_total();
 	causal_log_file_reserve(lf, 96);
-	causal_encode_process_end(&lf->pk, causal_now_ns(),
-				  causal_clock_ns(CLOCK_REALTIME), reason,
-				  detail, records, dropped_total());
-	lf->frame_records++;
+	causal_encode_process_end(&lf->pk, proc_end.mono_ns,
+				  proc_end.realtime_ns, reason, detail, records,
+				  proc_end.dropped);
+	causal_log_file_count(lf, CAUSAL_REC_PROCESS_END);
+}
+
+/*
+ * A write failed (a full disk, most often): the data frames stop there.
+ * Say so once, and put what was lost (and the process end, once known)
+ * in the loss slot, which is rewritten in place and so needs no space.
+ */
+static int loss_said, end_in_slot;
+static uint64_t loss_in_slot;	/* lf->lost the slot shows, + 1 */
+
+static void write_loss(int ended)
+{
+	struct causal_log_file *lf = &causal_g.log;
+	const char *why;
+
+	if (!lf->failed || (!ended && loss_in_slot == lf->lost + 1))
+		return;
+	if (!loss_said) {
+		why = strerrordesc_np(lf->error);
+		causal_say("causal: cannot write log '", lf->path, "': ",
+			   why ? why : "error",
+			   "; the rest of the trace is counted as lost", NULL);
+		loss_said = 1;
+	}
+	if (ended) {
+		/* its frame failed, so it was counted lost: it is in the slot
+		 * instead (or it replaces one there, which is lost then) */
+		if (!end_in_slot) {
+			lf->lost--;
+			lf->lost_types[CAUSAL_REC_PROCESS_END]--;
+		}
+		end_in_slot = 1;
+	}
+	causal_log_file_slot_begin(lf);
+	causal_encode_loss(&lf->slot_pk, causal_now_ns(), lf->error, lf->lost,
+			   lf->lost_types, CAUSAL_TYPES);
+	if (end_in_slot)
+		causal_encode_process_end(&lf->slot_pk, proc_end.mono_ns,
+					  proc_end.realtime_ns, proc_end.reason,
+					  proc_end.detail, lf->records_written,
+					  proc_end.dropped);
+	if (causal_log_file_slot_write(lf) == 0)
+		loss_in_slot = lf->lost + 1;
 }
 
 int causal_writer_header(void)
 {
 	struct causal_log_file *lf = &causal_g.log;
+	int ret;
 
 	causal_encode_header(&lf->pk, &causal_g.id, causal_g.cfg.buffer_kb,
 			     causal_g.cfg.flush_ms);
-	lf->frame_records++;
-	return causal_log_file_flush(lf);
+	causal_log_file_count(lf, CAUSAL_REC_HEADER);
+	ret = causal_log_file_flush(lf);
+	if (ret)
+		/* a full disk from the start: no log rather than an empty one */
+		causal_log_file_remove(lf);
+	return ret;
+}
+
+/*
+ * Ask for a short scheduling slice (Linux 6.12 and later, EEVDF): a woken
+ * writer then gets the CPU at once instead of queueing behind the
+ * program's threads for a whole slice each, which on a loaded machine is
+ * longer than a busy thread takes to fill its ring.  It changes nothing
+ * else (same policy, same nice, no privilege needed); older kernels
+ * refuse it and the writer runs as before.
+ */
+static void ask_short_slice(void)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} attr = { .size = sizeof(attr), .policy = SCHED_OTHER,
+		   .runtime = 100000 /* ns: the least the kernel takes */ };
+
+	errno = 0;
+	attr.nice = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0)
+		syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
 static void *writer_main(void *arg)
@@ -179,6 +325,9 @@ static void *writer_main(void *arg)
 	causal_self.in_hook = 1;
 	causal_self.ctx.marker = CAUSAL_MARKER_INFRA;
 	writer_os_tid = gettid();
+	/* ps -L, top -H and the benchmarks tell it from the program's */
+	prctl(PR_SET_NAME, "causal-writer");
+	ask_short_slice();
 	while (causal_running()) {
 		if (atomic_load_explicit(&wake_word, memory_order_relaxed) == 0)
 			syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0,
@@ -186,8 +335,9 @@ static void *writer_main(void *arg)
 		atomic_store_explicit(&wake_word, 0, memory_order_relaxed);
 		causal_writer_lock();
 		if (causal_running() && getpid() == causal_g.id.pid) {
-			drain_all();
+			drain_all(0);
 			causal_log_file_flush(&causal_g.log);
+			write_loss(0);
 		}
 		causal_writer_unlock();
 	}
@@ -214,6 +364,9 @@ int causal_writer_start(void)
 
 void causal_writer_after_fork(void)
 {
+	loss_said = 0;
+	end_in_slot = 0;
+	loss_in_slot = 0;
 	pthread_mutex_init(&writer_mutex, NULL);
 	atomic_store(&writer_owner, 0);
 	atomic_store(&wake_word, 0);
@@ -239,13 +392,14 @@ void causal_writer_before_exec(const char *path)
 	memcpy(r->path, path, len);
 
 	causal_writer_lock();
-	drain_all();
+	drain_all(1);
 	causal_log_file_reserve(lf, CAUSAL_ENCODED_MAX(r->hdr.size));
-	causal_encode_record(&lf->pk, &r->hdr);
-	lf->frame_records++;
+	if (causal_encode_record(&lf->pk, &r->hdr) == 0)
+		causal_log_file_count(lf, CAUSAL_REC_EXEC);
 	end_live_threads();
 	write_process_end(CAUSAL_END_EXEC, 0);
 	causal_log_file_flush(lf);
+	write_loss(1);
 	causal_writer_unlock();
 }
 
@@ -269,10 +423,11 @@ void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal)
 	}
 	atomic_store_explicit(&causal_g.state, CAUSAL_FINISHED,
 			      memory_order_release);
-	drain_all();
+	drain_all(1);
 	end_live_threads();
 	write_process_end(reason, detail);
 	causal_log_file_flush(lf);
+	write_loss(1);
 	causal_log_file_close(lf);
 	causal_writer_unlock();
 	causal_writer_wake(); /* let the writer see FINISHED and return */

@@ -54,7 +54,8 @@ static void write_frames(struct causal_log_file *lf, int frames, int per_frame)
 	}
 }
 
-/* Count data frames that decode, from the start; stops at the first bad. */
+/* Count data frames that decode, from the start; stops at the first bad.
+ * Skippable frames (the loss slot) are not data frames. */
 static int count_good_frames(const uint8_t *buf, size_t len, int *bad_tail)
 {
 	size_t off = 8 + CAUSAL_FILE_MAGIC_LEN + 4;
@@ -64,6 +65,13 @@ static int count_good_frames(const uint8_t *buf, size_t len, int *bad_tail)
 	*bad_tail = 0;
 	while (off < len) {
 		size_t n = ZSTD_findFrameCompressedSize(buf + off, len - off);
+		uint32_t magic;
+
+		memcpy(&magic, buf + off, 4);
+		if (!ZSTD_isError(n) && (magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			off += n;
+			continue;
+		}
 
 		if (ZSTD_isError(n) ||
 		    ZSTD_isError(ZSTD_decompress(out, sizeof(out), buf + off, n))) {
@@ -111,6 +119,13 @@ START_TEST(creates_private_dir_and_file_with_magic)
 	ck_assert_uint_eq(v, CAUSAL_FORMAT_VERSION);
 	/* zstd itself sees a 20-byte frame it may skip */
 	ck_assert_uint_eq(ZSTD_findFrameCompressedSize(buf, len), 20);
+	/* then the loss slot, empty: its length word is 0 */
+	memcpy(&v, buf + CAUSAL_SLOT_OFFSET, 4);
+	ck_assert_uint_eq(v, CAUSAL_SLOT_MAGIC);
+	memcpy(&v, buf + CAUSAL_SLOT_OFFSET + 4, 4);
+	ck_assert_uint_eq(v, CAUSAL_SLOT_SIZE);
+	memcpy(&v, buf + CAUSAL_SLOT_OFFSET + 8, 4);
+	ck_assert_uint_eq(v, 0);
 	free(buf);
 	rm_tmp();
 }

@@ -57,6 +57,10 @@ int cmd_merge(int argc, char **argv)
 	       s.hosts, s.processes, s.threads, s.records, s.dropped,
 	       s.truncated, s.corrupt, s.rpc_calls,
 	       s.rpc_no_server + s.rpc_no_client, s.rpc_no_server, s.rpc_no_client);
+	if (s.write_failed)
+		printf("failed writes:   %" PRIu64 " files (%" PRIu64
+		       " disk full), %" PRIu64 " records lost\n",
+		       s.write_failed, s.disk_full, s.lost);
 	if (s.bad_records)
 		printf("bad records:     %" PRIu64 "\n", s.bad_records);
 	return 0;

@@ -67,6 +67,11 @@ struct proc {
 	int64_t end_detail;
 	uint64_t records, bad_records;
 	struct thread_map threads;
+	/* the LOSS record of the loss slot: a write failed */
+	bool has_loss;
+	int64_t loss_err;
+	uint64_t lost;
+	char lost_types[256];		/* "rpc_skel_start 600, ..." */
 };
 
 /*
