@@ -14,14 +14,25 @@
 /* Keep our descriptor out of the low numbers programs expect to get. */
 #define CAUSAL_FD_FLOOR 500
 
+/* A frame in the queue: this header, then len bytes of records. */
+struct causal_frame {
+	uint32_t len;
+	uint32_t wrap;		/* 1: no frame, the queue goes on at its start */
+	uint64_t records;
+	uint32_t types[CAUSAL_TYPES];
+};
+
+#define FRAME_HDR sizeof(struct causal_frame)
+#define QUEUE_MASK ((uint64_t)CAUSAL_QUEUE_BYTES - 1)
+
 static int append_to_frame(void *data, const char *buf, size_t len)
 {
 	struct causal_log_file *lf = data;
 
-	/* causal_log_file_reserve() made room for a whole record; a record
+	/* causal_log_file_room() made room for a whole record; a record
 	 * larger than a frame is cut, and the frame flagged unreadable is
 	 * better than memory damage */
-	if (lf->frame_len + len > CAUSAL_FRAME_MAX)
+	if (lf->frame_len + len > lf->frame_cap)
 		return -1;
 	memcpy(lf->frame + lf->frame_len, buf, len);
 	lf->frame_len += len;
@@ -104,24 +115,28 @@ static int move_fd_high(int fd)
 	return high;
 }
 
+static void open_frame(struct causal_log_file *lf);
+
 static int alloc_buffers(struct causal_log_file *lf)
 {
 	ZSTD_CCtx *cctx;
 
 	lf->out_cap = ZSTD_compressBound(CAUSAL_FRAME_MAX);
-	lf->frame = mmap(NULL, CAUSAL_FRAME_MAX + lf->out_cap,
+	lf->queue = mmap(NULL, CAUSAL_QUEUE_BYTES + lf->out_cap,
 			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			 -1, 0);
-	if (lf->frame == MAP_FAILED) {
-		lf->frame = NULL;
+	if (lf->queue == MAP_FAILED) {
+		lf->queue = NULL;
 		return -ENOMEM;
 	}
-	lf->out = lf->frame + CAUSAL_FRAME_MAX;
+	lf->out = lf->queue + CAUSAL_QUEUE_BYTES;
+	open_frame(lf);
 	cctx = ZSTD_createCCtx();
 	if (!cctx)
 		return -ENOMEM;
-	/* level 1: the writer must keep up with the probes; checksums let a
-	 * reader tell a damaged frame from a good one */
+	/* level 1: as cheap as level -1 per record (test/bench/writer-cost.c)
+	 * for logs 6% smaller; checksums let a reader tell a damaged frame
+	 * from a good one */
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
 			       CAUSAL_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
@@ -190,12 +205,6 @@ int causal_log_file_open(struct causal_log_file *lf, const char *dir,
 	return ret;
 }
 
-void causal_log_file_reserve(struct causal_log_file *lf, size_t bytes)
-{
-	if (lf->frame_len + bytes > CAUSAL_FRAME_MAX)
-		causal_log_file_flush(lf);
-}
-
 /*
  * The traced program may have closed our descriptor, or dup2()ed its own
  * file onto its number: never write into a file that is not our log.
@@ -219,12 +228,38 @@ static int check_fd(struct causal_log_file *lf)
 	return 0;
 }
 
-/* The frame will never be written: count its records as lost. */
-static void lose_frame(struct causal_log_file *lf)
+/*
+ * Filler: start the open frame at the queue's head, wrapping to the
+ * queue's start when a whole frame no longer fits before its end.  Its
+ * capacity is what the writer has left free (0: the queue is full).
+ */
+static void open_frame(struct causal_log_file *lf)
 {
-	lf->lost += lf->frame_records;
-	for (unsigned t = 0; t < CAUSAL_TYPES; t++)
-		lf->lost_types[t] += lf->frame_types[t];
+	uint64_t head = atomic_load_explicit(&lf->q_head, memory_order_relaxed);
+	uint64_t tail = atomic_load_explicit(&lf->q_tail, memory_order_acquire);
+	uint64_t off = head & QUEUE_MASK, to_end = CAUSAL_QUEUE_BYTES - off;
+	uint64_t room = CAUSAL_QUEUE_BYTES - (head - tail);
+
+	if (to_end < FRAME_HDR + CAUSAL_FRAME_MAX && room >= to_end) {
+		/* a marker if it fits; the writer skips a shorter end too */
+		if (to_end >= FRAME_HDR) {
+			struct causal_frame *w = (void *)(lf->queue + off);
+
+			w->len = 0;
+			w->wrap = 1;
+		}
+		head += to_end;
+		atomic_store_explicit(&lf->q_head, head, memory_order_release);
+		room -= to_end;
+		off = 0;
+		to_end = CAUSAL_QUEUE_BYTES;
+	}
+	if (room > to_end)
+		room = to_end;
+	lf->frame = lf->queue + off + FRAME_HDR;
+	lf->frame_cap = room > FRAME_HDR ? room - FRAME_HDR : 0;
+	if (lf->frame_cap > CAUSAL_FRAME_MAX)
+		lf->frame_cap = CAUSAL_FRAME_MAX;
 }
 
 static void frame_reset(struct causal_log_file *lf)
@@ -234,20 +269,59 @@ static void frame_reset(struct causal_log_file *lf)
 	memset(lf->frame_types, 0, sizeof(lf->frame_types));
 }
 
-int causal_log_file_flush(struct causal_log_file *lf)
+void causal_log_file_seal(struct causal_log_file *lf)
+{
+	if (lf->frame_len) {
+		struct causal_frame *f = (void *)(lf->frame - FRAME_HDR);
+		uint64_t head = atomic_load_explicit(&lf->q_head,
+						     memory_order_relaxed);
+
+		f->len = (uint32_t)lf->frame_len;
+		f->wrap = 0;
+		f->records = lf->frame_records;
+		memcpy(f->types, lf->frame_types, sizeof(f->types));
+		lf->records_sealed += lf->frame_records;
+		/* release: the writer reads the frame only after the head */
+		atomic_store_explicit(&lf->q_head,
+				      head + ((FRAME_HDR + lf->frame_len + 7) &
+					      ~(uint64_t)7),
+				      memory_order_release);
+		frame_reset(lf);
+	}
+	open_frame(lf);
+}
+
+int causal_log_file_room(struct causal_log_file *lf, size_t bytes)
+{
+	if (bytes > CAUSAL_FRAME_MAX)
+		bytes = CAUSAL_FRAME_MAX; /* cut by append_to_frame() */
+	if (lf->frame_len + bytes <= lf->frame_cap)
+		return 0;
+	causal_log_file_seal(lf);
+	return bytes <= lf->frame_cap ? 0 : -ENOBUFS;
+}
+
+/* The frame will never be written: count its records as lost. */
+static void lose_frame(struct causal_log_file *lf, const struct causal_frame *f)
+{
+	atomic_fetch_add_explicit(&lf->lost, f->records, memory_order_relaxed);
+	for (unsigned t = 0; t < CAUSAL_TYPES; t++)
+		if (f->types[t])
+			atomic_fetch_add_explicit(&lf->lost_types[t],
+						  f->types[t],
+						  memory_order_relaxed);
+}
+
+static void write_frame(struct causal_log_file *lf, const struct causal_frame *f)
 {
 	size_t n;
 	int ret;
 
-	if (!lf->frame_len)
-		return lf->failed ? -lf->error : 0;
-	if (lf->failed) {
-		lose_frame(lf);
-		frame_reset(lf);
-		return -lf->error;
+	if (atomic_load_explicit(&lf->failed, memory_order_relaxed)) {
+		lose_frame(lf, f);
+		return;
 	}
-	n = ZSTD_compress2(lf->cctx, lf->out, lf->out_cap, lf->frame,
-			   lf->frame_len);
+	n = ZSTD_compress2(lf->cctx, lf->out, lf->out_cap, f + 1, f->len);
 	if (ZSTD_isError(n)) {
 		ret = -EIO;
 		goto fail;
@@ -265,15 +339,53 @@ int causal_log_file_flush(struct causal_log_file *lf)
 		goto fail;
 	}
 	lf->size += n;
-	lf->records_written += lf->frame_records;
-	frame_reset(lf);
-	return 0;
+	lf->records_written += f->records;
+	return;
 fail:
-	lf->failed = 1;
 	lf->error = -ret;
-	lose_frame(lf);
-	frame_reset(lf);
-	return ret;
+	atomic_store_explicit(&lf->failed, 1, memory_order_release);
+	lose_frame(lf, f);
+}
+
+int causal_log_file_write_one(struct causal_log_file *lf)
+{
+	uint64_t tail = atomic_load_explicit(&lf->q_tail, memory_order_relaxed);
+	uint64_t head = atomic_load_explicit(&lf->q_head, memory_order_acquire);
+
+	while (tail != head) {
+		uint64_t off = tail & QUEUE_MASK, to_end = CAUSAL_QUEUE_BYTES - off;
+		const struct causal_frame *f = (const void *)(lf->queue + off);
+
+		if (to_end < FRAME_HDR || f->wrap) {
+			tail += to_end;
+			atomic_store_explicit(&lf->q_tail, tail,
+					      memory_order_release);
+			continue;
+		}
+		write_frame(lf, f);
+		/* release: the filler may reuse the bytes once written */
+		atomic_store_explicit(&lf->q_tail,
+				      tail + ((FRAME_HDR + f->len + 7) &
+					      ~(uint64_t)7),
+				      memory_order_release);
+		return 1;
+	}
+	return 0;
+}
+
+void causal_log_file_reserve(struct causal_log_file *lf, size_t bytes)
+{
+	while (causal_log_file_room(lf, bytes) &&
+	       causal_log_file_write_one(lf))
+		;
+}
+
+int causal_log_file_flush(struct causal_log_file *lf)
+{
+	causal_log_file_seal(lf);
+	while (causal_log_file_write_one(lf))
+		;
+	return atomic_load(&lf->failed) ? -lf->error : 0;
 }
 
 void causal_log_file_slot_begin(struct causal_log_file *lf)
@@ -311,9 +423,9 @@ void causal_log_file_release(struct causal_log_file *lf)
 	if (lf->cctx)
 		ZSTD_freeCCtx(lf->cctx);
 	lf->cctx = NULL;
-	if (lf->frame)
-		munmap(lf->frame, CAUSAL_FRAME_MAX + lf->out_cap);
-	lf->frame = lf->out = NULL;
+	if (lf->queue)
+		munmap(lf->queue, CAUSAL_QUEUE_BYTES + lf->out_cap);
+	lf->queue = lf->frame = lf->out = NULL;
 }
 
 void causal_log_file_close(struct causal_log_file *lf)
