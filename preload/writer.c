@@ -406,6 +406,8 @@ static void *writer_main(void *arg)
 		.tv_sec = causal_g.cfg.flush_ms / 1000,
 		.tv_nsec = (long)(causal_g.cfg.flush_ms % 1000) * 1000000,
 	};
+	uint64_t period_ns = (uint64_t)causal_g.cfg.flush_ms * 1000000;
+	uint64_t frame_since = 0;	/* when the open frame got records */
 	int busy = 0, full = 0;
 
 	(void)arg;
@@ -432,9 +434,21 @@ static void *writer_main(void *arg)
 		full = busy < 0;
 		if (full)
 			atomic_store(&starved, 1);
-		/* a frame a round, however small: a killed process loses
-		 * only what its rings held */
-		causal_log_file_seal(lf);
+		/*
+		 * A frame goes to the flusher once it is worth compressing
+		 * (each costs some 20 us whatever its size), or has waited a
+		 * period: a killed process loses no more than its rings held.
+		 */
+		if (!lf->frame_len)
+			frame_since = 0;
+		else if (!frame_since)
+			frame_since = causal_now_ns();
+		if (lf->frame_len >= CAUSAL_FRAME_MIN || full ||
+		    (frame_since &&
+		     causal_now_ns() - frame_since >= period_ns)) {
+			causal_log_file_seal(lf);
+			frame_since = 0;
+		}
 		if (atomic_load_explicit(&lf->q_head, memory_order_relaxed) !=
 			    head ||
 		    full || atomic_load(&lf->failed))
