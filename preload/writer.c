@@ -1,7 +1,7 @@
 /*
- * writer.c - the background writer: drains every thread's ring, encodes the
- * records as msgpack into one frame per round, and a second thread, the
- * flusher, compresses each frame with zstd and writes it.
+ * writer.c - the background writer: drains every thread's ring and encodes
+ * the records as msgpack into frames; a second thread, the flusher,
+ * compresses each frame with zstd and writes it (log-file.h: the queue).
  *
  * Both are infrastructure threads (never traced) with every signal
  * blocked, so the program's signals are never delivered to them.  All
@@ -435,9 +435,9 @@ static void *writer_main(void *arg)
 		if (full)
 			atomic_store(&starved, 1);
 		/*
-		 * A frame goes to the flusher once it is worth compressing
-		 * (each costs some 20 us whatever its size), or has waited a
-		 * period: a killed process loses no more than its rings held.
+		 * A frame goes to the flusher once it is worth a zstd frame
+		 * and a write of its own, or has waited a period: a killed
+		 * process loses about a period of records at most.
 		 */
 		if (!lf->frame_len)
 			frame_since = 0;
