@@ -53,9 +53,9 @@ static void futex_wake(_Atomic uint32_t *word)
 }
 
 /*
- * The writer runs on the CPU of the thread that last woke it: the waker
- * pins it there before the wake, which is rare (once per round at most,
- * and only when the waker has moved to another CPU since).  There the
+ * The writer runs on the CPU of the thread that last woke it, or tried
+ * to (a wake is pending): the waker pins it there, a system call made
+ * only when that thread has moved to another CPU since.  There the
  * process is running, busy filling a ring; elsewhere the writer may wait
  * behind other programs for longer than the ring lasts, the scheduler
  * weighing a group of processes on each CPU by what it runs there.
@@ -65,13 +65,15 @@ static cpu_set_t writer_cpus;		/* what it was allowed at start */
 
 static void pin_writer(void)
 {
-	/* acquire: writer_cpus is set before the writer's tid */
-	pid_t tid = atomic_load_explicit(&writer_os_tid, memory_order_acquire);
 	int cpu = sched_getcpu(); /* rseq or the vDSO: no system call */
 	cpu_set_t one;
+	pid_t tid;
 
+	if (cpu == atomic_load_explicit(&writer_cpu, memory_order_relaxed))
+		return;
+	/* acquire: writer_cpus is set before the writer's tid */
+	tid = atomic_load_explicit(&writer_os_tid, memory_order_acquire);
 	if (!tid || cpu < 0 || cpu >= CPU_SETSIZE ||
-	    cpu == atomic_load_explicit(&writer_cpu, memory_order_relaxed) ||
 	    !CPU_ISSET(cpu, &writer_cpus))
 		return;
 	CPU_ZERO(&one);
@@ -82,10 +84,8 @@ static void pin_writer(void)
 
 void causal_writer_wake(void)
 {
-	if (atomic_load_explicit(&wake_word, memory_order_relaxed) == 0) {
-		pin_writer();
-		futex_wake(&wake_word);
-	}
+	pin_writer();
+	futex_wake(&wake_word);
 }
 
 void causal_writer_lock(void)
