@@ -122,7 +122,7 @@ static int rec_ready(const XDR *xdrs, u_int len, int fd)
 	const uint8_t *buf;
 	size_t nbuf;
 	ssize_t n;
-	int st;
+	int st, saved_errno;
 
 	if (!r || !r->in_base || r->in_finger < r->in_base ||
 	    r->in_boundry < r->in_finger ||
@@ -134,10 +134,13 @@ static int rec_ready(const XDR *xdrs, u_int len, int fd)
 	st = causal_rec_ready(r->fbtbc, r->last_frag, buf, nbuf, NULL, 0, len);
 	if (st != CAUSAL_XDR_NOT_YET || fd < 0)
 		return st;
-	/* received but not yet read by libtirpc: its read will not wait */
+	/* received but not yet read by libtirpc: its read will not wait
+	 * (nothing there is EAGAIN, which the program must not see) */
+	saved_errno = errno;
 	do
 		n = recv(fd, peek, sizeof(peek), MSG_PEEK | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
+	errno = saved_errno;
 	if (n <= 0)
 		return CAUSAL_XDR_NOT_YET;
 	return causal_rec_ready(r->fbtbc, r->last_frag, buf, nbuf, peek,
