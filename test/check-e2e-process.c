@@ -370,6 +370,96 @@ START_TEST(test_sigterm)
 }
 END_TEST
 
+/*
+ * Start dfl-signal (argv) traced or not, wait for "ready" and send it
+ * signo (SIGSEGV: it faults by itself); its wait status.
+ */
+static int run_dfl_signal(struct e2e *t, const char *const argv[], int traced,
+			  int signo, const char *out)
+{
+	pid_t pid = traced ? e2e_spawn_traced(t, argv, NULL, out, NULL)
+			   : e2e_spawn(argv, NULL, out, NULL);
+	char *text = NULL;
+	int ready = 0;
+
+	for (int i = 0; i < 4000 && signo != SIGSEGV && !ready; i++) {
+		e2e_sleep_ms(5);
+		free(text);
+		text = e2e_slurp(out, NULL);
+		ready = strstr(text, "ready") != NULL;
+	}
+	free(text);
+	if (signo != SIGSEGV) {
+		if (!ready)
+			kill(pid, SIGKILL);
+		else
+			kill(pid, signo);
+	}
+	return e2e_wait(pid);
+}
+
+/*
+ * A program that sets a fatal signal back to SIG_DFL itself, with
+ * signal() or sigaction(), and dies of it, taken in main or in another
+ * thread (3 x 2 x 2 runs).  Traced, its log is complete: PROCESS_END
+ * 'signal' with the signal, the threads that were running closed.  And the
+ * program saw and did what it does untraced: what it was told of the
+ * action (handler, flags, mask) and its wait status.
+ */
+START_TEST(test_explicit_sig_dfl)
+{
+	static const struct {
+		const char *name;
+		int signo;
+	} sigs[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"SEGV", SIGSEGV}};
+	const char *how = (_i / 2) % 2 ? "sigaction" : "signal";
+	const char *who = _i % 2 ? "thread" : "main";
+	int signo = sigs[_i / 4].signo;
+	const char *argv[] = {e2e_prog("dfl-signal"), sigs[_i / 4].name, how,
+			      who, NULL};
+	char *out0, *out1, *r0, *r1;
+	int st0, st1;
+	struct e2e t;
+
+	e2e_init(&t);
+	st0 = run_dfl_signal(&t, argv, 0, signo, in_dir(&t, "out0"));
+	st1 = run_dfl_signal(&t, argv, 1, signo, in_dir(&t, "out1"));
+	ck_assert_msg(WIFSIGNALED(st0) && WTERMSIG(st0) == signo,
+		      "%s %s %s untraced: status 0x%x", argv[1], how, who, st0);
+	ck_assert_msg(st1 == st0, "%s %s %s: status 0x%x traced, 0x%x not",
+		      argv[1], how, who, st1, st0);
+	/* what it was told, up to "ready <pid>" */
+	out0 = e2e_slurp(in_dir(&t, "out0"), NULL);
+	out1 = e2e_slurp(in_dir(&t, "out1"), NULL);
+	r0 = strstr(out0, "ready");
+	r1 = strstr(out1, "ready");
+	ck_assert_msg(r0 && r1, "%s %s %s: never ready", argv[1], how, who);
+	*r0 = *r1 = '\0';
+	ck_assert_msg(!strcmp(out0, out1) && strstr(out0, "view dfl 1"),
+		      "%s %s %s: the program saw\n%s---untraced:\n%s", argv[1],
+		      how, who, out1, out0);
+
+	e2e_merge(&t);
+	ck_assert_msg(e2e_query_int(t.sql,
+				    "SELECT complete = 1 AND end_reason = "
+				    "'signal' AND end_detail = %d FROM "
+				    "processes",
+				    signo) == 1,
+		      "%s %s %s: no PROCESS_END 'signal' %d (%lld records)",
+		      argv[1], how, who, signo,
+		      e2e_query_int(t.sql, "SELECT count(*) FROM records"));
+	/* main, the three churning threads (and the victim) were running */
+	ck_assert_int_ge(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM threads WHERE "
+				       "end_how = 'at_exit' AND marker = "
+				       "'user'"),
+			 4);
+	free(out0);
+	free(out1);
+	e2e_release(&t);
+}
+END_TEST
+
 /* Run output untraced, then traced with env; compare. */
 static void compare_output(struct e2e *t, const char *const env[],
 			   int expect_logs, int expect_causal_line)
@@ -478,6 +568,7 @@ Suite *e2e_process_suite(void)
 	tcase_add_test(tc, test_fork_exec);
 	tcase_add_test(tc, test_sigkill);
 	tcase_add_test(tc, test_sigterm);
+	tcase_add_loop_test(tc, test_explicit_sig_dfl, 0, 12);
 	tcase_add_test(tc, test_output_unchanged);
 	tcase_add_test(tc, test_output_dir_uncreatable);
 	tcase_add_test(tc, test_output_dir_unwritable);
