@@ -21,6 +21,7 @@
 #include "config.h"
 #include "context.h"
 #include "identity.h"
+#include "log-dir.h"
 #include "log-file.h"
 #include "record.h"
 #include "ring.h"
@@ -71,6 +72,7 @@ enum causal_run_state {
 struct causal_global {
 	_Atomic int state;	/* enum causal_run_state */
 	struct causal_config cfg;
+	struct causal_log_dir log_dir;	/* resolved once, at start-up */
 	struct causal_identity id;
 	struct causal_log_file log;
 	pthread_key_t end_key;	/* its destructor sees pthread_exit/cancel */

@@ -549,11 +549,76 @@ END_TEST
 /* A log directory that exists but takes no files, even from root. */
 START_TEST(test_output_dir_unwritable)
 {
-	const char *env[] = {"CAUSAL_LOG_DIR=/proc/self", NULL};
+	const char *env[] = {"CAUSAL_LOG_DIR=/proc", NULL};
 	struct e2e t;
 
 	e2e_init(&t);
 	compare_output(&t, env, 0, 1);
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * CAUSAL_LOG_DIR names a symbolic link to a directory (the attack: a link
+ * to /etc planted where root runs a traced program): refused in one
+ * "causal: " line, the program runs untraced and unchanged, and nothing
+ * is written behind the link.
+ */
+START_TEST(test_log_dir_symlink_refused)
+{
+	char real[PATH_MAX], *err;
+	struct e2e t;
+
+	e2e_init(&t);
+	e2e_fmt(real, sizeof(real), "%s/real", t.dir);
+	ck_assert_int_eq(mkdir(real, 0700), 0);
+	ck_assert_int_eq(symlink(real, t.logs), 0);
+	compare_output(&t, NULL, 0, 1);
+	ck_assert_int_eq(e2e_count_logs(real), 0);
+	err = e2e_slurp(in_dir(&t, "err1"), NULL);
+	ck_assert_msg(strstr(err, "causal: refusing log directory") &&
+			      strstr(err, "is a symbolic link"),
+		      "%s", err);
+	free(err);
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * The default ./logs is resolved once: a daemon-like program that
+ * chdir()s away and then forks gets its child's log beside its own, not
+ * under the new working directory.
+ */
+START_TEST(test_log_dir_resolved_once)
+{
+	char away[PATH_MAX], away_logs[PATH_MAX];
+	const char *argv[] = {e2e_prog("chdir-fork"), away, NULL};
+	const char *env[] = {"CAUSAL_LOG_DIR=", NULL}; /* the default */
+	long parent, child;
+	struct e2e t;
+	char *out;
+
+	e2e_init(&t);
+	e2e_fmt(away, sizeof(away), "%s/away", t.dir);
+	e2e_fmt(away_logs, sizeof(away_logs), "%s/logs", away);
+	ck_assert_int_eq(mkdir(away, 0700), 0);
+	e2e_assert_exit(e2e_run_traced(&t, argv, env, in_dir(&t, "out"), NULL),
+			0, "chdir-fork");
+	out = e2e_slurp(in_dir(&t, "out"), NULL);
+	parent = find_num(out, "parent", 0);
+	child = find_num(out, "child", 0);
+	ck_assert_msg(parent > 0 && child > 0, "unexpected output: %s", out);
+	ck_assert_int_eq(e2e_count_logs(away_logs), 0);
+	ck_assert_int_eq(e2e_count_logs(t.logs), 2);
+	e2e_merge(&t);
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT c.parent_uuid = p.uuid AND "
+				       "c.complete AND p.complete FROM "
+				       "processes c, processes p WHERE c.pid "
+				       "= %ld AND p.pid = %ld",
+				       child, parent),
+			 1);
+	free(out);
 	e2e_release(&t);
 }
 END_TEST
@@ -572,6 +637,8 @@ Suite *e2e_process_suite(void)
 	tcase_add_test(tc, test_output_unchanged);
 	tcase_add_test(tc, test_output_dir_uncreatable);
 	tcase_add_test(tc, test_output_dir_unwritable);
+	tcase_add_test(tc, test_log_dir_symlink_refused);
+	tcase_add_test(tc, test_log_dir_resolved_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
