@@ -20,6 +20,7 @@
  */
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 static int sig, segv, victim_is_main;
 static sem_t running;
 static volatile unsigned long spins;
+static atomic_int ready;	/* "ready" is printed */
 
 static void caught(int s) { (void)s; }
 
@@ -63,17 +65,20 @@ static double now_ms(void)
 static void victim(void)
 {
 	sigset_t set;
-	double start;
+	double start = 0;
 
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	if (!victim_is_main)
 		sem_post(&running);
-	start = now_ms();
 	for (;;) {
 		spins++;
-		if (segv && (spins & 1023) == 0 && now_ms() - start > 30)
+		if (!segv || (spins & 1023) || !atomic_load(&ready))
+			continue;
+		if (!start)
+			start = now_ms();
+		else if (now_ms() - start > 30)
 			*(volatile int *)0 = 1;
 	}
 }
@@ -158,6 +163,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3 + !victim_is_main; i++)
 		sem_wait(&running);
 	printf("ready %d\n", (int)getpid());
+	atomic_store(&ready, 1);
 	if (victim_is_main)
 		victim();
 	for (;;)
