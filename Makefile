@@ -27,7 +27,7 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # Modules of the library that neither interpose nor start anything (no
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c \
-	preload/identity.c preload/log-file.c shim-rpc/tag.c
+	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)

@@ -33,6 +33,7 @@
 #include "rpc-calls.h"
 #include "log-record.h"
 #include "schema.h"
+#include "spawn-links.h"
 #include "usage.h"
 
 struct merge {
@@ -43,6 +44,7 @@ struct merge {
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
 	sqlite3_stmt *ins_probe, *ins_site, *ins_object;
 	struct rpc_calls rpc;
+	struct spawn_links spawns;	/* parent links made at the end */
 	msgpack_zone zone;		/* to decode RPC records again */
 	int64_t proc_id;		/* of the file being stored */
 	struct proc *p;			/* its process */
@@ -365,6 +367,11 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	sqlite3_bind_int64(st, 20, file_id);
 	m->stats->processes++;
 	m->stats->dropped += dropped;
+	for (size_t i = 0; i < p->n_spawns; i++)
+		if (spawn_links_add(&m->spawns, m->proc_id,
+				    p->spawns[i].child_pid,
+				    p->spawns[i].mono_ns))
+			return -ENOMEM;
 	return step(m, st, "insert process");
 }
 
@@ -614,6 +621,7 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 {
 	struct merge_reader rd = { .o = m->o, .ld = ld };
 	struct chunk_queue q;
+	uint64_t linked;
 	pthread_t tid;
 	int rc;
 
@@ -636,6 +644,8 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 		fputs("\r\033[K", stderr);
 	if (!m->stats->processes)
 		return error("no readable causal log in '%s'", m->o->dir);
+	if (spawn_links_store(&m->spawns, m->db, &linked))
+		return error("database: parent links: %s", sqlite3_errmsg(m->db));
 	if ((rc = store_calls(m)))
 		return rc;
 	if (schema_create_indexes(m->db) || exec(m->db, "COMMIT"))
@@ -690,6 +700,7 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 		free(m.hosts[i]);
 	free(m.hosts);
 	rpc_calls_release(&m.rpc);
+	spawn_links_release(&m.spawns);
 	msgpack_zone_destroy(&m.zone);
 	logdir_release(&ld);
 	return rc ? -1 : 0;
