@@ -127,4 +127,14 @@ static void fx_call(const char *chain, unsigned prog, unsigned proc, const char 
 	fx_exec(sql);
 }
 
+/* Set columns of the last rpc_calls row: fx_set("status = 5, reply = NULL"). */
+static __attribute__((unused)) void fx_set(const char *assignments)
+{
+	char sql[1024];
+
+	snprintf(sql, sizeof(sql), "UPDATE rpc_calls SET %s WHERE call_id = "
+		 "(SELECT max(call_id) FROM rpc_calls)", assignments);
+	fx_exec(sql);
+}
+
 #endif
