@@ -687,7 +687,7 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 		return error("cannot open trace database '%s': %s", path, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
 		return error("'%s' is not a trace database file", path);
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		error("cannot open trace database '%s': %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return -1;
