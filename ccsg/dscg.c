@@ -145,7 +145,8 @@ static int scan_chain(struct scan *s, struct ccsg_chain *ch, struct ccsg_dscg_st
 			ch->breaks++;
 		}
 	}
-	qsort(s->ev, n, sizeof(*s->ev), cmp_event);
+	if (n > 1)
+		qsort(s->ev, n, sizeof(*s->ev), cmp_event);
 	s->depth = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct event *e = &s->ev[i];
@@ -293,6 +294,12 @@ static int tally_add(struct ccsg_tally *ty, int32_t str)
 	return 0;
 }
 
+static void tally_sort(struct ccsg_tally *ty, struct ccsg_trace *t)
+{
+	if (ty->n > 1)		/* never qsort_r(NULL, 0, ...) */
+		qsort_r(ty->v, ty->n, sizeof(*ty->v), cmp_tally, t->strings);
+}
+
 /* The counts that head the outputs: lost starts, failures, tags. */
 static int count_outcomes(struct ccsg_trace *t, struct ccsg_dscg_stats *st)
 {
@@ -311,10 +318,9 @@ static int count_outcomes(struct ccsg_trace *t, struct ccsg_dscg_stats *st)
 		    tally_add(&st->tags, c->tag) || tally_add(&st->reply_tags, c->reply_tag))
 			return -ENOMEM;
 	}
-	qsort_r(st->failures.v, st->failures.n, sizeof(*st->failures.v), cmp_tally, t->strings);
-	qsort_r(st->tags.v, st->tags.n, sizeof(*st->tags.v), cmp_tally, t->strings);
-	qsort_r(st->reply_tags.v, st->reply_tags.n, sizeof(*st->reply_tags.v), cmp_tally,
-		t->strings);
+	tally_sort(&st->failures, t);
+	tally_sort(&st->tags, t);
+	tally_sort(&st->reply_tags, t);
 	return 0;
 }
 
