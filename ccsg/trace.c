@@ -24,11 +24,13 @@ const char *const ccsg_reply_names[CCSG_NREPLY] = {
 };
 
 /* Bounds of what the columns may hold: times and CPU in ns (146 years),
- * event numbers, ids that ccsg keeps in 32 bits. */
+ * event numbers; process and host ids index dense arrays (tracedump
+ * numbers them 1.. by file: 4 million is far more than a merge makes,
+ * and keeps a crafted id from costing gigabytes). */
 #define MAX_NS (INT64_C(1) << 62)
 #define MAX_EVENT (INT64_C(1) << 62)
-#define MAX_PROC 100000000
-#define MAX_HOST 10000000
+#define MAX_PROC (1 << 22)
+#define MAX_HOST (1 << 22)
 
 /*
  * Reading one table, row by row, with every value checked as it is read

@@ -161,6 +161,10 @@ static const struct bad {
 	{ "UPDATE threads SET parent_tid = 'x' WHERE proc_id = 1", "threads",
 	  "proc_id 1, tid 1", "parent_tid" },
 	{ "UPDATE processes SET pid = 'x' WHERE proc_id = 2", "processes", "proc_id 2", "pid" },
+	/* an id ccsg would index a dense array with: not gigabytes */
+	{ "UPDATE processes SET proc_id = 100000000 WHERE proc_id = 2", "processes", "#2",
+	  "proc_id" },
+	{ "UPDATE hosts SET host_id = 2000000000", "hosts", "#1", "host_id" },
 	{ "UPDATE processes SET host_id = -1 WHERE proc_id = 2", "processes", "proc_id 2",
 	  "host_id" },
 	{ "UPDATE processes SET exe = x'2f' WHERE proc_id = 1", "processes", "proc_id 1", "exe" },
