@@ -596,7 +596,7 @@ static int make_temp(const char *output, char *tmp, size_t size)
 	return 0;
 }
 
-/* Count one more row with value v (NULL: not counted) in v[0 .. *n). */
+/* One more row with value (NULL: not counted) in v[0 .. *n). */
 static void count_value(struct merge_count *v, size_t *n, const unsigned char *value)
 {
 	const char *s = (const char *)value;

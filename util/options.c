@@ -31,8 +31,8 @@ void opt_init(struct opt_parser *p, const struct command *cmd, int argc,
 	p->cmd = cmd;
 	p->argc = argc;
 	p->argv = argv;
-	if (n > OPT_MAX)
-		n = OPT_MAX;	/* a programming error, caught by the tests */
+	if (n > OPT_MAX)	/* caught by the suite tools_cli (--help) */
+		die("command '%s' has more than %d options", cmd->name, OPT_MAX);
 	/*
 	 * ':' first: a missing value is told apart from an unknown option.
 	 * No '+': options may follow the operands (merge DIR -o DB).
