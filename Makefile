@@ -3,7 +3,12 @@
 PREFIX ?= /usr/local
 CC ?= cc
 CFLAGS ?= -O2 -g
+# Sanitized objects go apart, so that ASAN=1 never mixes with a normal build.
+ifeq ($(ASAN),1)
+BUILD := build-asan
+else
 BUILD := build
+endif
 
 ifeq ($(V),1)
 Q :=
@@ -12,8 +17,10 @@ Q := @
 endif
 
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -Iinclude
+# Every report is an error: UBSan would otherwise print and go on.
 ifeq ($(ASAN),1)
-TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+TOOL_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
 endif
 
 # --- libcausal.so: everything hidden but the interposed symbols ---------------
@@ -55,7 +62,16 @@ EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
 TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg)
 
-all: $(BUILD)/libcausal.so $(TOOLS)
+# man pages (roff, man(7) macros): copied into the build, which the suite
+# `man` renders and `make install` installs
+MAN_SRCS := $(wildcard man/*.[1-8])
+MANPAGES := $(MAN_SRCS:man/%=$(BUILD)/man/%)
+
+all: $(BUILD)/libcausal.so $(TOOLS) $(MANPAGES)
+
+$(BUILD)/man/%: man/%
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 $(BUILD)/libcausal.so: $(LIB_OBJS)
 	@echo "  LINK    $@"
@@ -127,7 +143,7 @@ test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BUILD)/fuzz/fuzz-tag
 		-max_total_time=10 $(BUILD)/fuzz/corpus test/fuzz/tag-seeds \
 		> $(BUILD)/fuzz/last.log 2>&1 || \
 		{ tail -20 $(BUILD)/fuzz/last.log; exit 1; }
-	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) $(BUILD)/test/run-tests
+	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) $(BUILD)/test/run-tests
 
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
@@ -135,10 +151,15 @@ bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 example: all $(EXAMPLES)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh
 
+MANDIR ?= $(PREFIX)/share/man
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	install -m 0755 $(BUILD)/libcausal.so $(DESTDIR)$(PREFIX)/lib/libcausal.so
 	install -m 0755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(filter %.7,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man7/
 
 # libFuzzer target for the tag decoder, which reads untrusted network input:
 #   make fuzz FUZZ_SECONDS=60
@@ -155,18 +176,21 @@ fuzz: $(BUILD)/fuzz/fuzz-tag
 		$(BUILD)/fuzz/corpus test/fuzz/tag-seeds
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf build build-asan $(BUILD)
 
 help:
 	@echo "targets:"
-	@echo "  all       build/libcausal.so and build/tracedump (default)"
+	@echo "  all       the library, tracedump, ccsg and the man pages, in build/ (default)"
 	@echo "  test      build and run every Check suite (unit and end to end)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
 	@echo "  fuzz      fuzz the RPC tag decoder with libFuzzer (FUZZ_SECONDS=30)"
-	@echo "  install   install into PREFIX (default /usr/local)"
-	@echo "  clean     remove build/"
-	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests), PREFIX=..."
+	@echo "  install   install the library, tracedump, ccsg and the man pages"
+	@echo "            (tracedump.1, ccsg.1, libcausal.7) into PREFIX (default /usr/local)"
+	@echo "  clean     remove build/ and build-asan/"
+	@echo "  help      this list"
+	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests with ASan and UBSan,"
+	@echo "           built in build-asan/), PREFIX=..., DESTDIR=..., MANDIR=..."
 
 .PHONY: all test bench example install clean help fuzz
 

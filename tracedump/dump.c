@@ -330,7 +330,7 @@ static int dump_one(FILE *out, const char *path, const char *shown,
 	rc = logread_file(path, print_record, &c, &res);
 	if (rc == -EINVAL) {
 		stats->rejected++;
-		return error("'%s' is not a causal log", path);
+		return error("'%s' is not a causal log (%s)", path, res.error);
 	}
 	if (rc == -EPROTO) {
 		stats->rejected++;
