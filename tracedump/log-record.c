@@ -65,6 +65,15 @@ const char *record_process_end_name(uint64_t reason)
 	return reason < 4 ? names[reason] : NULL;
 }
 
+const char *record_fork_how_name(uint64_t how)
+{
+	static const char *const names[] = {
+		"fork", "vfork", "posix_spawn", "posix_spawnp",
+	};
+
+	return how < 4 ? names[how] : NULL;
+}
+
 const char *record_transport_name(uint64_t transport)
 {
 	static const char *const names[] = {
@@ -251,6 +260,12 @@ static uint64_t get_u64(struct fields *f)
 	return o->via.u64;
 }
 
+/* A field appended later in the format: old logs end before it. */
+static uint64_t get_u64_or(struct fields *f, uint64_t absent)
+{
+	return f->i < f->n ? get_u64(f) : absent;
+}
+
 static int64_t get_i64(struct fields *f)
 {
 	const msgpack_object *o = next(f);
@@ -398,6 +413,7 @@ int record_decode(const msgpack_object *o, struct record *r)
 		break;
 	case CAUSAL_REC_FORK:
 		r->fork.child_pid = get_i64(&f);
+		r->fork.how = get_u64_or(&f, CAUSAL_FORK_FORK);
 		break;
 	case CAUSAL_REC_EXEC:
 		r->exec.path = get_str(&f);

@@ -82,7 +82,24 @@ enum causal_record_type {
 	 */
 	CAUSAL_REC_DROPS = 4,
 
-	/* [5, tid, mono_ns, child_pid]: thread tid called fork(). */
+	/*
+	 * [5, tid, mono_ns, child_pid, how]: thread tid made process
+	 * child_pid; how is enum causal_fork_how (absent in logs written
+	 * before it was added: read it as fork).
+	 *   fork          written in the parent once fork() returned; the
+	 *                 child's HEADER names the parent.
+	 *   vfork         written by a child that shares the parent's memory
+	 *                 (vfork(), or clone() with CLONE_VM | CLONE_VFORK)
+	 *                 when it calls exec, into the buffer of the parent
+	 *                 thread it keeps suspended; mono_ns is just before
+	 *                 the exec (which may still fail).
+	 *   posix_spawn,  written in the parent once the call succeeded;
+	 *   posix_spawnp  mono_ns is taken before the call, so it precedes
+	 *                 the child's start.
+	 * The image such a child execs cannot name its parent in its HEADER
+	 * (the environment is the program's): the merge links it by host,
+	 * pid and time (README, "The database").
+	 */
 	CAUSAL_REC_FORK = 5,
 
 	/*
@@ -212,6 +229,14 @@ enum causal_thread_end {
 	CAUSAL_THREAD_EXITED = 1,	/* called pthread_exit() */
 	CAUSAL_THREAD_CANCELLED = 2,	/* acted on a cancellation */
 	CAUSAL_THREAD_AT_EXIT = 3,	/* still running when the process ended */
+};
+
+/* How a process was made (CAUSAL_REC_FORK). */
+enum causal_fork_how {
+	CAUSAL_FORK_FORK = 0,
+	CAUSAL_FORK_VFORK = 1,		/* or clone(CLONE_VM | CLONE_VFORK) */
+	CAUSAL_FORK_POSIX_SPAWN = 2,
+	CAUSAL_FORK_POSIX_SPAWNP = 3,
 };
 
 enum causal_process_end {
