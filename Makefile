@@ -34,7 +34,8 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # Modules of the library that neither interpose nor start anything (no
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c \
-	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c
+	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
+	shim-rpc/xdr-tag.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -57,6 +58,7 @@ PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
 BENCHES := $(BENCH_SRCS:test/bench/%.c=$(BUILD)/bench/%)
+FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
@@ -137,12 +139,10 @@ RPC_PROGS :=
 -include test/rpc/rules.mk
 -include examples/rules.mk
 
-test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BUILD)/fuzz/fuzz-tag
-	@echo "fuzzing the RPC tag decoder for 10 s"
-	$(Q)mkdir -p $(BUILD)/fuzz/corpus && $(BUILD)/fuzz/fuzz-tag \
-		-max_total_time=10 $(BUILD)/fuzz/corpus test/fuzz/tag-seeds \
-		> $(BUILD)/fuzz/last.log 2>&1 || \
-		{ tail -20 $(BUILD)/fuzz/last.log; exit 1; }
+test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(FUZZERS)
+	@echo "fuzzing the RPC tag decoder for 3 s, its stream readers for 7 s"
+	$(call run-fuzz,tag,3)
+	$(call run-fuzz,tag-stream,7)
 	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) $(BUILD)/test/run-tests
 
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
@@ -161,19 +161,41 @@ install: all
 	install -m 0644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.7,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man7/
 
-# libFuzzer target for the tag decoder, which reads untrusted network input:
-#   make fuzz FUZZ_SECONDS=60
+# libFuzzer targets for the code that reads untrusted network input: the
+# tag decoder (fuzz-tag) and the readers of the tag off TCP record streams
+# and UDP datagrams, with libtirpc (fuzz-tag-stream).  Seeds in
+# test/fuzz/NAME-seeds, what they found in build/fuzz/corpus-NAME:
+#   make fuzz FUZZ_SECONDS=60      (each target that long)
 FUZZ_SECONDS ?= 30
-$(BUILD)/fuzz/fuzz-tag: test/fuzz/fuzz-tag.c shim-rpc/tag.c
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
+	-D_GNU_SOURCE -Wall -Wextra -Iinclude -Ishim-rpc
+
+$(BUILD)/fuzz/fuzz-tag: test/fuzz/fuzz-tag.c shim-rpc/tag.c shim-rpc/tag.h
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $<"
-	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
-		-D_GNU_SOURCE -Wall -Wextra -Iinclude -Ishim-rpc -o $@ $(filter %.c,$^)
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
-fuzz: $(BUILD)/fuzz/fuzz-tag
-	@mkdir -p $(BUILD)/fuzz/corpus
-	$(BUILD)/fuzz/fuzz-tag -max_total_time=$(FUZZ_SECONDS) \
-		$(BUILD)/fuzz/corpus test/fuzz/tag-seeds
+$(BUILD)/fuzz/fuzz-tag-stream: test/fuzz/fuzz-tag-stream.c shim-rpc/xdr-tag.c \
+		shim-rpc/tag.c shim-rpc/xdr-tag.h shim-rpc/tag.h
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $<"
+	$(Q)clang $(FUZZ_CFLAGS) $(TIRPC_CFLAGS) -o $@ $(filter %.c,$^) \
+		$(TIRPC_LIBS)
+
+# $(call run-fuzz,NAME,SECONDS): quiet, the log's tail on a finding
+define run-fuzz
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-$(1) && $(BUILD)/fuzz/fuzz-$(1) \
+		-max_total_time=$(2) -artifact_prefix=$(BUILD)/fuzz/ \
+		$(BUILD)/fuzz/corpus-$(1) test/fuzz/$(1)-seeds \
+		> $(BUILD)/fuzz/$(1).log 2>&1 || \
+		{ tail -20 $(BUILD)/fuzz/$(1).log; exit 1; }
+endef
+
+fuzz: $(FUZZERS)
+	$(call run-fuzz,tag,$(FUZZ_SECONDS))
+	@tail -n 1 $(BUILD)/fuzz/tag.log
+	$(call run-fuzz,tag-stream,$(FUZZ_SECONDS))
+	@tail -n 1 $(BUILD)/fuzz/tag-stream.log
 
 clean:
 	rm -rf build build-asan $(BUILD)
@@ -184,7 +206,7 @@ help:
 	@echo "  test      build and run every Check suite (unit and end to end)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
-	@echo "  fuzz      fuzz the RPC tag decoder with libFuzzer (FUZZ_SECONDS=30)"
+	@echo "  fuzz      fuzz the RPC tag decoder and stream readers (FUZZ_SECONDS=30 each)"
 	@echo "  install   install the library, tracedump, ccsg and the man pages"
 	@echo "            (tracedump.1, ccsg.1, libcausal.7) into PREFIX (default /usr/local)"
 	@echo "  clean     remove build/ and build-asan/"

@@ -37,6 +37,7 @@ struct traced_client {
 	struct clnt_ops ops;		/* first: what the handle points at */
 	const struct clnt_ops *orig;
 	int kind;			/* enum client_kind */
+	int fd;				/* the connection (VC), else -1 */
 	struct stub_target target;	/* kept up to date by cl_control */
 };
 
@@ -91,6 +92,7 @@ struct call_state {
 	struct causal_tag reply;	/* read after the results */
 	int reply_status;		/* enum causal_tag_status */
 	int tag_sent;			/* the tag fitted after the args */
+	int fd;				/* to peek at for the reply's tag */
 };
 
 /* libtirpc calls these through xdrproc_t, a variadic type: cast there */
@@ -114,8 +116,8 @@ static bool_t results_with_tag(XDR *xdrs, void *p)
 	if (!st->xres(xdrs, st->resp))
 		return FALSE;
 	if (xdrs->x_op == XDR_DECODE)
-		st->reply_status = causal_xdr_get_tag(xdrs, st->tag.xid, -1,
-						      &st->reply);
+		st->reply_status = causal_xdr_get_tag(xdrs, st->tag.xid,
+						      st->fd, &st->reply);
 	return TRUE;
 }
 
@@ -229,6 +231,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	st.xres = xres;
 	st.resp = resp;
 	st.reply_status = CAUSAL_TAG_ABSENT;
+	st.fd = tc->fd;
 	start_event = causal_ctx_next_event(ctx);
 	fid = causal_rpc_next_function_id();
 	if (!timeout.tv_sec && !timeout.tv_usec)
@@ -303,8 +306,8 @@ static void traced_destroy(CLIENT *cl)
 	free(tc);
 }
 
-static void wrap_client(CLIENT *cl, int kind, uint32_t prog, uint32_t vers,
-			const struct netbuf *peer)
+static void wrap_client(CLIENT *cl, int kind, int fd, uint32_t prog,
+			uint32_t vers, const struct netbuf *peer)
 {
 	struct traced_client *tc;
 
@@ -320,6 +323,7 @@ static void wrap_client(CLIENT *cl, int kind, uint32_t prog, uint32_t vers,
 	tc->ops.cl_destroy = traced_destroy;
 	tc->orig = cl->cl_ops;
 	tc->kind = kind;
+	tc->fd = fd;
 	tc->target.prog = prog;
 	tc->target.vers = vers;
 	set_peer(tc, peer);
@@ -350,7 +354,7 @@ CAUSAL_EXPORT CLIENT *clnt_vc_create(const int fd, const struct netbuf *raddr,
 
 	CREATION_PROLOGUE(clnt_vc_create);
 	cl = real.clnt_vc_create(fd, raddr, prog, vers, sendsz, recvsz);
-	wrap_client(cl, CLIENT_VC, (uint32_t)prog, (uint32_t)vers, raddr);
+	wrap_client(cl, CLIENT_VC, fd, (uint32_t)prog, (uint32_t)vers, raddr);
 	return cl;
 }
 
@@ -363,7 +367,7 @@ CAUSAL_EXPORT CLIENT *clnt_dg_create(const int fd, const struct netbuf *raddr,
 
 	CREATION_PROLOGUE(clnt_dg_create);
 	cl = real.clnt_dg_create(fd, raddr, prog, vers, sendsz, recvsz);
-	wrap_client(cl, CLIENT_DG, (uint32_t)prog, (uint32_t)vers, raddr);
+	wrap_client(cl, CLIENT_DG, -1, (uint32_t)prog, (uint32_t)vers, raddr);
 	return cl;
 }
 
@@ -373,7 +377,7 @@ CAUSAL_EXPORT CLIENT *clnt_raw_create(rpcprog_t prog, rpcvers_t vers)
 
 	CREATION_PROLOGUE(clnt_raw_create);
 	cl = real.clnt_raw_create(prog, vers);
-	wrap_client(cl, CLIENT_RAW, (uint32_t)prog, (uint32_t)vers, NULL);
+	wrap_client(cl, CLIENT_RAW, -1, (uint32_t)prog, (uint32_t)vers, NULL);
 	return cl;
 }
 
@@ -389,7 +393,8 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 		  const int waittime, const char *nettype)
 {
 	struct causal_ctx *ctx = &causal_self.ctx;
-	struct call_state st = { .reply_status = CAUSAL_TAG_ABSENT };
+	struct call_state st = { .reply_status = CAUSAL_TAG_ABSENT,
+				  .fd = -1 };
 	struct stub_target target = {
 		.prog = (uint32_t)prog,
 		.vers = (uint32_t)vers,

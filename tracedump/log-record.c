@@ -107,9 +107,10 @@ const char *record_clnt_stat_name(uint64_t status)
 
 const char *record_tag_status_name(uint64_t tag)
 {
-	static const char *const names[] = { "ok", "absent", "malformed", "stale" };
+	static const char *const names[] = { "ok", "absent", "malformed",
+					     "stale", "incomplete" };
 
-	return tag < 4 ? names[tag] : NULL;
+	return tag < sizeof(names) / sizeof(names[0]) ? names[tag] : NULL;
 }
 
 const char *record_reply_name(uint64_t reply)

@@ -202,6 +202,8 @@ enum causal_tag_status {
 	CAUSAL_TAG_ABSENT = 1,		/* untraced peer, or none expected */
 	CAUSAL_TAG_MALFORMED = 2,	/* present but invalid: ignored */
 	CAUSAL_TAG_STALE = 3,		/* valid, for another xid: ignored */
+	CAUSAL_TAG_INCOMPLETE = 4,	/* announced, not all received when
+					 * read: not waited for, ignored */
 };
 
 /* How a skeleton ended: the reply the server sent. */
