@@ -18,12 +18,16 @@
  * lost their ends), so the parents of later calls stay right.  A call
  * whose start probe was dropped (only its end is known, not its
  * function) can only arrive abnormally: it is always a segment of its
- * own, counted as lost, and never a function (ccsg.c).
+ * own, counted as lost, and never a function (ccsg.c).  A stub end
+ * CAUSAL_RPC_EVENT_SKIP after its own stub start is no gap: the client
+ * got no tag back (a timeout, a one-way call) and jumped over whatever
+ * its server numbered (log-format.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "causal/log-format.h"
 #include "dscg.h"
 
 struct event {
@@ -152,6 +156,12 @@ static int scan_chain(struct scan *s, struct ccsg_chain *ch, struct ccsg_dscg_st
 		const struct event *e = &s->ev[i];
 		struct ccsg_call *c = &t->calls[e->call];
 		int gap = prev == CCSG_NONE ? e->no != 0 : e->no != prev + 1;
+
+		if (gap && e->kind == CCSG_STUB_END && prev != CCSG_NONE &&
+		    c->ev[CCSG_STUB_START] != CCSG_NONE &&
+		    e->no == c->ev[CCSG_STUB_START] + (int64_t)CAUSAL_RPC_EVENT_SKIP &&
+		    e->no > prev)
+			gap = 0;
 
 		prev = e->no;
 		if (!gap && normal_transition(s, e, i == 0)) {

@@ -202,6 +202,24 @@ static int server_answered_error(enum clnt_stat status)
 	}
 }
 
+/*
+ * A tagged request whose reply brought back no readable tag: the server
+ * may be traced and have numbered events of the chain (its skeleton, its
+ * own calls) that the client cannot know of, from a timed-out call still
+ * running to a one-way call.  The stub end jumps over them
+ * (CAUSAL_RPC_EVENT_SKIP), so the client's next events never reuse the
+ * server's numbers.  A successful reply without a tag comes from an
+ * untraced server (a traced one tags every reply to a tagged request that
+ * has results), which numbered nothing.
+ */
+static int reply_may_hide_events(enum clnt_stat status,
+				 const struct call_state *st)
+{
+	if (!st->tag_sent || st->reply_status == CAUSAL_TAG_OK)
+		return 0;
+	return status != RPC_SUCCESS || st->reply_status != CAUSAL_TAG_ABSENT;
+}
+
 static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 				  void *argsp, xdrproc_t xres, void *resp,
 				  struct timeval timeout)
@@ -265,6 +283,8 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		ctx->event_no = st.reply.event_no; /* the server's last event */
 	else if (server_answered_error(status))
 		ctx->event_no += 2; /* see server_answered_error() */
+	else if (reply_may_hide_events(status, &st))
+		ctx->event_no += CAUSAL_RPC_EVENT_SKIP - 1;
 	stub_end(tb, status, &st, entry, causal_ctx_next_event(ctx), fid,
 		 encoded_size(xargs, argsp),
 		 status == RPC_SUCCESS ? encoded_size(xres, resp) : 0);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "causal/log-format.h"
 #include "ccsg-fixture.h"
 #include "dscg.h"
 #include "output.h"
@@ -337,6 +338,50 @@ START_TEST(test_outcomes_shown)
 }
 END_TEST
 
+
+/*
+ * A stub end CAUSAL_RPC_EVENT_SKIP after its stub start (the reply brought
+ * no tag back: a timeout, a one-way call) is a normal transition: the
+ * server's events lie below it and the client's next call follows it.
+ * Any other jump is a gap.
+ */
+START_TEST(test_event_skip)
+{
+	const long long skip = (long long)CAUSAL_RPC_EVENT_SKIP;
+	struct ccsg_trace t;
+	struct ccsg_dscg d;
+	const char *path;
+
+	fx_open();
+	fx_host(1, "A");
+	fx_proc(1, 1);
+	fx_proc(2, 1);
+	fx_thread(1, 1, 0, 100, -1);
+	fx_thread(2, 1, 0, 100, -1);
+	{
+		long long e1[4] = { 0, 1, 2, skip }, e2[4] = { skip + 1, NUL, NUL, skip + 2 };
+		long long e3[4] = { 0, 1, 2, skip + 1 };
+
+		fx_call(C1, 7, 1, "a_1", 1, 1, 2, 1, 1, e1, none);	/* call 1 */
+		fx_call(C1, 7, 2, "b_1", 1, 1, 0, 0, 0, e2, none);	/* call 2 */
+		fx_call(C2, 7, 1, "a_1", 1, 1, 2, 1, 2, e3, none);	/* call 3 */
+	}
+	path = fx_close();
+	ck_assert_int_eq(ccsg_trace_load(&t, path), 0);
+	ck_assert_int_eq(ccsg_dscg_build(&d, &t), 0);
+	ck_assert_int_eq(d.stats.chains, 2);
+	ck_assert_int_eq(d.stats.broken_chains, 1);
+	ck_assert_int_eq(t.chains[0].breaks, 0);
+	ck_assert_int_eq(t.chains[1].breaks, 1);
+	/* call 2 follows call 1 in its thread: a sibling, not a child */
+	ck_assert_int_eq(t.calls[call_with_id(&t, 2)].parent, -1);
+	ck_assert_int_eq(t.calls[call_with_id(&t, 2)].abnormal, 0);
+	ccsg_dscg_release(&d);
+	ccsg_trace_release(&t);
+	unlink(path);
+}
+END_TEST
+
 Suite *ccsg_dscg_suite(void)
 {
 	Suite *s = suite_create("ccsg-dscg");
@@ -346,6 +391,7 @@ Suite *ccsg_dscg_suite(void)
 	tcase_add_test(tc, test_thread_links);
 	tcase_add_test(tc, test_outcomes_shown);
 	tcase_add_test(tc, test_dropped_probes);
+	tcase_add_test(tc, test_event_skip);
 	suite_add_tcase(s, tc);
 	return s;
 }

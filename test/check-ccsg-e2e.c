@@ -4,7 +4,8 @@
  * a timeout while the server sleeps on (it runs 4 x the client's wait),
  * a one-way call.  dscg shows each call's outcome; report and latency
  * count the failures per function; every latency share stays within
- * 0-100% and the four add up to 100%.
+ * 0-100% and the four add up to 100%.  No chain is broken by a reply
+ * that carried no tag back.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -105,6 +106,9 @@ START_TEST(test_failed_calls_in_ccsg)
 	assert_has(out, "\"status\": \"RPC_TIMEDOUT\", \"reply\": \"success\", \"failed\": false");
 	assert_has(out, "\"one_way\": true");
 	assert_has(out, "\"failed_calls\": 2, \"failures\": {");
+	/* no chain broken by a reply without a tag: the clients skipped the
+	 * events the server numbered (the timeout's, the one-way calls') */
+	assert_has(out, "\"broken_chains\": 0,");
 	free(out);
 
 	/* report: failures per function */

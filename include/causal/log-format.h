@@ -153,9 +153,13 @@ enum causal_record_type {
 	 * tag_sent: the tag did go with the arguments (only the stub end
 	 * knows: on UDP it is left out when the arguments leave no room).
 	 * event_no: the server's skeleton-end event + 1 when the reply
-	 * carried a tag; else stub start + 1, or stub start + 3 after an
-	 * error reply (which cannot carry one), leaving room for the
-	 * skeleton start and end a traced server gave the call. */
+	 * carried a tag; stub start + 3 after an error reply (which cannot
+	 * carry one), leaving room for the skeleton start and end a traced
+	 * server gave the call; stub start + CAUSAL_RPC_EVENT_SKIP when the
+	 * tagged request got no readable reply tag (timeout, one-way or
+	 * batched call, a tag damaged or not all received): a traced server
+	 * may have numbered events the client cannot know of; else (an
+	 * untraced server's reply, no tag sent) stub start + 1. */
 	CAUSAL_REC_RPC_STUB_END = 17,
 
 	/* [18, ..., prog, vers, proc, transport, peer(bin sockaddr | nil),
@@ -180,6 +184,15 @@ enum causal_record_type {
 	CAUSAL_REC_RPC_FIRST = 16,
 	CAUSAL_REC_RPC_LAST = 63,
 };
+
+/*
+ * The events a client skips at the stub end of a tagged call whose reply
+ * brought back no tag: more than any one call's server side numbers in
+ * practice (2^20), few enough that a chain has room for 2^28 such calls
+ * below the tag's limit of 2^48.  A reader takes a stub end exactly this
+ * far after its stub start as a normal transition, not a gap.
+ */
+#define CAUSAL_RPC_EVENT_SKIP (1ull << 20)
 
 enum causal_rpc_transport {
 	CAUSAL_TRANSPORT_UNKNOWN = 0,
