@@ -3,7 +3,12 @@
 PREFIX ?= /usr/local
 CC ?= cc
 CFLAGS ?= -O2 -g
+# Sanitized objects go apart, so that ASAN=1 never mixes with a normal build.
+ifeq ($(ASAN),1)
+BUILD := build-asan
+else
 BUILD := build
+endif
 
 ifeq ($(V),1)
 Q :=
@@ -12,8 +17,10 @@ Q := @
 endif
 
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -Iinclude
+# Every report is an error: UBSan would otherwise print and go on.
 ifeq ($(ASAN),1)
-TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+TOOL_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
 endif
 
 # --- libcausal.so: everything hidden but the interposed symbols ---------------
@@ -27,7 +34,8 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # Modules of the library that neither interpose nor start anything (no
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c \
-	preload/identity.c preload/log-file.c shim-rpc/tag.c
+	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
+	shim-rpc/xdr-tag.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -50,12 +58,22 @@ PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
 BENCHES := $(BENCH_SRCS:test/bench/%.c=$(BUILD)/bench/%)
+FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
 TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg)
 
-all: $(BUILD)/libcausal.so $(TOOLS)
+# man pages (roff, man(7) macros): copied into the build, which the suite
+# `man` renders and `make install` installs
+MAN_SRCS := $(wildcard man/*.[1-8])
+MANPAGES := $(MAN_SRCS:man/%=$(BUILD)/man/%)
+
+all: $(BUILD)/libcausal.so $(TOOLS) $(MANPAGES)
+
+$(BUILD)/man/%: man/%
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 $(BUILD)/libcausal.so: $(LIB_OBJS)
 	@echo "  LINK    $@"
@@ -127,13 +145,11 @@ RPC_PROGS :=
 -include test/rpc/rules.mk
 -include examples/rules.mk
 
-test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BUILD)/fuzz/fuzz-tag
-	@echo "fuzzing the RPC tag decoder for 10 s"
-	$(Q)mkdir -p $(BUILD)/fuzz/corpus && $(BUILD)/fuzz/fuzz-tag \
-		-max_total_time=10 $(BUILD)/fuzz/corpus test/fuzz/tag-seeds \
-		> $(BUILD)/fuzz/last.log 2>&1 || \
-		{ tail -20 $(BUILD)/fuzz/last.log; exit 1; }
-	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) $(BUILD)/test/run-tests
+test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(FUZZERS)
+	@echo "fuzzing the RPC tag decoder for 3 s, its stream readers for 7 s"
+	$(call run-fuzz,tag,3)
+	$(call run-fuzz,tag-stream,7)
+	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) $(BUILD)/test/run-tests
 
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
@@ -141,38 +157,68 @@ bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 example: all $(EXAMPLES)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh
 
+MANDIR ?= $(PREFIX)/share/man
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	install -m 0755 $(BUILD)/libcausal.so $(DESTDIR)$(PREFIX)/lib/libcausal.so
 	install -m 0755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(filter %.7,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man7/
 
-# libFuzzer target for the tag decoder, which reads untrusted network input:
-#   make fuzz FUZZ_SECONDS=60
+# libFuzzer targets for the code that reads untrusted network input: the
+# tag decoder (fuzz-tag) and the readers of the tag off TCP record streams
+# and UDP datagrams, with libtirpc (fuzz-tag-stream).  Seeds in
+# test/fuzz/NAME-seeds, what they found in build/fuzz/corpus-NAME:
+#   make fuzz FUZZ_SECONDS=60      (each target that long)
 FUZZ_SECONDS ?= 30
-$(BUILD)/fuzz/fuzz-tag: test/fuzz/fuzz-tag.c shim-rpc/tag.c
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
+	-D_GNU_SOURCE -Wall -Wextra -Iinclude -Ishim-rpc
+
+$(BUILD)/fuzz/fuzz-tag: test/fuzz/fuzz-tag.c shim-rpc/tag.c shim-rpc/tag.h
 	@mkdir -p $(dir $@)
 	@echo "  CLANG   $<"
-	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
-		-D_GNU_SOURCE -Wall -Wextra -Iinclude -Ishim-rpc -o $@ $(filter %.c,$^)
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
-fuzz: $(BUILD)/fuzz/fuzz-tag
-	@mkdir -p $(BUILD)/fuzz/corpus
-	$(BUILD)/fuzz/fuzz-tag -max_total_time=$(FUZZ_SECONDS) \
-		$(BUILD)/fuzz/corpus test/fuzz/tag-seeds
+$(BUILD)/fuzz/fuzz-tag-stream: test/fuzz/fuzz-tag-stream.c shim-rpc/xdr-tag.c \
+		shim-rpc/tag.c shim-rpc/xdr-tag.h shim-rpc/tag.h
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $<"
+	$(Q)clang $(FUZZ_CFLAGS) $(TIRPC_CFLAGS) -o $@ $(filter %.c,$^) \
+		$(TIRPC_LIBS)
+
+# $(call run-fuzz,NAME,SECONDS): quiet, the log's tail on a finding
+define run-fuzz
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-$(1) && $(BUILD)/fuzz/fuzz-$(1) \
+		-max_total_time=$(2) -artifact_prefix=$(BUILD)/fuzz/ \
+		$(BUILD)/fuzz/corpus-$(1) test/fuzz/$(1)-seeds \
+		> $(BUILD)/fuzz/$(1).log 2>&1 || \
+		{ tail -20 $(BUILD)/fuzz/$(1).log; exit 1; }
+endef
+
+fuzz: $(FUZZERS)
+	$(call run-fuzz,tag,$(FUZZ_SECONDS))
+	@tail -n 1 $(BUILD)/fuzz/tag.log
+	$(call run-fuzz,tag-stream,$(FUZZ_SECONDS))
+	@tail -n 1 $(BUILD)/fuzz/tag-stream.log
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf build build-asan $(BUILD)
 
 help:
 	@echo "targets:"
-	@echo "  all       build/libcausal.so and build/tracedump (default)"
+	@echo "  all       the library, tracedump, ccsg and the man pages, in build/ (default)"
 	@echo "  test      build and run every Check suite (unit and end to end)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
-	@echo "  fuzz      fuzz the RPC tag decoder with libFuzzer (FUZZ_SECONDS=30)"
-	@echo "  install   install into PREFIX (default /usr/local)"
-	@echo "  clean     remove build/"
-	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests), PREFIX=..."
+	@echo "  fuzz      fuzz the RPC tag decoder and stream readers (FUZZ_SECONDS=30 each)"
+	@echo "  install   install the library, tracedump, ccsg and the man pages"
+	@echo "            (tracedump.1, ccsg.1, libcausal.7) into PREFIX (default /usr/local)"
+	@echo "  clean     remove build/ and build-asan/"
+	@echo "  help      this list"
+	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests with ASan and UBSan,"
+	@echo "           built in build-asan/), PREFIX=..., DESTDIR=..., MANDIR=..."
 
 .PHONY: all test bench example install clean help fuzz
 

@@ -250,6 +250,8 @@ static int map_threads(struct build *b)
 			j = t->threads[j].parent_thread;
 		b->root_thread[i] = t->threads[i].parent_thread < 0 && t->threads[i].spawn_call < 0;
 		f = t->threads[j].spawn_call >= 0 ? g->call_node[t->threads[j].spawn_call] : 0;
+		if (f < 0)
+			f = 0;
 		b->thread_node[i] = f == 0 && b->served[i] ? serving_node_of(b)
 							   : thread_node_of(g, f);
 		if (b->thread_node[i] < 0)
@@ -322,11 +324,14 @@ static int propagate(struct build *b)
 		if (ccsg_dscg_is_call(d, u)) {
 			const struct ccsg_call *call = &t->calls[u];
 
-			n = &g->nodes[g->call_node[u]];
 			dim = call->server_proc ? dim_of_proc(g, t, call->server_proc) : -1;
 			if (dim >= 0)
 				self[dim] = g->call_self[u];
-			vec_add(n->desc, all, k);
+			/* a call whose start was lost: in no node, its (unknown,
+			 * so zero) CPU still reaches the level below */
+			n = g->call_node[u] >= 0 ? &g->nodes[g->call_node[u]] : NULL;
+			if (n)
+				vec_add(n->desc, all, k);
 			/* a function child of the level below */
 			vec_add(acc_fn + (l - 1) * k, self, k);
 			vec_add(acc_fn + (l - 1) * k, all, k);
@@ -341,7 +346,8 @@ static int propagate(struct build *b)
 			if (!b->root_thread[i])
 				vec_add(n->desc, fn, k);
 		}
-		vec_add(n->self, self, k);
+		if (n)
+			vec_add(n->self, self, k);
 		vec_add(acc_all + (l - 1) * k, self, k);
 		vec_add(acc_all + (l - 1) * k, all, k);
 	}
@@ -434,14 +440,21 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	    !b.root_thread || !b.served || new_node(g, CCSG_MAIN) != 0)
 		goto out;
 	g->nodes[0].calls = 1;
-	/* function nodes and caller/callee arcs, in DSCG order */
+	/* function nodes and caller/callee arcs, in DSCG order; a call whose
+	 * start probe was dropped has no known function (not program 0):
+	 * it is counted as lost (dscg stats), in no node */
 	for (size_t i = 0; i < t->ncalls; i++) {
-		int32_t n = function_node(&b, &t->calls[i]);
+		int32_t n;
 
-		if (n < 0)
+		if (t->calls[i].lost) {
+			g->call_node[i] = -1;
+			continue;
+		}
+		if ((n = function_node(&b, &t->calls[i])) < 0)
 			goto out;
 		g->call_node[i] = n;
 		g->nodes[n].calls++;
+		g->nodes[n].failed += t->calls[i].failed;
 		if (g->nodes[n].symbol < 0 && ccsg_symbol_ok(t, t->calls[i].symbol, t->calls[i].vers))
 			g->nodes[n].symbol = t->calls[i].symbol;
 	}
@@ -450,8 +463,10 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	for (size_t i = 0; i < t->ncalls; i++) {
 		int32_t p = d->parent[i], from;
 
+		if (g->call_node[i] < 0)
+			continue;
 		if (ccsg_dscg_is_call(d, p))
-			from = g->call_node[p];
+			from = g->call_node[p] >= 0 ? g->call_node[p] : 0;
 		else if (p != d->main && !b.root_thread[p - (int32_t)t->ncalls])
 			from = b.thread_node[p - (int32_t)t->ncalls];	/* thread-invoke-function */
 		else

@@ -50,6 +50,7 @@ struct ccsg_node {
 	int32_t thread_node;		/* function / main: its thread node, -1 */
 	uint8_t serving;		/* main's node of the serving threads */
 	int64_t calls, threads;
+	int64_t failed;			/* function: calls that failed (ccsg_call_failed) */
 	int64_t *self, *desc;		/* dims.n entries each */
 };
 
@@ -67,7 +68,8 @@ struct ccsg_graph {
 	size_t nnodes;
 	struct ccsg_edge *edges;
 	size_t nedges;
-	int32_t *call_node;		/* function node of each call */
+	int32_t *call_node;		/* function node of each call; -1 when its
+					 * start was lost (in no node, dscg stats) */
 	int64_t *call_self;		/* Equation 1 of each call */
 	int64_t clamped;		/* negative self CPU set to 0 (clock granularity) */
 	int64_t unmeasured_threads;	/* user threads without a CPU time */

@@ -6,17 +6,21 @@
 #include "cmds.h"
 #include "usage.h"
 
-static const char dscg_usage[] =
-	"usage: ccsg dscg [--db PATH] [--format=text|json] [--idl FILE.x]...\n";
+static const struct opt dscg_opts[] = {
+	CLI_OPT_DB,
+	CLI_OPT_FORMAT("text|json"),
+	CLI_OPT_IDL,
+	OPT_END
+};
 
-int cmd_dscg(int argc, char **argv)
+static int run_dscg(int argc, char **argv)
 {
 	struct session s;
 	struct cli o;
 	int ret;
 
-	if ((ret = cli_parse(&o, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON, dscg_usage)))
-		return ret;
+	if (cli_parse(&o, &cmd_dscg, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON))
+		return o.status;
 	if (!(ret = session_open(&s, &o, 0)) &&
 	    ccsg_dscg_print(stdout, &s.dscg, &s.names, o.format))
 		ret = error("cannot write the call graph");
@@ -24,3 +28,8 @@ int cmd_dscg(int argc, char **argv)
 	free(o.idl);
 	return ret ? 1 : 0;
 }
+
+const struct command cmd_dscg = {
+	"dscg", run_dscg, "[--db PATH] [--format=text|json] [--idl FILE.x]...",
+	"the dynamic system call graph, chain by chain", dscg_opts,
+};

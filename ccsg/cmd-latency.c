@@ -6,11 +6,15 @@
 #include "cmds.h"
 #include "usage.h"
 
-static const char latency_usage[] =
-	"usage: ccsg latency [--db PATH] [--format=text|json] [--by=function|object]\n"
-	"                    [--idl FILE.x]...\n";
+static const struct opt latency_opts[] = {
+	CLI_OPT_DB,
+	CLI_OPT_FORMAT("text|json"),
+	CLI_OPT_BY,
+	CLI_OPT_IDL,
+	OPT_END
+};
 
-int cmd_latency(int argc, char **argv)
+static int run_latency(int argc, char **argv)
 {
 	struct ccsg_latency *l = NULL;
 	struct session s;
@@ -18,8 +22,8 @@ int cmd_latency(int argc, char **argv)
 	size_t n = 0;
 	int ret;
 
-	if ((ret = cli_parse(&o, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON, latency_usage)))
-		return ret;
+	if (cli_parse(&o, &cmd_latency, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON))
+		return o.status;
 	if (!(ret = session_open(&s, &o, 1))) {
 		if (ccsg_latency_build(&s.graph, &l, &n))
 			ret = error("out of memory");
@@ -31,3 +35,9 @@ int cmd_latency(int argc, char **argv)
 	free(o.idl);
 	return ret ? 1 : 0;
 }
+
+const struct command cmd_latency = {
+	"latency", run_latency,
+	"[--db PATH] [--format=text|json] [--by=function|object] [--idl FILE.x]...",
+	"end-to-end latency statistics per function", latency_opts,
+};

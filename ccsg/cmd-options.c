@@ -11,52 +11,65 @@
 
 static char default_db[4096];
 
-int cli_parse(struct cli *o, int argc, char **argv, unsigned formats, const char *usage)
+int cli_parse(struct cli *o, const struct command *cmd, int argc, char **argv,
+	      unsigned formats)
 {
 	const char *dir = getenv("CAUSAL_LOG_DIR");
+	struct opt_parser p;
+	const char *v;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	snprintf(default_db, sizeof(default_db), "%s/trace.db", dir && *dir ? dir : "logs");
 	o->db = default_db;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-
-#define OPT(name) (!strcmp(a, name) && i + 1 < argc ? (v = argv[++i]) : \
-		   !strncmp(a, name "=", strlen(name) + 1) ? (v = a + strlen(name) + 1) : NULL)
-		if (OPT("--db")) {
+	opt_init(&p, cmd, argc, argv);
+	while ((c = opt_next(&p, &v)) > 0) {
+		switch (c) {
+		case CLI_DB:
 			o->db = v;
-		} else if (OPT("--format")) {
+			break;
+		case CLI_FORMAT:
 			o->format = ccsg_format_parse(v);
 			if (o->format < 0 || !(formats & 1u << o->format)) {
-				fprintf(stderr, "ccsg: unknown format '%s'\n%s", v, usage);
-				return 2;
+				o->status = opt_bad(cmd, "unknown format '%s'", v);
+				goto stop;
 			}
-		} else if (OPT("--by")) {
+			break;
+		case CLI_BY:
 			if (strcmp(v, "function") && strcmp(v, "object")) {
-				fprintf(stderr, "ccsg: --by takes 'function' or 'object', not '%s'\n%s",
-					v, usage);
-				return 2;
+				o->status = opt_bad(cmd, "--by takes 'function' or "
+						    "'object', not '%s'", v);
+				goto stop;
 			}
 			o->by_object = !strcmp(v, "object");
-		} else if (OPT("--groups")) {
+			break;
+		case CLI_GROUPS:
 			o->groups = v;
-		} else if (OPT("--idl")) {
-			const char **p = realloc(o->idl, (o->nidl + 1) * sizeof(*p));
+			break;
+		case CLI_IDL: {
+			const char **idl = realloc(o->idl, (o->nidl + 1) * sizeof(*idl));
 
-			if (!p)
+			if (!idl)
 				die("out of memory");
-			o->idl = p;
+			o->idl = idl;
 			o->idl[o->nidl++] = v;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			exit(0);
-		} else {
-			fprintf(stderr, "ccsg: unknown option '%s'\n%s", a, usage);
-			return 2;
+			break;
 		}
-#undef OPT
+		}
+	}
+	if (c == OPT_STOP) {
+		o->status = p.status;
+		goto stop;
+	}
+	if (p.nargs) {
+		o->status = opt_bad(cmd, "unexpected argument '%s'", p.args[0]);
+		goto stop;
 	}
 	return 0;
+stop:
+	free(o->idl);
+	o->idl = NULL;
+	return -1;
 }
 
 int session_open(struct session *s, const struct cli *o, int graph)

@@ -6,21 +6,33 @@
 #include "cmds.h"
 #include "usage.h"
 
-static const char report_usage[] =
-	"usage: ccsg report [--db PATH] [--format=text|json|xml|dot] [--by=function|object]\n"
-	"                   [--groups FILE] [--idl FILE.x]...\n";
+static const struct opt report_opts[] = {
+	CLI_OPT_DB,
+	CLI_OPT_FORMAT("text|json|xml|dot"),
+	CLI_OPT_BY,
+	CLI_OPT_GROUPS,
+	CLI_OPT_IDL,
+	OPT_END
+};
 
-int cmd_report(int argc, char **argv)
+static int run_report(int argc, char **argv)
 {
 	struct session s;
 	struct cli o;
 	int ret;
 
-	if ((ret = cli_parse(&o, argc, argv, 0xf, report_usage)))
-		return ret;
+	if (cli_parse(&o, &cmd_report, argc, argv, 0xf))
+		return o.status;
 	if (!(ret = session_open(&s, &o, 1)) && ccsg_report_print(stdout, &s.graph, o.format))
 		ret = error("cannot write the report");
 	session_close(&s);
 	free(o.idl);
 	return ret ? 1 : 0;
 }
+
+const struct command cmd_report = {
+	"report", run_report,
+	"[--db PATH] [--format=text|json|xml|dot] [--by=function|object] "
+	"[--groups FILE] [--idl FILE.x]...",
+	"the CPU consumption summarization graph (CCSG)", report_opts,
+};

@@ -1,18 +1,33 @@
 /*
- * cmds.h - ccsg subcommands and the options they share.  Each command
- * takes the arguments after its name (argv[0] is the name) and returns
- * the exit status: 0, 1 for an error, 2 for bad usage.
+ * cmds.h - ccsg subcommands (commands.h) and the options they share.
+ * Each command takes the arguments after its name (argv[0] is the name)
+ * and returns the exit status: 0, 1 for an error, 2 for bad usage.
  */
 #ifndef CCSG_CMDS_H
 #define CCSG_CMDS_H
 
 #include "ccsg.h"
+#include "commands.h"
 #include "names.h"
 #include "output.h"
 
-int cmd_dscg(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_latency(int argc, char **argv);
+extern const struct command cmd_dscg;
+extern const struct command cmd_report;
+extern const struct command cmd_latency;
+
+/* The options the commands share: each lists those it takes. */
+enum { CLI_DB = OPT_LONG, CLI_FORMAT, CLI_BY, CLI_GROUPS, CLI_IDL };
+
+#define CLI_OPT_DB { "db", CLI_DB, "PATH", \
+	"the trace (default logs/trace.db, or $CAUSAL_LOG_DIR/trace.db)" }
+#define CLI_OPT_FORMAT(formats) { "format", CLI_FORMAT, formats, \
+	"output format (default text)" }
+#define CLI_OPT_BY { "by", CLI_BY, "function|object", \
+	"a function node per procedure (default), or per serving object and procedure" }
+#define CLI_OPT_GROUPS { "groups", CLI_GROUPS, "FILE", \
+	"count CPU per group of hosts named in FILE, not per host" }
+#define CLI_OPT_IDL { "idl", CLI_IDL, "FILE.x", \
+	"take names from the rpcgen file FILE.x (repeatable)" }
 
 struct cli {
 	const char *db;
@@ -21,11 +36,16 @@ struct cli {
 	const char *groups;
 	const char **idl;
 	size_t nidl;
+	int status;		/* when cli_parse() returned -1 */
 };
 
-/* Parse the options of a command; the formats it allows are a mask of
- * 1 << enum ccsg_format.  0, or the exit status (2) after a message. */
-int cli_parse(struct cli *o, int argc, char **argv, unsigned formats, const char *usage);
+/*
+ * Parse the options of cmd; the formats it allows are a mask of
+ * 1 << enum ccsg_format.  0, or -1 when the command must exit with
+ * o->status (0 after --help, 2 after a bad-usage message).
+ */
+int cli_parse(struct cli *o, const struct command *cmd, int argc, char **argv,
+	      unsigned formats);
 
 /* Everything a command needs, loaded from the options. */
 struct session {

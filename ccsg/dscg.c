@@ -15,12 +15,19 @@
  * another call - is the abnormal transition: it is counted and, when it
  * opens a call, starts a new segment with that call as a root.  An end
  * probe of a call still open resynchronises the stack (the calls above it
- * lost their ends), so the parents of later calls stay right.
+ * lost their ends), so the parents of later calls stay right.  A call
+ * whose start probe was dropped (only its end is known, not its
+ * function) can only arrive abnormally: it is always a segment of its
+ * own, counted as lost, and never a function (ccsg.c).  A stub end
+ * CAUSAL_RPC_EVENT_SKIP after its own stub start is no gap: the client
+ * got no tag back (a timeout, a one-way call) and jumped over whatever
+ * its server numbered (log-format.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "causal/log-format.h"
 #include "dscg.h"
 
 struct event {
@@ -142,12 +149,19 @@ static int scan_chain(struct scan *s, struct ccsg_chain *ch, struct ccsg_dscg_st
 			ch->breaks++;
 		}
 	}
-	qsort(s->ev, n, sizeof(*s->ev), cmp_event);
+	if (n > 1)
+		qsort(s->ev, n, sizeof(*s->ev), cmp_event);
 	s->depth = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct event *e = &s->ev[i];
 		struct ccsg_call *c = &t->calls[e->call];
 		int gap = prev == CCSG_NONE ? e->no != 0 : e->no != prev + 1;
+
+		if (gap && e->kind == CCSG_STUB_END && prev != CCSG_NONE &&
+		    c->ev[CCSG_STUB_START] != CCSG_NONE &&
+		    e->no == c->ev[CCSG_STUB_START] + (int64_t)CAUSAL_RPC_EVENT_SKIP &&
+		    e->no > prev)
+			gap = 0;
 
 		prev = e->no;
 		if (!gap && normal_transition(s, e, i == 0)) {
@@ -216,7 +230,9 @@ static int link_threads(struct ccsg_dscg *d)
 	for (size_t i = 0; i < t->ncalls; i++) {
 		const struct ccsg_call *c = &t->calls[i];
 
-		if (c->server_proc && c->server_function_id != CCSG_NONE &&
+		/* a call whose start was lost is in no function: the threads
+		 * it spawned hang under their parent thread */
+		if (!c->lost && c->server_proc && c->server_function_id != CCSG_NONE &&
 		    ccsg_map_put(&fmap, ccsg_key2(c->server_proc, (uint32_t)c->server_function_id),
 				 (int32_t)i) < 0)
 			goto nomem;
@@ -261,6 +277,70 @@ nomem:
 	return -ENOMEM;
 }
 
+static int cmp_tally(const void *a, const void *b, void *arg)
+{
+	const struct ccsg_tally_entry *x = a, *y = b;
+	char *const *strings = arg;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(strings[x->str], strings[y->str]);
+}
+
+static int tally_add(struct ccsg_tally *ty, int32_t str)
+{
+	int32_t e;
+
+	if (str < 0)
+		return 0;
+	if ((e = ccsg_map_get(&ty->index, (uint64_t)str)) < 0) {
+		if (CCSG_GROW(ty->v, ty->cap, ty->n + 1) ||
+		    ccsg_map_put(&ty->index, (uint64_t)str, (int32_t)ty->n) < 0)
+			return -ENOMEM;
+		e = (int32_t)ty->n++;
+		ty->v[e] = (struct ccsg_tally_entry){ str, 0 };
+	}
+	ty->v[e].n++;
+	return 0;
+}
+
+static void tally_sort(struct ccsg_tally *ty, struct ccsg_trace *t)
+{
+	if (ty->n > 1)		/* never qsort_r(NULL, 0, ...) */
+		qsort_r(ty->v, ty->n, sizeof(*ty->v), cmp_tally, t->strings);
+}
+
+/* The counts that head the outputs: lost starts, failures, tags. */
+static int count_outcomes(struct ccsg_trace *t, struct ccsg_dscg_stats *st)
+{
+	int32_t reply[CCSG_NREPLY];
+
+	for (int i = 0; i < CCSG_NREPLY; i++)
+		if ((reply[i] = ccsg_trace_intern(t, ccsg_reply_names[i])) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ccsg_call *c = &t->calls[i];
+
+		st->lost_starts += c->lost;
+		st->failed += c->failed;
+		if ((c->failed && tally_add(&st->failures, c->status >= 0 ? c->status_name :
+					    reply[c->reply])) ||
+		    tally_add(&st->tags, c->tag) || tally_add(&st->reply_tags, c->reply_tag))
+			return -ENOMEM;
+	}
+	tally_sort(&st->failures, t);
+	tally_sort(&st->tags, t);
+	tally_sort(&st->reply_tags, t);
+	return 0;
+}
+
+static void tally_release(struct ccsg_tally *ty)
+{
+	free(ty->v);
+	ccsg_map_release(&ty->index);
+	memset(ty, 0, sizeof(*ty));
+}
+
 int ccsg_dscg_build(struct ccsg_dscg *d, struct ccsg_trace *t)
 {
 	struct ccsg_dscg_stats *st = &d->stats;
@@ -291,7 +371,7 @@ int ccsg_dscg_build(struct ccsg_dscg *d, struct ccsg_trace *t)
 	for (size_t i = 0; i < t->nchains; i++)
 		if (scan_chain(&s, &t->chains[i], st))
 			goto out;
-	if (link_threads(d))
+	if (link_threads(d) || count_outcomes(t, st))
 		goto out;
 
 	/* Threads first, so a process's threads come before its chains. */
@@ -346,6 +426,9 @@ out:
 
 void ccsg_dscg_release(struct ccsg_dscg *d)
 {
+	tally_release(&d->stats.failures);
+	tally_release(&d->stats.tags);
+	tally_release(&d->stats.reply_tags);
 	free(d->parent);
 	free(d->first_child);
 	free(d->next_sibling);

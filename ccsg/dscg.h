@@ -17,6 +17,16 @@
 
 #include "trace.h"
 
+/* How many calls have each value of a text column (trace.strings). */
+struct ccsg_tally {
+	struct ccsg_tally_entry {
+		int32_t str;		/* trace.strings index of the value */
+		size_t n;
+	} *v;				/* by count, largest first, then by value */
+	size_t n, cap;
+	struct ccsg_map index;		/* str -> entry */
+};
+
 struct ccsg_dscg_stats {
 	size_t calls, chains, threads;
 	size_t broken_chains;		/* with an abnormal transition or truncated */
@@ -26,6 +36,11 @@ struct ccsg_dscg_stats {
 	size_t no_server;		/* calls whose server side is missing */
 	size_t no_client;		/* calls whose client side is missing */
 	size_t incomplete;		/* calls that lack an end probe */
+	size_t lost_starts;		/* calls without a start probe (dropped): no function */
+	size_t failed;			/* ccsg_call_failed() */
+	struct ccsg_tally failures;	/* failed calls by status_name, else reply */
+	struct ccsg_tally tags;		/* rpc_calls.tag by value (NULL not counted) */
+	struct ccsg_tally reply_tags;	/* rpc_calls.reply_tag by value */
 	size_t spawned_threads;		/* function-spawn-thread links */
 	size_t thread_calls;		/* chains started by a thread (thread-invoke-function) */
 	int32_t max_depth;

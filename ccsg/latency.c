@@ -23,11 +23,19 @@ static int cmp_sample(const void *a, const void *b)
 	return (x->ns > y->ns) - (x->ns < y->ns);
 }
 
+/* Equation 3; CCSG_NONE without both stub probes (or ending before it
+ * started: not a latency). */
 static int64_t latency(const struct ccsg_call *c)
 {
-	if (c->stub_start_ns == CCSG_NONE || c->stub_end_exit_ns == CCSG_NONE)
+	if (c->stub_start_ns == CCSG_NONE || c->stub_end_exit_ns == CCSG_NONE ||
+	    c->stub_end_exit_ns < c->stub_start_ns)
 		return CCSG_NONE;
 	return c->stub_end_exit_ns - c->stub_start_ns;
+}
+
+static int64_t bound(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
 }
 
 static int cmp_total(const void *a, const void *b)
@@ -48,10 +56,11 @@ int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out, si
 	/* per node: sums of latency, network, server, children, unknown */
 	double (*sum)[5] = calloc(g->nnodes, sizeof(*sum));
 	int64_t *skipped = calloc(g->nnodes, sizeof(int64_t));
+	int64_t *bounded = calloc(g->nnodes, sizeof(int64_t));
 	struct ccsg_latency *res = NULL;
 	size_t n = 0, nres = 0;
 
-	if (!s || !child || !sum || !skipped)
+	if (!s || !child || !sum || !skipped || !bounded)
 		goto nomem;
 	for (size_t i = 0; i < t->ncalls; i++) {
 		const struct ccsg_call *c = &t->calls[i];
@@ -64,8 +73,11 @@ int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out, si
 		const struct ccsg_call *c = &t->calls[i];
 		int32_t node = g->call_node[i];
 		int64_t l = latency(c);
-		double *sm = sum[node];
+		double *sm;
 
+		if (node < 0)		/* start lost: no function, no latency */
+			continue;
+		sm = sum[node];
 		if (l == CCSG_NONE) {
 			skipped[node]++;
 			continue;
@@ -73,11 +85,14 @@ int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out, si
 		s[n++] = (struct sample){ node, l };
 		sm[0] += l;
 		if (c->skel_start_exit_ns != CCSG_NONE && c->skel_end_ns != CCSG_NONE) {
-			int64_t server = c->skel_end_ns - c->skel_start_exit_ns;
+			/* the split of latency.h, within [0, l] */
+			int64_t raw = c->skel_end_ns - c->skel_start_exit_ns;
+			int64_t server = bound(raw, 0, l), kids = bound(child[i], 0, server);
 
+			bounded[node] += server != raw || kids != child[i];
 			sm[1] += l - server;
-			sm[2] += server - child[i];
-			sm[3] += child[i];
+			sm[2] += server - kids;
+			sm[3] += kids;
 		} else {
 			sm[4] += l;
 		}
@@ -90,6 +105,8 @@ int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out, si
 		if (g->nodes[i].kind == CCSG_FUNCTION && g->nodes[i].calls) {
 			res[nres].node = (int32_t)i;
 			res[nres].skipped = skipped[i];
+			res[nres].bounded = bounded[i];
+			res[nres].failed = g->nodes[i].failed;
 			nres++;
 		}
 	for (size_t i = 0, r = 0; i < n;) {
@@ -128,6 +145,7 @@ int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out, si
 	free(child);
 	free(sum);
 	free(skipped);
+	free(bounded);
 	*out = res;
 	*nout = nres;
 	return 0;
@@ -136,6 +154,7 @@ nomem:
 	free(child);
 	free(sum);
 	free(skipped);
+	free(bounded);
 	free(res);
 	return -ENOMEM;
 }

@@ -5,6 +5,16 @@
  * min, median, 95th percentile, max, and how the time splits between the
  * network and runtime (outside the skeleton), the server's own code (the
  * skeleton minus the children) and the children's latency.
+ *
+ * The split of one call, of latency L on the client's clock: server time
+ * S = skeleton end - skeleton start (server's clock) bounded to [0, L]
+ * (a PROC_UNAVAIL reply can end its skeleton before the start probe's
+ * exit: 0; a call the client gave up on, RPC_TIMEDOUT, while the server
+ * went on: L), children K = the sum of its child calls' latencies
+ * bounded to [0, S]; network L - S, server S - K.  A call without both
+ * skeleton probes (untraced or lost server, a probe dropped, a crash) is
+ * not split: all of L is 'unsplit'.  So every share is within 0-100% and
+ * the four add up to 100%.
  */
 #ifndef CCSG_LATENCY_H
 #define CCSG_LATENCY_H
@@ -15,6 +25,8 @@ struct ccsg_latency {
 	int32_t node;			/* function node of the graph */
 	int64_t calls;			/* calls with both stub probes */
 	int64_t skipped;		/* calls without them */
+	int64_t failed;			/* calls that failed (ccsg_call_failed), of all */
+	int64_t bounded;		/* calls whose S or K was bounded (above) */
 	double mean, sd;		/* nanoseconds */
 	int64_t min, median, p95, max;
 	double network_share, server_share, children_share;	/* of the total latency */

@@ -5,14 +5,8 @@
 #include "commands.h"
 #include "usage.h"
 
-static const struct command commands[] = {
-	{ "report", cmd_report,
-	  "[--format=text|json|xml|dot] [--by=function|object] [--groups FILE]",
-	  "the CPU consumption summarization graph (CCSG)" },
-	{ "dscg", cmd_dscg, "[--format=text|json]",
-	  "the dynamic system call graph, chain by chain" },
-	{ "latency", cmd_latency, "[--format=text|json] [--by=function|object]",
-	  "end-to-end latency statistics per function" },
+static const struct command *const commands[] = {
+	&cmd_report, &cmd_dscg, &cmd_latency,
 };
 
 int main(int argc, char **argv)

@@ -445,6 +445,15 @@ void ccsg_function_name(const struct ccsg_names *nm, const struct ccsg_trace *t,
 	}
 }
 
+void ccsg_call_name(const struct ccsg_names *nm, const struct ccsg_trace *t,
+		    const struct ccsg_call *c, char *buf, size_t len)
+{
+	if (c->lost)
+		snprintf(buf, len, "%s", CCSG_LOST_NAME);
+	else
+		ccsg_function_name(nm, t, c->prog, c->vers, c->proc, c->symbol, buf, len);
+}
+
 static void object_name(const struct ccsg_graph *g, const struct ccsg_node *n, char *buf,
 			size_t len)
 {

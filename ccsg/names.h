@@ -54,4 +54,10 @@ void ccsg_function_name(const struct ccsg_names *nm, const struct ccsg_trace *t,
 			uint32_t prog, uint32_t vers, uint32_t proc, int32_t symbol,
 			char *buf, size_t len);
 
+/* A call's function name; "<start lost>" when its start probe was
+ * dropped (its numbers are unknown). */
+#define CCSG_LOST_NAME "<start lost>"
+void ccsg_call_name(const struct ccsg_names *nm, const struct ccsg_trace *t,
+		    const struct ccsg_call *c, char *buf, size_t len);
+
 #endif

@@ -83,18 +83,43 @@ static void json_vec(FILE *f, const int64_t *v, size_t n)
 	fputc(']', f);
 }
 
-static void summary_json(FILE *f, const struct ccsg_dscg_stats *s)
+static void tally_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_tally *ty)
+{
+	fputc('{', f);
+	for (size_t i = 0; i < ty->n; i++) {
+		fputs(i ? ", " : "", f);
+		json_str(f, t->strings[ty->v[i].str]);
+		fprintf(f, ": %zu", ty->v[i].n);
+	}
+	fputc('}', f);
+}
+
+static void summary_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
 {
 	fprintf(f, "{\"calls\": %zu, \"chains\": %zu, \"threads\": %zu, \"broken_chains\": %zu, "
 		"\"segments\": %zu, \"abnormal_transitions\": %zu, \"truncated_chains\": %zu, "
 		"\"calls_without_server\": %zu, \"calls_without_client\": %zu, "
-		"\"incomplete_calls\": %zu, \"max_depth\": %d}",
+		"\"incomplete_calls\": %zu, \"max_depth\": %d, \"calls_without_start\": %zu, "
+		"\"failed_calls\": %zu, \"failures\": ",
 		s->calls, s->chains, s->threads, s->broken_chains, s->segments, s->breaks,
-		s->truncated_chains, s->no_server, s->no_client, s->incomplete, s->max_depth);
+		s->truncated_chains, s->no_server, s->no_client, s->incomplete, s->max_depth,
+		s->lost_starts, s->failed);
+	tally_json(f, t, &s->failures);
+	fputs(", \"tags\": ", f);
+	tally_json(f, t, &s->tags);
+	fputs(", \"reply_tags\": ", f);
+	tally_json(f, t, &s->reply_tags);
+	fputc('}', f);
+}
+
+static void tally_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_tally *ty)
+{
+	for (size_t i = 0; i < ty->n; i++)
+		fprintf(f, "%s%s %zu", i ? ", " : "", t->strings[ty->v[i].str], ty->v[i].n);
 }
 
 /* What the numbers cannot show: said in words, before the numbers. */
-static void summary_text(FILE *f, const struct ccsg_dscg_stats *s)
+static void summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
 {
 	fprintf(f, "%zu calls in %zu chains, %zu threads", s->calls, s->chains, s->threads);
 	if (!s->calls)
@@ -104,6 +129,10 @@ static void summary_text(FILE *f, const struct ccsg_dscg_stats *s)
 		fprintf(f, "broken chains: %zu (%zu segments, %zu abnormal transitions, %zu "
 			"truncated): a lost log, an untraced peer or a crash\n",
 			s->broken_chains, s->segments, s->breaks, s->truncated_chains);
+	if (s->lost_starts)
+		fprintf(f, "calls whose start probe was lost: %zu (records dropped: function "
+			"unknown; each is a '" CCSG_LOST_NAME "' segment, in no function)\n",
+			s->lost_starts);
 	if (s->no_server)
 		fprintf(f, "calls to an untraced or lost server: %zu (their server CPU is unknown)\n",
 			s->no_server);
@@ -111,6 +140,21 @@ static void summary_text(FILE *f, const struct ccsg_dscg_stats *s)
 		fprintf(f, "calls from an untraced or lost client: %zu (under <main>)\n", s->no_client);
 	if (s->incomplete)
 		fprintf(f, "calls without their end probe: %zu (CPU unknown)\n", s->incomplete);
+	if (s->failed) {
+		fprintf(f, "failed calls: %zu (", s->failed);
+		tally_text(f, t, &s->failures);
+		fputs(")\n", f);
+	}
+	if (s->tags.n) {
+		fputs("tags at the skeleton start: ", f);
+		tally_text(f, t, &s->tags);
+		fputs(" (a call without an 'ok' tag starts a chain of its own on the server)\n", f);
+	}
+	if (s->reply_tags.n) {
+		fputs("tags in the replies: ", f);
+		tally_text(f, t, &s->reply_tags);
+		fputc('\n', f);
+	}
 }
 
 /* --- report ------------------------------------------------------------------ */
@@ -156,7 +200,7 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 	if (!order)
 		return;
 	fprintf(f, "ccsg report of %s\n", g->dscg->trace->path);
-	summary_text(f, &g->dscg->stats);
+	summary_text(f, g->dscg->trace, &g->dscg->stats);
 	fprintf(f, "user CPU of the whole system: %.3f ms", ms(total));
 	for (size_t i = 0; i < k; i++)
 		fprintf(f, "%s%s %.3f", i ? ", " : " (", g->dims->names[i], ms(g->total[i]));
@@ -169,7 +213,7 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 			g->unmeasured_threads);
 
 	fputs("\nFlat profile (CPU in ms; self = Equations 1 and 2, desc = Equations 3 and 4)\n\n", f);
-	fprintf(f, "%7s %10s %10s %9s", "%total", "self", "desc", "calls");
+	fprintf(f, "%7s %10s %10s %9s %7s", "%total", "self", "desc", "calls", "failed");
 	for (size_t i = 0; i < k; i++)
 		fprintf(f, " %10.10s", g->dims->names[i]);
 	fputs("  name\n", f);
@@ -185,6 +229,10 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 			continue;
 		fprintf(f, "%6.2f%% %10.3f %10.3f %9" PRId64, total ? 100.0 * self / total : 0.0,
 			ms(self), ms(ccsg_vec_sum(x->desc, k)), node_count(x));
+		if (x->kind == CCSG_FUNCTION)
+			fprintf(f, " %7" PRId64, x->failed);
+		else
+			fprintf(f, " %7s", "");
 		for (size_t j = 0; j < k; j++)
 			fprintf(f, " %10.3f", ms(x->self[j]));
 		fprintf(f, "  %s [%d]\n", x->name, order[i]);
@@ -241,7 +289,7 @@ static void report_json(FILE *f, const struct ccsg_graph *g)
 		json_str(f, g->dims->names[i]);
 	}
 	fputs("],\n \"summary\": ", f);
-	summary_json(f, &g->dscg->stats);
+	summary_json(f, g->dscg->trace, &g->dscg->stats);
 	fputs(",\n \"total_cpu_us\": ", f);
 	json_vec(f, g->total, k);
 	fprintf(f, ", \"clamped\": %" PRId64 ", \"unmeasured_threads\": %" PRId64 ",\n \"nodes\": [",
@@ -259,7 +307,8 @@ static void report_json(FILE *f, const struct ccsg_graph *g)
 		json_vec(f, x->desc, k);
 		if (x->kind == CCSG_FUNCTION)
 			fprintf(f, ", \"program\": %u, \"version\": %u, \"procedure\": %u, "
-				"\"calls\": %" PRId64, x->prog, x->vers, x->proc, x->calls);
+				"\"calls\": %" PRId64 ", \"failed\": %" PRId64, x->prog, x->vers,
+				x->proc, x->calls, x->failed);
 		if (x->kind == CCSG_THREAD)
 			fprintf(f, ", \"parent\": %d, \"threads\": %" PRId64, x->parent, x->threads);
 		fputc('}', f);
@@ -294,8 +343,8 @@ static void xml_node(FILE *f, const struct ccsg_graph *g, int32_t u, int64_t cou
 	xml_vec(f, x->desc, g->dims->n);
 	fputc('"', f);
 	if (x->kind == CCSG_FUNCTION)
-		fprintf(f, " program=\"%u\" version=\"%u\" procedure=\"%u\" calls=\"%" PRId64 "\"",
-			x->prog, x->vers, x->proc, x->calls);
+		fprintf(f, " program=\"%u\" version=\"%u\" procedure=\"%u\" calls=\"%" PRId64
+			"\" failed=\"%" PRId64 "\"", x->prog, x->vers, x->proc, x->calls, x->failed);
 	if (x->kind == CCSG_THREAD)
 		fprintf(f, " threads=\"%" PRId64 "\"", x->threads);
 	if (count >= 0)
@@ -347,6 +396,11 @@ static void report_dot(FILE *f, const struct ccsg_graph *g)
 		dot_str(f, x->name);
 		fprintf(f, "\\nself %.3f ms\\ndesc %.3f ms", ms(ccsg_vec_sum(x->self, k)),
 			ms(ccsg_vec_sum(x->desc, k)));
+		if (x->kind == CCSG_FUNCTION) {
+			fprintf(f, "\\n%" PRId64 " calls", x->calls);
+			if (x->failed)
+				fprintf(f, ", %" PRId64 " failed", x->failed);
+		}
 		if (k > 1) {
 			fputs("\\n<", f);
 			for (size_t j = 0; j < k; j++)
@@ -382,6 +436,60 @@ struct dprint {
 };
 
 static void dnode(struct dprint *p, int32_t u, int depth);
+
+/* The outcome of a call, the papers' 'exception': the client's status,
+ * the server's reply, the sizes on both sides, the tag statuses; what a
+ * missing probe did not record is left out (text) or null (JSON). */
+static void call_outcome_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_call *c)
+{
+	const int64_t size[4] = { c->args_bytes, c->results_bytes, c->server_args_bytes,
+				  c->server_results_bytes };
+	static const char *const size_name[4] = { "args", "results", "server_args",
+						  "server_results" };
+
+	if (c->status >= 0)
+		fprintf(f, " status %s", t->strings[c->status_name]);
+	if (c->reply >= 0)
+		fprintf(f, " reply %s", ccsg_reply_names[c->reply]);
+	for (int i = 0; i < 4; i++)
+		if (size[i] != CCSG_NONE)
+			fprintf(f, " %s %" PRId64, size_name[i], size[i]);
+	if (c->tag >= 0)
+		fprintf(f, " tag %s", t->strings[c->tag]);
+	if (c->reply_tag >= 0)
+		fprintf(f, " reply_tag %s", t->strings[c->reply_tag]);
+}
+
+static void json_opt_str(FILE *f, const char *key, const char *s)
+{
+	fprintf(f, ", \"%s\": ", key);
+	if (s)
+		json_str(f, s);
+	else
+		fputs("null", f);
+}
+
+static void json_opt_int(FILE *f, const char *key, int64_t v)
+{
+	if (v == CCSG_NONE)
+		fprintf(f, ", \"%s\": null", key);
+	else
+		fprintf(f, ", \"%s\": %" PRId64, key, v);
+}
+
+static void call_outcome_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_call *c)
+{
+	json_opt_str(f, "status", c->status >= 0 ? t->strings[c->status_name] : NULL);
+	json_opt_str(f, "reply", c->reply >= 0 ? ccsg_reply_names[c->reply] : NULL);
+	fprintf(f, ", \"failed\": %s", c->failed ? "true" : "false");
+	json_opt_int(f, "args_bytes", c->args_bytes);
+	json_opt_int(f, "results_bytes", c->results_bytes);
+	json_opt_int(f, "server_args_bytes", c->server_args_bytes);
+	json_opt_int(f, "server_results_bytes", c->server_results_bytes);
+	json_opt_str(f, "tag", c->tag >= 0 ? t->strings[c->tag] : NULL);
+	json_opt_str(f, "reply_tag", c->reply_tag >= 0 ? t->strings[c->reply_tag] : NULL);
+	fprintf(f, ", \"one_way\": %s", c->one_way ? "true" : "false");
+}
 
 static void indent(struct dprint *p, int depth)
 {
@@ -479,7 +587,7 @@ static void dnode(struct dprint *p, int32_t u, int depth)
 		const struct ccsg_call *c = &t->calls[u];
 		char name[1024];
 
-		ccsg_function_name(p->nm, t, c->prog, c->vers, c->proc, c->symbol, name, sizeof(name));
+		ccsg_call_name(p->nm, t, c, name, sizeof(name));
 		if (p->json) {
 			fprintf(f, "{\"kind\": \"call\", \"call_id\": %" PRId64 ", \"name\": ", c->call_id);
 			json_str(f, name);
@@ -491,11 +599,13 @@ static void dnode(struct dprint *p, int32_t u, int depth)
 					fprintf(f, "%s%" PRId64, k ? ", " : "", c->ev[k]);
 			}
 			fprintf(f, "], \"client\": [%d, %d], \"server\": [%d, %d], \"missing\": %s, "
-				"\"abnormal\": %s, \"children\": [", c->client_proc, c->client_tid,
+				"\"abnormal\": %s, \"start_lost\": %s", c->client_proc, c->client_tid,
 				c->server_proc, c->server_tid,
 				c->missing == CCSG_NO_SERVER ? "\"server\"" :
 				c->missing == CCSG_NO_CLIENT ? "\"client\"" : "null",
-				c->abnormal ? "true" : "false");
+				c->abnormal ? "true" : "false", c->lost ? "true" : "false");
+			call_outcome_json(f, t, c);
+			fputs(", \"children\": [", f);
 		} else {
 			indent(p, depth);
 			fprintf(f, "%s [call %" PRId64 "]", name, c->call_id);
@@ -507,10 +617,15 @@ static void dnode(struct dprint *p, int32_t u, int depth)
 			for (int k = 0; k < 4; k++)
 				if (c->ev[k] != CCSG_NONE)
 					fprintf(f, " %" PRId64, c->ev[k]);
+			call_outcome_text(f, t, c);
 			if (c->missing == CCSG_NO_SERVER)
 				fputs(" (no server)", f);
 			if (c->missing == CCSG_NO_CLIENT)
 				fputs(" (no client)", f);
+			if (c->one_way)
+				fputs(" (one-way)", f);
+			if (c->failed)
+				fputs(" (failed)", f);
 			if (c->abnormal)
 				fputs(" (abnormal)", f);
 			fputc('\n', f);
@@ -556,13 +671,13 @@ int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names 
 		fputs("{\"trace\": ", f);
 		json_str(f, d->trace->path);
 		fputs(", \"summary\": ", f);
-		summary_json(f, &d->stats);
+		summary_json(f, d->trace, &d->stats);
 		fputs(",\n \"root\": ", f);
 		dnode(&p, d->main, 0);
 		fputs("}\n", f);
 	} else {
 		fprintf(f, "dscg of %s\n", d->trace->path);
-		summary_text(f, &d->stats);
+		summary_text(f, d->trace, &d->stats);
 		fputc('\n', f);
 		dnode(&p, d->main, 0);
 	}
@@ -574,10 +689,14 @@ int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names 
 int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_latency *l,
 		       size_t n, int format)
 {
+	const struct ccsg_trace *t = g->dscg->trace;
+
 	if (format == CCSG_JSON) {
 		fputs("{\"trace\": ", f);
-		json_str(f, g->dscg->trace->path);
-		fputs(", \"unit\": \"us\", \"functions\": [", f);
+		json_str(f, t->path);
+		fputs(", \"unit\": \"us\",\n \"summary\": ", f);
+		summary_json(f, t, &g->dscg->stats);
+		fputs(",\n \"functions\": [", f);
 		for (size_t i = 0; i < n; i++) {
 			const struct ccsg_node *x = &g->nodes[l[i].node];
 
@@ -588,31 +707,43 @@ int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_la
 				"\"mean_us\": %.3f, \"sd_us\": %.3f, \"min_us\": %.3f, "
 				"\"median_us\": %.3f, \"p95_us\": %.3f, \"max_us\": %.3f, "
 				"\"network_share\": %.4f, \"server_share\": %.4f, "
-				"\"children_share\": %.4f, \"unsplit_share\": %.4f}",
+				"\"children_share\": %.4f, \"unsplit_share\": %.4f, "
+				"\"failed\": %" PRId64 ", \"split_bounded\": %" PRId64 "}",
 				x->prog, x->vers, x->proc, l[i].calls, l[i].skipped, l[i].mean / 1e3,
 				l[i].sd / 1e3, us(l[i].min), us(l[i].median), us(l[i].p95), us(l[i].max),
 				l[i].network_share, l[i].server_share, l[i].children_share,
-				l[i].unknown_share);
+				l[i].unknown_share, l[i].failed, l[i].bounded);
 		}
 		fputs("\n]}\n", f);
 		return done(f);
 	}
-	fprintf(f, "ccsg latency of %s\n", g->dscg->trace->path);
-	summary_text(f, &g->dscg->stats);
+	fprintf(f, "ccsg latency of %s\n", t->path);
+	summary_text(f, t, &g->dscg->stats);
 	fputs("\nEnd-to-end latency (Equation 3: stub start to stub end, ms); shares of the total:\n"
 	      "net = network and runtime outside the skeleton, srv = the server's own code,\n"
-	      "kids = child calls, ? = untraced server (no split)\n\n", f);
-	fprintf(f, "%8s %9s %9s %9s %9s %9s %9s %5s %5s %5s %5s  name\n", "calls", "mean", "sd",
-		"min", "median", "p95", "max", "net", "srv", "kids", "?");
+	      "kids = child calls, ? = not split (untraced server, a skeleton probe missing);\n"
+	      "a call's server time is bounded by its latency, its children's by the server time;\n"
+	      "failed = calls that failed, with or without a latency\n\n", f);
+	fprintf(f, "%8s %7s %9s %9s %9s %9s %9s %9s %5s %5s %5s %5s  name\n", "calls", "failed",
+		"mean", "sd", "min", "median", "p95", "max", "net", "srv", "kids", "?");
 	for (size_t i = 0; i < n; i++) {
 		const struct ccsg_latency *L = &l[i];
 
-		fprintf(f, "%8" PRId64 " %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %4.0f%% %4.0f%% %4.0f%% "
-			"%4.0f%%  %s", L->calls, L->mean / 1e6, L->sd / 1e6, ms(L->min), ms(L->median),
-			ms(L->p95), ms(L->max), 100 * L->network_share, 100 * L->server_share,
-			100 * L->children_share, 100 * L->unknown_share, g->nodes[L->node].name);
+		fprintf(f, "%8" PRId64 " %7" PRId64, L->calls, L->failed);
+		if (L->calls)
+			fprintf(f, " %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %4.0f%% %4.0f%% %4.0f%% "
+				"%4.0f%%", L->mean / 1e6, L->sd / 1e6, ms(L->min), ms(L->median),
+				ms(L->p95), ms(L->max), 100 * L->network_share, 100 * L->server_share,
+				100 * L->children_share, 100 * L->unknown_share);
+		else		/* no latency to show */
+			fprintf(f, " %9s %9s %9s %9s %9s %9s %5s %5s %5s %5s", "-", "-", "-", "-", "-",
+				"-", "-", "-", "-", "-");
+		fprintf(f, "  %s", g->nodes[L->node].name);
 		if (L->skipped)
 			fprintf(f, " (%" PRId64 " calls without both stub probes)", L->skipped);
+		if (L->bounded)
+			fprintf(f, " (%" PRId64 " split%s bounded)", L->bounded,
+				L->bounded > 1 ? "s" : "");
 		fputc('\n', f);
 	}
 	return done(f);

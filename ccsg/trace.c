@@ -7,6 +7,7 @@
  * few seconds.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,25 +18,191 @@
 #include "trace.h"
 #include "usage.h"
 
-static int64_t col_i64(sqlite3_stmt *st, int i)
+const char *const ccsg_reply_names[CCSG_NREPLY] = {
+	"success", "none", "prog_unavail", "prog_mismatch",
+	"proc_unavail", "garbage_args", "system_err", "denied",
+};
+
+/* Bounds of what the columns may hold: times and CPU in ns (146 years),
+ * event numbers; process and host ids index dense arrays (tracedump
+ * numbers them 1.. by file: 4 million is far more than a merge makes,
+ * and keeps a crafted id from costing gigabytes). */
+#define MAX_NS (INT64_C(1) << 62)
+#define MAX_EVENT (INT64_C(1) << 62)
+#define MAX_PROC (1 << 22)
+#define MAX_HOST (1 << 22)
+
+/*
+ * Reading one table, row by row, with every value checked as it is read
+ * (sqlite3_column_type: SQLite keeps whatever a column is given).  The
+ * first bad value is reported, naming table, row and column; the caller
+ * sees r->bad after the row and stops.
+ */
+struct reader {
+	sqlite3_stmt *st;
+	const char *path, *table;
+	char row[96];			/* "call_id 17", or "#3" before the key is read */
+	size_t n;			/* rows read */
+	int bad;
+};
+
+/* A value for a message: text quoted, cut and made printable. */
+static const char *describe(struct reader *r, int i, char *buf, size_t len)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+	switch (sqlite3_column_type(r->st, i)) {
+	case SQLITE_INTEGER:
+		snprintf(buf, len, "%lld", (long long)sqlite3_column_int64(r->st, i));
+		break;
+	case SQLITE_FLOAT:
+		snprintf(buf, len, "real %g", sqlite3_column_double(r->st, i));
+		break;
+	case SQLITE_BLOB:
+		snprintf(buf, len, "a blob of %d bytes", sqlite3_column_bytes(r->st, i));
+		break;
+	case SQLITE_NULL:
+		snprintf(buf, len, "NULL");
+		break;
+	default: {
+		const unsigned char *s = sqlite3_column_text(r->st, i);
+		size_t k = 0, n = 0;
+
+		k += (size_t)snprintf(buf, len, "text '");
+		for (; s && s[n] && n < 24 && k + 6 < len; n++)
+			buf[k++] = s[n] >= 0x20 && s[n] < 0x7f && s[n] != '\'' ? (char)s[n] : '?';
+		snprintf(buf + k, len - k, "%s'", s && s[n] ? "..." : "");
+	}
+	}
+	return buf;
+}
+
+static void bad_value(struct reader *r, int i, const char *fmt, ...) CAUSAL_PRINTF(3, 4);
+static void bad_value(struct reader *r, int i, const char *fmt, ...)
+{
+	char what[192];
+	va_list ap;
+
+	if (r->bad++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	error("'%s': table %s, row %s, column %s: %s", r->path, r->table, r->row,
+	      sqlite3_column_name(r->st, i), what);
+}
+
+/* An integer within [min, max]; NULL is CCSG_NONE when null_ok. */
+static int64_t rd_int(struct reader *r, int i, int64_t min, int64_t max, int null_ok)
+{
+	int type = sqlite3_column_type(r->st, i);
+	char d[64];
+	int64_t v;
+
+	if (type == SQLITE_NULL) {
+		if (!null_ok)
+			bad_value(r, i, "NULL where a value is required");
 		return CCSG_NONE;
-	return sqlite3_column_int64(st, i);
+	}
+	if (type != SQLITE_INTEGER) {
+		bad_value(r, i, "%s where an integer is expected", describe(r, i, d, sizeof(d)));
+		return CCSG_NONE;
+	}
+	v = sqlite3_column_int64(r->st, i);
+	if (v < min || v > max) {
+		bad_value(r, i, "%lld is out of range (%lld to %lld)", (long long)v,
+			  (long long)min, (long long)max);
+		return CCSG_NONE;
+	}
+	return v;
 }
 
-static int32_t col_i32(sqlite3_stmt *st, int i, int32_t dflt)
+static int32_t rd_i32(struct reader *r, int i, int64_t min, int64_t max, int32_t dflt)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return dflt;
-	return (int32_t)sqlite3_column_int64(st, i);
+	int64_t v = rd_int(r, i, min, max, 1);
+
+	return v == CCSG_NONE ? dflt : (int32_t)v;
 }
 
-static char *col_strdup(sqlite3_stmt *st, int i)
+/* Text, or NULL (when null_ok). */
+static const char *rd_text(struct reader *r, int i, int null_ok)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
+	int type = sqlite3_column_type(r->st, i);
+	char d[64];
 
-	return s ? strdup((const char *)s) : NULL;
+	if (type == SQLITE_NULL) {
+		if (!null_ok)
+			bad_value(r, i, "NULL where a value is required");
+		return NULL;
+	}
+	if (type != SQLITE_TEXT) {
+		bad_value(r, i, "%s where text is expected", describe(r, i, d, sizeof(d)));
+		return NULL;
+	}
+	return (const char *)sqlite3_column_text(r->st, i);
+}
+
+/* One of names[0..n), its index; -1 for NULL. */
+static int rd_enum(struct reader *r, int i, const char *const *names, int n)
+{
+	const char *s = rd_text(r, i, 1);
+	char d[64], list[160] = "";
+	size_t k = 0;
+
+	if (!s)
+		return -1;
+	for (int j = 0; j < n; j++)
+		if (!strcmp(s, names[j]))
+			return j;
+	for (int j = 0; j < n && k < sizeof(list); j++)
+		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", j ? ", " : "", names[j]);
+	/* describe() says "text 'x'": the quotes are enough here */
+	bad_value(r, i, "unknown value %s (expected %s)", describe(r, i, d, sizeof(d)) + 5, list);
+	return -1;
+}
+
+/* Start a table: prepare sql; 0 or -1 after error(). */
+static int rd_open(struct reader *r, sqlite3 *db, const char *sql, const char *table,
+		   const char *path)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->table = table;
+	if (sqlite3_prepare_v2(db, sql, -1, &r->st, NULL) != SQLITE_OK)
+		return error("cannot read '%s': %s", path, sqlite3_errmsg(db));
+	return 0;
+}
+
+/* The next row: 1, or 0 at the end (or on an error: then r->bad). */
+static int rd_next(struct reader *r, sqlite3 *db)
+{
+	int rc;
+
+	if (r->bad)
+		return 0;
+	rc = sqlite3_step(r->st);
+	if (rc == SQLITE_ROW) {
+		snprintf(r->row, sizeof(r->row), "#%zu", ++r->n);
+		return 1;
+	}
+	if (rc != SQLITE_DONE) {
+		r->bad = 1;
+		error("cannot read '%s': %s", r->path, sqlite3_errmsg(db));
+	}
+	return 0;
+}
+
+/* Finish a table: 0, or -1 when a value was bad. */
+static int rd_close(struct reader *r)
+{
+	sqlite3_finalize(r->st);
+	r->st = NULL;
+	return r->bad ? -1 : 0;
+}
+
+static int nomem(struct reader *r)
+{
+	if (!r->bad++)
+		error("out of memory");
+	return -1;
 }
 
 static uint64_t str_hash(const char *s)
@@ -93,39 +260,40 @@ void ccsg_chain_hex(const struct ccsg_chain *c, char buf[41])
 	buf[40] = 0;
 }
 
+/* A lowercase hex digit (tracedump writes them so) or -1. */
 static int hexval(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
 	return -1;
 }
 
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, const char *path)
+/* meta.schema_version: digits only, else -1. */
+static long parse_version(const char *s)
 {
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
-		return error("cannot read '%s': %s", path, sqlite3_errmsg(db));
-	return 0;
+	long v = 0;
+
+	if (!s || !*s || strlen(s) > 9)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
 }
 
-static int step_done(sqlite3 *db, sqlite3_stmt *st, int rc, const char *path)
-{
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot read '%s': %s", path, sqlite3_errmsg(db));
-	return 0;
-}
-
-/* Is this a merged trace with the rpc tables?  Say what is wrong if not. */
+/* Is this a merged trace that ccsg reads?  Say what is wrong if not. */
 static int check_schema(sqlite3 *db, const char *path)
 {
 	static const char *const need[] = { "hosts", "processes", "threads", "rpc_calls",
 					    "rpc_sites", "rpc_objects" };
 	sqlite3_stmt *st;
-	int version = -1;
+	char value[64] = "";
+	int found = 0;
+	long version;
 
 	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'",
 			       -1, &st, NULL) != SQLITE_OK) {
@@ -134,17 +302,28 @@ static int check_schema(sqlite3 *db, const char *path)
 		return error("'%s' is not a causal trace database (no meta table); "
 			     "make one with 'tracedump merge DIR'", path);
 	}
-	if (sqlite3_step(st) == SQLITE_ROW)
-		version = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (version < 0)
-		return error("'%s' is not a causal trace database (no schema version)", path);
-	if (version < 2)
-		return error("trace database '%s' has schema version %d, without rpc tables; "
-			     "merge the logs again with this tracedump", path, version);
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		int found;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(st, 0);
 
+		found = 1;
+		/* made printable: it goes into a one-line message */
+		for (size_t i = 0; v && v[i] && i + 1 < sizeof(value); i++)
+			value[i] = v[i] >= 0x20 && v[i] < 0x7f && v[i] != '\'' ? (char)v[i] : '?';
+	}
+	sqlite3_finalize(st);
+	if (!found)
+		return error("'%s' is not a causal trace database (no schema version)", path);
+	version = parse_version(value);
+	if (version < 0)
+		return error("'%s': schema version '%s' is not a number", path, value);
+	if (version < CCSG_SCHEMA_VERSION)
+		return error("trace database '%s' has schema version %ld, without rpc tables; "
+			     "merge the logs again with this tracedump", path, version);
+	if (version > CCSG_SCHEMA_VERSION)
+		return error("trace database '%s' has schema version %ld, which this ccsg does "
+			     "not know (it reads version %d); use the ccsg of the tracedump "
+			     "that merged it", path, version, CCSG_SCHEMA_VERSION);
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' "
 				       "AND name = ?", -1, &st, NULL) != SQLITE_OK)
 			return error("cannot read '%s': %s", path, sqlite3_errmsg(db));
@@ -160,151 +339,177 @@ static int check_schema(sqlite3 *db, const char *path)
 
 static int load_hosts(struct ccsg_trace *t, sqlite3 *db, int32_t **host_index, size_t *nindex)
 {
-	sqlite3_stmt *st;
-	int rc;
+	struct reader r;
 
-	if (prepare(db, "SELECT host_id, name FROM hosts ORDER BY host_id", &st, t->path))
+	if (rd_open(&r, db, "SELECT host_id, name FROM hosts ORDER BY host_id", "hosts",
+		    t->path))
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
+	while (rd_next(&r, db)) {
+		int64_t id = rd_int(&r, 0, 0, MAX_HOST, 0);
+		const char *name;
 		size_t cap = t->nhosts;
 
-		if (id < 0 || id > 10000000) {
-			sqlite3_finalize(st);
-			return error("'%s': host_id %lld out of range", t->path, (long long)id);
-		}
+		if (r.bad)
+			break;
+		snprintf(r.row, sizeof(r.row), "host_id %lld", (long long)id);
+		if (!(name = rd_text(&r, 1, 0)))
+			break;
 		if ((size_t)id >= *nindex) {
 			int32_t *p = realloc(*host_index, (id + 1) * sizeof(*p));
 
 			if (!p)
-				goto nomem;
+				return nomem(&r), rd_close(&r);
 			for (size_t i = *nindex; i <= (size_t)id; i++)
 				p[i] = -1;
 			*host_index = p;
 			*nindex = id + 1;
 		}
-		if (CCSG_GROW(t->hosts, cap, t->nhosts + 1))
-			goto nomem;
-		t->hosts[t->nhosts] = col_strdup(st, 1);
-		if (!t->hosts[t->nhosts])
-			t->hosts[t->nhosts] = strdup("?");
+		if (CCSG_GROW(t->hosts, cap, t->nhosts + 1) ||
+		    !(t->hosts[t->nhosts] = strdup(name)))
+			return nomem(&r), rd_close(&r);
 		(*host_index)[id] = (int32_t)t->nhosts++;
 	}
-	return step_done(db, st, rc, t->path);
-nomem:
-	sqlite3_finalize(st);
-	return error("out of memory");
+	return rd_close(&r);
 }
 
 static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_index, size_t nindex)
 {
-	sqlite3_stmt *st;
-	int rc;
+	struct reader r;
 
-	if (prepare(db, "SELECT proc_id, host_id, pid, exe FROM processes ORDER BY proc_id",
-		    &st, t->path))
+	if (rd_open(&r, db, "SELECT proc_id, host_id, pid, exe FROM processes ORDER BY proc_id",
+		    "processes", t->path))
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		int64_t h = sqlite3_column_int64(st, 1);
+	while (rd_next(&r, db)) {
+		int64_t id = rd_int(&r, 0, 1, MAX_PROC, 0), h;
+		int32_t pid;
+		const char *exe;
 
-		if (id <= 0 || id > 100000000) {
-			sqlite3_finalize(st);
-			return error("'%s': proc_id %lld out of range", t->path, (long long)id);
-		}
+		if (r.bad)
+			break;
+		snprintf(r.row, sizeof(r.row), "proc_id %lld", (long long)id);
+		h = rd_int(&r, 1, 0, INT64_MAX, 0);
+		pid = rd_i32(&r, 2, 0, INT32_MAX, 0);
+		exe = rd_text(&r, 3, 1);
+		if (r.bad)
+			break;
 		if ((size_t)id >= t->nprocs) {
 			struct ccsg_proc *p = realloc(t->procs, (id + 1) * sizeof(*p));
 
-			if (!p) {
-				sqlite3_finalize(st);
-				return error("out of memory");
-			}
+			if (!p)
+				return nomem(&r), rd_close(&r);
 			for (size_t i = t->nprocs; i <= (size_t)id; i++)
 				p[i] = (struct ccsg_proc){ .host = -1 };
 			t->procs = p;
 			t->nprocs = id + 1;
 		}
-		t->procs[id].host = h >= 0 && (size_t)h < nindex ? host_index[h] : -1;
-		t->procs[id].pid = col_i32(st, 2, 0);
-		t->procs[id].exe = col_strdup(st, 3);
+		/* a host_id without its hosts row is shown as '?' */
+		t->procs[id].host = (uint64_t)h < nindex ? host_index[h] : -1;
+		t->procs[id].pid = pid;
+		if (exe && !(t->procs[id].exe = strdup(exe)))
+			return nomem(&r), rd_close(&r);
 		t->nproc_rows++;
 	}
-	return step_done(db, st, rc, t->path);
+	return rd_close(&r);
 }
 
 static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 {
-	sqlite3_stmt *st;
+	static const char *const markers[] = { "user", "infra" };
+	struct reader r;
 	size_t cap = 0;
-	int rc;
 
-	if (prepare(db, "SELECT proc_id, tid, parent_tid, marker, cpu_ns, ctx_function "
-		    "FROM threads ORDER BY proc_id, tid", &st, t->path))
+	if (rd_open(&r, db, "SELECT proc_id, tid, parent_tid, marker, cpu_ns, ctx_function "
+		    "FROM threads ORDER BY proc_id, tid", "threads", t->path))
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct ccsg_thread *th;
-		const unsigned char *m;
+	while (rd_next(&r, db)) {
+		struct ccsg_thread th = { .parent_thread = -1, .spawn_call = -1 };
 
+		th.proc = (int32_t)rd_int(&r, 0, 1, MAX_PROC, 0);
+		th.tid = (int32_t)rd_int(&r, 1, 0, INT32_MAX, 0);
+		if (r.bad)
+			break;
+		snprintf(r.row, sizeof(r.row), "proc_id %d, tid %d", th.proc, th.tid);
+		th.parent_tid = rd_i32(&r, 2, 0, INT32_MAX, 0);
+		th.infra = rd_enum(&r, 3, markers, 2) == 1;
+		th.cpu_ns = rd_int(&r, 4, 0, MAX_NS, 1);
+		th.ctx_function = rd_int(&r, 5, 0, INT64_MAX, 1);
+		if (r.bad)
+			break;
 		if (CCSG_GROW(t->threads, cap, t->nthreads + 1))
-			goto nomem;
-		th = &t->threads[t->nthreads];
-		th->proc = col_i32(st, 0, 0);
-		th->tid = col_i32(st, 1, 0);
-		th->parent_tid = col_i32(st, 2, 0);
-		m = sqlite3_column_text(st, 3);
-		th->infra = m && !strcmp((const char *)m, "infra");
-		th->cpu_ns = col_i64(st, 4);
-		th->ctx_function = col_i64(st, 5);
-		th->parent_thread = th->spawn_call = -1;
-		if (ccsg_map_put(&t->thread_map, ccsg_key2(th->proc, th->tid),
+			return nomem(&r), rd_close(&r);
+		t->threads[t->nthreads] = th;
+		if (ccsg_map_put(&t->thread_map, ccsg_key2(th.proc, th.tid),
 				 (int32_t)t->nthreads) < 0)
-			goto nomem;
+			return nomem(&r), rd_close(&r);
 		t->nthreads++;
 	}
-	return step_done(db, st, rc, t->path);
-nomem:
-	sqlite3_finalize(st);
-	return error("out of memory");
+	return rd_close(&r);
 }
 
 static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 {
-	sqlite3_stmt *st;
+	struct reader r;
 	size_t cap = 0;
-	int rc;
 
-	if (prepare(db, "SELECT proc_id, symbol, module FROM rpc_sites "
-		    "WHERE symbol IS NOT NULL", &st, t->path))
+	if (rd_open(&r, db, "SELECT proc_id, site_id, symbol, module FROM rpc_sites",
+		    "rpc_sites", t->path))
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *mod = (const char *)sqlite3_column_text(st, 2);
-		int32_t sym = ccsg_trace_intern(t, (const char *)sqlite3_column_text(st, 1));
+	while (rd_next(&r, db)) {
+		int64_t proc = rd_int(&r, 0, 0, MAX_PROC, 0);
+		int64_t site = rd_int(&r, 1, INT64_MIN + 1, INT64_MAX, 0);
+		const char *sym, *mod;
+		int32_t i;
 
-		if (sym < 0 || CCSG_GROW(t->sites, cap, t->nsites + 1))
-			goto nomem;
-		t->sites[t->nsites].proc = col_i32(st, 0, 0);
-		t->sites[t->nsites].symbol = sym;
+		if (r.bad)
+			break;
+		snprintf(r.row, sizeof(r.row), "proc_id %lld, site_id %lld", (long long)proc,
+			 (long long)site);
+		sym = rd_text(&r, 2, 1);
+		mod = rd_text(&r, 3, 1);
+		if (r.bad)
+			break;
+		if (!sym)
+			continue;
+		if ((i = ccsg_trace_intern(t, sym)) < 0 || CCSG_GROW(t->sites, cap, t->nsites + 1))
+			return nomem(&r), rd_close(&r);
+		t->sites[t->nsites].proc = (int32_t)proc;
+		t->sites[t->nsites].symbol = i;
 		/* libtirpc's own clients (rpcbind queries...) are runtime. */
 		t->sites[t->nsites].tirpc = mod && strstr(mod, "libtirpc.so");
 		t->nsites++;
 	}
-	if (step_done(db, st, rc, t->path))
+	if (rd_close(&r))
 		return -1;
 	cap = 0;
-	if (prepare(db, "SELECT proc_id, object_id, address FROM rpc_objects", &st, t->path))
+	if (rd_open(&r, db, "SELECT proc_id, object_id, address FROM rpc_objects",
+		    "rpc_objects", t->path))
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (CCSG_GROW(t->objects, cap, t->nobjects + 1))
-			goto nomem;
-		t->objects[t->nobjects].proc = col_i32(st, 0, 0);
-		t->objects[t->nobjects].object_id = col_i32(st, 1, 0);
-		t->objects[t->nobjects].address = col_strdup(st, 2);
-		t->nobjects++;
+	while (rd_next(&r, db)) {
+		struct ccsg_object o;
+		const char *a;
+
+		o.proc = (int32_t)rd_int(&r, 0, 0, MAX_PROC, 0);
+		if (r.bad)
+			break;
+		snprintf(r.row, sizeof(r.row), "proc_id %d", o.proc);
+		o.object_id = (int32_t)rd_int(&r, 1, 0, INT32_MAX, 0);
+		a = rd_text(&r, 2, 1);
+		if (r.bad)
+			break;
+		o.address = NULL;
+		if (CCSG_GROW(t->objects, cap, t->nobjects + 1) || (a && !(o.address = strdup(a))))
+			return nomem(&r), rd_close(&r);
+		t->objects[t->nobjects++] = o;
 	}
-	return step_done(db, st, rc, t->path);
-nomem:
-	sqlite3_finalize(st);
-	return error("out of memory");
+	return rd_close(&r);
+}
+
+int ccsg_call_failed(const struct ccsg_call *c)
+{
+	if (c->status >= 0)
+		return c->status != CCSG_RPC_SUCCESS &&
+		       !(c->one_way && c->status == CCSG_RPC_TIMEDOUT);
+	return c->reply >= 0 && c->reply != CCSG_REPLY_SUCCESS && c->reply != CCSG_REPLY_NONE;
 }
 
 static const char calls_sql[] =
@@ -314,91 +519,161 @@ static const char calls_sql[] =
 	" stub_end_event, stub_end_exit_ns, stub_end_cpu_ns,"
 	" server_proc_id, server_tid, server_function_id, object_id,"
 	" skel_start_event, skel_start_exit_ns, skel_start_cpu_ns,"
-	" skel_end_event, skel_end_ns, skel_end_cpu_ns, missing"
+	" skel_end_event, skel_end_ns, skel_end_cpu_ns, missing,"
+	" status, status_name, args_bytes, results_bytes, reply_tag,"
+	" server_args_bytes, server_results_bytes, reply, tag"
 	" FROM rpc_calls ORDER BY chain,"
 	" coalesce(stub_start_event, skel_start_event, skel_end_event, stub_end_event),"
 	" call_id";
 
+/* An optional string column interned: its index, -1 for NULL, -2 after an error. */
+static int32_t rd_intern(struct reader *r, struct ccsg_trace *t, int i)
+{
+	const char *s = rd_text(r, i, 1);
+	int32_t k;
+
+	if (!s)
+		return r->bad ? -2 : -1;
+	if ((k = ccsg_trace_intern(t, s)) < 0) {
+		nomem(r);
+		return -2;
+	}
+	return k;
+}
+
+/* The probe columns of one call, from column i on: event, time, CPU. */
+static void rd_probe(struct reader *r, struct ccsg_call *c, int i, int kind, int64_t *ns)
+{
+	c->ev[kind] = rd_int(r, i, 0, MAX_EVENT, 1);
+	*ns = rd_int(r, i + 1, 0, MAX_NS, 1);
+	c->cpu[kind] = rd_int(r, i + 2, 0, MAX_NS, 1);
+}
+
+static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c)
+{
+	static const char *const missing[] = { "server", "client" };
+	int64_t prog, vers, proc, v;
+
+	memset(c, 0, sizeof(*c));
+	prog = rd_int(r, 2, 0, UINT32_MAX, 1);
+	vers = rd_int(r, 3, 0, UINT32_MAX, 1);
+	proc = rd_int(r, 4, 0, UINT32_MAX, 1);
+	v = rd_int(r, 5, 0, 1, 1);
+	c->one_way = v == 1;
+	c->client_proc = rd_i32(r, 6, 1, MAX_PROC, 0);
+	c->client_tid = rd_i32(r, 7, 0, INT32_MAX, 0);
+	c->symbol = rd_intern(r, t, 8);
+	c->peer = rd_intern(r, t, 9);
+	rd_probe(r, c, 10, CCSG_STUB_START, &c->stub_start_ns);
+	rd_probe(r, c, 13, CCSG_STUB_END, &c->stub_end_exit_ns);
+	c->server_proc = rd_i32(r, 16, 1, MAX_PROC, 0);
+	c->server_tid = rd_i32(r, 17, 0, INT32_MAX, 0);
+	c->server_function_id = rd_int(r, 18, 0, INT64_MAX, 1);
+	c->object_id = rd_i32(r, 19, 0, INT32_MAX, -1);
+	rd_probe(r, c, 20, CCSG_SKEL_START, &c->skel_start_exit_ns);
+	rd_probe(r, c, 23, CCSG_SKEL_END, &c->skel_end_ns);
+	c->missing = (uint8_t)(rd_enum(r, 26, missing, 2) + 1);
+	c->status = rd_i32(r, 27, 0, INT32_MAX, -1);
+	c->status_name = rd_intern(r, t, 28);
+	c->args_bytes = rd_int(r, 29, 0, INT64_MAX, 1);
+	c->results_bytes = rd_int(r, 30, 0, INT64_MAX, 1);
+	c->reply_tag = rd_intern(r, t, 31);
+	c->server_args_bytes = rd_int(r, 32, 0, INT64_MAX, 1);
+	c->server_results_bytes = rd_int(r, 33, 0, INT64_MAX, 1);
+	c->reply = (int8_t)rd_enum(r, 34, ccsg_reply_names, CCSG_NREPLY);
+	c->tag = rd_intern(r, t, 35);
+	if (r->bad)
+		return -1;
+	/* the start probes give the numbers: without one, the function is
+	 * unknown (its record was dropped) */
+	c->lost = c->ev[CCSG_STUB_START] == CCSG_NONE && c->ev[CCSG_SKEL_START] == CCSG_NONE;
+	if (!c->lost && (prog == CCSG_NONE || vers == CCSG_NONE || proc == CCSG_NONE)) {
+		bad_value(r, prog == CCSG_NONE ? 2 : vers == CCSG_NONE ? 3 : 4,
+			  "NULL although the call has a start probe");
+		return -1;
+	}
+	if (!c->lost) {
+		c->prog = (uint32_t)prog;
+		c->vers = (uint32_t)vers;
+		c->proc = (uint32_t)proc;
+	}
+	if (c->status >= 0 && c->status_name < 0) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "clnt_stat %d", c->status);
+		if ((c->status_name = ccsg_trace_intern(t, name)) < 0)
+			return nomem(r);
+	}
+	c->failed = (uint8_t)ccsg_call_failed(c);
+	c->parent = -1;
+	c->depth = 1;
+	return 0;
+}
+
+/* The chain id: 40 hex digits. */
+static int read_chain(struct reader *r, const char *s, uint8_t id[20])
+{
+	char d[64];
+
+	for (int i = 0; i < 20; i++) {
+		int hi = s ? hexval(s[2 * i]) : -1, lo = hi >= 0 ? hexval(s[2 * i + 1]) : -1;
+
+		if (hi < 0 || lo < 0) {
+			if (!r->bad)
+				bad_value(r, 1, "%s is not a chain id (40 lowercase hex digits)",
+					  describe(r, 1, d, sizeof(d)));
+			return -1;
+		}
+		id[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (s[40]) {
+		bad_value(r, 1, "%s is not a chain id (40 lowercase hex digits)", describe(r, 1, d, sizeof(d)));
+		return -1;
+	}
+	return 0;
+}
+
 static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 {
-	sqlite3_stmt *st;
 	size_t cap = 0, ccap = 0;
-	char prev[64] = "";
-	int rc;
+	uint8_t prev[20];
+	struct reader r;
 
-	if (prepare(db, calls_sql, &st, t->path))
+	if (rd_open(&r, db, calls_sql, "rpc_calls", t->path))
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *chain = (const char *)sqlite3_column_text(st, 1);
-		const char *s;
-		struct ccsg_call *c;
+	while (rd_next(&r, db)) {
+		int64_t id = rd_int(&r, 0, INT64_MIN + 1, INT64_MAX, 0);
+		const char *chain;
+		uint8_t cid[20];
 
-		if (!chain)
-			chain = "";
+		if (r.bad)
+			break;
+		snprintf(r.row, sizeof(r.row), "call_id %lld", (long long)id);
+		chain = rd_text(&r, 1, 0);
+		if (read_chain(&r, chain, cid))
+			break;
 		if (CCSG_GROW(t->calls, cap, t->ncalls + 1))
-			goto nomem;
-		if (!t->nchains || strncmp(prev, chain, sizeof(prev) - 1)) {
+			return nomem(&r), rd_close(&r);
+		if (read_call(&r, t, &t->calls[t->ncalls]))
+			break;
+		t->calls[t->ncalls].call_id = id;
+		if (!t->nchains || memcmp(prev, cid, sizeof(cid))) {
 			struct ccsg_chain *ch;
 
 			if (CCSG_GROW(t->chains, ccap, t->nchains + 1))
-				goto nomem;
+				return nomem(&r), rd_close(&r);
 			ch = &t->chains[t->nchains++];
 			memset(ch, 0, sizeof(*ch));
 			ch->first = (int32_t)t->ncalls;
 			ch->owner = -1;
-			for (int i = 0; i < 20 && chain[2 * i] && chain[2 * i + 1]; i++) {
-				int hi = hexval(chain[2 * i]), lo = hexval(chain[2 * i + 1]);
-
-				if (hi < 0 || lo < 0)
-					break;
-				ch->id[i] = (uint8_t)(hi << 4 | lo);
-			}
-			snprintf(prev, sizeof(prev), "%s", chain);
+			memcpy(ch->id, cid, sizeof(cid));
+			memcpy(prev, cid, sizeof(cid));
 		}
 		t->chains[t->nchains - 1].n++;
-		c = &t->calls[t->ncalls];
-		memset(c, 0, sizeof(*c));
-		c->call_id = sqlite3_column_int64(st, 0);
-		c->chain = (int32_t)t->nchains - 1;
-		c->prog = (uint32_t)sqlite3_column_int64(st, 2);
-		c->vers = (uint32_t)sqlite3_column_int64(st, 3);
-		c->proc = (uint32_t)sqlite3_column_int64(st, 4);
-		c->one_way = sqlite3_column_int(st, 5) != 0;
-		c->client_proc = col_i32(st, 6, 0);
-		c->client_tid = col_i32(st, 7, 0);
-		c->symbol = c->peer = -1;
-		if ((s = (const char *)sqlite3_column_text(st, 8)) &&
-		    (c->symbol = ccsg_trace_intern(t, s)) < 0)
-			goto nomem;
-		if ((s = (const char *)sqlite3_column_text(st, 9)) &&
-		    (c->peer = ccsg_trace_intern(t, s)) < 0)
-			goto nomem;
-		c->ev[CCSG_STUB_START] = col_i64(st, 10);
-		c->stub_start_ns = col_i64(st, 11);
-		c->cpu[CCSG_STUB_START] = col_i64(st, 12);
-		c->ev[CCSG_STUB_END] = col_i64(st, 13);
-		c->stub_end_exit_ns = col_i64(st, 14);
-		c->cpu[CCSG_STUB_END] = col_i64(st, 15);
-		c->server_proc = col_i32(st, 16, 0);
-		c->server_tid = col_i32(st, 17, 0);
-		c->server_function_id = col_i64(st, 18);
-		c->object_id = col_i32(st, 19, -1);
-		c->ev[CCSG_SKEL_START] = col_i64(st, 20);
-		c->skel_start_exit_ns = col_i64(st, 21);
-		c->cpu[CCSG_SKEL_START] = col_i64(st, 22);
-		c->ev[CCSG_SKEL_END] = col_i64(st, 23);
-		c->skel_end_ns = col_i64(st, 24);
-		c->cpu[CCSG_SKEL_END] = col_i64(st, 25);
-		s = (const char *)sqlite3_column_text(st, 26);
-		c->missing = !s ? CCSG_BOTH : !strcmp(s, "server") ? CCSG_NO_SERVER : CCSG_NO_CLIENT;
-		c->parent = -1;
-		c->depth = 1;
+		t->calls[t->ncalls].chain = (int32_t)t->nchains - 1;
 		t->ncalls++;
 	}
-	return step_done(db, st, rc, t->path);
-nomem:
-	sqlite3_finalize(st);
-	return error("out of memory");
+	return rd_close(&r);
 }
 
 int ccsg_trace_load(struct ccsg_trace *t, const char *path)
@@ -414,7 +689,7 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 		return error("cannot open trace database '%s': %s", path, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
 		return error("'%s' is not a trace database file", path);
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		error("cannot open trace database '%s': %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return -1;

@@ -17,6 +17,21 @@
 
 #define CCSG_NONE INT64_MIN
 
+/* The schema version of the merged database that ccsg reads. */
+#define CCSG_SCHEMA_VERSION 2
+
+/* enum clnt_stat values ccsg interprets (fixed by the ONC RPC API). */
+#define CCSG_RPC_SUCCESS 0
+#define CCSG_RPC_TIMEDOUT 5
+
+/* rpc_calls.reply: the reply a server sent (enum causal_rpc_reply). */
+enum ccsg_reply {
+	CCSG_REPLY_SUCCESS, CCSG_REPLY_NONE, CCSG_REPLY_PROG_UNAVAIL, CCSG_REPLY_PROG_MISMATCH,
+	CCSG_REPLY_PROC_UNAVAIL, CCSG_REPLY_GARBAGE_ARGS, CCSG_REPLY_SYSTEM_ERR,
+	CCSG_REPLY_DENIED, CCSG_NREPLY
+};
+extern const char *const ccsg_reply_names[CCSG_NREPLY];	/* "success", ... */
+
 /* The four probes of a call, in their order along a chain (Figure 4). */
 enum ccsg_probe { CCSG_STUB_START, CCSG_SKEL_START, CCSG_SKEL_END, CCSG_STUB_END };
 
@@ -36,8 +51,20 @@ struct ccsg_call {
 	int32_t object_id;		/* -1 when unknown */
 	int32_t symbol;			/* trace.strings index of site_symbol, -1 */
 	int32_t peer;			/* trace.strings index of peer, -1 */
+	/* The outcome: the client's status (stub end), the server's reply
+	 * (skeleton end), the tag statuses, the sizes; -1 / CCSG_NONE when
+	 * that probe is missing. */
+	int32_t status;			/* enum clnt_stat */
+	int32_t status_name;		/* trace.strings index: "RPC_TIMEDOUT" */
+	int32_t tag;			/* trace.strings index of rpc_calls.tag */
+	int32_t reply_tag;		/* ... of rpc_calls.reply_tag */
+	int64_t args_bytes, results_bytes;		/* as the client saw them */
+	int64_t server_args_bytes, server_results_bytes;	/* as the server saw them */
+	int8_t reply;			/* enum ccsg_reply */
 	uint8_t missing;		/* enum ccsg_missing */
 	uint8_t one_way;
+	uint8_t lost;			/* no start probe (dropped): function unknown */
+	uint8_t failed;			/* ccsg_call_failed() */
 	/* Filled by ccsg_dscg_build(). */
 	int32_t parent;			/* parent call, -1 for a chain's roots */
 	int32_t seg;			/* segment of a broken chain, else 0 */
@@ -108,12 +135,22 @@ struct ccsg_trace {
 
 /*
  * Load the database at path.  A missing file, a database that is not a
- * merged trace (no rpc_calls / threads / processes / hosts tables, schema
- * older than 2) or a trace without processes is an error(): -1 (or
- * -ENOENT, -EINVAL) and nothing to release.
+ * merged trace (no rpc_calls / threads / processes / hosts tables), a
+ * schema version other than CCSG_SCHEMA_VERSION, a value of the wrong
+ * type or out of range in a column ccsg reads (error() names the table,
+ * row and column) or a trace without processes is an error(): -1 and
+ * nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
 void ccsg_trace_release(struct ccsg_trace *t);
+
+/*
+ * Did the call fail?  The client's status when the stub end gives one:
+ * anything but RPC_SUCCESS, except RPC_TIMEDOUT of a one-way call (zero
+ * timeout: no reply awaited, libtirpc's normal answer).  Else (no client
+ * side, or its end lost) the server's reply: anything but success / none.
+ */
+int ccsg_call_failed(const struct ccsg_call *c);
 
 /* Thread index of (proc, tid), or -1. */
 int32_t ccsg_trace_thread(const struct ccsg_trace *t, int32_t proc, int32_t tid);

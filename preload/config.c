@@ -52,6 +52,7 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 		problems[0] = '\0';
 	snprintf(cfg->log_dir, sizeof(cfg->log_dir), "%s",
 		 CAUSAL_DEFAULT_LOG_DIR);
+	cfg->log_dir_trust = 0;
 	cfg->buffer_kb = CAUSAL_DEFAULT_BUFFER_KB;
 	cfg->flush_ms = CAUSAL_DEFAULT_FLUSH_MS;
 	cfg->cpu_exact_us = CAUSAL_DEFAULT_CPU_EXACT_US;
@@ -63,6 +64,16 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 				  "path too long");
 		else
 			snprintf(cfg->log_dir, sizeof(cfg->log_dir), "%s", v);
+	}
+	v = getenv_fn("CAUSAL_LOG_DIR_TRUST");
+	if (v) {
+		uint32_t trust;
+
+		if (causal_parse_uint(v, 0, 1, &trust))
+			n += note(problems, problems_size,
+				  "CAUSAL_LOG_DIR_TRUST", v, "expected 0 or 1");
+		else
+			cfg->log_dir_trust = (int)trust;
 	}
 	v = getenv_fn("CAUSAL_BUFFER_KB");
 	if (v) {

@@ -1,7 +1,11 @@
 /*
  * config.h - run-time settings of libcausal.so, read from the environment.
  *
- *   CAUSAL_LOG_DIR    where logs go (default ./logs, created mode 0700)
+ *   CAUSAL_LOG_DIR    where logs go (default ./logs, created mode 0700);
+ *                     made absolute and checked by log-dir.h
+ *   CAUSAL_LOG_DIR_TRUST
+ *                     1: use the log directory without the checks of
+ *                     log-dir.h (default 0)
  *   CAUSAL_BUFFER_KB  per-thread record buffer in KiB, rounded up to a
  *                     power of two (default 256, 4 .. 1048576)
  *   CAUSAL_FLUSH_MS   background writer period in ms (default 100, 1 .. 60000)
@@ -27,6 +31,7 @@
 
 struct causal_config {
 	char log_dir[1024];
+	int log_dir_trust;	/* 0 or 1 */
 	uint32_t buffer_kb;	/* a power of two */
 	uint32_t flush_ms;
 	uint32_t cpu_exact_us;

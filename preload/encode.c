@@ -159,12 +159,19 @@ int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 		return 0;
 	}
 	case CAUSAL_REC_THREAD_SPAWN:
-	case CAUSAL_REC_FORK:
 	case CAUSAL_REC_EXEC_FAILED:
-		/* child tid, child pid, errno: all in aux */
+		/* child tid, errno: in aux */
 		pack_common(pk, 4, rec->type, rec->tid, rec->mono_ns);
 		msgpack_pack_uint32(pk, rec->aux);
 		return 0;
+	case CAUSAL_REC_FORK: {
+		const struct rec_fork *r = (const void *)rec;
+
+		pack_common(pk, 5, rec->type, rec->tid, rec->mono_ns);
+		msgpack_pack_uint32(pk, rec->aux);	/* child pid */
+		msgpack_pack_uint32(pk, r->how);
+		return 0;
+	}
 	case CAUSAL_REC_EXEC: {
 		const struct rec_exec *r = (const void *)rec;
 

@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -20,6 +21,7 @@
 #include "config.h"
 #include "context.h"
 #include "identity.h"
+#include "log-dir.h"
 #include "log-file.h"
 #include "record.h"
 #include "ring.h"
@@ -40,7 +42,17 @@ struct causal_real_table {
 	void (*_exit)(int) __attribute__((noreturn));
 	void (*_Exit)(int) __attribute__((noreturn));
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
-	sighandler_t (*signal)(int, sighandler_t);
+	sighandler_t (*signal)(int, sighandler_t);	/* = bsd_signal, ssignal */
+	sighandler_t (*sysv_signal)(int, sighandler_t);	/* = __sysv_signal */
+	sighandler_t (*sigset)(int, sighandler_t);
+	int (*posix_spawn)(pid_t *, const char *,
+			   const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[],
+			   char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *,
+			    const posix_spawn_file_actions_t *,
+			    const posix_spawnattr_t *, char *const[],
+			    char *const[]);
 };
 
 extern struct causal_real_table causal_real;
@@ -60,6 +72,7 @@ enum causal_run_state {
 struct causal_global {
 	_Atomic int state;	/* enum causal_run_state */
 	struct causal_config cfg;
+	struct causal_log_dir log_dir;	/* resolved once, at start-up */
 	struct causal_identity id;
 	struct causal_log_file log;
 	pthread_key_t end_key;	/* its destructor sees pthread_exit/cancel */
@@ -269,8 +282,21 @@ void causal_writer_after_fork(void);
 /* ---- signals (signals.c) ---------------------------------------------- */
 
 void causal_signals_install(void);
-/* Is h our fatal-signal handler (hidden from the program)? */
+/* Is h one of our fatal-signal handlers (hidden from the program)? */
 int causal_signals_is_ours(sighandler_t h);
+/*
+ * What the program asked for, or, for SIG_DFL on a fatal signal while
+ * tracing, the same with our handler in its place (act's flags and mask
+ * kept; buf holds the copy).
+ */
+const struct sigaction *causal_signals_substitute(int sig,
+						  const struct sigaction *act,
+						  struct sigaction *buf);
+sighandler_t causal_signals_substitute_handler(int sig, sighandler_t h);
+/* Rewrite an action the kernel reported into what the program would have
+ * been told without us: SIG_DFL in place of our handler. */
+void causal_signals_view(struct sigaction *sa);
+sighandler_t causal_signals_view_handler(sighandler_t h);
 
 
 #endif

@@ -58,23 +58,36 @@ static void thread_end_dtor(void *p)
 						       : CAUSAL_THREAD_CANCELLED);
 }
 
-/* Identity, log file and header: at start-up and in a fork child. */
+/*
+ * Log file and header: at start-up and in a fork child, in the directory
+ * resolved at start-up (never against a working directory the program
+ * has changed since), walked and checked again each time (log-dir.h).
+ */
 static int open_log(void)
 {
-	char uuid[2 * CAUSAL_UUID_LEN + 1];
+	char uuid[2 * CAUSAL_UUID_LEN + 1], why[1024];
 	const char *what;
-	int ret;
+	int ret, dir_fd;
 
+	dir_fd = causal_log_dir_open(&causal_g.log_dir, why, sizeof(why));
+	if (dir_fd < 0) {
+		causal_g.log.fd = -1;
+		atomic_store(&causal_g.state, CAUSAL_DISABLED);
+		causal_say(why, "; running untraced", NULL);
+		return -1;
+	}
 	causal_uuid_hex(causal_g.id.uuid, uuid);
-	ret = causal_log_file_open(&causal_g.log, causal_g.cfg.log_dir,
-				   causal_g.id.hostname, causal_g.id.pid, uuid,
-				   &what);
+	ret = causal_log_file_open(&causal_g.log, dir_fd,
+				   causal_g.log_dir.path, causal_g.id.hostname,
+				   causal_g.id.pid, uuid, &what);
+	close(dir_fd);
 	if (!ret)
 		ret = causal_writer_header();
 	if (ret) {
 		atomic_store(&causal_g.state, CAUSAL_DISABLED);
-		causal_say("causal: cannot ", what, " in '", causal_g.cfg.log_dir,
-			   "': ", strerror(-ret), "; running untraced", NULL);
+		causal_say("causal: cannot ", what, " in '",
+			   causal_g.log_dir.path, "': ", strerror(-ret),
+			   "; running untraced", NULL);
 		return -1;
 	}
 	return 0;
@@ -147,6 +160,16 @@ static void init(void)
 	if (causal_config_load(&causal_g.cfg, (causal_getenv_fn)getenv,
 			       problems, sizeof(problems)))
 		causal_say(problems, NULL); /* ends with its own newline */
+	/* once: a fork child after chdir() writes where we started */
+	ret = causal_log_dir_resolve(&causal_g.log_dir, causal_g.cfg.log_dir,
+				     causal_g.cfg.log_dir_trust);
+	if (ret) {
+		causal_say("causal: cannot resolve log directory '",
+			   causal_g.cfg.log_dir, "': ", strerror(-ret),
+			   "; running untraced", NULL);
+		atomic_store(&causal_g.state, CAUSAL_DISABLED);
+		goto out;
+	}
 	causal_identity_init(&causal_g.id);
 	atomic_store(&causal_g.next_tid, 1);
 	causal_tbufs_init();

@@ -148,9 +148,9 @@ static int alloc_buffers(struct causal_log_file *lf)
 	return 0;
 }
 
-int causal_log_file_open(struct causal_log_file *lf, const char *dir,
-			 const char *hostname, pid_t pid, const char *uuid_hex,
-			 const char **what)
+int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
+			 const char *dir, const char *hostname, pid_t pid,
+			 const char *uuid_hex, const char **what)
 {
 	uint8_t magic[CAUSAL_SLOT_OFFSET + 8 + CAUSAL_SLOT_SIZE];
 	uint32_t v;
@@ -160,17 +160,14 @@ int causal_log_file_open(struct causal_log_file *lf, const char *dir,
 
 	memset(lf, 0, sizeof(*lf));
 	lf->fd = -1;
-	*what = "create log directory";
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
+	*what = "create log file";
 	causal_log_file_name(name, sizeof(name), hostname, pid, uuid_hex);
 	if ((size_t)snprintf(lf->path, sizeof(lf->path), "%s/%s", dir, name) >=
 	    sizeof(lf->path))
 		return -ENAMETOOLONG;
 
-	*what = "create log file";
-	fd = open(lf->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			 O_CLOEXEC, 0600);
+	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	fd = move_fd_high(fd);

@@ -66,13 +66,14 @@ struct causal_log_file {
 };
 
 /*
- * Create DIR (mode 0700) if missing and a new log file in it (mode 0600,
- * O_EXCL, no symlink followed), named HOST.PID.UUID.clog, and write the
- * file magic.  Returns 0 or -errno; *what names the step that failed.
+ * Create a new log file (mode 0600, O_EXCL, no symlink followed), named
+ * HOST.PID.UUID.clog, in the directory dir_fd opens (log-dir.h checked
+ * it; dir is its absolute path, for reopening), and write the file magic.
+ * Returns 0 or -errno; *what names the step that failed.
  */
-int causal_log_file_open(struct causal_log_file *lf, const char *dir,
-			 const char *hostname, pid_t pid, const char *uuid_hex,
-			 const char **what);
+int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
+			 const char *dir, const char *hostname, pid_t pid,
+			 const char *uuid_hex, const char **what);
 
 /*
  * Filler: room for a record of up to `bytes` encoded bytes in the open

@@ -28,6 +28,10 @@ static void resolve(void)
 	RESOLVE(_Exit);
 	RESOLVE(sigaction);
 	RESOLVE(signal);
+	RESOLVE(sysv_signal);
+	RESOLVE(sigset);
+	RESOLVE(posix_spawn);
+	RESOLVE(posix_spawnp);
 }
 
 void causal_real_resolve(void)

@@ -38,6 +38,8 @@ struct rec_thread_spawn {	/* hdr.aux = child tid */
 
 struct rec_fork {		/* hdr.aux = child pid */
 	struct causal_rec hdr;
+	uint32_t how;		/* enum causal_fork_how */
+	uint32_t pad;
 };
 
 struct rec_exec_failed {	/* hdr.aux = errno */

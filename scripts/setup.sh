@@ -5,7 +5,7 @@ set -euo pipefail
 PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
       libmsgpack-dev check libsqlite3-dev sqlite3 rpcsvc-proto rpcbind
       util-linux zstd clang libclang-rt-14-dev time
-      graphviz)
+      graphviz man-db groff-base)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -37,6 +37,7 @@ struct traced_client {
 	struct clnt_ops ops;		/* first: what the handle points at */
 	const struct clnt_ops *orig;
 	int kind;			/* enum client_kind */
+	int fd;				/* the connection (VC), else -1 */
 	struct stub_target target;	/* kept up to date by cl_control */
 };
 
@@ -91,6 +92,7 @@ struct call_state {
 	struct causal_tag reply;	/* read after the results */
 	int reply_status;		/* enum causal_tag_status */
 	int tag_sent;			/* the tag fitted after the args */
+	int fd;				/* to peek at for the reply's tag */
 };
 
 /* libtirpc calls these through xdrproc_t, a variadic type: cast there */
@@ -114,8 +116,8 @@ static bool_t results_with_tag(XDR *xdrs, void *p)
 	if (!st->xres(xdrs, st->resp))
 		return FALSE;
 	if (xdrs->x_op == XDR_DECODE)
-		st->reply_status = causal_xdr_get_tag(xdrs, st->tag.xid, -1,
-						      &st->reply);
+		st->reply_status = causal_xdr_get_tag(xdrs, st->tag.xid,
+						      st->fd, &st->reply);
 	return TRUE;
 }
 
@@ -200,6 +202,24 @@ static int server_answered_error(enum clnt_stat status)
 	}
 }
 
+/*
+ * A tagged request whose reply brought back no readable tag: the server
+ * may be traced and have numbered events of the chain (its skeleton, its
+ * own calls) that the client cannot know of, from a timed-out call still
+ * running to a one-way call.  The stub end jumps over them
+ * (CAUSAL_RPC_EVENT_SKIP), so the client's next events never reuse the
+ * server's numbers.  A successful reply without a tag comes from an
+ * untraced server (a traced one tags every reply to a tagged request that
+ * has results), which numbered nothing.
+ */
+static int reply_may_hide_events(enum clnt_stat status,
+				 const struct call_state *st)
+{
+	if (!st->tag_sent || st->reply_status == CAUSAL_TAG_OK)
+		return 0;
+	return status != RPC_SUCCESS || st->reply_status != CAUSAL_TAG_ABSENT;
+}
+
 static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 				  void *argsp, xdrproc_t xres, void *resp,
 				  struct timeval timeout)
@@ -229,6 +249,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	st.xres = xres;
 	st.resp = resp;
 	st.reply_status = CAUSAL_TAG_ABSENT;
+	st.fd = tc->fd;
 	start_event = causal_ctx_next_event(ctx);
 	fid = causal_rpc_next_function_id();
 	if (!timeout.tv_sec && !timeout.tv_usec)
@@ -262,6 +283,8 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		ctx->event_no = st.reply.event_no; /* the server's last event */
 	else if (server_answered_error(status))
 		ctx->event_no += 2; /* see server_answered_error() */
+	else if (reply_may_hide_events(status, &st))
+		ctx->event_no += CAUSAL_RPC_EVENT_SKIP - 1;
 	stub_end(tb, status, &st, entry, causal_ctx_next_event(ctx), fid,
 		 encoded_size(xargs, argsp),
 		 status == RPC_SUCCESS ? encoded_size(xres, resp) : 0);
@@ -303,8 +326,8 @@ static void traced_destroy(CLIENT *cl)
 	free(tc);
 }
 
-static void wrap_client(CLIENT *cl, int kind, uint32_t prog, uint32_t vers,
-			const struct netbuf *peer)
+static void wrap_client(CLIENT *cl, int kind, int fd, uint32_t prog,
+			uint32_t vers, const struct netbuf *peer)
 {
 	struct traced_client *tc;
 
@@ -320,6 +343,7 @@ static void wrap_client(CLIENT *cl, int kind, uint32_t prog, uint32_t vers,
 	tc->ops.cl_destroy = traced_destroy;
 	tc->orig = cl->cl_ops;
 	tc->kind = kind;
+	tc->fd = fd;
 	tc->target.prog = prog;
 	tc->target.vers = vers;
 	set_peer(tc, peer);
@@ -350,7 +374,7 @@ CAUSAL_EXPORT CLIENT *clnt_vc_create(const int fd, const struct netbuf *raddr,
 
 	CREATION_PROLOGUE(clnt_vc_create);
 	cl = real.clnt_vc_create(fd, raddr, prog, vers, sendsz, recvsz);
-	wrap_client(cl, CLIENT_VC, (uint32_t)prog, (uint32_t)vers, raddr);
+	wrap_client(cl, CLIENT_VC, fd, (uint32_t)prog, (uint32_t)vers, raddr);
 	return cl;
 }
 
@@ -363,7 +387,7 @@ CAUSAL_EXPORT CLIENT *clnt_dg_create(const int fd, const struct netbuf *raddr,
 
 	CREATION_PROLOGUE(clnt_dg_create);
 	cl = real.clnt_dg_create(fd, raddr, prog, vers, sendsz, recvsz);
-	wrap_client(cl, CLIENT_DG, (uint32_t)prog, (uint32_t)vers, raddr);
+	wrap_client(cl, CLIENT_DG, -1, (uint32_t)prog, (uint32_t)vers, raddr);
 	return cl;
 }
 
@@ -373,7 +397,7 @@ CAUSAL_EXPORT CLIENT *clnt_raw_create(rpcprog_t prog, rpcvers_t vers)
 
 	CREATION_PROLOGUE(clnt_raw_create);
 	cl = real.clnt_raw_create(prog, vers);
-	wrap_client(cl, CLIENT_RAW, (uint32_t)prog, (uint32_t)vers, NULL);
+	wrap_client(cl, CLIENT_RAW, -1, (uint32_t)prog, (uint32_t)vers, NULL);
 	return cl;
 }
 
@@ -389,7 +413,8 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 		  const int waittime, const char *nettype)
 {
 	struct causal_ctx *ctx = &causal_self.ctx;
-	struct call_state st = { .reply_status = CAUSAL_TAG_ABSENT };
+	struct call_state st = { .reply_status = CAUSAL_TAG_ABSENT,
+				  .fd = -1 };
 	struct stub_target target = {
 		.prog = (uint32_t)prog,
 		.vers = (uint32_t)vers,

@@ -15,6 +15,7 @@
 
 #include "../preload/internal.h"
 #include "tag.h"
+#include "xdr-tag.h"
 
 /* ---- chains and probes (rpc-probes.c) ---------------------------------- */
 
@@ -75,25 +76,5 @@ uint64_t causal_rpc_site(struct causal_tbuf *tb, uintptr_t ip);
  * RPC_OBJECT record the first time. */
 uint64_t causal_rpc_object(struct causal_tbuf *tb, const SVCXPRT *xprt,
 			   uint32_t prog, uint32_t vers, int transport);
-
-/* ---- reading and writing tags in an XDR stream (xdr-tag.c) ------------- */
-
-/* Is this a memory stream (UDP, raw) rather than a record stream (TCP)? */
-int causal_xdr_is_mem(const XDR *xdrs);
-/* While arguments are encoded: the call's xid on a memory stream, where
- * the header sits at the start of the buffer; else 0 (tag not bound). */
-uint32_t causal_xdr_call_xid(const XDR *xdrs);
-/* Append the tag; on a stream with no room left (UDP size limit) rewind to
- * where it was and send the message untagged.  Returns 1 if sent. */
-int causal_xdr_put_tag(XDR *xdrs, const struct causal_tag *tag);
-/*
- * Read len bytes the peer has sent, or sends within a short bound when fd
- * (the connection, or -1) is given; never a read that waits on the
- * network.  1 if read, 0 if not (nothing consumed).
- */
-int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len, int fd);
-/* Read a tag after the decoded body; enum causal_tag_status. */
-int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, int fd,
-		       struct causal_tag *tag);
 
 #endif

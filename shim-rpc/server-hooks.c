@@ -174,7 +174,7 @@ struct args_state {
 	xdrproc_t xargs;
 	void *argsp;
 	uint32_t xid;
-	int fd;				/* the connection, to wait on */
+	int fd;				/* the connection, to peek at */
 	int status;			/* enum causal_tag_status */
 	struct causal_tag tag;
 };
@@ -192,38 +192,14 @@ static bool_t args_and_tag(XDR *xdrs, void *p)
 	return TRUE;
 }
 
-/*
- * An error reply (unknown program or procedure, undecodable arguments):
- * the arguments cannot be decoded, but the tag, if any, ends the message.
- * Scan what is left of it, 4 bytes at a time as XDR aligns them, for a
- * valid tag of this call.  Bounded: only on error paths, never past 64 KiB.
- */
-#define TAG_SCAN_MAX 65536
-
+/* An error reply: the tag, if any, is somewhere after the header. */
 static bool_t scan_for_tag(XDR *xdrs, void *p)
 {
 	struct args_state *as = p;
-	uint8_t win[CAUSAL_TAG_LEN];
-	size_t have = 0, read;
-	uint32_t xid = causal_xdr_is_mem(xdrs) ? as->xid : 0;
 
-	if (xdrs->x_op != XDR_DECODE)
-		return TRUE;
-	for (read = 0; read < TAG_SCAN_MAX; read += 4) {
-		if (have == sizeof(win)) {
-			memmove(win, win + 4, sizeof(win) - 4);
-			have -= 4;
-		}
-		if (!causal_xdr_read_ready(xdrs, win + have, 4, -1))
-			break;
-		have += 4;
-		if (have == sizeof(win) &&
-		    causal_tag_decode(win, have, xid, &as->tag) ==
-			    CAUSAL_TAG_OK) {
-			as->status = CAUSAL_TAG_OK;
-			break;
-		}
-	}
+	if (xdrs->x_op == XDR_DECODE)
+		as->status = causal_xdr_scan_tag(xdrs, as->xid, as->fd,
+						 &as->tag);
 	return TRUE;
 }
 

@@ -1,5 +1,5 @@
 /*
- * xdr-tag.c - the tag inside an XDR stream.
+ * xdr-tag.c - the tag inside an XDR stream (xdr-tag.h has the rule).
  *
  * Position arithmetic is used only on memory streams (UDP, raw): on a
  * record stream (TCP) XDR_GETPOS costs an lseek() and means nothing, and
@@ -10,11 +10,12 @@
  * may still lie after the arguments of an untagged one.
  */
 #include <arpa/inet.h>
-#include <poll.h>
-#include <sys/socket.h>
+#include <errno.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/socket.h>
 
-#include "internal.h"
+#include "xdr-tag.h"
 
 static const struct xdr_ops *mem_ops(void)
 {
@@ -69,66 +70,81 @@ struct recstream_view {
 	bool_t last_frag;
 };
 
+/* Byte i of buf then sock, as one sequence. */
+static uint8_t byte_at(const uint8_t *buf, size_t nbuf, const uint8_t *sock,
+		       size_t i)
+{
+	return i < nbuf ? buf[i] : sock[i - nbuf];
+}
+
+int causal_rec_ready(long frag, int last, const uint8_t *buf, size_t nbuf,
+		     const uint8_t *sock, size_t nsock, size_t len)
+{
+	size_t pos = 0, have = nbuf + nsock;
+
+	if (frag < 0)
+		return CAUSAL_XDR_END;
+	/* as xdrrec_getbytes: the rest of this fragment, then a header
+	 * (libtirpc's set_input_fragment), and so on; each fragment but
+	 * the last holds at least one byte, so this ends within len rounds */
+	for (;;) {
+		size_t take = (size_t)frag < len ? (size_t)frag : len;
+		uint32_t header = 0;
+
+		if (take > have - pos)
+			return CAUSAL_XDR_NOT_YET;
+		pos += take;
+		len -= take;
+		if (!len)
+			return CAUSAL_XDR_READ;
+		if (last)
+			return CAUSAL_XDR_END;
+		if (have - pos < 4)
+			return CAUSAL_XDR_NOT_YET;
+		for (int i = 0; i < 4; i++)
+			header = header << 8 |
+				 byte_at(buf, nbuf, sock, pos++);
+		if (!header)
+			return CAUSAL_XDR_END; /* refused: the read fails */
+		last = (header & 0x80000000u) != 0;
+		frag = (long)(header & 0x7fffffffu);
+	}
+}
+
 /*
- * How many more bytes the socket must deliver before the next len bytes of
- * this record, in this fragment or across one fragment boundary, are all
- * in the input buffer: 0 when they are; -1 when the record cannot hold
- * them (it ends first) or the stream's state makes no sense.
+ * The decision on a record stream: from libtirpc's buffer, and when that
+ * is not enough and fd is given, from what waits in the socket.
  */
-static long rec_missing(const XDR *xdrs, u_int len)
+static int rec_ready(const XDR *xdrs, u_int len, int fd)
 {
 	const struct recstream_view *r = (const void *)xdrs->x_private;
-	long have, frag, rest;
-	uint32_t header;
+	uint8_t peek[CAUSAL_REC_PEEK_MAX];
+	const uint8_t *buf;
+	size_t nbuf;
+	ssize_t n;
+	int st, saved_errno;
 
 	if (!r || !r->in_base || r->in_finger < r->in_base ||
 	    r->in_boundry < r->in_finger ||
-	    r->in_boundry > r->in_base + r->in_size || r->fbtbc < 0)
-		return -1;
-	have = r->in_boundry - r->in_finger;
-	frag = r->fbtbc;
-	if (frag >= (long)len)
-		return have >= (long)len ? 0 : (long)len - have;
-	if (r->last_frag)
-		return -1;
-	rest = (long)len - frag;
-	if (have >= frag + 4) {
-		memcpy(&header, r->in_finger + frag, 4);
-		if ((long)(ntohl(header) & 0x7fffffffu) < rest)
-			return -1; /* more than two fragments: give up */
-	}
-	return have >= frag + 4 + rest ? 0 : frag + 4 + rest - have;
-}
-
-/* Up to this long for the rest of a record a peer is still sending. */
-#define TAG_WAIT_MS 250
-
-/*
- * The tag of a large TCP record may still be on its way when the
- * arguments are decoded: wait for it, but only as long as TAG_WAIT_MS and
- * never inside a read, so a peer that promised bytes and stalls costs at
- * most that, and its tag.
- */
-static int rec_wait(const XDR *xdrs, u_int len, int fd)
-{
-	char peek[CAUSAL_TAG_LEN + 8];
-	int waited = 0;
-	long missing;
-
-	while ((missing = rec_missing(xdrs, len)) > 0) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-
-		if (fd < 0 || missing > (long)sizeof(peek))
-			return 0;
-		n = recv(fd, peek, (size_t)missing, MSG_PEEK | MSG_DONTWAIT);
-		if (n >= missing)
-			return 1; /* in the socket: a read will not wait */
-		if (waited >= TAG_WAIT_MS || poll(&pfd, 1, 10) < 0)
-			return 0;
-		waited += 10;
-	}
-	return missing == 0;
+	    r->in_boundry > r->in_base + r->in_size || r->fbtbc < 0 ||
+	    len > CAUSAL_TAG_LEN)
+		return CAUSAL_XDR_END; /* a state we do not understand */
+	buf = (const uint8_t *)r->in_finger;
+	nbuf = (size_t)(r->in_boundry - r->in_finger);
+	st = causal_rec_ready(r->fbtbc, r->last_frag, buf, nbuf, NULL, 0, len);
+	if (st != CAUSAL_XDR_NOT_YET || fd < 0)
+		return st;
+	/* received but not yet read by libtirpc: its read will not wait
+	 * (nothing there is EAGAIN, which the program must not see) */
+	saved_errno = errno;
+	do
+		n = recv(fd, peek, sizeof(peek), MSG_PEEK | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	errno = saved_errno;
+	if (n <= 0)
+		return CAUSAL_XDR_NOT_YET;
+	return causal_rec_ready(r->fbtbc, r->last_frag, buf, nbuf, peek,
+				(size_t)n, len);
 }
 
 int causal_xdr_is_mem(const XDR *xdrs)
@@ -165,20 +181,29 @@ int causal_xdr_put_tag(XDR *xdrs, const struct causal_tag *tag)
 int causal_xdr_read_ready(XDR *xdrs, void *out, u_int len, int fd)
 {
 	const void *p;
+	int st;
 
+	/* a datagram is all there: past its end this fails at once */
 	if (causal_xdr_is_mem(xdrs))
-		return XDR_GETBYTES(xdrs, out, len);
+		return XDR_GETBYTES(xdrs, out, len) ? CAUSAL_XDR_READ
+						    : CAUSAL_XDR_END;
 	/* a record stream: XDR_GETBYTES would read the socket for bytes a
-	 * peer never sent (a fragment it promised, then stalled on), and the
-	 * reply would wait on it; read only what is buffered or arrived */
+	 * peer announced and never sent, and the reply would wait on them;
+	 * it is called only when they are all received */
 	pthread_once(&rec_ops_once, find_rec_ops);
-	if (xdrs->x_ops == rec_ops_found && rec_wait(xdrs, len, fd))
-		return XDR_GETBYTES(xdrs, out, len);
+	if (xdrs->x_ops == rec_ops_found) {
+		st = rec_ready(xdrs, len, fd);
+		if (st != CAUSAL_XDR_READ)
+			return st;
+		return XDR_GETBYTES(xdrs, out, len) ? CAUSAL_XDR_READ
+						    : CAUSAL_XDR_END;
+	}
+	/* a stream of another kind: only what it holds in memory */
 	p = XDR_INLINE(xdrs, len);
 	if (!p)
-		return 0;
+		return CAUSAL_XDR_END;
 	memcpy(out, p, len);
-	return 1;
+	return CAUSAL_XDR_READ;
 }
 
 int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, int fd,
@@ -190,10 +215,41 @@ int causal_xdr_get_tag(XDR *xdrs, uint32_t xid, int fd,
 	 * bound to an xid (sent as 0), nothing stale can be read there */
 	if (!causal_xdr_is_mem(xdrs))
 		xid = 0;
-
-	/* past the end of a TCP record or a datagram this fails at once:
-	 * an untagged message from an untraced peer costs nothing */
-	if (!causal_xdr_read_ready(xdrs, buf, CAUSAL_TAG_LEN, fd))
+	switch (causal_xdr_read_ready(xdrs, buf, CAUSAL_TAG_LEN, fd)) {
+	case CAUSAL_XDR_READ:
+		return causal_tag_decode(buf, sizeof(buf), xid, tag);
+	case CAUSAL_XDR_NOT_YET:
+		return CAUSAL_TAG_INCOMPLETE;
+	default:
+		/* the message ends before: an untraced peer */
 		return CAUSAL_TAG_ABSENT;
-	return causal_tag_decode(buf, sizeof(buf), xid, tag);
+	}
+}
+
+int causal_xdr_scan_tag(XDR *xdrs, uint32_t xid, int fd,
+			struct causal_tag *tag)
+{
+	uint8_t win[CAUSAL_TAG_LEN];
+	size_t have = 0, read;
+
+	if (!causal_xdr_is_mem(xdrs))
+		xid = 0;
+	for (read = 0; read < CAUSAL_TAG_SCAN_MAX; read += 4) {
+		int st;
+
+		if (have == sizeof(win)) {
+			memmove(win, win + 4, sizeof(win) - 4);
+			have -= 4;
+		}
+		st = causal_xdr_read_ready(xdrs, win + have, 4, fd);
+		if (st == CAUSAL_XDR_NOT_YET)
+			return CAUSAL_TAG_INCOMPLETE;
+		if (st != CAUSAL_XDR_READ)
+			break;
+		have += 4;
+		if (have == sizeof(win) &&
+		    causal_tag_decode(win, have, xid, tag) == CAUSAL_TAG_OK)
+			return CAUSAL_TAG_OK;
+	}
+	return CAUSAL_TAG_ABSENT;
 }

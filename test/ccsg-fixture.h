@@ -127,4 +127,126 @@ static void fx_call(const char *chain, unsigned prog, unsigned proc, const char 
 	fx_exec(sql);
 }
 
+/* Set columns of the last rpc_calls row: fx_set("status = 5, reply = NULL"). */
+static __attribute__((unused)) void fx_set(const char *assignments)
+{
+	char sql[1024];
+
+	snprintf(sql, sizeof(sql), "UPDATE rpc_calls SET %s WHERE call_id = "
+		 "(SELECT max(call_id) FROM rpc_calls)", assignments);
+	fx_exec(sql);
+}
+
+/*
+ * fx_outcomes(): calls that failed, partial calls, bad tags and dropped
+ * start probes, one function (procedure number of program 7) each, on
+ * chains of their own.  Client 1/1 on host A, server 2/1 on host B.
+ */
+enum {
+	FX_OK = 1,		/* RPC_SUCCESS / success, tags ok */
+	FX_TIMEDOUT = 2,	/* RPC_TIMEDOUT; the server ran 2.98 x the client's wait */
+	FX_NOPROC = 3,		/* RPC_PROCUNAVAIL; skeleton end 10 us before its start's exit */
+	FX_NOSERVER = 4,	/* RPC_TIMEDOUT, no server side */
+	FX_ONEWAY = 5,		/* one-way: RPC_TIMEDOUT is its normal outcome */
+	FX_GARBAGE = 6,		/* server only: garbage_args, tag malformed */
+	FX_STALE = 7,		/* server only: success, tag stale */
+	FX_PARENT = 8,		/* 1000 us, server 500 us, its child 800 us */
+	FX_CHILD = 9,
+	FX_NOSKELEND = 10,	/* the skeleton end was lost */
+	FX_CLIENTLOST = 11,	/* the server side of a call whose stub start was dropped */
+	FX_SERVERLOST = 12,	/* the client side of a call whose skeleton start was dropped */
+	FX_INCOMPLETE = 13,	/* server only: tag 'incomplete' (a value ccsg has no word for) */
+};
+
+static __attribute__((unused)) const char *fx_outcomes(void)
+{
+	static const long long n[4] = { NUL, NUL, NUL, NUL };
+	static const long long whole[4] = { 0, 1, 2, 3 }, client[4] = { 0, NUL, NUL, 1 };
+	static const long long server[4] = { NUL, 0, 1, NUL };
+	char ch[41];
+	int k = 0;
+
+#define FX_CHAIN() (snprintf(ch, sizeof(ch), "%038d%02x", 0, 0xe0 + k++), ch)
+	fx_open();
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_proc(1, 1);
+	fx_proc(2, 2);
+	fx_thread(1, 1, 0, 100, -1);
+	fx_thread(2, 1, 0, 100, -1);
+	fx_call(FX_CHAIN(), 7, FX_OK, "ok_1", 1, 1, 2, 1, FX_OK, whole, n);
+	fx_set("status = 0, status_name = 'RPC_SUCCESS', reply = 'success', tag = 'ok', "
+	       "reply_tag = 'ok', args_bytes = 8, results_bytes = 4, server_args_bytes = 8, "
+	       "server_results_bytes = 4");
+	{
+		/* no reply tag: the stub end takes stub start + 1 */
+		long long ev[4] = { 0, 1, 2, 1 };
+
+		fx_call(FX_CHAIN(), 7, FX_TIMEDOUT, "timedout_1", 1, 1, 2, 1, FX_TIMEDOUT, ev, n);
+	}
+	fx_set("status = 5, status_name = 'RPC_TIMEDOUT', reply = 'success', tag = 'ok', "
+	       "reply_tag = 'absent', args_bytes = 8, results_bytes = 0, server_args_bytes = 8, "
+	       "server_results_bytes = 4, stub_start_ns = 1000000, stub_end_exit_ns = 2000000, "
+	       "skel_start_exit_ns = 5000000, skel_end_ns = 7980000");
+	fx_call(FX_CHAIN(), 7, FX_NOPROC, "noproc_1", 1, 1, 2, 1, FX_NOPROC, whole, n);
+	fx_set("status = 10, status_name = 'RPC_PROCUNAVAIL', reply = 'proc_unavail', "
+	       "tag = 'ok', reply_tag = 'absent', args_bytes = 8, results_bytes = 0, "
+	       "server_args_bytes = 8, server_results_bytes = 0, stub_start_ns = 1000000, "
+	       "stub_end_exit_ns = 2000000, skel_start_exit_ns = 5000000, skel_end_ns = 4990000");
+	fx_call(FX_CHAIN(), 7, FX_NOSERVER, "noserver_1", 1, 1, 0, 0, 0, client, n);
+	fx_set("status = 5, status_name = 'RPC_TIMEDOUT', reply_tag = 'absent', args_bytes = 8, "
+	       "results_bytes = 0");
+	fx_call(FX_CHAIN(), 7, FX_ONEWAY, "oneway_1", 1, 1, 0, 0, 0, client, n);
+	fx_set("status = 5, status_name = 'RPC_TIMEDOUT', one_way = 1, reply_tag = 'absent', "
+	       "args_bytes = 8");
+	fx_call(FX_CHAIN(), 7, FX_GARBAGE, NULL, 0, 0, 2, 1, FX_GARBAGE, server, n);
+	fx_set("reply = 'garbage_args', tag = 'malformed', server_args_bytes = 3, "
+	       "server_results_bytes = 0");
+	fx_call(FX_CHAIN(), 7, FX_STALE, NULL, 0, 0, 2, 1, FX_STALE, server, n);
+	fx_set("reply = 'success', tag = 'stale', server_args_bytes = 8, server_results_bytes = 4");
+	{
+		long long p[4] = { 0, 1, 4, 5 }, c[4] = { 2, NUL, NUL, 3 };
+
+		FX_CHAIN();
+		fx_call(ch, 7, FX_PARENT, "parent_1", 1, 1, 2, 1, FX_PARENT, p, n);
+		fx_set("status = 0, status_name = 'RPC_SUCCESS', reply = 'success', tag = 'ok', "
+		       "stub_start_ns = 0, stub_end_exit_ns = 1000000, "
+		       "skel_start_exit_ns = 200000, skel_end_ns = 700000");
+		fx_call(ch, 7, FX_CHILD, "child_1", 2, 1, 0, 0, 0, c, n);
+		fx_set("status = 0, status_name = 'RPC_SUCCESS', "
+		       "stub_start_ns = 100000, stub_end_exit_ns = 900000");
+	}
+	{
+		long long ev[4] = { 0, 1, NUL, 3 };
+
+		fx_call(FX_CHAIN(), 7, FX_NOSKELEND, "noskelend_1", 1, 1, 2, 1, FX_NOSKELEND, ev, n);
+		fx_set("status = 0, status_name = 'RPC_SUCCESS', tag = 'ok'");
+	}
+	{
+		long long s[4] = { NUL, 1, 2, NUL }, c[4] = { NUL, NUL, NUL, 3 };
+
+		FX_CHAIN();
+		fx_call(ch, 7, FX_CLIENTLOST, NULL, 0, 0, 2, 1, FX_CLIENTLOST, s, n);
+		fx_set("reply = 'success', tag = 'ok'");
+		fx_call(ch, 7, 0, NULL, 1, 1, 0, 0, 0, c, n);
+		fx_set("prog = NULL, vers = NULL, proc = NULL, site_symbol = NULL, status = 0, "
+		       "status_name = 'RPC_SUCCESS', reply_tag = 'ok', args_bytes = 8, "
+		       "results_bytes = 4");
+	}
+	{
+		long long c[4] = { 0, NUL, NUL, 3 }, s[4] = { NUL, NUL, 2, NUL };
+
+		FX_CHAIN();
+		fx_call(ch, 7, FX_SERVERLOST, "serverlost_1", 1, 1, 0, 0, 0, c, n);
+		fx_set("status = 0, status_name = 'RPC_SUCCESS'");
+		fx_call(ch, 7, 0, NULL, 0, 0, 2, 1, 99, s, n);
+		fx_set("prog = NULL, vers = NULL, proc = NULL, reply = 'system_err', "
+		       "server_results_bytes = 0");
+	}
+	fx_call(FX_CHAIN(), 7, FX_INCOMPLETE, NULL, 0, 0, 2, 1, FX_INCOMPLETE, server, n);
+	fx_set("reply = 'success', tag = 'incomplete'");
+#undef FX_CHAIN
+	return fx_close();
+}
+
 #endif

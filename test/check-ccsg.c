@@ -12,6 +12,7 @@
 #include "ccsg.h"
 #include "latency.h"
 #include "names.h"
+#include "output.h"
 
 #define FOO 1
 #define TIMES 2
@@ -354,6 +355,181 @@ START_TEST(test_serving_threads)
 }
 END_TEST
 
+/* The function node of procedure proc (program 7), or -1. */
+static int fn_node(const struct ccsg_graph *g, uint32_t proc)
+{
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].kind == CCSG_FUNCTION && g->nodes[i].proc == proc)
+			return (int)i;
+	return -1;
+}
+
+/* A printer's output as a string (free it). */
+static char *report_text_of(const struct ccsg_graph *g, int format)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(ccsg_report_print(f, g, format), 0);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Calls whose start probe was dropped are shown as lost, never as a
+ * function of program 0 ("0::proc0"): every function node is one of the
+ * fixture's, in every format.
+ */
+START_TEST(test_no_phantom_functions)
+{
+	const char *path = fx_outcomes();
+	struct loaded l;
+	int nfn = 0;
+
+	load(&l, path, NULL, 0);
+	for (size_t i = 0; i < l.g.nnodes; i++) {
+		const struct ccsg_node *x = &l.g.nodes[i];
+
+		if (x->kind != CCSG_FUNCTION)
+			continue;
+		nfn++;
+		ck_assert_msg(x->prog == 7 && x->proc >= FX_OK && x->proc <= FX_INCOMPLETE,
+			      "node %zu '%s': program %u procedure %u", i, x->name, x->prog, x->proc);
+	}
+	ck_assert_int_eq(nfn, FX_INCOMPLETE);
+	ck_assert_int_eq(l.d.stats.lost_starts, 2);
+	for (int fmt = CCSG_TEXT; fmt <= CCSG_DOT; fmt++) {
+		char *out = report_text_of(&l.g, fmt);
+
+		ck_assert_msg(!strstr(out, "0::proc0") && !strstr(out, "\"program\": 0,"),
+			      "format %d: %s", fmt, out);
+		free(out);
+	}
+	unload(&l, path);
+}
+END_TEST
+
+/*
+ * Failed calls per function: the client's status decides (a one-way
+ * call's RPC_TIMEDOUT is no failure), else the server's reply; shown in
+ * every format of the report, and the summary counts them and the tags.
+ */
+START_TEST(test_failed_per_function)
+{
+	static const struct {
+		int proc, failed;
+	} want[] = {
+		{ FX_OK, 0 }, { FX_TIMEDOUT, 1 }, { FX_NOPROC, 1 }, { FX_NOSERVER, 1 },
+		{ FX_ONEWAY, 0 }, { FX_GARBAGE, 1 }, { FX_STALE, 0 }, { FX_PARENT, 0 },
+		{ FX_CHILD, 0 }, { FX_NOSKELEND, 0 }, { FX_CLIENTLOST, 0 }, { FX_SERVERLOST, 0 },
+		{ FX_INCOMPLETE, 0 },
+	};
+	const char *path = fx_outcomes();
+	struct loaded l;
+	char *out;
+
+	load(&l, path, NULL, 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int n = fn_node(&l.g, want[i].proc);
+
+		ck_assert_int_ge(n, 0);
+		ck_assert_msg(l.g.nodes[n].failed == want[i].failed, "%s: %lld failed",
+			      l.g.nodes[n].name, (long long)l.g.nodes[n].failed);
+	}
+	/* the lost server side's system_err is the fifth */
+	ck_assert_int_eq(l.d.stats.failed, 5);
+	out = report_text_of(&l.g, CCSG_JSON);
+	ck_assert_msg(strstr(out, "\"name\": \"7::timedout\", \"self_cpu_us\": [0.000, 0.000], "
+			      "\"desc_cpu_us\": [0.000, 0.000], \"program\": 7, \"version\": 1, "
+			      "\"procedure\": 2, \"calls\": 1, \"failed\": 1}"), "%s", out);
+	ck_assert_msg(strstr(out, "\"failed_calls\": 5, ") &&
+		      strstr(out, "\"tags\": {\"ok\": 6, \"incomplete\": 1, \"malformed\": 1, "
+			      "\"stale\": 1}, \"reply_tags\": {\"absent\": 4, \"ok\": 2}"), "%s", out);
+	free(out);
+	out = report_text_of(&l.g, CCSG_XML);
+	ck_assert_msg(strstr(out, "name=\"7::noproc\"") &&
+		      strstr(out, "procedure=\"3\" calls=\"1\" failed=\"1\""), "%s", out);
+	free(out);
+	out = report_text_of(&l.g, CCSG_DOT);
+	ck_assert_msg(strstr(out, "7::noserver\\nself 0.000 ms\\ndesc 0.000 ms\\n1 calls, 1 failed"),
+		      "%s", out);
+	free(out);
+	out = report_text_of(&l.g, CCSG_TEXT);
+	ck_assert_msg(strstr(out, "calls  failed") && strstr(out, "failed calls: 5 (") &&
+		      strstr(out, "tags at the skeleton start: ok 6, incomplete 1, malformed 1, "
+			      "stale 1") && strstr(out, "tags in the replies: absent 4, ok 2"), "%s",
+		      out);
+	free(out);
+	unload(&l, path);
+}
+END_TEST
+
+/*
+ * Latency shares stay within 0-100% and add up to 100% for failed and
+ * partial calls: a timed-out call whose server ran on (2.98 x the
+ * client's wait: -198% and 298% before), a PROC_UNAVAIL whose skeleton
+ * end precedes its start's exit (-1%), children longer than their
+ * parent's server time, a lost skeleton end.
+ */
+START_TEST(test_latency_shares_bounded)
+{
+	const char *path = fx_outcomes();
+	struct ccsg_latency *lat;
+	struct loaded l;
+	size_t n;
+
+	load(&l, path, NULL, 0);
+	ck_assert_int_eq(ccsg_latency_build(&l.g, &lat, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct ccsg_latency *L = &lat[i];
+		const struct ccsg_node *x = &l.g.nodes[L->node];
+		double sh[4] = { L->network_share, L->server_share, L->children_share,
+				 L->unknown_share };
+
+		if (!L->calls)
+			continue;
+		for (int k = 0; k < 4; k++)
+			ck_assert_msg(sh[k] >= 0 && sh[k] <= 1, "%s: share %d is %.4f", x->name, k,
+				      sh[k]);
+		ck_assert_msg(fabs(sh[0] + sh[1] + sh[2] + sh[3] - 1) < 1e-9, "%s: shares add to %f",
+			      x->name, sh[0] + sh[1] + sh[2] + sh[3]);
+		ck_assert_int_eq(L->failed, x->failed);
+		switch (x->proc) {
+		case FX_TIMEDOUT:	/* the server ran all the time the client waited */
+			ck_assert(fabs(L->server_share - 1) < 1e-9);
+			ck_assert_int_eq(L->max, 1000 * US);
+			ck_assert_int_eq(L->failed, 1);
+			ck_assert_int_eq(L->bounded, 1);
+			break;
+		case FX_NOPROC:		/* no time in the server */
+			ck_assert(fabs(L->network_share - 1) < 1e-9);
+			ck_assert_int_eq(L->failed, 1);
+			ck_assert_int_eq(L->bounded, 1);
+			break;
+		case FX_PARENT:		/* the child fills the server's 500 us */
+			ck_assert(fabs(L->network_share - 0.5) < 1e-9);
+			ck_assert(fabs(L->children_share - 0.5) < 1e-9);
+			ck_assert_int_eq(L->bounded, 1);
+			break;
+		case FX_OK:
+			ck_assert_int_eq(L->bounded, 0);
+			ck_assert_int_eq(L->failed, 0);
+			break;
+		case FX_ONEWAY:
+			ck_assert_int_eq(L->failed, 0);
+			break;
+		case FX_NOSKELEND:	/* the server side has no length: no split */
+		case FX_NOSERVER:
+			ck_assert(fabs(L->unknown_share - 1) < 1e-9);
+			break;
+		}
+	}
+	free(lat);
+	unload(&l, path);
+}
+END_TEST
+
 Suite *ccsg_suite(void)
 {
 	Suite *s = suite_create("ccsg");
@@ -366,6 +542,9 @@ Suite *ccsg_suite(void)
 	tcase_add_test(tc, test_bad_databases);
 	tcase_add_test(tc, test_threads_only);
 	tcase_add_test(tc, test_serving_threads);
+	tcase_add_test(tc, test_no_phantom_functions);
+	tcase_add_test(tc, test_latency_shares_bounded);
+	tcase_add_test(tc, test_failed_per_function);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -36,6 +36,7 @@ START_TEST(defaults_when_unset)
 	ck_assert_uint_eq(cfg.buffer_kb, CAUSAL_DEFAULT_BUFFER_KB);
 	ck_assert_uint_eq(cfg.flush_ms, CAUSAL_DEFAULT_FLUSH_MS);
 	ck_assert_uint_eq(cfg.cpu_exact_us, CAUSAL_DEFAULT_CPU_EXACT_US);
+	ck_assert_int_eq(cfg.log_dir_trust, 0);
 	ck_assert_str_eq(problems, "");
 }
 END_TEST
@@ -111,6 +112,30 @@ START_TEST(overlong_log_dir_is_refused)
 }
 END_TEST
 
+START_TEST(log_dir_trust_is_0_or_1)
+{
+	static const struct {
+		const char *value;
+		int trust, problems;
+	} cases[] = {{"1", 1, 0}, {"0", 0, 0}, {"yes", 0, 1}, {"2", 0, 1},
+		     {"", 0, 1}};
+	struct causal_config cfg;
+	char problems[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		set_env(0, "CAUSAL_LOG_DIR_TRUST", cases[i].value);
+		ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+						    sizeof(problems)),
+				 cases[i].problems);
+		ck_assert_int_eq(cfg.log_dir_trust, cases[i].trust);
+		if (cases[i].problems)
+			ck_assert_ptr_nonnull(
+				strstr(problems, "causal: ignoring "
+						 "CAUSAL_LOG_DIR_TRUST="));
+	}
+}
+END_TEST
+
 Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -121,6 +146,7 @@ Suite *config_suite(void)
 	tcase_add_test(tc, bad_values_fall_back_and_are_reported);
 	tcase_add_test(tc, parse_uint_bounds);
 	tcase_add_test(tc, overlong_log_dir_is_refused);
+	tcase_add_test(tc, log_dir_trust_is_0_or_1);
 	suite_add_tcase(s, tc);
 	return s;
 }

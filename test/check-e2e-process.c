@@ -341,6 +341,8 @@ START_TEST(test_sigterm)
 	pid = e2e_spawn_traced(&t, argv, NULL, in_dir(&t, "out"), NULL);
 	for (int i = 0; i < 2000; i++) {
 		e2e_sleep_ms(5);
+		if (access(in_dir(&t, "out"), F_OK))
+			continue; /* the child has not opened it yet */
 		free(out);
 		out = e2e_slurp(in_dir(&t, "out"), NULL);
 		if (strstr(out, "ready") && find_log(t.logs, log, sizeof(log)))
@@ -348,7 +350,7 @@ START_TEST(test_sigterm)
 	}
 	kill(pid, SIGTERM);
 	status = e2e_wait(pid);
-	ck_assert_msg(strstr(out, "ready"), "killme never got ready");
+	ck_assert_msg(out && strstr(out, "ready"), "killme never got ready");
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
 		      "traced process did not die of SIGTERM (status 0x%x)",
 		      status);
@@ -366,6 +368,98 @@ START_TEST(test_sigterm)
 				       "'user'"),
 			 5);
 	free(out);
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * Start dfl-signal (argv) traced or not, wait for "ready" and send it
+ * signo (SIGSEGV: it faults by itself); its wait status.
+ */
+static int run_dfl_signal(struct e2e *t, const char *const argv[], int traced,
+			  int signo, const char *out)
+{
+	pid_t pid = traced ? e2e_spawn_traced(t, argv, NULL, out, NULL)
+			   : e2e_spawn(argv, NULL, out, NULL);
+	char *text = NULL;
+	int ready = 0;
+
+	for (int i = 0; i < 4000 && signo != SIGSEGV && !ready; i++) {
+		e2e_sleep_ms(5);
+		if (access(out, F_OK))
+			continue; /* the child has not opened it yet */
+		free(text);
+		text = e2e_slurp(out, NULL);
+		ready = strstr(text, "ready") != NULL;
+	}
+	free(text);
+	if (signo != SIGSEGV) {
+		if (!ready)
+			kill(pid, SIGKILL);
+		else
+			kill(pid, signo);
+	}
+	return e2e_wait(pid);
+}
+
+/*
+ * A program that sets a fatal signal back to SIG_DFL itself, with
+ * signal() or sigaction(), and dies of it, taken in main or in another
+ * thread (3 x 2 x 2 runs).  Traced, its log is complete: PROCESS_END
+ * 'signal' with the signal, the threads that were running closed.  And the
+ * program saw and did what it does untraced: what it was told of the
+ * action (handler, flags, mask) and its wait status.
+ */
+START_TEST(test_explicit_sig_dfl)
+{
+	static const struct {
+		const char *name;
+		int signo;
+	} sigs[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"SEGV", SIGSEGV}};
+	const char *how = (_i / 2) % 2 ? "sigaction" : "signal";
+	const char *who = _i % 2 ? "thread" : "main";
+	int signo = sigs[_i / 4].signo;
+	const char *argv[] = {e2e_prog("dfl-signal"), sigs[_i / 4].name, how,
+			      who, NULL};
+	char *out0, *out1, *r0, *r1;
+	int st0, st1;
+	struct e2e t;
+
+	e2e_init(&t);
+	st0 = run_dfl_signal(&t, argv, 0, signo, in_dir(&t, "out0"));
+	st1 = run_dfl_signal(&t, argv, 1, signo, in_dir(&t, "out1"));
+	ck_assert_msg(WIFSIGNALED(st0) && WTERMSIG(st0) == signo,
+		      "%s %s %s untraced: status 0x%x", argv[1], how, who, st0);
+	ck_assert_msg(st1 == st0, "%s %s %s: status 0x%x traced, 0x%x not",
+		      argv[1], how, who, st1, st0);
+	/* what it was told, up to "ready <pid>" */
+	out0 = e2e_slurp(in_dir(&t, "out0"), NULL);
+	out1 = e2e_slurp(in_dir(&t, "out1"), NULL);
+	r0 = strstr(out0, "ready");
+	r1 = strstr(out1, "ready");
+	ck_assert_msg(r0 && r1, "%s %s %s: never ready", argv[1], how, who);
+	*r0 = *r1 = '\0';
+	ck_assert_msg(!strcmp(out0, out1) && strstr(out0, "view dfl 1"),
+		      "%s %s %s: the program saw\n%s---untraced:\n%s", argv[1],
+		      how, who, out1, out0);
+
+	e2e_merge(&t);
+	ck_assert_msg(e2e_query_int(t.sql,
+				    "SELECT complete = 1 AND end_reason = "
+				    "'signal' AND end_detail = %d FROM "
+				    "processes",
+				    signo) == 1,
+		      "%s %s %s: no PROCESS_END 'signal' %d (%lld records)",
+		      argv[1], how, who, signo,
+		      e2e_query_int(t.sql, "SELECT count(*) FROM records"));
+	/* main, the three churning threads (and the victim) were running */
+	ck_assert_int_ge(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM threads WHERE "
+				       "end_how = 'at_exit' AND marker = "
+				       "'user'"),
+			 4);
+	free(out0);
+	free(out1);
 	e2e_release(&t);
 }
 END_TEST
@@ -459,11 +553,76 @@ END_TEST
 /* A log directory that exists but takes no files, even from root. */
 START_TEST(test_output_dir_unwritable)
 {
-	const char *env[] = {"CAUSAL_LOG_DIR=/proc/self", NULL};
+	const char *env[] = {"CAUSAL_LOG_DIR=/proc", NULL};
 	struct e2e t;
 
 	e2e_init(&t);
 	compare_output(&t, env, 0, 1);
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * CAUSAL_LOG_DIR names a symbolic link to a directory (the attack: a link
+ * to /etc planted where root runs a traced program): refused in one
+ * "causal: " line, the program runs untraced and unchanged, and nothing
+ * is written behind the link.
+ */
+START_TEST(test_log_dir_symlink_refused)
+{
+	char real[PATH_MAX], *err;
+	struct e2e t;
+
+	e2e_init(&t);
+	e2e_fmt(real, sizeof(real), "%s/real", t.dir);
+	ck_assert_int_eq(mkdir(real, 0700), 0);
+	ck_assert_int_eq(symlink(real, t.logs), 0);
+	compare_output(&t, NULL, 0, 1);
+	ck_assert_int_eq(e2e_count_logs(real), 0);
+	err = e2e_slurp(in_dir(&t, "err1"), NULL);
+	ck_assert_msg(strstr(err, "causal: refusing log directory") &&
+			      strstr(err, "is a symbolic link"),
+		      "%s", err);
+	free(err);
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * The default ./logs is resolved once: a daemon-like program that
+ * chdir()s away and then forks gets its child's log beside its own, not
+ * under the new working directory.
+ */
+START_TEST(test_log_dir_resolved_once)
+{
+	char away[PATH_MAX], away_logs[PATH_MAX];
+	const char *argv[] = {e2e_prog("chdir-fork"), away, NULL};
+	const char *env[] = {"CAUSAL_LOG_DIR=", NULL}; /* the default */
+	long parent, child;
+	struct e2e t;
+	char *out;
+
+	e2e_init(&t);
+	e2e_fmt(away, sizeof(away), "%s/away", t.dir);
+	e2e_fmt(away_logs, sizeof(away_logs), "%s/logs", away);
+	ck_assert_int_eq(mkdir(away, 0700), 0);
+	e2e_assert_exit(e2e_run_traced(&t, argv, env, in_dir(&t, "out"), NULL),
+			0, "chdir-fork");
+	out = e2e_slurp(in_dir(&t, "out"), NULL);
+	parent = find_num(out, "parent", 0);
+	child = find_num(out, "child", 0);
+	ck_assert_msg(parent > 0 && child > 0, "unexpected output: %s", out);
+	ck_assert_int_eq(e2e_count_logs(away_logs), 0);
+	ck_assert_int_eq(e2e_count_logs(t.logs), 2);
+	e2e_merge(&t);
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT c.parent_uuid = p.uuid AND "
+				       "c.complete AND p.complete FROM "
+				       "processes c, processes p WHERE c.pid "
+				       "= %ld AND p.pid = %ld",
+				       child, parent),
+			 1);
+	free(out);
 	e2e_release(&t);
 }
 END_TEST
@@ -478,9 +637,12 @@ Suite *e2e_process_suite(void)
 	tcase_add_test(tc, test_fork_exec);
 	tcase_add_test(tc, test_sigkill);
 	tcase_add_test(tc, test_sigterm);
+	tcase_add_loop_test(tc, test_explicit_sig_dfl, 0, 12);
 	tcase_add_test(tc, test_output_unchanged);
 	tcase_add_test(tc, test_output_dir_uncreatable);
 	tcase_add_test(tc, test_output_dir_unwritable);
+	tcase_add_test(tc, test_log_dir_symlink_refused);
+	tcase_add_test(tc, test_log_dir_resolved_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

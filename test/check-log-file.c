@@ -13,6 +13,7 @@
 #include <zstd.h>
 
 #include "causal/log-format.h"
+#include "log-dir.h"
 #include "log-file.h"
 
 static char tmp[64];
@@ -40,6 +41,23 @@ static uint8_t *slurp(const char *path, size_t *len)
 	*len = fread(buf, 1, 1 << 24, f);
 	fclose(f);
 	return buf;
+}
+
+/* Open a log in dir as the library does: the directory checked first. */
+static int open_in(struct causal_log_file *lf, const char *dir,
+		   const char *host, pid_t pid, const char *uuid,
+		   const char **what)
+{
+	struct causal_log_dir d;
+	char why[1024];
+	int fd, ret;
+
+	ck_assert_int_eq(causal_log_dir_resolve(&d, dir, 0), 0);
+	fd = causal_log_dir_open(&d, why, sizeof(why));
+	ck_assert_msg(fd >= 0, "%s", why);
+	ret = causal_log_file_open(lf, fd, d.path, host, pid, uuid, what);
+	close(fd);
+	return ret;
 }
 
 /* Write `frames` frames of `per_frame` small msgpack ints each. */
@@ -99,7 +117,7 @@ START_TEST(creates_private_dir_and_file_with_magic)
 
 	make_tmp();
 	snprintf(dir, sizeof(dir), "%s/logs", tmp);
-	ck_assert_int_eq(causal_log_file_open(&lf, dir, "my host/x", 42,
+	ck_assert_int_eq(open_in(&lf, dir, "my host/x", 42,
 					      "00112233445566778899aabbccddeeff",
 					      &what), 0);
 	ck_assert_int_eq(stat(dir, &st), 0);
@@ -145,10 +163,49 @@ START_TEST(never_follows_a_symlink_or_reuses_a_file)
 	close(open(victim, O_CREAT | O_WRONLY, 0600));
 	snprintf(link, sizeof(link), "%s/h.1.%032d.clog", tmp, 0);
 	ck_assert_int_eq(symlink(victim, link), 0);
-	ck_assert_int_lt(causal_log_file_open(&lf, tmp, "h", 1,
+	ck_assert_int_lt(open_in(&lf, tmp, "h", 1,
 					      "00000000000000000000000000000000",
 					      &what), 0);
 	ck_assert_str_eq(what, "create log file");
+	rm_tmp();
+}
+END_TEST
+
+/*
+ * The log goes into the directory that was checked, even if the path
+ * names another one (a symbolic link to /etc, say) by the time the file
+ * is created.
+ */
+START_TEST(creates_in_the_directory_checked)
+{
+	struct causal_log_file lf;
+	struct causal_log_dir d;
+	const char *what;
+	char dir[128], moved[128], elsewhere[128], why[1024];
+	int fd;
+
+	make_tmp();
+	snprintf(dir, sizeof(dir), "%s/logs", tmp);
+	snprintf(moved, sizeof(moved), "%s/moved", tmp);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", tmp);
+	ck_assert_int_eq(mkdir(elsewhere, 0700), 0);
+	ck_assert_int_eq(causal_log_dir_resolve(&d, dir, 0), 0);
+	fd = causal_log_dir_open(&d, why, sizeof(why));
+	ck_assert_msg(fd >= 0, "%s", why);
+	ck_assert_int_eq(rename(dir, moved), 0);
+	ck_assert_int_eq(symlink(elsewhere, dir), 0);
+	ck_assert_int_eq(causal_log_file_open(&lf, fd, d.path, "h", 5,
+					      "0123456789abcdef0123456789abcdef",
+					      &what), 0);
+	close(fd);
+	causal_log_file_close(&lf);
+	causal_log_file_release(&lf);
+	snprintf(why, sizeof(why), "%s/h.5.0123456789abcdef0123456789abcdef"
+		 ".clog", moved);
+	ck_assert_int_eq(access(why, F_OK), 0);
+	snprintf(why, sizeof(why), "%s/h.5.0123456789abcdef0123456789abcdef"
+		 ".clog", elsewhere);
+	ck_assert_int_ne(access(why, F_OK), 0);
 	rm_tmp();
 }
 END_TEST
@@ -162,7 +219,7 @@ START_TEST(truncated_last_frame_keeps_earlier_frames)
 	int bad;
 
 	make_tmp();
-	ck_assert_int_eq(causal_log_file_open(&lf, tmp, "h", 2,
+	ck_assert_int_eq(open_in(&lf, tmp, "h", 2,
 					      "0123456789abcdef0123456789abcdef",
 					      &what), 0);
 	write_frames(&lf, 5, 200);
@@ -191,7 +248,7 @@ START_TEST(a_closed_descriptor_is_reopened_not_misused)
 	int fd, bad;
 
 	make_tmp();
-	ck_assert_int_eq(causal_log_file_open(&lf, tmp, "h", 3,
+	ck_assert_int_eq(open_in(&lf, tmp, "h", 3,
 					      "0123456789abcdef0123456789abcdef",
 					      &what), 0);
 	write_frames(&lf, 1, 10);
@@ -242,9 +299,9 @@ START_TEST(frames_queue_until_written)
 	int frames = 0, bad, written = 0;
 
 	make_tmp();
-	ck_assert_int_eq(causal_log_file_open(&lf, tmp, "h", 4,
-					      "0123456789abcdef0123456789abcdef",
-					      &what), 0);
+	ck_assert_int_eq(open_in(&lf, tmp, "h", 4,
+				 "0123456789abcdef0123456789abcdef",
+				 &what), 0);
 	while (queue_frame(&lf, 2000, frames * 2000) == 0)
 		frames++;
 	ck_assert_int_gt(frames, 10);
@@ -289,10 +346,11 @@ START_TEST(a_full_disk_counts_what_it_loses)
 	make_tmp();
 	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
 	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
-	ck_assert_int_eq(mount("tmpfs", tmp, "tmpfs", 0, "size=64k"), 0);
-	ck_assert_int_eq(causal_log_file_open(&lf, tmp, "h", 5,
-					      "0123456789abcdef0123456789abcdef",
-					      &what), 0);
+	ck_assert_int_eq(mount("tmpfs", tmp, "tmpfs", 0, "size=64k,mode=0700"),
+			 0);
+	ck_assert_int_eq(open_in(&lf, tmp, "h", 5,
+				 "0123456789abcdef0123456789abcdef",
+				 &what), 0);
 	srand(7);
 	for (size_t i = 0; i < sizeof(noise); i++)
 		noise[i] = (uint8_t)rand(); /* zstd cannot shrink it */
@@ -347,6 +405,7 @@ Suite *log_file_suite(void)
 
 	tcase_add_test(tc, creates_private_dir_and_file_with_magic);
 	tcase_add_test(tc, never_follows_a_symlink_or_reuses_a_file);
+	tcase_add_test(tc, creates_in_the_directory_checked);
 	tcase_add_test(tc, truncated_last_frame_keeps_earlier_frames);
 	tcase_add_test(tc, a_closed_descriptor_is_reopened_not_misused);
 	tcase_add_test(tc, frames_queue_until_written);

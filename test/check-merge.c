@@ -10,13 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "log-fixture.h"
 #include "test-sql.h"
 #include "test-tmpdir.h"
 #include "merge.h"
+#include "log-record.h"
 
 static const uint8_t uuid_a[16] = { 0xaa, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };
 static const uint8_t uuid_b[16] = { 0xbb, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };
@@ -273,6 +277,224 @@ START_TEST(test_merge_errors_leave_nothing)
 }
 END_TEST
 
+/* Entries of dir whose name contains ".tmp.": temporaries left behind. */
+static int n_temps(const char *dir)
+{
+	char cmd[256];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -c '\\.tmp\\.'", dir);
+	p = popen(cmd, "r");
+	fscanf(p, "%d", &n);
+	pclose(p);
+	return n;
+}
+
+/*
+ * An output that is not a regular file is refused before any work and
+ * left as it was: rename() used to put the database in its place (as
+ * root, -o /dev/full replaced the device).
+ */
+START_TEST(test_merge_output_not_regular)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct merge_stats s;
+	struct stat st;
+	int sock;
+
+	mkdir(tmp_path("logs"), 0777);
+	mkdir(tmp_path("logs/sub"), 0777);
+	write_two();
+
+	/* A character device like /dev/null (1, 3): the tests run as root. */
+	ck_assert_int_eq(mknod(tmp_path("null"), S_IFCHR | 0666, makedev(1, 3)), 0);
+	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("null"), &s), -1);
+	ck_assert_int_eq(lstat(tmp_path("null"), &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	ck_assert_uint_eq(st.st_rdev, makedev(1, 3));
+	/* Refused before reading a log. */
+	ck_assert_uint_eq(s.records, 0);
+
+	/* A FIFO: refused, not opened (which would block), still a FIFO. */
+	ck_assert_int_eq(mkfifo(tmp_path("fifo"), 0600), 0);
+	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("fifo"), &s), -1);
+	ck_assert_int_eq(lstat(tmp_path("fifo"), &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+
+	/* A socket, a directory. */
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", tmp_path("sock"));
+	sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_eq(bind(sock, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("sock"), &s), -1);
+	ck_assert_int_eq(lstat(tmp_path("sock"), &st), 0);
+	ck_assert(S_ISSOCK(st.st_mode));
+	close(sock);
+	mkdir(tmp_path("dir"), 0700);
+	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("dir"), &s), -1);
+
+	/* A symbolic link is refused too: neither it nor its target changes. */
+	ck_assert_int_eq(symlink("target.db", tmp_path("link")), 0);
+	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("link"), &s), -1);
+	ck_assert_int_eq(lstat(tmp_path("link"), &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(access(tmp_path("target.db"), F_OK), -1);
+
+	/* The default output, DIR/trace.db, likewise. */
+	ck_assert_int_eq(mkfifo(tmp_path("logs/trace.db"), 0600), 0);
+	ck_assert_int_eq(merge(tmp_path("logs"), NULL, &s), -1);
+	ck_assert_int_eq(lstat(tmp_path("logs/trace.db"), &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+
+	/* No temporary left anywhere; a regular file is still replaced. */
+	ck_assert_int_eq(n_temps(tmpdir), 0);
+	ck_assert_int_eq(n_temps(tmp_path("logs")), 0);
+	fclose(fopen(tmp_path("old.db"), "w"));
+	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("old.db"), &s), 0);
+	ck_assert_uint_eq(s.processes, 2);
+}
+END_TEST
+
+/* The database holds argv and addresses: 0600 like the logs, whatever
+ * the umask (it followed it: 0644, and 0666 under umask 000). */
+START_TEST(test_merge_db_mode)
+{
+	static const mode_t masks[] = { 0, 022, 077 };
+	struct merge_stats s;
+	struct stat st;
+
+	mkdir(tmp_path("logs"), 0777);
+	mkdir(tmp_path("logs/sub"), 0777);
+	write_two();
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		mode_t old = umask(masks[i]);
+		int rc = merge(tmp_path("logs"), tmp_path("out.db"), &s);
+
+		umask(old);
+		ck_assert_int_eq(rc, 0);
+		ck_assert_int_eq(stat(tmp_path("out.db"), &st), 0);
+		ck_assert_msg((st.st_mode & 07777) == 0600,
+			      "umask %03o: database mode %04o, not 0600",
+			      (unsigned)masks[i], (unsigned)(st.st_mode & 07777));
+	}
+}
+END_TEST
+
+/*
+ * A FIFO or a device named *.clog is never opened (a FIFO blocked the
+ * read until a writer came), and is marked, not skipped in silence: the
+ * other logs are merged.  Check's per-test timeout catches a hang.
+ */
+START_TEST(test_merge_fifo_log)
+{
+	struct merge_stats s;
+	sqlite3 *db;
+
+	mkdir(tmp_path("logs"), 0777);
+	mkdir(tmp_path("logs/sub"), 0777);
+	write_two();
+	ck_assert_int_eq(mkfifo(tmp_path("logs/fifo.clog"), 0600), 0);
+	ck_assert_int_eq(mknod(tmp_path("logs/sub/dev.clog"), S_IFCHR | 0600,
+			       makedev(1, 5)), 0);	/* like /dev/zero */
+	alarm(20);
+	ck_assert_int_eq(merge(tmp_path("logs"), NULL, &s), 0);
+	alarm(0);
+	ck_assert_uint_eq(s.files, 4);
+	ck_assert_uint_eq(s.processes, 2);
+	ck_assert_uint_eq(s.corrupt, 2);
+	db = open_db(tmp_path("logs/trace.db"));
+	ck_assert_str_eq(q_text(db, "SELECT status || ': ' || error FROM files"
+				" WHERE name='fifo.clog'"),
+			 "corrupt: not a causal log (not a regular file)");
+	ck_assert_str_eq(q_text(db, "SELECT status FROM files WHERE name='sub/dev.clog'"),
+			 "corrupt");
+	sqlite3_close(db);
+}
+END_TEST
+
+static const uint8_t uuid_s[16] = { 0x55, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };
+
+static void open_rpc_log(struct fixture_log *fl, const char *name,
+			 const uint8_t *uuid, int64_t pid)
+{
+	static const char *const argv0[] = { "prog" };
+
+	ck_assert_int_eq(fixture_log_open(fl, tmp_path(name), CAUSAL_FORMAT_VERSION), 0);
+	fixture_log_header(fl, 100, uuid, "host", pid, 1, "/bin/prog", 1, argv0,
+			   1700000000000000000ull, NULL, 64, 100);
+	fixture_log_thread_start(fl, 1, 101, 0, pid, CAUSAL_MARKER_USER, 0,
+				 NULL, 0, 0);
+}
+
+/*
+ * A server whose callers were all untraced or sent bad tags (no client
+ * side, no RPC_SITE record anywhere: rpc-calls.c sorted a NULL array of
+ * sites, which UBSan reports), and a client whose servers were untraced
+ * but whose replies carried tags: the summary counts both columns.
+ */
+START_TEST(test_merge_tag_counts)
+{
+	static const unsigned server_tags[] = {
+		CAUSAL_TAG_ABSENT, CAUSAL_TAG_MALFORMED, CAUSAL_TAG_OK,
+		CAUSAL_TAG_STALE, CAUSAL_TAG_ABSENT,
+	};
+	static const unsigned reply_tags[] = {
+		CAUSAL_TAG_STALE, CAUSAL_TAG_OK, CAUSAL_TAG_OK,
+	};
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN] = { 0 };
+	struct merge_stats s;
+	struct fixture_log fl;
+	struct fixture_rpc p;
+	uint64_t t = 200;
+
+	mkdir(tmp_path("logs"), 0777);
+	open_rpc_log(&fl, "logs/server.clog", uuid_s, 10);
+	for (size_t i = 0; i < sizeof(server_tags) / sizeof(server_tags[0]); i++) {
+		chain[19] = (uint8_t)(i + 1);	/* a chain of its own each */
+		p = (struct fixture_rpc){ 1, t, t + 1, t, chain, 1, i + 1 };
+		fixture_log_skel_start(&fl, &p, 0x20000099, 1, 1,
+				       CAUSAL_TRANSPORT_TCP, NULL, 0, 1, 100 + i,
+				       16, server_tags[i]);
+		p = (struct fixture_rpc){ 1, t + 5, t + 6, t + 5, chain, 2, i + 1 };
+		fixture_log_skel_end(&fl, &p, CAUSAL_REPLY_SUCCESS, 8);
+		t += 10;
+	}
+	ck_assert_int_eq(fixture_log_close(&fl), 0);
+	open_rpc_log(&fl, "logs/client.clog", uuid_b, 11);
+	for (size_t i = 0; i < sizeof(reply_tags) / sizeof(reply_tags[0]); i++) {
+		chain[19] = (uint8_t)(100 + i);
+		p = (struct fixture_rpc){ 1, t, t + 1, t, chain, 1, i + 1 };
+		fixture_log_stub_start(&fl, &p, 0x20000099, 1, 1,
+				       CAUSAL_TRANSPORT_TCP, NULL, 0, 1, 200 + i,
+				       CAUSAL_RPC_TAG_SENT);
+		p = (struct fixture_rpc){ 1, t + 5, t + 6, t + 5, chain, 2, i + 1 };
+		fixture_log_stub_end(&fl, &p, 0, 16, 8, reply_tags[i]);
+		t += 10;
+	}
+	ck_assert_int_eq(fixture_log_close(&fl), 0);
+
+	ck_assert_int_eq(merge(tmp_path("logs"), NULL, &s), 0);
+	ck_assert_uint_eq(s.rpc_calls, 8);
+	ck_assert_uint_eq(s.rpc_no_client, 5);
+	ck_assert_uint_eq(s.rpc_no_server, 3);
+	/* Every value present, 'ok' first, then by name. */
+	ck_assert_uint_eq(s.n_tags, 4);
+	ck_assert_str_eq(s.tags[0].value, "ok");
+	ck_assert_uint_eq(s.tags[0].n, 1);
+	ck_assert_str_eq(s.tags[1].value, "absent");
+	ck_assert_uint_eq(s.tags[1].n, 2);
+	ck_assert_str_eq(s.tags[2].value, "malformed");
+	ck_assert_uint_eq(s.tags[2].n, 1);
+	ck_assert_str_eq(s.tags[3].value, "stale");
+	ck_assert_uint_eq(s.tags[3].n, 1);
+	ck_assert_uint_eq(s.n_reply_tags, 2);
+	ck_assert_str_eq(s.reply_tags[0].value, "ok");
+	ck_assert_uint_eq(s.reply_tags[0].n, 2);
+	ck_assert_str_eq(s.reply_tags[1].value, "stale");
+	ck_assert_uint_eq(s.reply_tags[1].n, 1);
+}
+END_TEST
+
 Suite *merge_suite(void)
 {
 	Suite *s = suite_create("merge");
@@ -283,6 +505,10 @@ Suite *merge_suite(void)
 	tcase_add_test(tc, test_merge_deterministic);
 	tcase_add_test(tc, test_merge_damaged);
 	tcase_add_test(tc, test_merge_errors_leave_nothing);
+	tcase_add_test(tc, test_merge_output_not_regular);
+	tcase_add_test(tc, test_merge_db_mode);
+	tcase_add_test(tc, test_merge_fifo_log);
+	tcase_add_test(tc, test_merge_tag_counts);
 	suite_add_tcase(s, tc);
 	return s;
 }

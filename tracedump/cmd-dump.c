@@ -8,41 +8,44 @@
 #include "dump.h"
 #include "usage.h"
 
-static const char dump_usage[] =
-	"usage: tracedump dump FILE|DIR [--format=text|json]\n";
+enum { OPT_FORMAT = OPT_LONG };
 
-int cmd_dump(int argc, char **argv)
+static const struct opt dump_opts[] = {
+	{ "format", OPT_FORMAT, "text|json",
+	  "output format: text (default) or json, one record per line" },
+	OPT_END
+};
+
+static int run_dump(int argc, char **argv)
 {
 	enum dump_format fmt = DUMP_TEXT;
 	struct dump_stats stats;
-	const char *path = NULL;
+	struct opt_parser p;
+	const char *v;
+	int c;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--format=text")) {
+	opt_init(&p, &cmd_dump, argc, argv);
+	while ((c = opt_next(&p, &v)) > 0) {
+		if (c != OPT_FORMAT)
+			continue;
+		if (!strcmp(v, "text"))
 			fmt = DUMP_TEXT;
-		} else if (!strcmp(a, "--format=json")) {
+		else if (!strcmp(v, "json"))
 			fmt = DUMP_JSON;
-		} else if (!strcmp(a, "--format") && i + 1 < argc &&
-			   (!strcmp(argv[i + 1], "text") || !strcmp(argv[i + 1], "json"))) {
-			fmt = !strcmp(argv[++i], "json") ? DUMP_JSON : DUMP_TEXT;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(dump_usage, stdout);
-			return 0;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "tracedump: unknown option '%s'\n%s", a, dump_usage);
-			return 2;
-		} else if (!path) {
-			path = a;
-		} else {
-			fputs(dump_usage, stderr);
-			return 2;
-		}
+		else
+			return opt_bad(&cmd_dump, "unknown format '%s'", v);
 	}
-	if (!path) {
-		fputs(dump_usage, stderr);
-		return 2;
-	}
-	return dump_path(stdout, path, fmt, &stats) ? 1 : 0;
+	if (c == OPT_STOP)
+		return p.status;
+	if (p.nargs != 1)
+		return opt_bad(&cmd_dump, p.nargs ? "too many arguments" :
+				"a log file or directory is needed");
+	return dump_path(stdout, p.args[0], fmt, &stats) ? 1 : 0;
 }
+
+const struct command cmd_dump = {
+	"dump", run_dump, "FILE|DIR [--format=text|json]",
+	"print the records of raw logs (a file, or every *.clog under DIR), "
+	"one per line",
+	dump_opts,
+};

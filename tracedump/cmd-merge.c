@@ -10,37 +10,43 @@
 #include "merge.h"
 #include "usage.h"
 
-static const char merge_usage[] = "usage: tracedump merge DIR [-o DB]\n";
+static const struct opt merge_opts[] = {
+	{ "output", 'o', "DB",
+	  "write the database to DB (default DIR/trace.db), which must be "
+	  "a regular file or not exist" },
+	OPT_END
+};
 
-int cmd_merge(int argc, char **argv)
+/* "ok 12, absent 3", or "none" when every row has NULL there. */
+static void print_counts(const char *label, const struct merge_count *v,
+			 size_t n)
+{
+	printf("%-17s", label);
+	if (!n)
+		printf("none");
+	for (size_t i = 0; i < n; i++)
+		printf("%s%s %" PRIu64, i ? ", " : "", v[i].value, v[i].n);
+	putchar('\n');
+}
+
+static int run_merge(int argc, char **argv)
 {
 	struct merge_opts o = { 0 };
 	struct merge_stats s;
+	struct opt_parser p;
+	const char *v;
+	int c;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-			o.output = argv[++i];
-		} else if (!strncmp(a, "--output=", 9)) {
-			o.output = a + 9;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(merge_usage, stdout);
-			return 0;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "tracedump: unknown option '%s'\n%s", a, merge_usage);
-			return 2;
-		} else if (!o.dir) {
-			o.dir = a;
-		} else {
-			fputs(merge_usage, stderr);
-			return 2;
-		}
-	}
-	if (!o.dir) {
-		fputs(merge_usage, stderr);
-		return 2;
-	}
+	opt_init(&p, &cmd_merge, argc, argv);
+	while ((c = opt_next(&p, &v)) > 0)
+		if (c == 'o')
+			o.output = v;
+	if (c == OPT_STOP)
+		return p.status;
+	if (p.nargs != 1)
+		return opt_bad(&cmd_merge, p.nargs ? "too many arguments" :
+				"a log directory is needed");
+	o.dir = p.args[0];
 	/* A \r line only makes sense to a person watching. */
 	o.progress = isatty(STDERR_FILENO);
 	if (merge_run(&o, &s))
@@ -57,6 +63,10 @@ int cmd_merge(int argc, char **argv)
 	       s.hosts, s.processes, s.threads, s.records, s.dropped,
 	       s.truncated, s.corrupt, s.rpc_calls,
 	       s.rpc_no_server + s.rpc_no_client, s.rpc_no_server, s.rpc_no_client);
+	if (s.rpc_calls) {
+		print_counts("call tags:", s.tags, s.n_tags);
+		print_counts("reply tags:", s.reply_tags, s.n_reply_tags);
+	}
 	if (s.write_failed)
 		printf("failed writes:   %" PRIu64 " files (%" PRIu64
 		       " disk full), %" PRIu64 " records lost\n",
@@ -65,3 +75,8 @@ int cmd_merge(int argc, char **argv)
 		printf("bad records:     %" PRIu64 "\n", s.bad_records);
 	return 0;
 }
+
+const struct command cmd_merge = {
+	"merge", run_merge, "DIR [-o DB]",
+	"load every log under DIR into one SQLite database", merge_opts,
+};

@@ -1,11 +1,13 @@
 /*
- * cmds.h - tracedump subcommands.  Each takes the arguments after the
- * command name (argv[0] is the name) and returns the exit status.
+ * cmds.h - tracedump subcommands (commands.h): each cmd-*.c defines its
+ * command, its options and their help in one place.
  */
 #ifndef CAUSAL_CMDS_H
 #define CAUSAL_CMDS_H
 
-int cmd_dump(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
+#include "commands.h"
+
+extern const struct command cmd_dump;
+extern const struct command cmd_merge;
 
 #endif

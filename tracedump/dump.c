@@ -255,6 +255,7 @@ static void print_fields(const struct dump_ctx *c, const struct record *r)
 		break;
 	case CAUSAL_REC_FORK:
 		i64(c, "child_pid", r->fork.child_pid);
+		name(c, "how", record_fork_how_name(r->fork.how), r->fork.how);
 		break;
 	case CAUSAL_REC_EXEC:
 		str(c, "path", r->exec.path);
@@ -335,7 +336,7 @@ static int dump_one(FILE *out, const char *path, const char *shown,
 	rc = logread_file(path, print_record, &c, &res);
 	if (rc == -EINVAL) {
 		stats->rejected++;
-		return error("'%s' is not a causal log", path);
+		return error("'%s' is not a causal log (%s)", path, res.error);
 	}
 	if (rc == -EPROTO) {
 		stats->rejected++;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "causal/log-format.h"
+#include "spawn-links.h"
 
 struct chunk;
 struct chunk_queue;
@@ -67,6 +68,9 @@ struct proc {
 	int64_t end_detail;
 	uint64_t records, bad_records;
 	struct thread_map threads;
+	/* FORK records of children made by vfork / posix_spawn[p] */
+	struct spawn_note *spawns;
+	size_t n_spawns, cap_spawns;
 	/* the LOSS record of the loss slot: a write failed */
 	bool has_loss;
 	int64_t loss_err;
@@ -84,6 +88,7 @@ static inline void proc_release(struct proc *p)
 	free(p->exe);
 	free(p->argv);
 	free(p->threads.slots);
+	free(p->spawns);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -66,6 +66,15 @@ const char *record_process_end_name(uint64_t reason)
 	return reason < 4 ? names[reason] : NULL;
 }
 
+const char *record_fork_how_name(uint64_t how)
+{
+	static const char *const names[] = {
+		"fork", "vfork", "posix_spawn", "posix_spawnp",
+	};
+
+	return how < 4 ? names[how] : NULL;
+}
+
 const char *record_transport_name(uint64_t transport)
 {
 	static const char *const names[] = {
@@ -99,9 +108,10 @@ const char *record_clnt_stat_name(uint64_t status)
 
 const char *record_tag_status_name(uint64_t tag)
 {
-	static const char *const names[] = { "ok", "absent", "malformed", "stale" };
+	static const char *const names[] = { "ok", "absent", "malformed",
+					     "stale", "incomplete" };
 
-	return tag < 4 ? names[tag] : NULL;
+	return tag < sizeof(names) / sizeof(names[0]) ? names[tag] : NULL;
 }
 
 const char *record_reply_name(uint64_t reply)
@@ -249,6 +259,12 @@ static uint64_t get_u64(struct fields *f)
 		return 0;
 	}
 	return o->via.u64;
+}
+
+/* A field appended later in the format: old logs end before it. */
+static uint64_t get_u64_or(struct fields *f, uint64_t absent)
+{
+	return f->i < f->n ? get_u64(f) : absent;
 }
 
 static int64_t get_i64(struct fields *f)
@@ -430,6 +446,7 @@ int record_decode(const msgpack_object *o, struct record *r)
 		break;
 	case CAUSAL_REC_FORK:
 		r->fork.child_pid = get_i64(&f);
+		r->fork.how = get_u64_or(&f, CAUSAL_FORK_FORK);
 		break;
 	case CAUSAL_REC_EXEC:
 		r->exec.path = get_str(&f);

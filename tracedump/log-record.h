@@ -68,6 +68,7 @@ struct record {
 		} drops;
 		struct {
 			int64_t child_pid;
+			uint64_t how;		/* 0 (fork) if absent */
 		} fork;
 		struct {
 			struct record_str path;
@@ -139,6 +140,7 @@ const char *record_type_name(unsigned type, bool lower);
 const char *record_marker_name(uint64_t marker);
 const char *record_thread_end_name(uint64_t how);
 const char *record_process_end_name(uint64_t reason);
+const char *record_fork_how_name(uint64_t how);		/* "posix_spawn" */
 const char *record_transport_name(uint64_t transport);	/* "tcp" */
 const char *record_clnt_stat_name(uint64_t status);	/* "RPC_TIMEDOUT" */
 const char *record_tag_status_name(uint64_t tag);	/* "stale" */

@@ -72,7 +72,11 @@ static int scan(const char *root, const char *rel, struct logdir *ld,
 			continue;
 		if (S_ISLNK(st.st_mode) && stat(full, &st) < 0)
 			continue;
-		if (S_ISREG(st.st_mode))
+		/*
+		 * Not only regular files: a FIFO or a device named *.clog
+		 * is listed so that the reader rejects it by name.
+		 */
+		if (!S_ISDIR(st.st_mode))
 			rc = add(ld, cap, sub);
 	}
 	closedir(d);

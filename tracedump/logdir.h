@@ -12,9 +12,10 @@ struct logdir {
 };
 
 /*
- * Collect every regular file (or symlink to one) named *.clog under dir,
+ * Collect every file (or symlink to one) named *.clog under dir,
  * recursively; symlinked directories are not followed, so there are no
- * loops.  Sorted so that every tool sees the logs in the same order.
+ * loops.  FIFOs, devices and sockets are listed too, so that a reader
+ * rejects them by name (logread_file() never opens them).  Sorted so that every tool sees the logs in the same order.
  * Returns 0, -ENOTDIR if dir is not a directory, or another -errno.
  */
 int logdir_scan(const char *dir, struct logdir *ld);

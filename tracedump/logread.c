@@ -350,16 +350,28 @@ int logread_file(const char *path, logread_fn fn, void *arg,
 	int fd, rc;
 
 	memset(res, 0, sizeof(*res));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/*
+	 * Only a regular file is a log.  Opening anything else can block (a
+	 * FIFO waits for a writer) or act (a tape rewinds, a tty becomes the
+	 * controlling one): look before opening, then open without blocking
+	 * and look again at what was opened.
+	 */
+	if (stat(path, &st) < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
+	if (S_ISREG(st.st_mode))
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	else
+		fd = -2;
+	if (fd == -1)
+		return -errno;
+	if (fd >= 0 && fstat(fd, &st) < 0) {
 		rc = -errno;
 		close(fd);
 		return rc;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		snprintf(res->error, sizeof(res->error), "not a regular file");
 		return -EINVAL;
 	}

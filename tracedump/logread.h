@@ -71,7 +71,8 @@ typedef int (*logread_fn)(void *arg, const struct logread_record *rec);
  * Read the log at path.  Returns 0 when the file is a causal log (even a
  * damaged one: see res->status), or:
  *   -ENOENT etc.  the file cannot be opened or read (errno value);
- *   -EINVAL       not a causal log (bad magic); res->error says why;
+ *   -EINVAL       not a causal log (bad magic, or not a regular file:
+ *                 a FIFO or a device is never opened); res->error says why;
  *   -EPROTO       format version newer than CAUSAL_FORMAT_VERSION;
  *   the callback's return value when it stopped the read.
  * An empty file, or one cut inside its file header, is a causal log with

@@ -5,12 +5,7 @@
 #include "commands.h"
 #include "usage.h"
 
-static const struct command commands[] = {
-	{ "dump", cmd_dump, "FILE|DIR [--format=text|json]",
-	  "print the records of raw logs, one per line" },
-	{ "merge", cmd_merge, "DIR [-o DB]",
-	  "load every log under DIR into one SQLite database" },
-};
+static const struct command *const commands[] = { &cmd_dump, &cmd_merge };
 
 int main(int argc, char **argv)
 {

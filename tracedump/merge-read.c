@@ -184,6 +184,23 @@ static int take_record(struct proc *p, const struct record *r)
 	case CAUSAL_REC_LOSS:
 		take_loss(p, r);
 		break;
+	case CAUSAL_REC_FORK:
+		/* a fork child names its parent itself; these cannot */
+		if (r->fork.how == CAUSAL_FORK_FORK)
+			break;
+		if (p->n_spawns == p->cap_spawns) {
+			size_t cap = p->cap_spawns ? 2 * p->cap_spawns : 8;
+			struct spawn_note *v = realloc(p->spawns,
+						       cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			p->spawns = v;
+			p->cap_spawns = cap;
+		}
+		p->spawns[p->n_spawns++] = (struct spawn_note){
+			0, r->fork.child_pid, r->mono_ns };
+		break;
 	case CAUSAL_REC_PROCESS_END:
 		p->ended = true;
 		p->end_mono = r->mono_ns;

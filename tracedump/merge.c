@@ -13,6 +13,7 @@
  * chunk (SQLITE_STATIC, no copy) and indexes built after the bulk insert.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include "rpc-calls.h"
 #include "log-record.h"
 #include "schema.h"
+#include "spawn-links.h"
 #include "usage.h"
 
 struct merge {
@@ -43,6 +45,7 @@ struct merge {
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
 	sqlite3_stmt *ins_probe, *ins_site, *ins_object;
 	struct rpc_calls rpc;
+	struct spawn_links spawns;	/* parent links made at the end */
 	msgpack_zone zone;		/* to decode RPC records again */
 	int64_t proc_id;		/* of the file being stored */
 	struct proc *p;			/* its process */
@@ -366,6 +369,11 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	sqlite3_bind_int64(st, 20, file_id);
 	m->stats->processes++;
 	m->stats->dropped += dropped;
+	for (size_t i = 0; i < p->n_spawns; i++)
+		if (spawn_links_add(&m->spawns, m->proc_id,
+				    p->spawns[i].child_pid,
+				    p->spawns[i].mono_ns))
+			return -ENOMEM;
 	return step(m, st, "insert process");
 }
 
@@ -523,7 +531,8 @@ static int open_db(struct merge *m, const char *path)
 	 * (each costs a lock per allocation).
 	 */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-	if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+	if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE |
+			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
 			    NULL) != SQLITE_OK)
 		return error("cannot open database '%s': %s", path,
 			     m->db ? sqlite3_errmsg(m->db) : "out of memory");
@@ -575,21 +584,112 @@ static void close_db(struct merge *m)
 	m->db = NULL;
 }
 
-/* A fresh temporary file beside output, readable like any new file. */
+/*
+ * The output must be a regular file or nothing: rename() would put the
+ * database in place of a device, a FIFO or a socket (as root, -o /dev/full
+ * replaced the device), and in place of a symbolic link rather than its
+ * target.  Those are refused, not resolved: whoever wants the target can
+ * name it.
+ */
+static int check_output(const char *output)
+{
+	struct stat st;
+
+	/* Nothing there (or no way there: creating the file will say why). */
+	if (lstat(output, &st) < 0 || S_ISREG(st.st_mode))
+		return 0;
+	return error("'%s' is %s, not a regular file: refusing to replace it",
+		     output,
+		     S_ISLNK(st.st_mode) ? "a symbolic link" :
+		     S_ISDIR(st.st_mode) ? "a directory" :
+		     S_ISCHR(st.st_mode) ? "a character device" :
+		     S_ISBLK(st.st_mode) ? "a block device" :
+		     S_ISFIFO(st.st_mode) ? "a FIFO" :
+		     S_ISSOCK(st.st_mode) ? "a socket" : "something else");
+}
+
+/*
+ * A fresh temporary file beside output, mode 0600 whatever the umask: the
+ * database holds argv and addresses, like the logs it comes from.
+ * mkostemp() creates with O_EXCL, which never follows a symbolic link.
+ */
 static int make_temp(const char *output, char *tmp, size_t size)
 {
-	mode_t mask;
 	int fd;
 
 	if ((size_t)snprintf(tmp, size, "%s.tmp.XXXXXX", output) >= size)
 		return error("output path too long");
-	fd = mkstemp(tmp);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return error("cannot create '%s': %s", output, strerror(errno));
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
+	if (fchmod(fd, 0600) < 0) {
+		error("cannot create '%s': %s", output, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
 	close(fd);
+	return 0;
+}
+
+/* One more row with value (NULL: not counted) in v[0 .. *n). */
+static void count_value(struct merge_count *v, size_t *n, const unsigned char *value)
+{
+	const char *s = (const char *)value;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < *n; i++)
+		if (!strcmp(v[i].value, s))
+			break;
+	if (i == *n) {
+		/* Past the last slot, the rest are summed as "other". */
+		if (*n == MERGE_VALUES) {
+			i = MERGE_VALUES - 1;
+			snprintf(v[i].value, sizeof(v[i].value), "other");
+		} else {
+			snprintf(v[i].value, sizeof(v[i].value), "%s", s);
+			++*n;
+		}
+	}
+	v[i].n++;
+}
+
+/* 'ok' first, then by name. */
+static int cmp_count(const void *a, const void *b)
+{
+	const struct merge_count *x = a, *y = b;
+	int xo = !strcmp(x->value, "ok"), yo = !strcmp(y->value, "ok");
+
+	return xo != yo ? yo - xo : strcmp(x->value, y->value);
+}
+
+/*
+ * The calls by tag status, both columns, for the summary: whatever values
+ * the table holds, so that a new status is counted too.  One scan and
+ * counting here: two GROUP BY queries sorted the whole table, three times
+ * as long (0.65 s against 0.2 s for 1M calls).
+ */
+static int count_tags(struct merge *m)
+{
+	struct merge_stats *s = m->stats;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(m->db, "SELECT tag, reply_tag FROM rpc_calls",
+			       -1, &st, NULL) != SQLITE_OK)
+		return error("database: %s", sqlite3_errmsg(m->db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		count_value(s->tags, &s->n_tags, sqlite3_column_text(st, 0));
+		count_value(s->reply_tags, &s->n_reply_tags,
+			    sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("database: %s", sqlite3_errmsg(m->db));
+	qsort(s->tags, s->n_tags, sizeof(s->tags[0]), cmp_count);
+	qsort(s->reply_tags, s->n_reply_tags, sizeof(s->reply_tags[0]), cmp_count);
 	return 0;
 }
 
@@ -605,7 +705,7 @@ static int store_calls(struct merge *m)
 	m->stats->rpc_calls = cs.calls;
 	m->stats->rpc_no_server = cs.no_server;
 	m->stats->rpc_no_client = cs.no_client;
-	return 0;
+	return cs.calls ? count_tags(m) : 0;
 }
 
 /* Store what the reader hands over, file by file, in order. */
@@ -643,6 +743,7 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 {
 	struct merge_reader rd = { .o = m->o, .ld = ld };
 	struct chunk_queue q;
+	uint64_t linked;
 	pthread_t tid;
 	int rc;
 
@@ -665,6 +766,8 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 		fputs("\r\033[K", stderr);
 	if (!m->stats->processes)
 		return error("no readable causal log in '%s'", m->o->dir);
+	if (spawn_links_store(&m->spawns, m->db, &linked))
+		return error("database: parent links: %s", sqlite3_errmsg(m->db));
 	if ((rc = store_calls(m)))
 		return rc;
 	if (schema_create_indexes(m->db) || exec(m->db, "COMMIT"))
@@ -680,6 +783,12 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
+	if ((o->output ? snprintf(output, sizeof(output), "%s", o->output) :
+	     snprintf(output, sizeof(output), "%s/trace.db", o->dir)) >=
+	    (int)sizeof(output))
+		return error("output path too long");
+	if (check_output(output))
+		return -1;
 	rc = logdir_scan(o->dir, &ld);
 	if (rc == -ENOTDIR)
 		return error("'%s' is not a directory", o->dir);
@@ -692,10 +801,6 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 		logdir_release(&ld);
 		return error("no causal logs (*%s) in '%s'", CAUSAL_LOG_SUFFIX, o->dir);
 	}
-	if (o->output)
-		snprintf(output, sizeof(output), "%s", o->output);
-	else
-		snprintf(output, sizeof(output), "%s/trace.db", o->dir);
 	if (make_temp(output, tmp, sizeof(tmp))) {
 		logdir_release(&ld);
 		return -1;
@@ -709,6 +814,9 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 	if (!rc)
 		rc = merge_all(&m, &ld);
 	close_db(&m);
+	/* Again: the output may have been replaced during the merge. */
+	if (!rc)
+		rc = check_output(output);
 	if (!rc && rename(tmp, output) < 0)
 		rc = error("cannot rename '%s' to '%s': %s", tmp, output,
 			   strerror(errno));
@@ -719,6 +827,7 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 		free(m.hosts[i]);
 	free(m.hosts);
 	rpc_calls_release(&m.rpc);
+	spawn_links_release(&m.spawns);
 	msgpack_zone_destroy(&m.zone);
 	logdir_release(&ld);
 	return rc ? -1 : 0;

@@ -19,6 +19,14 @@ struct merge_opts {
 	bool progress;		/* \r progress line on stderr */
 };
 
+/* Rows of rpc_calls with one value of a column. */
+struct merge_count {
+	char value[24];		/* "other": the values past MERGE_VALUES - 1 */
+	uint64_t n;
+};
+
+#define MERGE_VALUES 8
+
 struct merge_stats {
 	uint64_t files;		/* *.clog files found */
 	uint64_t hosts;
@@ -35,6 +43,13 @@ struct merge_stats {
 	uint64_t rpc_calls;	/* rows of rpc_calls */
 	uint64_t rpc_no_server;	/* calls with missing = 'server' */
 	uint64_t rpc_no_client;	/* calls with missing = 'client' */
+	/*
+	 * Calls by tag status at the skeleton start (tag) and of the reply
+	 * (reply_tag): every value the table holds, NULL aside, 'ok' first,
+	 * then by name.
+	 */
+	struct merge_count tags[MERGE_VALUES], reply_tags[MERGE_VALUES];
+	size_t n_tags, n_reply_tags;
 };
 
 /*

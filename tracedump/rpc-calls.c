@@ -451,7 +451,10 @@ int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
 	keyed = malloc(n * sizeof(*keyed));
 	if (!order || !sides || !clients || !servers || !keyed)
 		goto out;
-	qsort(rc->sites, rc->n_sites, sizeof(*rc->sites), cmp_site);
+	/* No sites (only untraced callers): sites is NULL, which qsort
+	 * must not be given even with no element. */
+	if (rc->n_sites)
+		qsort(rc->sites, rc->n_sites, sizeof(*rc->sites), cmp_site);
 	sort_probes = rc->probes;
 	n_sides = make_sides(rc, order, sides);
 	sort_sides = sides;

@@ -11,16 +11,28 @@ static void print_usage(const struct command_table *t, FILE *out)
 	fprintf(out, "usage: %s %s\n\ncommands:\n", causal_progname,
 		t->synopsis);
 	for (i = 0; i < t->n; i++)
-		fprintf(out, "  %-8s %s\n  %8s %s\n", t->commands[i].name,
-			t->commands[i].args, "", t->commands[i].help);
-	fprintf(out, "  %-8s\n  %8s %s\n", "help", "", "show this help");
+		fprintf(out, "  %-8s %s\n  %8s %s\n", t->commands[i]->name,
+			t->commands[i]->args, "", t->commands[i]->help);
+	fprintf(out, "  %-8s [COMMAND]\n  %8s %s\n", "help", "",
+		"show this help, or the options of COMMAND");
 	if (t->epilogue)
 		fprintf(out, "\n%s\n", t->epilogue);
+	fprintf(out, "\n'%s COMMAND --help' lists the options of COMMAND.\n",
+		causal_progname);
+}
+
+static const struct command *find(const struct command_table *t,
+				  const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(name, t->commands[i]->name))
+			return t->commands[i];
+	return NULL;
 }
 
 int run_command(const struct command_table *t, int argc, char **argv)
 {
-	size_t i;
+	const struct command *c;
 
 	if (argc < 2) {
 		print_usage(t, stderr);
@@ -28,12 +40,18 @@ int run_command(const struct command_table *t, int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
-		print_usage(t, stdout);
-		return 0;
+		if (argc < 3) {
+			print_usage(t, stdout);
+			return 0;
+		}
+		if ((c = find(t, argv[2]))) {
+			opt_help(c, stdout);
+			return 0;
+		}
+		argv++;		/* "help NAME": NAME is unknown */
 	}
-	for (i = 0; i < t->n; i++)
-		if (!strcmp(argv[1], t->commands[i].name))
-			return t->commands[i].fn(argc - 1, argv + 1);
+	if ((c = find(t, argv[1])))
+		return c->fn(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n", causal_progname, argv[1]);
 	print_usage(t, stderr);
 	return 2;

@@ -4,16 +4,19 @@
  *
  *   figure1-client PORT        (foo's TCP port on 127.0.0.1)
  *
- * Prints "foo = N" (the say_it calls foo made, 3) and exits 0 when the
- * call succeeded.
+ * Prints "foo = N" (the say_it calls foo made, 3) and, as it ends, "cpu
+ * main tid T us U" (all the CPU its thread used, by its own clock, as
+ * figure1-server does); exits 0 when the call succeeded.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <rpc/rpc.h>
 
+#include "figure1-cpu.h"
 #include "figure1.h" /* rpcgen's, of figure1.x */
 
 int main(int argc, char **argv)
@@ -45,5 +48,7 @@ int main(int argc, char **argv)
 	}
 	printf("foo = %d\n", n);
 	clnt_destroy(c);
+	printf("cpu main tid %d us %lld\n", (int)gettid(),
+	       fig1_thread_cpu_ns() / 1000);
 	return n == 3 ? 0 : 1;
 }

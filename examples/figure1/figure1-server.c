@@ -21,8 +21,11 @@
  * every deployment; only where the letters run changes.
  *
  * One line per component invocation on stdout: "NAME tid T us U" (U the
- * CPU it burned itself).  On SIGTERM it finishes the request at hand and
- * exits 0.
+ * CPU it burned itself), and one per thread as it ends: "cpu ROLE tid T
+ * us U" (U all the CPU the thread used, by its own clock), so that what
+ * the CCSG shows outside the components can be checked against what the
+ * program measured itself.  On SIGTERM it finishes the request at hand
+ * and exits 0.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -77,6 +80,13 @@ static int serves(char role)
 static void said(const char *name, int us)
 {
 	printf("%s tid %d us %d\n", name, (int)gettid(), us);
+}
+
+/* The thread is about to end: all the CPU it used. */
+static void spent(const char *role)
+{
+	printf("cpu %s tid %d us %lld\n", role, (int)gettid(),
+	       fig1_thread_cpu_ns() / 1000);
 }
 
 static struct sockaddr_in loopback(int port)
@@ -157,6 +167,7 @@ static void *helper(void *arg)
 {
 	fig1_burn_us(FIG1_THREAD_US);
 	said("thread", FIG1_THREAD_US);
+	spent("helper");
 	return arg;
 }
 
@@ -234,6 +245,7 @@ static int not_udp(int fd) { return fd != udp_fd; }
 static void *serve_udp(void *arg)
 {
 	serve(udp_only);
+	spent("udp");
 	return arg;
 }
 
@@ -316,5 +328,6 @@ int main(int argc, char **argv)
 	}
 	serve(not_udp);
 	pthread_join(th, NULL);
+	spent("main");
 	return 0;
 }

@@ -97,7 +97,24 @@ enum causal_record_type {
 	 */
 	CAUSAL_REC_DROPS = 4,
 
-	/* [5, tid, mono_ns, child_pid]: thread tid called fork(). */
+	/*
+	 * [5, tid, mono_ns, child_pid, how]: thread tid made process
+	 * child_pid; how is enum causal_fork_how (absent in logs written
+	 * before it was added: read it as fork).
+	 *   fork          written in the parent once fork() returned; the
+	 *                 child's HEADER names the parent.
+	 *   vfork         written by a child that shares the parent's memory
+	 *                 (vfork(), or clone() with CLONE_VM | CLONE_VFORK)
+	 *                 when it calls exec, into the buffer of the parent
+	 *                 thread it keeps suspended; mono_ns is just before
+	 *                 the exec (which may still fail).
+	 *   posix_spawn,  written in the parent once the call succeeded;
+	 *   posix_spawnp  mono_ns is taken before the call, so it precedes
+	 *                 the child's start.
+	 * The image such a child execs cannot name its parent in its HEADER
+	 * (the environment is the program's): the merge links it by host,
+	 * pid and time (README, "The database").
+	 */
 	CAUSAL_REC_FORK = 5,
 
 	/*
@@ -163,9 +180,13 @@ enum causal_record_type {
 	 * tag_sent: the tag did go with the arguments (only the stub end
 	 * knows: on UDP it is left out when the arguments leave no room).
 	 * event_no: the server's skeleton-end event + 1 when the reply
-	 * carried a tag; else stub start + 1, or stub start + 3 after an
-	 * error reply (which cannot carry one), leaving room for the
-	 * skeleton start and end a traced server gave the call. */
+	 * carried a tag; stub start + 3 after an error reply (which cannot
+	 * carry one), leaving room for the skeleton start and end a traced
+	 * server gave the call; stub start + CAUSAL_RPC_EVENT_SKIP when the
+	 * tagged request got no readable reply tag (timeout, one-way or
+	 * batched call, a tag damaged or not all received): a traced server
+	 * may have numbered events the client cannot know of; else (an
+	 * untraced server's reply, no tag sent) stub start + 1. */
 	CAUSAL_REC_RPC_STUB_END = 17,
 
 	/* [18, ..., prog, vers, proc, transport, peer(bin sockaddr | nil),
@@ -191,6 +212,15 @@ enum causal_record_type {
 	CAUSAL_REC_RPC_LAST = 63,
 };
 
+/*
+ * The events a client skips at the stub end of a tagged call whose reply
+ * brought back no tag: more than any one call's server side numbers in
+ * practice (2^20), few enough that a chain has room for 2^28 such calls
+ * below the tag's limit of 2^48.  A reader takes a stub end exactly this
+ * far after its stub start as a normal transition, not a gap.
+ */
+#define CAUSAL_RPC_EVENT_SKIP (1ull << 20)
+
 enum causal_rpc_transport {
 	CAUSAL_TRANSPORT_UNKNOWN = 0,
 	CAUSAL_TRANSPORT_TCP = 1,
@@ -212,6 +242,8 @@ enum causal_tag_status {
 	CAUSAL_TAG_ABSENT = 1,		/* untraced peer, or none expected */
 	CAUSAL_TAG_MALFORMED = 2,	/* present but invalid: ignored */
 	CAUSAL_TAG_STALE = 3,		/* valid, for another xid: ignored */
+	CAUSAL_TAG_INCOMPLETE = 4,	/* announced, not all received when
+					 * read: not waited for, ignored */
 };
 
 /* How a skeleton ended: the reply the server sent. */
@@ -237,6 +269,14 @@ enum causal_thread_end {
 	CAUSAL_THREAD_EXITED = 1,	/* called pthread_exit() */
 	CAUSAL_THREAD_CANCELLED = 2,	/* acted on a cancellation */
 	CAUSAL_THREAD_AT_EXIT = 3,	/* still running when the process ended */
+};
+
+/* How a process was made (CAUSAL_REC_FORK). */
+enum causal_fork_how {
+	CAUSAL_FORK_FORK = 0,
+	CAUSAL_FORK_VFORK = 1,		/* or clone(CLONE_VM | CLONE_VFORK) */
+	CAUSAL_FORK_POSIX_SPAWN = 2,
+	CAUSAL_FORK_POSIX_SPAWNP = 3,
 };
 
 enum causal_process_end {

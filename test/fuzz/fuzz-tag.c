@@ -1,8 +1,9 @@
 /*
- * fuzz-tag.c - libFuzzer target for the causality tag decoder, the one
- * piece of the tracer that parses bytes from the network.  Any input must
- * decode to a status without a crash or a read past its end, and a tag
- * that decodes must encode back to the same bytes.
+ * fuzz-tag.c - libFuzzer target for the causality tag decoder, which
+ * parses bytes from the network (fuzz-tag-stream.c takes them off the
+ * streams).  Any input must decode to a status without a crash or a read
+ * past its end, and a tag that decodes must encode back to the same
+ * bytes.  The decoder never says 'incomplete': it has the bytes or not.
  */
 #include <stdlib.h>
 #include <string.h>

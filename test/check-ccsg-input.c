@@ -1,0 +1,243 @@
+/*
+ * check-ccsg-input.c - ccsg on databases that are not what tracedump
+ * writes: a schema version it does not know, and values of the wrong
+ * type or out of range in the columns it reads.  Each is one error line
+ * naming the database and what is wrong (table, row and column), and
+ * `ccsg` exits with status 1; nothing is loaded half-way.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ccsg-fixture.h"
+#include "e2e.h"
+#include "trace.h"
+
+#define CH "00000000000000000000000000000000000000d1"
+
+/* ccsg_trace_load() of path with stderr captured into msg. */
+static int load_err(const char *path, char *msg, size_t len)
+{
+	char tmpl[] = "/tmp/ccsg-err-XXXXXX";
+	int fd = mkstemp(tmpl), saved = dup(2), rc;
+	struct ccsg_trace t;
+	ssize_t n;
+
+	ck_assert(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	rc = ccsg_trace_load(&t, path);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, msg, len - 1, 0);
+	msg[n > 0 ? n : 0] = 0;
+	close(fd);
+	unlink(tmpl);
+	if (!rc)
+		ccsg_trace_release(&t);
+	return rc;
+}
+
+/* One error line: "PROG: error: 'PATH'..." and nothing else. */
+static void assert_one_error(const char *msg, const char *path)
+{
+	char quoted[128];
+
+	snprintf(quoted, sizeof(quoted), "'%s'", path);
+	ck_assert_msg(strstr(msg, ": error: ") && strstr(msg, quoted),
+		      "no error naming %s: '%s'", quoted, msg);
+	ck_assert_msg(strchr(msg, '\n') == msg + strlen(msg) - 1, "not one line: '%s'", msg);
+}
+
+/*
+ * A small valid trace: host A, a client and a server process, their main
+ * threads, one whole call with every column tracedump fills.  Left open
+ * (in its transaction) so that a test can spoil it before fx_close().
+ */
+static void base_db(void)
+{
+	long long ev[4] = { 0, 1, 2, 3 }, cpu[4] = { 0, 100, 300, 50 };
+
+	fx_open();
+	fx_host(1, "A");
+	fx_proc(1, 1);
+	fx_proc(2, 1);
+	fx_thread(1, 1, 0, 500, -1);
+	fx_thread(2, 1, 0, 700, -1);
+	fx_exec("INSERT INTO rpc_sites VALUES(1, 1, 'f_1', '/bin/p1')");
+	fx_exec("INSERT INTO rpc_objects VALUES(2, 1, 7, 1, 'tcp', '127.0.0.1:700', 'tcp')");
+	fx_call(CH, 7, 1, "f_1", 1, 1, 2, 1, 1, ev, cpu);
+	fx_set("status = 0, status_name = 'RPC_SUCCESS', args_bytes = 8, results_bytes = 4, "
+	       "reply_tag = 'ok', tag = 'ok', reply = 'success', server_args_bytes = 8, "
+	       "server_results_bytes = 4, one_way = 0, transport = 'tcp'");
+}
+
+START_TEST(test_valid_base)
+{
+	char msg[512];
+	const char *path;
+
+	base_db();
+	path = fx_close();
+	ck_assert_msg(load_err(path, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert_str_eq(msg, "");
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_schema_version)
+{
+	static const struct {
+		const char *value, *says;
+	} cases[] = {
+		{ "3", "schema version 3" },		/* newer than ccsg knows */
+		{ "99", "schema version 99" },
+		{ "1", "schema version 1" },		/* older, without rpc tables */
+		{ "2x", "'2x'" },			/* not a number */
+		{ "", "''" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char sql[128], msg[512];
+		const char *path;
+
+		base_db();
+		snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%s' "
+			 "WHERE key = 'schema_version'", cases[i].value);
+		fx_exec(sql);
+		path = fx_close();
+		ck_assert_msg(load_err(path, msg, sizeof(msg)) < 0, "version '%s' accepted",
+			      cases[i].value);
+		assert_one_error(msg, path);
+		ck_assert_msg(strstr(msg, cases[i].says), "version '%s': '%s'", cases[i].value,
+			      msg);
+		unlink(path);
+	}
+}
+END_TEST
+
+/* A bad value: the spoiling SQL, and what the message must name. */
+static const struct bad {
+	const char *sql, *table, *row, *column;
+} bad[] = {
+	/* text, blob and real where an integer is expected */
+	{ "UPDATE rpc_calls SET stub_start_ns = 'abc'", "rpc_calls", "call_id 1", "stub_start_ns" },
+	{ "UPDATE rpc_calls SET skel_end_cpu_ns = x'0102'", "rpc_calls", "call_id 1",
+	  "skel_end_cpu_ns" },
+	{ "UPDATE rpc_calls SET prog = 1.5", "rpc_calls", "call_id 1", "prog" },
+	{ "UPDATE rpc_calls SET stub_end_event = '3 events'", "rpc_calls", "call_id 1",
+	  "stub_end_event" },
+	{ "UPDATE rpc_calls SET status = 'bad'", "rpc_calls", "call_id 1", "status" },
+	/* negative counts, values out of range */
+	{ "UPDATE rpc_calls SET args_bytes = -5", "rpc_calls", "call_id 1", "args_bytes" },
+	{ "UPDATE rpc_calls SET server_results_bytes = -1", "rpc_calls", "call_id 1",
+	  "server_results_bytes" },
+	{ "UPDATE rpc_calls SET skel_start_event = -3", "rpc_calls", "call_id 1",
+	  "skel_start_event" },
+	{ "UPDATE rpc_calls SET client_tid = 99999999999", "rpc_calls", "call_id 1",
+	  "client_tid" },
+	{ "UPDATE rpc_calls SET vers = 4294967296", "rpc_calls", "call_id 1", "vers" },
+	{ "UPDATE rpc_calls SET one_way = 7", "rpc_calls", "call_id 1", "one_way" },
+	{ "UPDATE rpc_calls SET stub_end_cpu_ns = -100", "rpc_calls", "call_id 1",
+	  "stub_end_cpu_ns" },
+	/* enum strings ccsg does not know, text of the wrong shape */
+	{ "UPDATE rpc_calls SET missing = 'nobody'", "rpc_calls", "call_id 1", "missing" },
+	{ "UPDATE rpc_calls SET reply = 'maybe'", "rpc_calls", "call_id 1", "reply" },
+	{ "UPDATE rpc_calls SET chain = 'xyz'", "rpc_calls", "call_id 1", "chain" },
+	{ "UPDATE rpc_calls SET tag = x'6f6b'", "rpc_calls", "call_id 1", "tag" },
+	{ "UPDATE rpc_calls SET site_symbol = x'00'", "rpc_calls", "call_id 1", "site_symbol" },
+	/* a start probe without the program it gives */
+	{ "UPDATE rpc_calls SET proc = NULL", "rpc_calls", "call_id 1", "proc" },
+	/* the other tables ccsg reads */
+	{ "UPDATE threads SET cpu_ns = 'lots' WHERE tid = 1 AND proc_id = 2", "threads",
+	  "proc_id 2, tid 1", "cpu_ns" },
+	{ "UPDATE threads SET marker = 'grey' WHERE proc_id = 1", "threads",
+	  "proc_id 1, tid 1", "marker" },
+	{ "UPDATE threads SET ctx_function = -2 WHERE proc_id = 1", "threads",
+	  "proc_id 1, tid 1", "ctx_function" },
+	{ "UPDATE threads SET parent_tid = 'x' WHERE proc_id = 1", "threads",
+	  "proc_id 1, tid 1", "parent_tid" },
+	{ "UPDATE processes SET pid = 'x' WHERE proc_id = 2", "processes", "proc_id 2", "pid" },
+	/* an id ccsg would index a dense array with: not gigabytes */
+	{ "UPDATE processes SET proc_id = 100000000 WHERE proc_id = 2", "processes", "#2",
+	  "proc_id" },
+	{ "UPDATE hosts SET host_id = 2000000000", "hosts", "#1", "host_id" },
+	{ "UPDATE processes SET host_id = -1 WHERE proc_id = 2", "processes", "proc_id 2",
+	  "host_id" },
+	{ "UPDATE processes SET exe = x'2f' WHERE proc_id = 1", "processes", "proc_id 1", "exe" },
+	{ "UPDATE hosts SET name = x'41'", "hosts", "host_id 1", "name" },
+	{ "UPDATE rpc_objects SET object_id = 'o'", "rpc_objects", "proc_id 2", "object_id" },
+	{ "UPDATE rpc_sites SET module = x'00'", "rpc_sites", "proc_id 1, site_id 1", "module" },
+};
+
+START_TEST(test_bad_values)
+{
+	const struct bad *b = &bad[_i];
+	char msg[512], want[128];
+	const char *path;
+
+	base_db();
+	fx_exec(b->sql);
+	path = fx_close();
+	ck_assert_msg(load_err(path, msg, sizeof(msg)) < 0, "'%s' accepted", b->sql);
+	assert_one_error(msg, path);
+	snprintf(want, sizeof(want), "table %s, row %s, column %s:", b->table, b->row, b->column);
+	ck_assert_msg(strstr(msg, want), "'%s': '%s' does not say '%s'", b->sql, msg, want);
+	unlink(path);
+}
+END_TEST
+
+/* The commands exit with status 1 after the one line, for each of them. */
+START_TEST(test_cli_exit_status)
+{
+	static const char *const spoil[] = {
+		"UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+		"UPDATE rpc_calls SET results_bytes = 'many'",
+	};
+	static const char *const cmds[] = { "dscg", "report", "latency" };
+	char ccsg[PATH_MAX], out[] = "/tmp/ccsg-out-XXXXXX", err[] = "/tmp/ccsg-err-XXXXXX";
+
+	e2e_fmt(ccsg, sizeof(ccsg), "%s/ccsg", e2e_build());
+	close(mkstemp(out));
+	close(mkstemp(err));
+	for (size_t i = 0; i < 2; i++) {
+		const char *path;
+
+		base_db();
+		fx_exec(spoil[i]);
+		path = fx_close();
+		for (size_t c = 0; c < 3; c++) {
+			const char *argv[] = { ccsg, cmds[c], "--db", path, NULL };
+			char *text;
+
+			e2e_assert_exit(e2e_run_plain(argv, out, err), 1, spoil[i]);
+			text = e2e_slurp(err, NULL);
+			ck_assert_msg(!strncmp(text, "ccsg: error: ", 13), "%s", text);
+			assert_one_error(text, path);
+			free(text);
+			text = e2e_slurp(out, NULL);
+			ck_assert_msg(!*text, "%s wrote '%s'", cmds[c], text);
+			free(text);
+		}
+		unlink(path);
+	}
+	unlink(out);
+	unlink(err);
+}
+END_TEST
+
+Suite *ccsg_input_suite(void)
+{
+	Suite *s = suite_create("ccsg-input");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_valid_base);
+	tcase_add_test(tc, test_schema_version);
+	tcase_add_loop_test(tc, test_bad_values, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, test_cli_exit_status);
+	suite_add_tcase(s, tc);
+	return s;
+}
