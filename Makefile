@@ -139,11 +139,27 @@ RPC_PROGS :=
 -include test/rpc/rules.mk
 -include examples/rules.mk
 
+# The suites: unit suites (`make check`: seconds, no root, files only in
+# the build and $TMPDIR) and end-to-end suites (`make e2e`: traced programs
+# in namespaces, as root; another user gets one line saying they are
+# skipped).  A suite is end to end when its name holds "e2e"
+# (test/check-e2e-*.c, test/check-ccsg-e2e.c).  `make test` fuzzes for
+# about 10 s, then runs both.  SUITE=name runs the suites whose name
+# contains it.
+RUN_TESTS = CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) \
+	$(BUILD)/test/run-tests
+
+check: all $(BUILD)/test/run-tests
+	$(Q)$(RUN_TESTS) --unit $(SUITE)
+
+e2e: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLE_PROGS)
+	$(Q)$(RUN_TESTS) --e2e $(SUITE)
+
 test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(FUZZERS)
 	@echo "fuzzing the RPC tag decoder for 3 s, its stream readers for 7 s"
 	$(call run-fuzz,tag,3)
 	$(call run-fuzz,tag-stream,7)
-	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) $(BUILD)/test/run-tests
+	$(Q)$(RUN_TESTS) $(SUITE)
 
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
@@ -203,7 +219,9 @@ clean:
 help:
 	@echo "targets:"
 	@echo "  all       the library, tracedump, ccsg and the man pages, in build/ (default)"
-	@echo "  test      build and run every Check suite (unit and end to end)"
+	@echo "  test      fuzz for 10 s, then run every Check suite (unit and end to end)"
+	@echo "  check     build and run the unit suites: seconds, no root needed"
+	@echo "  e2e       build and run the end-to-end suites (traced programs; as root)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
 	@echo "  fuzz      fuzz the RPC tag decoder and stream readers (FUZZ_SECONDS=30 each)"
@@ -212,8 +230,9 @@ help:
 	@echo "  clean     remove build/ and build-asan/"
 	@echo "  help      this list"
 	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests with ASan and UBSan,"
-	@echo "           built in build-asan/), PREFIX=..., DESTDIR=..., MANDIR=..."
+	@echo "           built in build-asan/), SUITE=name (the suites whose name contains it),"
+	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
 
-.PHONY: all test bench example install clean help fuzz
+.PHONY: all test check e2e bench example install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,6 +1,7 @@
 /* check-log-file.c - creating logs safely and writing independent frames */
 #include <check.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +13,19 @@
 #include "causal/log-format.h"
 #include "log-dir.h"
 #include "log-file.h"
+#include "test-tmp.h"
 
-static char tmp[64];
+static char tmp[PATH_MAX];
 
 static void make_tmp(void)
 {
-	strcpy(tmp, "/tmp/causal-logfile-XXXXXX");
+	test_tmp_name(tmp, sizeof(tmp), "causal-logfile-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 }
 
 static void rm_tmp(void)
 {
-	char cmd[128];
+	char cmd[PATH_MAX + 16];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	ck_assert_int_eq(system(cmd), 0);
