@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test-tmp.h"
+
 #define SUITE(fn) Suite *fn(void);
 #include "suites.h"
 #undef SUITE
@@ -67,6 +69,8 @@ int main(int argc, char **argv)
 			return usage();
 	}
 
+	/* Check keeps its messages in a file in $TEMP (default /tmp). */
+	setenv("TEMP", test_tmp_dir(), 0);
 	sr = srunner_create(NULL);
 	for (size_t i = 0; i < N_SUITES; i++) {
 		bool e2e = is_e2e(suites[i].name);
