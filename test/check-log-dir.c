@@ -168,7 +168,7 @@ END_TEST
 
 START_TEST(a_symlink_is_refused)
 {
-	char why[1024];
+	char why[1024], want[PATH_MAX + 64];
 
 	make_tmp();
 	ck_assert_int_eq(mkdir(at("real"), 0700), 0);
@@ -179,9 +179,8 @@ START_TEST(a_symlink_is_refused)
 	assert_refused(at("rel-link"), "is a symbolic link");
 	/* as root, /etc passes every other check: only this stops it */
 	ck_assert_int_eq(try_open(at("etc"), 0, why, sizeof(why)), -EPERM);
-	ck_assert_msg(strstr(why, "'/tmp/causal-logdir-") &&
-			      strstr(why, "/etc' is a symbolic link"),
-		      "%s", why);
+	snprintf(want, sizeof(want), "'%s' is a symbolic link", at("etc"));
+	ck_assert_msg(strstr(why, want), "%s", why);
 	rm_tmp();
 }
 END_TEST
