@@ -58,7 +58,8 @@ PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
 BENCHES := $(BENCH_SRCS:test/bench/%.c=$(BUILD)/bench/%)
-FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream
+FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream \
+	$(BUILD)/fuzz/fuzz-log
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
@@ -156,9 +157,10 @@ e2e: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLE_PROGS)
 	$(Q)$(RUN_TESTS) --e2e $(SUITE)
 
 test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(FUZZERS)
-	@echo "fuzzing the RPC tag decoder for 3 s, its stream readers for 7 s"
-	$(call run-fuzz,tag,3)
-	$(call run-fuzz,tag-stream,7)
+	@echo "fuzzing the RPC tag decoder for 2 s, its stream readers for 4 s, the log reader for 4 s"
+	$(call run-fuzz,tag,2)
+	$(call run-fuzz,tag-stream,4)
+	$(call run-fuzz,log,4)
 	$(Q)$(RUN_TESTS) $(SUITE)
 
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
@@ -177,14 +179,22 @@ install: all
 	install -m 0644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.7,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man7/
 
-# libFuzzer targets for the code that reads untrusted network input: the
-# tag decoder (fuzz-tag) and the readers of the tag off TCP record streams
-# and UDP datagrams, with libtirpc (fuzz-tag-stream).  Seeds in
-# test/fuzz/NAME-seeds, what they found in build/fuzz/corpus-NAME:
+# libFuzzer targets for the code that reads untrusted input: the tag
+# decoder (fuzz-tag) and the readers of the tag off TCP record streams and
+# UDP datagrams, with libtirpc (fuzz-tag-stream), which read the network;
+# the log reader, record decoder and dump (fuzz-log), which read logs.
+# Seeds in test/fuzz/NAME-seeds, what they found in build/fuzz/corpus-NAME:
 #   make fuzz FUZZ_SECONDS=60      (each target that long)
 FUZZ_SECONDS ?= 30
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) -std=gnu11 \
 	-D_GNU_SOURCE -Wall -Wextra -Iinclude -Ishim-rpc
+# fuzz-log links the tools' engines, built apart with the sanitizers and
+# libFuzzer's coverage (no main of its own).
+FUZZ_LOG_OBJS := $(TD_ENGINE_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) \
+	$(UTIL_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_OBJ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
+	$(BASE_CFLAGS) -Iutil -Itracedump
 
 $(BUILD)/fuzz/fuzz-tag: test/fuzz/fuzz-tag.c shim-rpc/tag.c shim-rpc/tag.h
 	@mkdir -p $(dir $@)
@@ -198,10 +208,23 @@ $(BUILD)/fuzz/fuzz-tag-stream: test/fuzz/fuzz-tag-stream.c shim-rpc/xdr-tag.c \
 	$(Q)clang $(FUZZ_CFLAGS) $(TIRPC_CFLAGS) -o $@ $(filter %.c,$^) \
 		$(TIRPC_LIBS)
 
-# $(call run-fuzz,NAME,SECONDS): quiet, the log's tail on a finding
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $<"
+	$(Q)clang $(FUZZ_OBJ_CFLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/fuzz-log: $(BUILD)/fuzz/obj/test/fuzz/fuzz-log.o $(FUZZ_LOG_OBJS)
+	@echo "  LINK    $@"
+	$(Q)clang -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ -lzstd -lmsgpackc \
+		-lsqlite3 -lm
+
+# $(call run-fuzz,NAME,SECONDS): quiet, the log's tail on a finding.
+# The targets' own stderr is closed (dump's warnings on every damaged
+# input); libFuzzer and the sanitizers report on a copy of it.
 define run-fuzz
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-$(1) && $(BUILD)/fuzz/fuzz-$(1) \
 		-max_total_time=$(2) -artifact_prefix=$(BUILD)/fuzz/ \
+		-close_fd_mask=2 \
 		$(BUILD)/fuzz/corpus-$(1) test/fuzz/$(1)-seeds \
 		> $(BUILD)/fuzz/$(1).log 2>&1 || \
 		{ tail -20 $(BUILD)/fuzz/$(1).log; exit 1; }
@@ -212,6 +235,8 @@ fuzz: $(FUZZERS)
 	@tail -n 1 $(BUILD)/fuzz/tag.log
 	$(call run-fuzz,tag-stream,$(FUZZ_SECONDS))
 	@tail -n 1 $(BUILD)/fuzz/tag-stream.log
+	$(call run-fuzz,log,$(FUZZ_SECONDS))
+	@tail -n 1 $(BUILD)/fuzz/log.log
 
 clean:
 	rm -rf build build-asan $(BUILD)
@@ -224,7 +249,8 @@ help:
 	@echo "  e2e       build and run the end-to-end suites (traced programs; as root)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
-	@echo "  fuzz      fuzz the RPC tag decoder and stream readers (FUZZ_SECONDS=30 each)"
+	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
+	@echo "            (FUZZ_SECONDS=30 each)"
 	@echo "  install   install the library, tracedump, ccsg and the man pages"
 	@echo "            (tracedump.1, ccsg.1, libcausal.7) into PREFIX (default /usr/local)"
 	@echo "  clean     remove build/ and build-asan/"
