@@ -152,12 +152,13 @@ static int be_len(const uint8_t *p, size_t n, size_t *i, unsigned w,
 }
 
 /*
- * Does every array and map of the msgpack object at p (n bytes) declare
- * at most as many elements as there are bytes left?  msgpack_unpack()
- * allocates the elements when it reads the count, so a few hostile bytes
- * declaring 2^32 of them made it allocate gigabytes; every element takes
- * a byte at least, so a well-formed object always passes.  Anything else
- * wrong (a cut object, a bad type byte) is left to msgpack_unpack().
+ * Do the arrays and maps of the msgpack object at p (n bytes) declare no
+ * more elements, with those still to come, than there are bytes left?
+ * msgpack_unpack() allocates the elements when it reads the count, so a
+ * few hostile bytes declaring 2^32 of them made it allocate gigabytes;
+ * every element takes a byte at least, so a well-formed object always
+ * passes, and what is allocated stays a small multiple of the bytes.  Other
+ * damage (a cut object, a bad type byte) is left to msgpack_unpack().
  * Returns -1 on a count too large, else 0.
  */
 static int check_counts(const uint8_t *p, size_t n)
@@ -198,7 +199,7 @@ static int check_counts(const uint8_t *p, size_t n)
 				return 0;
 			count = b >= 0xde ? 2 * v : v;
 		}
-		if (count > n - i)
+		if (count + pending > n - i)
 			return -1;
 		if (skip > n - i)
 			return 0;
