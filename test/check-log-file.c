@@ -100,7 +100,7 @@ START_TEST(creates_private_dir_and_file_with_magic)
 {
 	struct causal_log_file lf;
 	const char *what;
-	char dir[128];
+	char dir[PATH_MAX + 32];
 	struct stat st;
 	uint8_t *buf;
 	size_t len;
@@ -140,7 +140,7 @@ START_TEST(never_follows_a_symlink_or_reuses_a_file)
 {
 	struct causal_log_file lf;
 	const char *what;
-	char victim[128], link[256];
+	char victim[PATH_MAX + 32], link[PATH_MAX + 64];
 
 	make_tmp();
 	snprintf(victim, sizeof(victim), "%s/victim", tmp);
@@ -165,7 +165,8 @@ START_TEST(creates_in_the_directory_checked)
 	struct causal_log_file lf;
 	struct causal_log_dir d;
 	const char *what;
-	char dir[128], moved[128], elsewhere[128], why[1024];
+	char dir[PATH_MAX + 32], moved[PATH_MAX + 32], elsewhere[PATH_MAX + 32];
+	char why[PATH_MAX + 128];
 	int fd;
 
 	make_tmp();
@@ -225,7 +226,7 @@ START_TEST(a_closed_descriptor_is_reopened_not_misused)
 {
 	struct causal_log_file lf;
 	const char *what;
-	char other[128];
+	char other[PATH_MAX + 32];
 	uint8_t *buf;
 	size_t len;
 	struct stat st;

@@ -60,7 +60,7 @@ static int merge(const char *dir, const char *out, struct merge_stats *s)
 
 static int n_entries(const char *dir)
 {
-	char cmd[256];
+	char cmd[PATH_MAX + 128];
 	FILE *p;
 	int n = -1;
 
@@ -281,7 +281,7 @@ END_TEST
 /* Entries of dir whose name contains ".tmp.": temporaries left behind. */
 static int n_temps(const char *dir)
 {
-	char cmd[256];
+	char cmd[PATH_MAX + 128];
 	FILE *p;
 	int n = -1;
 
