@@ -16,7 +16,9 @@ else
 Q := @
 endif
 
-BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -Iinclude
+# CI builds everything with CFLAGS='-O2 -g -Werror' (.ci/run).
+WARN_CFLAGS := -Wall -Wextra -Wshadow -Wformat=2 -Wvla
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN_CFLAGS) -MMD -MP -Iinclude
 # Every report is an error: UBSan would otherwise print and go on.
 ifeq ($(ASAN),1)
 TOOL_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -163,6 +165,10 @@ test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(FUZZERS)
 	$(call run-fuzz,log,4)
 	$(Q)$(RUN_TESTS) $(SUITE)
 
+# Everything any target builds: CI's build with -Werror.
+everything: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BENCHES) \
+	$(EXAMPLES) $(EXAMPLE_PROGS) $(FUZZERS)
+
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
 
@@ -188,13 +194,13 @@ install: all
 FUZZ_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) -std=gnu11 \
-	-D_GNU_SOURCE -Wall -Wextra -Iinclude -Ishim-rpc
+	-D_GNU_SOURCE $(WARN_CFLAGS) $(filter -W%,$(CFLAGS)) -Iinclude -Ishim-rpc
 # fuzz-log links the tools' engines, built apart with the sanitizers and
 # libFuzzer's coverage (no main of its own).
 FUZZ_LOG_OBJS := $(TD_ENGINE_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) \
 	$(UTIL_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_OBJ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
-	$(BASE_CFLAGS) -Iutil -Itracedump
+	$(BASE_CFLAGS) $(filter -W%,$(CFLAGS)) -Iutil -Itracedump
 
 $(BUILD)/fuzz/fuzz-tag: test/fuzz/fuzz-tag.c shim-rpc/tag.c shim-rpc/tag.h
 	@mkdir -p $(dir $@)
@@ -247,6 +253,7 @@ help:
 	@echo "  test      fuzz for 10 s, then run every Check suite (unit and end to end)"
 	@echo "  check     build and run the unit suites: seconds, no root needed"
 	@echo "  e2e       build and run the end-to-end suites (traced programs; as root)"
+	@echo "  everything  build what every other target builds (CI: with -Werror)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
@@ -259,6 +266,6 @@ help:
 	@echo "           built in build-asan/), SUITE=name (the suites whose name contains it),"
 	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
 
-.PHONY: all test check e2e bench example install clean help fuzz
+.PHONY: all test check e2e everything bench example install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
