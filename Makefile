@@ -245,25 +245,28 @@ fuzz: $(FUZZERS)
 	@tail -n 1 $(BUILD)/fuzz/log.log
 
 clean:
-	rm -rf build build-asan $(BUILD)
+	rm -rf build build-asan build-strict build-clang $(BUILD)
 
 help:
 	@echo "targets:"
 	@echo "  all       the library, tracedump, ccsg and the man pages, in build/ (default)"
-	@echo "  test      fuzz for 10 s, then run every Check suite (unit and end to end)"
+	@echo "  test      build and run every Check suite (unit and end to end), after"
+	@echo "            10 s of fuzzing: the full test, as CI runs it (as root)"
 	@echo "  check     build and run the unit suites: seconds, no root needed"
-	@echo "  e2e       build and run the end-to-end suites (traced programs; as root)"
-	@echo "  everything  build what every other target builds (CI: with -Werror)"
+	@echo "  e2e       build and run the end-to-end suites (traced programs, as root;"
+	@echo "            another user gets one line saying they are skipped)"
+	@echo "  everything build what any other target builds (CI: with -Werror)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
 	@echo "            (FUZZ_SECONDS=30 each)"
 	@echo "  install   install the library, tracedump, ccsg and the man pages"
 	@echo "            (tracedump.1, ccsg.1, libcausal.7) into PREFIX (default /usr/local)"
-	@echo "  clean     remove build/ and build-asan/"
+	@echo "  clean     remove build/, build-asan/ and CI's build-strict/, build-clang/"
 	@echo "  help      this list"
 	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests with ASan and UBSan,"
 	@echo "           built in build-asan/), SUITE=name (the suites whose name contains it),"
+	@echo "           CC=clang BUILD=build-clang (another compiler, in a directory apart),"
 	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
 
 .PHONY: all test check e2e everything bench example install clean help fuzz

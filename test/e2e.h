@@ -11,10 +11,10 @@
  * naming what went wrong, so a test body reads as a list of claims.
  *
  * Each test works in a fresh directory inside one directory per test case,
- * made in $TMPDIR (or /tmp) by the unchecked fixture e2e_add_fixture() installs and
- * removed by it when the test case is over.  The fixture runs in the
- * runner's process, so the removal happens even when a test fails or times
- * out (Check's fork mode leaves a failed test through _exit()).  Set
+ * made in $TMPDIR (else /tmp) by the unchecked fixture e2e_add_fixture()
+ * installs and removed by it when the test case is over.  The fixture runs
+ * in the runner's process, so the removal happens even when a test fails
+ * or times out (Check's fork mode leaves a failed test through _exit()).  Set
  * CAUSAL_E2E_KEEP=1 to keep the directories for inspection.
  *
  * Everything is static: test/ helpers are not compiled on their own.

@@ -86,9 +86,11 @@ int main(int argc, char **argv)
 		srunner_add_suite(sr, suites[i].make());
 	}
 	if (!picked) {
+		static const char *const kinds[] = { "", "unit ",
+						     "end-to-end " };
+
 		fprintf(stderr, "run-tests: no %ssuite matches '%s'\n",
-			kind == 1 ? "unit " : kind == 2 ? "end-to-end " : "",
-			filter ? filter : "");
+			kinds[kind], filter ? filter : "");
 		srunner_free(sr);
 		return EXIT_FAILURE;
 	}

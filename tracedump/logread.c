@@ -170,31 +170,37 @@ static int check_counts(const uint8_t *p, size_t n)
 		uint8_t b = p[i++];
 		uint64_t count = 0, skip = 0;
 
+		/*
+		 * The type byte (msgpack spec): fixint, nil, (never used),
+		 * bool; fixmap, fixarray, fixstr; bin, ext (and its type
+		 * byte), float, uint and int, fixext, str with 1 to 4 length
+		 * bytes; array and map with 2 or 4 count bytes.
+		 */
 		if (b <= 0x7f || b >= 0xe0 || (b >= 0xc0 && b <= 0xc3))
-			continue; /* fixint, nil, (never used), bool */
+			continue;
 		if (b <= 0x8f)
-			count = 2 * (b & 0x0f); /* fixmap */
+			count = 2 * (b & 0x0f);
 		else if (b <= 0x9f)
-			count = b & 0x0f; /* fixarray */
+			count = b & 0x0f;
 		else if (b <= 0xbf)
-			skip = b & 0x1f; /* fixstr */
-		else if (b >= 0xc4 && b <= 0xc6) { /* bin 8, 16, 32 */
+			skip = b & 0x1f;
+		else if (b >= 0xc4 && b <= 0xc6) {
 			if (be_len(p, n, &i, 1u << (b - 0xc4), &skip))
 				return 0;
-		} else if (b >= 0xc7 && b <= 0xc9) { /* ext 8, 16, 32 */
+		} else if (b >= 0xc7 && b <= 0xc9) {
 			if (be_len(p, n, &i, 1u << (b - 0xc7), &skip))
 				return 0;
-			skip++; /* its type byte */
-		} else if (b == 0xca || b == 0xcb) /* float 32, 64 */
+			skip++;
+		} else if (b == 0xca || b == 0xcb)
 			skip = b == 0xca ? 4 : 8;
-		else if (b >= 0xcc && b <= 0xd3) /* uint, int 8 to 64 */
+		else if (b >= 0xcc && b <= 0xd3)
 			skip = 1u << ((b - 0xcc) & 3);
-		else if (b >= 0xd4 && b <= 0xd8) /* fixext 1 to 16 */
+		else if (b >= 0xd4 && b <= 0xd8)
 			skip = 1 + (1u << (b - 0xd4));
-		else if (b >= 0xd9 && b <= 0xdb) { /* str 8, 16, 32 */
+		else if (b >= 0xd9 && b <= 0xdb) {
 			if (be_len(p, n, &i, 1u << (b - 0xd9), &skip))
 				return 0;
-		} else { /* 0xdc to 0xdf: array 16, 32, map 16, 32 */
+		} else {
 			if (be_len(p, n, &i, b & 1 ? 4 : 2, &v))
 				return 0;
 			count = b >= 0xde ? 2 * v : v;

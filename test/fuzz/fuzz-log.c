@@ -84,7 +84,8 @@ static void touch_record(const struct record *r)
 		touch_str(r->header.host);
 		touch_str(r->header.exe);
 		for (uint32_t i = 0; i < r->header.argv->via.array.size; i++) {
-			const msgpack_object *a = &r->header.argv->via.array.ptr[i];
+			const msgpack_object *a =
+				&r->header.argv->via.array.ptr[i];
 
 			touch(a->via.str.ptr, a->via.str.size);
 		}
@@ -101,7 +102,8 @@ static void touch_record(const struct record *r)
 	case CAUSAL_REC_RPC_STUB_START:
 		touch_rpc(&r->stub_start.p);
 		touch_addr(r->stub_start.peer);
-		record_rpc_flags(flags, sizeof(flags), r->stub_start.flags, '|');
+		record_rpc_flags(flags, sizeof(flags), r->stub_start.flags,
+				 '|');
 		break;
 	case CAUSAL_REC_RPC_STUB_END:
 		touch_rpc(&r->stub_end.p);
@@ -194,7 +196,8 @@ static void check_dump(const uint8_t *log, size_t len)
 			abort();
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	}
-	if (ftruncate(fd, 0) || (len && pwrite(fd, log, len, 0) != (ssize_t)len))
+	if (ftruncate(fd, 0) ||
+	    (len && pwrite(fd, log, len, 0) != (ssize_t)len))
 		abort();
 	dump_path(out, path, DUMP_TEXT, &stats);
 	dump_path(out, path, DUMP_JSON, &stats);
@@ -203,11 +206,6 @@ static void check_dump(const uint8_t *log, size_t len)
 /* A log of one frame holding the records: the file header, then zstd. */
 static uint8_t *wrap(const uint8_t *records, size_t n, size_t *len)
 {
-	static const uint8_t head[FILE_HEADER_LEN] = {
-		0x50, 0x2A, 0x4D, 0x18, 12, 0, 0, 0,
-		'C', 'A', 'U', 'S', 'A', 'L', 'O', 'G',
-		CAUSAL_FORMAT_VERSION, 0, 0, 0,
-	};
 	static ZSTD_CCtx *cctx;
 	size_t bound = ZSTD_compressBound(n), z;
 	uint8_t *log = malloc(FILE_HEADER_LEN + bound);
@@ -221,7 +219,10 @@ static uint8_t *wrap(const uint8_t *records, size_t n, size_t *len)
 	}
 	if (!log)
 		abort();
-	memcpy(log, head, FILE_HEADER_LEN);
+	/* a skippable frame of 12 bytes: the magic, the version (LE) */
+	memcpy(log, "\x50\x2A\x4D\x18\x0C\0\0\0", 8);
+	memcpy(log + 8, CAUSAL_FILE_MAGIC, CAUSAL_FILE_MAGIC_LEN);
+	memcpy(log + 16, (uint8_t[4]){ CAUSAL_FORMAT_VERSION }, 4);
 	z = ZSTD_compress2(cctx, log + FILE_HEADER_LEN, bound, records, n);
 	if (ZSTD_isError(z))
 		abort();
