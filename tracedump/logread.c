@@ -43,6 +43,8 @@ static uint32_t le32(const uint8_t *p)
 
 /* Keep the worst status; the message describes the first damage of it. */
 static void damage(struct logread_result *res, enum logread_status st,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void damage(struct logread_result *res, enum logread_status st,
 		   const char *fmt, ...)
 {
 	va_list ap;
