@@ -16,7 +16,9 @@ else
 Q := @
 endif
 
-BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -Iinclude
+# CI builds everything with CFLAGS='-O2 -g -Werror' (.ci/run).
+WARN_CFLAGS := -Wall -Wextra -Wshadow -Wformat=2 -Wvla
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN_CFLAGS) -MMD -MP -Iinclude
 # Every report is an error: UBSan would otherwise print and go on.
 ifeq ($(ASAN),1)
 TOOL_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -58,7 +60,8 @@ PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
 BENCHES := $(BENCH_SRCS:test/bench/%.c=$(BUILD)/bench/%)
-FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream
+FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream \
+	$(BUILD)/fuzz/fuzz-log
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
@@ -145,11 +148,32 @@ RPC_PROGS :=
 -include test/rpc/rules.mk
 -include examples/rules.mk
 
+# The suites: unit suites (`make check`: seconds, no root, files only in
+# the build and $TMPDIR) and end-to-end suites (`make e2e`: traced programs
+# in namespaces, as root; another user gets one line saying they are
+# skipped).  A suite is end to end when its name holds "e2e"
+# (test/check-e2e-*.c, test/check-ccsg-e2e.c).  `make test` fuzzes for
+# about 10 s, then runs both.  SUITE=name runs the suites whose name
+# contains it.
+RUN_TESTS = CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) \
+	$(BUILD)/test/run-tests
+
+check: all $(BUILD)/test/run-tests
+	$(Q)$(RUN_TESTS) --unit $(SUITE)
+
+e2e: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLE_PROGS)
+	$(Q)$(RUN_TESTS) --e2e $(SUITE)
+
 test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(FUZZERS)
-	@echo "fuzzing the RPC tag decoder for 3 s, its stream readers for 7 s"
-	$(call run-fuzz,tag,3)
-	$(call run-fuzz,tag-stream,7)
-	$(Q)CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) $(BUILD)/test/run-tests
+	@echo "fuzzing the RPC tag decoder for 2 s, its stream readers for 4 s, the log reader for 4 s"
+	$(call run-fuzz,tag,2)
+	$(call run-fuzz,tag-stream,4)
+	$(call run-fuzz,log,4)
+	$(Q)$(RUN_TESTS) $(SUITE)
+
+# Everything any target builds: CI's build with -Werror.
+everything: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BENCHES) \
+	$(EXAMPLES) $(EXAMPLE_PROGS) $(FUZZERS)
 
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
@@ -167,14 +191,22 @@ install: all
 	install -m 0644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(filter %.7,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man7/
 
-# libFuzzer targets for the code that reads untrusted network input: the
-# tag decoder (fuzz-tag) and the readers of the tag off TCP record streams
-# and UDP datagrams, with libtirpc (fuzz-tag-stream).  Seeds in
-# test/fuzz/NAME-seeds, what they found in build/fuzz/corpus-NAME:
+# libFuzzer targets for the code that reads untrusted input: the tag
+# decoder (fuzz-tag) and the readers of the tag off TCP record streams and
+# UDP datagrams, with libtirpc (fuzz-tag-stream), which read the network;
+# the log reader, record decoder and dump (fuzz-log), which read logs.
+# Seeds in test/fuzz/NAME-seeds, what they found in build/fuzz/corpus-NAME:
 #   make fuzz FUZZ_SECONDS=60      (each target that long)
 FUZZ_SECONDS ?= 30
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 \
-	-D_GNU_SOURCE -Wall -Wextra -Iinclude -Ishim-rpc
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) -std=gnu11 \
+	-D_GNU_SOURCE $(WARN_CFLAGS) $(filter -W%,$(CFLAGS)) -Iinclude -Ishim-rpc
+# fuzz-log links the tools' engines, built apart with the sanitizers and
+# libFuzzer's coverage (no main of its own).
+FUZZ_LOG_OBJS := $(TD_ENGINE_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) \
+	$(UTIL_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_OBJ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
+	$(BASE_CFLAGS) $(filter -W%,$(CFLAGS)) -Iutil -Itracedump
 
 $(BUILD)/fuzz/fuzz-tag: test/fuzz/fuzz-tag.c shim-rpc/tag.c shim-rpc/tag.h
 	@mkdir -p $(dir $@)
@@ -188,10 +220,23 @@ $(BUILD)/fuzz/fuzz-tag-stream: test/fuzz/fuzz-tag-stream.c shim-rpc/xdr-tag.c \
 	$(Q)clang $(FUZZ_CFLAGS) $(TIRPC_CFLAGS) -o $@ $(filter %.c,$^) \
 		$(TIRPC_LIBS)
 
-# $(call run-fuzz,NAME,SECONDS): quiet, the log's tail on a finding
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $<"
+	$(Q)clang $(FUZZ_OBJ_CFLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/fuzz-log: $(BUILD)/fuzz/obj/test/fuzz/fuzz-log.o $(FUZZ_LOG_OBJS)
+	@echo "  LINK    $@"
+	$(Q)clang -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ -lzstd -lmsgpackc \
+		-lsqlite3 -lm
+
+# $(call run-fuzz,NAME,SECONDS): quiet, the log's tail on a finding.
+# The targets' own stderr is closed (dump's warnings on every damaged
+# input); libFuzzer and the sanitizers report on a copy of it.
 define run-fuzz
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-$(1) && $(BUILD)/fuzz/fuzz-$(1) \
 		-max_total_time=$(2) -artifact_prefix=$(BUILD)/fuzz/ \
+		-close_fd_mask=2 \
 		$(BUILD)/fuzz/corpus-$(1) test/fuzz/$(1)-seeds \
 		> $(BUILD)/fuzz/$(1).log 2>&1 || \
 		{ tail -20 $(BUILD)/fuzz/$(1).log; exit 1; }
@@ -202,24 +247,34 @@ fuzz: $(FUZZERS)
 	@tail -n 1 $(BUILD)/fuzz/tag.log
 	$(call run-fuzz,tag-stream,$(FUZZ_SECONDS))
 	@tail -n 1 $(BUILD)/fuzz/tag-stream.log
+	$(call run-fuzz,log,$(FUZZ_SECONDS))
+	@tail -n 1 $(BUILD)/fuzz/log.log
 
 clean:
-	rm -rf build build-asan $(BUILD)
+	rm -rf build build-asan build-strict build-clang $(BUILD)
 
 help:
 	@echo "targets:"
 	@echo "  all       the library, tracedump, ccsg and the man pages, in build/ (default)"
-	@echo "  test      build and run every Check suite (unit and end to end)"
+	@echo "  test      build and run every Check suite (unit and end to end), after"
+	@echo "            10 s of fuzzing: the full test, as CI runs it (as root)"
+	@echo "  check     build and run the unit suites: seconds, no root needed"
+	@echo "  e2e       build and run the end-to-end suites (traced programs, as root;"
+	@echo "            another user gets one line saying they are skipped)"
+	@echo "  everything build what any other target builds (CI: with -Werror)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
-	@echo "  fuzz      fuzz the RPC tag decoder and stream readers (FUZZ_SECONDS=30 each)"
+	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
+	@echo "            (FUZZ_SECONDS=30 each)"
 	@echo "  install   install the library, tracedump, ccsg and the man pages"
 	@echo "            (tracedump.1, ccsg.1, libcausal.7) into PREFIX (default /usr/local)"
-	@echo "  clean     remove build/ and build-asan/"
+	@echo "  clean     remove build/, build-asan/ and CI's build-strict/, build-clang/"
 	@echo "  help      this list"
 	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests with ASan and UBSan,"
-	@echo "           built in build-asan/), PREFIX=..., DESTDIR=..., MANDIR=..."
+	@echo "           built in build-asan/), SUITE=name (the suites whose name contains it),"
+	@echo "           CC=clang BUILD=build-clang (another compiler, in a directory apart),"
+	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
 
-.PHONY: all test bench example install clean help fuzz
+.PHONY: all test check e2e everything bench example install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

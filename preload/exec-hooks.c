@@ -129,7 +129,11 @@ CAUSAL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 /* The execl family: gather the variadic arguments into an argv on the
- * stack (no malloc) and go through the vector forms above. */
+ * stack (no malloc) and go through the vector forms above.  A variable
+ * length array, as glibc's execl has: no larger than the arguments the
+ * caller pushed, and no malloc in a vfork child. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wvla"
 #define COLLECT_ARGS(first, ap, argv, envp_out)                          \
 	size_t argc_ = 1;                                                \
 	va_start(ap, first);                                             \
@@ -168,6 +172,7 @@ CAUSAL_EXPORT int execle(const char *path, const char *arg, ...)
 	COLLECT_ARGS(arg, ap, argv, envp = va_arg(ap, char *const *));
 	return execve(path, (char *const *)argv, envp);
 }
+#pragma GCC diagnostic pop
 
 CAUSAL_EXPORT pid_t fork(void)
 {

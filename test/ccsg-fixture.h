@@ -7,18 +7,20 @@
 #define CCSG_FIXTURE_H
 
 #include <check.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "schema.h"
+#include "test-tmp.h"
 
 #define US 1000LL
 #define NUL (-1LL)	/* a NULL column */
 
 static sqlite3 *fx_db;
-static char fx_path[64];
+static char fx_path[PATH_MAX];
 
 static void fx_exec(const char *sql)
 {
@@ -31,7 +33,7 @@ static void fx_open(void)
 {
 	int fd;
 
-	snprintf(fx_path, sizeof(fx_path), "/tmp/ccsg-test-XXXXXX");
+	test_tmp_name(fx_path, sizeof(fx_path), "ccsg-test-XXXXXX");
 	fd = mkstemp(fx_path);
 	ck_assert_int_ge(fd, 0);
 	close(fd);

@@ -20,8 +20,9 @@
 /* ccsg_trace_load() of path with stderr captured into msg. */
 static int load_err(const char *path, char *msg, size_t len)
 {
-	char tmpl[] = "/tmp/ccsg-err-XXXXXX";
-	int fd = mkstemp(tmpl), saved = dup(2), rc;
+	char tmpl[PATH_MAX];
+	int fd = mkstemp(test_tmp_name(tmpl, sizeof(tmpl), "ccsg-err-XXXXXX"));
+	int saved = dup(2), rc;
 	struct ccsg_trace t;
 	ssize_t n;
 
@@ -198,9 +199,11 @@ START_TEST(test_cli_exit_status)
 		"UPDATE rpc_calls SET results_bytes = 'many'",
 	};
 	static const char *const cmds[] = { "dscg", "report", "latency" };
-	char ccsg[PATH_MAX], out[] = "/tmp/ccsg-out-XXXXXX", err[] = "/tmp/ccsg-err-XXXXXX";
+	char ccsg[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
 
 	e2e_fmt(ccsg, sizeof(ccsg), "%s/ccsg", e2e_build());
+	test_tmp_name(out, sizeof(out), "ccsg-out-XXXXXX");
+	test_tmp_name(err, sizeof(err), "ccsg-err-XXXXXX");
 	close(mkstemp(out));
 	close(mkstemp(err));
 	for (size_t i = 0; i < 2; i++) {

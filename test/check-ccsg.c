@@ -273,8 +273,8 @@ END_TEST
 START_TEST(test_bad_databases)
 {
 	struct ccsg_trace t;
-	char path[] = "/tmp/ccsg-bad-XXXXXX";
-	int fd = mkstemp(path);
+	char path[PATH_MAX];
+	int fd = mkstemp(test_tmp_name(path, sizeof(path), "ccsg-bad-XXXXXX"));
 
 	ck_assert_int_lt(ccsg_trace_load(&t, "/nonexistent/trace.db"), 0);
 	ck_assert_int_eq(write(fd, "not a database at all, just text\n", 33), 33);

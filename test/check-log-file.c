@@ -2,6 +2,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,18 +16,19 @@
 #include "causal/log-format.h"
 #include "log-dir.h"
 #include "log-file.h"
+#include "test-tmp.h"
 
-static char tmp[64];
+static char tmp[PATH_MAX];
 
 static void make_tmp(void)
 {
-	strcpy(tmp, "/tmp/causal-logfile-XXXXXX");
+	test_tmp_name(tmp, sizeof(tmp), "causal-logfile-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 }
 
 static void rm_tmp(void)
 {
-	char cmd[128];
+	char cmd[PATH_MAX + 16];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	ck_assert_int_eq(system(cmd), 0);
@@ -109,7 +111,7 @@ START_TEST(creates_private_dir_and_file_with_magic)
 {
 	struct causal_log_file lf;
 	const char *what;
-	char dir[128];
+	char dir[PATH_MAX + 32];
 	struct stat st;
 	uint8_t *buf;
 	size_t len;
@@ -156,7 +158,7 @@ START_TEST(never_follows_a_symlink_or_reuses_a_file)
 {
 	struct causal_log_file lf;
 	const char *what;
-	char victim[128], link[256];
+	char victim[PATH_MAX + 32], link[PATH_MAX + 64];
 
 	make_tmp();
 	snprintf(victim, sizeof(victim), "%s/victim", tmp);
@@ -181,7 +183,8 @@ START_TEST(creates_in_the_directory_checked)
 	struct causal_log_file lf;
 	struct causal_log_dir d;
 	const char *what;
-	char dir[128], moved[128], elsewhere[128], why[1024];
+	char dir[PATH_MAX + 32], moved[PATH_MAX + 32], elsewhere[PATH_MAX + 32];
+	char why[PATH_MAX + 128];
 	int fd;
 
 	make_tmp();
@@ -241,7 +244,7 @@ START_TEST(a_closed_descriptor_is_reopened_not_misused)
 {
 	struct causal_log_file lf;
 	const char *what;
-	char other[128];
+	char other[PATH_MAX + 32];
 	uint8_t *buf;
 	size_t len;
 	struct stat st;

@@ -329,16 +329,18 @@ START_TEST(test_bad_msgpack_in_frame)
 }
 END_TEST
 
+/* Stops the read at the third record, with a value of its own. */
+static int stop(void *arg, const struct logread_record *lr)
+{
+	(void)arg;
+	return lr->seq == 2 ? 42 : 0;
+}
+
 START_TEST(test_callback_stops)
 {
 	const char *path = tmp_path("s.clog");
 	struct logread_result res;
 	long ends[3];
-	int stop(void *arg, const struct logread_record *lr)
-	{
-		(void)arg;
-		return lr->seq == 2 ? 42 : 0;
-	}
 
 	fixture_log_sample(path, uuid_a, "h", 42, NULL, 1, ends);
 	ck_assert_int_eq(logread_file(path, stop, NULL, &res), 42);

@@ -11,10 +11,10 @@
  * naming what went wrong, so a test body reads as a list of claims.
  *
  * Each test works in a fresh directory inside one directory per test case,
- * made under /tmp by the unchecked fixture e2e_add_fixture() installs and
- * removed by it when the test case is over.  The fixture runs in the
- * runner's process, so the removal happens even when a test fails or times
- * out (Check's fork mode leaves a failed test through _exit()).  Set
+ * made in $TMPDIR (else /tmp) by the unchecked fixture e2e_add_fixture()
+ * installs and removed by it when the test case is over.  The fixture runs
+ * in the runner's process, so the removal happens even when a test fails
+ * or times out (Check's fork mode leaves a failed test through _exit()).  Set
  * CAUSAL_E2E_KEEP=1 to keep the directories for inspection.
  *
  * Everything is static: test/ helpers are not compiled on their own.
@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "causal/log-format.h"
+#include "test-tmp.h"
 
 extern char **environ;
 
@@ -114,8 +115,10 @@ E2E_FN void e2e_rm_tree(const char *dir)
 
 E2E_FN void e2e_case_setup(void)
 {
-	strcpy(e2e_root, "/tmp/causal-e2e-XXXXXX");
-	if (!mkdtemp(e2e_root)) {
+	int n = snprintf(e2e_root, sizeof(e2e_root), "%s/causal-e2e-XXXXXX",
+			 test_tmp_dir());
+
+	if (n < 0 || (size_t)n >= sizeof(e2e_root) || !mkdtemp(e2e_root)) {
 		perror("e2e: mkdtemp");
 		e2e_root[0] = '\0';
 	}

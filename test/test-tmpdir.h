@@ -8,15 +8,21 @@
 
 #include <check.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char tmpdir[64];
+#include "test-tmp.h"
+
+static char tmpdir[PATH_MAX];
 
 static inline void tmpdir_make(const char *suite)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/%s.XXXXXX", suite);
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s.XXXXXX", suite);
+	test_tmp_name(tmpdir, sizeof(tmpdir), name);
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
 }
 
@@ -37,7 +43,7 @@ static inline void tmpdir_remove(void)
 /* tmpdir/name, in one of four rotating buffers. */
 static inline char *tmp_path(const char *name)
 {
-	static char buf[4][160];
+	static char buf[4][PATH_MAX + 64];
 	static int k;
 	char *p = buf[k++ & 3];
 

@@ -30,6 +30,7 @@ static void *burn(void *arg)
 	while ((now = thread_cpu_ns()) < target)
 		for (int i = 0; i < 1000; i++)
 			sink += i * now;
+	(void)sink;
 	printf("thread %d burned %lld\n", (int)gettid(), (long long)now);
 	return NULL;
 }

@@ -31,9 +31,14 @@ static void *node_main(void *arg);
 
 static void grow(int level)
 {
-	pthread_t th[fanout];
-	struct node n[fanout];
+	pthread_t *th = calloc(fanout, sizeof(*th));
+	struct node *n = calloc(fanout, sizeof(*n));
 	int kids = level < depth ? fanout : 0;
+
+	if (!th || !n) {
+		perror("calloc");
+		exit(1);
+	}
 
 	for (int i = 0; i < kids; i++) {
 		n[i].level = level + 1;
@@ -47,6 +52,8 @@ static void grow(int level)
 		pthread_barrier_wait(&all_alive);
 	for (int i = 0; i < kids; i++)
 		pthread_join(th[i], NULL);
+	free(th);
+	free(n);
 }
 
 static void *node_main(void *arg)

@@ -79,7 +79,8 @@ DEMO_FN const char *demo_stat_name(enum clnt_stat s)
 	return "RPC_OTHER";
 }
 
-DEMO_FN void demo_die(const char *fmt, ...) __attribute__((noreturn));
+DEMO_FN void demo_die(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
 DEMO_FN void demo_die(const char *fmt, ...)
 {
 	va_list ap;
