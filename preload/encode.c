@@ -75,6 +75,7 @@ static void pack_counts(msgpack_packer *pk, const struct rec_counts *c)
  * One field of KIND, member `name` of s; rec is the record's header and
  * tail its variable-length bytes not yet packed.
  */
+/* clang-format off */
 #define ENC_U8(s, name) msgpack_pack_uint8(pk, s->name);
 #define ENC_U16(s, name) msgpack_pack_uint16(pk, s->name);
 #define ENC_U32(s, name) msgpack_pack_uint32(pk, s->name);
@@ -119,6 +120,7 @@ static void pack_counts(msgpack_packer *pk, const struct rec_counts *c)
 		(void)tail;                                                    \
 		return 0;                                                      \
 	}
+/* clang-format on */
 
 int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 {
@@ -132,7 +134,8 @@ int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 			 uint32_t buffer_kb, uint32_t flush_ms)
 {
 	struct rec_header r = {
-		.hdr = { .type = CAUSAL_REC_HEADER, .mono_ns = id->start_mono_ns },
+		.hdr = { .type = CAUSAL_REC_HEADER,
+			 .mono_ns = id->start_mono_ns },
 		.version = CAUSAL_FORMAT_VERSION,
 		.uuid = id->uuid,
 		.host = id->hostname,
@@ -154,7 +157,9 @@ void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,
 			 uint64_t dropped_total)
 {
 	struct rec_drops r = {
-		.hdr = { .type = CAUSAL_REC_DROPS, .tid = tid, .mono_ns = mono_ns },
+		.hdr = { .type = CAUSAL_REC_DROPS,
+			 .tid = tid,
+			 .mono_ns = mono_ns },
 		.dropped = dropped_total,
 	};
 
@@ -165,7 +170,9 @@ void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
 			      uint64_t mono_ns, uint64_t cpu_ns, uint32_t how)
 {
 	struct rec_thread_end r = {
-		.hdr = { .type = CAUSAL_REC_THREAD_END, .tid = tid, .aux = how,
+		.hdr = { .type = CAUSAL_REC_THREAD_END,
+			 .tid = tid,
+			 .aux = how,
 			 .mono_ns = mono_ns },
 		.cpu_ns = cpu_ns,
 	};

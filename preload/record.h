@@ -26,7 +26,7 @@
 #include "ring.h"
 
 #define CAUSAL_MAX_PATH_IN_RECORD 4096
-#define CAUSAL_SOCKADDR_MAX 112	/* sockaddr_un fits */
+#define CAUSAL_SOCKADDR_MAX 112 /* sockaddr_un fits */
 
 /* CTX: the context a thread started in, valid when set. */
 struct rec_ctx {
@@ -52,6 +52,7 @@ struct rec_counts {
  * A member of KIND is declared in the pass of its alignment (8, 4, 2, 1),
  * or in none when it lives in hdr.aux or only in the tail.
  */
+/* clang-format off */
 #define REC_A8_U64(n) uint64_t n;
 #define REC_A8_I64(n) int64_t n;
 #define REC_A8_UUID(n) const uint8_t *n;
@@ -123,6 +124,7 @@ struct rec_counts {
 #define REC_A1(name, KIND, SHOW, en, dump) REC_MEMBER(A1, name, KIND)
 #define REC_MEMBERS(FIELDS)                                                    \
 	FIELDS(REC_A8) FIELDS(REC_A4) FIELDS(REC_A2) FIELDS(REC_A1)
+/* clang-format on */
 
 /*
  * The start the four RPC probes share (records.def, RPC_PROBE):
@@ -134,6 +136,7 @@ struct rec_rpc_probe {
 	REC_MEMBERS(CAUSAL_FIELDS_RPC_PROBE)
 };
 
+/* clang-format off */
 #define REC_START_NONE struct causal_rec hdr;
 #define REC_START_RPC_PROBE struct rec_rpc_probe p;
 
@@ -162,5 +165,6 @@ CAUSAL_RECORDS(REC_STRUCT)
 	_Static_assert((0 CAUSAL_FIELDS_##GROUP(REC_COUNT_AUX)) == 0,          \
 		       #GROUP ": a field in hdr.aux or in the tail");
 CAUSAL_RECORDS(REC_AUX_CHECK)
+/* clang-format on */
 
 #endif

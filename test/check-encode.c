@@ -92,7 +92,7 @@ START_TEST(exec_path_and_simple_records)
 	r->hdr.type = CAUSAL_REC_EXEC;
 	r->hdr.aux = 8;
 	r->hdr.size = CAUSAL_REC_ALIGN(sizeof(*r) + 8);
-	memcpy(r->tail, "/bin/tru" "XXXX", 12); /* only aux bytes count */
+	memcpy(r->tail, "/bin/truXXXX", 12); /* only aux (8) bytes count */
 	f = encode_and_unpack(&r->hdr, &sb, &up);
 	ck_assert_int_eq(f[3].type, MSGPACK_OBJECT_STR);
 	ck_assert_uint_eq(f[3].via.str.size, 8);

@@ -29,10 +29,10 @@
 
 /* Where the values of one record come from. */
 struct fill {
-	unsigned k;	 /* values drawn so far: the next one's seed */
-	int nil;	 /* nil-able fields nil, variable-length ones empty */
-	uint8_t *tail;	 /* where the next variable-length field goes */
-	size_t used;	 /* of pool */
+	unsigned k;    /* values drawn so far: the next one's seed */
+	int nil;       /* nil-able fields nil, variable-length ones empty */
+	uint8_t *tail; /* where the next variable-length field goes */
+	size_t used;   /* of pool */
 	_Alignas(8) uint8_t pool[2048]; /* what pointer fields point to */
 };
 
@@ -135,6 +135,7 @@ static uint32_t tail_bytes(struct fill *f, int is_text)
 	return n;
 }
 
+/* clang-format off */
 #define FILL_U8(s, name) s->name = (uint8_t)value(f, 8);
 #define FILL_U16(s, name) s->name = (uint16_t)value(f, 16);
 #define FILL_U32(s, name) s->name = (uint32_t)value(f, 32);
@@ -156,6 +157,7 @@ static uint32_t tail_bytes(struct fill *f, int is_text)
 #define FILL_STR_L8(s, name) s->name##_len = (uint8_t)tail_bytes(f, 1);
 #define FILL_STR_L16(s, name) s->name##_len = (uint16_t)tail_bytes(f, 1);
 #define FILL_BIN_L8(s, name) s->name##_len = (uint8_t)tail_bytes(f, 0);
+/* clang-format on */
 
 /* ---- comparing the decoded record with it ------------------------------- */
 
@@ -211,8 +213,9 @@ static void check_strv(const char *where, const msgpack_object *got,
 {
 	const char *s = want->buf;
 
-	ck_assert_msg(got->via.array.size == want->count, "%s: %u strings, want %u",
-		      where, got->via.array.size, want->count);
+	ck_assert_msg(got->via.array.size == want->count,
+		      "%s: %u strings, want %u", where, got->via.array.size,
+		      want->count);
 	for (uint32_t i = 0; i < want->count; i++) {
 		size_t n = strnlen(s, (size_t)(want->buf + want->len - s));
 		struct record_str str = { got->via.array.ptr[i].via.str.ptr,
@@ -253,6 +256,7 @@ static void check_ctx(const char *where, const struct record_ctx *got,
 	check_u(where, got->function, want->function);
 }
 
+/* clang-format off */
 /* CMP_<KIND>(in-memory struct, member, decoded field, "type.member") */
 #define CMP_U8(s, name, d, w) check_u(w, d, s->name);
 #define CMP_U16 CMP_U8
@@ -274,10 +278,11 @@ static void check_ctx(const char *where, const struct record_ctx *got,
 #define CMP_STR_L8(s, name, d, w) check_tail_str(w, d, &tail, s->name##_len);
 #define CMP_STR_L16 CMP_STR_L8
 #define CMP_BIN_L8(s, name, d, w) check_tail_bin(w, d, &tail, s->name##_len);
+/* clang-format on */
 
 /* ---- every type, generated ----------------------------------------------- */
 
-static _Alignas(8) uint8_t mem[8192];	/* the in-memory record */
+static _Alignas(8) uint8_t mem[8192]; /* the in-memory record */
 
 /* Encode rec by the library; unpack it into up. */
 static const msgpack_object *encode(const struct causal_rec *rec,
@@ -296,6 +301,7 @@ static const msgpack_object *encode(const struct causal_rec *rec,
 	return &up->data;
 }
 
+/* clang-format off */
 #define FILL_FIELD(name, KIND, SHOW, en, dump) FILL_##KIND(r, name)
 #define FILL_PROBE_FIELD(name, KIND, SHOW, en, dump) FILL_##KIND((&r->p), name)
 #define FILL_START_NONE
@@ -306,6 +312,7 @@ static const msgpack_object *encode(const struct causal_rec *rec,
 	CMP_##KIND((&r->p), name, m->p.name, where(t, #name))
 #define CHECK_START_NONE
 #define CHECK_START_RPC_PROBE CAUSAL_FIELDS_RPC_PROBE(CHECK_PROBE_FIELD)
+/* clang-format on */
 
 static const char *where(const char *type, const char *field)
 {
@@ -319,8 +326,9 @@ static const char *where(const char *type, const char *field)
  * filled_<lower>(f): the in-memory record in mem, every field its own value;
  * decoded_<lower>(dec): is dec that record, decoded?
  */
+/* clang-format off */
 #define PER_TYPE(num, UPPER, lower, member, GROUP, nreq)                       \
-	static struct causal_rec *filled_##lower(struct fill *f)                 \
+	static struct causal_rec *filled_##lower(struct fill *f)               \
 	{                                                                      \
 		struct rec_##lower *r = (void *)mem;                           \
 		struct causal_rec *rec = (void *)mem;                          \
@@ -334,7 +342,7 @@ static const char *where(const char *type, const char *field)
 		rec->size = (uint32_t)CAUSAL_REC_ALIGN(f->tail - mem);         \
 		return rec;                                                    \
 	}                                                                      \
-	static void decoded_##lower(const struct record *d)                      \
+	static void decoded_##lower(const struct record *d)                    \
 	{                                                                      \
 		const struct record dec = *d;                                  \
 		const struct rec_##lower *r = (const void *)mem;               \
@@ -351,6 +359,7 @@ static const char *where(const char *type, const char *field)
 		(void)tail, (void)m;                                           \
 	}
 CAUSAL_RECORDS(PER_TYPE)
+/* clang-format on */
 
 struct type_case {
 	unsigned type, elems, req_elems;
@@ -359,11 +368,13 @@ struct type_case {
 	void (*check)(const struct record *d);
 };
 
+/* clang-format off */
 #define TYPE_CASE(num, UPPER, lower, member, GROUP, nreq)                      \
 	{ CAUSAL_REC_##UPPER, CAUSAL_ELEMS_##UPPER, CAUSAL_REQ_ELEMS_##UPPER,  \
 	  #lower, filled_##lower, decoded_##lower },
 static const struct type_case types[] = { CAUSAL_RECORDS(TYPE_CASE) };
 #define N_TYPES (sizeof(types) / sizeof(types[0]))
+/* clang-format on */
 
 /* Loop test i: type i / 2, with every field set (even i) or nil / empty. */
 static const struct type_case *type_fill(int i, struct fill *f)
@@ -492,10 +503,15 @@ static const char *tail_str(struct tail_reader *t, char *buf, size_t n)
 
 static struct fixture_rpc fixture_probe(const struct rec_rpc_probe *p)
 {
-	return (struct fixture_rpc){ p->hdr.tid,	  p->hdr.mono_ns,
-				     p->mono_exit_ns, p->cpu_ns,
-				     p->chain,	  p->event,
-				     p->function };
+	return (struct fixture_rpc){
+		.tid = p->hdr.tid,
+		.mono = p->hdr.mono_ns,
+		.mono_exit = p->mono_exit_ns,
+		.cpu = p->cpu_ns,
+		.chain = p->chain,
+		.event = p->event,
+		.function = p->function,
+	};
 }
 
 /*
@@ -516,7 +532,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		rec->tid = 0;
 		r->version = CAUSAL_FORMAT_VERSION;
 		r->start_mono_ns = mono;
-		strncpy(s1, r->argv.buf + 6, 5);	/* cut: no NUL */
+		strncpy(s1, r->argv.buf + 6, 5); /* cut: no NUL */
 		s1[5] = '\0';
 		argv[1] = s1;
 		fixture_log_header(fl, mono, r->uuid, r->host, r->pid, r->ppid,
@@ -541,7 +557,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		break;
 	}
 	case CAUSAL_REC_DROPS:
-		fixture_log_drops(fl, tid, mono, ((struct rec_drops *)rec)->dropped);
+		fixture_log_drops(fl, tid, mono,
+				  ((struct rec_drops *)rec)->dropped);
 		break;
 	case CAUSAL_REC_FORK:
 		fixture_log_fork(fl, tid, mono, rec->aux,
@@ -596,7 +613,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_stub_end *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
-		r->tag_sent = 1;	/* what the fixture writes */
+		r->tag_sent = 1; /* what the fixture writes */
 		fixture_log_stub_end(fl, &p, r->status, r->args_bytes,
 				     r->results_bytes, r->reply_tag);
 		break;
@@ -659,9 +676,10 @@ START_TEST(encoder_writes_the_documented_bytes)
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	ck_assert_int_eq(causal_encode_record(&pk, (void *)mem), 0);
-	ck_assert_msg(sb.size == fl.sb.size && !memcmp(sb.data, fl.sb.data, sb.size),
-		      "%s: the encoder's %zu bytes differ from the fixture's %zu",
-		      tc->name, sb.size, fl.sb.size);
+	ck_assert_msg(
+		sb.size == fl.sb.size && !memcmp(sb.data, fl.sb.data, sb.size),
+		"%s: the encoder's %zu bytes differ from the fixture's %zu",
+		tc->name, sb.size, fl.sb.size);
 	msgpack_sbuffer_destroy(&sb);
 	msgpack_sbuffer_destroy(&fl.sb);
 }
@@ -669,6 +687,7 @@ END_TEST
 
 /* ---- `tracedump dump` names every field --------------------------------- */
 
+/* clang-format off */
 #define DUMP_KEY(name, KIND, SHOW, en, dump) dump,
 #define DUMP_KEYS(num, UPPER, lower, member, GROUP, nreq)                      \
 	static const char *const keys_##lower[] = {                            \
@@ -678,6 +697,7 @@ END_TEST
 CAUSAL_RECORDS(DUMP_KEYS)
 #define DUMP_KEYS_ENTRY(num, UPPER, lower, member, GROUP, nreq) keys_##lower,
 static const char *const *const keys[] = { CAUSAL_RECORDS(DUMP_KEYS_ENTRY) };
+/* clang-format on */
 
 static void setup(void)
 {
@@ -689,11 +709,29 @@ static void teardown(void)
 	tmpdir_remove();
 }
 
+/* A line of the dump of type tc: every field's key, in order. */
+static void check_dump_line(const char *line, const struct type_case *tc,
+			    const char *const *key, int json)
+{
+	const char *type = json ? tc->name : record_type_name(tc->type, false);
+	const char *at = line;
+	char k[64];
+
+	ck_assert_msg(!strstr(line, "malformed"), "%s", line);
+	ck_assert_msg(strstr(line, type), "%s: not in '%s'", type, line);
+	for (; *key; key++) {
+		snprintf(k, sizeof(k), json ? ",\"%s\":" : " %s=", *key);
+		at = strstr(at, k);
+		ck_assert_msg(at, "%s: no '%s' in order in '%s'", type, k,
+			      line);
+	}
+}
+
 /* Every type, in its two variants, in a log; dumped in both formats. */
 START_TEST(dump_shows_every_field)
 {
 	const char *path = tmp_path("all.clog");
-	static char out[2][1 << 16];
+	static char out[1 << 16];
 	struct fixture_log fl;
 	struct dump_stats st;
 
@@ -707,36 +745,21 @@ START_TEST(dump_shows_every_field)
 		ck_assert_int_eq(causal_encode_record(&pk, (void *)mem), 0);
 	}
 	ck_assert_int_eq(fixture_log_close(&fl), 0);
-	for (int fmt = 0; fmt < 2; fmt++) {
-		FILE *o = fmemopen(out[fmt], sizeof(out[fmt]) - 1, "w");
+	for (int json = 0; json < 2; json++) {
+		FILE *o = fmemopen(out, sizeof(out) - 1, "w");
+		char *line = out, *end;
 
-		ck_assert_int_eq(dump_path(o, path, fmt ? DUMP_JSON : DUMP_TEXT, &st),
-				 0);
+		memset(out, 0, sizeof(out));
+		ck_assert_int_eq(
+			dump_path(o, path, json ? DUMP_JSON : DUMP_TEXT, &st),
+			0);
 		fclose(o);
 		ck_assert_uint_eq(st.records, 2 * N_TYPES);
-	}
-	for (int fmt = 0; fmt < 2; fmt++) {
-		char *line = out[fmt];
-
-		for (size_t i = 0; i < 2 * N_TYPES; i++) {
-			const struct type_case *tc = &types[i / 2];
-			char *end = strchr(line, '\n'), *at = line, k[64];
-
+		for (size_t i = 0; i < 2 * N_TYPES; i++, line = end + 1) {
+			end = strchr(line, '\n');
 			ck_assert_ptr_nonnull(end);
 			*end = '\0';
-			ck_assert_msg(!strstr(line, "malformed"), "%s", line);
-			ck_assert_msg(strstr(line, fmt ? tc->name
-						   : record_type_name(tc->type,
-								      false)),
-				      "%s: not in '%s'", tc->name, line);
-			for (const char *const *key = keys[i / 2]; *key; key++) {
-				snprintf(k, sizeof(k), fmt ? ",\"%s\":" : " %s=",
-					 *key);
-				at = strstr(at, k);
-				ck_assert_msg(at, "%s: no '%s' in order in '%s'",
-					      tc->name, k, line);
-			}
-			line = end + 1;
+			check_dump_line(line, &types[i / 2], keys[i / 2], json);
 		}
 	}
 }
@@ -744,10 +767,12 @@ END_TEST
 
 /* ---- names --------------------------------------------------------------- */
 
+/* clang-format off */
 #define TYPE_NAME(num, UPPER, lower, member, GROUP, nreq)                      \
 	ck_assert_str_eq(record_type_name(num, false), #UPPER);                \
 	ck_assert_str_eq(record_type_name(num, true), #lower);                 \
 	ck_assert(record_known(num));
+/* clang-format on */
 
 START_TEST(every_type_named)
 {
@@ -776,10 +801,11 @@ static void check_names(const char *stem, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < i; j++)
-			ck_assert_msg(strcmp(names[i], names[j]), "%s: '%s' twice",
-				      stem, names[i]);
+			ck_assert_msg(strcmp(names[i], names[j]),
+				      "%s: '%s' twice", stem, names[i]);
 }
 
+/* clang-format off */
 #define ENUM_VALUE(constant, value, name)                                      \
 	ck_assert_msg((uint64_t)(constant) == (value), "%s: %s is %llu, not %s", \
 		      stem, #constant, (unsigned long long)(constant), #value); \
@@ -802,6 +828,7 @@ static void check_names(const char *stem, const char *const *names, size_t n)
 		ENUM_PAST_##KIND(fn, last)                                     \
 		check_names(stem, names, sizeof(names) / sizeof(names[0]));    \
 	}
+/* clang-format on */
 
 START_TEST(every_enum_value_named)
 {
@@ -809,7 +836,8 @@ START_TEST(every_enum_value_named)
 
 	CAUSAL_ENUMS(ENUM_CHECK)
 	/* flags: by name in table order, unknown bits in hex */
-	record_rpc_flags(buf, sizeof(buf), CAUSAL_RPC_ONE_WAY | CAUSAL_RPC_BATCHED | 0x30, '|');
+	record_rpc_flags(buf, sizeof(buf),
+			 CAUSAL_RPC_ONE_WAY | CAUSAL_RPC_BATCHED | 0x30, '|');
 	ck_assert_str_eq(buf, "one_way|batched|0x30");
 	record_rpc_flags(buf, sizeof(buf), 0, '|');
 	ck_assert_str_eq(buf, "");

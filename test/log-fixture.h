@@ -191,7 +191,8 @@ static inline void fixture_log_spawn(struct fixture_log *fl, uint64_t tid,
 }
 
 static inline void fixture_log_fork(struct fixture_log *fl, uint64_t tid,
-				    uint64_t mono, int64_t child_pid, unsigned how)
+				    uint64_t mono, int64_t child_pid,
+				    unsigned how)
 {
 	fixture_log_begin(fl, CAUSAL_REC_FORK, tid, mono, 2);
 	msgpack_pack_int64(&fl->pk, child_pid);

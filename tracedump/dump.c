@@ -143,7 +143,8 @@ static void context(const struct dump_ctx *c, const char *k,
 	}
 	record_hex(chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
 	if (c->fmt == DUMP_JSON)
-		fprintf(c->out, "{\"chain\":\"%s\",\"event\":%" PRIu64
+		fprintf(c->out,
+			"{\"chain\":\"%s\",\"event\":%" PRIu64
 			",\"function\":%" PRIu64 "}",
 			chain, ctx->event, ctx->function);
 	else
@@ -152,7 +153,8 @@ static void context(const struct dump_ctx *c, const char *k,
 }
 
 /* A msgpack element as JSON, in both formats. */
-static void raw(const struct dump_ctx *c, const char *k, const msgpack_object *o)
+static void raw(const struct dump_ctx *c, const char *k,
+		const msgpack_object *o)
 {
 	key(c, k);
 	json_msgpack(c->out, o);
@@ -162,6 +164,7 @@ static void raw(const struct dump_ctx *c, const char *k, const msgpack_object *o
  * The fields of each type (records.def), each as its SHOW says: v is the
  * decoded field, KIND its kind, en the enum that names it.
  */
+/* clang-format off */
 #define HEX_LEN_CHAIN CAUSAL_CHAIN_ID_LEN
 #define HEX_LEN_UUID CAUSAL_UUID_LEN
 #define HEX_LEN_UUID_NIL CAUSAL_UUID_LEN
@@ -188,6 +191,7 @@ static void raw(const struct dump_ctx *c, const char *k, const msgpack_object *o
 		CAUSAL_FIELDS_##UPPER(SHOW_FIELD)                              \
 		break;                                                         \
 	}
+/* clang-format on */
 
 static void print_fields(const struct dump_ctx *c, const struct record *r)
 {

@@ -12,10 +12,12 @@
 
 #include "log-record.h"
 
+/* clang-format off */
 #define TYPE_NAMES(num, UPPER, lower, member, GROUP, nreq)                     \
 	[num] = { #UPPER, #lower },
 
 static const char *const type_names[][2] = { CAUSAL_RECORDS(TYPE_NAMES) };
+/* clang-format on */
 
 #define N_TYPES (sizeof(type_names) / sizeof(type_names[0]))
 
@@ -30,6 +32,7 @@ const char *record_type_name(unsigned type, bool lower)
 }
 
 /* record_<stem>_name() of every enum of enums.def: a switch by value. */
+/* clang-format off */
 #define NAME_CASE(constant, value, name)                                       \
 	case value:                                                            \
 		return name;
@@ -42,6 +45,7 @@ const char *record_type_name(unsigned type, bool lower)
 		return NULL;                                                   \
 	}
 CAUSAL_ENUMS(NAME_FUNC)
+/* clang-format on */
 
 struct flag_name {
 	uint64_t bit;
@@ -70,6 +74,7 @@ static void flags_text(char *out, size_t size, uint64_t flags, char sep,
 }
 
 /* record_<stem>() of the FLAGS of enums.def. */
+/* clang-format off */
 #define FLAG_NAME(constant, value, name) { value, name },
 #define FLAGS_FUNC_ENUM(stem)
 #define FLAGS_FUNC_EXTERN(stem)
@@ -85,14 +90,17 @@ static void flags_text(char *out, size_t size, uint64_t flags, char sep,
 	}
 #define FLAGS_FUNC(ctype, stem, KIND) FLAGS_FUNC_##KIND(stem)
 CAUSAL_ENUMS(FLAGS_FUNC)
+/* clang-format on */
 
 /* The probe kind: the member of the types of the group RPC_PROBE. */
+/* clang-format off */
 #define RPC_KIND_NONE(UPPER, member)
 #define RPC_KIND_RPC_PROBE(UPPER, member)                                      \
 	case CAUSAL_REC_##UPPER:                                               \
 		return #member;
 #define RPC_KIND(num, UPPER, lower, member, GROUP, nreq)                       \
 	RPC_KIND_##GROUP(UPPER, member)
+/* clang-format on */
 
 const char *record_rpc_kind(unsigned type)
 {
@@ -318,7 +326,7 @@ static struct record_ctx get_ctx(struct fields *f)
 	struct fields sub;
 
 	if (!o || o->type == MSGPACK_OBJECT_NIL)
-		return ctx;	/* a missing ctx is already flagged by next() */
+		return ctx; /* a missing ctx is already flagged by next() */
 	if (o->type != MSGPACK_OBJECT_ARRAY) {
 		f->bad = true;
 		return ctx;
@@ -334,6 +342,7 @@ static struct record_ctx get_ctx(struct fields *f)
 }
 
 /* Each KIND of records.def, checked as log-format.h says. */
+/* clang-format off */
 #define GET_U8(f) get_u64(f)
 #define GET_U16(f) get_u64(f)
 #define GET_U32(f) get_u64(f)
@@ -354,12 +363,14 @@ static struct record_ctx get_ctx(struct fields *f)
 #define GET_STR_L16(f) get_str(f)
 #define GET_BIN_AUX(f) get_any_bin(f)
 #define GET_BIN_L8(f) get_any_bin(f)
+/* clang-format on */
 
 /*
  * decode_<lower>(): the fields of a type in order.  Past its req (nreq)
  * own fields, a record that ends is complete: the fields appended later
  * read as 0 (k is a constant at each field, so the test costs nothing).
  */
+/* clang-format off */
 #define DEC_FIELD(name, KIND, SHOW, en, dump)                                  \
 	if (++k > req && f->i >= f->n)                                         \
 		return;                                                        \
@@ -383,6 +394,7 @@ CAUSAL_RECORDS(DEC_FUNC)
 	case CAUSAL_REC_##UPPER:                                               \
 		decode_##lower(&f, &r->member);                                \
 		break;
+/* clang-format on */
 
 int record_decode(const msgpack_object *o, struct record *r)
 {

@@ -40,6 +40,7 @@ struct record_bin {
  * records.def's R() line, holding its fields by their names there, in
  * the type each KIND decodes to.
  */
+/* clang-format off */
 #define RECORD_T_U8 uint64_t
 #define RECORD_T_U16 uint64_t
 #define RECORD_T_U32 uint64_t
@@ -63,12 +64,14 @@ struct record_bin {
 #define RECORD_T_BIN_L8 struct record_bin
 
 #define RECORD_MEMBER(name, KIND, SHOW, en, dump) RECORD_T_##KIND name;
+/* clang-format on */
 
 /* The fields common to the four RPC probes (records.def, RPC_PROBE). */
 struct record_rpc {
 	CAUSAL_FIELDS_RPC_PROBE(RECORD_MEMBER)
 };
 
+/* clang-format off */
 #define RECORD_START_NONE
 #define RECORD_START_RPC_PROBE struct record_rpc p;
 #define RECORD_TYPE_MEMBER(num, UPPER, lower, member, GROUP, nreq)             \
@@ -76,6 +79,7 @@ struct record_rpc {
 		RECORD_START_##GROUP                                           \
 		CAUSAL_FIELDS_##UPPER(RECORD_MEMBER)                           \
 	} member;
+/* clang-format on */
 
 struct record {
 	unsigned type;
@@ -103,9 +107,11 @@ const char *record_type_name(unsigned type, bool lower);
  * value the enum lacks: record_transport_name(CAUSAL_TRANSPORT_TCP) is
  * "tcp", record_clnt_stat_name(RPC_TIMEDOUT) "RPC_TIMEDOUT".
  */
+/* clang-format off */
 #define RECORD_NAME_DECL(ctype, stem, KIND)                                    \
 	const char *record_##stem##_name(uint64_t value);
 CAUSAL_ENUMS(RECORD_NAME_DECL)
+/* clang-format on */
 
 /* Pair i of a LOSS record's by_type: false past the last. */
 bool record_loss_pair(const struct record *r, uint32_t i, uint64_t *type,
@@ -119,12 +125,14 @@ const char *record_rpc_kind(unsigned type);
  * "0x10"; no flag: ""), sep between names: record_<stem>().  out needs
  * 64 bytes.
  */
+/* clang-format off */
 #define RECORD_FLAGS_DECL_ENUM(stem)
 #define RECORD_FLAGS_DECL_EXTERN(stem)
 #define RECORD_FLAGS_DECL_FLAGS(stem)                                          \
 	void record_##stem(char *out, size_t size, uint64_t flags, char sep);
 #define RECORD_FLAGS_DECL(ctype, stem, KIND) RECORD_FLAGS_DECL_##KIND(stem)
 CAUSAL_ENUMS(RECORD_FLAGS_DECL)
+/* clang-format on */
 
 /*
  * A raw struct sockaddr as text: "127.0.0.1:2049", "[::1]:111",

@@ -75,6 +75,7 @@
  * generated from them.
  */
 
+/* clang-format off */
 #define CAUSAL_REC_TYPE(num, UPPER, lower, member, GROUP, nreq)                \
 	CAUSAL_REC_##UPPER = num,
 
@@ -99,6 +100,7 @@ enum causal_record_type {
 		3 CAUSAL_FIELDS_##GROUP(CAUSAL_COUNT_FIELD) + nreq,
 
 enum { CAUSAL_RECORDS(CAUSAL_REC_ELEMS) };
+/* clang-format on */
 
 /*
  * The events a client skips at the stub end of a tagged call whose reply
@@ -110,6 +112,7 @@ enum { CAUSAL_RECORDS(CAUSAL_REC_ELEMS) };
 #define CAUSAL_RPC_EVENT_SKIP (1ull << 20)
 
 /* The enums of enums.def (all but another API's: EXTERN). */
+/* clang-format off */
 #define CAUSAL_ENUM_VALUE(constant, value, name) constant = value,
 #define CAUSAL_ENUM_DECL_ENUM(ctype, stem)                                     \
 	enum causal_##ctype { CAUSAL_VALUES_##stem(CAUSAL_ENUM_VALUE) };
@@ -118,5 +121,6 @@ enum { CAUSAL_RECORDS(CAUSAL_REC_ELEMS) };
 #define CAUSAL_ENUM_DECL(ctype, stem, KIND) CAUSAL_ENUM_DECL_##KIND(ctype, stem)
 
 CAUSAL_ENUMS(CAUSAL_ENUM_DECL)
+/* clang-format on */
 
 #endif /* CAUSAL_LOG_FORMAT_H */

@@ -88,8 +88,7 @@ static void see_addr(struct record_bin b)
 		abort();
 }
 
-static void see_flags(void (*name)(char *, size_t, uint64_t, char),
-		      uint64_t v)
+static void see_flags(void (*name)(char *, size_t, uint64_t, char), uint64_t v)
 {
 	char text[64];
 
@@ -103,6 +102,7 @@ static void see_flags(void (*name)(char *, size_t, uint64_t, char),
  * to its length (TOUCH_<KIND>), each field turned to text as dump does
  * (SEE_<SHOW>).
  */
+/* clang-format off */
 #define TOUCH_U8(v)
 #define TOUCH_U16(v)
 #define TOUCH_U32(v)
@@ -150,6 +150,7 @@ static void see_flags(void (*name)(char *, size_t, uint64_t, char),
 		(void)m;                                                       \
 		break;                                                         \
 	}
+/* clang-format on */
 
 static void touch_record(const struct record *r)
 {
