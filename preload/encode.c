@@ -102,25 +102,55 @@ static void pack_counts(msgpack_packer *pk, const struct rec_counts *c)
 #define ENC_BIN_L8(s, name) ENC_TAIL(pack_bin_or_nil, s->name##_len)
 
 #define ENC_FIELD(name, KIND, SHOW, en, dump) ENC_##KIND(r, name)
-#define ENC_PROBE_FIELD(name, KIND, SHOW, en, dump) ENC_##KIND((&r->p), name)
-#define ENC_START_NONE
-#define ENC_START_RPC_PROBE CAUSAL_FIELDS_RPC_PROBE(ENC_PROBE_FIELD)
+#define ENC_START_NONE(n) pack_common(pk, n, rec);
+#define ENC_START_RPC_PROBE(n) pack_probe(pk, n, (const void *)rec);
 
-#define ENC_CASE(num, UPPER, lower, member, GROUP, nreq)                       \
-	case CAUSAL_REC_##UPPER: {                                             \
+/*
+ * encode_<lower>(): one record type, in a function of its own that stays
+ * small enough for the compiler to inline msgpack's packers in it: in a
+ * single function for all the types, msgpack_pack_uint64() became a call
+ * and writer-cost measured encoding 5 to 10% slower.
+ */
+#define ENC_FUNC(num, UPPER, lower, member, GROUP, nreq)                       \
+	static __attribute__((noinline)) void                                  \
+	encode_##lower(msgpack_packer *pk, const struct causal_rec *rec)       \
+	{                                                                      \
 		const struct rec_##lower *r = (const void *)rec;               \
 		const uint8_t *tail = r->tail;                                 \
 									       \
-		msgpack_pack_array(pk, CAUSAL_ELEMS_##UPPER);                  \
-		msgpack_pack_uint32(pk, rec->type);                            \
-		msgpack_pack_uint32(pk, rec->tid);                             \
-		msgpack_pack_uint64(pk, rec->mono_ns);                         \
-		ENC_START_##GROUP                                              \
+		ENC_START_##GROUP(CAUSAL_ELEMS_##UPPER)                        \
 		CAUSAL_FIELDS_##UPPER(ENC_FIELD)                               \
 		(void)tail;                                                    \
-		return 0;                                                      \
 	}
+#define ENC_CASE(num, UPPER, lower, member, GROUP, nreq)                       \
+	case CAUSAL_REC_##UPPER:                                               \
+		encode_##lower(pk, rec);                                       \
+		return 0;
 /* clang-format on */
+
+/*
+ * The array of n elements with the three every record starts with; with
+ * the fields of the group RPC_PROBE after them.  Shared by the types.
+ */
+static void pack_common(msgpack_packer *pk, size_t n,
+			const struct causal_rec *rec)
+{
+	msgpack_pack_array(pk, n);
+	msgpack_pack_uint32(pk, rec->type);
+	msgpack_pack_uint32(pk, rec->tid);
+	msgpack_pack_uint64(pk, rec->mono_ns);
+}
+
+static void pack_probe(msgpack_packer *pk, size_t n,
+		       const struct rec_rpc_probe *r)
+{
+	const struct causal_rec *rec = &r->hdr;
+
+	pack_common(pk, n, rec);
+	CAUSAL_FIELDS_RPC_PROBE(ENC_FIELD)
+}
+
+CAUSAL_RECORDS(ENC_FUNC)
 
 int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 {
