@@ -13,6 +13,7 @@
 #include "logdir.h"
 #include "logread.h"
 #include "log-record.h"
+#include "msgpack-json.h"
 #include "usage.h"
 
 struct dump_ctx {

@@ -290,10 +290,9 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 		return 0;
 	if (!(v = malloc(tm->n * sizeof(*v))))
 		return -ENOMEM;
-	for (size_t i = 0; i < tm->cap; i++)
-		if (tm->slots[i].has & T_USED)
-			v[n++] = &tm->slots[i];
-	/* Sorted, so that the database does not depend on hashing. */
+	for (size_t i = 0; i < tm->n; i++)
+		v[n++] = &tm->v[i];
+	/* Sorted by tid, not in the order the log named them. */
 	qsort(v, n, sizeof(*v), cmp_threads);
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct thread *t = v[i];
