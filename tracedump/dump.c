@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "dump.h"
+#include "hex.h"
 #include "json.h"
 #include "logdir.h"
 #include "logread.h"
@@ -85,7 +86,7 @@ static void hex(const struct dump_ctx *c, const char *k, const uint8_t *p,
 		fputs(c->fmt == DUMP_JSON ? "null" : "-", c->out);
 		return;
 	}
-	record_hex(buf, p, n);
+	hex_encode(buf, p, n);
 	fprintf(c->out, c->fmt == DUMP_JSON ? "\"%s\"" : "%s", buf);
 }
 
@@ -236,7 +237,7 @@ static void print_fields(const struct dump_ctx *c, const struct record *r)
 			fputs(c->fmt == DUMP_JSON ? "null" : "-", out);
 			break;
 		}
-		record_hex(chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
+		hex_encode(chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
 		if (c->fmt == DUMP_JSON)
 			fprintf(out, "{\"chain\":\"%s\",\"event\":%" PRIu64
 				",\"function\":%" PRIu64 "}",

@@ -27,6 +27,7 @@
 
 #include "causal/log-format.h"
 #include "chunk-queue.h"
+#include "hex.h"
 #include "internal.h"
 #include "logdir.h"
 #include "logread.h"
@@ -104,7 +105,7 @@ static void bind_hex(sqlite3_stmt *st, int i, const uint8_t *p, size_t n)
 {
 	char buf[2 * CAUSAL_CHAIN_ID_LEN + 1];
 
-	record_hex(buf, p, n);
+	hex_encode(buf, p, n);
 	sqlite3_bind_text(st, i, buf, (int)(2 * n), SQLITE_TRANSIENT);
 }
 

@@ -9,6 +9,7 @@
 
 #include "array.h"
 #include "causal/log-format.h"
+#include "hex.h"
 #include "rpc-calls.h"
 
 #define NONE SIZE_MAX
@@ -321,7 +322,7 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 	int rc_step;
 
 	sqlite3_bind_int64(st, 1, call_id);
-	record_hex(chain, any->chain, CAUSAL_CHAIN_ID_LEN);
+	hex_encode(chain, any->chain, CAUSAL_CHAIN_ID_LEN);
 	sqlite3_bind_text(st, 2, chain, -1, SQLITE_TRANSIENT);
 	if (call) {
 		bind_u64(st, 3, call->prog);
