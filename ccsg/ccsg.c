@@ -14,14 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "ccsg.h"
 #include "names.h"
 
 struct build {
 	struct ccsg_graph *g;
 	struct ccsg_trace *t;
-	struct ccsg_map pv, fn, obj, fo, edge;
-	struct ccsg_map *edge_keys;
+	struct hashmap pv, fn, obj, fo, edge;
+	struct hashmap *edge_keys;
 	int32_t *thread_node;		/* per thread */
 	int64_t *thread_self;
 	uint8_t *root_thread;
@@ -33,7 +34,7 @@ static int32_t new_node(struct ccsg_graph *g, int kind)
 {
 	struct ccsg_node *n;
 
-	if (CCSG_GROW(g->nodes, g->cap_nodes, g->nnodes + 1))
+	if (GROW(g->nodes, g->cap_nodes, g->nnodes + 1))
 		return -ENOMEM;
 	n = &g->nodes[g->nnodes];
 	memset(n, 0, sizeof(*n));
@@ -50,11 +51,11 @@ static int32_t new_node(struct ccsg_graph *g, int kind)
 }
 
 /* Find or make the map entry for key: its value, or make() a new one. */
-static int32_t lookup(struct ccsg_map *m, uint64_t key, int32_t next)
+static int32_t lookup(struct hashmap *m, uint64_t key, int32_t next)
 {
-	int32_t v = ccsg_map_get(m, key);
+	int32_t v = hashmap_get(m, key);
 
-	return v >= 0 ? v : ccsg_map_put(m, key, next);
+	return v >= 0 ? v : hashmap_put(m, key, next);
 }
 
 static int32_t function_node(struct build *b, const struct ccsg_call *c)
@@ -64,28 +65,28 @@ static int32_t function_node(struct build *b, const struct ccsg_call *c)
 
 	/* exact keys through a chain of small maps: (prog, vers) -> pv,
 	 * (pv, proc) -> function, (function, object) -> node */
-	pv = lookup(&b->pv, ccsg_key2(c->prog, c->vers), (int32_t)b->pv.n);
+	pv = lookup(&b->pv, hashmap_key2(c->prog, c->vers), (int32_t)b->pv.n);
 	if (pv < 0)
 		return -ENOMEM;
-	key = lookup(&b->fn, ccsg_key2((uint32_t)pv, c->proc), (int32_t)b->fn.n);
+	key = lookup(&b->fn, hashmap_key2((uint32_t)pv, c->proc), (int32_t)b->fn.n);
 	if (key < 0)
 		return -ENOMEM;
 	if (g->by_object) {
 		int32_t o;
 
 		if (c->server_proc && c->object_id >= 0)
-			o = lookup(&b->obj, ccsg_key2(c->server_proc, (uint32_t)c->object_id),
+			o = lookup(&b->obj, hashmap_key2(c->server_proc, (uint32_t)c->object_id),
 				   (int32_t)b->obj.n);
 		else		/* untraced server: its address is the object */
-			o = lookup(&b->obj, ccsg_key2(0x80000000u, (uint32_t)c->peer),
+			o = lookup(&b->obj, hashmap_key2(0x80000000u, (uint32_t)c->peer),
 				   (int32_t)b->obj.n);
 		if (o < 0)
 			return -ENOMEM;
-		key = lookup(&b->fo, ccsg_key2((uint32_t)key, (uint32_t)o), (int32_t)b->fo.n);
+		key = lookup(&b->fo, hashmap_key2((uint32_t)key, (uint32_t)o), (int32_t)b->fo.n);
 		if (key < 0)
 			return -ENOMEM;
 	}
-	n = ccsg_map_get(&b->edge_keys[0], (uint64_t)key);
+	n = hashmap_get(&b->edge_keys[0], (uint64_t)key);
 	if (n >= 0)
 		return n;
 	if ((n = new_node(g, CCSG_FUNCTION)) < 0)
@@ -101,7 +102,7 @@ static int32_t function_node(struct build *b, const struct ccsg_call *c)
 			g->nodes[n].peer = c->peer;
 		}
 	}
-	if (ccsg_map_put(&b->edge_keys[0], (uint64_t)key, n) < 0)
+	if (hashmap_put(&b->edge_keys[0], (uint64_t)key, n) < 0)
 		return -ENOMEM;
 	return n;
 }
@@ -123,14 +124,14 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 static int add_edge(struct build *b, int32_t from, int32_t to, int64_t count)
 {
 	struct ccsg_graph *g = b->g;
-	int32_t e = ccsg_map_get(&b->edge, ccsg_key2((uint32_t)from, (uint32_t)to));
+	int32_t e = hashmap_get(&b->edge, hashmap_key2((uint32_t)from, (uint32_t)to));
 
 	if (e < 0) {
-		if (CCSG_GROW(g->edges, g->cap_edges, g->nedges + 1))
+		if (GROW(g->edges, g->cap_edges, g->nedges + 1))
 			return -ENOMEM;
 		e = (int32_t)g->nedges++;
 		g->edges[e] = (struct ccsg_edge){ from, to, 0, 0 };
-		if (ccsg_map_put(&b->edge, ccsg_key2((uint32_t)from, (uint32_t)to), e) < 0)
+		if (hashmap_put(&b->edge, hashmap_key2((uint32_t)from, (uint32_t)to), e) < 0)
 			return -ENOMEM;
 	}
 	g->edges[e].count += count;
@@ -288,9 +289,9 @@ static int propagate(struct build *b)
 		goto out;
 	/* level l of the stack: node stack[l], next child cursor[l] */
 #define PUSH(node) do { \
-		if (CCSG_GROW(stack, cap, depth + 1) || \
-		    ccsg_grow((void **)&cursor, &fcap, depth + 1, sizeof(*cursor)) || \
-		    ccsg_grow((void **)&acc_all, &acap, (depth + 1) * k, sizeof(int64_t))) \
+		if (GROW(stack, cap, depth + 1) || \
+		    GROW(cursor, fcap, depth + 1) || \
+		    GROW(acc_all, acap, (depth + 1) * k)) \
 			goto out; \
 		acc_fn = realloc(acc_fn, acap * sizeof(int64_t)); \
 		if (!acc_fn) \
@@ -419,7 +420,7 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 		     int by_object)
 {
 	struct ccsg_trace *t = d->trace;
-	struct ccsg_map keys = { 0 };
+	struct hashmap keys = { 0 };
 	struct build b = { .g = g, .t = t, .edge_keys = &keys };
 	size_t k = dims->n ? dims->n : 1;
 	int ret = -ENOMEM;
@@ -480,12 +481,12 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	vec_add(g->total, g->nodes[0].desc, k);
 	ret = 0;
 out:
-	ccsg_map_release(&b.pv);
-	ccsg_map_release(&b.fn);
-	ccsg_map_release(&b.obj);
-	ccsg_map_release(&b.fo);
-	ccsg_map_release(&b.edge);
-	ccsg_map_release(&keys);
+	hashmap_release(&b.pv);
+	hashmap_release(&b.fn);
+	hashmap_release(&b.obj);
+	hashmap_release(&b.fo);
+	hashmap_release(&b.edge);
+	hashmap_release(&keys);
 	free(b.thread_node);
 	free(b.thread_self);
 	free(b.root_thread);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "names.h"
 #include "usage.h"
 
@@ -189,7 +190,7 @@ static int add_proc(struct ccsg_names *nm, const char *pn, const char *vn, const
 {
 	struct ccsg_idl_proc *p;
 
-	if (CCSG_GROW(nm->procs, nm->cap, nm->n + 1))
+	if (GROW(nm->procs, nm->cap, nm->n + 1))
 		return -ENOMEM;
 	p = &nm->procs[nm->n];
 	p->prog = 0;		/* known at the end of the program */
@@ -286,7 +287,7 @@ int ccsg_names_parse_idl(struct ccsg_names *nm, const char *text, const char *pa
 			next(&lx);
 			if (!(ret = ident(&lx, name, sizeof(name), "a constant name")) &&
 			    !(ret = value(&lx, &v))) {
-				if (CCSG_GROW(lx.consts, lx.cap_consts, lx.nconsts + 1)) {
+				if (GROW(lx.consts, lx.cap_consts, lx.nconsts + 1)) {
 					ret = -ENOMEM;
 					break;
 				}
@@ -366,7 +367,7 @@ int ccsg_names_load_rpc(struct ccsg_names *nm, const char *path)
 			*hash = 0;
 		if (sscanf(line, "%255s %lu", name, &num) != 2)
 			continue;
-		if (CCSG_GROW(nm->rpc, nm->cap_rpc, nm->nrpc + 1))
+		if (GROW(nm->rpc, nm->cap_rpc, nm->nrpc + 1))
 			break;
 		nm->rpc[nm->nrpc].prog = (uint32_t)num;
 		nm->rpc[nm->nrpc].name = strdup(name);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
 #include "output.h"
 
 int ccsg_format_parse(const char *s)
@@ -521,7 +522,7 @@ static void dchildren(struct dprint *p, int32_t u, int depth)
 			if (t->calls[c].chain != chain) {
 				chain = t->calls[c].chain;
 				seg = -1;
-				ccsg_chain_hex(ch, hex);
+				hex_encode(hex, ch->id, sizeof(ch->id));
 				if (p->json) {
 					fprintf(p->f, "%s{\"kind\": \"chain\", \"chain\": \"%s\", "
 						"\"calls\": %d, \"broken\": %s, \"abnormal_transitions\": %d, "

@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "array.h"
 #include "trace.h"
 #include "usage.h"
 
@@ -221,25 +222,25 @@ int32_t ccsg_trace_intern(struct ccsg_trace *t, const char *s)
 
 	/* Collisions move to the next key: at worst a short walk. */
 	for (;; h++) {
-		i = ccsg_map_get(&t->string_map, h);
+		i = hashmap_get(&t->string_map, h);
 		if (i < 0)
 			break;
 		if (!strcmp(t->strings[i], s))
 			return i;
 	}
-	if (CCSG_GROW(t->strings, t->cap_strings, t->nstrings + 1))
+	if (GROW(t->strings, t->cap_strings, t->nstrings + 1))
 		return -ENOMEM;
 	t->strings[t->nstrings] = strdup(s);
 	if (!t->strings[t->nstrings])
 		return -ENOMEM;
-	if (ccsg_map_put(&t->string_map, h, (int32_t)t->nstrings) < 0)
+	if (hashmap_put(&t->string_map, h, (int32_t)t->nstrings) < 0)
 		return -ENOMEM;
 	return (int32_t)t->nstrings++;
 }
 
 int32_t ccsg_trace_thread(const struct ccsg_trace *t, int32_t proc, int32_t tid)
 {
-	return ccsg_map_get(&t->thread_map, ccsg_key2((uint32_t)proc, (uint32_t)tid));
+	return hashmap_get(&t->thread_map, hashmap_key2((uint32_t)proc, (uint32_t)tid));
 }
 
 int32_t ccsg_trace_host(const struct ccsg_trace *t, int32_t proc)
@@ -247,17 +248,6 @@ int32_t ccsg_trace_host(const struct ccsg_trace *t, int32_t proc)
 	if (proc <= 0 || (size_t)proc >= t->nprocs)
 		return -1;
 	return t->procs[proc].host;
-}
-
-void ccsg_chain_hex(const struct ccsg_chain *c, char buf[41])
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (int i = 0; i < 20; i++) {
-		buf[2 * i] = hex[c->id[i] >> 4];
-		buf[2 * i + 1] = hex[c->id[i] & 15];
-	}
-	buf[40] = 0;
 }
 
 /* A lowercase hex digit (tracedump writes them so) or -1. */
@@ -364,7 +354,7 @@ static int load_hosts(struct ccsg_trace *t, sqlite3 *db, int32_t **host_index, s
 			*host_index = p;
 			*nindex = id + 1;
 		}
-		if (CCSG_GROW(t->hosts, cap, t->nhosts + 1) ||
+		if (GROW(t->hosts, cap, t->nhosts + 1) ||
 		    !(t->hosts[t->nhosts] = strdup(name)))
 			return nomem(&r), rd_close(&r);
 		(*host_index)[id] = (int32_t)t->nhosts++;
@@ -435,10 +425,10 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		th.ctx_function = rd_int(&r, 5, 0, INT64_MAX, 1);
 		if (r.bad)
 			break;
-		if (CCSG_GROW(t->threads, cap, t->nthreads + 1))
+		if (GROW(t->threads, cap, t->nthreads + 1))
 			return nomem(&r), rd_close(&r);
 		t->threads[t->nthreads] = th;
-		if (ccsg_map_put(&t->thread_map, ccsg_key2(th.proc, th.tid),
+		if (hashmap_put(&t->thread_map, hashmap_key2(th.proc, th.tid),
 				 (int32_t)t->nthreads) < 0)
 			return nomem(&r), rd_close(&r);
 		t->nthreads++;
@@ -470,7 +460,7 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 			break;
 		if (!sym)
 			continue;
-		if ((i = ccsg_trace_intern(t, sym)) < 0 || CCSG_GROW(t->sites, cap, t->nsites + 1))
+		if ((i = ccsg_trace_intern(t, sym)) < 0 || GROW(t->sites, cap, t->nsites + 1))
 			return nomem(&r), rd_close(&r);
 		t->sites[t->nsites].proc = (int32_t)proc;
 		t->sites[t->nsites].symbol = i;
@@ -497,7 +487,7 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 		if (r.bad)
 			break;
 		o.address = NULL;
-		if (CCSG_GROW(t->objects, cap, t->nobjects + 1) || (a && !(o.address = strdup(a))))
+		if (GROW(t->objects, cap, t->nobjects + 1) || (a && !(o.address = strdup(a))))
 			return nomem(&r), rd_close(&r);
 		t->objects[t->nobjects++] = o;
 	}
@@ -652,7 +642,7 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 		chain = rd_text(&r, 1, 0);
 		if (read_chain(&r, chain, cid))
 			break;
-		if (CCSG_GROW(t->calls, cap, t->ncalls + 1))
+		if (GROW(t->calls, cap, t->ncalls + 1))
 			return nomem(&r), rd_close(&r);
 		if (read_call(&r, t, &t->calls[t->ncalls]))
 			break;
@@ -660,7 +650,7 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 		if (!t->nchains || memcmp(prev, cid, sizeof(cid))) {
 			struct ccsg_chain *ch;
 
-			if (CCSG_GROW(t->chains, ccap, t->nchains + 1))
+			if (GROW(t->chains, ccap, t->nchains + 1))
 				return nomem(&r), rd_close(&r);
 			ch = &t->chains[t->nchains++];
 			memset(ch, 0, sizeof(*ch));
@@ -731,7 +721,7 @@ void ccsg_trace_release(struct ccsg_trace *t)
 	free(t->sites);
 	free(t->strings);
 	free(t->path);
-	ccsg_map_release(&t->thread_map);
-	ccsg_map_release(&t->string_map);
+	hashmap_release(&t->thread_map);
+	hashmap_release(&t->string_map);
 	memset(t, 0, sizeof(*t));
 }
