@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hex.h"
+#include "json.h"
 #include "output.h"
 
 int ccsg_format_parse(const char *s)
@@ -19,22 +20,6 @@ int ccsg_format_parse(const char *s)
 		if (!strcmp(s, names[i]))
 			return i;
 	return -1;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static void xml_str(FILE *f, const char *s)
@@ -89,7 +74,7 @@ static void tally_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_ta
 	fputc('{', f);
 	for (size_t i = 0; i < ty->n; i++) {
 		fputs(i ? ", " : "", f);
-		json_str(f, t->strings[ty->v[i].str]);
+		json_cstr(f, t->strings[ty->v[i].str]);
 		fprintf(f, ": %zu", ty->v[i].n);
 	}
 	fputc('}', f);
@@ -283,11 +268,11 @@ static void report_json(FILE *f, const struct ccsg_graph *g)
 	size_t k = g->dims->n;
 
 	fputs("{\"trace\": ", f);
-	json_str(f, g->dscg->trace->path);
+	json_cstr(f, g->dscg->trace->path);
 	fputs(", \"hosts\": [", f);
 	for (size_t i = 0; i < k; i++) {
 		fputs(i ? ", " : "", f);
-		json_str(f, g->dims->names[i]);
+		json_cstr(f, g->dims->names[i]);
 	}
 	fputs("],\n \"summary\": ", f);
 	summary_json(f, g->dscg->trace, &g->dscg->stats);
@@ -301,7 +286,7 @@ static void report_json(FILE *f, const struct ccsg_graph *g)
 
 		fprintf(f, "%s\n  {\"id\": %zu, \"kind\": \"%s\", \"name\": ", i ? "," : "", i,
 			kinds[x->kind]);
-		json_str(f, x->name);
+		json_cstr(f, x->name);
 		fputs(", \"self_cpu_us\": ", f);
 		json_vec(f, x->self, k);
 		fputs(", \"desc_cpu_us\": ", f);
@@ -465,7 +450,7 @@ static void json_opt_str(FILE *f, const char *key, const char *s)
 {
 	fprintf(f, ", \"%s\": ", key);
 	if (s)
-		json_str(f, s);
+		json_cstr(f, s);
 	else
 		fputs("null", f);
 }
@@ -591,7 +576,7 @@ static void dnode(struct dprint *p, int32_t u, int depth)
 		ccsg_call_name(p->nm, t, c, name, sizeof(name));
 		if (p->json) {
 			fprintf(f, "{\"kind\": \"call\", \"call_id\": %" PRId64 ", \"name\": ", c->call_id);
-			json_str(f, name);
+			json_cstr(f, name);
 			fputs(", \"events\": [", f);
 			for (int k = 0; k < 4; k++) {
 				if (c->ev[k] == CCSG_NONE)
@@ -641,9 +626,9 @@ static void dnode(struct dprint *p, int32_t u, int depth)
 		if (p->json) {
 			fprintf(f, "{\"kind\": \"thread\", \"proc\": %d, \"tid\": %d, \"host\": ",
 				th->proc, th->tid);
-			json_str(f, h >= 0 ? t->hosts[h] : "?");
+			json_cstr(f, h >= 0 ? t->hosts[h] : "?");
 			fputs(", \"exe\": ", f);
-			json_str(f, base ? base : "?");
+			json_cstr(f, base ? base : "?");
 			fprintf(f, ", \"marker\": \"%s\", \"cpu_ns\": ", th->infra ? "infra" : "user");
 			if (th->cpu_ns == CCSG_NONE)
 				fputs("null", f);
@@ -670,7 +655,7 @@ int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names 
 
 	if (p.json) {
 		fputs("{\"trace\": ", f);
-		json_str(f, d->trace->path);
+		json_cstr(f, d->trace->path);
 		fputs(", \"summary\": ", f);
 		summary_json(f, d->trace, &d->stats);
 		fputs(",\n \"root\": ", f);
@@ -694,7 +679,7 @@ int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_la
 
 	if (format == CCSG_JSON) {
 		fputs("{\"trace\": ", f);
-		json_str(f, t->path);
+		json_cstr(f, t->path);
 		fputs(", \"unit\": \"us\",\n \"summary\": ", f);
 		summary_json(f, t, &g->dscg->stats);
 		fputs(",\n \"functions\": [", f);
@@ -702,7 +687,7 @@ int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_la
 			const struct ccsg_node *x = &g->nodes[l[i].node];
 
 			fprintf(f, "%s\n  {\"id\": %d, \"name\": ", i ? "," : "", l[i].node);
-			json_str(f, x->name);
+			json_cstr(f, x->name);
 			fprintf(f, ", \"program\": %u, \"version\": %u, \"procedure\": %u, "
 				"\"calls\": %" PRId64 ", \"without_latency\": %" PRId64 ", "
 				"\"mean_us\": %.3f, \"sd_us\": %.3f, \"min_us\": %.3f, "
