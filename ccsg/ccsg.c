@@ -21,8 +21,12 @@
 struct build {
 	struct ccsg_graph *g;
 	struct ccsg_trace *t;
-	struct hashmap pv, fn, obj, fo, edge;
-	struct hashmap *edge_keys;
+	/* a call's function, by exact keys through a chain of small maps:
+	 * (prog, vers) -> pv, (pv, proc) -> fn, (server, object) -> obj,
+	 * (fn, obj) -> fo */
+	struct hashmap pv, fn, obj, fo;
+	struct hashmap fn_node;		/* fn (or fo, by object) -> its node */
+	struct hashmap edge;		/* (from, to) -> edge */
 	int32_t *thread_node;		/* per thread */
 	int64_t *thread_self;
 	uint8_t *root_thread;
@@ -50,12 +54,11 @@ static int32_t new_node(struct ccsg_graph *g, int kind)
 	return (int32_t)g->nnodes++;
 }
 
-/* Find or make the map entry for key: its value, or make() a new one. */
-static int32_t lookup(struct hashmap *m, uint64_t key, int32_t next)
+/* The dense id of key in m: its own, or the next one (m's count) when
+ * new; -ENOMEM. */
+static int32_t lookup(struct hashmap *m, uint64_t key)
 {
-	int32_t v = hashmap_get(m, key);
-
-	return v >= 0 ? v : hashmap_put(m, key, next);
+	return hashmap_put(m, key, (int32_t)m->n);
 }
 
 static int32_t function_node(struct build *b, const struct ccsg_call *c)
@@ -63,30 +66,26 @@ static int32_t function_node(struct build *b, const struct ccsg_call *c)
 	struct ccsg_graph *g = b->g;
 	int32_t pv, key, n;
 
-	/* exact keys through a chain of small maps: (prog, vers) -> pv,
-	 * (pv, proc) -> function, (function, object) -> node */
-	pv = lookup(&b->pv, hashmap_key2(c->prog, c->vers), (int32_t)b->pv.n);
+	pv = lookup(&b->pv, hashmap_key2(c->prog, c->vers));
 	if (pv < 0)
 		return -ENOMEM;
-	key = lookup(&b->fn, hashmap_key2((uint32_t)pv, c->proc), (int32_t)b->fn.n);
+	key = lookup(&b->fn, hashmap_key2((uint32_t)pv, c->proc));
 	if (key < 0)
 		return -ENOMEM;
 	if (g->by_object) {
 		int32_t o;
 
 		if (c->server_proc && c->object_id >= 0)
-			o = lookup(&b->obj, hashmap_key2(c->server_proc, (uint32_t)c->object_id),
-				   (int32_t)b->obj.n);
+			o = lookup(&b->obj, hashmap_key2(c->server_proc, (uint32_t)c->object_id));
 		else		/* untraced server: its address is the object */
-			o = lookup(&b->obj, hashmap_key2(0x80000000u, (uint32_t)c->peer),
-				   (int32_t)b->obj.n);
+			o = lookup(&b->obj, hashmap_key2(0x80000000u, (uint32_t)c->peer));
 		if (o < 0)
 			return -ENOMEM;
-		key = lookup(&b->fo, hashmap_key2((uint32_t)key, (uint32_t)o), (int32_t)b->fo.n);
+		key = lookup(&b->fo, hashmap_key2((uint32_t)key, (uint32_t)o));
 		if (key < 0)
 			return -ENOMEM;
 	}
-	n = hashmap_get(&b->edge_keys[0], (uint64_t)key);
+	n = hashmap_get(&b->fn_node, (uint64_t)key);
 	if (n >= 0)
 		return n;
 	if ((n = new_node(g, CCSG_FUNCTION)) < 0)
@@ -102,7 +101,7 @@ static int32_t function_node(struct build *b, const struct ccsg_call *c)
 			g->nodes[n].peer = c->peer;
 		}
 	}
-	if (hashmap_put(&b->edge_keys[0], (uint64_t)key, n) < 0)
+	if (hashmap_put(&b->fn_node, (uint64_t)key, n) < 0)
 		return -ENOMEM;
 	return n;
 }
@@ -420,8 +419,7 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 		     int by_object)
 {
 	struct ccsg_trace *t = d->trace;
-	struct hashmap keys = { 0 };
-	struct build b = { .g = g, .t = t, .edge_keys = &keys };
+	struct build b = { .g = g, .t = t };
 	size_t k = dims->n ? dims->n : 1;
 	int ret = -ENOMEM;
 
@@ -486,7 +484,7 @@ out:
 	hashmap_release(&b.obj);
 	hashmap_release(&b.fo);
 	hashmap_release(&b.edge);
-	hashmap_release(&keys);
+	hashmap_release(&b.fn_node);
 	free(b.thread_node);
 	free(b.thread_self);
 	free(b.root_thread);
