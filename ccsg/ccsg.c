@@ -270,94 +270,124 @@ static void vec_add(int64_t *d, const int64_t *s, size_t n)
 		d[i] += s[i];
 }
 
+/*
+ * The post-order walk's stack.  Level l holds DSCG node node[l], the next
+ * of its children to visit, and the running sums of the self + descendant
+ * vectors of its finished children: of all of them (all) and of its
+ * function (call) children only (fn); k entries per level each.
+ */
+struct walk {
+	size_t k;			/* vector dimensions */
+	size_t depth;			/* levels in use */
+	int32_t *node, *next_child;
+	int64_t *all, *fn;
+	size_t cap_node, cap_next, cap_all, cap_fn;
+};
+
+/* Enter DSCG node u one level down; 0 or -ENOMEM (the walk unchanged). */
+static int walk_push(struct walk *w, const struct ccsg_dscg *d, int32_t u)
+{
+	size_t l = w->depth, k = w->k;
+
+	if (GROW(w->node, w->cap_node, l + 1) || GROW(w->next_child, w->cap_next, l + 1) ||
+	    GROW(w->all, w->cap_all, (l + 1) * k) || GROW(w->fn, w->cap_fn, (l + 1) * k))
+		return -ENOMEM;
+	w->node[l] = u;
+	w->next_child[l] = d->first_child[u];
+	memset(w->all + l * k, 0, k * sizeof(*w->all));
+	memset(w->fn + l * k, 0, k * sizeof(*w->fn));
+	w->depth++;
+	return 0;
+}
+
+static void walk_release(struct walk *w)
+{
+	free(w->node);
+	free(w->next_child);
+	free(w->all);
+	free(w->fn);
+}
+
+/*
+ * Leave level l > 0, whose node u has no child left to visit: u's self CPU
+ * (Equation 1 or 2, in its host's dimension; self is scratch of k entries)
+ * and its descendants' (Equations 3 and 4) go to its CCSG node
+ * (UPDATE_CCSG) and into the sums of level l - 1.
+ */
+static void walk_leave(struct build *b, struct walk *w, size_t l, int64_t *self)
+{
+	struct ccsg_graph *g = b->g;
+	const struct ccsg_dscg *d = g->dscg;
+	const struct ccsg_trace *t = b->t;
+	size_t k = w->k;
+	int32_t u = w->node[l], dim;
+	const int64_t *all = w->all + l * k, *fn = w->fn + l * k;
+	int64_t *up_all = w->all + (l - 1) * k, *up_fn = w->fn + (l - 1) * k;
+	struct ccsg_node *n;
+
+	memset(self, 0, k * sizeof(*self));
+	if (ccsg_dscg_is_call(d, u)) {
+		const struct ccsg_call *call = &t->calls[u];
+
+		dim = call->server_proc ? dim_of_proc(g, t, call->server_proc) : -1;
+		if (dim >= 0)
+			self[dim] = g->call_self[u];
+		/* a call whose start was lost: in no node, its (unknown,
+		 * so zero) CPU still reaches the level below */
+		n = g->call_node[u] >= 0 ? &g->nodes[g->call_node[u]] : NULL;
+		if (n)
+			vec_add(n->desc, all, k);
+		/* a function child of the level below */
+		vec_add(up_fn, self, k);
+		vec_add(up_fn, all, k);
+	} else {
+		int32_t i = u - (int32_t)t->ncalls;
+
+		n = &g->nodes[b->thread_node[i]];
+		dim = dim_of_proc(g, t, t->threads[i].proc);
+		if (dim >= 0)
+			self[dim] = b->thread_self[i];
+		/* a main thread's chains hang under main, not its node */
+		if (!b->root_thread[i])
+			vec_add(n->desc, fn, k);
+	}
+	if (n)
+		vec_add(n->self, self, k);
+	vec_add(up_all, self, k);
+	vec_add(up_all, all, k);
+}
+
 /* Post-order walk of the DSCG: Equations 3 and 4, and UPDATE_CCSG. */
 static int propagate(struct build *b)
 {
 	struct ccsg_graph *g = b->g;
-	struct ccsg_dscg *d = g->dscg;
-	struct ccsg_trace *t = b->t;
-	size_t k = g->dims->n ? g->dims->n : 1, depth = 0, cap = 0;
-	int32_t base = (int32_t)t->ncalls;
-	int32_t *stack = NULL, *cursor = NULL;
-	int64_t *acc_all = NULL, *acc_fn = NULL, *self = NULL;
-	size_t acap = 0, fcap = 0;
+	const struct ccsg_dscg *d = g->dscg;
+	struct walk w = { .k = g->dims->n ? g->dims->n : 1 };
+	int64_t *self = calloc(w.k, sizeof(*self));
 	int ret = -ENOMEM;
 
-	self = calloc(k, sizeof(*self));
-	if (!self)
+	if (!self || walk_push(&w, d, d->main))
 		goto out;
-	/* level l of the stack: node stack[l], next child cursor[l] */
-#define PUSH(node) do { \
-		if (GROW(stack, cap, depth + 1) || \
-		    GROW(cursor, fcap, depth + 1) || \
-		    GROW(acc_all, acap, (depth + 1) * k)) \
-			goto out; \
-		acc_fn = realloc(acc_fn, acap * sizeof(int64_t)); \
-		if (!acc_fn) \
-			goto out; \
-		stack[depth] = (node); \
-		cursor[depth] = d->first_child[node]; \
-		memset(acc_all + depth * k, 0, k * sizeof(int64_t)); \
-		memset(acc_fn + depth * k, 0, k * sizeof(int64_t)); \
-		depth++; \
-	} while (0)
-
-	PUSH(d->main);
-	while (depth) {
-		size_t l = depth - 1;
-		int32_t u = stack[l], c = cursor[l];
-		int64_t *all = acc_all + l * k, *fn = acc_fn + l * k;
-		struct ccsg_node *n;
-		int32_t dim;
+	while (w.depth) {
+		size_t l = w.depth - 1;
+		int32_t c = w.next_child[l];
 
 		if (c >= 0) {
-			cursor[l] = d->next_sibling[c];
-			PUSH(c);
+			w.next_child[l] = d->next_sibling[c];
+			if (walk_push(&w, d, c))
+				goto out;
 			continue;
 		}
-		depth--;
-		if (u == d->main) {
-			vec_add(g->nodes[0].desc, all, k);
+		w.depth--;
+		if (w.node[l] == d->main) {	/* level 0: the whole system */
+			vec_add(g->nodes[0].desc, w.all + l * w.k, w.k);
 			break;
 		}
-		memset(self, 0, k * sizeof(*self));
-		if (ccsg_dscg_is_call(d, u)) {
-			const struct ccsg_call *call = &t->calls[u];
-
-			dim = call->server_proc ? dim_of_proc(g, t, call->server_proc) : -1;
-			if (dim >= 0)
-				self[dim] = g->call_self[u];
-			/* a call whose start was lost: in no node, its (unknown,
-			 * so zero) CPU still reaches the level below */
-			n = g->call_node[u] >= 0 ? &g->nodes[g->call_node[u]] : NULL;
-			if (n)
-				vec_add(n->desc, all, k);
-			/* a function child of the level below */
-			vec_add(acc_fn + (l - 1) * k, self, k);
-			vec_add(acc_fn + (l - 1) * k, all, k);
-		} else {
-			int32_t i = u - base;
-
-			n = &g->nodes[b->thread_node[i]];
-			dim = dim_of_proc(g, t, t->threads[i].proc);
-			if (dim >= 0)
-				self[dim] = b->thread_self[i];
-			/* a main thread's chains hang under main, not its node */
-			if (!b->root_thread[i])
-				vec_add(n->desc, fn, k);
-		}
-		if (n)
-			vec_add(n->self, self, k);
-		vec_add(acc_all + (l - 1) * k, self, k);
-		vec_add(acc_all + (l - 1) * k, all, k);
+		walk_leave(b, &w, l, self);
 	}
-#undef PUSH
 	ret = 0;
 out:
-	free(stack);
-	free(cursor);
-	free(acc_all);
-	free(acc_fn);
+	walk_release(&w);
 	free(self);
 	return ret;
 }
