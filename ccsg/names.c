@@ -107,7 +107,7 @@ static void next(struct lexer *lx)
 
 static int syntax(struct lexer *lx, const char *want)
 {
-	error("%s:%d: malformed rpcgen file: expected %s, found '%s'", lx->path, lx->line, want,
+	fail("%s:%d: malformed rpcgen file: expected %s, found '%s'", lx->path, lx->line, want,
 	      lx->kind == T_EOF ? "end of file" : lx->tok);
 	return -EINVAL;
 }
@@ -147,7 +147,7 @@ static int value(struct lexer *lx, uint64_t *v)
 			if (!strcmp(lx->consts[i].name, lx->tok))
 				break;
 		if (i == lx->nconsts) {
-			error("%s:%d: malformed rpcgen file: unknown constant '%s'", lx->path,
+			fail("%s:%d: malformed rpcgen file: unknown constant '%s'", lx->path,
 			      lx->line, lx->tok);
 			return -EINVAL;
 		}
@@ -156,7 +156,7 @@ static int value(struct lexer *lx, uint64_t *v)
 		return syntax(lx, "a number");
 	}
 	if (*v > 0xffffffffULL) {
-		error("%s:%d: malformed rpcgen file: '%s' is out of range", lx->path, lx->line,
+		fail("%s:%d: malformed rpcgen file: '%s' is out of range", lx->path, lx->line,
 		      lx->tok);
 		return -EINVAL;
 	}
@@ -181,7 +181,7 @@ static int skip_decl(struct lexer *lx)
 			return 0;
 		}
 	}
-	error("%s:%d: malformed rpcgen file: declaration not terminated", lx->path, line);
+	fail("%s:%d: malformed rpcgen file: declaration not terminated", lx->path, line);
 	return -EINVAL;
 }
 
@@ -308,7 +308,7 @@ int ccsg_names_parse_idl(struct ccsg_names *nm, const char *text, const char *pa
 		free(lx.consts[i].name);
 	free(lx.consts);
 	if (!ret && nm->n == before) {
-		error("%s: no program definition in the rpcgen file", path);
+		fail("%s: no program definition in the rpcgen file", path);
 		ret = -EINVAL;
 	}
 	return ret;
@@ -322,7 +322,7 @@ int ccsg_names_load_idl(struct ccsg_names *nm, const char *path)
 	int ret;
 
 	if (!f) {
-		error("cannot open '%s': %s", path, strerror(errno));
+		fail("cannot open '%s': %s", path, strerror(errno));
 		return -ENOENT;
 	}
 	{
@@ -342,7 +342,7 @@ int ccsg_names_load_idl(struct ccsg_names *nm, const char *path)
 	if (!text)
 		return -ENOMEM;
 	if (memchr(text, 0, len)) {
-		error("%s: not an rpcgen file (binary data)", path);
+		fail("%s: not an rpcgen file (binary data)", path);
 		ret = -EINVAL;
 	} else {
 		ret = ccsg_names_parse_idl(nm, text, path);

@@ -87,7 +87,7 @@ static void bad_value(struct reader *r, int i, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	error("'%s': table %s, row %s, column %s: %s", r->path, r->table, r->row,
+	fail("'%s': table %s, row %s, column %s: %s", r->path, r->table, r->row,
 	      sqlite3_column_name(r->st, i), what);
 }
 
@@ -160,7 +160,7 @@ static int rd_enum(struct reader *r, int i, const char *const *names, int n)
 	return -1;
 }
 
-/* Start a table: prepare sql; 0 or -1 after error(). */
+/* Start a table: prepare sql; 0 or -1 after fail(). */
 static int rd_open(struct reader *r, sqlite3 *db, const char *sql, const char *table,
 		   const char *path)
 {
@@ -168,7 +168,7 @@ static int rd_open(struct reader *r, sqlite3 *db, const char *sql, const char *t
 	r->path = path;
 	r->table = table;
 	if (sqlite3_prepare_v2(db, sql, -1, &r->st, NULL) != SQLITE_OK)
-		return error("cannot read '%s': %s", path, sqlite3_errmsg(db));
+		return fail("cannot read '%s': %s", path, sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -186,7 +186,7 @@ static int rd_next(struct reader *r, sqlite3 *db)
 	}
 	if (rc != SQLITE_DONE) {
 		r->bad = 1;
-		error("cannot read '%s': %s", r->path, sqlite3_errmsg(db));
+		fail("cannot read '%s': %s", r->path, sqlite3_errmsg(db));
 	}
 	return 0;
 }
@@ -202,7 +202,7 @@ static int rd_close(struct reader *r)
 static int nomem(struct reader *r)
 {
 	if (!r->bad++)
-		error("out of memory");
+		fail("out of memory");
 	return -1;
 }
 
@@ -288,8 +288,8 @@ static int check_schema(sqlite3 *db, const char *path)
 	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'",
 			       -1, &st, NULL) != SQLITE_OK) {
 		if (sqlite3_errcode(db) == SQLITE_NOTADB)
-			return error("'%s' is not an SQLite database", path);
-		return error("'%s' is not a causal trace database (no meta table); "
+			return fail("'%s' is not an SQLite database", path);
+		return fail("'%s' is not a causal trace database (no meta table); "
 			     "make one with 'tracedump merge DIR'", path);
 	}
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -302,26 +302,26 @@ static int check_schema(sqlite3 *db, const char *path)
 	}
 	sqlite3_finalize(st);
 	if (!found)
-		return error("'%s' is not a causal trace database (no schema version)", path);
+		return fail("'%s' is not a causal trace database (no schema version)", path);
 	version = parse_version(value);
 	if (version < 0)
-		return error("'%s': schema version '%s' is not a number", path, value);
+		return fail("'%s': schema version '%s' is not a number", path, value);
 	if (version < CCSG_SCHEMA_VERSION)
-		return error("trace database '%s' has schema version %ld, without rpc tables; "
+		return fail("trace database '%s' has schema version %ld, without rpc tables; "
 			     "merge the logs again with this tracedump", path, version);
 	if (version > CCSG_SCHEMA_VERSION)
-		return error("trace database '%s' has schema version %ld, which this ccsg does "
+		return fail("trace database '%s' has schema version %ld, which this ccsg does "
 			     "not know (it reads version %d); use the ccsg of the tracedump "
 			     "that merged it", path, version, CCSG_SCHEMA_VERSION);
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' "
 				       "AND name = ?", -1, &st, NULL) != SQLITE_OK)
-			return error("cannot read '%s': %s", path, sqlite3_errmsg(db));
+			return fail("cannot read '%s': %s", path, sqlite3_errmsg(db));
 		sqlite3_bind_text(st, 1, need[i], -1, SQLITE_STATIC);
 		found = sqlite3_step(st) == SQLITE_ROW;
 		sqlite3_finalize(st);
 		if (!found)
-			return error("'%s' is not a causal trace database (no table '%s')",
+			return fail("'%s' is not a causal trace database (no table '%s')",
 				     path, need[i]);
 	}
 	return 0;
@@ -676,11 +676,11 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 
 	memset(t, 0, sizeof(*t));
 	if (stat(path, &sb))
-		return error("cannot open trace database '%s': %s", path, strerror(errno));
+		return fail("cannot open trace database '%s': %s", path, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
-		return error("'%s' is not a trace database file", path);
+		return fail("'%s' is not a trace database file", path);
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		error("cannot open trace database '%s': %s", path, sqlite3_errmsg(db));
+		fail("cannot open trace database '%s': %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return -1;
 	}
@@ -693,7 +693,7 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 	if (t->nproc_rows)
 		ret = 0;
 	else
-		error("trace database '%s' is empty: no processes were traced", path);
+		fail("trace database '%s' is empty: no processes were traced", path);
 out:
 	free(host_index);
 	sqlite3_close(db);

@@ -137,8 +137,8 @@ struct ccsg_trace {
  * Load the database at path.  A missing file, a database that is not a
  * merged trace (no rpc_calls / threads / processes / hosts tables), a
  * schema version other than CCSG_SCHEMA_VERSION, a value of the wrong
- * type or out of range in a column ccsg reads (error() names the table,
- * row and column) or a trace without processes is an error(): -1 and
+ * type or out of range in a column ccsg reads (fail() names the table,
+ * row and column) or a trace without processes is a fail(): -1 and
  * nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);

@@ -13,7 +13,7 @@ static void report(const char *kind, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-int error(const char *fmt, ...)
+int fail(const char *fmt, ...)
 {
 	va_list ap;
 

@@ -2,9 +2,9 @@
  * usage.h - diagnostics for the command-line tools (never for libcausal.so).
  *
  * Messages are lowercase, quote their subject and have no trailing period:
- *	return error("cannot open '%s': %s", path, strerror(errno));
- * error() and warning() print "PROG: error: ..." / "PROG: warning: ..." on
- * stderr; error() returns -1 so engine code can return it.  Only main.c and
+ *	return fail("cannot open '%s': %s", path, strerror(errno));
+ * fail() and warning() print "PROG: error: ..." / "PROG: warning: ..." on
+ * stderr; fail() returns -1 so engine code can return it.  Only main.c and
  * cmd-*.c files may call die(), which prints and exits with status 1.
  */
 #ifndef CAUSAL_USAGE_H
@@ -15,7 +15,7 @@
 /* Name printed before every message; set once by main(). */
 extern const char *causal_progname;
 
-int error(const char *fmt, ...) CAUSAL_PRINTF(1, 2);
+int fail(const char *fmt, ...) CAUSAL_PRINTF(1, 2);
 void warning(const char *fmt, ...) CAUSAL_PRINTF(1, 2);
 __attribute__((noreturn)) void die(const char *fmt, ...) CAUSAL_PRINTF(1, 2);
 
