@@ -44,17 +44,26 @@ static size_t utf8_len(const unsigned char *s, size_t left)
 void json_string(FILE *out, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
+	size_t i = 0, done = 0;		/* p[done .. i) is still to copy */
 
 	putc('"', out);
 	while (i < len) {
 		unsigned char c = p[i];
 		size_t n;
 
+		/* what stays as it is goes out in runs, one fwrite each */
+		if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
+		if (c >= 0x80 && (n = utf8_len(p + i, len - i))) {
+			i += n;
+			continue;
+		}
+		fwrite(p + done, 1, i - done, out);
 		if (c == '"' || c == '\\') {
 			putc('\\', out);
 			putc(c, out);
-			i++;
 		} else if (c < 0x20 || c == 0x7F) {
 			switch (c) {
 			case '\n': fputs("\\n", out); break;
@@ -62,15 +71,12 @@ void json_string(FILE *out, const char *s, size_t len)
 			case '\r': fputs("\\r", out); break;
 			default: fprintf(out, "\\u%04x", c); break;
 			}
-			i++;
-		} else if ((n = utf8_len(p + i, len - i)) == 0) {
-			fputs("\\ufffd", out);
-			i++;
 		} else {
-			fwrite(p + i, 1, n, out);
-			i += n;
+			fputs("\\ufffd", out);	/* not UTF-8: one per byte */
 		}
+		done = ++i;
 	}
+	fwrite(p + done, 1, i - done, out);
 	putc('"', out);
 }
 
