@@ -31,17 +31,21 @@ static char bad_path[96];
  */
 static const char *bad_names(void)
 {
-	static const long long ev[4] = { 0, 1, 2, 3 }, cpu[4] = { 0, 100, 400, 50 };
+	static const long long ev[4] = {0, 1, 2, 3}, cpu[4] = {0, 100, 400, 50};
 
 	fx_open();
 	fx_host(1, "h\xffst");
 	fx_host(2, "caf\xc3\xa9");
 	fx_proc(1, 1);
 	fx_proc(2, 2);
-	fx_exec("UPDATE processes SET exe = '/bin/srv\xc0\xafx' WHERE proc_id = 2");
+	fx_exec(
+	    "UPDATE processes SET exe = '/bin/srv\xc0\xafx' WHERE proc_id = 2");
 	fx_thread(1, 1, 0, 1000, -1);
 	fx_thread(2, 1, 0, 1000, -1);
-	fx_call(CHAIN, 7, 1, "b\xe2\x28\xa1" "d_1", 1, 1, 2, 1, 1, ev, cpu);
+	fx_call(CHAIN, 7, 1,
+		"b\xe2\x28\xa1"
+		"d_1",
+		1, 1, 2, 1, 1, ev, cpu);
 	fx_set("status = 99, status_name = 'RPC_\xfe', reply = 'success', "
 	       "tag = 'o\xffk', reply_tag = 'ok\x80'");
 	fx_close();
@@ -110,7 +114,9 @@ START_TEST(test_report_json_valid)
 	assert_has(out, "\"hosts\": [\"h\\ufffdst\", \"caf\xc3\xa9\"]");
 	assert_has(out, "\"name\": \"7::b\\ufffd(\\ufffdd\"");
 	assert_has(out, "\"failures\": {\"RPC_\\ufffd\": 1}");
-	assert_has(out, "\"tags\": {\"o\\ufffdk\": 1}, \"reply_tags\": {\"ok\\ufffd\": 1}");
+	assert_has(
+	    out,
+	    "\"tags\": {\"o\\ufffdk\": 1}, \"reply_tags\": {\"ok\\ufffd\": 1}");
 	free(out);
 	unlink(bad_path);
 }
@@ -127,7 +133,8 @@ START_TEST(test_dscg_json_valid)
 	bad = json_invalid(out, &v);
 	ck_assert_msg(!bad, "%s:\n%s", bad, out);
 	assert_has(out, "\"host\": \"h\\ufffdst\", \"exe\": \"p1\"");
-	assert_has(out, "\"host\": \"caf\xc3\xa9\", \"exe\": \"srv\\ufffd\\ufffdx\"");
+	assert_has(
+	    out, "\"host\": \"caf\xc3\xa9\", \"exe\": \"srv\\ufffd\\ufffdx\"");
 	assert_has(out, "\"name\": \"7::b\\ufffd(\\ufffdd\"");
 	assert_has(out, "\"status\": \"RPC_\\ufffd\"");
 	assert_has(out, "\"tag\": \"o\\ufffdk\", \"reply_tag\": \"ok\\ufffd\"");
@@ -156,20 +163,33 @@ END_TEST
 START_TEST(test_checker_rejects)
 {
 	static const char *const bad[] = {
-		"{\"a\": \"\xff\"}", "[\"\xc0\xaf\"]", "\"\xed\xa0\x80\"", "\"a\x01\"",
-		"{\"a\" 1}", "[1,]", "[01]", "\"\\x\"", "[1] 2", "{\"a\": tru}", "\"\\u12\"",
-		"",
+	    "{\"a\": \"\xff\"}",
+	    "[\"\xc0\xaf\"]",
+	    "\"\xed\xa0\x80\"",
+	    "\"a\x01\"",
+	    "{\"a\" 1}",
+	    "[1,]",
+	    "[01]",
+	    "\"\\x\"",
+	    "[1] 2",
+	    "{\"a\": tru}",
+	    "\"\\u12\"",
+	    "",
 	};
 	static const char *const good[] = {
-		"{\"a\": [1, -2.5e+3, true, false, null, \"\\u00e9\\n\xc3\xa9\"]}", " [] ",
-		"\"\xf4\x8f\xbf\xbf\"", "0",
+	    "{\"a\": [1, -2.5e+3, true, false, null, \"\\u00e9\\n\xc3\xa9\"]}",
+	    " [] ",
+	    "\"\xf4\x8f\xbf\xbf\"",
+	    "0",
 	};
 	struct jv v;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(json_invalid(bad[i], &v), "accepted '%s'", bad[i]);
+		ck_assert_msg(json_invalid(bad[i], &v), "accepted '%s'",
+			      bad[i]);
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-		ck_assert_msg(!json_invalid(good[i], &v), "rejected '%s': %s", good[i], v.err);
+		ck_assert_msg(!json_invalid(good[i], &v), "rejected '%s': %s",
+			      good[i], v.err);
 }
 END_TEST
 

@@ -34,16 +34,18 @@ END_TEST
 
 START_TEST(test_grow_no_shrink_and_jump)
 {
-	struct { char c[24]; } *v = NULL;
+	struct {
+		char c[24];
+	} *v = NULL;
 	size_t cap = 0;
 
-	ck_assert_int_eq(GROW(v, cap, 0), 0);	/* nothing needed */
+	ck_assert_int_eq(GROW(v, cap, 0), 0); /* nothing needed */
 	ck_assert_ptr_null(v);
 	ck_assert_uint_eq(cap, 0);
-	ck_assert_int_eq(GROW(v, cap, 1000), 0);	/* straight to 1024 */
+	ck_assert_int_eq(GROW(v, cap, 1000), 0); /* straight to 1024 */
 	ck_assert_uint_eq(cap, 1024);
 	v[999].c[23] = 'x';
-	ck_assert_int_eq(GROW(v, cap, 10), 0);	/* never shrinks */
+	ck_assert_int_eq(GROW(v, cap, 10), 0); /* never shrinks */
 	ck_assert_uint_eq(cap, 1024);
 	ck_assert_int_eq(v[999].c[23], 'x');
 	free(v);

@@ -21,22 +21,22 @@ static uint64_t next_rand(uint64_t *s)
 
 START_TEST(test_empty)
 {
-	struct hashmap m = HASHMAP_INIT;
+	struct hashmap m = {0};
 
 	ck_assert_int_eq(hashmap_get(&m, 0), -1);
 	ck_assert_int_eq(hashmap_get(&m, 42), -1);
 	hashmap_release(&m);
-	hashmap_release(&m);		/* twice: still fine */
+	hashmap_release(&m); /* twice: still fine */
 	ck_assert_int_eq(hashmap_get(&m, 0), -1);
 }
 END_TEST
 
 START_TEST(test_put_keeps_first)
 {
-	struct hashmap m = HASHMAP_INIT;
+	struct hashmap m = {0};
 
 	ck_assert_int_eq(hashmap_put(&m, 7, 3), 3);
-	ck_assert_int_eq(hashmap_put(&m, 7, 9), 3);	/* present: the old one */
+	ck_assert_int_eq(hashmap_put(&m, 7, 9), 3); /* present: the old one */
 	ck_assert_int_eq(hashmap_get(&m, 7), 3);
 	ck_assert_uint_eq(m.n, 1);
 	ck_assert_int_eq(hashmap_put(&m, 8, -1), -EINVAL);
@@ -51,7 +51,7 @@ START_TEST(test_put_keeps_first)
 	hashmap_release(&m);
 	ck_assert_uint_eq(m.n, 0);
 	ck_assert_int_eq(hashmap_get(&m, 7), -1);
-	ck_assert_int_eq(hashmap_put(&m, 7, 1), 1);	/* usable again */
+	ck_assert_int_eq(hashmap_put(&m, 7, 1), 1); /* usable again */
 	hashmap_release(&m);
 }
 END_TEST
@@ -61,24 +61,31 @@ START_TEST(test_many_keys)
 {
 	enum { N = 200000 };
 	uint64_t *keys = malloc(N * sizeof(*keys)), s = 0x9e3779b97f4a7c15ULL;
-	struct hashmap m = HASHMAP_INIT;
+	struct hashmap m = {0};
 
 	ck_assert_ptr_nonnull(keys);
 	for (int i = 0; i < N; i++) {
 		switch (i % 3) {
-		case 0: keys[i] = next_rand(&s); break;
-		case 1: keys[i] = (uint64_t)i << 20; break;	/* low bits all 0 */
-		default: keys[i] = hashmap_key2((uint32_t)i % 97, (uint32_t)i); break;
+		case 0:
+			keys[i] = next_rand(&s);
+			break;
+		case 1:
+			keys[i] = (uint64_t)i << 20;
+			break; /* low bits all 0 */
+		default:
+			keys[i] = hashmap_key2((uint32_t)i % 97, (uint32_t)i);
+			break;
 		}
 		ck_assert_int_eq(hashmap_put(&m, keys[i], i), i);
 	}
 	ck_assert_uint_eq(m.n, N);
-	ck_assert_uint_le(2 * m.n, m.cap);		/* load at most 1/2 */
+	ck_assert_uint_le(2 * m.n, m.cap); /* load at most 1/2 */
 	for (int i = 0; i < N; i++)
 		ck_assert_int_eq(hashmap_get(&m, keys[i]), i);
 	/* keys never stored: absent (odd multiples of 2^19 are not i << 20) */
 	for (int i = 0; i < 1000; i++)
-		ck_assert_int_eq(hashmap_get(&m, ((uint64_t)i << 20) | 1 << 19), -1);
+		ck_assert_int_eq(hashmap_get(&m, ((uint64_t)i << 20) | 1 << 19),
+				 -1);
 	hashmap_release(&m);
 	free(keys);
 }
@@ -88,7 +95,7 @@ END_TEST
  * cluster, finds each key in it and stops at its end for the others. */
 START_TEST(test_colliding_keys)
 {
-	struct hashmap m = HASHMAP_INIT;
+	struct hashmap m = {0};
 	uint64_t same[20], other = 0;
 	int n = 0;
 
@@ -105,7 +112,7 @@ START_TEST(test_colliding_keys)
 		ck_assert_int_eq(hashmap_get(&m, same[i]), 100 + i);
 	ck_assert_int_eq(hashmap_get(&m, other), -1);
 	for (uint64_t k = same[19] + 1, found = 0; found < 5; k++)
-		if ((hash64(k) & 63) == 5) {	/* in the cluster's path */
+		if ((hash64(k) & 63) == 5) { /* in the cluster's path */
 			ck_assert_int_eq(hashmap_get(&m, k), -1);
 			found++;
 		}

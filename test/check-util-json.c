@@ -32,8 +32,9 @@ START_TEST(test_escapes)
 	ck_assert_str_eq(JS("plain ascii ~"), "\"plain ascii ~\"");
 	ck_assert_str_eq(JS("a\"b\\c/"), "\"a\\\"b\\\\c/\"");
 	ck_assert_str_eq(JS("\n\t\r"), "\"\\n\\t\\r\"");
-	ck_assert_str_eq(JS("\x01\x1f\x7f\b\f"), "\"\\u0001\\u001f\\u007f\\u0008\\u000c\"");
-	ck_assert_str_eq(JS("a\0b"), "\"a\\u0000b\"");	/* len counts, not NUL */
+	ck_assert_str_eq(JS("\x01\x1f\x7f\b\f"),
+			 "\"\\u0001\\u001f\\u007f\\u0008\\u000c\"");
+	ck_assert_str_eq(JS("a\0b"), "\"a\\u0000b\""); /* len counts, not NUL */
 }
 END_TEST
 
@@ -44,7 +45,8 @@ START_TEST(test_valid_utf8_kept)
 			 "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
 	ck_assert_str_eq(JS("\xf4\x8f\xbf\xbf\xef\xbf\xbd\xc2\x80"),
 			 "\"\xf4\x8f\xbf\xbf\xef\xbf\xbd\xc2\x80\"");
-	ck_assert_str_eq(JS("\xed\x9f\xbf\xee\x80\x80"), "\"\xed\x9f\xbf\xee\x80\x80\"");
+	ck_assert_str_eq(JS("\xed\x9f\xbf\xee\x80\x80"),
+			 "\"\xed\x9f\xbf\xee\x80\x80\"");
 }
 END_TEST
 
@@ -55,18 +57,19 @@ START_TEST(test_invalid_utf8_replaced)
 		const char *in;
 		const char *out;
 	} cases[] = {
-		{ "\x80", "\\ufffd" },			/* lone continuation */
-		{ "a\xbf" "b", "a\\ufffdb" },
-		{ "\xc0\x80", "\\ufffd\\ufffd" },	/* overlong NUL */
-		{ "\xc1\xbf", "\\ufffd\\ufffd" },	/* overlong */
-		{ "\xe0\x80\x80", "\\ufffd\\ufffd\\ufffd" },
-		{ "\xf0\x8f\xbf\xbf", "\\ufffd\\ufffd\\ufffd\\ufffd" },
-		{ "\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd" },	/* surrogate */
-		{ "\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd" }, /* > U+10FFFF */
-		{ "\xf5\xff\xfe", "\\ufffd\\ufffd\\ufffd" },
-		{ "\xe2\x82", "\\ufffd\\ufffd" },	/* cut short at the end */
-		{ "\xe2\x28\xa1", "\\ufffd(\\ufffd" },	/* broken in the middle */
-		{ "\xc3\xa9\xc3", "\xc3\xa9\\ufffd" },
+	    {"\x80", "\\ufffd"}, /* lone continuation */
+	    {"a\xbf!", "a\\ufffd!"},
+	    {"\xc0\x80", "\\ufffd\\ufffd"}, /* overlong NUL */
+	    {"\xc1\xbf", "\\ufffd\\ufffd"}, /* overlong */
+	    {"\xe0\x80\x80", "\\ufffd\\ufffd\\ufffd"},
+	    {"\xf0\x8f\xbf\xbf", "\\ufffd\\ufffd\\ufffd\\ufffd"},
+	    {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"}, /* surrogate */
+	    {"\xf4\x90\x80\x80",
+	     "\\ufffd\\ufffd\\ufffd\\ufffd"}, /* > U+10FFFF */
+	    {"\xf5\xff\xfe", "\\ufffd\\ufffd\\ufffd"},
+	    {"\xe2\x82", "\\ufffd\\ufffd"},	 /* cut short at the end */
+	    {"\xe2\x28\xa1", "\\ufffd(\\ufffd"}, /* broken in the middle */
+	    {"\xc3\xa9\xc3", "\xc3\xa9\\ufffd"},
 	};
 	char want[64];
 
@@ -94,12 +97,17 @@ static int json_decode(const char *s, char *dec, size_t *n)
 			unsigned v;
 
 			p++;
-			if (*p == 'n' || *p == 't' || *p == 'r' || *p == '"' || *p == '\\') {
-				dec[(*n)++] = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p == 'r' ? '\r' : *p;
+			if (*p == 'n' || *p == 't' || *p == 'r' || *p == '"' ||
+			    *p == '\\') {
+				dec[(*n)++] = *p == 'n'	  ? '\n'
+					      : *p == 't' ? '\t'
+					      : *p == 'r' ? '\r'
+							  : *p;
 				p++;
 				continue;
 			}
-			if (*p != 'u' || sscanf((const char *)p + 1, "%4x", &v) != 1)
+			if (*p != 'u' ||
+			    sscanf((const char *)p + 1, "%4x", &v) != 1)
 				return -1;
 			p += 5;
 			if (v == 0xfffd) {
@@ -127,7 +135,8 @@ static int json_decode(const char *s, char *dec, size_t *n)
 					return -1;
 				cp = cp << 6 | (p[i] & 0x3f);
 			}
-			if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+			if ((len == 3 && cp < 0x800) ||
+			    (len == 4 && cp < 0x10000) ||
 			    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 				return -1;
 			memcpy(dec + *n, p, len);
@@ -153,14 +162,23 @@ START_TEST(test_random_bytes_valid)
 		for (size_t i = 0; i < len; i++) {
 			s ^= s << 13, s ^= s >> 7, s ^= s << 17;
 			switch (s % 4) {
-			case 0: in[i] = (char)(s >> 8); break;
-			case 1: in[i] = (char)(0x80 | ((s >> 8) & 0x3f)); break;
-			case 2: in[i] = (char)(0xc0 | ((s >> 8) & 0x3f)); break;
-			default: in[i] = (char)(0x20 + (s >> 8) % 95); break;
+			case 0:
+				in[i] = (char)(s >> 8);
+				break;
+			case 1:
+				in[i] = (char)(0x80 | ((s >> 8) & 0x3f));
+				break;
+			case 2:
+				in[i] = (char)(0xc0 | ((s >> 8) & 0x3f));
+				break;
+			default:
+				in[i] = (char)(0x20 + (s >> 8) % 95);
+				break;
 			}
 		}
 		js(in, len);
-		ck_assert_msg(!json_decode(out, dec, &n), "not valid JSON: %s", out);
+		ck_assert_msg(!json_decode(out, dec, &n), "not valid JSON: %s",
+			      out);
 		has_bad = strstr(out, "\\ufffd") != NULL;
 		if (!has_bad) {
 			ck_assert_uint_eq(n, len);
@@ -168,18 +186,19 @@ START_TEST(test_random_bytes_valid)
 			unchanged++;
 		}
 	}
-	ck_assert_int_gt(unchanged, 500);	/* both kinds were tried */
+	ck_assert_int_gt(unchanged, 500); /* both kinds were tried */
 }
 END_TEST
 
 START_TEST(test_cstr_and_hex)
 {
 	FILE *f = fmemopen(out, sizeof(out), "w");
-	static const uint8_t bytes[40] = { 0x00, 0x01, 0xab, 0xff, [39] = 0x5a };
+	static const uint8_t bytes[40] = {0x00, 0x01, 0xab, 0xff, [39] = 0x5a};
 	char hex[2 * sizeof(bytes) + 1];
 
 	json_cstr(f, NULL);
-	json_cstr(f, "\xff" "a");
+	json_cstr(f, "\xff"
+		     "a");
 	json_hex(f, bytes, 4);
 	json_hex(f, bytes, 0);
 	ck_assert_int_eq(fclose(f), 0);
@@ -190,7 +209,7 @@ START_TEST(test_cstr_and_hex)
 	ck_assert(!strncmp(hex, "0001abff0000", 12));
 	ck_assert_str_eq(hex + 76, "005a");
 	f = fmemopen(out, sizeof(out), "w");
-	json_hex(f, bytes, sizeof(bytes));	/* more than one chunk */
+	json_hex(f, bytes, sizeof(bytes)); /* more than one chunk */
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_uint_eq(strlen(out), 82);
 	ck_assert(!strncmp(out + 1, hex, 80));

@@ -41,17 +41,15 @@ static void call_fail(void)
 	fail_ret = (fail)("cannot open '%s': %s", "x.db", "no such file");
 }
 
-static void call_warning(void)
-{
-	warning("%d records dropped", 3);
-}
+static void call_warning(void) { warning("%d records dropped", 3); }
 
 START_TEST(test_fail)
 {
 	causal_progname = "tool";
 	capture(call_fail);
 	ck_assert_int_eq(fail_ret, -1);
-	ck_assert_str_eq(got, "tool: error: cannot open 'x.db': no such file\n");
+	ck_assert_str_eq(got,
+			 "tool: error: cannot open 'x.db': no such file\n");
 	capture(call_warning);
 	ck_assert_str_eq(got, "tool: warning: 3 records dropped\n");
 }
@@ -63,7 +61,7 @@ START_TEST(test_die_exits_1)
 
 	causal_progname = "tool";
 	ck_assert_ptr_nonnull(null);
-	dup2(fileno(null), 2);		/* the message is not the test's */
+	dup2(fileno(null), 2); /* the message is not the test's */
 	die("out of memory");
 }
 END_TEST

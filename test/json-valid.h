@@ -52,7 +52,7 @@ static int jv_utf8(const unsigned char *p)
 
 static int jv_string(struct jv *v)
 {
-	v->p++;			/* the opening quote */
+	v->p++; /* the opening quote */
 	while (*v->p != '"') {
 		if (!*v->p)
 			return jv_fail(v, "unterminated string");
@@ -62,8 +62,11 @@ static int jv_string(struct jv *v)
 			v->p++;
 			if (*v->p == 'u') {
 				for (int i = 1; i <= 4; i++)
-					if (!v->p[i] || !strchr("0123456789abcdefABCDEF", v->p[i]))
-						return jv_fail(v, "bad \\u escape");
+					if (!v->p[i] ||
+					    !strchr("0123456789abcdefABCDEF",
+						    v->p[i]))
+						return jv_fail(
+						    v, "bad \\u escape");
 				v->p += 5;
 			} else if (*v->p && strchr("\"\\/bfnrt", *v->p)) {
 				v->p++;
@@ -147,7 +150,8 @@ static int jv_members(struct jv *v, char close)
 			continue;
 		}
 		if (*v->p != close)
-			return jv_fail(v, close == '}' ? "no ',' or '}'" : "no ',' or ']'");
+			return jv_fail(v, close == '}' ? "no ',' or '}'"
+						       : "no ',' or ']'");
 		v->p++;
 		v->depth--;
 		return 0;
@@ -158,18 +162,32 @@ static int jv_value(struct jv *v)
 {
 	jv_ws(v);
 	switch (*v->p) {
-	case '{': return jv_members(v, '}');
-	case '[': return jv_members(v, ']');
-	case '"': return jv_string(v);
-	case 't': return strncmp((const char *)v->p, "true", 4) ? jv_fail(v, "bad literal") : (v->p += 4, 0);
-	case 'f': return strncmp((const char *)v->p, "false", 5) ? jv_fail(v, "bad literal") : (v->p += 5, 0);
-	case 'n': return strncmp((const char *)v->p, "null", 4) ? jv_fail(v, "bad literal") : (v->p += 4, 0);
-	default: return jv_number(v);
+	case '{':
+		return jv_members(v, '}');
+	case '[':
+		return jv_members(v, ']');
+	case '"':
+		return jv_string(v);
+	case 't':
+		return strncmp((const char *)v->p, "true", 4)
+			   ? jv_fail(v, "bad literal")
+			   : (v->p += 4, 0);
+	case 'f':
+		return strncmp((const char *)v->p, "false", 5)
+			   ? jv_fail(v, "bad literal")
+			   : (v->p += 5, 0);
+	case 'n':
+		return strncmp((const char *)v->p, "null", 4)
+			   ? jv_fail(v, "bad literal")
+			   : (v->p += 4, 0);
+	default:
+		return jv_number(v);
 	}
 }
 
 /* NULL if doc is one valid JSON text, else what is wrong and where. */
-static __attribute__((unused)) const char *json_invalid(const char *doc, struct jv *v)
+static __attribute__((unused)) const char *json_invalid(const char *doc,
+							struct jv *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->p = v->start = (const unsigned char *)doc;

@@ -20,7 +20,7 @@ int array_grow(void **arr, size_t *cap, size_t n, size_t elem)
 		return -ENOMEM;
 	while (c < n)
 		c = c > SIZE_MAX / 2 ? n : c * 2;
-	if (c > SIZE_MAX / elem)	/* doubled past the limit: just enough */
+	if (c > SIZE_MAX / elem) /* doubled past the limit: just enough */
 		c = n;
 	p = realloc(*arr, c * elem);
 	if (!p)

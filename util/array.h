@@ -33,13 +33,13 @@ int array_grow(void **arr, size_t *cap, size_t n, size_t elem);
  * being lvalues (cap a size_t).  arr goes through a void * of its own:
  * no write to a T * through a void ** (strict aliasing).
  */
-#define GROW(arr, cap, n)                                                     \
-	({                                                                    \
-		void *grow_p_ = (arr);                                        \
-		int grow_r_ = array_grow(&grow_p_, &(cap), (n),               \
-					 sizeof(*(arr)));                     \
-		(arr) = grow_p_;                                              \
-		grow_r_;                                                      \
+#define GROW(arr, cap, n)                                                      \
+	({                                                                     \
+		void *grow_p_ = (arr);                                         \
+		int grow_r_ =                                                  \
+		    array_grow(&grow_p_, &(cap), (n), sizeof(*(arr)));         \
+		(arr) = grow_p_;                                               \
+		grow_r_;                                                       \
 	})
 
 #endif

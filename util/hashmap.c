@@ -35,7 +35,7 @@ int32_t hashmap_get(const struct hashmap *m, uint64_t key)
 
 static int resize(struct hashmap *m, size_t cap)
 {
-	struct hashmap n = HASHMAP_INIT;
+	struct hashmap n = {0};
 
 	if (cap > SIZE_MAX / sizeof(*n.keys))
 		return -ENOMEM;
@@ -46,7 +46,7 @@ static int resize(struct hashmap *m, size_t cap)
 		free(n.vals);
 		return -ENOMEM;
 	}
-	memset(n.vals, 0xff, cap * sizeof(*n.vals));	/* all -1 */
+	memset(n.vals, 0xff, cap * sizeof(*n.vals)); /* all -1 */
 	n.cap = cap;
 	n.n = m->n;
 	for (size_t i = 0; i < m->cap; i++)
@@ -74,7 +74,8 @@ int32_t hashmap_put(struct hashmap *m, uint64_t key, int32_t val)
 	}
 	/* Keep the load at most 1/2 so probes stay short. */
 	if ((m->n + 1) * 2 > m->cap) {
-		if (m->cap > SIZE_MAX / 4 || resize(m, m->cap ? m->cap * 2 : 64))
+		if (m->cap > SIZE_MAX / 4 ||
+		    resize(m, m->cap ? m->cap * 2 : 64))
 			return -ENOMEM;
 		i = slot(m, key);
 	}

@@ -5,7 +5,7 @@
  * the keys are mixed (splitmix64's finaliser), so packed or sequential
  * keys spread as well as random ones.
  *
- *	struct hashmap m = HASHMAP_INIT;
+ *	struct hashmap m = { 0 };
  *	int32_t i = hashmap_get(&m, hashmap_key2(proc, tid));
  *
  *	if (i < 0) {			// absent: append, then index it
@@ -28,12 +28,10 @@
 
 struct hashmap {
 	uint64_t *keys;
-	int32_t *vals;		/* -1: an empty slot */
-	size_t cap;		/* slots: 0 or a power of 2 */
-	size_t n;		/* keys stored */
+	int32_t *vals; /* -1: an empty slot */
+	size_t cap;    /* slots: 0 or a power of 2 */
+	size_t n;      /* keys stored */
 };
-
-#define HASHMAP_INIT { NULL, NULL, 0, 0 }
 
 /* The value stored under key, or -1. */
 int32_t hashmap_get(const struct hashmap *m, uint64_t key);

@@ -44,7 +44,7 @@ static size_t utf8_len(const unsigned char *s, size_t left)
 void json_string(FILE *out, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, done = 0;		/* p[done .. i) is still to copy */
+	size_t i = 0, done = 0; /* p[done .. i) is still to copy */
 
 	putc('"', out);
 	while (i < len) {
@@ -66,13 +66,21 @@ void json_string(FILE *out, const char *s, size_t len)
 			putc(c, out);
 		} else if (c < 0x20 || c == 0x7F) {
 			switch (c) {
-			case '\n': fputs("\\n", out); break;
-			case '\t': fputs("\\t", out); break;
-			case '\r': fputs("\\r", out); break;
-			default: fprintf(out, "\\u%04x", c); break;
+			case '\n':
+				fputs("\\n", out);
+				break;
+			case '\t':
+				fputs("\\t", out);
+				break;
+			case '\r':
+				fputs("\\r", out);
+				break;
+			default:
+				fprintf(out, "\\u%04x", c);
+				break;
 			}
 		} else {
-			fputs("\\ufffd", out);	/* not UTF-8: one per byte */
+			fputs("\\ufffd", out); /* not UTF-8: one per byte */
 		}
 		done = ++i;
 	}
