@@ -76,9 +76,12 @@ static int32_t function_node(struct build *b, const struct ccsg_call *c)
 		int32_t o;
 
 		if (c->server_proc && c->object_id >= 0)
-			o = lookup(&b->obj, hashmap_key2(c->server_proc, (uint32_t)c->object_id));
+			o = lookup(&b->obj,
+				   hashmap_key2(c->server_proc,
+						(uint32_t)c->object_id));
 		else		/* untraced server: its address is the object */
-			o = lookup(&b->obj, hashmap_key2(0x80000000u, (uint32_t)c->peer));
+			o = lookup(&b->obj, hashmap_key2(0x80000000u,
+							 (uint32_t)c->peer));
 		if (o < 0)
 			return -ENOMEM;
 		key = lookup(&b->fo, hashmap_key2((uint32_t)key, (uint32_t)o));
@@ -123,14 +126,17 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 static int add_edge(struct build *b, int32_t from, int32_t to, int64_t count)
 {
 	struct ccsg_graph *g = b->g;
-	int32_t e = hashmap_get(&b->edge, hashmap_key2((uint32_t)from, (uint32_t)to));
+	int32_t e =
+	    hashmap_get(&b->edge, hashmap_key2((uint32_t)from, (uint32_t)to));
 
 	if (e < 0) {
 		if (GROW(g->edges, g->cap_edges, g->nedges + 1))
 			return -ENOMEM;
 		e = (int32_t)g->nedges++;
 		g->edges[e] = (struct ccsg_edge){ from, to, 0, 0 };
-		if (hashmap_put(&b->edge, hashmap_key2((uint32_t)from, (uint32_t)to), e) < 0)
+		if (hashmap_put(&b->edge,
+				hashmap_key2((uint32_t)from, (uint32_t)to),
+				e) < 0)
 			return -ENOMEM;
 	}
 	g->edges[e].count += count;
@@ -277,8 +283,8 @@ static void vec_add(int64_t *d, const int64_t *s, size_t n)
  * function (call) children only (fn); k entries per level each.
  */
 struct walk {
-	size_t k;			/* vector dimensions */
-	size_t depth;			/* levels in use */
+	size_t k;     /* vector dimensions */
+	size_t depth; /* levels in use */
 	int32_t *node, *next_child;
 	int64_t *all, *fn;
 	size_t cap_node, cap_next, cap_all, cap_fn;
@@ -289,8 +295,10 @@ static int walk_push(struct walk *w, const struct ccsg_dscg *d, int32_t u)
 {
 	size_t l = w->depth, k = w->k;
 
-	if (GROW(w->node, w->cap_node, l + 1) || GROW(w->next_child, w->cap_next, l + 1) ||
-	    GROW(w->all, w->cap_all, (l + 1) * k) || GROW(w->fn, w->cap_fn, (l + 1) * k))
+	if (GROW(w->node, w->cap_node, l + 1) ||
+	    GROW(w->next_child, w->cap_next, l + 1) ||
+	    GROW(w->all, w->cap_all, (l + 1) * k) ||
+	    GROW(w->fn, w->cap_fn, (l + 1) * k))
 		return -ENOMEM;
 	w->node[l] = u;
 	w->next_child[l] = d->first_child[u];
@@ -329,7 +337,8 @@ static void walk_leave(struct build *b, struct walk *w, size_t l, int64_t *self)
 	if (ccsg_dscg_is_call(d, u)) {
 		const struct ccsg_call *call = &t->calls[u];
 
-		dim = call->server_proc ? dim_of_proc(g, t, call->server_proc) : -1;
+		dim = call->server_proc ? dim_of_proc(g, t, call->server_proc)
+					: -1;
 		if (dim >= 0)
 			self[dim] = g->call_self[u];
 		/* a call whose start was lost: in no node, its (unknown,
@@ -362,7 +371,7 @@ static int propagate(struct build *b)
 {
 	struct ccsg_graph *g = b->g;
 	const struct ccsg_dscg *d = g->dscg;
-	struct walk w = { .k = g->dims->n ? g->dims->n : 1 };
+	struct walk w = {.k = g->dims->n ? g->dims->n : 1};
 	int64_t *self = calloc(w.k, sizeof(*self));
 	int ret = -ENOMEM;
 
@@ -379,7 +388,7 @@ static int propagate(struct build *b)
 			continue;
 		}
 		w.depth--;
-		if (w.node[l] == d->main) {	/* level 0: the whole system */
+		if (w.node[l] == d->main) { /* level 0: the whole system */
 			vec_add(g->nodes[0].desc, w.all + l * w.k, w.k);
 			break;
 		}
@@ -449,7 +458,7 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 		     int by_object)
 {
 	struct ccsg_trace *t = d->trace;
-	struct build b = { .g = g, .t = t };
+	struct build b = {.g = g, .t = t};
 	size_t k = dims->n ? dims->n : 1;
 	int ret = -ENOMEM;
 

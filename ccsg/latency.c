@@ -50,10 +50,10 @@ static int cmp_total(const void *a, const void *b)
 
 /* What a function node's entry is made of, summed over its calls. */
 struct node_sums {
-	double latency;			/* Equation 3, ns */
-	double network, server, children, unsplit;	/* its split (latency.h) */
-	int64_t skipped;		/* calls without both stub probes */
-	int64_t bounded;		/* calls whose split was bounded */
+	double latency;				   /* Equation 3, ns */
+	double network, server, children, unsplit; /* its split (latency.h) */
+	int64_t skipped; /* calls without both stub probes */
+	int64_t bounded; /* calls whose split was bounded */
 };
 
 /* The latency of each call's direct child calls, summed; NULL: no memory. */
@@ -77,8 +77,8 @@ static int64_t *child_latencies(const struct ccsg_trace *t)
  * One sample per call with a latency into s (room for every call), the
  * call added to its node's sums; returns the number of samples.
  */
-static size_t collect(const struct ccsg_graph *g, const int64_t *child, struct sample *s,
-		      struct node_sums *sums)
+static size_t collect(const struct ccsg_graph *g, const int64_t *child,
+		      struct sample *s, struct node_sums *sums)
 {
 	const struct ccsg_trace *t = g->dscg->trace;
 	size_t n = 0;
@@ -142,7 +142,8 @@ static void node_stats(struct ccsg_latency *L, const struct sample *s, size_t n,
 	}
 }
 
-int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out, size_t *nout)
+int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out,
+		       size_t *nout)
 {
 	const struct ccsg_trace *t = g->dscg->trace;
 	struct sample *s = malloc((t->ncalls + 1) * sizeof(*s));

@@ -426,7 +426,7 @@ struct dprint {
  * by segment.  struct group is the chain and segment open in the list.
  */
 struct group {
-	int32_t chain, seg;		/* -1: none */
+	int32_t chain, seg; /* -1: none */
 };
 
 enum { NEW_CHAIN = 1, NEW_SEGMENT = 2 };
@@ -451,13 +451,16 @@ static int opens(const struct ccsg_trace *t, int32_t c, const struct group *g)
 
 /* Where a thread ran: its host's name and its executable's base name,
  * "?" when unknown. */
-static void thread_where(const struct ccsg_trace *t, const struct ccsg_thread *th,
-			 const char **host, const char **exe)
+static void thread_where(const struct ccsg_trace *t,
+			 const struct ccsg_thread *th, const char **host,
+			 const char **exe)
 {
 	int32_t h = ccsg_trace_host(t, th->proc);
-	const char *path = th->proc > 0 && (size_t)th->proc < t->nprocs ?
-			   t->procs[th->proc].exe : NULL;
-	const char *base = path && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *path = th->proc > 0 && (size_t)th->proc < t->nprocs
+			       ? t->procs[th->proc].exe
+			       : NULL;
+	const char *base =
+	    path && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
 	*host = h >= 0 ? t->hosts[h] : "?";
 	*exe = base ? base : "?";
@@ -467,10 +470,7 @@ static void thread_where(const struct ccsg_trace *t, const struct ccsg_thread *t
 
 static void dnode_text(struct dprint *p, int32_t u, int depth);
 
-static void indent(FILE *f, int depth)
-{
-	fprintf(f, "%*s", 2 * depth, "");
-}
+static void indent(FILE *f, int depth) { fprintf(f, "%*s", 2 * depth, ""); }
 
 static void chain_text(FILE *f, const struct ccsg_chain *ch, int depth)
 {
@@ -480,8 +480,9 @@ static void chain_text(FILE *f, const struct ccsg_chain *ch, int depth)
 	indent(f, depth);
 	fprintf(f, "chain %s (%d calls", hex, ch->n);
 	if (ch->segments)
-		fprintf(f, "; BROKEN: %d abnormal transitions, %d segments%s", ch->breaks,
-			ch->segments, ch->truncated ? ", truncated" : "");
+		fprintf(f, "; BROKEN: %d abnormal transitions, %d segments%s",
+			ch->breaks, ch->segments,
+			ch->truncated ? ", truncated" : "");
 	fputs(")\n", f);
 }
 
@@ -489,7 +490,7 @@ static void dchildren_text(struct dprint *p, int32_t u, int depth)
 {
 	const struct ccsg_dscg *d = p->d;
 	const struct ccsg_trace *t = d->trace;
-	struct group g = { -1, -1 };
+	struct group g = {-1, -1};
 
 	for (int32_t c = d->first_child[u]; c >= 0; c = d->next_sibling[c]) {
 		int level = depth;
@@ -500,7 +501,7 @@ static void dchildren_text(struct dprint *p, int32_t u, int depth)
 			int r = opens(t, c, &g);
 
 			if (r & NEW_CHAIN) {
-				g = (struct group){ call->chain, -1 };
+				g = (struct group){call->chain, -1};
 				chain_text(p->f, ch, depth);
 			}
 			if (r & NEW_SEGMENT) {
@@ -569,7 +570,8 @@ static void call_text(struct dprint *p, const struct ccsg_call *c, int depth)
 	fputc('\n', f);
 }
 
-static void thread_text(struct dprint *p, const struct ccsg_thread *th, int depth)
+static void thread_text(struct dprint *p, const struct ccsg_thread *th,
+			int depth)
 {
 	const char *host, *exe;
 
@@ -591,7 +593,9 @@ static void dnode_text(struct dprint *p, int32_t u, int depth)
 	else if (ccsg_dscg_is_call(d, u))
 		call_text(p, &d->trace->calls[u], depth);
 	else
-		thread_text(p, &d->trace->threads[u - (int32_t)d->trace->ncalls], depth);
+		thread_text(p,
+			    &d->trace->threads[u - (int32_t)d->trace->ncalls],
+			    depth);
 	dchildren_text(p, u, depth + 1);
 }
 
@@ -604,9 +608,13 @@ static void chain_json(FILE *f, const struct ccsg_chain *ch, int first)
 	char hex[2 * sizeof(ch->id) + 1];
 
 	hex_encode(hex, ch->id, sizeof(ch->id));
-	fprintf(f, "%s{\"kind\": \"chain\", \"chain\": \"%s\", \"calls\": %d, \"broken\": %s, "
-		"\"abnormal_transitions\": %d, \"segments\": %d, \"truncated\": %s, "
-		"\"children\": [", first ? "" : ", ", hex, ch->n, ch->segments ? "true" : "false",
+	fprintf(f,
+		"%s{\"kind\": \"chain\", \"chain\": \"%s\", \"calls\": %d, "
+		"\"broken\": %s, "
+		"\"abnormal_transitions\": %d, \"segments\": %d, "
+		"\"truncated\": %s, "
+		"\"children\": [",
+		first ? "" : ", ", hex, ch->n, ch->segments ? "true" : "false",
 		ch->breaks, ch->segments, ch->truncated ? "true" : "false");
 }
 
@@ -614,7 +622,7 @@ static void dchildren_json(struct dprint *p, int32_t u)
 {
 	const struct ccsg_dscg *d = p->d;
 	const struct ccsg_trace *t = d->trace;
-	struct group g = { -1, -1 };
+	struct group g = {-1, -1};
 	/* is the next item the first of its list: u's children, the open
 	 * chain's, the open segment's? */
 	int first = 1, cfirst = 1, sfirst = 1;
@@ -628,19 +636,22 @@ static void dchildren_json(struct dprint *p, int32_t u)
 			int r = opens(t, c, &g);
 
 			/* close the open segment, and the chain if it ends */
-			if (r && g.chain >= 0 && g.seg >= 0 && t->chains[g.chain].segments)
+			if (r && g.chain >= 0 && g.seg >= 0 &&
+			    t->chains[g.chain].segments)
 				fputs("]}", p->f);
 			if ((r & NEW_CHAIN) && g.chain >= 0)
 				fputs("]}", p->f);
 			if (r & NEW_CHAIN) {
-				g = (struct group){ call->chain, -1 };
+				g = (struct group){call->chain, -1};
 				chain_json(p->f, ch, first);
 				first = 0;
 				cfirst = 1;
 			}
 			if (r & NEW_SEGMENT) {
 				g.seg = call->seg;
-				fprintf(p->f, "%s{\"kind\": \"segment\", \"index\": %d, \"children\": [",
+				fprintf(p->f,
+					"%s{\"kind\": \"segment\", \"index\": "
+					"%d, \"children\": [",
 					cfirst ? "" : ", ", g.seg);
 				cfirst = 0;
 				sfirst = 1;
@@ -696,7 +707,8 @@ static void call_json(struct dprint *p, const struct ccsg_call *c)
 	char name[1024];
 
 	ccsg_call_name(p->nm, t, c, name, sizeof(name));
-	fprintf(f, "{\"kind\": \"call\", \"call_id\": %" PRId64 ", \"name\": ", c->call_id);
+	fprintf(f, "{\"kind\": \"call\", \"call_id\": %" PRId64 ", \"name\": ",
+		c->call_id);
 	json_cstr(f, name);
 	fputs(", \"events\": [", f);
 	for (int k = 0; k < 4; k++) {
@@ -705,12 +717,15 @@ static void call_json(struct dprint *p, const struct ccsg_call *c)
 		else
 			fprintf(f, "%s%" PRId64, k ? ", " : "", c->ev[k]);
 	}
-	fprintf(f, "], \"client\": [%d, %d], \"server\": [%d, %d], \"missing\": %s, "
-		"\"abnormal\": %s, \"start_lost\": %s", c->client_proc, c->client_tid,
-		c->server_proc, c->server_tid,
-		c->missing == CCSG_NO_SERVER ? "\"server\"" :
-		c->missing == CCSG_NO_CLIENT ? "\"client\"" : "null",
-		c->abnormal ? "true" : "false", c->lost ? "true" : "false");
+	fprintf(
+	    f,
+	    "], \"client\": [%d, %d], \"server\": [%d, %d], \"missing\": %s, "
+	    "\"abnormal\": %s, \"start_lost\": %s",
+	    c->client_proc, c->client_tid, c->server_proc, c->server_tid,
+	    c->missing == CCSG_NO_SERVER   ? "\"server\""
+	    : c->missing == CCSG_NO_CLIENT ? "\"client\""
+					   : "null",
+	    c->abnormal ? "true" : "false", c->lost ? "true" : "false");
 	call_outcome_json(f, t, c);
 }
 
@@ -720,12 +735,14 @@ static void thread_json(struct dprint *p, const struct ccsg_thread *th)
 	const char *host, *exe;
 
 	thread_where(p->d->trace, th, &host, &exe);
-	fprintf(f, "{\"kind\": \"thread\", \"proc\": %d, \"tid\": %d, \"host\": ", th->proc,
-		th->tid);
+	fprintf(f,
+		"{\"kind\": \"thread\", \"proc\": %d, \"tid\": %d, \"host\": ",
+		th->proc, th->tid);
 	json_cstr(f, host);
 	fputs(", \"exe\": ", f);
 	json_cstr(f, exe);
-	fprintf(f, ", \"marker\": \"%s\", \"cpu_ns\": ", th->infra ? "infra" : "user");
+	fprintf(f, ", \"marker\": \"%s\", \"cpu_ns\": ",
+		th->infra ? "infra" : "user");
 	if (th->cpu_ns == CCSG_NONE)
 		fputs("null", f);
 	else
@@ -741,7 +758,8 @@ static void dnode_json(struct dprint *p, int32_t u)
 	else if (ccsg_dscg_is_call(d, u))
 		call_json(p, &d->trace->calls[u]);
 	else
-		thread_json(p, &d->trace->threads[u - (int32_t)d->trace->ncalls]);
+		thread_json(p,
+			    &d->trace->threads[u - (int32_t)d->trace->ncalls]);
 	fputs(", \"children\": [", p->f);
 	dchildren_json(p, u);
 	fputs("]}", p->f);
@@ -749,7 +767,7 @@ static void dnode_json(struct dprint *p, int32_t u)
 
 int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names *nm, int format)
 {
-	struct dprint p = { f, d, nm };
+	struct dprint p = {f, d, nm};
 
 	if (format == CCSG_JSON) {
 		fputs("{\"trace\": ", f);

@@ -17,8 +17,8 @@ uint64_t causal_rpc_next_function_id(void)
 
 void causal_rpc_new_chain(uint8_t chain[CAUSAL_CHAIN_ID_LEN])
 {
-	uint32_t n = atomic_fetch_add_explicit(&next_chain, 1,
-					       memory_order_relaxed) + 1;
+	uint32_t n =
+	    atomic_fetch_add_explicit(&next_chain, 1, memory_order_relaxed) + 1;
 
 	memcpy(chain, causal_g.id.uuid, CAUSAL_UUID_LEN);
 	chain[16] = (uint8_t)(n >> 24);

@@ -6,7 +6,8 @@
 
 const char *causal_progname = "causal";
 
-static void CAUSAL_PRINTF(2, 0) report(const char *kind, const char *fmt, va_list ap)
+static void CAUSAL_PRINTF(2, 0)
+    report(const char *kind, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: %s: ", causal_progname, kind);
 	vfprintf(stderr, fmt, ap);

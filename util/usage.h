@@ -20,7 +20,7 @@ extern const char *causal_progname;
  * parentheses so that this header can follow <check.h>, whose deprecated
  * fail() is a function-like macro.
  */
-int (fail)(const char *fmt, ...) CAUSAL_PRINTF(1, 2);
+int(fail)(const char *fmt, ...) CAUSAL_PRINTF(1, 2);
 /* "PROG: warning: MESSAGE" on stderr. */
 void warning(const char *fmt, ...) CAUSAL_PRINTF(1, 2);
 /* "PROG: fatal: MESSAGE" on stderr, then exit(1). */
