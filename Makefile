@@ -129,6 +129,12 @@ $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^ -lpthread
 
+# the writer's cost runs the library's own encoder and log writer
+$(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/log-file.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^ -lzstd -lmsgpackc
+
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

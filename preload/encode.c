@@ -241,3 +241,23 @@ void causal_encode_process_end(msgpack_packer *pk, uint64_t mono_ns,
 	msgpack_pack_uint64(pk, records);
 	msgpack_pack_uint64(pk, dropped);
 }
+
+void causal_encode_loss(msgpack_packer *pk, uint64_t mono_ns, int err,
+			uint64_t lost, const uint64_t *by_type, unsigned types)
+{
+	unsigned t, n = 0;
+
+	for (t = 0; t < types; t++)
+		n += by_type[t] != 0;
+	pack_common(pk, 6, CAUSAL_REC_LOSS, 0, mono_ns);
+	msgpack_pack_int32(pk, err);
+	msgpack_pack_uint64(pk, lost);
+	msgpack_pack_array(pk, n);
+	for (t = 0; t < types; t++) {
+		if (!by_type[t])
+			continue;
+		msgpack_pack_array(pk, 2);
+		msgpack_pack_uint32(pk, t);
+		msgpack_pack_uint64(pk, by_type[t]);
+	}
+}

@@ -32,6 +32,10 @@ void causal_encode_process_end(msgpack_packer *pk, uint64_t mono_ns,
 			       int64_t detail, uint64_t records,
 			       uint64_t dropped);
 
+/* LOSS: by_type[t] records of type t lost, for t < types (0: none). */
+void causal_encode_loss(msgpack_packer *pk, uint64_t mono_ns, int err,
+			uint64_t lost, const uint64_t *by_type, unsigned types);
+
 /* Upper bound of the encoded size of a ring record of `size` bytes. */
 #define CAUSAL_ENCODED_MAX(size) (2 * (size_t)(size) + 64)
 

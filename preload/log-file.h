@@ -9,28 +9,60 @@
 #ifndef CAUSAL_LOG_FILE_H
 #define CAUSAL_LOG_FILE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include <msgpack.h>
 
-#define CAUSAL_FRAME_MAX (1u << 20) /* uncompressed bytes per frame */
+#include "causal/log-format.h"
 
+#define CAUSAL_FRAME_MAX (256u << 10)	/* uncompressed bytes per frame */
+#define CAUSAL_FRAME_MIN (64u << 10)	/* sealed when this full, at least */
+#define CAUSAL_QUEUE_BYTES (4u << 20)	/* frames waiting to be written */
+#define CAUSAL_ZSTD_LEVEL -1		/* see log-file.c */
+#define CAUSAL_TYPES 64		/* record types counted apart (log-format.h) */
+
+/*
+ * Frames go through a queue (CAUSAL_QUEUE_BYTES) between two parties: the
+ * filler encodes records into the open frame and seals it (the library's
+ * writer thread, under its lock); the writer compresses and writes sealed
+ * frames, oldest first (the flusher thread, or the final flush with the
+ * flusher held off).  So a write that waits on the disk, or a compression
+ * cut short by the scheduler, never stops the rings from being drained.
+ * Single-threaded use (tests, start-up) plays both parties.
+ */
 struct causal_log_file {
 	int fd;
 	dev_t dev;		/* to notice the program closing or */
 	ino_t ino;		/* reusing our descriptor */
 	char path[1200];
-	int failed;		/* a write failed: stop writing */
-	uint8_t *frame;		/* uncompressed msgpack records */
-	size_t frame_len;
+	_Atomic int failed;	/* a write failed: stop writing */
+	int error;		/* its errno, set before failed */
+	uint64_t size;		/* bytes of the file: where frames go */
+	uint8_t *queue;
+	_Atomic uint64_t q_head;	/* bytes sealed (filler) */
+	_Atomic uint64_t q_tail;	/* bytes written or lost (writer) */
+	/* filler: the open frame */
+	uint8_t *frame;
+	size_t frame_len, frame_cap;
 	uint64_t frame_records;
+	uint32_t frame_types[CAUSAL_TYPES];	/* its records by type */
+	uint64_t records_sealed;
+	msgpack_packer pk;	/* appends to the open frame */
+	/* writer */
 	uint8_t *out;		/* compressed frame */
 	size_t out_cap;
 	void *cctx;		/* ZSTD_CCtx */
-	msgpack_packer pk;	/* appends to frame */
 	uint64_t records_written;
+	/* records never written (a write failed), by either party */
+	_Atomic uint64_t lost;
+	_Atomic uint64_t lost_types[CAUSAL_TYPES];
+	/* writer: the loss slot's records (log-format.h), by slot_pk */
+	uint8_t slot[CAUSAL_SLOT_SIZE];
+	size_t slot_len;
+	msgpack_packer slot_pk;
 };
 
 /*
@@ -43,11 +75,67 @@ int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
 			 const char *dir, const char *hostname, pid_t pid,
 			 const char *uuid_hex, const char **what);
 
-/* Ensure room for `bytes` more in the current frame, flushing it if not. */
+/*
+ * Filler: room for a record of up to `bytes` encoded bytes in the open
+ * frame, sealing it for a new one if need be.  0, or -ENOBUFS when the
+ * queue is full (then nothing was written: wait for the writer).
+ */
+int causal_log_file_room(struct causal_log_file *lf, size_t bytes);
+
+/* Filler: the open frame, if it holds anything, goes to the writer. */
+void causal_log_file_seal(struct causal_log_file *lf);
+
+/* Writer: compress and write the oldest sealed frame (or count it lost
+ * once the log failed).  1 if there was one, 0 if none is waiting. */
+int causal_log_file_write_one(struct causal_log_file *lf);
+
+/* Writer: are sealed frames waiting? */
+static inline int causal_log_file_pending(struct causal_log_file *lf)
+{
+	return atomic_load_explicit(&lf->q_head, memory_order_acquire) !=
+	       atomic_load_explicit(&lf->q_tail, memory_order_relaxed);
+}
+
+/* Both parties at once: room(), writing sealed frames while it lacks. */
 void causal_log_file_reserve(struct causal_log_file *lf, size_t bytes);
 
-/* Compress and write the current frame if it holds anything; 0 or -errno. */
+/* A record of this type was just encoded into the open frame. */
+static inline void causal_log_file_count(struct causal_log_file *lf,
+					 unsigned type)
+{
+	lf->frame_records++;
+	lf->frame_types[type < CAUSAL_TYPES ? type : 0]++;
+}
+
+/* A record of this type will never be written (the log failed). */
+static inline void causal_log_file_lose(struct causal_log_file *lf,
+					unsigned type)
+{
+	atomic_fetch_add_explicit(&lf->lost, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&lf->lost_types[type < CAUSAL_TYPES ? type
+								       : 0],
+				  1, memory_order_relaxed);
+}
+
+/*
+ * Both parties at once: seal the open frame and write every sealed one;
+ * 0 or -errno.  The first write that fails (ENOSPC, EDQUOT, EIO...) sets
+ * failed and error, cuts the file back to its last whole frame and counts
+ * the frame's records as lost; every later frame is counted lost
+ * unwritten.
+ */
 int causal_log_file_flush(struct causal_log_file *lf);
+
+/*
+ * The loss slot: empty it, let the caller encode records into slot_pk,
+ * then write it over the slot of the file, in place (no new disk space
+ * is needed, so it works on a full disk).  0 or -errno.
+ */
+void causal_log_file_slot_begin(struct causal_log_file *lf);
+int causal_log_file_slot_write(struct causal_log_file *lf);
+
+/* Close and delete the file (nothing worth keeping could be written). */
+void causal_log_file_remove(struct causal_log_file *lf);
 
 void causal_log_file_close(struct causal_log_file *lf);
 

@@ -83,9 +83,31 @@ static inline uint64_t causal_ring_commit(struct causal_ring *ring,
 	       atomic_load_explicit(&ring->tail, memory_order_relaxed);
 }
 
-/* Consumer side: calls fn for each committed record; returns how many. */
+/*
+ * Consumer side: calls fn for each committed record, in order; returns how
+ * many it consumed.  fn returns 0 to consume the record, non-zero to stop
+ * before it (the record stays, and is given again by the next drain).
+ * At most `budget` bytes of the ring are consumed in one call.
+ *
+ * Space goes back to the producer every CAUSAL_RING_RELEASE bytes, not
+ * only at the end: a long drain (or a consumer descheduled in the middle
+ * of one) never holds the whole ring.
+ */
 typedef int (*causal_ring_fn)(const struct causal_rec *rec, void *arg);
+int causal_ring_drain_some(struct causal_ring *ring, uint64_t budget,
+			   causal_ring_fn fn, void *arg);
+
+/* Everything committed so far (fn never stops it). */
 int causal_ring_drain(struct causal_ring *ring, causal_ring_fn fn, void *arg);
+
+#define CAUSAL_RING_RELEASE 4096
+
+/* Bytes committed and not yet consumed. */
+static inline uint64_t causal_ring_used(struct causal_ring *ring)
+{
+	return atomic_load_explicit(&ring->head, memory_order_acquire) -
+	       atomic_load_explicit(&ring->tail, memory_order_relaxed);
+}
 
 /* Throw away everything (after fork, the parent's records are not ours). */
 void causal_ring_reset(struct causal_ring *ring);

@@ -1,107 +1,240 @@
 /*
- * writer.c - the background writer: drains every thread's ring, encodes the
- * records as msgpack and writes them as one zstd frame per round.
+ * writer.c - the background writer: drains every thread's ring and encodes
+ * the records as msgpack into frames; a second thread, the flusher,
+ * compresses each frame with zstd and writes it (log-file.h: the queue).
  *
- * It is an infrastructure thread (never traced) with every signal blocked,
- * so the program's signals are never delivered to it.  All encoding goes
- * into the log file's preallocated frame buffer: nothing here allocates,
- * which lets the final flush run in a fatal-signal handler.
+ * Both are infrastructure threads (never traced) with every signal
+ * blocked, so the program's signals are never delivered to them.  All
+ * encoding goes into the log file's preallocated frame queue: nothing here
+ * allocates, which lets the final flush run in a fatal-signal handler.
  */
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "encode.h"
 #include "internal.h"
 
+/*
+ * Two threads: the writer drains the rings into encoded frames (under
+ * writer_mutex), the flusher compresses and writes them (under
+ * flush_mutex).  The exit, exec and fork paths take both, in that order.
+ */
 static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic pid_t writer_owner;	/* os tid holding writer_mutex */
-static _Atomic uint32_t wake_word;
-static pid_t writer_os_tid;
+static pthread_mutex_t flush_mutex = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic pid_t lock_owner;	/* os tid holding both */
+static _Atomic uint32_t wake_word;	/* writer: rings to drain */
+static _Atomic uint32_t flush_word;	/* flusher: frames to write */
+static _Atomic uint32_t room_word;	/* writer: the queue has room again */
+static _Atomic int starved;		/* the writer waits for room */
+static _Atomic pid_t writer_os_tid;	/* set once it runs */
+static pid_t flusher_os_tid;
+
+static void futex_wait(_Atomic uint32_t *word, const struct timespec *t)
+{
+	if (atomic_load_explicit(word, memory_order_relaxed) == 0)
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, t, NULL, 0);
+	atomic_store_explicit(word, 0, memory_order_relaxed);
+}
+
+static void futex_wake(_Atomic uint32_t *word)
+{
+	/* a load first: the probes come here on every commit past the
+	 * threshold, and only the first after each round needs the
+	 * exchange and the system call */
+	if (atomic_load_explicit(word, memory_order_relaxed) == 0 &&
+	    atomic_exchange_explicit(word, 1, memory_order_relaxed) == 0)
+		syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/*
+ * The writer runs on the CPU of the thread that last woke it, or tried
+ * to (a wake is pending): the waker pins it there, a system call made
+ * only when that thread has moved to another CPU since.  There the
+ * process is running, busy filling a ring; elsewhere the writer may wait
+ * behind other programs for longer than the ring lasts, the scheduler
+ * weighing a group of processes on each CPU by what it runs there.
+ */
+static _Atomic int writer_cpu = -1;	/* where it is pinned, -1: nowhere */
+static cpu_set_t writer_cpus;		/* what it was allowed at start */
+
+static void pin_writer(void)
+{
+	int cpu = sched_getcpu(); /* rseq or the vDSO: no system call */
+	cpu_set_t one;
+	pid_t tid;
+
+	if (cpu == atomic_load_explicit(&writer_cpu, memory_order_relaxed))
+		return;
+	/* acquire: writer_cpus is set before the writer's tid */
+	tid = atomic_load_explicit(&writer_os_tid, memory_order_acquire);
+	if (!tid || cpu < 0 || cpu >= CPU_SETSIZE ||
+	    !CPU_ISSET(cpu, &writer_cpus))
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(tid, sizeof(one), &one) == 0)
+		atomic_store_explicit(&writer_cpu, cpu, memory_order_relaxed);
+}
 
 void causal_writer_wake(void)
 {
-	if (atomic_exchange_explicit(&wake_word, 1, memory_order_relaxed) == 0)
-		syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL,
-			NULL, 0);
+	pin_writer();
+	futex_wake(&wake_word);
 }
 
 void causal_writer_lock(void)
 {
 	pthread_mutex_lock(&writer_mutex);
-	atomic_store(&writer_owner, gettid());
+	pthread_mutex_lock(&flush_mutex);
+	atomic_store(&lock_owner, gettid());
 }
 
 void causal_writer_unlock(void)
 {
-	atomic_store(&writer_owner, 0);
+	atomic_store(&lock_owner, 0);
+	pthread_mutex_unlock(&flush_mutex);
 	pthread_mutex_unlock(&writer_mutex);
 }
 
 /*
- * In a signal handler: the interrupted thread may hold the lock (then we
- * must not wait for ourselves), or the writer may be mid-round (then a
- * short wait lets it finish).
+ * In a signal handler: the interrupted thread may hold the locks (then we
+ * must not wait for ourselves), or the threads may be mid-round (then a
+ * short wait lets them finish).
  */
 static int writer_lock_from_signal(void)
 {
 	struct timespec ms = { 0, 1000000 };
-	int i;
+	int i, have = 0;
 
-	if (atomic_load(&writer_owner) == gettid())
+	if (atomic_load(&lock_owner) == gettid())
 		return -1;
 	for (i = 0; i < 200; i++) {
-		if (pthread_mutex_trylock(&writer_mutex) == 0) {
-			atomic_store(&writer_owner, gettid());
+		if (!have)
+			have = pthread_mutex_trylock(&writer_mutex) == 0;
+		if (have && pthread_mutex_trylock(&flush_mutex) == 0) {
+			atomic_store(&lock_owner, gettid());
 			return 0;
 		}
 		nanosleep(&ms, NULL);
 	}
+	if (have)
+		pthread_mutex_unlock(&writer_mutex);
 	return -1;
 }
+
+/*
+ * Draining: each ring gives back its space as its records are encoded
+ * (ring.c) into frames the flusher takes from there, and one thread's
+ * backlog is taken CAUSAL_DRAIN_QUANTUM bytes at a time, in turn with the
+ * others, so that it never holds their rings.
+ */
+#define CAUSAL_DRAIN_QUANTUM (64u << 10)
+#define CAUSAL_DRAIN_PASSES 64	/* then let exit, fork and exec in */
+
+static int queue_full;	/* encode_one() stopped: no room for frames */
 
 static int encode_one(const struct causal_rec *rec, void *arg)
 {
 	struct causal_tbuf *tb = arg;
 	struct causal_log_file *lf = &causal_g.log;
+	int failed = atomic_load_explicit(&lf->failed, memory_order_relaxed);
 
-	causal_log_file_reserve(lf, CAUSAL_ENCODED_MAX(rec->size));
-	if (causal_encode_record(&lf->pk, rec) == 0)
-		lf->frame_records++;
+	if (!failed &&
+	    causal_log_file_room(lf, CAUSAL_ENCODED_MAX(rec->size))) {
+		queue_full = 1;
+		return 1;
+	}
 	if (rec->type == CAUSAL_REC_THREAD_END && rec->tid == tb->tid)
 		tb->end_written = 1;
+	if (failed) {
+		/* the log takes nothing more: count, do not encode */
+		causal_log_file_lose(lf, rec->type);
+		return 0;
+	}
+	if (causal_encode_record(&lf->pk, rec) == 0)
+		causal_log_file_count(lf, rec->type);
 	return 0;
 }
 
-/* Move every committed record of every thread into the frame buffer. */
-static void drain_all(void)
+/*
+ * Up to `budget` bytes of tb's ring: 1 if it stopped on the budget, 0 if
+ * the ring is drained, -1 if the queue is full.  final: we hold the
+ * flusher off, and write frames ourselves to make room.
+ */
+static int drain_ring(struct causal_tbuf *tb, uint64_t budget, int final)
+{
+	struct causal_ring *ring = &tb->ring;
+	uint64_t start = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+	uint64_t done = 0;
+
+	for (;;) {
+		queue_full = 0;
+		causal_ring_drain_some(ring, budget - done, encode_one, tb);
+		done = atomic_load_explicit(&ring->tail, memory_order_relaxed) -
+		       start;
+		if (!queue_full)
+			return done >= budget;
+		if (!final || !causal_log_file_write_one(&causal_g.log))
+			return -1;
+	}
+}
+
+static void report_drops(struct causal_tbuf *tb, int final)
 {
 	struct causal_log_file *lf = &causal_g.log;
+	uint64_t dropped = atomic_load_explicit(&tb->dropped,
+						memory_order_relaxed);
+
+	if (dropped == tb->dropped_reported)
+		return;
+	if (final)
+		causal_log_file_reserve(lf, 64);
+	else if (causal_log_file_room(lf, 64))
+		return; /* the next round will */
+	causal_encode_drops(&lf->pk, tb->tid, causal_now_ns(), dropped);
+	causal_log_file_count(lf, CAUSAL_REC_DROPS);
+	tb->dropped_reported = dropped;
+}
+
+/*
+ * Move the committed records of every thread into frames.  final (exit,
+ * exec): everything, in one pass.  Otherwise in turns of a quantum per
+ * ring, for a bounded number of passes.  Returns 1 if records were left
+ * in the rings, -1 if the queue is full, else 0.
+ */
+static int drain_all(int final)
+{
+	uint64_t budget = final ? UINT64_MAX : CAUSAL_DRAIN_QUANTUM;
 	struct causal_tbuf *tb;
+	int pass = 0, again, r;
 
-	for (tb = causal_tbufs_first(); tb; tb = tb->next_all) {
-		/* state first: a DEAD buffer's records are all committed */
-		int state = atomic_load_explicit(&tb->state,
-						 memory_order_acquire);
-		uint64_t dropped;
+	do {
+		again = 0;
+		for (tb = causal_tbufs_first(); tb; tb = tb->next_all) {
+			/* state first: a DEAD buffer's records are all
+			 * committed */
+			int state = atomic_load_explicit(&tb->state,
+							 memory_order_acquire);
 
-		if (state == CAUSAL_TBUF_FREE)
-			continue;
-		causal_ring_drain(&tb->ring, encode_one, tb);
-		dropped = atomic_load_explicit(&tb->dropped,
-					       memory_order_relaxed);
-		if (dropped != tb->dropped_reported) {
-			causal_log_file_reserve(lf, 64);
-			causal_encode_drops(&lf->pk, tb->tid, causal_now_ns(),
-					    dropped);
-			lf->frame_records++;
-			tb->dropped_reported = dropped;
+			if (state == CAUSAL_TBUF_FREE)
+				continue;
+			r = drain_ring(tb, budget, final);
+			if (r < 0)
+				return -1;
+			again |= r;
+			report_drops(tb, final);
+			if (state == CAUSAL_TBUF_DEAD &&
+			    causal_ring_empty(&tb->ring))
+				causal_tbuf_recycle(tb);
 		}
-		if (state == CAUSAL_TBUF_DEAD && causal_ring_empty(&tb->ring))
-			causal_tbuf_recycle(tb);
-	}
+	} while (again && ++pass < CAUSAL_DRAIN_PASSES);
+	return again;
 }
 
 static uint64_t dropped_total(void)
@@ -140,61 +273,220 @@ static void end_live_threads(void)
 		causal_encode_thread_end(&lf->pk, tb->tid, causal_now_ns(),
 					 cpu_of_thread(tb->os_tid),
 					 CAUSAL_THREAD_AT_EXIT);
-		lf->frame_records++;
+		causal_log_file_count(lf, CAUSAL_REC_THREAD_END);
 		tb->end_written = 1;
 	}
 }
 
+/* The PROCESS_END of this process, kept for the loss slot. */
+static struct {
+	uint64_t mono_ns, realtime_ns, dropped;
+	uint32_t reason;
+	int64_t detail;
+} proc_end;
+
 static void write_process_end(uint32_t reason, int64_t detail)
 {
 	struct causal_log_file *lf = &causal_g.log;
-	uint64_t records = lf->records_written + lf->frame_records;
+	uint64_t records = lf->records_sealed + lf->frame_records;
 
+	proc_end.mono_ns = causal_now_ns();
+	proc_end.realtime_ns = causal_clock_ns(CLOCK_REALTIME);
+	proc_end.reason = reason;
+	proc_end.detail = detail;
+	proc_end.dropped = dropped_total();
 	causal_log_file_reserve(lf, 96);
-	causal_encode_process_end(&lf->pk, causal_now_ns(),
-				  causal_clock_ns(CLOCK_REALTIME), reason,
-				  detail, records, dropped_total());
-	lf->frame_records++;
+	causal_encode_process_end(&lf->pk, proc_end.mono_ns,
+				  proc_end.realtime_ns, reason, detail, records,
+				  proc_end.dropped);
+	causal_log_file_count(lf, CAUSAL_REC_PROCESS_END);
+}
+
+/*
+ * A write failed (a full disk, most often): the data frames stop there.
+ * Say so once, and put what was lost (and the process end, once known)
+ * in the loss slot, which is rewritten in place and so needs no space.
+ */
+static int loss_said, end_in_slot;
+static uint64_t loss_in_slot;	/* lf->lost the slot shows, + 1 */
+
+static void write_loss(int ended)
+{
+	struct causal_log_file *lf = &causal_g.log;
+	uint64_t by_type[CAUSAL_TYPES], lost;
+	const char *why;
+
+	if (!atomic_load_explicit(&lf->failed, memory_order_acquire))
+		return;
+	if (ended && !end_in_slot) {
+		/* its frame failed, so it was counted lost: it is in the slot
+		 * instead (or replaces one there, which is lost then) */
+		atomic_fetch_sub(&lf->lost, 1);
+		atomic_fetch_sub(&lf->lost_types[CAUSAL_REC_PROCESS_END], 1);
+	}
+	end_in_slot |= ended;
+	lost = atomic_load(&lf->lost);
+	if (!ended && loss_in_slot == lost + 1)
+		return;
+	if (!loss_said) {
+		why = strerrordesc_np(lf->error);
+		causal_say("causal: cannot write log '", lf->path, "': ",
+			   why ? why : "error",
+			   "; the rest of the trace is counted as lost", NULL);
+		loss_said = 1;
+	}
+	for (unsigned t = 0; t < CAUSAL_TYPES; t++)
+		by_type[t] = atomic_load_explicit(&lf->lost_types[t],
+						  memory_order_relaxed);
+	causal_log_file_slot_begin(lf);
+	causal_encode_loss(&lf->slot_pk, causal_now_ns(), lf->error, lost,
+			   by_type, CAUSAL_TYPES);
+	if (end_in_slot)
+		causal_encode_process_end(&lf->slot_pk, proc_end.mono_ns,
+					  proc_end.realtime_ns, proc_end.reason,
+					  proc_end.detail, lf->records_written,
+					  proc_end.dropped);
+	if (causal_log_file_slot_write(lf) == 0)
+		loss_in_slot = lost + 1;
 }
 
 int causal_writer_header(void)
 {
 	struct causal_log_file *lf = &causal_g.log;
+	int ret;
 
 	causal_encode_header(&lf->pk, &causal_g.id, causal_g.cfg.buffer_kb,
 			     causal_g.cfg.flush_ms);
-	lf->frame_records++;
-	return causal_log_file_flush(lf);
+	causal_log_file_count(lf, CAUSAL_REC_HEADER);
+	ret = causal_log_file_flush(lf);
+	if (ret)
+		/* a full disk from the start: no log rather than an empty one */
+		causal_log_file_remove(lf);
+	return ret;
+}
+
+/*
+ * Ask for a short scheduling slice (Linux 6.12 and later, EEVDF): a woken
+ * writer then gets the CPU at once instead of queueing behind the
+ * program's threads for a whole slice each, which on a loaded machine is
+ * longer than a busy thread takes to fill its ring.  It changes nothing
+ * else (same policy, same nice, no privilege needed); older kernels
+ * refuse it and the writer runs as before.
+ */
+static void ask_short_slice(void)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} attr = { .size = sizeof(attr), .policy = SCHED_OTHER,
+		   .runtime = 100000 /* ns: the least the kernel takes */ };
+
+	errno = 0;
+	attr.nice = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0)
+		syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
+static void infra_thread(const char *name)
+{
+	causal_self.status = CAUSAL_THREAD_INFRA;
+	causal_self.in_hook = 1;
+	causal_self.ctx.marker = CAUSAL_MARKER_INFRA;
+	/* ps -L, top -H and the benchmarks tell it from the program's */
+	prctl(PR_SET_NAME, name);
 }
 
 static void *writer_main(void *arg)
 {
+	struct causal_log_file *lf = &causal_g.log;
+	struct timespec period = {
+		.tv_sec = causal_g.cfg.flush_ms / 1000,
+		.tv_nsec = (long)(causal_g.cfg.flush_ms % 1000) * 1000000,
+	};
+	uint64_t period_ns = (uint64_t)causal_g.cfg.flush_ms * 1000000;
+	uint64_t frame_since = 0;	/* when the open frame got records */
+	int busy = 0, full = 0;
+
+	(void)arg;
+	infra_thread("causal-writer");
+	ask_short_slice();
+	if (sched_getaffinity(0, sizeof(writer_cpus), &writer_cpus))
+		CPU_ZERO(&writer_cpus);
+	atomic_store_explicit(&writer_os_tid, gettid(), memory_order_release);
+	while (causal_running()) {
+		uint64_t head;
+
+		if (full)
+			futex_wait(&room_word, &period); /* the flusher's */
+		else if (!busy)
+			futex_wait(&wake_word, &period); /* the probes' */
+		atomic_store_explicit(&wake_word, 0, memory_order_relaxed);
+		pthread_mutex_lock(&writer_mutex);
+		if (!causal_running() || getpid() != causal_g.id.pid) {
+			pthread_mutex_unlock(&writer_mutex);
+			break;
+		}
+		head = atomic_load_explicit(&lf->q_head, memory_order_relaxed);
+		busy = drain_all(0);
+		full = busy < 0;
+		if (full)
+			atomic_store(&starved, 1);
+		/*
+		 * A frame goes to the flusher once it is worth a zstd frame
+		 * and a write of its own, or has waited a period: a killed
+		 * process loses about a period of records at most.
+		 */
+		if (!lf->frame_len)
+			frame_since = 0;
+		else if (!frame_since)
+			frame_since = causal_now_ns();
+		if (lf->frame_len >= CAUSAL_FRAME_MIN || full ||
+		    (frame_since &&
+		     causal_now_ns() - frame_since >= period_ns)) {
+			causal_log_file_seal(lf);
+			frame_since = 0;
+		}
+		if (atomic_load_explicit(&lf->q_head, memory_order_relaxed) !=
+			    head ||
+		    full || atomic_load(&lf->failed))
+			futex_wake(&flush_word);
+		pthread_mutex_unlock(&writer_mutex);
+		busy = busy > 0;
+	}
+	return NULL;
+}
+
+static void *flusher_main(void *arg)
+{
+	struct causal_log_file *lf = &causal_g.log;
 	struct timespec period = {
 		.tv_sec = causal_g.cfg.flush_ms / 1000,
 		.tv_nsec = (long)(causal_g.cfg.flush_ms % 1000) * 1000000,
 	};
 
 	(void)arg;
-	causal_self.status = CAUSAL_THREAD_INFRA;
-	causal_self.in_hook = 1;
-	causal_self.ctx.marker = CAUSAL_MARKER_INFRA;
-	writer_os_tid = gettid();
+	infra_thread("causal-flusher");
+	flusher_os_tid = gettid();
 	while (causal_running()) {
-		if (atomic_load_explicit(&wake_word, memory_order_relaxed) == 0)
-			syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0,
-				&period, NULL, 0);
-		atomic_store_explicit(&wake_word, 0, memory_order_relaxed);
-		causal_writer_lock();
-		if (causal_running() && getpid() == causal_g.id.pid) {
-			drain_all();
-			causal_log_file_flush(&causal_g.log);
+		futex_wait(&flush_word, &period);
+		pthread_mutex_lock(&flush_mutex);
+		if (!causal_running() || getpid() != causal_g.id.pid) {
+			pthread_mutex_unlock(&flush_mutex);
+			break;
 		}
-		causal_writer_unlock();
+		while (causal_log_file_write_one(lf))
+			if (atomic_exchange(&starved, 0))
+				futex_wake(&room_word);
+		write_loss(0);
+		pthread_mutex_unlock(&flush_mutex);
 	}
 	return NULL;
 }
 
-int causal_writer_start(void)
+static int start_thread(void *(*fn)(void *))
 {
 	sigset_t all, old;
 	pthread_attr_t attr;
@@ -206,17 +498,33 @@ int causal_writer_start(void)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
-	ret = causal_real.pthread_create(&th, &attr, writer_main, NULL);
+	ret = causal_real.pthread_create(&th, &attr, fn, NULL);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return -ret;
 }
 
+int causal_writer_start(void)
+{
+	int ret = start_thread(flusher_main);
+
+	return ret ? ret : start_thread(writer_main);
+}
+
 void causal_writer_after_fork(void)
 {
+	loss_said = 0;
+	end_in_slot = 0;
+	loss_in_slot = 0;
 	pthread_mutex_init(&writer_mutex, NULL);
-	atomic_store(&writer_owner, 0);
+	pthread_mutex_init(&flush_mutex, NULL);
+	atomic_store(&lock_owner, 0);
 	atomic_store(&wake_word, 0);
+	atomic_store(&flush_word, 0);
+	atomic_store(&room_word, 0);
+	atomic_store(&starved, 0);
+	atomic_store(&writer_cpu, -1);
+	atomic_store(&writer_os_tid, 0);
 }
 
 void causal_writer_before_exec(const char *path)
@@ -239,13 +547,14 @@ void causal_writer_before_exec(const char *path)
 	memcpy(r->path, path, len);
 
 	causal_writer_lock();
-	drain_all();
+	drain_all(1);
 	causal_log_file_reserve(lf, CAUSAL_ENCODED_MAX(r->hdr.size));
-	causal_encode_record(&lf->pk, &r->hdr);
-	lf->frame_records++;
+	if (causal_encode_record(&lf->pk, &r->hdr) == 0)
+		causal_log_file_count(lf, CAUSAL_REC_EXEC);
 	end_live_threads();
 	write_process_end(CAUSAL_END_EXEC, 0);
 	causal_log_file_flush(lf);
+	write_loss(1);
 	causal_writer_unlock();
 }
 
@@ -258,7 +567,9 @@ void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal)
 	if (!causal_running() || getpid() != causal_g.id.pid)
 		return;
 	if (from_signal) {
-		if (gettid() == writer_os_tid || writer_lock_from_signal())
+		if (gettid() == atomic_load(&writer_os_tid) ||
+		    gettid() == flusher_os_tid ||
+		    writer_lock_from_signal())
 			return;
 	} else {
 		causal_writer_lock();
@@ -269,11 +580,14 @@ void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal)
 	}
 	atomic_store_explicit(&causal_g.state, CAUSAL_FINISHED,
 			      memory_order_release);
-	drain_all();
+	drain_all(1);
 	end_live_threads();
 	write_process_end(reason, detail);
 	causal_log_file_flush(lf);
+	write_loss(1);
 	causal_log_file_close(lf);
 	causal_writer_unlock();
-	causal_writer_wake(); /* let the writer see FINISHED and return */
+	/* let the threads see FINISHED and return */
+	causal_writer_wake();
+	futex_wake(&flush_word);
 }

@@ -229,6 +229,45 @@ START_TEST(rpc_records_have_documented_shapes)
 }
 END_TEST
 
+/* LOSS: [10, 0, mono, errno, lost, [[type, count]...]], counted types only. */
+START_TEST(loss_lists_the_types_lost)
+{
+	uint64_t by_type[64] = { 0 };
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_unpacked up;
+	msgpack_object *f, *pairs;
+	size_t off = 0;
+
+	by_type[CAUSAL_REC_THREAD_START] = 7;
+	by_type[CAUSAL_REC_RPC_SKEL_END] = 5;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	causal_encode_loss(&pk, 99, 28, 12, by_type, 64);
+	msgpack_unpacked_init(&up);
+	ck_assert_int_eq(msgpack_unpack_next(&up, sb.data, sb.size, &off),
+			 MSGPACK_UNPACK_SUCCESS);
+	ck_assert_uint_eq(up.data.via.array.size, 6);
+	f = up.data.via.array.ptr;
+	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_LOSS);
+	ck_assert_uint_eq(f[1].via.u64, 0);
+	ck_assert_uint_eq(f[2].via.u64, 99);
+	ck_assert_uint_eq(f[3].via.u64, 28);
+	ck_assert_uint_eq(f[4].via.u64, 12);
+	ck_assert_int_eq(f[5].type, MSGPACK_OBJECT_ARRAY);
+	ck_assert_uint_eq(f[5].via.array.size, 2);
+	pairs = f[5].via.array.ptr;
+	ck_assert_uint_eq(pairs[0].via.array.ptr[0].via.u64,
+			  CAUSAL_REC_THREAD_START);
+	ck_assert_uint_eq(pairs[0].via.array.ptr[1].via.u64, 7);
+	ck_assert_uint_eq(pairs[1].via.array.ptr[0].via.u64,
+			  CAUSAL_REC_RPC_SKEL_END);
+	ck_assert_uint_eq(pairs[1].via.array.ptr[1].via.u64, 5);
+	msgpack_unpacked_destroy(&up);
+	msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
 Suite *encode_suite(void)
 {
 	Suite *s = suite_create("encode");
@@ -241,6 +280,7 @@ Suite *encode_suite(void)
 	tcase_add_test(tc, header_carries_identity);
 	tcase_add_test(tc, uuids_differ_and_are_version_4);
 	tcase_add_test(tc, rpc_records_have_documented_shapes);
+	tcase_add_test(tc, loss_lists_the_types_lost);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,9 +1,12 @@
 /* check-log-file.c - creating logs safely and writing independent frames */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,7 +75,8 @@ static void write_frames(struct causal_log_file *lf, int frames, int per_frame)
 	}
 }
 
-/* Count data frames that decode, from the start; stops at the first bad. */
+/* Count data frames that decode, from the start; stops at the first bad.
+ * Skippable frames (the loss slot) are not data frames. */
 static int count_good_frames(const uint8_t *buf, size_t len, int *bad_tail)
 {
 	size_t off = 8 + CAUSAL_FILE_MAGIC_LEN + 4;
@@ -82,6 +86,13 @@ static int count_good_frames(const uint8_t *buf, size_t len, int *bad_tail)
 	*bad_tail = 0;
 	while (off < len) {
 		size_t n = ZSTD_findFrameCompressedSize(buf + off, len - off);
+		uint32_t magic;
+
+		memcpy(&magic, buf + off, 4);
+		if (!ZSTD_isError(n) && (magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			off += n;
+			continue;
+		}
 
 		if (ZSTD_isError(n) ||
 		    ZSTD_isError(ZSTD_decompress(out, sizeof(out), buf + off, n))) {
@@ -129,6 +140,13 @@ START_TEST(creates_private_dir_and_file_with_magic)
 	ck_assert_uint_eq(v, CAUSAL_FORMAT_VERSION);
 	/* zstd itself sees a 20-byte frame it may skip */
 	ck_assert_uint_eq(ZSTD_findFrameCompressedSize(buf, len), 20);
+	/* then the loss slot, empty: its length word is 0 */
+	memcpy(&v, buf + CAUSAL_SLOT_OFFSET, 4);
+	ck_assert_uint_eq(v, CAUSAL_SLOT_MAGIC);
+	memcpy(&v, buf + CAUSAL_SLOT_OFFSET + 4, 4);
+	ck_assert_uint_eq(v, CAUSAL_SLOT_SIZE);
+	memcpy(&v, buf + CAUSAL_SLOT_OFFSET + 8, 4);
+	ck_assert_uint_eq(v, 0);
 	free(buf);
 	rm_tmp();
 }
@@ -254,6 +272,132 @@ START_TEST(a_closed_descriptor_is_reopened_not_misused)
 }
 END_TEST
 
+/* One frame of n records of type 5 (any type will do), sealed. */
+static int queue_frame(struct causal_log_file *lf, int n, int first)
+{
+	for (int j = 0; j < n; j++) {
+		if (causal_log_file_room(lf, 16))
+			return -1;
+		msgpack_pack_int(&lf->pk, first + j);
+		causal_log_file_count(lf, 5);
+	}
+	causal_log_file_seal(lf);
+	return 0;
+}
+
+/*
+ * The filler seals frames into the queue and never writes; the writer
+ * takes them oldest first.  A full queue refuses, nothing is lost.
+ */
+START_TEST(frames_queue_until_written)
+{
+	struct causal_log_file lf;
+	const char *what;
+	struct stat st;
+	uint8_t *buf;
+	size_t len;
+	int frames = 0, bad, written = 0;
+
+	make_tmp();
+	ck_assert_int_eq(open_in(&lf, tmp, "h", 4,
+				 "0123456789abcdef0123456789abcdef",
+				 &what), 0);
+	while (queue_frame(&lf, 2000, frames * 2000) == 0)
+		frames++;
+	ck_assert_int_gt(frames, 10);
+	ck_assert_int_eq(causal_log_file_room(&lf, 16), -ENOBUFS);
+	ck_assert_int_eq(stat(lf.path, &st), 0);
+	ck_assert_int_eq(st.st_size, lf.size); /* nothing written yet */
+	while (causal_log_file_write_one(&lf))
+		written++;
+	ck_assert_int_eq(written, frames);
+	ck_assert_uint_eq(lf.records_written, (uint64_t)frames * 2000);
+	ck_assert_int_eq(causal_log_file_room(&lf, 16), 0);
+	msgpack_pack_int(&lf.pk, -1);
+	causal_log_file_count(&lf, 5);
+	ck_assert_int_eq(causal_log_file_flush(&lf), 0);
+	ck_assert_uint_eq(lf.records_written, (uint64_t)frames * 2000 + 1);
+	causal_log_file_close(&lf);
+	causal_log_file_release(&lf);
+	buf = slurp(lf.path, &len);
+	ck_assert_int_eq(count_good_frames(buf, len, &bad), frames + 1);
+	ck_assert_int_eq(bad, 0);
+	free(buf);
+	rm_tmp();
+}
+END_TEST
+
+/*
+ * On a full disk (a 64 KiB tmpfs of this test's own: root needed) the
+ * first failed frame is cut off whole and counted lost, by type, like
+ * every later one; the loss slot can still be written.
+ */
+START_TEST(a_full_disk_counts_what_it_loses)
+{
+	struct causal_log_file lf;
+	const char *what;
+	static uint8_t noise[8192];
+	uint8_t *buf;
+	size_t len;
+	uint64_t tried = 0;
+	uint32_t v;
+	int bad, frames = 0, ret = 0;
+
+	make_tmp();
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	ck_assert_int_eq(mount("tmpfs", tmp, "tmpfs", 0, "size=64k,mode=0700"),
+			 0);
+	ck_assert_int_eq(open_in(&lf, tmp, "h", 5,
+				 "0123456789abcdef0123456789abcdef",
+				 &what), 0);
+	srand(7);
+	for (size_t i = 0; i < sizeof(noise); i++)
+		noise[i] = (uint8_t)rand(); /* zstd cannot shrink it */
+	while (ret == 0 && frames < 100) {
+		for (int j = 0; j < 4; j++) {
+			causal_log_file_reserve(&lf, sizeof(noise) + 16);
+			msgpack_pack_bin(&lf.pk, sizeof(noise));
+			msgpack_pack_bin_body(&lf.pk, noise, sizeof(noise));
+			causal_log_file_count(&lf, j ? 6 : 7);
+		}
+		tried += 4;
+		ret = causal_log_file_flush(&lf);
+		frames++;
+	}
+	ck_assert_int_eq(ret, -ENOSPC);
+	ck_assert_int_eq(lf.failed, 1);
+	ck_assert_int_eq(lf.error, ENOSPC);
+	/* later frames are counted too, never written */
+	causal_log_file_reserve(&lf, 16);
+	msgpack_pack_int(&lf.pk, 1);
+	causal_log_file_count(&lf, 7);
+	ck_assert_int_eq(causal_log_file_flush(&lf), -ENOSPC);
+	tried++;
+	ck_assert_uint_eq(lf.lost + lf.records_written, tried);
+	ck_assert_uint_eq(lf.lost, 4 + 1);
+	ck_assert_uint_eq(lf.lost_types[6], 3);
+	ck_assert_uint_eq(lf.lost_types[7], 2);
+	/* the slot takes no new space */
+	causal_log_file_slot_begin(&lf);
+	msgpack_pack_int(&lf.slot_pk, 42);
+	ck_assert_int_eq(causal_log_file_slot_write(&lf), 0);
+	causal_log_file_close(&lf);
+	causal_log_file_release(&lf);
+	buf = slurp(lf.path, &len);
+	ck_assert_uint_eq(len, lf.size); /* the failed frame cut off */
+	ck_assert_int_eq(count_good_frames(buf, len, &bad),
+			 (int)(lf.records_written / 4));
+	ck_assert_int_eq(bad, 0);
+	memcpy(&v, buf + CAUSAL_SLOT_OFFSET + 8, 4);
+	ck_assert_uint_eq(v, 1); /* the slot holds one byte: 42 */
+	ck_assert_uint_eq(buf[CAUSAL_SLOT_OFFSET + 12], 42);
+	free(buf);
+	umount(tmp);
+	rm_tmp();
+}
+END_TEST
+
 Suite *log_file_suite(void)
 {
 	Suite *s = suite_create("log_file");
@@ -264,6 +408,8 @@ Suite *log_file_suite(void)
 	tcase_add_test(tc, creates_in_the_directory_checked);
 	tcase_add_test(tc, truncated_last_frame_keeps_earlier_frames);
 	tcase_add_test(tc, a_closed_descriptor_is_reopened_not_misused);
+	tcase_add_test(tc, frames_queue_until_written);
+	tcase_add_test(tc, a_full_disk_counts_what_it_loses);
 	suite_add_tcase(s, tc);
 	return s;
 }

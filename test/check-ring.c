@@ -89,6 +89,78 @@ START_TEST(damaged_size_stops_the_drain)
 }
 END_TEST
 
+/* A drain that, half way, has a producer put a record in a full ring. */
+struct refill {
+	struct causal_ring *ring;
+	int seen, put_at, put_ok;
+};
+
+static int put_midway(const struct causal_rec *rec, void *arg)
+{
+	struct refill *r = arg;
+
+	(void)rec;
+	if (++r->seen == r->put_at)
+		r->put_ok = put(r->ring, 9999, 32) == 0;
+	return 0;
+}
+
+START_TEST(a_long_drain_gives_space_back_as_it_goes)
+{
+	static uint8_t mem[1 << 16];
+	struct causal_ring ring;
+	/* past CAUSAL_RING_RELEASE bytes of 32-byte records */
+	struct refill r = { &ring, 0, CAUSAL_RING_RELEASE / 32 + 2, 0 };
+	uint32_t i;
+
+	causal_ring_init(&ring, mem, sizeof(mem));
+	for (i = 0; put(&ring, i, 32) == 0; i++)
+		;
+	ck_assert_uint_eq(i, sizeof(mem) / 32);
+	/* the producer need not wait for the end of the drain */
+	causal_ring_drain(&ring, put_midway, &r);
+	ck_assert_int_eq(r.put_ok, 1);
+	ck_assert_uint_eq(causal_ring_used(&ring), 32); /* the late record */
+}
+END_TEST
+
+static int refuse_fifth(const struct causal_rec *rec, void *arg)
+{
+	struct seen *s = arg;
+
+	if (rec->aux == 4 && s->count == 4) {
+		s->out_of_order = -1; /* refused once */
+		return 1;
+	}
+	return collect(rec, arg);
+}
+
+START_TEST(a_budget_or_a_refusal_stops_the_drain)
+{
+	static uint8_t mem[1024];
+	struct causal_ring ring;
+	struct seen s = { 0 };
+	uint32_t i;
+
+	causal_ring_init(&ring, mem, sizeof(mem));
+	for (i = 0; i < 10; i++)
+		put(&ring, i, 32);
+	/* a budget of 3 records' bytes takes 3 */
+	ck_assert_int_eq(causal_ring_drain_some(&ring, 96, collect, &s), 3);
+	ck_assert_uint_eq(causal_ring_used(&ring), 7 * 32);
+	/* a refused record stays, and comes first next time */
+	ck_assert_int_eq(causal_ring_drain_some(&ring, UINT64_MAX,
+						refuse_fifth, &s), 1);
+	ck_assert_int_eq(s.out_of_order, -1);
+	ck_assert_uint_eq(causal_ring_used(&ring), 6 * 32);
+	s.out_of_order = 0;
+	ck_assert_int_eq(causal_ring_drain(&ring, collect, &s), 6);
+	ck_assert_int_eq(s.count, 10);
+	ck_assert_int_eq(s.out_of_order, 0);
+	ck_assert(causal_ring_empty(&ring));
+}
+END_TEST
+
 struct producer {
 	struct causal_ring *ring;
 	uint32_t n;
@@ -136,6 +208,8 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, fills_then_refuses_then_drains_in_order);
 	tcase_add_test(tc, records_wrap_with_padding);
 	tcase_add_test(tc, damaged_size_stops_the_drain);
+	tcase_add_test(tc, a_long_drain_gives_space_back_as_it_goes);
+	tcase_add_test(tc, a_budget_or_a_refusal_stops_the_drain);
 	tcase_add_test(tc, concurrent_producer_and_consumer_lose_nothing);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);

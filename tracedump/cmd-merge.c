@@ -67,6 +67,10 @@ static int run_merge(int argc, char **argv)
 		print_counts("call tags:", s.tags, s.n_tags);
 		print_counts("reply tags:", s.reply_tags, s.n_reply_tags);
 	}
+	if (s.write_failed)
+		printf("failed writes:   %" PRIu64 " files (%" PRIu64
+		       " disk full), %" PRIu64 " records lost\n",
+		       s.write_failed, s.disk_full, s.lost);
 	if (s.bad_records)
 		printf("bad records:     %" PRIu64 "\n", s.bad_records);
 	return 0;

@@ -276,6 +276,12 @@ static void print_fields(const struct dump_ctx *c, const struct record *r)
 	case CAUSAL_REC_THREAD_SPAWN:
 		u64(c, "child_tid", r->thread_spawn.child_tid);
 		break;
+	case CAUSAL_REC_LOSS:
+		i64(c, "errno", r->loss.err);
+		u64(c, "lost", r->loss.lost);
+		key(c, "by_type");
+		json_msgpack(out, r->loss.by_type);
+		break;
 	default:
 		print_rpc(c, r);
 		break;

@@ -72,6 +72,11 @@ struct proc {
 	/* FORK records of children made by vfork / posix_spawn[p] */
 	struct spawn_note *spawns;
 	size_t n_spawns, cap_spawns;
+	/* the LOSS record of the loss slot: a write failed */
+	bool has_loss;
+	int64_t loss_err;
+	uint64_t lost;
+	char lost_types[256];		/* "rpc_skel_start 600, ..." */
 };
 
 /*

@@ -23,6 +23,7 @@ static const char *const type_names[][2] = {
 	[CAUSAL_REC_EXEC_FAILED] = { "EXEC_FAILED", "exec_failed" },
 	[CAUSAL_REC_PROCESS_END] = { "PROCESS_END", "process_end" },
 	[CAUSAL_REC_THREAD_SPAWN] = { "THREAD_SPAWN", "thread_spawn" },
+	[CAUSAL_REC_LOSS] = { "LOSS", "loss" },
 	[CAUSAL_REC_RPC_STUB_START] = { "RPC_STUB_START", "rpc_stub_start" },
 	[CAUSAL_REC_RPC_STUB_END] = { "RPC_STUB_END", "rpc_stub_end" },
 	[CAUSAL_REC_RPC_SKEL_START] = { "RPC_SKEL_START", "rpc_skel_start" },
@@ -337,6 +338,38 @@ static const msgpack_object *get_str_array(struct fields *f)
 	return o;
 }
 
+/* LOSS's array of [type, count] pairs, each two unsigned integers. */
+static const msgpack_object *get_pairs(struct fields *f)
+{
+	const msgpack_object *o = next(f);
+
+	if (!o || o->type != MSGPACK_OBJECT_ARRAY) {
+		f->bad = true;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < o->via.array.size; i++) {
+		const msgpack_object *p = &o->via.array.ptr[i];
+
+		if (p->type != MSGPACK_OBJECT_ARRAY || p->via.array.size != 2 ||
+		    p->via.array.ptr[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
+		    p->via.array.ptr[1].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+			f->bad = true;
+	}
+	return o;
+}
+
+bool record_loss_pair(const struct record *r, uint32_t i, uint64_t *type,
+		      uint64_t *count)
+{
+	const msgpack_object *o = r->loss.by_type;
+
+	if (r->type != CAUSAL_REC_LOSS || !o || i >= o->via.array.size)
+		return false;
+	*type = o->via.array.ptr[i].via.array.ptr[0].via.u64;
+	*count = o->via.array.ptr[i].via.array.ptr[1].via.u64;
+	return true;
+}
+
 static void get_ctx(struct fields *f, struct record_ctx *ctx)
 {
 	const msgpack_object *o = next(f);
@@ -420,6 +453,11 @@ int record_decode(const msgpack_object *o, struct record *r)
 		break;
 	case CAUSAL_REC_THREAD_SPAWN:
 		r->thread_spawn.child_tid = get_u64(&f);
+		break;
+	case CAUSAL_REC_LOSS:
+		r->loss.err = get_i64(&f);
+		r->loss.lost = get_u64(&f);
+		r->loss.by_type = get_pairs(&f);
 		break;
 	case CAUSAL_REC_RPC_STUB_START:
 		get_rpc(&f, &r->stub_start.p);

@@ -85,6 +85,13 @@ struct record {
 			uint64_t child_tid;
 		} thread_spawn;
 		struct {
+			int64_t err;
+			uint64_t lost;
+			/* array of [type, count] pairs, checked: see
+			 * record_loss_pair() */
+			const msgpack_object *by_type;
+		} loss;
+		struct {
 			struct record_rpc p;
 			uint64_t prog, vers, proc, transport;
 			struct record_bin peer;
@@ -138,6 +145,10 @@ const char *record_transport_name(uint64_t transport);	/* "tcp" */
 const char *record_clnt_stat_name(uint64_t status);	/* "RPC_TIMEDOUT" */
 const char *record_tag_status_name(uint64_t tag);	/* "stale" */
 const char *record_reply_name(uint64_t reply);		/* "proc_unavail" */
+
+/* Pair i of a LOSS record's by_type: false past the last. */
+bool record_loss_pair(const struct record *r, uint32_t i, uint64_t *type,
+		      uint64_t *count);
 
 /* The probe kind of an RPC probe type ("stub_start"...), else NULL. */
 const char *record_rpc_kind(unsigned type);

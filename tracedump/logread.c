@@ -34,6 +34,7 @@ struct reader {
 	size_t out_cap;
 	msgpack_zone zone;
 	uint64_t frame_no;		/* data frames attempted */
+	size_t slot;			/* offset of the loss slot, 0: none */
 };
 
 static uint32_t le32(const uint8_t *p)
@@ -243,6 +244,8 @@ static int read_frames(struct reader *r, size_t pos)
 				       "skippable frame at offset %zu cut short", pos);
 				break;
 			}
+			if (le32(p) == CAUSAL_SLOT_MAGIC && !r->slot)
+				r->slot = pos;
 			pos += sz;
 			continue;
 		}
@@ -284,6 +287,33 @@ static int read_frames(struct reader *r, size_t pos)
 	return 0;
 }
 
+/*
+ * The loss slot's records (log-format.h) come after every data frame's:
+ * they are the last word of a log whose writes failed.
+ */
+static int read_slot(struct reader *r)
+{
+	const uint8_t *p = r->buf + r->slot;
+	size_t size = le32(p + 4), n;
+	int rc;
+
+	if (size < 4)
+		return 0;
+	n = le32(p + 8);
+	if (!n)
+		return 0;
+	if (n > size - 4) {
+		damage(r->res, LOGREAD_CORRUPT,
+		       "loss slot at offset %zu: length %zu past its end",
+		       r->slot, n);
+		return 0;
+	}
+	r->res->slot_records = r->res->records;
+	rc = read_records(r, p + 12, n, r->slot);
+	r->res->slot_records = r->res->records - r->res->slot_records;
+	return rc == -EBADMSG ? 0 : rc;
+}
+
 int logread_buffer(const void *buf, size_t len, logread_fn fn, void *arg,
 		   struct logread_result *res)
 {
@@ -304,6 +334,8 @@ int logread_buffer(const void *buf, size_t len, logread_fn fn, void *arg,
 		return -ENOMEM;
 	}
 	rc = read_frames(&r, pos);
+	if (!rc && r.slot)
+		rc = read_slot(&r);
 	msgpack_zone_destroy(&r.zone);
 	ZSTD_freeDCtx(r.dctx);
 	free(r.out);

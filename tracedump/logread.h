@@ -16,6 +16,9 @@
  *    and goes on;
  *  - a record whose common prefix [type, tid, mono_ns] has the wrong
  *    shape is counted in bad_records and skipped.
+ *
+ * The records of the loss slot (log-format.h), if it holds any, are
+ * delivered after those of every data frame.
  */
 #ifndef CAUSAL_LOGREAD_H
 #define CAUSAL_LOGREAD_H
@@ -52,6 +55,7 @@ struct logread_result {
 	uint64_t bad_frames;		/* corrupt frames skipped */
 	uint64_t records;		/* records delivered */
 	uint64_t bad_records;		/* records of the wrong shape, skipped */
+	uint64_t slot_records;		/* of records: from the loss slot */
 	enum logread_status status;	/* worst damage seen */
 	char error[256];		/* first damage seen, "" when ok */
 };

@@ -8,6 +8,7 @@
  * calling thread, taking the chunks in the order they were pushed.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,37 @@ static int take_header(struct merge_reader *rd, const struct record *r)
 	return 0;
 }
 
+/* A LOSS record (the last one wins): what a failed write lost. */
+static void take_loss(struct proc *p, const struct record *r)
+{
+	size_t len = 0, size = sizeof(p->lost_types);
+	uint64_t type, count;
+
+	p->has_loss = true;
+	p->loss_err = r->loss.err;
+	p->lost = r->loss.lost;
+	p->lost_types[0] = '\0';
+	for (uint32_t i = 0; record_loss_pair(r, i, &type, &count); i++) {
+		const char *name = record_type_name((unsigned)type, true);
+		int n;
+
+		if (name)
+			n = snprintf(p->lost_types + len, size - len, "%s%s %" PRIu64,
+				     i ? ", " : "", name, count);
+		else
+			n = snprintf(p->lost_types + len, size - len,
+				     "%stype %" PRIu64 " %" PRIu64, i ? ", " : "",
+				     type, count);
+		if (n < 0 || (size_t)n >= size - len) {
+			/* cut: say so rather than end mid-word */
+			snprintf(p->lost_types + (len < size - 6 ? len : size - 6),
+				 6, ", ...");
+			break;
+		}
+		len += (size_t)n;
+	}
+}
+
 /* Fold a record into the process and thread rows. */
 static int take_record(struct proc *p, const struct record *r)
 {
@@ -129,6 +161,9 @@ static int take_record(struct proc *p, const struct record *r)
 		/* The parent is known even if the child's start was lost. */
 		if (!(t->has & T_START))
 			t->parent_tid = r->tid;
+		break;
+	case CAUSAL_REC_LOSS:
+		take_loss(p, r);
 		break;
 	case CAUSAL_REC_FORK:
 		/* a fork child names its parent itself; these cannot */

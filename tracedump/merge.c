@@ -343,6 +343,7 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	/* DROPS may be lost with a buffer; the process total may be absent. */
 	if (p->ended && p->end_dropped > dropped)
 		dropped = p->end_dropped;
+	dropped += p->lost; /* never written: the disk was full */
 	sqlite3_bind_int64(st, 1, m->proc_id);
 	bind_hex(st, 2, p->uuid, CAUSAL_UUID_LEN);
 	sqlite3_bind_int64(st, 3, p->host_id);
@@ -394,6 +395,31 @@ static int store_file(struct merge *m, int64_t id, const char *name,
 }
 
 /*
+ * A log whose writes failed (its loss slot holds a LOSS record) stops at
+ * its last whole frame, which is not the mark of a crash: its status says
+ * why ('disk_full' for ENOSPC and EDQUOT, else 'write_error'), its error
+ * what was lost.  *shown: the status as the warning words it.
+ */
+static const char *loss_status(struct merge *m, char *err, size_t size,
+			       const char **shown)
+{
+	const struct proc *p = m->p;
+	bool full = p->loss_err == ENOSPC || p->loss_err == EDQUOT;
+
+	snprintf(err, size, "%s (%s): %" PRIu64 " records lost%s%s%s",
+		 full ? "disk full" : "write failed",
+		 p->loss_err > 0 && p->loss_err < 4096 ?
+			 strerror((int)p->loss_err) : "unknown error",
+		 p->lost, p->lost_types[0] ? " (" : "", p->lost_types,
+		 p->lost_types[0] ? ")" : "");
+	m->stats->write_failed++;
+	m->stats->disk_full += full;
+	m->stats->lost += p->lost;
+	*shown = full ? "cut short by a full disk" : "cut short by a failed write";
+	return full ? "disk_full" : "write_error";
+}
+
+/*
  * The end of one log, as the reader saw it (c->rc, c->res, c->p): the
  * files row and the process row.  Returns 0 (damage is reported, not
  * fatal) or -errno.
@@ -403,7 +429,7 @@ static int finish_file(struct merge *m, const char *name, int64_t file_id,
 {
 	const struct logread_result res = c->res;
 	char path[8192], err[512] = "";
-	const char *status = "ok";
+	const char *status = "ok", *shown;
 	int rc = c->rc;
 	uint64_t bad;
 	bool loaded;
@@ -452,6 +478,9 @@ static int finish_file(struct merge *m, const char *name, int64_t file_id,
 	if (bad && res.status != LOGREAD_OK && rc == 0)
 		snprintf(err + strlen(err), sizeof(err) - strlen(err),
 			 "; %" PRIu64 " malformed records", bad);
+	shown = status;
+	if (loaded && m->p->has_loss && strcmp(status, "corrupt"))
+		status = loss_status(m, err, sizeof(err), &shown);
 	if (!strcmp(status, "truncated"))
 		m->stats->truncated++;
 	else if (!strcmp(status, "corrupt"))
@@ -459,7 +488,7 @@ static int finish_file(struct merge *m, const char *name, int64_t file_id,
 	if (err[0]) {
 		if (m->o->progress)
 			fputs("\r\033[K", stderr);
-		warning("'%s' is %s: %s", path, status, err);
+		warning("'%s' is %s: %s", path, shown, err);
 	}
 
 	rc = store_file(m, file_id, name, &res, loaded ? m->p->records : 0,

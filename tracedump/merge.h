@@ -37,6 +37,9 @@ struct merge_stats {
 	uint64_t bad_records;	/* malformed records skipped */
 	uint64_t truncated;	/* files with status 'truncated' */
 	uint64_t corrupt;	/* files with status 'corrupt' */
+	uint64_t write_failed;	/* 'disk_full' or 'write_error' */
+	uint64_t disk_full;	/* of which 'disk_full' */
+	uint64_t lost;		/* records their failed writes lost */
 	uint64_t rpc_calls;	/* rows of rpc_calls */
 	uint64_t rpc_no_server;	/* calls with missing = 'server' */
 	uint64_t rpc_no_client;	/* calls with missing = 'client' */

@@ -11,7 +11,17 @@
  *   1. one zstd *skippable* frame (magic 0x184D2A50) whose 12-byte content
  *      is CAUSAL_FILE_MAGIC (8 bytes) followed by the format version as a
  *      little-endian uint32.  Plain `zstd -d` skips it.
- *   2. any number of ordinary zstd frames, each with a content checksum and
+ *   2. the loss slot: one zstd skippable frame (magic CAUSAL_SLOT_MAGIC)
+ *      of CAUSAL_SLOT_SIZE content bytes, written with the file header.
+ *      Its content is a little-endian uint32 n, n bytes of msgpack
+ *      records, then zeros; n is 0 unless a write failed (a full disk).
+ *      Then the writer appends no more frames, and rewrites the slot in
+ *      place, which takes no new disk space: a CAUSAL_REC_LOSS record
+ *      with what was lost, kept up to date, and the PROCESS_END once the
+ *      process ends.  A reader takes the slot's records after those of
+ *      every data frame.  Logs written before the slot existed lack it
+ *      (the data frames follow the file header): read them the same.
+ *   3. any number of ordinary zstd frames, each with a content checksum and
  *      its decompressed size in the frame header.  Each frame decompresses to
  *      a concatenation of msgpack objects, one per record, and is decodable
  *      on its own: a process killed mid-write loses at most the frame being
@@ -41,6 +51,11 @@
 #define CAUSAL_FILE_MAGIC_LEN 8
 #define CAUSAL_FORMAT_VERSION 1
 #define CAUSAL_SKIPPABLE_MAGIC 0x184D2A50u
+
+/* The loss slot: where it is, its magic, the size of its content. */
+#define CAUSAL_SLOT_OFFSET (8 + CAUSAL_FILE_MAGIC_LEN + 4)
+#define CAUSAL_SLOT_MAGIC 0x184D2A51u
+#define CAUSAL_SLOT_SIZE 504u	/* 512 bytes with the frame header */
 
 /* Log file names: HOST.PID.UUIDHEX.clog, unique across hosts. */
 #define CAUSAL_LOG_SUFFIX ".clog"
@@ -116,8 +131,9 @@ enum causal_record_type {
 	 * [8, 0, mono_ns, realtime_ns, reason, detail, records, dropped]
 	 * reason is enum causal_process_end; detail is the signal number for
 	 * CAUSAL_END_SIGNAL, the status for CAUSAL_END__EXIT, else 0.
-	 * records and dropped count every record of the process written to /
-	 * lost from this log.
+	 * records counts every record of the process in the data frames;
+	 * dropped those lost because a buffer was full (DROPS; a LOSS record
+	 * counts those a failed write lost).
 	 */
 	CAUSAL_REC_PROCESS_END = 8,
 
@@ -127,6 +143,17 @@ enum causal_record_type {
 	 * seen from the spawning side even if the child's records are lost.
 	 */
 	CAUSAL_REC_THREAD_SPAWN = 9,
+
+	/*
+	 * [10, 0, mono_ns, errno, lost, [[type, count], ...]]
+	 * The log could not be written (errno: ENOSPC or EDQUOT for a full
+	 * disk, EIO, ...): lost records of the process were never written,
+	 * counted by record type (the types with a count, in type order).
+	 * Everything after the first failed frame is lost, that frame
+	 * included; the records before it are in the data frames.  Found
+	 * only in the loss slot (above), where the last one wins.
+	 */
+	CAUSAL_REC_LOSS = 10,
 
 	/*
 	 * The four probes of a Sun RPC call (Figure 2 of the monitoring
