@@ -20,7 +20,7 @@
 
 #define CHAIN "00000000000000000000000000000000000000bb"
 
-static char bad_path[96];
+static char bad_path[PATH_MAX + 16];
 
 /*
  * Two hosts, one named with a byte that is no UTF-8 ("h\xffst"), one with
