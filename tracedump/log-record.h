@@ -143,7 +143,4 @@ CAUSAL_ENUMS(RECORD_FLAGS_DECL)
 #define RECORD_SOCKADDR_MAX 320
 char *record_sockaddr(char *out, const uint8_t *p, size_t len);
 
-/* Lowercase hex of n bytes into out (2n + 1 bytes). */
-void record_hex(char *out, const uint8_t *p, size_t n);
-
 #endif

@@ -8,7 +8,7 @@
 
 #define CAUSAL_SCHEMA_VERSION 2
 
-/* Create the tables and fill meta.  Returns 0 or -1 after error(). */
+/* Create the tables and fill meta.  Returns 0 or -1 after fail(). */
 int schema_create(sqlite3 *db);
 
 /* Create the indexes; called after the bulk insert, which is faster. */

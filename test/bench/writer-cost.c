@@ -11,11 +11,11 @@
  * 7 runs, levels in turn) and the log bytes per record; and the CPU of encoding alone.
  * The level the library uses is marked.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -163,8 +163,8 @@ int main(int argc, char **argv)
 	char dir[] = "/tmp/causal-writer-cost-XXXXXX";
 	struct causal_log_file lf;
 	const char *what;
-	int dir_fd;
 	uint64_t n = 2 * calls, t0, t1;
+	int dir_fd;
 	size_t len;
 	uint8_t *recs = make_records(calls, &len);
 
@@ -178,7 +178,7 @@ int main(int argc, char **argv)
 	}
 	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0) {
-		perror("writer-cost: open");
+		fprintf(stderr, "writer-cost: cannot open '%s'\n", dir);
 		return 1;
 	}
 	/* the levels in turn, RUNS times: drift of a shared machine falls
