@@ -359,11 +359,12 @@ static int statement(struct lex *lx, struct ccsg_change *c)
 int ccsg_changes_parse(struct ccsg_changes *cs, const char *text,
 		       const char *source, int one_line)
 {
-	struct lex lx = { .p = text, .source = source, .one_line = one_line,
-			  .line = 1, .col = 1 };
+	struct lex lx = { .p = text, .source = source, .line = 1, .col = 1 };
 	size_t n0 = cs->n;
 	int ret = 0;
 
+	/* columns alone only when there is one line */
+	lx.one_line = one_line = one_line && !strchr(text, '\n');
 	next(&lx);
 	if (lx.kind == TK_END) {
 		spec_fail(source, one_line, lx.pos, "no change: nothing but blanks and comments");
