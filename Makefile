@@ -138,6 +138,13 @@ $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/lo
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^ -lzstd -lmsgpackc
 
+# the impact benchmark drives the ccsg engine in one process
+$(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
+		$(CCSG_ENGINE_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS)
+
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

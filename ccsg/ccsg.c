@@ -122,7 +122,8 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 	return n;
 }
 
-static int add_edge(struct build *b, int32_t from, int32_t to, int64_t count)
+/* The edge from -> to, made when new, count added: its index or -ENOMEM. */
+static int32_t add_edge(struct build *b, int32_t from, int32_t to, int64_t count)
 {
 	struct ccsg_graph *g = b->g;
 	int32_t e = ccsg_edge_find(g, from, to);
@@ -138,7 +139,7 @@ static int add_edge(struct build *b, int32_t from, int32_t to, int64_t count)
 			return -ENOMEM;
 	}
 	g->edges[e].count += count;
-	return 0;
+	return e;
 }
 
 static int64_t stub_cpu(const struct ccsg_call *c)
@@ -294,7 +295,7 @@ static int map_threads(struct build *b)
 			return -ENOMEM;
 		/* infrastructure threads are runtime: in no count */
 		g->nodes[b->thread_node[i]].threads += !t->threads[i].infra;
-		if (add_edge(b, f, b->thread_node[i], !t->threads[i].infra))
+		if (add_edge(b, f, b->thread_node[i], !t->threads[i].infra) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -498,13 +499,14 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	g->by_object = by_object;
 	g->call_node = malloc((t->ncalls + 1) * sizeof(int32_t));
 	g->call_self = calloc(t->ncalls + 1, sizeof(int64_t));
+	g->call_edge = malloc((t->ncalls + 1) * sizeof(int32_t));
 	g->total = calloc(k, sizeof(int64_t));
 	b.thread_node = g->thread_node = malloc((t->nthreads + 1) * sizeof(int32_t));
 	b.thread_self = g->thread_self = calloc(t->nthreads + 1, sizeof(int64_t));
 	b.root_thread = g->root_thread = calloc(t->nthreads + 1, 1);
 	b.served = calloc(t->nthreads + 1, 1);
 	b.serving_node = -1;
-	if (!g->call_node || !g->call_self || !g->total || !b.thread_node || !b.thread_self ||
+	if (!g->call_node || !g->call_self || !g->call_edge || !g->total || !b.thread_node || !b.thread_self ||
 	    !b.root_thread || !b.served || new_node(g, CCSG_MAIN) != 0)
 		goto out;
 	g->nodes[0].calls = 1;
@@ -529,9 +531,11 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	if (self_cpu(&b) || map_threads(&b))
 		goto out;
 	for (size_t i = 0; i < t->ncalls; i++) {
+		g->call_edge[i] = -1;
 		if (g->call_node[i] < 0)
 			continue;
-		if (add_edge(&b, ccsg_caller_node(g, d->parent[i]), g->call_node[i], 1))
+		g->call_edge[i] = add_edge(&b, ccsg_caller_node(g, d->parent[i]), g->call_node[i], 1);
+		if (g->call_edge[i] < 0)
 			goto out;
 	}
 	if (propagate(&b) || mark_primary(g))
@@ -562,6 +566,7 @@ void ccsg_graph_release(struct ccsg_graph *g)
 	free(g->edges);
 	free(g->call_node);
 	free(g->call_self);
+	free(g->call_edge);
 	free(g->thread_self);
 	free(g->thread_node);
 	free(g->root_thread);

@@ -456,6 +456,14 @@ void ccsg_change_format(const struct ccsg_change *c, char *buf, size_t len)
 
 /* --- set-up --------------------------------------------------------------- */
 
+/* Does a call have an end-to-end latency (latency.c)? */
+static int has_latency(const struct ccsg_call *c)
+{
+	return c->stub_start_ns != CCSG_NONE &&
+	       c->stub_end_exit_ns != CCSG_NONE &&
+	       c->stub_end_exit_ns >= c->stub_start_ns;
+}
+
 /*
  * Which threads were joined, for the latency's synchronous path: a
  * thread that ended before the call that spawned it ended its skeleton
@@ -527,6 +535,8 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 	im->k = k;
 	im->node_start = calloc(n + 1, sizeof(int32_t));
 	im->node_calls = malloc((t->ncalls + 1) * sizeof(int32_t));
+	im->call_host = malloc((t->ncalls + 1) * sizeof(int32_t));
+	im->call_flags = malloc(t->ncalls + 1);
 	im->joined = calloc(t->nthreads + 1, 1);
 	im->call_scale = calloc(t->ncalls + 1, sizeof(int32_t));
 	im->in_changed = calloc(t->ncalls + 1, 1);
@@ -539,7 +549,8 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 	im->ccdg_edges = malloc((g->nedges + 1) * sizeof(int32_t));
 	im->total_delta = calloc(k, sizeof(int64_t));
 	im->slot_of = malloc(d->nnodes * sizeof(int32_t));
-	if (!im->node_start || !im->node_calls || !im->joined ||
+	if (!im->node_start || !im->node_calls || !im->call_host ||
+	    !im->call_flags || !im->joined ||
 	    !im->call_scale || !im->in_changed || !im->self_delta ||
 	    !im->desc_delta || !im->sync_delta || !im->affected ||
 	    !im->ccdg_nodes || !im->edge_affected || !im->ccdg_edges ||
@@ -551,9 +562,17 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 	im->scales[im->nscales++] = (struct ccsg_ratio){ 1, 1 };
 	memset(im->slot_of, 0xff, d->nnodes * sizeof(int32_t));
 	/* the calls of each node, in call order: a counting sort */
-	for (size_t i = 0; i < t->ncalls; i++)
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ccsg_call *c = &t->calls[i];
+
 		if (g->call_node[i] >= 0)
 			im->node_start[g->call_node[i] + 1]++;
+		im->call_host[i] =
+			c->server_proc ? ccsg_trace_host(t, c->server_proc) : -1;
+		im->call_flags[i] =
+			(has_latency(c) ? CCSG_IMPACT_LATENCY : 0) |
+			(c->one_way ? CCSG_IMPACT_ONE_WAY : 0);
+	}
 	for (size_t i = 0; i < n; i++)
 		im->node_start[i + 1] += im->node_start[i];
 	{
@@ -583,6 +602,8 @@ void ccsg_impact_release(struct ccsg_impact *im)
 {
 	free(im->node_start);
 	free(im->node_calls);
+	free(im->call_host);
+	free(im->call_flags);
 	free(im->joined);
 	free(im->call_scale);
 	free(im->scales);
@@ -741,12 +762,10 @@ static int resolve_where(struct ccsg_impact *im, struct ccsg_change *c)
 }
 
 /* The host a call's self CPU is charged to, when in c's scope; else -1. */
-static int32_t call_host_in(const struct ccsg_trace *t,
+static int32_t call_host_in(const struct ccsg_impact *im,
 			    const struct ccsg_change *c, int32_t i)
 {
-	const struct ccsg_call *call = &t->calls[i];
-	int32_t h = call->server_proc ? ccsg_trace_host(t, call->server_proc)
-				      : -1;
+	int32_t h = im->call_host[i];
 
 	return h >= 0 && c->host_in[h] ? h : -1;
 }
@@ -768,6 +787,7 @@ static int resolve_function(struct ccsg_impact *im, struct ccsg_change *c,
 	split_pattern(c->functions[f], iface, func, sizeof(iface));
 	for (size_t n = 0; n < g->nnodes; n++) {
 		const struct ccsg_node *x = &g->nodes[n];
+		int64_t mine = 0;
 
 		if (x->kind != CCSG_FUNCTION || !node_match(g, x, iface, func))
 			continue;
@@ -775,17 +795,17 @@ static int resolve_function(struct ccsg_impact *im, struct ccsg_change *c,
 		for (int32_t j = im->node_start[n]; j < im->node_start[n + 1];
 		     j++) {
 			int32_t i = im->node_calls[j];
-			int32_t sp = t->calls[i].server_proc;
-			int32_t h = sp ? ccsg_trace_host(t, sp) : -1;
+			int32_t h = im->call_host[i];
 
 			if (h >= 0)
 				runs_on[h] = 1;
-			if (call_host_in(t, c, i) >= 0)
-				in_scope++;
+			mine += call_host_in(im, c, i) >= 0;
 		}
-		if (mark[n])
+		in_scope += mine;
+		if (mark[n])	/* another pattern matched it already */
 			continue;
 		mark[n] = 1;
+		c->calls += mine;
 		if (GROW(c->nodes, *cap, c->nnodes + 1)) {
 			free(runs_on);
 			return -ENOMEM;
@@ -847,13 +867,6 @@ int ccsg_impact_resolve(struct ccsg_impact *im, struct ccsg_change *c,
 	for (size_t f = 0; !ret && f < c->nfunctions; f++)
 		ret = resolve_function(im, c, f, nm, mark, &cap);
 	free(mark);
-	for (size_t n = 0; !ret && n < c->nnodes; n++) {
-		int32_t x = c->nodes[n];
-
-		for (int32_t j = im->node_start[x]; j < im->node_start[x + 1];
-		     j++)
-			c->calls += call_host_in(t, c, im->node_calls[j]) >= 0;
-	}
 	return ret;
 }
 
@@ -970,10 +983,8 @@ static void affect_node(struct ccsg_impact *im, int32_t n)
 	im->ccdg_nodes[im->nccdg_nodes++] = n;
 }
 
-static void affect_edge(struct ccsg_impact *im, int32_t from, int32_t to)
+static void affect_edge(struct ccsg_impact *im, int32_t e)
 {
-	int32_t e = ccsg_edge_find(im->g, from, to);
-
 	if (e < 0 || im->edge_affected[e])
 		return;
 	im->edge_affected[e] = 1;
@@ -984,14 +995,6 @@ static void vec_add(int64_t *d, const int64_t *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		d[i] += s[i];
-}
-
-/* Does a call have an end-to-end latency (latency.c)? */
-static int has_latency(const struct ccsg_call *c)
-{
-	return c->stub_start_ns != CCSG_NONE &&
-	       c->stub_end_exit_ns != CCSG_NONE &&
-	       c->stub_end_exit_ns >= c->stub_start_ns;
 }
 
 /*
@@ -1024,12 +1027,12 @@ static int32_t finish_slot(struct ccsg_impact *im, int32_t s)
 				im->self_delta[n * k + (size_t)x->dim] +=
 					x->self_d;
 			vec_add(im->desc_delta + n * k, all, k);
-			if (has_latency(&t->calls[u]))
+			if (im->call_flags[u] & CCSG_IMPACT_LATENCY)
 				im->sync_delta[n] += x->sync_d;
 			affect_node(im, n);
-			affect_edge(im, ccsg_caller_node(g, p), n);
+			affect_edge(im, g->call_edge[u]);
 		}
-		sync = !t->calls[u].one_way;
+		sync = !(im->call_flags[u] & CCSG_IMPACT_ONE_WAY);
 	} else {
 		int32_t th = u - (int32_t)t->ncalls;
 
@@ -1039,7 +1042,7 @@ static int32_t finish_slot(struct ccsg_impact *im, int32_t s)
 			affect_node(im, n);
 			/* a thread node has one arc in: from its function
 			 * node, or main */
-			affect_edge(im, g->nodes[n].parent, n);
+			affect_edge(im, ccsg_edge_find(g, g->nodes[n].parent, n));
 		}
 		sync = im->joined[th];
 	}
@@ -1086,7 +1089,6 @@ static int propagate(struct ccsg_impact *im)
 int ccsg_impact_apply(struct ccsg_impact *im, const struct ccsg_change *c)
 {
 	const struct ccsg_graph *g = im->g;
-	const struct ccsg_trace *t = g->dscg->trace;
 	struct ccsg_ratio f = { c->num, c->den };
 	size_t nscales = im->nscales;
 	int32_t *memo = malloc((nscales + 1) * sizeof(int32_t));
@@ -1106,7 +1108,7 @@ int ccsg_impact_apply(struct ccsg_impact *im, const struct ccsg_change *c)
 			int32_t i = im->node_calls[q], o = im->call_scale[i];
 			struct ccsg_ratio r;
 
-			if (memo[o] >= 0 || call_host_in(t, c, i) < 0)
+			if (memo[o] >= 0 || call_host_in(im, c, i) < 0)
 				continue;
 			if ((ret = ratio_mul(im->scales[o], f, &r)))
 				break;
@@ -1121,7 +1123,7 @@ int ccsg_impact_apply(struct ccsg_impact *im, const struct ccsg_change *c)
 		for (int32_t q = im->node_start[x];
 		     !ret && q < im->node_start[x + 1]; q++) {
 			int32_t i = im->node_calls[q], o = im->call_scale[i];
-			int32_t h = call_host_in(t, c, i), s;
+			int32_t h = call_host_in(im, c, i), s;
 			int64_t before, after;
 
 			if (h < 0)

@@ -107,6 +107,8 @@ void ccsg_changes_release(struct ccsg_changes *cs);
 /* The statement as it can be written again: "reduction on ... ;". */
 void ccsg_change_format(const struct ccsg_change *c, char *buf, size_t len);
 
+enum { CCSG_IMPACT_LATENCY = 1, CCSG_IMPACT_ONE_WAY = 2 };
+
 struct ccsg_ratio {
 	uint64_t num, den;
 };
@@ -120,6 +122,11 @@ struct ccsg_impact {
 	/* The calls of each function node: node_calls[node_start[n] ..
 	 * node_start[n + 1]). */
 	int32_t *node_start, *node_calls;
+	/* Per call, what the estimate reads of it, packed apart from the
+	 * large struct ccsg_call: the host its self CPU is charged to (-1),
+	 * and CCSG_IMPACT_LATENCY | CCSG_IMPACT_ONE_WAY. */
+	int32_t *call_host;
+	uint8_t *call_flags;
 	/* Per thread: joined by the call or thread that made it (it ended
 	 * before it), for latency. */
 	uint8_t *joined;
