@@ -107,6 +107,21 @@ void ccsg_changes_release(struct ccsg_changes *cs);
 /* The statement as it can be written again: "reduction on ... ;". */
 void ccsg_change_format(const struct ccsg_change *c, char *buf, size_t len);
 
+/* fail() with "SOURCE: column C: MSG" (one_line) or "SOURCE:L:C: MSG". */
+int ccsg_spec_fail(const char *source, int one_line, struct ccsg_spec_pos pos,
+		   const char *msg);
+
+static inline uint64_t ccsg_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 enum { CCSG_IMPACT_LATENCY = 1, CCSG_IMPACT_ONE_WAY = 2 };
 
 struct ccsg_ratio {
