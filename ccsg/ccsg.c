@@ -123,7 +123,8 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 }
 
 /* The edge from -> to, made when new, count added: its index or -ENOMEM. */
-static int32_t add_edge(struct build *b, int32_t from, int32_t to, int64_t count)
+static int32_t add_edge(struct build *b, int32_t from, int32_t to,
+			int64_t count)
 {
 	struct ccsg_graph *g = b->g;
 	int32_t e = ccsg_edge_find(g, from, to);
@@ -501,13 +502,16 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	g->call_self = calloc(t->ncalls + 1, sizeof(int64_t));
 	g->call_edge = malloc((t->ncalls + 1) * sizeof(int32_t));
 	g->total = calloc(k, sizeof(int64_t));
-	b.thread_node = g->thread_node = malloc((t->nthreads + 1) * sizeof(int32_t));
-	b.thread_self = g->thread_self = calloc(t->nthreads + 1, sizeof(int64_t));
+	b.thread_node = g->thread_node =
+		malloc((t->nthreads + 1) * sizeof(int32_t));
+	b.thread_self = g->thread_self =
+		calloc(t->nthreads + 1, sizeof(int64_t));
 	b.root_thread = g->root_thread = calloc(t->nthreads + 1, 1);
 	b.served = calloc(t->nthreads + 1, 1);
 	b.serving_node = -1;
-	if (!g->call_node || !g->call_self || !g->call_edge || !g->total || !b.thread_node || !b.thread_self ||
-	    !b.root_thread || !b.served || new_node(g, CCSG_MAIN) != 0)
+	if (!g->call_node || !g->call_self || !g->call_edge || !g->total ||
+	    !b.thread_node || !b.thread_self || !b.root_thread || !b.served ||
+	    new_node(g, CCSG_MAIN) != 0)
 		goto out;
 	g->nodes[0].calls = 1;
 	/* function nodes and caller/callee arcs, in DSCG order; a call whose
@@ -534,7 +538,9 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 		g->call_edge[i] = -1;
 		if (g->call_node[i] < 0)
 			continue;
-		g->call_edge[i] = add_edge(&b, ccsg_caller_node(g, d->parent[i]), g->call_node[i], 1);
+		g->call_edge[i] =
+			add_edge(&b, ccsg_caller_node(g, d->parent[i]),
+				 g->call_node[i], 1);
 		if (g->call_edge[i] < 0)
 			goto out;
 	}

@@ -71,7 +71,7 @@ struct ccsg_graph {
 	int32_t *call_node;		/* function node of each call; -1 when its
 					 * start was lost (in no node, dscg stats) */
 	int64_t *call_self;		/* Equation 1 of each call */
-	int32_t *call_edge;		/* the arc of each call into its node, -1 */
+	int32_t *call_edge; /* the arc of each call into its node, -1 */
 	/* Per thread instance, kept for impact estimation (impact.h): */
 	int64_t *thread_self;		/* Equation 2 */
 	int32_t *thread_node;		/* its thread node */

@@ -98,14 +98,14 @@ static int read_changes(struct ccsg_changes *cs, int argc, char **argv)
 		} else {
 			continue;
 		}
-		if (ret)	/* a malformed change is bad usage */
+		if (ret) /* a malformed change is bad usage */
 			return ret == -EINVAL ? 2 : 1;
 	}
 	if (c == OPT_STOP)
 		return p.status;
 	if (!cs->n)
 		return opt_bad(&cmd_impact, "no change to estimate: give "
-			       "--change SPEC or --changes FILE");
+					    "--change SPEC or --changes FILE");
 	return 0;
 }
 
@@ -151,12 +151,15 @@ static int run_impact(int argc, char **argv)
 		free(o.idl);
 		return ret;
 	}
-	if (!(ret = session_open(&s, &o, 1)) && !(ret = estimate(&s, &im, &cs))) {
+	if (!(ret = session_open(&s, &o, 1)) &&
+	    !(ret = estimate(&s, &im, &cs))) {
 		if (ccsg_latency_build(&s.graph, &l, &n))
 			ret = fail("out of memory");
-		else if ((ret = ccsg_impact_print(stdout, &im, &cs, l, n, o.format)))
-			ret = fail(ret == -ENOMEM ? "out of memory"
-						  : "cannot write the estimate");
+		else if ((ret = ccsg_impact_print(stdout, &im, &cs, l, n,
+						  o.format)))
+			ret = fail(ret == -ENOMEM
+					   ? "out of memory"
+					   : "cannot write the estimate");
 	}
 	free(l);
 	ccsg_impact_release(&im);
@@ -167,11 +170,13 @@ static int run_impact(int argc, char **argv)
 }
 
 const struct command cmd_impact = {
-	"impact", run_impact,
+	"impact",
+	run_impact,
 	"(--change SPEC | --changes FILE)... [--db PATH] "
 	"[--format=text|json|xml|dot] [--by=function|object] [--groups FILE] "
 	"[--idl FILE.x]...",
-	"estimate the CCSG after a change of CPU, and the CCDG (CPU Consumption "
+	"estimate the CCSG after a change of CPU, and the CCDG (CPU "
+	"Consumption "
 	"Delta Graph)",
 	impact_opts,
 };

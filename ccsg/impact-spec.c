@@ -30,9 +30,9 @@ struct lex {
 	const char *p;
 	const char *source;
 	int one_line;
-	int line, col;		/* of p */
+	int line, col; /* of p */
 	int kind;
-	int quoted;		/* the word was a "string" */
+	int quoted; /* the word was a "string" */
 	char tok[256];
 	struct ccsg_spec_pos pos; /* of the token */
 };
@@ -241,8 +241,7 @@ static int percentage(struct lex *lx, struct ccsg_change *c)
 	uint64_t a, b, num, den, g;
 	char msg[512];
 
-	if (lx->kind != TK_WORD || lx->quoted ||
-	    parse_percent(lx->tok, &a, &b))
+	if (lx->kind != TK_WORD || lx->quoted || parse_percent(lx->tok, &a, &b))
 		return syntax(lx, "a percentage (20, 12.5 or 300/7)");
 	if (!a || a > (uint64_t)(red ? 100 : CCSG_INCREASE_MAX) * b) {
 		snprintf(msg, sizeof(msg),
@@ -348,7 +347,8 @@ int ccsg_changes_parse(struct ccsg_changes *cs, const char *text,
 	lx.one_line = one_line = one_line && !strchr(text, '\n');
 	next(&lx);
 	if (lx.kind == TK_END) {
-		ccsg_spec_fail(source, one_line, lx.pos, "no change: nothing but blanks and comments");
+		ccsg_spec_fail(source, one_line, lx.pos,
+			       "no change: nothing but blanks and comments");
 		return -EINVAL;
 	}
 	while (lx.kind != TK_END) {
@@ -434,4 +434,3 @@ void ccsg_change_format(const struct ccsg_change *c, char *buf, size_t len)
 	if (off < len)
 		snprintf(buf + off, len - off, ";");
 }
-

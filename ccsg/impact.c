@@ -124,12 +124,11 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 	im->total_delta = calloc(k, sizeof(int64_t));
 	im->slot_of = malloc(d->nnodes * sizeof(int32_t));
 	if (!im->node_start || !im->node_calls || !im->call_host ||
-	    !im->call_flags || !im->joined ||
-	    !im->call_scale || !im->in_changed || !im->self_delta ||
-	    !im->desc_delta || !im->sync_delta || !im->affected ||
-	    !im->ccdg_nodes || !im->edge_affected || !im->ccdg_edges ||
-	    !im->total_delta || !im->slot_of ||
-	    GROW(im->scales, im->cap_scales, 1)) {
+	    !im->call_flags || !im->joined || !im->call_scale ||
+	    !im->in_changed || !im->self_delta || !im->desc_delta ||
+	    !im->sync_delta || !im->affected || !im->ccdg_nodes ||
+	    !im->edge_affected || !im->ccdg_edges || !im->total_delta ||
+	    !im->slot_of || GROW(im->scales, im->cap_scales, 1)) {
 		ccsg_impact_release(im);
 		return -ENOMEM;
 	}
@@ -141,11 +140,11 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 
 		if (g->call_node[i] >= 0)
 			im->node_start[g->call_node[i] + 1]++;
-		im->call_host[i] =
-			c->server_proc ? ccsg_trace_host(t, c->server_proc) : -1;
-		im->call_flags[i] =
-			(has_latency(c) ? CCSG_IMPACT_LATENCY : 0) |
-			(c->one_way ? CCSG_IMPACT_ONE_WAY : 0);
+		im->call_host[i] = c->server_proc
+					   ? ccsg_trace_host(t, c->server_proc)
+					   : -1;
+		im->call_flags[i] = (has_latency(c) ? CCSG_IMPACT_LATENCY : 0) |
+				    (c->one_way ? CCSG_IMPACT_ONE_WAY : 0);
 	}
 	for (size_t i = 0; i < n; i++)
 		im->node_start[i + 1] += im->node_start[i];
@@ -376,7 +375,7 @@ static int resolve_function(struct ccsg_impact *im, struct ccsg_change *c,
 			mine += call_host_in(im, c, i) >= 0;
 		}
 		in_scope += mine;
-		if (mark[n])	/* another pattern matched it already */
+		if (mark[n]) /* another pattern matched it already */
 			continue;
 		mark[n] = 1;
 		c->calls += mine;
@@ -393,10 +392,9 @@ static int resolve_function(struct ccsg_impact *im, struct ccsg_change *c,
 	hosts[0] = 0;
 	for (size_t h = 0; h < t->nhosts; h++)
 		if (runs_on[h] && where + 1 < sizeof(hosts))
-			where += (size_t)snprintf(hosts + where,
-						  sizeof(hosts) - where,
-						  "%s%s", where ? ", " : "",
-						  t->hosts[h]);
+			where += (size_t)snprintf(
+				hosts + where, sizeof(hosts) - where, "%s%s",
+				where ? ", " : "", t->hosts[h]);
 	free(runs_on);
 	if (!matched)
 		snprintf(msg, sizeof(msg),
@@ -447,12 +445,12 @@ int ccsg_impact_resolve(struct ccsg_impact *im, struct ccsg_change *c,
 /* --- application ---------------------------------------------------------- */
 
 struct ccsg_impact_slot {
-	int32_t inst;		/* the DSCG instance */
-	int32_t pending;	/* its children with a slot, not done yet */
-	int32_t dim;		/* a changed call: its self's dimension */
-	uint8_t fn_touched;	/* a call child passed its change up */
-	int64_t self_d;		/* change of its self CPU */
-	int64_t sync_d;		/* on its synchronous path (latency) */
+	int32_t inst;	    /* the DSCG instance */
+	int32_t pending;    /* its children with a slot, not done yet */
+	int32_t dim;	    /* a changed call: its self's dimension */
+	uint8_t fn_touched; /* a call child passed its change up */
+	int64_t self_d;	    /* change of its self CPU */
+	int64_t sync_d;	    /* on its synchronous path (latency) */
 	/* all_d (all descendants) and fn_d (function children's only):
 	 * pool[2k * slot ...], k each */
 };
@@ -616,7 +614,8 @@ static int32_t finish_slot(struct ccsg_impact *im, int32_t s)
 			affect_node(im, n);
 			/* a thread node has one arc in: from its function
 			 * node, or main */
-			affect_edge(im, ccsg_edge_find(g, g->nodes[n].parent, n));
+			affect_edge(im,
+				    ccsg_edge_find(g, g->nodes[n].parent, n));
 		}
 		sync = im->joined[th];
 	}

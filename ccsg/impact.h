@@ -67,25 +67,25 @@ struct ccsg_spec_pos {
 };
 
 struct ccsg_change {
-	int kind;			/* enum ccsg_change_kind */
-	int scope;			/* enum ccsg_change_scope */
-	char *percent;			/* as written: "20", "12.5", "300/7" */
+	int kind;      /* enum ccsg_change_kind */
+	int scope;     /* enum ccsg_change_scope */
+	char *percent; /* as written: "20", "12.5", "300/7" */
 	double percent_value;
-	uint64_t num, den;		/* the factor (100 -/+ p) / 100, reduced */
-	char **where;			/* host or group names */
+	uint64_t num, den; /* the factor (100 -/+ p) / 100, reduced */
+	char **where;	   /* host or group names */
 	struct ccsg_spec_pos *where_pos;
 	size_t nwhere;
-	char **functions;		/* INTERFACE::FUNCTION patterns */
+	char **functions; /* INTERFACE::FUNCTION patterns */
 	struct ccsg_spec_pos *function_pos;
 	size_t nfunctions;
-	char *source;			/* "--change 2", or the file's path */
-	int one_line;			/* source is one line: say only columns */
-	struct ccsg_spec_pos pos;	/* of its first word */
+	char *source;		  /* "--change 2", or the file's path */
+	int one_line;		  /* source is one line: say only columns */
+	struct ccsg_spec_pos pos; /* of its first word */
 	/* Filled by ccsg_impact_resolve(): */
-	uint8_t *host_in;		/* per trace host: in scope */
-	int32_t *nodes;			/* the function nodes matched */
+	uint8_t *host_in; /* per trace host: in scope */
+	int32_t *nodes;	  /* the function nodes matched */
 	size_t nnodes;
-	int64_t calls;			/* the calls it changes */
+	int64_t calls; /* the calls it changes */
 };
 
 struct ccsg_changes {
@@ -133,7 +133,7 @@ struct ccsg_impact_slot;
 
 struct ccsg_impact {
 	const struct ccsg_graph *g;
-	size_t k;			/* vector dimensions */
+	size_t k; /* vector dimensions */
 	/* The calls of each function node: node_calls[node_start[n] ..
 	 * node_start[n + 1]). */
 	int32_t *node_start, *node_calls;
@@ -149,26 +149,26 @@ struct ccsg_impact {
 	int32_t *call_scale;
 	struct ccsg_ratio *scales;
 	size_t nscales, cap_scales;
-	int32_t *changed;		/* calls given a factor since reset */
+	int32_t *changed; /* calls given a factor since reset */
 	size_t nchanged, cap_changed;
-	uint8_t *in_changed;		/* per call: in changed */
+	uint8_t *in_changed; /* per call: in changed */
 	/* Per CCSG node: the CCDG superimposed. */
-	int64_t *self_delta, *desc_delta;	/* k per node */
-	int64_t *sync_delta;		/* CPU change on its calls' paths */
-	uint8_t *affected;		/* in the CCDG */
-	int32_t *ccdg_nodes;		/* the affected nodes, as affected */
+	int64_t *self_delta, *desc_delta; /* k per node */
+	int64_t *sync_delta;		  /* CPU change on its calls' paths */
+	uint8_t *affected;		  /* in the CCDG */
+	int32_t *ccdg_nodes;		  /* the affected nodes, as affected */
 	size_t nccdg_nodes;
-	uint8_t *edge_affected;		/* per CCSG edge: in the CCDG */
+	uint8_t *edge_affected; /* per CCSG edge: in the CCDG */
 	int32_t *ccdg_edges;
 	size_t nccdg_edges;
-	int64_t *total_delta;		/* k */
-	size_t applied;			/* changes applied since reset */
-	int64_t instances;		/* DSCG instances re-evaluated */
+	int64_t *total_delta; /* k */
+	size_t applied;	      /* changes applied since reset */
+	int64_t instances;    /* DSCG instances re-evaluated */
 	/* Scratch of ccsg_impact_apply(): per DSCG instance, its slot. */
 	int32_t *slot_of;
 	struct ccsg_impact_slot *slots;
 	size_t nslots, cap_slots;
-	int64_t *pool;			/* 2k per slot */
+	int64_t *pool; /* 2k per slot */
 	size_t cap_pool;
 	int32_t *queue;
 	size_t cap_queue;

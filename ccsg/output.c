@@ -273,7 +273,7 @@ struct impact_view {
 	const struct ccsg_changes *cs;
 	const struct ccsg_latency *lat;
 	size_t nlat;
-	int64_t *self, *desc;		/* scratch: a node's after vectors */
+	int64_t *self, *desc; /* scratch: a node's after vectors */
 };
 
 static const char *const latency_caveat =
@@ -323,7 +323,8 @@ static void node_impact_json(FILE *f, const struct impact_view *iv,
 	vec_diff(d, iv->desc, g->nodes[i].desc, k);
 	fputs(", \"desc_cpu_us_delta\": ", f);
 	json_vec(f, d, k);
-	fprintf(f, ", \"affected\": %s", iv->im->affected[i] ? "true" : "false");
+	fprintf(f, ", \"affected\": %s",
+		iv->im->affected[i] ? "true" : "false");
 }
 
 static int cmp_int32(const void *a, const void *b)
@@ -356,7 +357,9 @@ static void changes_json(FILE *f, const struct ccsg_changes *cs)
 		const struct ccsg_change *c = &cs->v[i];
 
 		ccsg_change_format(c, text, sizeof(text));
-		fprintf(f, "%s\n  {\"kind\": \"%s\", \"on\": \"%s\", \"processors\": [",
+		fprintf(f,
+			"%s\n  {\"kind\": \"%s\", \"on\": \"%s\", "
+			"\"processors\": [",
 			i ? "," : "",
 			c->kind == CCSG_REDUCTION ? "reduction" : "increase",
 			scope[c->scope]);
@@ -369,8 +372,10 @@ static void changes_json(FILE *f, const struct ccsg_changes *cs)
 			fputs(j ? ", " : "", f);
 			json_cstr(f, c->functions[j]);
 		}
-		fprintf(f, "], \"percent\": %.9g, \"factor\": \"%" PRIu64 "/%" PRIu64
-			"\", \"nodes\": [", c->percent_value, c->num, c->den);
+		fprintf(f,
+			"], \"percent\": %.9g, \"factor\": \"%" PRIu64
+			"/%" PRIu64 "\", \"nodes\": [",
+			c->percent_value, c->num, c->den);
 		for (size_t j = 0; j < c->nnodes; j++)
 			fprintf(f, "%s%d", j ? ", " : "", c->nodes[j]);
 		fprintf(f, "], \"calls\": %" PRId64 ", \"text\": ", c->calls);
@@ -402,7 +407,8 @@ static void impact_json_tail(FILE *f, const struct impact_view *iv,
 	for (size_t i = 0; edges && i < im->nccdg_edges; i++) {
 		const struct ccsg_edge *e = &g->edges[edges[i]];
 
-		fprintf(f, "%s{\"from\": %d, \"to\": %d, \"count\": %" PRId64 "}",
+		fprintf(f,
+			"%s{\"from\": %d, \"to\": %d, \"count\": %" PRId64 "}",
 			i ? ", " : "", e->from, e->to, e->count);
 	}
 	fputs("]},\n \"latency\": {\"unit\": \"us\", \"estimate\": ", f);
@@ -411,12 +417,15 @@ static void impact_json_tail(FILE *f, const struct impact_view *iv,
 	for (size_t i = 0; i < iv->nlat; i++) {
 		const struct ccsg_latency *l = &iv->lat[i];
 
-		fprintf(f, "%s\n  {\"id\": %d, \"name\": ", i ? "," : "", l->node);
+		fprintf(f, "%s\n  {\"id\": %d, \"name\": ", i ? "," : "",
+			l->node);
 		json_cstr(f, g->nodes[l->node].name);
-		fprintf(f, ", \"calls\": %" PRId64 ", \"mean_us\": %.3f, "
+		fprintf(f,
+			", \"calls\": %" PRId64 ", \"mean_us\": %.3f, "
 			"\"mean_us_after\": %.3f, \"mean_us_delta\": %.3f, "
-			"\"affected\": %s}", l->calls, l->mean / 1e3,
-			latency_after(iv, l) / 1e3, latency_delta(iv, l) / 1e3,
+			"\"affected\": %s}",
+			l->calls, l->mean / 1e3, latency_after(iv, l) / 1e3,
+			latency_delta(iv, l) / 1e3,
 			im->affected[l->node] ? "true" : "false");
 	}
 	fputs("\n ]}", f);
@@ -424,7 +433,8 @@ static void impact_json_tail(FILE *f, const struct impact_view *iv,
 	free(edges);
 }
 
-static void report_json(FILE *f, const struct ccsg_graph *g, const struct impact_view *iv)
+static void report_json(FILE *f, const struct ccsg_graph *g,
+			const struct impact_view *iv)
 {
 	size_t k = g->dims->n;
 
@@ -498,11 +508,13 @@ static void xml_impact_attrs(FILE *f, const struct impact_view *iv,
 	vec_diff(d, iv->desc, g->nodes[u].desc, k);
 	fputs("\" desc_cpu_us_delta=\"", f);
 	xml_vec(f, d, k);
-	fprintf(f, "\" affected=\"%s\"", iv->im->affected[u] ? "true" : "false");
+	fprintf(f, "\" affected=\"%s\"",
+		iv->im->affected[u] ? "true" : "false");
 }
 
-static void xml_node(FILE *f, const struct ccsg_graph *g, const struct impact_view *iv,
-		     int32_t u, int64_t count, int depth)
+static void xml_node(FILE *f, const struct ccsg_graph *g,
+		     const struct impact_view *iv, int32_t u, int64_t count,
+		     int depth)
 {
 	const struct ccsg_node *x = &g->nodes[u];
 	static const char *const kinds[] = { "main", "function", "thread" };
@@ -550,8 +562,10 @@ static void xml_changes(FILE *f, const struct ccsg_changes *cs)
 		const struct ccsg_change *c = &cs->v[i];
 
 		ccsg_change_format(c, text, sizeof(text));
-		fprintf(f, "  <change kind=\"%s\" on=\"%s\" percent=\"%.9g\" "
-			"factor=\"%" PRIu64 "/%" PRIu64 "\" calls=\"%" PRId64 "\">",
+		fprintf(f,
+			"  <change kind=\"%s\" on=\"%s\" percent=\"%.9g\" "
+			"factor=\"%" PRIu64 "/%" PRIu64 "\" calls=\"%" PRId64
+			"\">",
 			c->kind == CCSG_REDUCTION ? "reduction" : "increase",
 			scope[c->scope], c->percent_value, c->num, c->den,
 			c->calls);
@@ -572,7 +586,9 @@ static void xml_impact_tail(FILE *f, const struct impact_view *iv,
 	for (size_t i = 0; nodes && i < im->nccdg_nodes; i++)
 		fprintf(f, "  <node id=\"%d\"/>\n", nodes[i]);
 	for (size_t i = 0; edges && i < im->nccdg_edges; i++)
-		fprintf(f, "  <link from=\"%d\" to=\"%d\" count=\"%" PRId64 "\"/>\n",
+		fprintf(f,
+			"  <link from=\"%d\" to=\"%d\" count=\"%" PRId64
+			"\"/>\n",
 			g->edges[edges[i]].from, g->edges[edges[i]].to,
 			g->edges[edges[i]].count);
 	fputs(" </ccdg>\n <latency unit=\"us\" estimate=\"", f);
@@ -583,7 +599,8 @@ static void xml_impact_tail(FILE *f, const struct impact_view *iv,
 
 		fprintf(f, "  <function id=\"%d\" name=\"", l->node);
 		xml_str(f, g->nodes[l->node].name);
-		fprintf(f, "\" calls=\"%" PRId64 "\" mean_us=\"%.3f\" "
+		fprintf(f,
+			"\" calls=\"%" PRId64 "\" mean_us=\"%.3f\" "
 			"mean_us_after=\"%.3f\" mean_us_delta=\"%.3f\"/>\n",
 			l->calls, l->mean / 1e3, latency_after(iv, l) / 1e3,
 			latency_delta(iv, l) / 1e3);
@@ -593,7 +610,8 @@ static void xml_impact_tail(FILE *f, const struct impact_view *iv,
 	free(edges);
 }
 
-static void report_xml(FILE *f, const struct ccsg_graph *g, const struct impact_view *iv)
+static void report_xml(FILE *f, const struct ccsg_graph *g,
+		       const struct impact_view *iv)
 {
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ccsg trace=\"", f);
 	xml_str(f, g->dscg->trace->path);
@@ -647,17 +665,20 @@ static void dot_impact_label(FILE *f, const struct impact_view *iv,
 {
 	size_t k = g->dims->n;
 	const struct ccsg_node *x = &g->nodes[u];
-	int64_t s0 = ccsg_vec_sum(x->self, k), d0 = ccsg_vec_sum(x->desc, k), s1,
-		d1;
+	int64_t s0 = ccsg_vec_sum(x->self, k), d0 = ccsg_vec_sum(x->desc, k),
+		s1, d1;
 
 	ccsg_impact_after(iv->im, u, iv->self, iv->desc);
 	s1 = ccsg_vec_sum(iv->self, k);
 	d1 = ccsg_vec_sum(iv->desc, k);
-	fprintf(f, "\\nself %.3f -> %.3f ms (%+.3f)\\ndesc %.3f -> %.3f ms (%+.3f)",
+	fprintf(f,
+		"\\nself %.3f -> %.3f ms (%+.3f)\\ndesc %.3f -> %.3f ms "
+		"(%+.3f)",
 		ms(s0), ms(s1), ms(s1 - s0), ms(d0), ms(d1), ms(d1 - d0));
 }
 
-static void report_dot(FILE *f, const struct ccsg_graph *g, const struct impact_view *iv)
+static void report_dot(FILE *f, const struct ccsg_graph *g,
+		       const struct impact_view *iv)
 {
 	size_t k = g->dims->n;
 
@@ -672,7 +693,8 @@ static void report_dot(FILE *f, const struct ccsg_graph *g, const struct impact_
 			fputs("\\n", f);
 		}
 		fputs("green: reduced, red: increased, blue: no net change, "
-		      "grey: unaffected\";\n", f);
+		      "grey: unaffected\";\n",
+		      f);
 	}
 	for (size_t i = 0; i < g->nnodes; i++) {
 		const struct ccsg_node *x = &g->nodes[i];
@@ -683,7 +705,8 @@ static void report_dot(FILE *f, const struct ccsg_graph *g, const struct impact_
 		if (iv)
 			dot_impact_label(f, iv, g, (int32_t)i);
 		else
-			fprintf(f, "\\nself %.3f ms\\ndesc %.3f ms", ms(ccsg_vec_sum(x->self, k)),
+			fprintf(f, "\\nself %.3f ms\\ndesc %.3f ms",
+				ms(ccsg_vec_sum(x->self, k)),
 				ms(ccsg_vec_sum(x->desc, k)));
 		if (x->kind == CCSG_FUNCTION) {
 			fprintf(f, "\\n%" PRId64 " calls", x->calls);
@@ -698,14 +721,17 @@ static void report_dot(FILE *f, const struct ccsg_graph *g, const struct impact_
 		}
 		fputc('"', f);
 		if (iv)
-			fprintf(f, ", style=filled, color=\"%s\", fillcolor=\"%s\"",
+			fprintf(f,
+				", style=filled, color=\"%s\", "
+				"fillcolor=\"%s\"",
 				dot_colour(iv, g, (int32_t)i, 0),
 				dot_colour(iv, g, (int32_t)i, 1));
 		fputs("];\n", f);
 	}
 	for (size_t e = 0; e < g->nedges; e++) {
-		fprintf(f, "  n%d -> n%d [label=\"%" PRId64 "\"%s", g->edges[e].from,
-			g->edges[e].to, g->edges[e].count, g->edges[e].primary ? "" : ", style=dashed");
+		fprintf(f, "  n%d -> n%d [label=\"%" PRId64 "\"%s",
+			g->edges[e].from, g->edges[e].to, g->edges[e].count,
+			g->edges[e].primary ? "" : ", style=dashed");
 		if (iv && iv->im->edge_affected[e])
 			fprintf(f, ", penwidth=2, color=\"%s\"",
 				dot_colour(iv, g, g->edges[e].to, 0));
@@ -719,15 +745,22 @@ static void report_dot(FILE *f, const struct ccsg_graph *g, const struct impact_
 int ccsg_report_print(FILE *f, const struct ccsg_graph *g, int format)
 {
 	switch (format) {
-	case CCSG_JSON: report_json(f, g, NULL); break;
-	case CCSG_XML: report_xml(f, g, NULL); break;
-	case CCSG_DOT: report_dot(f, g, NULL); break;
+	case CCSG_JSON:
+		report_json(f, g, NULL);
+		break;
+	case CCSG_XML:
+		report_xml(f, g, NULL);
+		break;
+	case CCSG_DOT:
+		report_dot(f, g, NULL);
+		break;
 	default: report_text(f, g); break;
 	}
 	return done(f);
 }
 
-/* --- impact as text ------------------------------------------------------------ */
+/* --- impact as text
+ * ------------------------------------------------------------ */
 
 static const struct impact_view *sort_iv;
 
@@ -757,9 +790,11 @@ static void changes_text(FILE *f, const struct ccsg_graph *g,
 		const struct ccsg_change *c = &cs->v[i];
 
 		ccsg_change_format(c, text, sizeof(text));
-		fprintf(f, "  %zu. %s\n     (self CPU x %" PRIu64 "/%" PRIu64
-			": %" PRId64 " call%s of", i + 1, text, c->num, c->den,
-			c->calls, c->calls == 1 ? "" : "s");
+		fprintf(f,
+			"  %zu. %s\n     (self CPU x %" PRIu64 "/%" PRIu64
+			": %" PRId64 " call%s of",
+			i + 1, text, c->num, c->den, c->calls,
+			c->calls == 1 ? "" : "s");
 		for (size_t j = 0; j < c->nnodes; j++)
 			fprintf(f, "%s %s [%d]", j ? "," : "",
 				g->nodes[c->nodes[j]].name, c->nodes[j]);
@@ -774,27 +809,32 @@ static void total_text(FILE *f, const struct ccsg_graph *g,
 	int64_t before = ccsg_vec_sum(g->total, k);
 	int64_t delta = ccsg_vec_sum(im->total_delta, k);
 
-	fprintf(f, "user CPU of the whole system: %.3f -> %.3f ms (%+.3f ms, %+.2f%%)\n",
+	fprintf(f,
+		"user CPU of the whole system: %.3f -> %.3f ms (%+.3f ms, "
+		"%+.2f%%)\n",
 		ms(before), ms(before + delta), ms(delta),
 		before ? 100.0 * delta / before : 0.0);
 	for (size_t i = 0; i < k; i++)
-		fprintf(f, "%s%s %.3f -> %.3f (%+.3f)", i ? ", " : "  ", g->dims->names[i],
-			ms(g->total[i]), ms(g->total[i] + im->total_delta[i]),
+		fprintf(f, "%s%s %.3f -> %.3f (%+.3f)", i ? ", " : "  ",
+			g->dims->names[i], ms(g->total[i]),
+			ms(g->total[i] + im->total_delta[i]),
 			ms(im->total_delta[i]));
 	if (k)
 		fputc('\n', f);
 }
 
-static void flat_text(FILE *f, const struct ccsg_graph *g, const struct impact_view *iv,
-		      int32_t *order)
+static void flat_text(FILE *f, const struct ccsg_graph *g,
+		      const struct impact_view *iv, int32_t *order)
 {
 	size_t k = g->dims->n, n = g->nnodes;
 
-	fputs("\nFlat profile: the CCSG with the CCDG superimposed (CPU in ms, all hosts;\n"
-	      "* = affected, in the CCDG; self = Equations 1 and 2, desc = Equations 3 and 4)\n\n",
+	fputs("\nFlat profile: the CCSG with the CCDG superimposed (CPU in ms, "
+	      "all hosts;\n"
+	      "* = affected, in the CCDG; self = Equations 1 and 2, desc = "
+	      "Equations 3 and 4)\n\n",
 	      f);
-	fprintf(f, "  %10s    %10s %10s  %10s    %10s %10s %9s  name\n", "self", "after",
-		"delta", "desc", "after", "delta", "count");
+	fprintf(f, "  %10s    %10s %10s  %10s    %10s %10s %9s  name\n", "self",
+		"after", "delta", "desc", "after", "delta", "count");
 	for (size_t i = 0; i < n; i++)
 		order[i] = (int32_t)i;
 	sort_g = g;
@@ -803,29 +843,34 @@ static void flat_text(FILE *f, const struct ccsg_graph *g, const struct impact_v
 	for (size_t i = 0; i < n; i++) {
 		int32_t u = order[i];
 		const struct ccsg_node *x = &g->nodes[u];
-		int64_t s0 = ccsg_vec_sum(x->self, k), d0 = ccsg_vec_sum(x->desc, k);
+		int64_t s0 = ccsg_vec_sum(x->self, k),
+			d0 = ccsg_vec_sum(x->desc, k);
 		int64_t s1, d1;
 
 		ccsg_impact_after(iv->im, u, iv->self, iv->desc);
 		s1 = ccsg_vec_sum(iv->self, k);
 		d1 = ccsg_vec_sum(iv->desc, k);
-		fprintf(f, "%c %10.3f -> %10.3f %+10.3f  %10.3f -> %10.3f %+10.3f %9" PRId64
-			"  %s [%d]\n", iv->im->affected[u] ? '*' : ' ', ms(s0), ms(s1),
-			ms(s1 - s0), ms(d0), ms(d1), ms(d1 - d0), node_count(x), x->name, u);
+		fprintf(f,
+			"%c %10.3f -> %10.3f %+10.3f  %10.3f -> %10.3f %+10.3f "
+			"%9" PRId64 "  %s [%d]\n",
+			iv->im->affected[u] ? '*' : ' ', ms(s0), ms(s1),
+			ms(s1 - s0), ms(d0), ms(d1), ms(d1 - d0), node_count(x),
+			x->name, u);
 	}
 }
 
 static void ccdg_vec_text(FILE *f, const char *what, const int64_t *before,
 			  const int64_t *after, size_t k)
 {
-	fprintf(f, "    %-4s %10.3f -> %10.3f  delta", what, ms(ccsg_vec_sum(before, k)),
-		ms(ccsg_vec_sum(after, k)));
+	fprintf(f, "    %-4s %10.3f -> %10.3f  delta", what,
+		ms(ccsg_vec_sum(before, k)), ms(ccsg_vec_sum(after, k)));
 	for (size_t j = 0; j < k; j++)
 		fprintf(f, " %+10.3f", ms(after[j] - before[j]));
 	fputc('\n', f);
 }
 
-static void ccdg_text(FILE *f, const struct ccsg_graph *g, const struct impact_view *iv)
+static void ccdg_text(FILE *f, const struct ccsg_graph *g,
+		      const struct impact_view *iv)
 {
 	const struct ccsg_impact *im = iv->im;
 	size_t k = g->dims->n;
@@ -833,8 +878,10 @@ static void ccdg_text(FILE *f, const struct ccsg_graph *g, const struct impact_v
 
 	if (!nodes)
 		return;
-	fputs("\nCPU Consumption Delta Graph: the affected nodes and the arcs the change went\n"
-	      "through (ms; deltas per host:", f);
+	fputs("\nCPU Consumption Delta Graph: the affected nodes and the arcs "
+	      "the change went\n"
+	      "through (ms; deltas per host:",
+	      f);
 	for (size_t j = 0; j < k; j++)
 		fprintf(f, " %s", g->dims->names[j]);
 	fputs(")\n", f);
@@ -848,39 +895,52 @@ static void ccdg_text(FILE *f, const struct ccsg_graph *g, const struct impact_v
 		for (size_t e = 0; e < g->nedges; e++) {
 			const struct ccsg_edge *ed = &g->edges[e];
 
-			if (!im->edge_affected[e] || (ed->to != u && ed->from != u))
+			if (!im->edge_affected[e] ||
+			    (ed->to != u && ed->from != u))
 				continue;
 			fprintf(f, "    %-9s [%d] %s (%" PRId64 ")\n",
-				ed->to == u ? "called by" : "calls", ed->to == u ? ed->from : ed->to,
-				g->nodes[ed->to == u ? ed->from : ed->to].name, ed->count);
+				ed->to == u ? "called by" : "calls",
+				ed->to == u ? ed->from : ed->to,
+				g->nodes[ed->to == u ? ed->from : ed->to].name,
+				ed->count);
 		}
 	}
 	free(nodes);
 }
 
-static void latency_text(FILE *f, const struct ccsg_graph *g, const struct impact_view *iv)
+static void latency_text(FILE *f, const struct ccsg_graph *g,
+			 const struct impact_view *iv)
 {
-	fputs("\nPredicted mean end-to-end latency (Equation 3 of the monitoring paper, ms).\n"
-	      "This is an estimate: it assumes that the CPU removed or added lies on the\n"
-	      "critical path of each call (its own skeleton, its synchronous child calls\n"
-	      "and the threads it joins) and that the host is not saturated.\n\n", f);
-	fprintf(f, "  %8s %10s    %10s %10s  name\n", "calls", "mean", "after", "delta");
+	fputs("\nPredicted mean end-to-end latency (Equation 3 of the "
+	      "monitoring paper, ms).\n"
+	      "This is an estimate: it assumes that the CPU removed or added "
+	      "lies on the\n"
+	      "critical path of each call (its own skeleton, its synchronous "
+	      "child calls\n"
+	      "and the threads it joins) and that the host is not "
+	      "saturated.\n\n",
+	      f);
+	fprintf(f, "  %8s %10s    %10s %10s  name\n", "calls", "mean", "after",
+		"delta");
 	for (size_t i = 0; i < iv->nlat; i++) {
 		const struct ccsg_latency *l = &iv->lat[i];
 
 		if (!l->calls) {
-			fprintf(f, "  %8d %10s    %10s %10s  %s (no call with a latency)\n", 0, "-",
-				"-", "-", g->nodes[l->node].name);
+			fprintf(f,
+				"  %8d %10s    %10s %10s  %s (no call with a "
+				"latency)\n",
+				0, "-", "-", "-", g->nodes[l->node].name);
 			continue;
 		}
 		fprintf(f, "%c %8" PRId64 " %10.3f -> %10.3f %+10.3f  %s\n",
-			iv->im->affected[l->node] ? '*' : ' ', l->calls, l->mean / 1e6,
-			latency_after(iv, l) / 1e6, latency_delta(iv, l) / 1e6,
-			g->nodes[l->node].name);
+			iv->im->affected[l->node] ? '*' : ' ', l->calls,
+			l->mean / 1e6, latency_after(iv, l) / 1e6,
+			latency_delta(iv, l) / 1e6, g->nodes[l->node].name);
 	}
 }
 
-static void impact_text(FILE *f, const struct ccsg_graph *g, const struct impact_view *iv)
+static void impact_text(FILE *f, const struct ccsg_graph *g,
+			const struct impact_view *iv)
 {
 	int32_t *order = malloc((g->nnodes + 1) * sizeof(int32_t));
 
@@ -891,10 +951,14 @@ static void impact_text(FILE *f, const struct ccsg_graph *g, const struct impact
 	changes_text(f, g, iv->cs);
 	total_text(f, g, iv->im);
 	if (g->clamped)
-		fprintf(f, "negative self CPU set to 0: %" PRId64 " times (clock granularity)\n",
+		fprintf(f,
+			"negative self CPU set to 0: %" PRId64
+			" times (clock granularity)\n",
 			g->clamped);
 	if (g->unmeasured_threads)
-		fprintf(f, "user threads without a CPU time (no end record): %" PRId64 "\n",
+		fprintf(f,
+			"user threads without a CPU time (no end record): "
+			"%" PRId64 "\n",
 			g->unmeasured_threads);
 	flat_text(f, g, iv, order);
 	ccdg_text(f, g, iv);
@@ -902,7 +966,8 @@ static void impact_text(FILE *f, const struct ccsg_graph *g, const struct impact
 	free(order);
 }
 
-int ccsg_impact_print(FILE *f, const struct ccsg_impact *im, const struct ccsg_changes *cs,
+int ccsg_impact_print(FILE *f, const struct ccsg_impact *im,
+		      const struct ccsg_changes *cs,
 		      const struct ccsg_latency *lat, size_t nlat, int format)
 {
 	const struct ccsg_graph *g = im->g;
@@ -914,10 +979,18 @@ int ccsg_impact_print(FILE *f, const struct ccsg_impact *im, const struct ccsg_c
 		return -ENOMEM;
 	iv.desc = iv.self + im->k;
 	switch (format) {
-	case CCSG_JSON: report_json(f, g, &iv); break;
-	case CCSG_XML: report_xml(f, g, &iv); break;
-	case CCSG_DOT: report_dot(f, g, &iv); break;
-	default: impact_text(f, g, &iv); break;
+	case CCSG_JSON:
+		report_json(f, g, &iv);
+		break;
+	case CCSG_XML:
+		report_xml(f, g, &iv);
+		break;
+	case CCSG_DOT:
+		report_dot(f, g, &iv);
+		break;
+	default:
+		impact_text(f, g, &iv);
+		break;
 	}
 	free(iv.self);
 	return done(f);

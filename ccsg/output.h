@@ -25,7 +25,8 @@ int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names 
  * latency of lat (ccsg_latency_build() of im's graph) predicted, said to
  * be an estimate.  JSON and XML extend report's; -ENOMEM, -EIO.
  */
-int ccsg_impact_print(FILE *f, const struct ccsg_impact *im, const struct ccsg_changes *cs,
+int ccsg_impact_print(FILE *f, const struct ccsg_impact *im,
+		      const struct ccsg_changes *cs,
 		      const struct ccsg_latency *lat, size_t nlat, int format);
 int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_latency *l,
 		       size_t n, int format);

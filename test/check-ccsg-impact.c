@@ -131,7 +131,8 @@ static void assert_ccdg(const struct loaded *l, const int *want)
 	size_t n = 0;
 
 	for (; want[n] >= 0; n++)
-		ck_assert_msg(l->im.affected[want[n]], "node %s not in the CCDG",
+		ck_assert_msg(l->im.affected[want[n]],
+			      "node %s not in the CCDG",
 			      l->g.nodes[want[n]].name);
 	ck_assert_msg(l->im.nccdg_nodes == n, "%zu nodes in the CCDG, want %zu",
 		      l->im.nccdg_nodes, n);
@@ -173,8 +174,10 @@ static void rebuild(const struct loaded *l, const char *path, struct loaded *o,
 		if (!d)
 			continue;
 		snprintf(sql, sizeof(sql),
-			 "UPDATE rpc_calls SET skel_end_cpu_ns = skel_end_cpu_ns "
-			 "+ %lld WHERE call_id = %lld; UPDATE threads SET cpu_ns "
+			 "UPDATE rpc_calls SET skel_end_cpu_ns = "
+			 "skel_end_cpu_ns "
+			 "+ %lld WHERE call_id = %lld; UPDATE threads SET "
+			 "cpu_ns "
 			 "= cpu_ns + %lld WHERE proc_id = %d AND tid = %d",
 			 (long long)d, (long long)c->call_id, (long long)d,
 			 c->server_proc, c->server_tid);
@@ -232,16 +235,17 @@ static void assert_rebuild(const struct loaded *l, const char *path)
 
 /* ---- the traces ---------------------------------------------------------- */
 
-static void call4(const char *chain, unsigned proc, const char *sym,
-		  int cproc, int ctid, int sproc, int stid, int sfid,
-		  long long e0, long long c0, long long c1, long long c2,
-		  long long c3, long long e2)
+static void call4(const char *chain, unsigned proc, const char *sym, int cproc,
+		  int ctid, int sproc, int stid, int sfid, long long e0,
+		  long long c0, long long c1, long long c2, long long c3,
+		  long long e2)
 {
 	/* events e0, e0 + 1, e2, e2 + 1 */
 	long long ev[4] = { e0, e0 + 1, e2, e2 + 1 };
 	long long cpu[4] = { c0, c1, c2, c3 };
 
-	fx_call(chain, PROG, proc, sym, cproc, ctid, sproc, stid, sfid, ev, cpu);
+	fx_call(chain, PROG, proc, sym, cproc, ctid, sproc, stid, sfid, ev,
+		cpu);
 }
 
 /*
@@ -265,8 +269,8 @@ static const char *figure1(void)
 	      22);
 	call4(CH_A, 2, "times_1", 2, 1, 3, 1, 21, 2, 1000, 500, 500 + 2700,
 	      1100, 4);
-	call4(CH_A, 3, "what_to_say_1", 2, 1, 4, 1, 31, 6, 1100, 0, 3000,
-	      1200, 8);
+	call4(CH_A, 3, "what_to_say_1", 2, 1, 4, 1, 31, 6, 1100, 0, 3000, 1200,
+	      8);
 	for (int i = 0; i < 3; i++) {
 		static const long long self[3] = { 2600, 2500, 2700 };
 
@@ -494,11 +498,12 @@ START_TEST(test_threads)
 		sqlite3 *db;
 
 		ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-		ck_assert_int_eq(sqlite3_exec(db,
-					      "UPDATE threads SET end_mono_ns = "
-					      "90000 WHERE proc_id = 2 AND tid = 2",
-					      NULL, NULL, NULL),
-				 SQLITE_OK);
+		ck_assert_int_eq(
+			sqlite3_exec(db,
+				     "UPDATE threads SET end_mono_ns = "
+				     "90000 WHERE proc_id = 2 AND tid = 2",
+				     NULL, NULL, NULL),
+			SQLITE_OK);
 		sqlite3_close(db);
 	}
 	load(&l, path, NULL);
@@ -533,11 +538,12 @@ START_TEST(test_inverse)
 	sqlite3 *db;
 
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db,
-				      "UPDATE rpc_calls SET skel_end_cpu_ns = "
-				      "skel_start_cpu_ns + 1000002 + 5 * call_id",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_exec(db,
+			     "UPDATE rpc_calls SET skel_end_cpu_ns = "
+			     "skel_start_cpu_ns + 1000002 + 5 * call_id",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
 	sqlite3_close(db);
 	load(&l, path, NULL);
 	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
@@ -549,17 +555,22 @@ START_TEST(test_inverse)
 		must_change(&l, pairs[p][1]);
 		for (size_t n = 0; n < l.g.nnodes; n++)
 			for (size_t h = 0; h < l.im.k; h++)
-				ck_assert_msg(!l.im.self_delta[n * l.im.k + h] &&
-						      !l.im.desc_delta[n * l.im.k + h],
-					      "%s, then %s: %s[%zu] off by "
-					      "%lld / %lld ns",
-					      pairs[p][0], pairs[p][1],
-					      l.g.nodes[n].name, h,
-					      (long long)l.im.self_delta[n * l.im.k + h],
-					      (long long)l.im.desc_delta[n * l.im.k + h]);
+				ck_assert_msg(
+					!l.im.self_delta[n * l.im.k + h] &&
+						!l.im.desc_delta[n * l.im.k +
+								 h],
+					"%s, then %s: %s[%zu] off by "
+					"%lld / %lld ns",
+					pairs[p][0], pairs[p][1],
+					l.g.nodes[n].name, h,
+					(long long)
+						l.im.self_delta[n * l.im.k + h],
+					(long long)l.im
+						.desc_delta[n * l.im.k + h]);
 		for (size_t i = 0; i < l.t.ncalls; i++)
-			ck_assert_int_eq(ccsg_impact_call_self(&l.im, (int32_t)i),
-					 l.g.call_self[i]);
+			ck_assert_int_eq(
+				ccsg_impact_call_self(&l.im, (int32_t)i),
+				l.g.call_self[i]);
 		/* re-evaluated, though back where it was */
 		ck_assert(l.im.affected[s]);
 		ccsg_impact_reset(&l.im);
@@ -577,9 +588,10 @@ START_TEST(test_inverse)
 			want[id % 2 ? 2 : 1] +=
 				((1000002 + 5 * id) * 16 * 2 + 25) / 50;
 		for (int h = 0; h < 3; h++)
-			ck_assert_int_eq(l.g.nodes[s].self[h] +
-						 l.im.self_delta[s * l.im.k + h],
-					 want[h]);
+			ck_assert_int_eq(
+				l.g.nodes[s].self[h] +
+					l.im.self_delta[s * l.im.k + h],
+				want[h]);
 	}
 	unload(&l);
 	unlink(path);
@@ -616,7 +628,8 @@ START_TEST(test_unknown_names)
 		const char *change, *msg;
 	} bad[] = {
 		{ "reduction on all by 10% to function { FIG1_PROG::NEVER }",
-		  "test: column 39: function 'FIG1_PROG::NEVER' is never called "
+		  "test: column 39: function 'FIG1_PROG::NEVER' is never "
+		  "called "
 		  "in the trace" },
 		{ "reduction on all by 10% to function { foo, nope::x }",
 		  "test: column 44: no function 'nope::x' in the trace" },
@@ -627,14 +640,14 @@ START_TEST(test_unknown_names)
 		  "{ foo }",
 		  "test: column 32: no processor group 'fast'" },
 		{ "reduction on processor { B } by 10% to function { foo }",
-		  "test: column 51: function 'foo' never runs on the processors "
+		  "test: column 51: function 'foo' never runs on the "
+		  "processors "
 		  "named (it runs on A)" },
 	};
 	const char *path = figure1();
-	static const char idl[] =
-		"program FIG1_PROG { version FIG1_VERS {\n"
-		"  int FOO(void) = 1; int NEVER(void) = 9;\n"
-		"} = 1; } = 0x20000001;\n";
+	static const char idl[] = "program FIG1_PROG { version FIG1_VERS {\n"
+				  "  int FOO(void) = 1; int NEVER(void) = 9;\n"
+				  "} = 1; } = 0x20000001;\n";
 	struct loaded l;
 
 	load(&l, path, NULL);
@@ -713,11 +726,12 @@ START_TEST(test_syntax)
 	}
 	/* a file: lines and columns, comments, several statements */
 	{
-		static const char text[] =
-			"# what if\n"
-			"reduction on processor group { \"G 1\", G2 } by 10% to\n"
-			"  function { M::I::f, *::g };\n"
-			"INCREASE ON ALL PROCESSORS BY 300/7% TO FUNCTIONS { 4 }\n";
+		static const char text[] = "# what if\n"
+					   "reduction on processor group { \"G "
+					   "1\", G2 } by 10% to\n"
+					   "  function { M::I::f, *::g };\n"
+					   "INCREASE ON ALL PROCESSORS BY "
+					   "300/7% TO FUNCTIONS { 4 }\n";
 		char msg[1024], out[512];
 
 		ck_assert_int_eq(ccsg_changes_parse(&l.cs, text, "f", 0), 0);
@@ -734,8 +748,9 @@ START_TEST(test_syntax)
 		ck_assert_uint_eq(l.cs.v[1].num, 10);
 		ck_assert_uint_eq(l.cs.v[1].den, 7);
 		ccsg_change_format(&l.cs.v[0], out, sizeof(out));
-		ck_assert_str_eq(out, "reduction on processor group { \"G 1\", G2 } "
-				      "by 10% to function { M::I::f, *::g };");
+		ck_assert_str_eq(out,
+				 "reduction on processor group { \"G 1\", G2 } "
+				 "by 10% to function { M::I::f, *::g };");
 		/* and read back the same */
 		ck_assert_int_eq(ccsg_changes_parse(&l.cs, out, "again", 1), 0);
 		ck_assert_str_eq(l.cs.v[2].where[0], "G 1");
@@ -752,13 +767,15 @@ START_TEST(test_syntax)
 }
 END_TEST
 
-/* ---- ccsg impact ----------------------------------------------------------- */
+/* ---- ccsg impact -----------------------------------------------------------
+ */
 
 static struct tool_out impact(const char *db, const char *format,
 			      const char *change)
 {
-	return tool_run((const char *[]){ tool_path("ccsg"), "impact", "--db", db,
-					  format, "--change", change, NULL });
+	return tool_run((const char *[]){ tool_path("ccsg"), "impact", "--db",
+					  db, format, "--change", change,
+					  NULL });
 }
 
 /*
@@ -799,8 +816,8 @@ START_TEST(test_cli_json)
 	struct e2e t;
 
 	e2e_init(&t);
-	r = tool_run((const char *[]){ tool_path("ccsg"), "report", "--db", path,
-				       "--format=json", NULL });
+	r = tool_run((const char *[]){ tool_path("ccsg"), "report", "--db",
+				       path, "--format=json", NULL });
 	e2e_assert_exit(r.status, 0, "ccsg report");
 	i = impact(path, "--format=json",
 		   "reduction on processor group { D } by 20% to function "
@@ -819,7 +836,8 @@ START_TEST(test_cli_json)
 	for (int n = 0; n < nodes->n; n++) {
 		const struct jval *x = &nodes->item[n];
 		const char *name = json_need(x, "name", J_STR, "node")->str;
-		const struct jval *d = json_need(x, "self_cpu_us_delta", J_ARR, name);
+		const struct jval *d =
+			json_need(x, "self_cpu_us_delta", J_ARR, name);
 		int say = !strcmp(name, "0x20000001::say_it");
 
 		json_need(x, "self_cpu_us_after", J_ARR, name);
@@ -843,10 +861,12 @@ START_TEST(test_cli_json)
 				 "reduction");
 		ck_assert_str_eq(json_need(c, "factor", J_STR, "change")->str,
 				 "4/5");
-		ck_assert_int_eq(json_need(c, "calls", J_NUM, "change")->num, 3);
+		ck_assert_int_eq(json_need(c, "calls", J_NUM, "change")->num,
+				 3);
 	}
 	ck_assert(strstr(json_need(json_need(imp, "latency", J_OBJ, "impact"),
-				   "estimate", J_STR, "latency")->str,
+				   "estimate", J_STR, "latency")
+				 ->str,
 			 "critical path"));
 	json_free(rep);
 	json_free(imp);
@@ -878,8 +898,10 @@ START_TEST(test_cli_formats)
 	tool_out_release(&r);
 	r = impact(path, "--format=xml", spec);
 	e2e_assert_exit(r.status, 0, "ccsg impact --format=xml");
-	ck_assert(strstr(r.out, "<ccdg>") && strstr(r.out, "affected=\"true\"") &&
-		  strstr(r.out, "self_cpu_us_delta=\"0.000 1350.000 0.000 0.000\""));
+	ck_assert(strstr(r.out, "<ccdg>") &&
+		  strstr(r.out, "affected=\"true\"") &&
+		  strstr(r.out,
+			 "self_cpu_us_delta=\"0.000 1350.000 0.000 0.000\""));
 	tool_out_release(&r);
 	r = impact(path, "--format=dot", spec);
 	e2e_assert_exit(r.status, 0, "ccsg impact --format=dot");
@@ -907,21 +929,23 @@ START_TEST(test_cli_errors)
 	r = impact(path, "--format=text",
 		   "reduction on all by 150% to function { times }");
 	e2e_assert_exit(r.status, 2, "150%");
-	ck_assert_str_eq(r.err, "ccsg: error: --change 1: column 21: a reduction "
-				"is by more than 0% and at most 100%, not "
-				"'150%'\n");
+	ck_assert_str_eq(r.err,
+			 "ccsg: error: --change 1: column 21: a reduction "
+			 "is by more than 0% and at most 100%, not "
+			 "'150%'\n");
 	tool_out_release(&r);
 	r = impact(path, "--format=text",
 		   "reduction on processor { Q } by 10% to function { times }");
 	e2e_assert_exit(r.status, 1, "unknown host");
 	ck_assert(strstr(r.err, "no host 'Q'") && !*r.out);
 	tool_out_release(&r);
-	r = tool_run((const char *[]){ tool_path("ccsg"), "impact", "--db", path,
-				       NULL });
+	r = tool_run((const char *[]){ tool_path("ccsg"), "impact", "--db",
+				       path, NULL });
 	e2e_assert_exit(r.status, 2, "no change");
 	tool_out_release(&r);
-	r = tool_run((const char *[]){ tool_path("ccsg"), "impact", "--db", path,
-				       "--changes", "/nonexistent", NULL });
+	r = tool_run((const char *[]){ tool_path("ccsg"), "impact", "--db",
+				       path, "--changes", "/nonexistent",
+				       NULL });
 	e2e_assert_exit(r.status, 1, "missing --changes file");
 	tool_out_release(&r);
 	e2e_release(&t);

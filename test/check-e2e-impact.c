@@ -41,11 +41,11 @@
 static const struct fig1_deploy five_hosts = {
 	.name = "5 hosts, say_it on two",
 	.n = 5,
-	.s = {{.host = "hostD", .roles = "D"},
-	      {.host = "hostE", .roles = "D"},
-	      {.host = "hostC", .roles = "C"},
-	      {.host = "hostB", .roles = "B"},
-	      {.host = "hostA", .roles = "A"}},
+	.s = { { .host = "hostD", .roles = "D" },
+	       { .host = "hostE", .roles = "D" },
+	       { .host = "hostC", .roles = "C" },
+	       { .host = "hostB", .roles = "B" },
+	       { .host = "hostA", .roles = "A" } },
 };
 
 static int near(double pred, double meas)
@@ -57,8 +57,9 @@ static int near(double pred, double meas)
 static double foo_latency_us(struct e2e *t)
 {
 	char ccsg[PATH_MAX], idl[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
-	const char *argv[] = {ccsg, "latency", "--format=json", "--db", t->db,
-			      "--idl", idl, NULL};
+	const char *argv[] = { ccsg,   "latency", "--format=json",
+			       "--db", t->db,	  "--idl",
+			       idl,    NULL };
 	const struct jval *fns;
 	struct jval *doc;
 	char *text;
@@ -74,10 +75,11 @@ static double foo_latency_us(struct e2e *t)
 	doc = json_parse(text, "ccsg latency");
 	fns = json_need(doc, "functions", J_ARR, "latency");
 	for (int i = 0; i < fns->n; i++)
-		if (fig1_kind_of(json_need(&fns->item[i], "name", J_STR,
-					   "function")->str) == N_FOO)
-			mean = json_need(&fns->item[i], "mean_us", J_NUM,
-					 "foo")->num;
+		if (fig1_kind_of(
+			    json_need(&fns->item[i], "name", J_STR, "function")
+				    ->str) == N_FOO)
+			mean = json_need(&fns->item[i], "mean_us", J_NUM, "foo")
+				       ->num;
 	json_free(doc);
 	free(text);
 	ck_assert_msg(mean >= 0, "no latency of foo");
@@ -93,10 +95,12 @@ static double foo_latency_after_us(const struct fig1_ccsg *p)
 	ck_assert(strstr(json_need(lat, "estimate", J_STR, "latency")->str,
 			 "not saturated"));
 	for (int i = 0; i < fns->n; i++)
-		if (fig1_kind_of(json_need(&fns->item[i], "name", J_STR,
-					   "function")->str) == N_FOO)
+		if (fig1_kind_of(
+			    json_need(&fns->item[i], "name", J_STR, "function")
+				    ->str) == N_FOO)
 			return json_need(&fns->item[i], "mean_us_after", J_NUM,
-					 "foo")->num;
+					 "foo")
+				->num;
 	ck_abort_msg("no predicted latency of foo");
 	return 0;
 }
@@ -125,7 +129,7 @@ static void check_prediction(const struct fig1_deploy *base,
 	struct fig1_deploy d1 = *base, d2 = *changed;
 	struct fig1_ccsg c1, c2, p;
 	struct e2e t1, t2;
-	const char *args[] = {"--change", spec, NULL};
+	const char *args[] = { "--change", spec, NULL };
 	double lat1, lat2, lat_pred;
 	int failures = 0;
 
@@ -163,9 +167,10 @@ static void check_prediction(const struct fig1_deploy *base,
 					continue;
 				printf("  %-22s %-6s %-5s %9.3f %9.3f %9.3f "
 				       "%+8.3f%s\n",
-				       node_label[k], hn, desc ? "desc" : "self",
-				       v1 / 1000, vp / 1000, v2 / 1000,
-				       (vp - v2) / 1000, ok ? "" : "  MISSED");
+				       node_label[k], hn,
+				       desc ? "desc" : "self", v1 / 1000,
+				       vp / 1000, v2 / 1000, (vp - v2) / 1000,
+				       ok ? "" : "  MISSED");
 				failures += !ok;
 			}
 	printf("  foo's mean latency, ms: run 1 %.3f, predicted %.3f, run 2 "
@@ -176,11 +181,12 @@ static void check_prediction(const struct fig1_deploy *base,
 		      "%s: %d predictions off by more than 5%% + 1 ms (above)",
 		      changed->name, failures);
 	/* the change shows: run 1 as it is does not pass for run 2 */
-	ck_assert_msg(!near(value(&c1, kind, host, 0), value(&c2, kind, host, 0)),
-		      "%s: %s self on %s: %.0f us in run 1, %.0f in run 2: the "
-		      "change is lost in the noise",
-		      changed->name, node_label[kind], host,
-		      value(&c1, kind, host, 0), value(&c2, kind, host, 0));
+	ck_assert_msg(
+		!near(value(&c1, kind, host, 0), value(&c2, kind, host, 0)),
+		"%s: %s self on %s: %.0f us in run 1, %.0f in run 2: the "
+		"change is lost in the noise",
+		changed->name, node_label[kind], host,
+		value(&c1, kind, host, 0), value(&c2, kind, host, 0));
 	json_free(c1.json);
 	json_free(c2.json);
 	json_free(p.json);
@@ -195,8 +201,8 @@ static void check_burned(const struct fig1_deploy *d, const char *host,
 	for (int i = 0; i < d->n; i++)
 		if (!strcmp(d->s[i].host, host))
 			ck_assert_msg(fabs(d->s[i].burned_us - want_us) < 1,
-				      "%s burned %.0f us, want %.0f",
-				      host, d->s[i].burned_us, want_us);
+				      "%s burned %.0f us, want %.0f", host,
+				      d->s[i].burned_us, want_us);
 }
 
 START_TEST(test_reduction)

@@ -31,7 +31,8 @@ static const int say_it_us[] __attribute__((unused)) = FIG1_SAY_IT_US_INIT;
 
 struct fig1_server {
 	const char *host, *roles;
-	const char *env; /* "NAME=value" it runs with (FIG1_SCALE=...), or NULL */
+	const char
+		*env; /* "NAME=value" it runs with (FIG1_SCALE=...), or NULL */
 	pid_t pid;
 	int tcp, udp;
 	/* what the program printed: its threads' CPU, its components' burn */
@@ -43,23 +44,24 @@ struct fig1_server {
 struct fig1_deploy {
 	const char *name;
 	int n;
-	struct fig1_server s[FIG1_MAX_SERVERS]; /* started in this order: A last */
-	double client_cpu_us;	 /* figure1-client's thread, on A's host */
+	struct fig1_server
+		s[FIG1_MAX_SERVERS]; /* started in this order: A last */
+	double client_cpu_us;	     /* figure1-client's thread, on A's host */
 };
 
 static const struct fig1_deploy four_hosts __attribute__((unused)) = {
 	.name = "4 hosts",
 	.n = 4,
-	.s = {{.host = "hostD", .roles = "D"},
-	      {.host = "hostC", .roles = "C"},
-	      {.host = "hostB", .roles = "B"},
-	      {.host = "hostA", .roles = "A"}},
+	.s = { { .host = "hostD", .roles = "D" },
+	       { .host = "hostC", .roles = "C" },
+	       { .host = "hostB", .roles = "B" },
+	       { .host = "hostA", .roles = "A" } },
 };
 static const struct fig1_deploy two_hosts __attribute__((unused)) = {
 	.name = "2 hosts",
 	.n = 2,
-	.s = {{.host = "hostCD", .roles = "CD"},
-	      {.host = "hostAB", .roles = "AB"}},
+	.s = { { .host = "hostCD", .roles = "CD" },
+	       { .host = "hostAB", .roles = "AB" } },
 };
 
 E2E_FN const char *fig1_prog(const char *name)
@@ -88,11 +90,11 @@ E2E_FN struct fig1_server *fig1_serving(struct fig1_deploy *d, char role)
 
 /* Start argv traced, in a UTS namespace named host, with env (a
  * "NAME=value", or NULL) added to its environment; returns its pid. */
-E2E_FN pid_t fig1_spawn_hosted(struct e2e *t, const char *host,
-			       const char *env, const char *const *args,
-			       const char *out, const char *err)
+E2E_FN pid_t fig1_spawn_hosted(struct e2e *t, const char *host, const char *env,
+			       const char *const *args, const char *out,
+			       const char *err)
 {
-	const char *env_add[] = {env, NULL};
+	const char *env_add[] = { env, NULL };
 	static char script[PATH_MAX * 3 + 256];
 	const char *argv[40];
 	int n = 0;
@@ -128,9 +130,11 @@ E2E_FN void fig1_read_out(const char *path, double *cpu, double *burned)
 	*cpu = *burned = 0;
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "cpu %31s tid %d us %lld", role, &tid, &us) == 3)
+		if (sscanf(line, "cpu %31s tid %d us %lld", role, &tid, &us) ==
+		    3)
 			*cpu += (double)us;
-		else if (sscanf(line, "%31s tid %d us %lld", name, &tid, &us) == 3)
+		else if (sscanf(line, "%31s tid %d us %lld", name, &tid, &us) ==
+			 3)
 			*burned += (double)us;
 	}
 	free(text);
@@ -145,7 +149,7 @@ E2E_FN void fig1_read_out(const char *path, double *cpu, double *burned)
 E2E_FN int fig1_callee_args(struct fig1_deploy *d, struct fig1_server *s,
 			    const char **args, int n, char ports[3][64])
 {
-	static const char *const opt[] = {"-b", "-c", "-d"};
+	static const char *const opt[] = { "-b", "-c", "-d" };
 
 	for (int k = 0; k < 3; k++) {
 		size_t len = 0;
@@ -214,7 +218,8 @@ E2E_FN void fig1_run(struct e2e *t, struct fig1_deploy *d)
 	e2e_fmt(err, sizeof(err), "%s/client.err", t->dir);
 	{
 		char port[16];
-		const char *args[] = {fig1_prog("figure1-client"), port, NULL};
+		const char *args[] = { fig1_prog("figure1-client"), port,
+				       NULL };
 
 		snprintf(port, sizeof(port), "%d", fig1_serving(d, 'A')->tcp);
 		client = fig1_spawn_hosted(t, fig1_serving(d, 'A')->host, NULL,
@@ -255,20 +260,26 @@ E2E_FN void fig1_near(double got, double want, const char *what)
 		      what, got, want);
 }
 
-/* ---- the CCSG of a run ------------------------------------------------------ */
+/* ---- the CCSG of a run ------------------------------------------------------
+ */
 
 #define FIG1_MAX_HOSTS 8
 
 /* N_FOO..N_SAY are also the procedure numbers of figure1.x; N_RUNTIME
  * sums the thread nodes under main (<serving threads>, <threads of main>) */
 enum { N_MAIN, N_FOO, N_TIMES, N_WHAT, N_SAY, N_THREAD, N_RUNTIME, N_KINDS };
-static const char *const node_label[N_KINDS] __attribute__((unused)) = {
-	"main", "foo", "times", "what_to_say", "say_it", "what_to_say's threads",
-	"runtime under main"};
+static const char *const node_label[N_KINDS]
+	__attribute__((unused)) = { "main",
+				    "foo",
+				    "times",
+				    "what_to_say",
+				    "say_it",
+				    "what_to_say's threads",
+				    "runtime under main" };
 
 struct fig1_node {
-	int found;  /* nodes aggregated into this one */
-	double id;  /* the (last) node's id */
+	int found; /* nodes aggregated into this one */
+	double id; /* the (last) node's id */
 	double self[FIG1_MAX_HOSTS], desc[FIG1_MAX_HOSTS];
 	double calls, threads;
 };
@@ -286,8 +297,8 @@ struct fig1_ccsg {
  */
 E2E_FN int fig1_kind_of(const char *name)
 {
-	static const char *const names[] = {NULL, "foo", "times",
-					    "what_to_say", "say_it"};
+	static const char *const names[] = { NULL, "foo", "times",
+					     "what_to_say", "say_it" };
 	const char *sep = strstr(name, "::");
 
 	while (sep) {
@@ -312,8 +323,8 @@ E2E_FN void fig1_vector(const struct jval *node, const char *key, int nhosts,
 	ck_assert_msg(a->n == nhosts, "%s: %s has %d elements for %d hosts",
 		      what, key, a->n, nhosts);
 	for (int i = 0; i < a->n; i++) {
-		ck_assert_msg(a->item[i].type == J_NUM, "%s: %s[%d] not a number",
-			      what, key, i);
+		ck_assert_msg(a->item[i].type == J_NUM,
+			      "%s: %s[%d] not a number", what, key, i);
 		out[i] += a->item[i].num;
 	}
 }
@@ -330,8 +341,9 @@ E2E_FN void fig1_ccsg_read(struct e2e *t, struct fig1_ccsg *c, const char *cmd,
 {
 	char ccsg[PATH_MAX], idl[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
 	const struct jval *hosts, *nodes, *edges;
-	const char *argv[24] = {ccsg, cmd, "--format=json", "--db", t->db,
-				"--idl", idl, NULL};
+	const char *argv[24] = { ccsg,	 cmd,	"--format=json",
+				 "--db", t->db, "--idl",
+				 idl,	 NULL };
 	int status, wot = -1, main_id = -1, na = 7;
 	char *text;
 
@@ -370,9 +382,9 @@ E2E_FN void fig1_ccsg_read(struct e2e *t, struct fig1_ccsg *c, const char *cmd,
 		for (int i = 0; i < nodes->n; i++) {
 			const struct jval *nd = &nodes->item[i];
 			const char *kind =
-			    json_need(nd, "kind", J_STR, "node")->str;
+				json_need(nd, "kind", J_STR, "node")->str;
 			const char *name =
-			    json_need(nd, "name", J_STR, "node")->str;
+				json_need(nd, "name", J_STR, "node")->str;
 			double id = json_need(nd, "id", J_NUM, "node")->num;
 			struct fig1_node *f;
 			int k;
@@ -384,9 +396,10 @@ E2E_FN void fig1_ccsg_read(struct e2e *t, struct fig1_ccsg *c, const char *cmd,
 				k = fig1_kind_of(name);
 			} else if (!strcmp(kind, "thread")) {
 				double parent =
-				    json_need(nd, "parent", J_NUM, name)->num;
+					json_need(nd, "parent", J_NUM, name)
+						->num;
 
-				k = parent == wot ? N_THREAD
+				k = parent == wot	? N_THREAD
 				    : parent == main_id ? N_RUNTIME
 							: -1;
 			} else {
@@ -401,14 +414,21 @@ E2E_FN void fig1_ccsg_read(struct e2e *t, struct fig1_ccsg *c, const char *cmd,
 			fig1_vector(nd, self_key, c->nhosts, f->self, name);
 			fig1_vector(nd, desc_key, c->nhosts, f->desc, name);
 			if (k >= N_FOO && k <= N_SAY) {
-				f->calls += json_need(nd, "calls", J_NUM, name)->num;
-				ck_assert_int_eq(json_need(nd, "program", J_NUM, name)->num,
-						 FIG1_PROG);
-				ck_assert_int_eq(json_need(nd, "procedure", J_NUM, name)->num,
-						 k);
+				f->calls += json_need(nd, "calls", J_NUM, name)
+						    ->num;
+				ck_assert_int_eq(
+					json_need(nd, "program", J_NUM, name)
+						->num,
+					FIG1_PROG);
+				ck_assert_int_eq(
+					json_need(nd, "procedure", J_NUM, name)
+						->num,
+					k);
 			}
 			if (k == N_THREAD)
-				f->threads += json_need(nd, "threads", J_NUM, name)->num;
+				f->threads +=
+					json_need(nd, "threads", J_NUM, name)
+						->num;
 			if (k == N_WHAT)
 				wot = (int)id;
 		}

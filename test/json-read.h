@@ -26,8 +26,8 @@ struct jval {
 	int type;
 	double num;
 	char *str;
-	int n;		 /* items of an array or object */
-	char **keys;	 /* an object's */
+	int n;		   /* items of an array or object */
+	char **keys;	   /* an object's */
 	struct jval *item; /* n of them */
 };
 
@@ -56,11 +56,21 @@ JR_FN int jp_string(struct jp *j, char **out)
 		if (c == '\\') {
 			c = *j->p++;
 			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
 			case 'u': /* names are ASCII: keep a placeholder */
 				for (int i = 0; i < 4 && *j->p; i++)
 					j->p++;
@@ -189,7 +199,7 @@ JR_FN void json_free(struct jval *v)
 /* Parse text, failing the test with where it went wrong. */
 JR_FN struct jval *json_parse(const char *text, const char *what)
 {
-	struct jp j = {text, NULL};
+	struct jp j = { text, NULL };
 	struct jval *v = calloc(1, sizeof(*v));
 
 	if (!jp_value(&j, v)) {
@@ -198,8 +208,8 @@ JR_FN struct jval *json_parse(const char *text, const char *what)
 			return v;
 		j.err = "trailing text";
 	}
-	ck_abort_msg("%s: bad JSON at offset %ld: %s", what,
-		     (long)(j.p - text), j.err);
+	ck_abort_msg("%s: bad JSON at offset %ld: %s", what, (long)(j.p - text),
+		     j.err);
 	return NULL;
 }
 
@@ -213,7 +223,7 @@ JR_FN const struct jval *json_get(const struct jval *o, const char *key)
 }
 
 JR_FN const struct jval *json_need(const struct jval *o, const char *key,
-				  int type, const char *what)
+				   int type, const char *what)
 {
 	const struct jval *v = json_get(o, key);
 
@@ -221,6 +231,5 @@ JR_FN const struct jval *json_need(const struct jval *o, const char *key,
 		      what, key, type);
 	return v;
 }
-
 
 #endif

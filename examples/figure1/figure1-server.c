@@ -171,7 +171,8 @@ bool_t foo_1_svc(void *argp, int *result, struct svc_req *rq)
 	*result = n;
 out:
 	xdr_free((xdrproc_t)xdr_phrase, (char *)&text);
-	fig1_burn_us(scaled(S_FOO, FIG1_FOO_US) - scaled(S_FOO, FIG1_FOO_US) / 2);
+	fig1_burn_us(scaled(S_FOO, FIG1_FOO_US) -
+		     scaled(S_FOO, FIG1_FOO_US) / 2);
 	said("foo", scaled(S_FOO, FIG1_FOO_US));
 	return TRUE;
 }
