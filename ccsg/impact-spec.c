@@ -244,10 +244,17 @@ static int percentage(struct lex *lx, struct ccsg_change *c)
 	if (lx->kind != TK_WORD || lx->quoted || parse_percent(lx->tok, &a, &b))
 		return syntax(lx, "a percentage (20, 12.5 or 300/7)");
 	if (!a || a > (uint64_t)(red ? 100 : CCSG_INCREASE_MAX) * b) {
-		snprintf(msg, sizeof(msg),
-			 "%s is by more than 0%% and at most %d%%, not '%s%%'",
-			 red ? "a reduction" : "an increase",
-			 red ? 100 : CCSG_INCREASE_MAX, lx->tok);
+		if (red)
+			snprintf(msg, sizeof(msg),
+				 "a reduction is by more than 0%% and at most "
+				 "100%%, not '%s%%' (an increase can be up to "
+				 "%d%%)",
+				 lx->tok, CCSG_INCREASE_MAX);
+		else
+			snprintf(msg, sizeof(msg),
+				 "an increase is by more than 0%% and at most "
+				 "%d%%, not '%s%%'",
+				 CCSG_INCREASE_MAX, lx->tok);
 		ccsg_spec_fail(lx->source, lx->one_line, lx->pos, msg);
 		return -EINVAL;
 	}

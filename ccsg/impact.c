@@ -635,6 +635,14 @@ static int32_t finish_slot(struct ccsg_impact *im, int32_t s)
 	return --im->slots[ps].pending == 0 ? ps : -1;
 }
 
+/* The scratch of a change, done with. */
+static void drop_slots(struct ccsg_impact *im)
+{
+	for (size_t s = 0; s < im->nslots; s++)
+		im->slot_of[im->slots[s].inst] = -1;
+	im->nslots = 0;
+}
+
 /* Steps (2) and (3): the slots, leaves first. */
 static int propagate(struct ccsg_impact *im)
 {
@@ -652,10 +660,8 @@ static int propagate(struct ccsg_impact *im)
 		if (ready >= 0)
 			im->queue[tail++] = ready;
 	}
-	for (size_t s = 0; s < im->nslots; s++)
-		im->slot_of[im->slots[s].inst] = -1;
 	im->instances += (int64_t)im->nslots;
-	im->nslots = 0;
+	drop_slots(im);
 	return 0;
 }
 
@@ -724,7 +730,9 @@ int ccsg_impact_apply(struct ccsg_impact *im, const struct ccsg_change *c)
 	free(memo);
 	if (!ret)
 		ret = propagate(im);
-	if (!ret)
+	if (ret)
+		drop_slots(im);
+	else
 		im->applied++;
 	return ret;
 }

@@ -195,9 +195,10 @@ void ccsg_impact_release(struct ccsg_impact *im);
 int ccsg_impact_resolve(struct ccsg_impact *im, struct ccsg_change *c,
 			const struct ccsg_names *nm);
 
-/* Apply resolved change c on top of those applied before.  0 or
- * -ENOMEM; -ERANGE when the factors compounded on one call no longer
- * fit in 64 bits (nothing applied). */
+/* Apply resolved change c on top of those applied before.  0;
+ * -ERANGE when the factors compounded on one call no longer fit in 64
+ * bits (nothing applied); -ENOMEM, after which the estimate holds part
+ * of c: ccsg_impact_reset() it. */
 int ccsg_impact_apply(struct ccsg_impact *im, const struct ccsg_change *c);
 
 /* Back to the CCSG as traced, in time proportional to what changed. */

@@ -643,14 +643,12 @@ static void report_xml(FILE *f, const struct ccsg_graph *g,
  * grey unaffected; the CCDG's arcs are drawn bold in their target's
  * colour.
  */
-static const char *dot_colour(const struct impact_view *iv,
-			      const struct ccsg_graph *g, int32_t u, int fill)
+static const char *dot_colour(const struct impact_view *iv, int32_t u, int fill)
 {
 	size_t k = iv->im->k;
 	int64_t d = ccsg_vec_sum(iv->im->self_delta + (size_t)u * k, k) +
 		    ccsg_vec_sum(iv->im->desc_delta + (size_t)u * k, k);
 
-	(void)g;
 	if (!iv->im->affected[u])
 		return fill ? "grey92" : "grey50";
 	if (d < 0)
@@ -724,8 +722,8 @@ static void report_dot(FILE *f, const struct ccsg_graph *g,
 			fprintf(f,
 				", style=filled, color=\"%s\", "
 				"fillcolor=\"%s\"",
-				dot_colour(iv, g, (int32_t)i, 0),
-				dot_colour(iv, g, (int32_t)i, 1));
+				dot_colour(iv, (int32_t)i, 0),
+				dot_colour(iv, (int32_t)i, 1));
 		fputs("];\n", f);
 	}
 	for (size_t e = 0; e < g->nedges; e++) {
@@ -734,7 +732,7 @@ static void report_dot(FILE *f, const struct ccsg_graph *g,
 			g->edges[e].primary ? "" : ", style=dashed");
 		if (iv && iv->im->edge_affected[e])
 			fprintf(f, ", penwidth=2, color=\"%s\"",
-				dot_colour(iv, g, g->edges[e].to, 0));
+				dot_colour(iv, g->edges[e].to, 0));
 		else if (iv)
 			fputs(", color=\"grey50\"", f);
 		fputs("];\n", f);

@@ -932,7 +932,7 @@ START_TEST(test_cli_errors)
 	ck_assert_str_eq(r.err,
 			 "ccsg: error: --change 1: column 21: a reduction "
 			 "is by more than 0% and at most 100%, not "
-			 "'150%'\n");
+			 "'150%' (an increase can be up to 10000%)\n");
 	tool_out_release(&r);
 	r = impact(path, "--format=text",
 		   "reduction on processor { Q } by 10% to function { times }");
