@@ -197,7 +197,8 @@ void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,
 }
 
 void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
-			      uint64_t mono_ns, uint64_t cpu_ns, uint32_t how)
+			      uint64_t mono_ns, uint64_t cpu_ns, uint32_t how,
+			      uint8_t mon_off)
 {
 	struct rec_thread_end r = {
 		.hdr = { .type = CAUSAL_REC_THREAD_END,
@@ -205,6 +206,7 @@ void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
 			 .aux = how,
 			 .mono_ns = mono_ns },
 		.cpu_ns = cpu_ns,
+		.mon_off = mon_off,
 	};
 
 	causal_encode_record(pk, &r.hdr);

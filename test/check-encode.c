@@ -44,7 +44,7 @@ START_TEST(thread_start_with_context)
 	r.ctx.event = 5;
 	r.ctx.function = 11;
 	f = encode_and_unpack(&r.hdr, &sb, &up);
-	ck_assert_uint_eq(up.data.via.array.size, 8);
+	ck_assert_uint_eq(up.data.via.array.size, 9);
 	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_THREAD_START);
 	ck_assert_uint_eq(f[1].via.u64, 7);
 	ck_assert_uint_eq(f[2].via.u64, 123456789012ull);
@@ -182,13 +182,13 @@ START_TEST(rpc_records_have_documented_shapes)
 		size_t body, extra, elements;
 	} shapes[] = {
 		{ CAUSAL_REC_RPC_STUB_START, sizeof(struct rec_rpc_stub_start),
-		  16, 16 },
-		{ CAUSAL_REC_RPC_STUB_END, sizeof(struct rec_rpc_stub_end), 0,
-		  13 },
-		{ CAUSAL_REC_RPC_SKEL_START, sizeof(struct rec_rpc_skel_start),
 		  16, 17 },
+		{ CAUSAL_REC_RPC_STUB_END, sizeof(struct rec_rpc_stub_end), 0,
+		  14 },
+		{ CAUSAL_REC_RPC_SKEL_START, sizeof(struct rec_rpc_skel_start),
+		  16, 18 },
 		{ CAUSAL_REC_RPC_SKEL_END, sizeof(struct rec_rpc_skel_end), 0,
-		  10 },
+		  11 },
 		{ CAUSAL_REC_RPC_SITE, sizeof(struct rec_rpc_site), 8, 6 },
 		{ CAUSAL_REC_RPC_OBJECT, sizeof(struct rec_rpc_object), 8, 9 },
 	};

@@ -514,6 +514,9 @@ static struct fixture_rpc fixture_probe(const struct rec_rpc_probe *p)
 	};
 }
 
+/* mon_off of an RPC probe: the last field of each of the four. */
+#define PROBE_MON(p, r) (fl->rpc_mon_off = (r)->mon_off)
+
 /*
  * The record in mem as log-fixture.h writes it from log-format.h: by
  * hand, field by field, independently of records.def.
@@ -544,16 +547,17 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_THREAD_START: {
 		struct rec_thread_start *r = (void *)rec;
 
-		fixture_log_thread_start(fl, tid, mono, rec->aux, r->os_tid,
-					 r->marker, r->cpu_ns,
-					 r->ctx.set ? r->ctx.chain : NULL,
-					 r->ctx.event, r->ctx.function);
+		fixture_log_thread_start_mon(
+			fl, tid, mono, rec->aux, r->os_tid, r->marker,
+			r->cpu_ns, r->ctx.set ? r->ctx.chain : NULL,
+			r->ctx.event, r->ctx.function, r->mon_off);
 		break;
 	}
 	case CAUSAL_REC_THREAD_END: {
 		struct rec_thread_end *r = (void *)rec;
 
-		fixture_log_thread_end(fl, tid, mono, r->cpu_ns, rec->aux);
+		fixture_log_thread_end_mon(fl, tid, mono, r->cpu_ns, rec->aux,
+					   r->mon_off);
 		break;
 	}
 	case CAUSAL_REC_DROPS:
@@ -584,6 +588,19 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_THREAD_SPAWN:
 		fixture_log_spawn(fl, tid, mono, rec->aux);
 		break;
+	case CAUSAL_REC_MONITOR: {
+		struct rec_monitor *r = (void *)rec;
+		struct tail_reader t = { r->tail };
+		char s3[256];
+		const char *host = tail_str(&t, s1, r->host_len);
+		const char *iface = tail_str(&t, s2, r->interface_len);
+
+		rec->tid = 0;
+		fixture_log_monitor(fl, mono, r->seq, r->kind, r->types,
+				    r->named, r->on, r->selections, host, iface,
+				    tail_str(&t, s3, r->function_len));
+		break;
+	}
 	case CAUSAL_REC_LOSS: {
 		struct rec_loss *r = (void *)rec;
 		uint64_t pairs[64][2];
@@ -602,6 +619,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_RPC_STUB_START: {
 		struct rec_rpc_stub_start *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
+
+		PROBE_MON(p, r);
 		struct tail_reader t = { r->tail };
 
 		fixture_log_stub_start(fl, &p, r->prog, r->vers, r->proc,
@@ -613,6 +632,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_stub_end *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
+		PROBE_MON(p, r);
+
 		r->tag_sent = 1; /* what the fixture writes */
 		fixture_log_stub_end(fl, &p, r->status, r->args_bytes,
 				     r->results_bytes, r->reply_tag);
@@ -621,6 +642,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_RPC_SKEL_START: {
 		struct rec_rpc_skel_start *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
+
+		PROBE_MON(p, r);
 		struct tail_reader t = { r->tail };
 
 		fixture_log_skel_start(fl, &p, r->prog, r->vers, r->proc,
@@ -632,6 +655,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_RPC_SKEL_END: {
 		struct rec_rpc_skel_end *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
+
+		PROBE_MON(p, r);
 
 		fixture_log_skel_end(fl, &p, r->reply, r->results_bytes);
 		break;

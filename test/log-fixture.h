@@ -30,6 +30,7 @@ struct fixture_log {
 	void *cbuf;
 	size_t ccap;
 	int level;
+	unsigned rpc_mon_off; /* mon_off of the RPC probes written (0) */
 };
 
 static inline void fixture_le32(uint8_t *p, uint32_t v)
@@ -147,33 +148,77 @@ static inline void fixture_log_header(struct fixture_log *fl, uint64_t mono,
 }
 
 /* chain: NULL for a nil ctx. */
-static inline void fixture_log_thread_start(struct fixture_log *fl, uint64_t tid,
-					    uint64_t mono, uint64_t parent_tid,
-					    uint64_t os_tid, unsigned marker,
-					    uint64_t cpu, const uint8_t *chain,
-					    uint64_t event, uint64_t function)
+/* mon_off: the monitoring types the record does not measure (cpu). */
+static inline void
+fixture_log_thread_start_mon(struct fixture_log *fl, uint64_t tid,
+			     uint64_t mono, uint64_t parent_tid,
+			     uint64_t os_tid, unsigned marker, uint64_t cpu,
+			     const uint8_t *chain, uint64_t event,
+			     uint64_t function, unsigned mon_off)
 {
-	fixture_log_begin(fl, CAUSAL_REC_THREAD_START, tid, mono, 5);
+	fixture_log_begin(fl, CAUSAL_REC_THREAD_START, tid, mono, 6);
 	msgpack_pack_uint64(&fl->pk, parent_tid);
 	msgpack_pack_uint64(&fl->pk, os_tid);
 	msgpack_pack_uint64(&fl->pk, marker);
 	msgpack_pack_uint64(&fl->pk, cpu);
 	if (!chain) {
 		msgpack_pack_nil(&fl->pk);
-		return;
+	} else {
+		msgpack_pack_array(&fl->pk, 3);
+		fixture_log_bin(fl, chain, CAUSAL_CHAIN_ID_LEN);
+		msgpack_pack_uint64(&fl->pk, event);
+		msgpack_pack_uint64(&fl->pk, function);
 	}
-	msgpack_pack_array(&fl->pk, 3);
-	fixture_log_bin(fl, chain, CAUSAL_CHAIN_ID_LEN);
-	msgpack_pack_uint64(&fl->pk, event);
-	msgpack_pack_uint64(&fl->pk, function);
+	msgpack_pack_uint64(&fl->pk, mon_off);
+}
+
+static inline void fixture_log_thread_start(struct fixture_log *fl,
+					    uint64_t tid, uint64_t mono,
+					    uint64_t parent_tid,
+					    uint64_t os_tid, unsigned marker,
+					    uint64_t cpu, const uint8_t *chain,
+					    uint64_t event, uint64_t function)
+{
+	fixture_log_thread_start_mon(fl, tid, mono, parent_tid, os_tid, marker,
+				     cpu, chain, event, function, 0);
+}
+
+static inline void fixture_log_thread_end_mon(struct fixture_log *fl,
+					      uint64_t tid, uint64_t mono,
+					      uint64_t cpu, unsigned how,
+					      unsigned mon_off)
+{
+	fixture_log_begin(fl, CAUSAL_REC_THREAD_END, tid, mono, 3);
+	msgpack_pack_uint64(&fl->pk, cpu);
+	msgpack_pack_uint64(&fl->pk, how);
+	msgpack_pack_uint64(&fl->pk, mon_off);
 }
 
 static inline void fixture_log_thread_end(struct fixture_log *fl, uint64_t tid,
-					  uint64_t mono, uint64_t cpu, unsigned how)
+					  uint64_t mono, uint64_t cpu,
+					  unsigned how)
 {
-	fixture_log_begin(fl, CAUSAL_REC_THREAD_END, tid, mono, 2);
-	msgpack_pack_uint64(&fl->pk, cpu);
-	msgpack_pack_uint64(&fl->pk, how);
+	fixture_log_thread_end_mon(fl, tid, mono, cpu, how, 0);
+}
+
+/* MONITOR: host, iface, func NULL for none (an empty string). */
+static inline void fixture_log_monitor(struct fixture_log *fl, uint64_t mono,
+				       uint64_t seq, unsigned kind,
+				       unsigned types, unsigned named,
+				       unsigned on, uint64_t selections,
+				       const char *host, const char *iface,
+				       const char *func)
+{
+	fixture_log_begin(fl, CAUSAL_REC_MONITOR, 0, mono, 9);
+	msgpack_pack_uint64(&fl->pk, seq);
+	msgpack_pack_uint64(&fl->pk, kind);
+	msgpack_pack_uint64(&fl->pk, types);
+	msgpack_pack_uint64(&fl->pk, named);
+	msgpack_pack_uint64(&fl->pk, on);
+	msgpack_pack_uint64(&fl->pk, selections);
+	fixture_log_str(fl, host ? host : "");
+	fixture_log_str(fl, iface ? iface : "");
+	fixture_log_str(fl, func ? func : "");
 }
 
 static inline void fixture_log_drops(struct fixture_log *fl, uint64_t tid,
@@ -268,7 +313,7 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 					  size_t peer_len, uint64_t site_id,
 					  uint64_t xid, unsigned flags)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_START, p, 8);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_START, p, 9);
 	msgpack_pack_uint64(&fl->pk, prog);
 	msgpack_pack_uint64(&fl->pk, vers);
 	msgpack_pack_uint64(&fl->pk, proc);
@@ -277,6 +322,7 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, site_id);
 	msgpack_pack_uint64(&fl->pk, xid);
 	msgpack_pack_uint64(&fl->pk, flags);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_stub_end(struct fixture_log *fl,
@@ -284,12 +330,13 @@ static inline void fixture_log_stub_end(struct fixture_log *fl,
 					uint64_t args_bytes, uint64_t results_bytes,
 					unsigned reply_tag)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p, 5);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p, 6);
 	msgpack_pack_uint64(&fl->pk, status);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
 	msgpack_pack_uint64(&fl->pk, reply_tag);
 	msgpack_pack_uint64(&fl->pk, 1); /* tag_sent: a traced client's */
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_skel_start(struct fixture_log *fl,
@@ -299,7 +346,7 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 					  size_t peer_len, uint64_t object_id,
 					  uint64_t xid, uint64_t args_bytes, unsigned tag)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_START, p, 9);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_START, p, 10);
 	msgpack_pack_uint64(&fl->pk, prog);
 	msgpack_pack_uint64(&fl->pk, vers);
 	msgpack_pack_uint64(&fl->pk, proc);
@@ -309,15 +356,17 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, xid);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, tag);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_skel_end(struct fixture_log *fl,
 					const struct fixture_rpc *p, unsigned reply,
 					uint64_t results_bytes)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_END, p, 2);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_END, p, 3);
 	msgpack_pack_uint64(&fl->pk, reply);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_rpc_site(struct fixture_log *fl, uint64_t tid,

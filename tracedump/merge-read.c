@@ -133,6 +133,8 @@ static int take_record(struct proc *p, const struct record *r)
 		t->marker = r->thread_start.marker;
 		t->start_mono = r->mono_ns;
 		t->start_cpu = r->thread_start.cpu_ns;
+		if (!(r->thread_start.mon_off & CAUSAL_MONTYPE_CPU))
+			t->has |= T_START_CPU;
 		if (r->thread_start.ctx.set) {
 			t->has |= T_CTX;
 			memcpy(t->chain, r->thread_start.ctx.chain, CAUSAL_CHAIN_ID_LEN);
@@ -146,6 +148,8 @@ static int take_record(struct proc *p, const struct record *r)
 		t->has |= T_END;
 		t->end_mono = r->mono_ns;
 		t->end_cpu = r->thread_end.cpu_ns;
+		if (!(r->thread_end.mon_off & CAUSAL_MONTYPE_CPU))
+			t->has |= T_END_CPU;
 		t->end_how = r->thread_end.how;
 		break;
 	case CAUSAL_REC_DROPS:

@@ -45,7 +45,7 @@ struct merge {
 	sqlite3 *db;
 	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
-	sqlite3_stmt *ins_probe, *ins_site, *ins_object;
+	sqlite3_stmt *ins_probe, *ins_site, *ins_object, *ins_monitor;
 	struct rpc_calls rpc;
 	struct spawn_links spawns;	/* parent links made at the end */
 	msgpack_zone zone;		/* to decode RPC records again */
@@ -195,10 +195,38 @@ static int take_rpc_meta(struct merge *m, uint64_t seq, const struct record *r)
 	return step(m, st, "insert rpc object");
 }
 
+/* A switch of the monitoring state: a row of monitor_switches. */
+static int take_monitor(struct merge *m, uint64_t seq, const struct record *r)
+{
+	const struct record_monitor *mo = &r->monitor;
+	sqlite3_stmt *st = m->ins_monitor;
+	char types[64], named[64];
+
+	record_monitor_types(types, sizeof(types), mo->types, '|');
+	record_monitor_types(named, sizeof(named), mo->named, '|');
+	sqlite3_bind_int64(st, 1, m->proc_id);
+	sqlite3_bind_int64(st, 2, (int64_t)seq);
+	sqlite3_bind_int64(st, 3, (int64_t)r->mono_ns);
+	sqlite3_bind_int64(st, 4, (int64_t)mo->seq);
+	bind_name(st, 5, record_monitor_kind_name(mo->kind));
+	sqlite3_bind_text(st, 6, types, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 7, named, -1, SQLITE_TRANSIENT);
+	if (mo->kind == CAUSAL_MONITOR_SELECT) {
+		bind_text(st, 8, mo->host.ptr, mo->host.len);
+		bind_text(st, 9, mo->interface.ptr, mo->interface.len);
+		bind_text(st, 10, mo->function.ptr, mo->function.len);
+		bind_name(st, 11, mo->on ? "on" : "off");
+	}
+	sqlite3_bind_int64(st, 12, (int64_t)mo->selections);
+	return step(m, st, "insert monitor switch");
+}
+
 /* Main thread: an RPC record (number seq of the process). */
 static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 {
 	switch (r->type) {
+	case CAUSAL_REC_MONITOR:
+		return take_monitor(m, seq, r);
 	case CAUSAL_REC_RPC_STUB_START:
 		return take_probe(m, seq, r, &r->stub_start.p);
 	case CAUSAL_REC_RPC_STUB_END:
@@ -214,9 +242,12 @@ static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 	return 0;
 }
 
+/* The records stored in a table of their own besides records. */
 static bool is_rpc(uint64_t type)
 {
-	return type >= CAUSAL_REC_RPC_STUB_START && type <= CAUSAL_REC_RPC_OBJECT;
+	return (type >= CAUSAL_REC_RPC_STUB_START &&
+		type <= CAUSAL_REC_RPC_OBJECT) ||
+	       type == CAUSAL_REC_MONITOR;
 }
 
 /* Decode an RPC record again from its bytes: few, so not worth a copy. */
@@ -306,16 +337,21 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 			sqlite3_bind_int64(st, 4, (int64_t)t->os_tid);
 			bind_name(st, 5, record_marker_name(t->marker));
 			sqlite3_bind_int64(st, 6, (int64_t)t->start_mono);
-			sqlite3_bind_int64(st, 7, (int64_t)t->start_cpu);
+			/* NULL: the cpu type was off (monitor_switches) */
+			if (t->has & T_START_CPU)
+				sqlite3_bind_int64(st, 7,
+						   (int64_t)t->start_cpu);
 		}
 		if (t->has & T_SPAWN)
 			sqlite3_bind_int64(st, 8, (int64_t)t->spawn_mono);
 		if (t->has & T_END) {
 			sqlite3_bind_int64(st, 9, (int64_t)t->end_mono);
-			sqlite3_bind_int64(st, 10, (int64_t)t->end_cpu);
+			if (t->has & T_END_CPU)
+				sqlite3_bind_int64(st, 10, (int64_t)t->end_cpu);
 			bind_name(st, 11, record_thread_end_name(t->end_how));
 		}
-		if ((t->has & T_START) && (t->has & T_END))
+		if ((t->has & (T_START | T_START_CPU | T_END | T_END_CPU)) ==
+		    (T_START | T_START_CPU | T_END | T_END_CPU))
 			sqlite3_bind_int64(st, 12, (int64_t)(t->end_cpu - t->start_cpu));
 		if (t->has & T_CTX) {
 			bind_hex(st, 13, t->chain, CAUSAL_CHAIN_ID_LEN);
@@ -546,24 +582,36 @@ static int open_db(struct merge *m, const char *path)
 	 * 17.4 s against 16.0 s).  A bigger cache only moved the writes to
 	 * the commit; 4 KiB or 16 KiB pages were slower.
 	 */
-	if (exec(m->db, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
+	if (exec(m->db,
+		 "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
 		 " PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 		 " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
 		 " PRAGMA threads=2; BEGIN") ||
 	    schema_create(m->db) ||
-	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)", &m->ins_file) ||
+	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)",
+		    &m->ins_file) ||
 	    prepare(m, "INSERT INTO hosts VALUES(?,?)", &m->ins_host) ||
-	    prepare(m, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
-	    prepare(m, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?)", &m->ins_thread) ||
-	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec) ||
+	    prepare(m,
+		    "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?,?,?,?,?)",
+		    &m->ins_proc) ||
+	    prepare(m,
+		    "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?)",
+		    &m->ins_thread) ||
+	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)",
+		    &m->ins_rec) ||
 	    prepare(m, "INSERT INTO rpc_probes VALUES(?,?,?,?,?,?,?,?,?,?)",
 		    &m->ins_probe) ||
 	    prepare(m, "INSERT OR IGNORE INTO rpc_sites VALUES(?,?,?,?)",
 		    &m->ins_site) ||
-	    prepare(m, "INSERT OR IGNORE INTO rpc_objects VALUES(?,?,?,?,?,?,?)",
-		    &m->ins_object))
+	    prepare(m,
+		    "INSERT OR IGNORE INTO rpc_objects VALUES(?,?,?,?,?,?,?)",
+		    &m->ins_object) ||
+	    prepare(m,
+		    "INSERT INTO monitor_switches VALUES(?,?,?,?,?,?,?,?,?,"
+		    "?,?,?)",
+		    &m->ins_monitor))
 		return -1;
 	return prepare_batch(m);
 }
@@ -579,7 +627,9 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_probe);
 	sqlite3_finalize(m->ins_site);
 	sqlite3_finalize(m->ins_object);
+	sqlite3_finalize(m->ins_monitor);
 	m->ins_recs = m->ins_probe = m->ins_site = m->ins_object = NULL;
+	m->ins_monitor = NULL;
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
 	sqlite3_close(m->db);
 	m->db = NULL;

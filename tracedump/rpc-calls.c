@@ -27,6 +27,7 @@ struct rpc_probe {
 	uint64_t tag;			/* stub end: reply_tag; skel start: tag */
 	size_t addr;			/* strings offset of the peer, or NO_STR */
 	unsigned type;
+	unsigned mon_off; /* CAUSAL_MONTYPE_* not measured */
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 };
 
@@ -131,6 +132,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		p->id = r->stub_start.site_id;
 		p->xid = r->stub_start.xid;
 		p->flags = r->stub_start.flags;
+		p->mon_off = (unsigned)r->stub_start.mon_off;
 		if (add_addr(rc, &r->stub_start.peer, &p->addr))
 			return -ENOMEM;
 		break;
@@ -142,6 +144,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		p->tag = r->stub_end.reply_tag;
 		/* whether the tag went out is known only at the stub's end */
 		p->flags = r->stub_end.tag_sent ? CAUSAL_RPC_TAG_SENT : 0;
+		p->mon_off = (unsigned)r->stub_end.mon_off;
 		break;
 	case CAUSAL_REC_RPC_SKEL_START:
 		take_common(p, &r->skel_start.p);
@@ -153,6 +156,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		p->xid = r->skel_start.xid;
 		p->args_bytes = r->skel_start.args_bytes;
 		p->tag = r->skel_start.tag;
+		p->mon_off = (unsigned)r->skel_start.mon_off;
 		if (add_addr(rc, &r->skel_start.peer, &p->addr))
 			return -ENOMEM;
 		break;
@@ -160,6 +164,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		take_common(p, &r->skel_end.p);
 		p->status = r->skel_end.reply;
 		p->results_bytes = r->skel_end.results_bytes;
+		p->mon_off = (unsigned)r->skel_end.mon_off;
 		break;
 	}
 	rc->n_probes++;
@@ -295,15 +300,40 @@ static void bind_str(const struct rpc_calls *rc, sqlite3_stmt *st, int col,
 		sqlite3_bind_text(st, col, rc->strings + off, -1, SQLITE_STATIC);
 }
 
-/* event, ns, exit_ns, cpu_ns of one probe from column col on. */
+/* event, ns, exit_ns, cpu_ns of one probe from column col on; what it
+ * did not measure (mon_off) stays NULL. */
 static void bind_probe(sqlite3_stmt *st, int col, const struct rpc_probe *p)
 {
 	if (!p)
 		return;
 	bind_u64(st, col, p->event);
-	bind_u64(st, col + 1, p->mono);
-	bind_u64(st, col + 2, p->mono_exit);
-	bind_u64(st, col + 3, p->cpu);
+	if (!(p->mon_off & CAUSAL_MONTYPE_LATENCY)) {
+		bind_u64(st, col + 1, p->mono);
+		bind_u64(st, col + 2, p->mono_exit);
+	}
+	if (!(p->mon_off & CAUSAL_MONTYPE_CPU))
+		bind_u64(st, col + 3, p->cpu);
+}
+
+/* Did p record what it says of the call (monitoring type semantics)? */
+static bool semantic(const struct rpc_probe *p)
+{
+	return p && !(p->mon_off & CAUSAL_MONTYPE_SEMANTICS);
+}
+
+/* The types a side was monitored with: 'semantics|latency|cpu'. */
+static void bind_mon(sqlite3_stmt *st, int col, const struct rpc_probe *p)
+{
+	char text[64];
+
+	if (!p)
+		return;
+	record_monitor_types(text, sizeof(text),
+			     (CAUSAL_MONTYPE_SEMANTICS |
+			      CAUSAL_MONTYPE_LATENCY | CAUSAL_MONTYPE_CPU) &
+				     ~p->mon_off,
+			     '|');
+	sqlite3_bind_text(st, col, text, -1, SQLITE_TRANSIENT);
 }
 
 #define PROBE(i) ((i) == NONE ? NULL : &rc->probes[i])
@@ -341,12 +371,14 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 	if (cs) {
 		bind_u64(st, 8, cs->flags | (ce ? ce->flags : 0));
 		sqlite3_bind_int(st, 9, !!(cs->flags & CAUSAL_RPC_ONE_WAY));
+	}
+	if (semantic(cs)) {
 		bind_name(st, 13, site_symbol(rc, cs->proc_id, cs->id));
 		bind_str(rc, st, 14, cs->addr);
 	}
 	bind_probe(st, 15, cs);
 	bind_probe(st, 19, ce);
-	if (ce) {
+	if (semantic(ce)) {
 		bind_u64(st, 23, ce->status);
 		bind_name(st, 24, record_clnt_stat_name(ce->status));
 		bind_u64(st, 25, ce->args_bytes);
@@ -360,20 +392,23 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 		bind_u64(st, 29, sp->tid);
 		bind_u64(st, 30, sp->function);
 	}
-	if (ss) {
+	if (ss)
 		bind_u64(st, 31, ss->id);
+	if (semantic(ss)) {
 		bind_str(rc, st, 32, ss->addr);
 		bind_u64(st, 41, ss->args_bytes);
 		bind_name(st, 44, record_tag_status_name(ss->tag));
 	}
 	bind_probe(st, 33, ss);
 	bind_probe(st, 37, se);
-	if (se) {
+	if (semantic(se)) {
 		bind_u64(st, 42, se->results_bytes);
 		bind_name(st, 43, record_reply_name(se->status));
 	}
 	if (!c || !s)
 		sqlite3_bind_text(st, 45, c ? "server" : "client", -1, SQLITE_STATIC);
+	bind_mon(st, 46, cs ? cs : ce);
+	bind_mon(st, 47, ss ? ss : se);
 	rc_step = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -414,9 +449,10 @@ static size_t make_sides(const struct rpc_calls *rc, size_t *order,
 int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
 		    struct rpc_calls_stats *stats)
 {
-	static const char sql[] = "INSERT INTO rpc_calls VALUES(?,?,?,?,?,?,?,?,?,?,"
+	static const char sql[] =
+		"INSERT INTO rpc_calls VALUES(?,?,?,?,?,?,?,?,?,?,"
 		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?)";
+		"?,?,?,?,?,?,?)";
 	size_t n = rc->n_probes, n_sides, n_clients = 0, n_servers = 0, n_keyed = 0;
 	size_t *order = NULL, *clients = NULL, *servers = NULL, *keyed = NULL;
 	struct side *sides = NULL;

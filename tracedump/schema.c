@@ -63,6 +63,18 @@ static const char tables_sql[] =
 	" server_args_bytes INTEGER, server_results_bytes INTEGER,"
 	" reply TEXT, tag TEXT, missing TEXT);\n";
 
+/* Selective monitoring (README): what each call side was monitored
+ * with, and every change of a process's state. */
+static const char monitor_sql[] =
+	"ALTER TABLE rpc_calls ADD COLUMN client_mon TEXT;\n"
+	"ALTER TABLE rpc_calls ADD COLUMN server_mon TEXT;\n"
+	"CREATE TABLE monitor_switches(proc_id INTEGER NOT NULL,"
+	" seq INTEGER NOT NULL, mono_ns INTEGER NOT NULL,"
+	" event INTEGER NOT NULL, kind TEXT, types TEXT NOT NULL,"
+	" named TEXT NOT NULL, host TEXT, interface TEXT, function TEXT,"
+	" state TEXT, selections INTEGER NOT NULL,"
+	" PRIMARY KEY(proc_id, seq)) WITHOUT ROWID;\n";
+
 static const char indexes_sql[] =
 	"CREATE INDEX threads_parent ON threads(proc_id, parent_tid);\n"
 	"CREATE INDEX processes_host ON processes(host_id);\n"
@@ -89,7 +101,7 @@ int schema_create(sqlite3 *db)
 {
 	char meta[256];
 
-	if (exec(db, tables_sql))
+	if (exec(db, tables_sql) || exec(db, monitor_sql))
 		return -1;
 	snprintf(meta, sizeof(meta),
 		 "INSERT INTO meta VALUES('format_version', '%d');"
