@@ -39,7 +39,7 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c
+	shim-rpc/xdr-tag.c preload/monitor-rules.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -47,6 +47,7 @@ TD_SRCS := $(wildcard tracedump/*.c)
 TD_ENGINE_SRCS := $(filter-out tracedump/main.c tracedump/cmd-%.c,$(TD_SRCS))
 CCSG_SRCS := $(wildcard ccsg/*.c)
 CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
+CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 
@@ -67,7 +68,8 @@ FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream \
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
-TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg)
+TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg) \
+	$(BUILD)/causalctl
 
 # man pages (roff, man(7) macros): copied into the build, which the suite
 # `man` renders and `make install` installs
@@ -101,6 +103,10 @@ $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/to
 $(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
+
+$(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(TOOL_SAN)
 
 # The test runner: unit suites link the library's pure modules and the
 # tools' engines; end-to-end suites drive the built binaries.
@@ -269,7 +275,8 @@ clean:
 
 help:
 	@echo "targets:"
-	@echo "  all       the library, tracedump, ccsg and the man pages, in build/ (default)"
+	@echo "  all       the library, tracedump, ccsg, causalctl and the man pages, in"
+	@echo "            build/ (default)"
 	@echo "  test      build and run every Check suite (unit and end to end), after"
 	@echo "            10 s of fuzzing: the full test, as CI runs it (as root)"
 	@echo "  check     build and run the unit suites: seconds, no root needed"
@@ -282,8 +289,9 @@ help:
 	@echo "            ccsg impact's prediction from the first trace vs the second run"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
 	@echo "            (FUZZ_SECONDS=30 each)"
-	@echo "  install   install the library, tracedump, ccsg and the man pages"
-	@echo "            (tracedump.1, ccsg.1, libcausal.7) into PREFIX (default /usr/local)"
+	@echo "  install   install the library, tracedump, ccsg, causalctl and the man pages"
+	@echo "            (tracedump.1, ccsg.1, causalctl.1, libcausal.7) into PREFIX"
+	@echo "            (default /usr/local)"
 	@echo "  clean     remove build/, build-asan/ and CI's build-strict/, build-clang/"
 	@echo "  help      this list"
 	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests with ASan and UBSan,"

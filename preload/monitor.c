@@ -147,6 +147,8 @@ int causal_monitor_apply(uint64_t seq, unsigned kind, uint32_t named,
 						  memory_order_release);
 			atomic_store_explicit(&causal_mon.nrules, next.n,
 					      memory_order_release);
+			if (rule.wild & CAUSAL_SEL_PROC_NAME)
+				atomic_fetch_add(&causal_mon.named, 1);
 		}
 		break;
 	}
@@ -171,8 +173,6 @@ static void take_buffer(void)
 	if (mon_tb)
 		mon_tb->tid = 0;
 }
-
-void causal_consumer_start(void);
 
 void causal_monitor_start(void)
 {

@@ -116,6 +116,7 @@ int causal_mon_rules_match(const struct causal_mon_rules *rs, uint32_t prog,
 struct causal_monitor {
 	_Atomic uint32_t types;	       /* CAUSAL_MON_* on in this process */
 	_Atomic uint32_t nrules;       /* selections in force (0: all on) */
+	_Atomic uint32_t named;	       /* of them, by function name */
 	_Atomic uint32_t rules_seq;    /* odd while rules change */
 	struct causal_mon_rules rules; /* written by the consumer only */
 	_Atomic uint64_t applied;      /* last coordinator event applied */
@@ -157,6 +158,11 @@ void causal_monitor_start(void);
 /* In a fork child: the state is the parent's; a record says so, and the
  * child gets a consumer of its own. */
 void causal_monitor_after_fork(void);
+
+/* Start the coordinator's consumer thread (consumer.c) if
+ * CAUSAL_COORDINATOR names one; in a fork child, drop the parent's
+ * connection first. */
+void causal_consumer_start(void);
 
 /*
  * Apply one event (the consumer thread; or start-up): kind is enum

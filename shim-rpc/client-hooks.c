@@ -255,9 +255,14 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 					 timeout);
 
 	/* what this call is monitored with: the enclosing call's types
-	 * (causal overriding) and the process's for its component */
+	 * (causal overriding) and the process's for its component (by
+	 * the stub's function name only if a selection names one) */
 	types = ctx->mon |
-		causal_mon_call(tc->target.prog, (uint32_t)proc, NULL);
+		causal_mon_call(tc->target.prog, (uint32_t)proc,
+				atomic_load_explicit(&causal_mon.named,
+						     memory_order_relaxed)
+					? causal_rpc_site_function(tb, ip)
+					: NULL);
 	/* ---- stub start: CPU at the probe's entry ---- */
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();

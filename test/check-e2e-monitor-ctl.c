@@ -1,0 +1,455 @@
+/*
+ * check-e2e-monitor-ctl.c - end to end: the monitoring coordinator
+ * (`causalctl serve`) switching traced processes while they run: types
+ * on and off, component selections, causal overriding across hosts and
+ * into spawned threads, the coordinator restarted, unreachable, and fed
+ * garbage.  Each asserts on the merged database what was and was not
+ * recorded between the switches.
+ */
+#include "e2e-monitor.h"
+
+/* The calls of one client process, in the order it made them. */
+#define CLIENT_CALLS(p) rpc_q("client_proc_id = %lld", (p))
+#define NTH(p, n)                                                              \
+	rpc_q("call_id = (SELECT call_id FROM rpc_calls WHERE "                \
+	      "client_proc_id = %lld ORDER BY stub_start_event LIMIT 1 "       \
+	      "OFFSET %d)",                                                    \
+	      (p), (n))
+
+/*
+ * Types switched mid-run: a server on one host, a long-running client on
+ * another; between the client's calls the coordinator switches both.
+ * Then calls made from an untraced client, which the server's own state
+ * decides for.
+ */
+START_TEST(test_types_switched_mid_run)
+{
+	struct rpc_server a;
+	char path[PATH_MAX], *out;
+	struct e2e t;
+	pid_t coord, c;
+	long long cp;
+
+	rpc_isolate();
+	e2e_init(&t);
+	coord = mon_coord_start(&t, MON_PORT);
+	mon_server_start(&t, &a, "a", "hostS", ENV(MON_COORD), NULL);
+	c = mon_step_client(&t, "c", "hostC", a.tcp, ENV(MON_COORD), path,
+			    sizeof(path));
+	mon_wait_connected(&t, 2);
+
+	mon_step(path, 1, "say 1", c); /* everything */
+	mon_publish(&t, ARGS("off", "cpu", "latency"));
+	mon_step(path, 2, "say 2", c); /* semantics */
+	rpc_client(&t, "plain1", 0, ARGS("-P", rpc_port(a.tcp), "say", "20"), 0,
+		   NULL);
+	mon_publish(&t, ARGS("off", "semantics"));
+	mon_step(path, 3, "say 3", c); /* nothing */
+	rpc_client(&t, "plain2", 0, ARGS("-P", rpc_port(a.tcp), "say", "30"), 0,
+		   NULL);
+	mon_publish(&t, ARGS("on", "cpu"));
+	mon_step(path, 4, "say 4", c); /* cpu */
+	mon_publish(&t, ARGS("on", "all"));
+	mon_step(path, 5, "say 5", c); /* everything again */
+	mon_step(path, 6, "stop", c);
+	e2e_assert_exit(e2e_wait(c), 0, "client");
+	out = e2e_slurp(rpc_q("%s/c.out", t.dir), NULL);
+	ck_assert_msg(strstr(out, "say 3 = 4 status RPC_SUCCESS"), "%s", out);
+	rpc_server_stop(&a);
+	kill(coord, SIGTERM);
+	e2e_assert_exit(e2e_wait(coord), 0, "causalctl serve");
+	e2e_merge(&t);
+	rpc_server_proc(&t, &a);
+	cp = e2e_query_int(t.sql, "SELECT proc_id FROM processes WHERE exe "
+				  "LIKE '%%demo-client'");
+
+	/* four of the five calls recorded, as each was monitored */
+	rpc_assert_calls(&t, CLIENT_CALLS(cp), "missing IS NULL", 4);
+	rpc_assert_calls(&t, NTH(cp, 0),
+			 RPC_LINKED " AND client_mon = 'semantics|latency|cpu'"
+				    " AND server_mon = client_mon",
+			 1);
+	rpc_assert_calls(&t, NTH(cp, 1),
+			 "client_mon = 'semantics' AND server_mon = 'semantics'"
+			 " AND stub_start_ns IS NULL AND skel_end_cpu_ns IS "
+			 "NULL AND status_name = 'RPC_SUCCESS' AND args_bytes "
+			 "= 4 AND skel_start_event = stub_start_event + 1",
+			 1);
+	rpc_assert_calls(&t, NTH(cp, 2),
+			 "client_mon = 'cpu' AND server_mon = 'cpu' AND "
+			 "status IS NULL AND stub_start_ns IS NULL AND "
+			 "stub_end_cpu_ns >= stub_start_cpu_ns AND "
+			 "skel_start_event = stub_start_event + 1",
+			 1);
+	rpc_assert_calls(&t, NTH(cp, 3),
+			 RPC_LINKED " AND client_mon = 'semantics|latency|cpu'",
+			 1);
+	/* the untraced clients' calls: as the server was then */
+	rpc_assert_calls(&t, rpc_q("missing = 'client'"),
+			 "server_mon = 'semantics' AND server_args_bytes = 4",
+			 1);
+	/* every switch in both logs, in order, with the state after it */
+	for (int i = 0; i < 2; i++) {
+		long long p = i ? a.proc : cp;
+
+		ck_assert_str_eq(
+			mon_text(&t, rpc_q("SELECT group_concat(event || ':' "
+					   "|| kind || ':' || types, ' ') FROM "
+					   "(SELECT * FROM monitor_switches "
+					   "WHERE proc_id = %lld ORDER BY seq)",
+					   p)),
+			"0:initial:semantics|latency|cpu|memory "
+			"1:off:semantics|memory 2:off:memory "
+			"3:on:cpu|memory 4:on:semantics|latency|cpu|memory");
+	}
+	/* the switches fall between the calls, on the client's clock */
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM monitor_switches "
+				       "m, rpc_calls c WHERE m.proc_id = %lld "
+				       "AND c.call_id = (SELECT call_id FROM "
+				       "rpc_calls WHERE %s) AND m.event = 1 "
+				       "AND m.mono_ns > c.stub_end_exit_ns",
+				       cp, NTH(cp, 0)),
+			 1);
+	free(out);
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * Component selection by host, interface, function (number and name)
+ * and wildcards; the most specific wins, then the latest.
+ */
+START_TEST(test_component_selection)
+{
+	struct rpc_server a;
+	char path[2][PATH_MAX];
+	struct e2e t;
+	pid_t coord, c[2];
+	long long p[2];
+
+	rpc_isolate();
+	e2e_init(&t);
+	coord = mon_coord_start(&t, MON_PORT);
+	mon_server_start(&t, &a, "a", "hostS", ENV(MON_COORD), NULL);
+	/* two clients, each on a host of its own */
+	c[0] = mon_step_client(&t, "c0", "hostC", a.tcp, ENV(MON_COORD),
+			       path[0], sizeof(path[0]));
+	c[1] = mon_step_client(&t, "c1", "hostD", a.tcp, ENV(MON_COORD),
+			       path[1], sizeof(path[1]));
+	mon_wait_connected(&t, 3);
+
+	/* nothing of DEMO_PROG but SAY_IT (1) and, by name, twice */
+	mon_publish(&t, ARGS("select", "*", "0x20000c5a", "*", "off"));
+	mon_publish(&t, ARGS("select", "*", "536874074", "1", "on"));
+	mon_publish(&t, ARGS("select", "*", "*", "twice", "on"));
+	mon_step(path[0], 1, "siblings 3", c[0]);
+	/* hostD: everything (as specific as the program's off, later) */
+	mon_publish(&t, ARGS("select", "hostD", "*", "*", "on"));
+	mon_step(path[1], 1, "siblings 4", c[1]);
+	mon_step(path[0], 2, "siblings 5", c[0]);
+	/* the program's off again: now the latest of equals */
+	mon_publish(&t, ARGS("select", "*", "0x20000c5a", "*", "off"));
+	mon_step(path[1], 2, "siblings 6", c[1]);
+	for (int i = 0; i < 2; i++) {
+		mon_step(path[i], 3, "stop", c[i]);
+		e2e_assert_exit(e2e_wait(c[i]), 0, "client");
+	}
+	rpc_server_stop(&a);
+	kill(coord, SIGTERM);
+	e2e_wait(coord);
+	e2e_merge(&t);
+	for (int i = 0; i < 2; i++)
+		p[i] = e2e_query_int(
+			t.sql,
+			"SELECT p.proc_id FROM processes p JOIN hosts h USING "
+			"(host_id) WHERE p.exe LIKE '%%demo-client' AND h.name "
+			"%s 'hostD'",
+			i ? "=" : "<>");
+
+	/* c0, twice: say_it and twice, never the null procedure */
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT group_concat(proc, ',') "
+					    "FROM (SELECT proc FROM rpc_calls "
+					    "WHERE client_proc_id = %lld ORDER "
+					    "BY stub_start_event)",
+					    p[0])),
+			 "1,2,1,2");
+	/* c1 on hostD: all three; then, the program's off the latest,
+	 * say_it only (more specific) */
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT group_concat(proc, ',') "
+					    "FROM (SELECT proc FROM rpc_calls "
+					    "WHERE client_proc_id = %lld ORDER "
+					    "BY stub_start_event)",
+					    p[1])),
+			 "1,2,0,1");
+	rpc_assert_calls(
+		&t, rpc_q("client_proc_id IN (%lld, %lld)", p[0], p[1]),
+		RPC_LINKED " AND server_proc_id = (SELECT proc_id FROM "
+			   "processes WHERE exe LIKE '%demo-server')",
+		8);
+	/* what each process was told */
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM monitor_switches "
+				       "WHERE kind = 'select'"),
+			 3 * 5);
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT host || ' ' || interface "
+					    "|| ' ' || function || ' ' || "
+					    "state || ' ' || selections FROM "
+					    "monitor_switches WHERE proc_id = "
+					    "%lld AND event = 4",
+					    p[1])),
+			 "hostD * * on 4");
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * Causal overriding across three hosts and into spawned threads: SAY_IT
+ * is off everywhere; SPAWN from the client on hostC to hostA is on, and
+ * the thread SPAWN starts on hostA calls SAY_IT on hostB: recorded on
+ * both sides, whatever the component says; the client's own SAY_IT is
+ * not.
+ */
+START_TEST(test_causal_overriding_across_hosts)
+{
+	struct rpc_server a, b;
+	char path[PATH_MAX], nextp[16];
+	struct e2e t;
+	pid_t coord, c;
+	long long spawn, cp;
+
+	rpc_isolate();
+	e2e_init(&t);
+	coord = mon_coord_start(&t, MON_PORT);
+	mon_server_start(&t, &b, "b", "hostB", ENV(MON_COORD), NULL);
+	e2e_fmt(nextp, sizeof(nextp), "%d", b.tcp);
+	mon_server_start(&t, &a, "a", "hostA", ENV(MON_COORD),
+			 ARGS("-n", nextp));
+	c = mon_step_client(&t, "c", "hostC", a.tcp, ENV(MON_COORD), path,
+			    sizeof(path));
+	mon_wait_connected(&t, 3);
+	mon_publish(&t, ARGS("select", "*", "*", "1", "off"));
+	mon_step(path, 1, "spawn 3", c);
+	mon_step(path, 2, "say 9", c);
+	mon_step(path, 3, "stop", c);
+	e2e_assert_exit(e2e_wait(c), 0, "client");
+	rpc_server_stop(&a);
+	rpc_server_stop(&b);
+	kill(coord, SIGTERM);
+	e2e_wait(coord);
+	e2e_merge(&t);
+	rpc_server_proc(&t, &a);
+	rpc_server_proc(&t, &b);
+	cp = e2e_query_int(t.sql, "SELECT proc_id FROM processes WHERE exe "
+				  "LIKE '%%demo-client'");
+
+	spawn = rpc_call_id(
+		&t, rpc_q("client_proc_id = %lld AND proc = %d", cp, P_SPAWN));
+	rpc_assert_calls(&t, rpc_q("call_id = %lld", spawn), RPC_LINKED, 1);
+	/* the client's own SAY_IT: off */
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM rpc_calls WHERE "
+				       "client_proc_id = %lld AND proc = %d",
+				       cp, P_SAY_IT),
+			 0);
+	/* the spawned thread's three, hostA to hostB, recorded whole and
+	 * linked to the thread SPAWN started */
+	rpc_assert_calls(&t,
+			 rpc_q("client_proc_id = %lld AND server_proc_id = "
+			       "%lld AND proc = %d",
+			       a.proc, b.proc, P_SAY_IT),
+			 RPC_LINKED " AND client_mon = 'semantics|latency|cpu'"
+				    " AND server_mon = client_mon",
+			 3);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql,
+			      "SELECT count(DISTINCT c.client_tid) FROM "
+			      "rpc_calls c JOIN threads t ON "
+			      "t.proc_id = c.client_proc_id AND t.tid "
+			      "= c.client_tid WHERE c.client_proc_id "
+			      "= %lld AND c.proc = %d AND "
+			      "t.ctx_function = (SELECT "
+			      "server_function_id FROM rpc_calls WHERE "
+			      "call_id = %lld) AND t.cpu_ns IS NOT NULL",
+			      a.proc, P_SAY_IT, spawn),
+		1);
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * No coordinator at first (unreachable): the programs run as always with
+ * their start-up state, print nothing more; one started later is found.
+ * Killed mid-run: the processes keep their last state; restarted: they
+ * reconnect, and take its events.
+ */
+START_TEST(test_coordinator_unreachable_and_restarted)
+{
+	struct rpc_server a;
+	char path[PATH_MAX], *err;
+	struct e2e t;
+	pid_t coord, c;
+	long long cp;
+
+	rpc_isolate();
+	e2e_init(&t);
+	mon_server_start(&t, &a, "a", "hostS", ENV(MON_COORD), NULL);
+	c = mon_step_client(&t, "c", NULL, a.tcp,
+			    ENV(MON_COORD, "CAUSAL_MONITOR=semantics"), path,
+			    sizeof(path));
+	mon_step(path, 1, "say 1", c); /* nobody to ask: semantics */
+	coord = mon_coord_start(&t, MON_PORT);
+	mon_wait_connected(&t, 2);
+	mon_publish(&t, ARGS("on", "latency"));
+	mon_step(path, 2, "say 2", c); /* semantics, latency */
+	kill(coord, SIGKILL);
+	e2e_wait(coord);
+	mon_step(path, 3, "say 3", c); /* the last state stays */
+	coord = mon_coord_start(&t, MON_PORT);
+	mon_wait_connected(&t, 2);
+	mon_publish(&t, ARGS("on", "cpu"));
+	mon_step(path, 4, "say 4", c); /* the new coordinator's event */
+	mon_step(path, 5, "stop", c);
+	e2e_assert_exit(e2e_wait(c), 0, "client");
+	rpc_server_stop(&a);
+	kill(coord, SIGTERM);
+	e2e_assert_exit(e2e_wait(coord), 0, "causalctl serve");
+	/* never a word on the programs' stderr */
+	err = e2e_slurp(rpc_q("%s/c.err", t.dir), NULL);
+	ck_assert_str_eq(err, "");
+	free(err);
+	err = e2e_slurp(a.err, NULL);
+	ck_assert_str_eq(err, "");
+	free(err);
+	e2e_merge(&t);
+	cp = e2e_proc(&t, c);
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT group_concat(client_mon, "
+					    "' ') FROM (SELECT client_mon FROM "
+					    "rpc_calls WHERE client_proc_id = "
+					    "%lld ORDER BY stub_start_event)",
+					    cp)),
+			 "semantics semantics|latency semantics|latency "
+			 "semantics|latency|cpu");
+	/* the new coordinator numbers from 1 again */
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT group_concat(event || ':' "
+					    "|| kind, ' ') FROM (SELECT * FROM "
+					    "monitor_switches WHERE proc_id = "
+					    "%lld ORDER BY seq)",
+					    cp)),
+			 "0:initial 1:on 1:on");
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * The channel is network input: garbage to the coordinator is rejected
+ * and counted and hurts nothing; bad input of causalctl is an error line
+ * and a non-zero exit.
+ */
+START_TEST(test_hostile_channel_and_bad_input)
+{
+	static const char *const garbage[] = { "HELLO 1 zz host 1 - 0 exe\n",
+					       "EVENT 1 on cpu\n",
+					       "ACK 5\n",
+					       "\x01\x02\n",
+					       "PUBLISH on bogus\n",
+					       "PUBLISH select a b c d\n",
+					       "HELLO 2\n" };
+	struct rpc_server a;
+	struct e2e t;
+	char *text;
+	pid_t coord;
+
+	rpc_isolate();
+	e2e_init(&t);
+	coord = mon_coord_start(&t, MON_PORT);
+	mon_server_start(&t, &a, "a", NULL, ENV(MON_COORD), NULL);
+	mon_wait_connected(&t, 1);
+	for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+		struct sockaddr_in sin = { .sin_family = AF_INET,
+					   .sin_port = htons(7350) };
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		char buf[256];
+
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		ck_assert(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ==
+			  0);
+		ck_assert(write(fd, garbage[i], strlen(garbage[i])) > 0);
+		shutdown(fd, SHUT_WR);
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+	/* a line too long, never ended */
+	{
+		struct sockaddr_in sin = { .sin_family = AF_INET,
+					   .sin_port = htons(7350) };
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		char big[2000];
+
+		memset(big, 'A', sizeof(big));
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		ck_assert(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ==
+			  0);
+		ck_assert(write(fd, big, sizeof(big)) > 0);
+		close(fd);
+	}
+	text = mon_ctl(&t, 0, ARGS("status"));
+	ck_assert_msg(strstr(text, "0 events published, 8 malformed messages "
+				   "rejected"),
+		      "%s", text);
+	free(text);
+	/* bad input of the commands */
+	text = mon_ctl(&t, 2, ARGS("on", "cpu,bogus"));
+	ck_assert_str_eq(text, "causalctl: error: unknown monitoring type "
+			       "'bogus' (semantics, latency, cpu, memory, "
+			       "all)\n");
+	free(text);
+	text = mon_ctl(&t, 2, ARGS("off"));
+	ck_assert_msg(strstr(text, "no monitoring type given"), "%s", text);
+	free(text);
+	text = mon_ctl(&t, 2, ARGS("select", "*", "DEMO", "*", "on"));
+	ck_assert_msg(strstr(text, "causalctl: error: bad interface 'DEMO'"),
+		      "%s", text);
+	free(text);
+	text = mon_ctl(&t, 2, ARGS("select", "*", "*", "*", "maybe"));
+	ck_assert_msg(strstr(text, "expected 'on' or 'off', not 'maybe'"), "%s",
+		      text);
+	free(text);
+	text = mon_ctl(&t, 2, ARGS("select", "*", "*", "*"));
+	ck_assert_msg(strstr(text, "expected HOST INTERFACE FUNCTION on|off"),
+		      "%s", text);
+	free(text);
+	/* the process is unharmed and still follows */
+	mon_publish(&t, ARGS("off", "cpu"));
+	rpc_client(&t, "c", 1, ARGS("-P", rpc_port(a.tcp), "say", "1"), 0,
+		   NULL);
+	rpc_server_stop(&a);
+	kill(coord, SIGTERM);
+	e2e_assert_exit(e2e_wait(coord), 0, "causalctl serve");
+	e2e_merge(&t);
+	rpc_server_proc(&t, &a);
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT types FROM "
+					    "monitor_switches WHERE proc_id = "
+					    "%lld AND event = 1",
+					    a.proc)),
+			 "semantics|latency|memory");
+	e2e_release(&t);
+}
+END_TEST
+
+Suite *e2e_monitor_ctl_suite(void)
+{
+	Suite *s = suite_create("e2e-monitor-ctl");
+	TCase *tc = tcase_create("e2e-monitor-ctl");
+
+	tcase_set_timeout(tc, E2E_TIMEOUT);
+	e2e_add_fixture(tc);
+	tcase_add_test(tc, test_types_switched_mid_run);
+	tcase_add_test(tc, test_component_selection);
+	tcase_add_test(tc, test_causal_overriding_across_hosts);
+	tcase_add_test(tc, test_coordinator_unreachable_and_restarted);
+	tcase_add_test(tc, test_hostile_channel_and_bad_input);
+	suite_add_tcase(s, tc);
+	return s;
+}
