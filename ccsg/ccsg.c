@@ -516,6 +516,8 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 		goto out;
 	vec_add(g->total, g->nodes[0].self, k);
 	vec_add(g->total, g->nodes[0].desc, k);
+	g->thread_self = b.thread_self;
+	b.thread_self = NULL;
 	ret = 0;
 out:
 	hashmap_release(&b.pv);
@@ -544,6 +546,7 @@ void ccsg_graph_release(struct ccsg_graph *g)
 	free(g->edges);
 	free(g->call_node);
 	free(g->call_self);
+	free(g->thread_self);
 	free(g->total);
 	memset(g, 0, sizeof(*g));
 }

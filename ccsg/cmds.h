@@ -14,6 +14,7 @@
 extern const struct command cmd_dscg;
 extern const struct command cmd_report;
 extern const struct command cmd_latency;
+extern const struct command cmd_compact;
 
 /* The options the commands share: each lists those it takes. */
 enum { CLI_DB = OPT_LONG, CLI_FORMAT, CLI_BY, CLI_GROUPS, CLI_IDL };
