@@ -65,6 +65,7 @@ static int by_weight(const void *a, const void *b, void *arg)
 	struct printer *p = arg;
 	const struct compact_node *x = &p->t->nodes[*(const int32_t *)a];
 	const struct compact_node *y = &p->t->nodes[*(const int32_t *)b];
+	int d;
 
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
@@ -74,7 +75,10 @@ static int by_weight(const void *a, const void *b, void *arg)
 	    name_of(p->t, *(const int32_t *)b, &p->other, &p->cap_other) ==
 		    (size_t)-1)
 		return 0;
-	return strcmp(p->name, p->other);
+	if ((d = strcmp(p->name, p->other)))
+		return d;
+	/* a frame before the package of the same name */
+	return (p->t->trie[y->name].elem < 0) - (p->t->trie[x->name].elem < 0);
 }
 
 static void print_elements(FILE *f, const struct compact_tree *t, int32_t k)

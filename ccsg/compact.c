@@ -24,6 +24,12 @@
  * them can change (a sibling merges only when the new name is a prefix of
  * its name, and then it is rebuilt too).  An action that breaks a limit
  * is undone: the old levels come back and the same subtrees are rebuilt.
+ *
+ * Levels are kept as the actions set them, not made uniform inside each
+ * compacted node: when a compaction brings two subtrees together and
+ * lib3 merges with lib3.Pressure below it (Figure 8, then lib2.Lung
+ * compacted), lib3.Pressure keeps its level, so that expanding lib2 gives
+ * Figure 8 back.  Only the node a compaction makes is made uniform.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -163,7 +169,10 @@ int32_t compact_tree_name_split(struct compact_tree *t, const char *s,
 				  ch == '}') &&
 				 depth > 0)
 				depth--;
-			if (depth || len - i < sl || memcmp(s + i, t->sep, sl))
+			/* no empty element: a separator first, last or
+			 * doubled stays in the element ("::f", "a..b") */
+			if (depth || i == start || len - i <= sl ||
+			    memcmp(s + i, t->sep, sl))
 				continue;
 		}
 		if ((e = elem_intern(t, s + start, i - start)) < 0 ||
@@ -176,12 +185,18 @@ int32_t compact_tree_name_split(struct compact_tree *t, const char *s,
 	return trie_child(t, k, -1);
 }
 
-/* Is trie node a a prefix of trie node b (or b itself)?  A whole name is
- * the prefix of itself only. */
+/*
+ * Is trie node a a prefix of trie node b (or b itself)?  A whole name is
+ * the prefix of itself only, and is not a package: the compacted name
+ * 'lib2' is a prefix of 'lib2.Muscle' and of the frame 'lib2.x', not of
+ * the frame 'lib2'.
+ */
 static int trie_prefix(const struct compact_tree *t, int32_t a, int32_t b)
 {
 	if (is_term(t, a))
 		return a == b;
+	if (is_term(t, b) && t->trie[b].parent == a)
+		return 0;
 	while (b > 0 && (is_term(t, b) || t->trie[b].depth > t->trie[a].depth))
 		b = t->trie[b].parent;
 	return b == a;
@@ -202,15 +217,17 @@ static inline int32_t cname(const struct compact_tree *t, int32_t v)
 	return o->level >= w->depth ? o->name : t->path[w->path + o->level - 1];
 }
 
-/* Is trie node a a prefix of v's compacted name?  O(1). */
+/* Is trie node a a prefix of v's compacted name (trie_prefix())?  O(1). */
 static inline int covers(const struct compact_tree *t, int32_t a, int32_t v)
 {
 	const struct compact_orig *o = &t->orig[v];
-	int32_t d = t->trie[a].depth;
+	int32_t d = t->trie[a].depth, len = t->trie[o->name].depth;
 
 	if (is_term(t, a))
 		return o->name == a && o->level >= d;
-	return d <= o->level && t->path[t->trie[o->name].path + d - 1] == a;
+	if (d > o->level || (d == len && o->level == len))
+		return 0;
+	return t->path[t->trie[o->name].path + d - 1] == a;
 }
 
 /* --- the tree ------------------------------------------------------------- */
@@ -395,9 +412,12 @@ static int group(struct compact_tree *t, int32_t y, const int32_t *k, size_t nk,
 	for (size_t i = 0; i < nk; i++) {
 		const struct compact_orig *o = &t->orig[k[i]];
 		const int32_t *p = t->path + t->trie[o->name].path;
-		int32_t mu = cname(t, k[i]), c;
+		int32_t mu = cname(t, k[i]), c, len = t->trie[o->name].depth;
+		int32_t up = o->level < len ? o->level : len - 1;
 
-		for (int32_t d = 0; d < o->level; d++)
+		/* the shortest marked prefix (a whole name's own elements
+		 * are another name: trie_prefix()) */
+		for (int32_t d = 0; d < up; d++)
 			if (t->trie[p[d]].stamp == t->stamp) {
 				mu = p[d];
 				break;
@@ -417,10 +437,13 @@ static int group(struct compact_tree *t, int32_t y, const int32_t *k, size_t nk,
 /*
  * Build the compacted nodes under y from its children tops[0 .. ntops)
  * (original nodes whose parent is in y), down to the leaves.  The new
- * nodes are t->queue[0 .. *nq); b gets what breaks a limit.
+ * nodes are t->queue[0 .. *nq); b gets what breaks a limit, save in the
+ * node of original node exempt (a compaction's result: the caller checks
+ * it).
  */
 static int build_under(struct compact_tree *t, int32_t y, const int32_t *tops,
-		       size_t ntops, size_t *nq, struct breach *b)
+		       size_t ntops, size_t *nq, struct breach *b,
+		       int32_t exempt)
 {
 	size_t nk = 0;
 
@@ -446,7 +469,8 @@ static int build_under(struct compact_tree *t, int32_t y, const int32_t *tops,
 
 			t->nodes[x].self += o->self;
 			t->nodes[x].calls += o->calls;
-			if (b->deep < 0 && o->level - depth >= 2) {
+			if (b->deep < 0 && o->level - depth >= 2 &&
+			    (exempt < 0 || t->orig[exempt].comp != x)) {
 				b->deep = m;
 				b->deep_by = name;
 			}
@@ -462,19 +486,6 @@ static int build_under(struct compact_tree *t, int32_t y, const int32_t *tops,
 			return -ENOMEM;
 	}
 	return 0;
-}
-
-/* Every original node of the new nodes shows its node's name. */
-static void normalize(struct compact_tree *t, size_t nq)
-{
-	for (size_t i = 0; i < nq; i++) {
-		int32_t x = t->queue[i],
-			depth = t->trie[t->nodes[x].name].depth;
-
-		for (int32_t m = t->nodes[x].first_member; m >= 0;
-		     m = t->orig[m].member_next)
-			t->orig[m].level = depth;
-	}
 }
 
 /* Free the subtrees of the compacted nodes roots[0 .. nroots), children
@@ -547,16 +558,15 @@ static void why_breach(struct compact_tree *t, const char *what,
 		trie_name(t, b->deep_by, n1, sizeof(n1));
 		snprintf(t->why, sizeof(t->why),
 			 "%s: '%s' would take over '%s' across more than one "
-			 "level of the "
-			 "hierarchy (3.3.2): compact that node first",
+			 "level of the hierarchy (3.3.2): compact that node "
+			 "first",
 			 what, n1, other);
 	} else {
 		trie_name(t, b->high_name, n1, sizeof(n1));
 		trie_name(t, b->high_parent, n2, sizeof(n2));
 		snprintf(t->why, sizeof(t->why),
 			 "%s: a node '%s' would be below its parent's level "
-			 "'%s' (3.3.2: a "
-			 "child cannot take over its parent)",
+			 "'%s' (3.3.2: a child cannot take over its parent)",
 			 what, n1, n2);
 	}
 }
@@ -587,25 +597,22 @@ static int rebuild_all(struct compact_tree *t, int saved, const char *what)
 	for (int32_t v = t->orig[0].first_child; v >= 0;
 	     v = t->orig[v].next_sibling)
 		tops[ntops++] = v;
-	ret = build_under(t, 0, tops, ntops, &nq, &b);
+	ret = build_under(t, 0, tops, ntops, &nq, &b, -1);
 	if (!ret && (b.deep >= 0 || b.high >= 0) && saved) {
 		free_all(t);
 		for (size_t v = 1; v < t->n; v++)
 			t->orig[v].level = t->saved[v];
-		ret = build_under(t, 0, tops, ntops, &nq,
-				  &(struct breach){ 0 });
+		ret = build_under(t, 0, tops, ntops, &nq, &(struct breach){ 0 },
+				  -1);
 		if (!ret) {
 			char w[64];
 
-			normalize(t, nq);
 			snprintf(w, sizeof(w), "cannot %s", what);
 			why_breach(t, w, &b);
 			ret = -EPERM;
 		}
 	} else if (!ret && (b.deep >= 0 || b.high >= 0)) {
 		ret = -EPERM;
-	} else if (!ret) {
-		normalize(t, nq);
 	}
 	free(tops);
 	return ret;
@@ -674,36 +681,44 @@ int compact_tree_set_levels(struct compact_tree *t, const int32_t *levels)
 /* --- local actions -------------------------------------------------------- */
 
 /*
- * Rebuild the subtrees of roots[0 .. nroots) (children of y) after the
- * levels of the members of c were set: their highest original nodes are
- * collected, their old levels saved, the subtrees freed and built again.
- * What breaks a limit is undone.
+ * Rebuild the subtrees of roots[0 .. nroots) (children of y) once the
+ * members of c show k - 1 (dir < 0) or k + 1 elements: the highest
+ * original nodes of the subtrees are collected, the old levels saved, the
+ * subtrees freed and built again.  A compaction's node shows k - 1
+ * elements in all its original nodes, also those it took over (which
+ * showed at most k: else they are taken over across two levels).  What
+ * breaks a limit is undone: the old levels, the same subtrees again.
  */
 static int rebuild_local(struct compact_tree *t, int32_t y, int32_t *roots,
 			 size_t nroots, int32_t c, int dir, const char *verb)
 {
 	size_t ntops = 0, cap_tops = 0, nsaved = 0, nq, ncomps = 0;
-	int32_t anchor = t->nodes[c].first_member, *tops = NULL;
+	int32_t anchor = t->nodes[c].first_member, *tops = NULL, x2;
+	int32_t k = t->trie[t->nodes[c].name].depth, np = t->nodes[c].name;
 	struct breach b;
 	int ret = -ENOMEM;
 
-	/* the original nodes of the subtrees: their levels, and the tops */
+	while (is_term(t, np) || t->trie[np].depth > k - 1)
+		np = t->trie[np].parent;
+	/* the original nodes of the subtrees: levels, shown levels, tops */
 	for (size_t i = 0; i < nroots; i++)
 		if (push(&t->queue, &t->cap_queue, &ncomps, roots[i]))
 			return -ENOMEM;
 	for (size_t i = 0; i < ncomps; i++) {
-		int32_t x = t->queue[i];
+		int32_t x = t->queue[i],
+			shown = t->trie[t->nodes[x].name].depth;
 
-		for (int32_t k = t->nodes[x].first_child; k >= 0;
-		     k = t->nodes[k].next_sibling)
-			if (push(&t->queue, &t->cap_queue, &ncomps, k))
+		for (int32_t z = t->nodes[x].first_child; z >= 0;
+		     z = t->nodes[z].next_sibling)
+			if (push(&t->queue, &t->cap_queue, &ncomps, z))
 				return -ENOMEM;
 		for (int32_t m = t->nodes[x].first_member; m >= 0;
 		     m = t->orig[m].member_next) {
-			if (GROW(t->saved, t->cap_saved, nsaved + 2))
-				return -ENOMEM;
+			if (GROW(t->saved, t->cap_saved, nsaved + 3))
+				goto out;
 			t->saved[nsaved++] = m;
 			t->saved[nsaved++] = t->orig[m].level;
+			t->saved[nsaved++] = shown;
 			if (i < nroots &&
 			    t->orig[t->orig[m].parent].comp == y &&
 			    push(&tops, &cap_tops, &ntops, m))
@@ -713,18 +728,28 @@ static int rebuild_local(struct compact_tree *t, int32_t y, int32_t *roots,
 	for (int32_t m = t->nodes[c].first_member; m >= 0;
 	     m = t->orig[m].member_next) {
 		struct compact_orig *o = &t->orig[m];
-		int32_t len = t->trie[o->name].depth,
-			k = t->trie[t->nodes[c].name].depth;
+		int32_t len = t->trie[o->name].depth;
 
 		o->level = dir < 0 ? k - 1 : k + 1 < len ? k + 1 : len;
 	}
 	free_subtrees(t, roots, nroots);
-	if ((ret = build_under(t, y, tops, ntops, &nq, &b)))
+	if ((ret = build_under(t, y, tops, ntops, &nq, &b,
+			       dir < 0 ? anchor : -1)))
 		goto out;
+	x2 = t->orig[anchor].comp;
+	if (dir < 0 && b.deep < 0) {
+		/* what the compaction took over showed at most k elements */
+		for (size_t i = 0; i < nsaved && b.deep < 0; i += 3)
+			if (t->orig[t->saved[i]].comp == x2 &&
+			    t->saved[i + 2] > k) {
+				b.deep = t->saved[i];
+				b.deep_by = np;
+			}
+	}
 	if (b.deep >= 0 || b.high >= 0) {
-		/* undo: the old levels, the same subtrees built again */
 		size_t nnew = 0;
 		int32_t *fresh = malloc((nq + 1) * sizeof(*fresh));
+		char what[300], path[256];
 
 		if (!fresh)
 			goto out;
@@ -733,24 +758,21 @@ static int rebuild_local(struct compact_tree *t, int32_t y, int32_t *roots,
 				fresh[nnew++] = t->queue[i];
 		free_subtrees(t, fresh, nnew);
 		free(fresh);
-		for (size_t i = 0; i < nsaved; i += 2)
+		for (size_t i = 0; i < nsaved; i += 3)
 			t->orig[t->saved[i]].level = t->saved[i + 1];
 		if ((ret = build_under(t, y, tops, ntops, &nq,
-				       &(struct breach){ 0 })))
+				       &(struct breach){ 0 }, -1)))
 			goto out;
-		{
-			char what[300], path[256];
-
-			normalize(t, nq);
-			short_path(t, t->orig[anchor].comp, path, sizeof(path));
-			snprintf(what, sizeof(what), "cannot %s '%s'", verb,
-				 path);
-			why_breach(t, what, &b);
-		}
+		short_path(t, t->orig[anchor].comp, path, sizeof(path));
+		snprintf(what, sizeof(what), "cannot %s '%s'", verb, path);
+		why_breach(t, what, &b);
 		ret = -EPERM;
 		goto out;
 	}
-	normalize(t, nq);
+	if (dir < 0)
+		for (int32_t m = t->nodes[x2].first_member; m >= 0;
+		     m = t->orig[m].member_next)
+			t->orig[m].level = k - 1;
 	ret = 0;
 out:
 	free(tops);
@@ -788,13 +810,12 @@ static int act(struct compact_tree *t, int32_t c, int dir)
 			short_path(t, c, path, sizeof(path));
 			trie_name(t, np, n1, sizeof(n1));
 			trie_name(t, t->nodes[y].name, n2, sizeof(n2));
-			snprintf(t->why, sizeof(t->why),
-				 "cannot compact '%s': '%s' would be a prefix "
-				 "of its parent's "
-				 "name '%s' (3.3.2: a node cannot be compacted "
-				 "below its "
-				 "parent's level)",
-				 path, n1, n2);
+			snprintf(
+				t->why, sizeof(t->why),
+				"cannot compact '%s': '%s' would be a prefix "
+				"of its parent's name '%s' (3.3.2: a node "
+				"cannot be compacted below its parent's level)",
+				path, n1, n2);
 			return -EPERM;
 		}
 		/* the siblings it takes over: their names extend the new one */
@@ -977,12 +998,14 @@ int32_t compact_tree_find(struct compact_tree *t, const char *path)
 	}
 	for (;;) {
 		size_t n = strcspn(p, ";");
-		int32_t k;
+		int32_t k, z;
 
-		for (k = t->nodes[c].first_child; k >= 0;
-		     k = t->nodes[k].next_sibling)
-			if (name_is(t, t->nodes[k].name, p, n))
-				break;
+		/* a frame and a package of the same name: the frame first */
+		for (k = -1, z = t->nodes[c].first_child; z >= 0;
+		     z = t->nodes[z].next_sibling)
+			if (name_is(t, t->nodes[z].name, p, n) &&
+			    (k < 0 || is_term(t, t->nodes[z].name)))
+				k = z;
 		if (k < 0) {
 			snprintf(t->why, sizeof(t->why), "no node '%s'", path);
 			return -ENOENT;

@@ -16,8 +16,10 @@
  * 1 <= g(v) <= len(v) (its number of elements): its compacted name is
  * its first g(v) elements.  A name shown whole stands for the frame itself
  * and is a prefix of no other name: the frame 'foo' does not take over
- * 'foo.part.0', but the compacted name 'lib2' (of 'lib2.Lung.inhale()')
- * takes over 'lib2.Muscle' and a frame named 'lib2' alike.
+ * 'foo.part.0'.  Nor is a frame a package: the compacted name 'lib2' (of
+ * 'lib2.Lung.inhale()') is a prefix of 'lib2.Muscle', not of a frame
+ * named 'lib2' (two nodes then show the same name; a path names the
+ * frame).
  *
  * The take-over relation (Section 3.2): A takes over B iff A = B (1), or
  * the compacted name of A is a prefix of B's (or equal) and either A takes
@@ -49,11 +51,13 @@
  * components of the relation (the suite compact checks it against the
  * relation computed pair by pair).
  *
- * Every original node in a compacted node shows the same number of
- * elements as that node (its level is set so after each action: a node a
- * compaction absorbed shows what it merged into), so that compacting a
- * node lowers, and expanding raises, by one the level of every original
- * node it stands for, and expand undoes compact.
+ * Actions.  A compacted node shows k elements: compacting it makes every
+ * original node it stands for show k - 1 (and so every node it merges
+ * with), expanding it k + 1 (or its whole name); so expand undoes
+ * compact: the compacted tree is the same again, and so are the levels
+ * unless the node held original nodes showing more than it (a lib3.Pressure
+ * merged into lib3 when their parents merged keeps its level, so that
+ * undoing that merge shows it again).
  *
  * Cost: building is O(n x name length); a local action rebuilds only the
  * subtrees it touches (the node's, and those of the siblings it merges
@@ -152,8 +156,10 @@ int32_t compact_tree_name(struct compact_tree *t, const char *const *elems,
 			  size_t n);
 /*
  * The same from one string split at t->sep, except inside (), <>, [] or
- * {} ("std::map<int, a::b>::at" is std > map<int, a::b> > at).  Empty
- * elements stay ("::f" is "" > f); an empty string is -EINVAL.
+ * {} ("std::map<int, a::b>::at" is std > map<int, a::b> > at), and
+ * never into an empty element: a separator first, last or next to
+ * another stays in its element ("::f" is one element).  An empty string
+ * is -EINVAL.
  */
 int32_t compact_tree_name_split(struct compact_tree *t, const char *s,
 				size_t len);
