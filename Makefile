@@ -138,6 +138,13 @@ $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/lo
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^ -lzstd -lmsgpackc
 
+# the compaction benchmark runs the engine itself
+$(BUILD)/bench/compact-cost: test/bench/compact-cost.c ccsg/compact.c util/array.c \
+		util/hashmap.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Iccsg -Iutil -o $@ $(filter %.c,$^)
+
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
