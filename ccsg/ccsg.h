@@ -71,7 +71,7 @@ struct ccsg_graph {
 	int32_t *call_node;		/* function node of each call; -1 when its
 					 * start was lost (in no node, dscg stats) */
 	int64_t *call_self;		/* Equation 1 of each call */
-	int64_t *thread_self;		/* Equation 2 of each thread (trace order) */
+	int64_t *thread_self; /* Equation 2 of each thread (trace order) */
 	int64_t clamped;		/* negative self CPU set to 0 (clock granularity) */
 	int64_t unmeasured_threads;	/* user threads without a CPU time */
 	int64_t *total;			/* main's self + descendant */
