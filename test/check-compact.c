@@ -354,6 +354,17 @@ START_TEST(test_round_trips)
 	assert_text(&t, fig6, "Figure 8, lib2.Lung compacted");
 	action(&t, "expand", "lib1;lib2");
 	assert_text(&t, fig8, "Figure 8 again");
+	/* the lib3 that merged lib3 x5 with lib3.Pressure expands by one
+	 * element from what it shows: classes, not methods below Pressure */
+	action(&t, "compact", "lib1;lib2.Lung");
+	action(&t, "expand", "lib1;lib2;lib3");
+	assert_text(&t,
+		    "lib1 [x6]\n"
+		    "  lib2 [x6]\n"
+		    "    lib3.Signal [x5]\n"
+		    "    lib3.Pressure [x1]\n"
+		    "      lib3.Blood [x1]\n",
+		    "lib3 expanded after the merge");
 	/* Figure 2 -> 5 by compactions of each node, and back */
 	ck_assert_int_eq(compact_tree_level_min(&t, 3), 0);
 	action(&t, "compact", "lib1.Whale.breath()");
