@@ -10,6 +10,7 @@ static const struct command *const commands[] = {
 	&cmd_dscg,
 	&cmd_latency,
 	&cmd_compact,
+	&cmd_impact,
 };
 
 int main(int argc, char **argv)
