@@ -224,7 +224,11 @@ static int load_trace(struct compact_tree *t, const struct compact_cli *o)
 		      ? compact_from_ccsg(t, &s.graph, &s.names, o->hierarchy)
 		      : compact_from_dscg(t, &s.graph, &s.names, o->hierarchy);
 	session_close(&s);
-	return ret ? fail("out of memory building the tree of '%s'", c.db) : 0;
+	if (ret)
+		return fail("%s building the tree of '%s'",
+			    ret == -ENOMEM ? "out of memory" : "bad arguments",
+			    c.db);
+	return 0;
 }
 
 static int run(struct compact_tree *t, const struct compact_cli *o)

@@ -222,13 +222,9 @@ size_t compact_tree_path(const struct compact_tree *t, int32_t c, char *buf,
 			 size_t len);
 /* The number of elements compacted node c shows. */
 int compact_tree_node_elements(const struct compact_tree *t, int32_t c);
-/* The elements of trie node k, from the top: k's element then its
- * parents' through compact_trie.parent; the string of element e. */
-static inline const char *compact_tree_elem(const struct compact_tree *t,
-					    int32_t e)
-{
-	return t->elems[e];
-}
+/* A node's elements: t->elems[t->trie[k].elem] for k = its name, then
+ * k = t->trie[k].parent up to 0 (a terminal k has no element: its
+ * parent has the same ones). */
 
 /*
  * Output formats:
