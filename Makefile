@@ -132,13 +132,13 @@ $(BUILD)/bench/%: test/bench/%.c
 $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $^ -lpthread
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lpthread
 
 # the writer's cost runs the library's own encoder and log writer
 $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/log-file.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $^ -lzstd -lmsgpackc
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lzstd -lmsgpackc
 
 # the impact benchmark drives the ccsg engine in one process
 $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
