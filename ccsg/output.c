@@ -95,6 +95,8 @@ static void summary_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_
 	tally_json(f, t, &s->tags);
 	fputs(", \"reply_tags\": ", f);
 	tally_json(f, t, &s->reply_tags);
+	fputs(", \"monitoring\": ", f);
+	ccsg_monitoring_json(f, &t->mon);
 	fputc('}', f);
 }
 
@@ -115,6 +117,10 @@ static void summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_
 		fprintf(f, "broken chains: %zu (%zu segments, %zu abnormal transitions, %zu "
 			"truncated): a lost log, an untraced peer or a crash\n",
 			s->broken_chains, s->segments, s->breaks, s->truncated_chains);
+	if (s->broken_chains && t->mon.switches)
+		fputs("  or calls not monitored: every type was off for them "
+		      "(below)\n",
+		      f);
 	if (s->lost_starts)
 		fprintf(f, "calls whose start probe was lost: %zu (records dropped: function "
 			"unknown; each is a '" CCSG_LOST_NAME "' segment, in no function)\n",
@@ -141,6 +147,7 @@ static void summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_
 		tally_text(f, t, &s->reply_tags);
 		fputc('\n', f);
 	}
+	ccsg_monitoring_text(f, &t->mon);
 }
 
 /* --- report ------------------------------------------------------------------ */
@@ -621,6 +628,7 @@ static void report_xml(FILE *f, const struct ccsg_graph *g,
 		xml_str(f, g->dims->names[i]);
 	}
 	fputs("\" unit=\"us\">\n", f);
+	ccsg_monitoring_xml(f, &g->dscg->trace->mon);
 	if (iv)
 		xml_changes(f, iv->cs);
 	fputs(" <primary>\n", f);
@@ -681,6 +689,7 @@ static void report_dot(FILE *f, const struct ccsg_graph *g,
 	size_t k = g->dims->n;
 
 	fputs("digraph ccsg {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n", f);
+	ccsg_monitoring_dot(f, &g->dscg->trace->mon);
 	if (iv) {
 		char text[2048];
 

@@ -688,7 +688,8 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 	if (!t->path || check_schema(db, path) ||
 	    load_hosts(t, db, &host_index, &nindex) ||
 	    load_procs(t, db, host_index, nindex) || load_threads(t, db) ||
-	    load_sites_objects(t, db) || load_calls(t, db))
+	    load_sites_objects(t, db) || load_calls(t, db) ||
+	    ccsg_monitoring_load(&t->mon, db))
 		goto out;
 	if (t->nproc_rows)
 		ret = 0;
@@ -723,5 +724,6 @@ void ccsg_trace_release(struct ccsg_trace *t)
 	free(t->path);
 	hashmap_release(&t->thread_map);
 	hashmap_release(&t->string_map);
+	ccsg_monitoring_release(&t->mon);
 	memset(t, 0, sizeof(*t));
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "hashmap.h"
+#include "monitoring.h"
 
 #define CCSG_NONE INT64_MIN
 
@@ -131,6 +132,7 @@ struct ccsg_trace {
 	struct hashmap thread_map;	/* (proc, tid) -> thread index */
 	struct hashmap string_map;	/* string hash -> first index */
 	size_t cap_strings;
+	struct ccsg_monitoring mon; /* what selective monitoring covered */
 };
 
 /*

@@ -7,6 +7,7 @@
  * recorded between the switches.
  */
 #include "e2e-monitor.h"
+#include "tool-run.h"
 
 /* The calls of one client process, in the order it made them. */
 #define CLIENT_CALLS(p) rpc_q("client_proc_id = %lld", (p))
@@ -111,6 +112,53 @@ START_TEST(test_types_switched_mid_run)
 				       "AND m.mono_ns > c.stub_end_exit_ns",
 				       cp, NTH(cp, 0)),
 			 1);
+	/*
+	 * ccsg says what the report covers, and that the client's chain
+	 * (its calls in turn) was cut at its second call: cpu and latency
+	 * switched off there
+	 */
+	{
+		struct tool_out r = tool_run(
+			ARGS(tool_path("ccsg"), "report", "--db", t.db));
+		long long second = e2e_query_int(
+			t.sql, "SELECT call_id FROM rpc_calls WHERE %s",
+			NTH(cp, 1));
+		char want[256];
+
+		e2e_assert_exit(r.status, 0, "ccsg report");
+		ck_assert_msg(strstr(r.out, "monitoring: 8 switches; on "
+					    "throughout: memory; on at times: "
+					    "semantics, latency, cpu"),
+			      "%s", r.out);
+		ck_assert_msg(strstr(r.out, "chains cut by a switch: 1 "), "%s",
+			      r.out);
+		e2e_fmt(want, sizeof(want),
+			"cut at call %lld (program 0x20000c5a procedure 1, "
+			"event ",
+			second);
+		ck_assert_msg(strstr(r.out, want), "no '%s' in %s", want,
+			      r.out);
+		ck_assert_msg(strstr(r.out, "): latency, cpu not recorded "
+					    "from there\n"),
+			      "%s", r.out);
+		tool_out_release(&r);
+		r = tool_run(ARGS(tool_path("ccsg"), "report", "--db", t.db,
+				  "--format=json"));
+		e2e_assert_exit(r.status, 0, "ccsg report --format=json");
+		e2e_fmt(want, sizeof(want),
+			"\"cut_chains\": [{\"chain\": \"%s\", \"call_id\": "
+			"%lld,",
+			mon_text(&t, rpc_q("SELECT chain FROM rpc_calls WHERE "
+					   "call_id = %lld",
+					   second)),
+			second);
+		ck_assert_msg(strstr(r.out, want), "no '%s' in %s", want,
+			      r.out);
+		ck_assert_msg(strstr(r.out, "\"lost\": [\"latency\", \"cpu\"], "
+					    "\"gained\": []}]}"),
+			      "%s", r.out);
+		tool_out_release(&r);
+	}
 	free(out);
 	e2e_release(&t);
 }
@@ -438,6 +486,102 @@ START_TEST(test_hostile_channel_and_bad_input)
 }
 END_TEST
 
+/*
+ * The coordinator reaches a process on another host: a server in a
+ * network (and UTS) namespace of its own, hostR, linked to the test's by
+ * a veth pair (10.79.0.1 here, 10.79.0.2 there).  Its switches apply
+ * there; an untraced client here calls it across the link.
+ */
+START_TEST(test_coordinator_across_network_namespaces)
+{
+	char script[PATH_MAX * 4], ready[PATH_MAX], go[PATH_MAX],
+		started[PATH_MAX], pid_s[16], *text, *out;
+	const char *argv[] = { "/usr/bin/unshare",
+			       "--net",
+			       "--uts",
+			       "/bin/sh",
+			       "-c",
+			       script,
+			       NULL };
+	struct e2e t;
+	pid_t coord, srv;
+	int port = 0, spid = 0;
+	long long sp;
+
+	rpc_isolate();
+	e2e_init(&t);
+	coord = mon_coord_start(&t, ":" MON_PORT);
+	e2e_fmt(ready, sizeof(ready), "%s/r.ready", t.dir);
+	e2e_fmt(go, sizeof(go), "%s/r.go", t.dir);
+	e2e_fmt(started, sizeof(started), "%s/r.started", t.dir);
+	/* the shell runs in the new namespaces: say so, wait for the link */
+	e2e_fmt(script, sizeof(script),
+		": > %s && hostname hostR && "
+		"while [ ! -e %s ]; do sleep 0.02; done && "
+		"ip link set lo up && ip addr add 10.79.0.2/24 dev vr && "
+		"ip link set vr up && exec env LD_PRELOAD=%s/libcausal.so "
+		"CAUSAL_LOG_DIR=%s CAUSAL_COORDINATOR=10.79.0.1:" MON_PORT
+		" %s -r %s",
+		started, go, e2e_build(), t.logs, rpc_prog("demo-server"),
+		ready);
+	srv = e2e_spawn(argv, NULL, rpc_q("%s/r.out", t.dir),
+			rpc_q("%s/r.err", t.dir));
+	rpc_wait_file(started, srv);
+	e2e_fmt(pid_s, sizeof(pid_s), "%d", (int)srv);
+	{
+		const char *const cmds[][12] = {
+			{ "/usr/sbin/ip", "link", "add", "vp", "type", "veth",
+			  "peer", "name", "vr", "netns", pid_s, NULL },
+			{ "/usr/sbin/ip", "addr", "add", "10.79.0.1/24", "dev",
+			  "vp", NULL },
+			{ "/usr/sbin/ip", "link", "set", "vp", "up", NULL },
+		};
+
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			e2e_assert_exit(e2e_run_plain(cmds[i], NULL, NULL), 0,
+					cmds[i][1]);
+	}
+	fclose(fopen(go, "w"));
+	rpc_wait_file(ready, srv);
+	text = e2e_slurp(ready, NULL);
+	ck_assert(sscanf(text, "pid %d tcp %d", &spid, &port) == 2);
+	free(text);
+	mon_wait_connected(&t, 1);
+	text = mon_ctl(&t, 0, ARGS("status"));
+	ck_assert_msg(strstr(text, "hostR"), "%s", text);
+	free(text);
+
+	rpc_client(&t, "c1", 0,
+		   ARGS("-H", "10.79.0.2", "-P", rpc_port(port), "say", "1"), 0,
+		   &out);
+	free(out);
+	mon_publish(&t, ARGS("off", "cpu", "semantics"));
+	rpc_client(&t, "c2", 0,
+		   ARGS("-H", "10.79.0.2", "-P", rpc_port(port), "say", "2"), 0,
+		   &out);
+	ck_assert_str_eq(rpc_head(out, "say"), "say 2 = 3 status RPC_SUCCESS");
+	free(out);
+	kill(srv, SIGTERM);
+	e2e_assert_exit(e2e_wait(srv), 0, "server on hostR");
+	kill(coord, SIGTERM);
+	e2e_wait(coord);
+	e2e_merge(&t);
+	sp = e2e_proc(&t, spid);
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT h.name FROM processes p "
+					    "JOIN hosts h USING (host_id) "
+					    "WHERE proc_id = %lld",
+					    sp)),
+			 "hostR");
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT group_concat(server_mon, "
+					    "' ') FROM (SELECT server_mon FROM "
+					    "rpc_calls WHERE server_proc_id = "
+					    "%lld ORDER BY call_id)",
+					    sp)),
+			 "semantics|latency|cpu latency");
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_monitor_ctl_suite(void)
 {
 	Suite *s = suite_create("e2e-monitor-ctl");
@@ -450,6 +594,7 @@ Suite *e2e_monitor_ctl_suite(void)
 	tcase_add_test(tc, test_causal_overriding_across_hosts);
 	tcase_add_test(tc, test_coordinator_unreachable_and_restarted);
 	tcase_add_test(tc, test_hostile_channel_and_bad_input);
+	tcase_add_test(tc, test_coordinator_across_network_namespaces);
 	suite_add_tcase(s, tc);
 	return s;
 }

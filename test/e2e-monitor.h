@@ -117,7 +117,8 @@ E2E_FN const char *mon_text(struct e2e *t, const char *sql)
 #define MON_PORT "7350"
 #define MON_COORD "CAUSAL_COORDINATOR=127.0.0.1:" MON_PORT
 
-/* `causalctl serve` on 127.0.0.1:port; returns when it listens. */
+/* `causalctl serve` on 127.0.0.1:port (or HOST:PORT, ":PORT": every
+ * address); returns when it listens. */
 E2E_FN pid_t mon_coord_start(struct e2e *t, const char *port)
 {
 	char ctl[PATH_MAX], listen[64], ready[PATH_MAX], out[PATH_MAX],
@@ -127,8 +128,13 @@ E2E_FN pid_t mon_coord_start(struct e2e *t, const char *port)
 	pid_t pid;
 
 	e2e_fmt(ctl, sizeof(ctl), "%s/causalctl", e2e_build());
-	e2e_fmt(listen, sizeof(listen), "127.0.0.1:%s", port);
-	e2e_fmt(ready, sizeof(ready), "%s/coord-%s.ready", t->dir, port);
+	if (port[0] == ':')
+		e2e_fmt(listen, sizeof(listen), "%s", port + 1);
+	else if (strchr(port, ':'))
+		e2e_fmt(listen, sizeof(listen), "%s", port);
+	else
+		e2e_fmt(listen, sizeof(listen), "127.0.0.1:%s", port);
+	e2e_fmt(ready, sizeof(ready), "%s/coord.ready", t->dir);
 	e2e_fmt(out, sizeof(out), "%s/coord.out", t->dir);
 	e2e_fmt(err, sizeof(err), "%s/coord.err", t->dir);
 	unlink(ready);
