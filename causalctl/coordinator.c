@@ -595,6 +595,10 @@ int coord_serve(const struct coord_opts *o)
 	while (co.nconns)
 		conn_close(&co, co.nconns - 1);
 	close(lfd);
+	for (size_t i = 0; i < co.nevents; i++)
+		free(co.events[i]);
+	free(co.events);
+	free(co.procs);
 	return 0;
 }
 
