@@ -186,12 +186,14 @@ static int apply(uint64_t seq, char *rest)
 /* One line from the coordinator; -1 to give the connection up. */
 static int take_line(int fd, char *line, int *welcomed)
 {
-	char reply[64], *rest = line, *kind = field(&rest);
+	char reply[64], *rest = line, *kind;
 	uint64_t seq, applied = atomic_load(&causal_mon.applied);
 
+	/* the whole line first: field() cuts it up */
 	for (char *p = line; *p; p++)
 		if (*p < ' ' || *p > '~')
 			goto malformed;
+	kind = field(&rest);
 	if (!kind)
 		goto malformed;
 	if (!strcmp(kind, "WELCOME")) {

@@ -6,6 +6,8 @@
  * garbage.  Each asserts on the merged database what was and was not
  * recorded between the switches.
  */
+#include <poll.h>
+
 #include "e2e-monitor.h"
 #include "tool-run.h"
 
@@ -582,6 +584,132 @@ START_TEST(test_coordinator_across_network_namespaces)
 }
 END_TEST
 
+/* ---- a hostile coordinator: the test plays it ---------------------------- */
+
+/* Accept the next consumer on lfd (10 s at most). */
+static int hostile_accept(int lfd)
+{
+	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+	int fd;
+
+	ck_assert_msg(poll(&pfd, 1, 10000) == 1, "no consumer connected");
+	fd = accept(lfd, NULL, NULL);
+	ck_assert(fd >= 0);
+	return fd;
+}
+
+/* The next line from fd, PINGs skipped; "" once it hung up. */
+static const char *hostile_line(int fd)
+{
+	static char line[1024];
+
+	for (;;) {
+		size_t n = 0;
+
+		for (;;) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+			char c;
+
+			ck_assert_msg(poll(&pfd, 1, 10000) == 1,
+				      "the consumer said nothing");
+			if (read(fd, &c, 1) != 1) {
+				line[0] = '\0';
+				return line;
+			}
+			if (c == '\n')
+				break;
+			ck_assert(n < sizeof(line) - 1);
+			line[n++] = c;
+		}
+		line[n] = '\0';
+		if (strcmp(line, "PING"))
+			return line;
+	}
+}
+
+static void hostile_send(int fd, const char *text)
+{
+	ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+}
+
+/*
+ * A coordinator that sends garbage: a bad type, a bad selection, events
+ * out of order, control bytes.  The consumer rejects each (BAD for an
+ * event it skips in order, else it hangs up and reconnects, saying what
+ * it applied), applies only what is well formed, and the program runs
+ * and answers as always.
+ */
+START_TEST(test_hostile_coordinator)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(7350) };
+	struct rpc_server a;
+	struct e2e t;
+	char hello[1024], *err;
+	int lfd, fd, one = 1;
+
+	rpc_isolate();
+	e2e_init(&t);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	ck_assert(bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	ck_assert(listen(lfd, 8) == 0);
+	mon_server_start(&t, &a, "a", NULL, ENV(MON_COORD), NULL);
+
+	fd = hostile_accept(lfd);
+	e2e_fmt(hello, sizeof(hello), "%s", hostile_line(fd));
+	ck_assert_msg(!strncmp(hello, "HELLO 1 ", 8) &&
+			      strstr(hello, rpc_q(" %d - 0 ", a.server_pid)),
+		      "%s", hello);
+	hostile_send(fd, "WELCOME 1 abc\nEVENT 1 on bogus\n"
+			 "EVENT 2 select * x * on\nEVENT 3 off cpu\n");
+	ck_assert_str_eq(hostile_line(fd), "BAD 1");
+	ck_assert_str_eq(hostile_line(fd), "BAD 2");
+	ck_assert_str_eq(hostile_line(fd), "ACK 3");
+	/* a gap in the order: hung up on */
+	hostile_send(fd, "EVENT 9 on cpu\n");
+	ck_assert_str_eq(hostile_line(fd), "");
+	close(fd);
+	/* it comes back, saying what it applied of whom */
+	fd = hostile_accept(lfd);
+	ck_assert_msg(
+		strstr(hostile_line(fd), rpc_q(" %d abc 3 ", a.server_pid)),
+		"bad second HELLO");
+	hostile_send(fd, "WELCOME 1 abc\nEVENT 4 \x01\x7f\n");
+	ck_assert_str_eq(hostile_line(fd), "");
+	close(fd);
+	fd = hostile_accept(lfd);
+	hostile_line(fd);
+	hostile_send(fd, "EVENT 4 on cpu\n"); /* before WELCOME */
+	ck_assert_str_eq(hostile_line(fd), "");
+	close(fd);
+	close(lfd);
+
+	rpc_client(&t, "c", 0, ARGS("-P", rpc_port(a.tcp), "say", "5"), 0,
+		   NULL);
+	rpc_server_stop(&a);
+	err = e2e_slurp(a.err, NULL);
+	ck_assert_str_eq(err, "");
+	free(err);
+	e2e_merge(&t);
+	rpc_server_proc(&t, &a);
+	ck_assert_str_eq(
+		mon_text(&t, rpc_q("SELECT group_concat(event || ':' "
+				   "|| kind || ':' || types, ' ') FROM "
+				   "(SELECT * FROM monitor_switches "
+				   "WHERE proc_id = %lld ORDER BY seq)",
+				   a.proc)),
+		"0:initial:semantics|latency|cpu|memory "
+		"3:off:semantics|latency|memory");
+	rpc_assert_calls(&t, rpc_q("server_proc_id = %lld", a.proc),
+			 "server_mon = 'semantics|latency' AND missing = "
+			 "'client' AND skel_start_cpu_ns IS NULL",
+			 1);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_monitor_ctl_suite(void)
 {
 	Suite *s = suite_create("e2e-monitor-ctl");
@@ -595,6 +723,7 @@ Suite *e2e_monitor_ctl_suite(void)
 	tcase_add_test(tc, test_coordinator_unreachable_and_restarted);
 	tcase_add_test(tc, test_hostile_channel_and_bad_input);
 	tcase_add_test(tc, test_coordinator_across_network_namespaces);
+	tcase_add_test(tc, test_hostile_coordinator);
 	suite_add_tcase(s, tc);
 	return s;
 }
