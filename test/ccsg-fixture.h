@@ -94,7 +94,8 @@ static void fx_val(char *buf, size_t len, long long v, long long scale)
 }
 
 /*
- * One rpc_calls row.  ev[4] and cpu[4] (us) in probe order stub start,
+ * One rpc_calls row; chain is 40 hex digits (stored as its 20 bytes).
+ * ev[4] and cpu[4] (us) in probe order stub start,
  * skeleton start, skeleton end, stub end; NUL for absent.  The client side
  * is (cproc, ctid), the server side (sproc, stid, sfid); 0 for none.
  */
@@ -117,7 +118,7 @@ static void fx_call(const char *chain, unsigned prog, unsigned proc, const char 
 		 "stub_end_event, stub_end_exit_ns, stub_end_cpu_ns, server_proc_id, server_tid, "
 		 "server_function_id, object_id, skel_start_event, skel_start_exit_ns, "
 		 "skel_start_cpu_ns, skel_end_event, skel_end_ns, skel_end_cpu_ns, missing) "
-		 "VALUES('%s', %u, 1, %u, %s%d%s, %s%d%s, '%s', %s, %s, %s, %s, %s, %s, "
+		 "VALUES(x'%s', %u, 1, %u, %s%d%s, %s%d%s, '%s', %s, %s, %s, %s, %s, %s, "
 		 "%s%d%s, %s%d%s, %s%d%s, 1, %s, %s, %s, %s, %s, %s, %s)",
 		 chain, prog, proc, cproc ? "" : "NULLIF(", cproc, cproc ? "" : ",0)",
 		 cproc ? "" : "NULLIF(", ctid, cproc ? "" : ",0)", symbol ? symbol : "",

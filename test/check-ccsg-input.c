@@ -3,7 +3,8 @@
  * writes: a schema version it does not know, and values of the wrong
  * type or out of range in the columns it reads.  Each is one error line
  * naming the database and what is wrong (table, row and column), and
- * `ccsg` exits with status 1; nothing is loaded half-way.
+ * `ccsg` exits with status 1; nothing is loaded half-way.  A database of
+ * schema version 2 (chain ids as hex text) is read as it was written.
  */
 #include <check.h>
 #include <stdio.h>
@@ -94,7 +95,7 @@ START_TEST(test_schema_version)
 	static const struct {
 		const char *value, *says;
 	} cases[] = {
-		{ "3", "schema version 3" },		/* newer than ccsg knows */
+		{ "4", "schema version 4" },		/* newer than ccsg knows */
 		{ "99", "schema version 99" },
 		{ "1", "schema version 1" },		/* older, without rpc tables */
 		{ "2x", "'2x'" },			/* not a number */
@@ -148,6 +149,14 @@ static const struct bad {
 	{ "UPDATE rpc_calls SET missing = 'nobody'", "rpc_calls", "call_id 1", "missing" },
 	{ "UPDATE rpc_calls SET reply = 'maybe'", "rpc_calls", "call_id 1", "reply" },
 	{ "UPDATE rpc_calls SET chain = 'xyz'", "rpc_calls", "call_id 1", "chain" },
+	{ "UPDATE rpc_calls SET chain = x'0102'", "rpc_calls", "call_id 1", "chain" },
+	/* version 2's form of a chain id in a version 3 database */
+	{ "UPDATE rpc_calls SET chain = lower(hex(chain))", "rpc_calls", "call_id 1", "chain" },
+	/* version 3's form in a version 2 database, and no hex at all */
+	{ "UPDATE meta SET value = '2' WHERE key = 'schema_version'", "rpc_calls", "call_id 1",
+	  "chain" },
+	{ "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+	  " UPDATE rpc_calls SET chain = upper(hex(chain))", "rpc_calls", "call_id 1", "chain" },
 	{ "UPDATE rpc_calls SET tag = x'6f6b'", "rpc_calls", "call_id 1", "tag" },
 	{ "UPDATE rpc_calls SET site_symbol = x'00'", "rpc_calls", "call_id 1", "site_symbol" },
 	/* a start probe without the program it gives */
@@ -191,11 +200,55 @@ START_TEST(test_bad_values)
 }
 END_TEST
 
+/* The calls, chains and strings of two loaded traces are the same. */
+static void assert_same_trace(const struct ccsg_trace *a, const struct ccsg_trace *b)
+{
+	ck_assert_uint_eq(a->ncalls, b->ncalls);
+	ck_assert_uint_eq(a->nchains, b->nchains);
+	ck_assert_uint_eq(a->nthreads, b->nthreads);
+	ck_assert_uint_eq(a->nstrings, b->nstrings);
+	ck_assert(!memcmp(a->calls, b->calls, a->ncalls * sizeof(*a->calls)));
+	ck_assert(!memcmp(a->chains, b->chains, a->nchains * sizeof(*a->chains)));
+	ck_assert(!memcmp(a->threads, b->threads, a->nthreads * sizeof(*a->threads)));
+	for (size_t i = 0; i < a->nstrings; i++)
+		ck_assert_str_eq(a->strings[i], b->strings[i]);
+}
+
+/*
+ * Schema version 2, whose chain ids are 40 lowercase hex digits of text:
+ * ccsg reads it as the version 3 it became (same calls, same chains in
+ * the same order, same ids).
+ */
+START_TEST(test_schema_version_2)
+{
+	struct ccsg_trace t3, t2;
+	const char *path = fx_outcomes();
+	char msg[512];
+
+	ck_assert_msg(load_err(path, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert_int_eq(ccsg_trace_load(&t3, path), 0);
+	ck_assert_int_eq(t3.schema_version, 3);
+	ck_assert_uint_eq(t3.nchains, 12);
+	ck_assert_int_eq(t3.chains[0].id[DB_CHAIN_LEN - 1], 0xe0);
+	ck_assert_int_eq(sqlite3_open(path, &fx_db), SQLITE_OK);
+	fx_exec("UPDATE rpc_calls SET chain = lower(hex(chain));"
+		"UPDATE threads SET ctx_chain = lower(hex(ctx_chain));"
+		"UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+	sqlite3_close(fx_db);
+	ck_assert_int_eq(ccsg_trace_load(&t2, path), 0);
+	ck_assert_int_eq(t2.schema_version, 2);
+	assert_same_trace(&t2, &t3);
+	ccsg_trace_release(&t2);
+	ccsg_trace_release(&t3);
+	unlink(path);
+}
+END_TEST
+
 /* The commands exit with status 1 after the one line, for each of them. */
 START_TEST(test_cli_exit_status)
 {
 	static const char *const spoil[] = {
-		"UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+		"UPDATE meta SET value = '4' WHERE key = 'schema_version'",
 		"UPDATE rpc_calls SET results_bytes = 'many'",
 	};
 	static const char *const cmds[] = { "dscg", "report", "latency" };
@@ -239,6 +292,7 @@ Suite *ccsg_input_suite(void)
 
 	tcase_add_test(tc, test_valid_base);
 	tcase_add_test(tc, test_schema_version);
+	tcase_add_test(tc, test_schema_version_2);
 	tcase_add_loop_test(tc, test_bad_values, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_cli_exit_status);
 	suite_add_tcase(s, tc);
