@@ -4,7 +4,11 @@
  *
  * Each chain's events are sorted by event number (O(L log L) for a chain
  * of L events, O(M log M) in all) and scanned once with a stack of the
- * open calls.  The transitions of Figure 7 are: "in progress" (the next
+ * open calls.  Sorting here is cheaper than having the database do it:
+ * for a million calls (4 million probes) the sort takes 0.3 s, reading
+ * the probes in (chain, event) order from an indexed table of their own
+ * took 4.3 s, and the table and its index 600 MB of a 1.4 GB database
+ * (the merge no longer writes it: schema version 3).  The transitions of Figure 7 are: "in progress" (the next
  * probe of the call on top), "child starts" (a stub start while the call
  * on top is inside its skeleton), "child returns" (the skeleton end of
  * the call on top once its child has popped) and "sibling continues" (a

@@ -344,11 +344,11 @@ static int check_schema(sqlite3 *db, const char *path, int *schema_version)
 	if (version < CCSG_SCHEMA_OLDEST)
 		return error("trace database '%s' has schema version %ld, without rpc tables; "
 			     "merge the logs again with this tracedump", path, version);
-	if (version > CCSG_SCHEMA_VERSION)
+	if (version > DB_SCHEMA_VERSION)
 		return error("trace database '%s' has schema version %ld, which this ccsg does "
 			     "not know (it reads versions %d to %d); use the ccsg of the "
 			     "tracedump that merged it", path, version, CCSG_SCHEMA_OLDEST,
-			     CCSG_SCHEMA_VERSION);
+			     DB_SCHEMA_VERSION);
 	*schema_version = (int)version;
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' "

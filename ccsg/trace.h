@@ -19,10 +19,9 @@
 #define CCSG_NONE INT64_MIN
 
 /*
- * The schema versions of the merged database that ccsg reads: its own
- * (db-schema.h) and version 2, whose chain ids are hex text.
+ * The oldest schema version of the merged database that ccsg reads: 2,
+ * whose chain ids are hex text; the newest is DB_SCHEMA_VERSION.
  */
-#define CCSG_SCHEMA_VERSION DB_SCHEMA_VERSION
 #define CCSG_SCHEMA_OLDEST 2
 
 /* enum clnt_stat values ccsg interprets (fixed by the ONC RPC API). */
@@ -142,10 +141,10 @@ struct ccsg_trace {
 /*
  * Load the database at path.  A missing file, a database that is not a
  * merged trace (no rpc_calls / threads / processes / hosts tables), a
- * schema version before CCSG_SCHEMA_OLDEST or after CCSG_SCHEMA_VERSION, a value of the wrong
- * type or out of range in a column ccsg reads (error() names the table,
- * row and column) or a trace without processes is an error(): -1 and
- * nothing to release.
+ * schema version before CCSG_SCHEMA_OLDEST or after DB_SCHEMA_VERSION, a
+ * value of the wrong type or out of range in a column ccsg reads (error()
+ * names the table, row and column) or a trace without processes is an
+ * error(): -1 and nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
 void ccsg_trace_release(struct ccsg_trace *t);

@@ -13,8 +13,6 @@
 
 #include "causal/db-schema.h"
 
-#define CAUSAL_SCHEMA_VERSION DB_SCHEMA_VERSION
-
 /* Create the tables and the view, and fill meta.  Returns 0 or -1 after error(). */
 int schema_create(sqlite3 *db);
 
