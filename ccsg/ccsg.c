@@ -14,14 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "ccsg.h"
 #include "names.h"
 
 struct build {
 	struct ccsg_graph *g;
 	struct ccsg_trace *t;
-	struct ccsg_map pv, fn, obj, fo, edge;
-	struct ccsg_map *edge_keys;
+	/* a call's function, by exact keys through a chain of small maps:
+	 * (prog, vers) -> pv, (pv, proc) -> fn, (server, object) -> obj,
+	 * (fn, obj) -> fo */
+	struct hashmap pv, fn, obj, fo;
+	struct hashmap fn_node;		/* fn (or fo, by object) -> its node */
+	struct hashmap edge;		/* (from, to) -> edge */
 	int32_t *thread_node;		/* per thread */
 	int64_t *thread_self;
 	uint8_t *root_thread;
@@ -33,7 +38,7 @@ static int32_t new_node(struct ccsg_graph *g, int kind)
 {
 	struct ccsg_node *n;
 
-	if (CCSG_GROW(g->nodes, g->cap_nodes, g->nnodes + 1))
+	if (GROW(g->nodes, g->cap_nodes, g->nnodes + 1))
 		return -ENOMEM;
 	n = &g->nodes[g->nnodes];
 	memset(n, 0, sizeof(*n));
@@ -49,12 +54,11 @@ static int32_t new_node(struct ccsg_graph *g, int kind)
 	return (int32_t)g->nnodes++;
 }
 
-/* Find or make the map entry for key: its value, or make() a new one. */
-static int32_t lookup(struct ccsg_map *m, uint64_t key, int32_t next)
+/* The dense id of key in m: its own, or the next one (m's count) when
+ * new; -ENOMEM. */
+static int32_t lookup(struct hashmap *m, uint64_t key)
 {
-	int32_t v = ccsg_map_get(m, key);
-
-	return v >= 0 ? v : ccsg_map_put(m, key, next);
+	return hashmap_put(m, key, (int32_t)m->n);
 }
 
 static int32_t function_node(struct build *b, const struct ccsg_call *c)
@@ -62,30 +66,29 @@ static int32_t function_node(struct build *b, const struct ccsg_call *c)
 	struct ccsg_graph *g = b->g;
 	int32_t pv, key, n;
 
-	/* exact keys through a chain of small maps: (prog, vers) -> pv,
-	 * (pv, proc) -> function, (function, object) -> node */
-	pv = lookup(&b->pv, ccsg_key2(c->prog, c->vers), (int32_t)b->pv.n);
+	pv = lookup(&b->pv, hashmap_key2(c->prog, c->vers));
 	if (pv < 0)
 		return -ENOMEM;
-	key = lookup(&b->fn, ccsg_key2((uint32_t)pv, c->proc), (int32_t)b->fn.n);
+	key = lookup(&b->fn, hashmap_key2((uint32_t)pv, c->proc));
 	if (key < 0)
 		return -ENOMEM;
 	if (g->by_object) {
 		int32_t o;
 
 		if (c->server_proc && c->object_id >= 0)
-			o = lookup(&b->obj, ccsg_key2(c->server_proc, (uint32_t)c->object_id),
-				   (int32_t)b->obj.n);
+			o = lookup(&b->obj,
+				   hashmap_key2(c->server_proc,
+						(uint32_t)c->object_id));
 		else		/* untraced server: its address is the object */
-			o = lookup(&b->obj, ccsg_key2(0x80000000u, (uint32_t)c->peer),
-				   (int32_t)b->obj.n);
+			o = lookup(&b->obj, hashmap_key2(0x80000000u,
+							 (uint32_t)c->peer));
 		if (o < 0)
 			return -ENOMEM;
-		key = lookup(&b->fo, ccsg_key2((uint32_t)key, (uint32_t)o), (int32_t)b->fo.n);
+		key = lookup(&b->fo, hashmap_key2((uint32_t)key, (uint32_t)o));
 		if (key < 0)
 			return -ENOMEM;
 	}
-	n = ccsg_map_get(&b->edge_keys[0], (uint64_t)key);
+	n = hashmap_get(&b->fn_node, (uint64_t)key);
 	if (n >= 0)
 		return n;
 	if ((n = new_node(g, CCSG_FUNCTION)) < 0)
@@ -101,7 +104,7 @@ static int32_t function_node(struct build *b, const struct ccsg_call *c)
 			g->nodes[n].peer = c->peer;
 		}
 	}
-	if (ccsg_map_put(&b->edge_keys[0], (uint64_t)key, n) < 0)
+	if (hashmap_put(&b->fn_node, (uint64_t)key, n) < 0)
 		return -ENOMEM;
 	return n;
 }
@@ -123,14 +126,17 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 static int add_edge(struct build *b, int32_t from, int32_t to, int64_t count)
 {
 	struct ccsg_graph *g = b->g;
-	int32_t e = ccsg_map_get(&b->edge, ccsg_key2((uint32_t)from, (uint32_t)to));
+	int32_t e =
+	    hashmap_get(&b->edge, hashmap_key2((uint32_t)from, (uint32_t)to));
 
 	if (e < 0) {
-		if (CCSG_GROW(g->edges, g->cap_edges, g->nedges + 1))
+		if (GROW(g->edges, g->cap_edges, g->nedges + 1))
 			return -ENOMEM;
 		e = (int32_t)g->nedges++;
 		g->edges[e] = (struct ccsg_edge){ from, to, 0, 0 };
-		if (ccsg_map_put(&b->edge, ccsg_key2((uint32_t)from, (uint32_t)to), e) < 0)
+		if (hashmap_put(&b->edge,
+				hashmap_key2((uint32_t)from, (uint32_t)to),
+				e) < 0)
 			return -ENOMEM;
 	}
 	g->edges[e].count += count;
@@ -270,94 +276,127 @@ static void vec_add(int64_t *d, const int64_t *s, size_t n)
 		d[i] += s[i];
 }
 
+/*
+ * The post-order walk's stack.  Level l holds DSCG node node[l], the next
+ * of its children to visit, and the running sums of the self + descendant
+ * vectors of its finished children: of all of them (all) and of its
+ * function (call) children only (fn); k entries per level each.
+ */
+struct walk {
+	size_t k;     /* vector dimensions */
+	size_t depth; /* levels in use */
+	int32_t *node, *next_child;
+	int64_t *all, *fn;
+	size_t cap_node, cap_next, cap_all, cap_fn;
+};
+
+/* Enter DSCG node u one level down; 0 or -ENOMEM (the walk unchanged). */
+static int walk_push(struct walk *w, const struct ccsg_dscg *d, int32_t u)
+{
+	size_t l = w->depth, k = w->k;
+
+	if (GROW(w->node, w->cap_node, l + 1) ||
+	    GROW(w->next_child, w->cap_next, l + 1) ||
+	    GROW(w->all, w->cap_all, (l + 1) * k) ||
+	    GROW(w->fn, w->cap_fn, (l + 1) * k))
+		return -ENOMEM;
+	w->node[l] = u;
+	w->next_child[l] = d->first_child[u];
+	memset(w->all + l * k, 0, k * sizeof(*w->all));
+	memset(w->fn + l * k, 0, k * sizeof(*w->fn));
+	w->depth++;
+	return 0;
+}
+
+static void walk_release(struct walk *w)
+{
+	free(w->node);
+	free(w->next_child);
+	free(w->all);
+	free(w->fn);
+}
+
+/*
+ * Leave level l > 0, whose node u has no child left to visit: u's self CPU
+ * (Equation 1 or 2, in its host's dimension; self is scratch of k entries)
+ * and its descendants' (Equations 3 and 4) go to its CCSG node
+ * (UPDATE_CCSG) and into the sums of level l - 1.
+ */
+static void walk_leave(struct build *b, struct walk *w, size_t l, int64_t *self)
+{
+	struct ccsg_graph *g = b->g;
+	const struct ccsg_dscg *d = g->dscg;
+	const struct ccsg_trace *t = b->t;
+	size_t k = w->k;
+	int32_t u = w->node[l], dim;
+	const int64_t *all = w->all + l * k, *fn = w->fn + l * k;
+	int64_t *up_all = w->all + (l - 1) * k, *up_fn = w->fn + (l - 1) * k;
+	struct ccsg_node *n;
+
+	memset(self, 0, k * sizeof(*self));
+	if (ccsg_dscg_is_call(d, u)) {
+		const struct ccsg_call *call = &t->calls[u];
+
+		dim = call->server_proc ? dim_of_proc(g, t, call->server_proc)
+					: -1;
+		if (dim >= 0)
+			self[dim] = g->call_self[u];
+		/* a call whose start was lost: in no node, its (unknown,
+		 * so zero) CPU still reaches the level below */
+		n = g->call_node[u] >= 0 ? &g->nodes[g->call_node[u]] : NULL;
+		if (n)
+			vec_add(n->desc, all, k);
+		/* a function child of the level below */
+		vec_add(up_fn, self, k);
+		vec_add(up_fn, all, k);
+	} else {
+		int32_t i = u - (int32_t)t->ncalls;
+
+		n = &g->nodes[b->thread_node[i]];
+		dim = dim_of_proc(g, t, t->threads[i].proc);
+		if (dim >= 0)
+			self[dim] = b->thread_self[i];
+		/* a main thread's chains hang under main, not its node */
+		if (!b->root_thread[i])
+			vec_add(n->desc, fn, k);
+	}
+	if (n)
+		vec_add(n->self, self, k);
+	vec_add(up_all, self, k);
+	vec_add(up_all, all, k);
+}
+
 /* Post-order walk of the DSCG: Equations 3 and 4, and UPDATE_CCSG. */
 static int propagate(struct build *b)
 {
 	struct ccsg_graph *g = b->g;
-	struct ccsg_dscg *d = g->dscg;
-	struct ccsg_trace *t = b->t;
-	size_t k = g->dims->n ? g->dims->n : 1, depth = 0, cap = 0;
-	int32_t base = (int32_t)t->ncalls;
-	int32_t *stack = NULL, *cursor = NULL;
-	int64_t *acc_all = NULL, *acc_fn = NULL, *self = NULL;
-	size_t acap = 0, fcap = 0;
+	const struct ccsg_dscg *d = g->dscg;
+	struct walk w = {.k = g->dims->n ? g->dims->n : 1};
+	int64_t *self = calloc(w.k, sizeof(*self));
 	int ret = -ENOMEM;
 
-	self = calloc(k, sizeof(*self));
-	if (!self)
+	if (!self || walk_push(&w, d, d->main))
 		goto out;
-	/* level l of the stack: node stack[l], next child cursor[l] */
-#define PUSH(node) do { \
-		if (CCSG_GROW(stack, cap, depth + 1) || \
-		    ccsg_grow((void **)&cursor, &fcap, depth + 1, sizeof(*cursor)) || \
-		    ccsg_grow((void **)&acc_all, &acap, (depth + 1) * k, sizeof(int64_t))) \
-			goto out; \
-		acc_fn = realloc(acc_fn, acap * sizeof(int64_t)); \
-		if (!acc_fn) \
-			goto out; \
-		stack[depth] = (node); \
-		cursor[depth] = d->first_child[node]; \
-		memset(acc_all + depth * k, 0, k * sizeof(int64_t)); \
-		memset(acc_fn + depth * k, 0, k * sizeof(int64_t)); \
-		depth++; \
-	} while (0)
-
-	PUSH(d->main);
-	while (depth) {
-		size_t l = depth - 1;
-		int32_t u = stack[l], c = cursor[l];
-		int64_t *all = acc_all + l * k, *fn = acc_fn + l * k;
-		struct ccsg_node *n;
-		int32_t dim;
+	while (w.depth) {
+		size_t l = w.depth - 1;
+		int32_t c = w.next_child[l];
 
 		if (c >= 0) {
-			cursor[l] = d->next_sibling[c];
-			PUSH(c);
+			w.next_child[l] = d->next_sibling[c];
+			if (walk_push(&w, d, c))
+				goto out;
 			continue;
 		}
-		depth--;
-		if (u == d->main) {
-			vec_add(g->nodes[0].desc, all, k);
+		w.depth--;
+		if (w.node[l] == d->main) { /* level 0: the whole system */
+			vec_add(g->nodes[0].desc, w.all + l * w.k, w.k);
 			break;
 		}
-		memset(self, 0, k * sizeof(*self));
-		if (ccsg_dscg_is_call(d, u)) {
-			const struct ccsg_call *call = &t->calls[u];
-
-			dim = call->server_proc ? dim_of_proc(g, t, call->server_proc) : -1;
-			if (dim >= 0)
-				self[dim] = g->call_self[u];
-			/* a call whose start was lost: in no node, its (unknown,
-			 * so zero) CPU still reaches the level below */
-			n = g->call_node[u] >= 0 ? &g->nodes[g->call_node[u]] : NULL;
-			if (n)
-				vec_add(n->desc, all, k);
-			/* a function child of the level below */
-			vec_add(acc_fn + (l - 1) * k, self, k);
-			vec_add(acc_fn + (l - 1) * k, all, k);
-		} else {
-			int32_t i = u - base;
-
-			n = &g->nodes[b->thread_node[i]];
-			dim = dim_of_proc(g, t, t->threads[i].proc);
-			if (dim >= 0)
-				self[dim] = b->thread_self[i];
-			/* a main thread's chains hang under main, not its node */
-			if (!b->root_thread[i])
-				vec_add(n->desc, fn, k);
-		}
-		if (n)
-			vec_add(n->self, self, k);
-		vec_add(acc_all + (l - 1) * k, self, k);
-		vec_add(acc_all + (l - 1) * k, all, k);
+		walk_leave(b, &w, l, self);
 	}
-#undef PUSH
 	ret = 0;
 out:
-	free(stack);
-	free(cursor);
-	free(acc_all);
-	free(acc_fn);
+	walk_release(&w);
 	free(self);
 	return ret;
 }
@@ -419,8 +458,7 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 		     int by_object)
 {
 	struct ccsg_trace *t = d->trace;
-	struct ccsg_map keys = { 0 };
-	struct build b = { .g = g, .t = t, .edge_keys = &keys };
+	struct build b = {.g = g, .t = t};
 	size_t k = dims->n ? dims->n : 1;
 	int ret = -ENOMEM;
 
@@ -480,12 +518,12 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	vec_add(g->total, g->nodes[0].desc, k);
 	ret = 0;
 out:
-	ccsg_map_release(&b.pv);
-	ccsg_map_release(&b.fn);
-	ccsg_map_release(&b.obj);
-	ccsg_map_release(&b.fo);
-	ccsg_map_release(&b.edge);
-	ccsg_map_release(&keys);
+	hashmap_release(&b.pv);
+	hashmap_release(&b.fn);
+	hashmap_release(&b.obj);
+	hashmap_release(&b.fo);
+	hashmap_release(&b.edge);
+	hashmap_release(&b.fn_node);
 	free(b.thread_node);
 	free(b.thread_self);
 	free(b.root_thread);

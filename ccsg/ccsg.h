@@ -33,7 +33,7 @@ int ccsg_dims_hosts(struct ccsg_dims *g, const struct ccsg_trace *t);
  * Processor groups from a file: lines "GROUP: HOST HOST...", '#' starts a
  * comment.  Hosts of the trace named in no group become groups of their
  * own, after the file's.  A host unknown to the trace, a host in two
- * groups or a line without ':' is an error() naming FILE:LINE.
+ * groups or a line without ':' is a fail() naming FILE:LINE.
  */
 int ccsg_dims_groups(struct ccsg_dims *g, const struct ccsg_trace *t, const char *path);
 int ccsg_dims_parse(struct ccsg_dims *g, const struct ccsg_trace *t, FILE *f, const char *path);

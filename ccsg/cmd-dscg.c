@@ -23,7 +23,7 @@ static int run_dscg(int argc, char **argv)
 		return o.status;
 	if (!(ret = session_open(&s, &o, 0)) &&
 	    ccsg_dscg_print(stdout, &s.dscg, &s.names, o.format))
-		ret = error("cannot write the call graph");
+		ret = fail("cannot write the call graph");
 	session_close(&s);
 	free(o.idl);
 	return ret ? 1 : 0;

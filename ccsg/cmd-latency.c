@@ -26,9 +26,9 @@ static int run_latency(int argc, char **argv)
 		return o.status;
 	if (!(ret = session_open(&s, &o, 1))) {
 		if (ccsg_latency_build(&s.graph, &l, &n))
-			ret = error("out of memory");
+			ret = fail("out of memory");
 		else if (ccsg_latency_print(stdout, &s.graph, l, n, o.format))
-			ret = error("cannot write the latency table");
+			ret = fail("cannot write the latency table");
 	}
 	free(l);
 	session_close(&s);

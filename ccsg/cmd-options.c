@@ -83,7 +83,7 @@ int session_open(struct session *s, const struct cli *o, int graph)
 	if (ccsg_trace_load(&s->trace, o->db))
 		return 1;
 	if (ccsg_dscg_build(&s->dscg, &s->trace)) {
-		error("out of memory building the call graph of '%s'", o->db);
+		fail("out of memory building the call graph of '%s'", o->db);
 		return 1;
 	}
 	if (!graph)
@@ -93,7 +93,7 @@ int session_open(struct session *s, const struct cli *o, int graph)
 		return 1;
 	if (ccsg_graph_build(&s->graph, &s->dscg, &s->dims, o->by_object) ||
 	    ccsg_graph_name(&s->graph, &s->names)) {
-		error("out of memory building the CCSG of '%s'", o->db);
+		fail("out of memory building the CCSG of '%s'", o->db);
 		return 1;
 	}
 	return 0;

@@ -24,7 +24,7 @@ static int run_report(int argc, char **argv)
 	if (cli_parse(&o, &cmd_report, argc, argv, 0xf))
 		return o.status;
 	if (!(ret = session_open(&s, &o, 1)) && ccsg_report_print(stdout, &s.graph, o.format))
-		ret = error("cannot write the report");
+		ret = fail("cannot write the report");
 	session_close(&s);
 	free(o.idl);
 	return ret ? 1 : 0;

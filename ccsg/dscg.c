@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "causal/log-format.h"
 #include "dscg.h"
 
@@ -77,7 +78,7 @@ static void place(struct scan *s, int32_t c, int32_t parent, int32_t seg)
 
 static int push(struct scan *s, int32_t c, int32_t phase)
 {
-	if (CCSG_GROW(s->stack, s->cap_stack, s->depth + 1))
+	if (GROW(s->stack, s->cap_stack, s->depth + 1))
 		return -ENOMEM;
 	s->stack[s->depth++] = (struct frame){ c, phase };
 	return 0;
@@ -142,7 +143,7 @@ static int scan_chain(struct scan *s, struct ccsg_chain *ch, struct ccsg_dscg_st
 		for (int k = 0; k < 4; k++) {
 			if (c->ev[k] == CCSG_NONE)
 				continue;
-			if (CCSG_GROW(s->ev, s->cap_ev, n + 1))
+			if (GROW(s->ev, s->cap_ev, n + 1))
 				return -ENOMEM;
 			s->ev[n++] = (struct event){ c->ev[k], i, k };
 			any = 1;
@@ -228,7 +229,7 @@ static void link_child(struct ccsg_dscg *d, int32_t *last, int32_t parent, int32
 static int link_threads(struct ccsg_dscg *d)
 {
 	struct ccsg_trace *t = d->trace;
-	struct ccsg_map fmap = { 0 };
+	struct hashmap fmap = { 0 };
 	uint8_t *mark;
 
 	for (size_t i = 0; i < t->ncalls; i++) {
@@ -237,7 +238,7 @@ static int link_threads(struct ccsg_dscg *d)
 		/* a call whose start was lost is in no function: the threads
 		 * it spawned hang under their parent thread */
 		if (!c->lost && c->server_proc && c->server_function_id != CCSG_NONE &&
-		    ccsg_map_put(&fmap, ccsg_key2(c->server_proc, (uint32_t)c->server_function_id),
+		    hashmap_put(&fmap, hashmap_key2(c->server_proc, (uint32_t)c->server_function_id),
 				 (int32_t)i) < 0)
 			goto nomem;
 	}
@@ -248,13 +249,13 @@ static int link_threads(struct ccsg_dscg *d)
 		if (th->parent_tid && th->parent_tid != th->tid)
 			pt = ccsg_trace_thread(t, th->proc, th->parent_tid);
 		if (th->ctx_function != CCSG_NONE)
-			f = ccsg_map_get(&fmap, ccsg_key2(th->proc, (uint32_t)th->ctx_function));
+			f = hashmap_get(&fmap, hashmap_key2(th->proc, (uint32_t)th->ctx_function));
 		if (f >= 0 && (pt < 0 || t->calls[f].server_tid == th->parent_tid))
 			th->spawn_call = f;
 		else
 			th->parent_thread = pt;
 	}
-	ccsg_map_release(&fmap);
+	hashmap_release(&fmap);
 	mark = calloc(t->nthreads + 1, 1);
 	if (!mark)
 		return -ENOMEM;
@@ -277,7 +278,7 @@ static int link_threads(struct ccsg_dscg *d)
 	free(mark);
 	return 0;
 nomem:
-	ccsg_map_release(&fmap);
+	hashmap_release(&fmap);
 	return -ENOMEM;
 }
 
@@ -297,9 +298,9 @@ static int tally_add(struct ccsg_tally *ty, int32_t str)
 
 	if (str < 0)
 		return 0;
-	if ((e = ccsg_map_get(&ty->index, (uint64_t)str)) < 0) {
-		if (CCSG_GROW(ty->v, ty->cap, ty->n + 1) ||
-		    ccsg_map_put(&ty->index, (uint64_t)str, (int32_t)ty->n) < 0)
+	if ((e = hashmap_get(&ty->index, (uint64_t)str)) < 0) {
+		if (GROW(ty->v, ty->cap, ty->n + 1) ||
+		    hashmap_put(&ty->index, (uint64_t)str, (int32_t)ty->n) < 0)
 			return -ENOMEM;
 		e = (int32_t)ty->n++;
 		ty->v[e] = (struct ccsg_tally_entry){ str, 0 };
@@ -341,7 +342,7 @@ static int count_outcomes(struct ccsg_trace *t, struct ccsg_dscg_stats *st)
 static void tally_release(struct ccsg_tally *ty)
 {
 	free(ty->v);
-	ccsg_map_release(&ty->index);
+	hashmap_release(&ty->index);
 	memset(ty, 0, sizeof(*ty));
 }
 

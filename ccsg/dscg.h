@@ -24,7 +24,7 @@ struct ccsg_tally {
 		size_t n;
 	} *v;				/* by count, largest first, then by value */
 	size_t n, cap;
-	struct ccsg_map index;		/* str -> entry */
+	struct hashmap index;		/* str -> entry */
 };
 
 struct ccsg_dscg_stats {

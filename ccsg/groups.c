@@ -67,24 +67,24 @@ int ccsg_dims_parse(struct ccsg_dims *g, const struct ccsg_trace *t, FILE *f, co
 		if (!*name)
 			continue;
 		if (!(colon = strchr(name, ':'))) {
-			error("%s:%d: expected 'GROUP: HOST...'", path, lineno);
-			goto fail;
+			fail("%s:%d: expected 'GROUP: HOST...'", path, lineno);
+			goto bad;
 		}
 		*colon = 0;
 		for (char *e = colon; e > name && strchr(" \t", e[-1]); e--)
 			e[-1] = 0;
 		if (!*name || strpbrk(name, " \t")) {
-			error("%s:%d: bad group name '%s'", path, lineno, name);
-			goto fail;
+			fail("%s:%d: bad group name '%s'", path, lineno, name);
+			goto bad;
 		}
 		for (size_t i = 0; i < g->n; i++)
 			if (!strcmp(g->names[i], name)) {
-				error("%s:%d: group '%s' defined twice", path, lineno, name);
-				goto fail;
+				fail("%s:%d: group '%s' defined twice", path, lineno, name);
+				goto bad;
 			}
 		if ((dim = add_dim(g, name)) < 0) {
 			ret = -ENOMEM;
-			goto fail;
+			goto bad;
 		}
 		for (tok = strtok_r(colon + 1, " \t\r\n,", &save); tok;
 		     tok = strtok_r(NULL, " \t\r\n,", &save)) {
@@ -94,13 +94,13 @@ int ccsg_dims_parse(struct ccsg_dims *g, const struct ccsg_trace *t, FILE *f, co
 				if (!strcmp(t->hosts[h], tok))
 					break;
 			if (h == t->nhosts) {
-				error("%s:%d: unknown host '%s' (not in the trace)", path, lineno, tok);
-				goto fail;
+				fail("%s:%d: unknown host '%s' (not in the trace)", path, lineno, tok);
+				goto bad;
 			}
 			if (g->of_host[h] >= 0) {
-				error("%s:%d: host '%s' is already in group '%s'", path, lineno, tok,
+				fail("%s:%d: host '%s' is already in group '%s'", path, lineno, tok,
 				      g->names[g->of_host[h]]);
-				goto fail;
+				goto bad;
 			}
 			g->of_host[h] = dim;
 		}
@@ -109,10 +109,10 @@ int ccsg_dims_parse(struct ccsg_dims *g, const struct ccsg_trace *t, FILE *f, co
 	for (size_t h = 0; h < t->nhosts; h++)
 		if (g->of_host[h] < 0 && (g->of_host[h] = add_dim(g, t->hosts[h])) < 0) {
 			ret = -ENOMEM;
-			goto fail;
+			goto bad;
 		}
 	return 0;
-fail:
+bad:
 	ccsg_dims_release(g);
 	return ret;
 }
@@ -124,7 +124,7 @@ int ccsg_dims_groups(struct ccsg_dims *g, const struct ccsg_trace *t, const char
 
 	if (!f) {
 		memset(g, 0, sizeof(*g));
-		error("cannot open groups file '%s': %s", path, strerror(errno));
+		fail("cannot open groups file '%s': %s", path, strerror(errno));
 		return -ENOENT;
 	}
 	ret = ccsg_dims_parse(g, t, f, path);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "names.h"
 #include "usage.h"
 
@@ -106,7 +107,7 @@ static void next(struct lexer *lx)
 
 static int syntax(struct lexer *lx, const char *want)
 {
-	error("%s:%d: malformed rpcgen file: expected %s, found '%s'", lx->path, lx->line, want,
+	fail("%s:%d: malformed rpcgen file: expected %s, found '%s'", lx->path, lx->line, want,
 	      lx->kind == T_EOF ? "end of file" : lx->tok);
 	return -EINVAL;
 }
@@ -146,7 +147,7 @@ static int value(struct lexer *lx, uint64_t *v)
 			if (!strcmp(lx->consts[i].name, lx->tok))
 				break;
 		if (i == lx->nconsts) {
-			error("%s:%d: malformed rpcgen file: unknown constant '%s'", lx->path,
+			fail("%s:%d: malformed rpcgen file: unknown constant '%s'", lx->path,
 			      lx->line, lx->tok);
 			return -EINVAL;
 		}
@@ -155,7 +156,7 @@ static int value(struct lexer *lx, uint64_t *v)
 		return syntax(lx, "a number");
 	}
 	if (*v > 0xffffffffULL) {
-		error("%s:%d: malformed rpcgen file: '%s' is out of range", lx->path, lx->line,
+		fail("%s:%d: malformed rpcgen file: '%s' is out of range", lx->path, lx->line,
 		      lx->tok);
 		return -EINVAL;
 	}
@@ -180,7 +181,7 @@ static int skip_decl(struct lexer *lx)
 			return 0;
 		}
 	}
-	error("%s:%d: malformed rpcgen file: declaration not terminated", lx->path, line);
+	fail("%s:%d: malformed rpcgen file: declaration not terminated", lx->path, line);
 	return -EINVAL;
 }
 
@@ -189,7 +190,7 @@ static int add_proc(struct ccsg_names *nm, const char *pn, const char *vn, const
 {
 	struct ccsg_idl_proc *p;
 
-	if (CCSG_GROW(nm->procs, nm->cap, nm->n + 1))
+	if (GROW(nm->procs, nm->cap, nm->n + 1))
 		return -ENOMEM;
 	p = &nm->procs[nm->n];
 	p->prog = 0;		/* known at the end of the program */
@@ -286,7 +287,7 @@ int ccsg_names_parse_idl(struct ccsg_names *nm, const char *text, const char *pa
 			next(&lx);
 			if (!(ret = ident(&lx, name, sizeof(name), "a constant name")) &&
 			    !(ret = value(&lx, &v))) {
-				if (CCSG_GROW(lx.consts, lx.cap_consts, lx.nconsts + 1)) {
+				if (GROW(lx.consts, lx.cap_consts, lx.nconsts + 1)) {
 					ret = -ENOMEM;
 					break;
 				}
@@ -307,7 +308,7 @@ int ccsg_names_parse_idl(struct ccsg_names *nm, const char *text, const char *pa
 		free(lx.consts[i].name);
 	free(lx.consts);
 	if (!ret && nm->n == before) {
-		error("%s: no program definition in the rpcgen file", path);
+		fail("%s: no program definition in the rpcgen file", path);
 		ret = -EINVAL;
 	}
 	return ret;
@@ -321,7 +322,7 @@ int ccsg_names_load_idl(struct ccsg_names *nm, const char *path)
 	int ret;
 
 	if (!f) {
-		error("cannot open '%s': %s", path, strerror(errno));
+		fail("cannot open '%s': %s", path, strerror(errno));
 		return -ENOENT;
 	}
 	{
@@ -341,7 +342,7 @@ int ccsg_names_load_idl(struct ccsg_names *nm, const char *path)
 	if (!text)
 		return -ENOMEM;
 	if (memchr(text, 0, len)) {
-		error("%s: not an rpcgen file (binary data)", path);
+		fail("%s: not an rpcgen file (binary data)", path);
 		ret = -EINVAL;
 	} else {
 		ret = ccsg_names_parse_idl(nm, text, path);
@@ -366,7 +367,7 @@ int ccsg_names_load_rpc(struct ccsg_names *nm, const char *path)
 			*hash = 0;
 		if (sscanf(line, "%255s %lu", name, &num) != 2)
 			continue;
-		if (CCSG_GROW(nm->rpc, nm->cap_rpc, nm->nrpc + 1))
+		if (GROW(nm->rpc, nm->cap_rpc, nm->nrpc + 1))
 			break;
 		nm->rpc[nm->nrpc].prog = (uint32_t)num;
 		nm->rpc[nm->nrpc].name = strdup(name);

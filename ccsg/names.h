@@ -34,7 +34,7 @@ void ccsg_names_release(struct ccsg_names *nm);
  * Add the programs of an rpcgen .x file: "program NAME { version NAME {
  * TYPE PROC(ARGS) = N; ... } = N; ... } = N;".  Comments, '%' and '#'
  * lines, const (usable as numbers), struct, union, enum and typedef are
- * understood or skipped.  A malformed file is an error() naming FILE:LINE,
+ * understood or skipped.  A malformed file is a fail() naming FILE:LINE,
  * -EINVAL; a missing one -ENOENT.
  */
 int ccsg_names_load_idl(struct ccsg_names *nm, const char *path);

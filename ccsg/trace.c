@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "array.h"
 #include "causal/db-schema.h"
 #include "trace.h"
 #include "usage.h"
@@ -94,7 +95,7 @@ static void bad_value(struct reader *r, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	error("'%s': table %s, row %s, column %s: %s", r->path, r->table, r->row,
+	fail("'%s': table %s, row %s, column %s: %s", r->path, r->table, r->row,
 	      sqlite3_column_name(r->st, r->at[col]), what);
 }
 
@@ -170,7 +171,7 @@ static int rd_enum(struct reader *r, int col, const char *const *names, int n)
 
 /*
  * Start reading columns cols[0..n) of table t, rows in the order tail
- * gives ("ORDER BY ..." or NULL); 0 or -1 after error().
+ * gives ("ORDER BY ..." or NULL); 0 or -1 after fail().
  */
 static int rd_open(struct reader *r, sqlite3 *db, enum db_table t, const int *cols, size_t n,
 		   const char *tail, const char *path)
@@ -185,11 +186,11 @@ static int rd_open(struct reader *r, sqlite3 *db, enum db_table t, const int *co
 	for (size_t i = 0; i < n; i++)
 		r->at[cols[i]] = (signed char)i;
 	if (!sql)
-		return error("out of memory");
+		return fail("out of memory");
 	rc = sqlite3_prepare_v2(db, sql, -1, &r->st, NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
-		return error("cannot read '%s': %s", path, sqlite3_errmsg(db));
+		return fail("cannot read '%s': %s", path, sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -207,7 +208,7 @@ static int rd_next(struct reader *r, sqlite3 *db)
 	}
 	if (rc != SQLITE_DONE) {
 		r->bad = 1;
-		error("cannot read '%s': %s", r->path, sqlite3_errmsg(db));
+		fail("cannot read '%s': %s", r->path, sqlite3_errmsg(db));
 	}
 	return 0;
 }
@@ -223,7 +224,7 @@ static int rd_close(struct reader *r)
 static int nomem(struct reader *r)
 {
 	if (!r->bad++)
-		error("out of memory");
+		fail("out of memory");
 	return -1;
 }
 
@@ -243,25 +244,25 @@ int32_t ccsg_trace_intern(struct ccsg_trace *t, const char *s)
 
 	/* Collisions move to the next key: at worst a short walk. */
 	for (;; h++) {
-		i = ccsg_map_get(&t->string_map, h);
+		i = hashmap_get(&t->string_map, h);
 		if (i < 0)
 			break;
 		if (!strcmp(t->strings[i], s))
 			return i;
 	}
-	if (CCSG_GROW(t->strings, t->cap_strings, t->nstrings + 1))
+	if (GROW(t->strings, t->cap_strings, t->nstrings + 1))
 		return -ENOMEM;
 	t->strings[t->nstrings] = strdup(s);
 	if (!t->strings[t->nstrings])
 		return -ENOMEM;
-	if (ccsg_map_put(&t->string_map, h, (int32_t)t->nstrings) < 0)
+	if (hashmap_put(&t->string_map, h, (int32_t)t->nstrings) < 0)
 		return -ENOMEM;
 	return (int32_t)t->nstrings++;
 }
 
 int32_t ccsg_trace_thread(const struct ccsg_trace *t, int32_t proc, int32_t tid)
 {
-	return ccsg_map_get(&t->thread_map, ccsg_key2((uint32_t)proc, (uint32_t)tid));
+	return hashmap_get(&t->thread_map, hashmap_key2((uint32_t)proc, (uint32_t)tid));
 }
 
 int32_t ccsg_trace_host(const struct ccsg_trace *t, int32_t proc)
@@ -269,17 +270,6 @@ int32_t ccsg_trace_host(const struct ccsg_trace *t, int32_t proc)
 	if (proc <= 0 || (size_t)proc >= t->nprocs)
 		return -1;
 	return t->procs[proc].host;
-}
-
-void ccsg_chain_hex(const struct ccsg_chain *c, char buf[41])
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (int i = 0; i < 20; i++) {
-		buf[2 * i] = hex[c->id[i] >> 4];
-		buf[2 * i + 1] = hex[c->id[i] & 15];
-	}
-	buf[40] = 0;
 }
 
 /* A lowercase hex digit (tracedump writes them so) or -1. */
@@ -323,8 +313,8 @@ static int check_schema(sqlite3 *db, const char *path, int *schema_version)
 	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'",
 			       -1, &st, NULL) != SQLITE_OK) {
 		if (sqlite3_errcode(db) == SQLITE_NOTADB)
-			return error("'%s' is not an SQLite database", path);
-		return error("'%s' is not a causal trace database (no meta table); "
+			return fail("'%s' is not an SQLite database", path);
+		return fail("'%s' is not a causal trace database (no meta table); "
 			     "make one with 'tracedump merge DIR'", path);
 	}
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -337,15 +327,15 @@ static int check_schema(sqlite3 *db, const char *path, int *schema_version)
 	}
 	sqlite3_finalize(st);
 	if (!found)
-		return error("'%s' is not a causal trace database (no schema version)", path);
+		return fail("'%s' is not a causal trace database (no schema version)", path);
 	version = parse_version(value);
 	if (version < 0)
-		return error("'%s': schema version '%s' is not a number", path, value);
+		return fail("'%s': schema version '%s' is not a number", path, value);
 	if (version < CCSG_SCHEMA_OLDEST)
-		return error("trace database '%s' has schema version %ld, without rpc tables; "
+		return fail("trace database '%s' has schema version %ld, without rpc tables; "
 			     "merge the logs again with this tracedump", path, version);
 	if (version > DB_SCHEMA_VERSION)
-		return error("trace database '%s' has schema version %ld, which this ccsg does "
+		return fail("trace database '%s' has schema version %ld, which this ccsg does "
 			     "not know (it reads versions %d to %d); use the ccsg of the "
 			     "tracedump that merged it", path, version, CCSG_SCHEMA_OLDEST,
 			     DB_SCHEMA_VERSION);
@@ -353,12 +343,12 @@ static int check_schema(sqlite3 *db, const char *path, int *schema_version)
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' "
 				       "AND name = ?", -1, &st, NULL) != SQLITE_OK)
-			return error("cannot read '%s': %s", path, sqlite3_errmsg(db));
+			return fail("cannot read '%s': %s", path, sqlite3_errmsg(db));
 		sqlite3_bind_text(st, 1, db_tables[need[i]].name, -1, SQLITE_STATIC);
 		found = sqlite3_step(st) == SQLITE_ROW;
 		sqlite3_finalize(st);
 		if (!found)
-			return error("'%s' is not a causal trace database (no table '%s')",
+			return fail("'%s' is not a causal trace database (no table '%s')",
 				     path, db_tables[need[i]].name);
 	}
 	return 0;
@@ -391,7 +381,7 @@ static int load_hosts(struct ccsg_trace *t, sqlite3 *db, int32_t **host_index, s
 			*host_index = p;
 			*nindex = id + 1;
 		}
-		if (CCSG_GROW(t->hosts, cap, t->nhosts + 1) ||
+		if (GROW(t->hosts, cap, t->nhosts + 1) ||
 		    !(t->hosts[t->nhosts] = strdup(name)))
 			return nomem(&r), rd_close(&r);
 		(*host_index)[id] = (int32_t)t->nhosts++;
@@ -465,10 +455,10 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		th.ctx_function = rd_int(&r, DB_THREADS_CTX_FUNCTION, 0, INT64_MAX, 1);
 		if (r.bad)
 			break;
-		if (CCSG_GROW(t->threads, cap, t->nthreads + 1))
+		if (GROW(t->threads, cap, t->nthreads + 1))
 			return nomem(&r), rd_close(&r);
 		t->threads[t->nthreads] = th;
-		if (ccsg_map_put(&t->thread_map, ccsg_key2(th.proc, th.tid),
+		if (hashmap_put(&t->thread_map, hashmap_key2(th.proc, th.tid),
 				 (int32_t)t->nthreads) < 0)
 			return nomem(&r), rd_close(&r);
 		t->nthreads++;
@@ -503,7 +493,7 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 			break;
 		if (!sym)
 			continue;
-		if ((i = ccsg_trace_intern(t, sym)) < 0 || CCSG_GROW(t->sites, cap, t->nsites + 1))
+		if ((i = ccsg_trace_intern(t, sym)) < 0 || GROW(t->sites, cap, t->nsites + 1))
 			return nomem(&r), rd_close(&r);
 		t->sites[t->nsites].proc = (int32_t)proc;
 		t->sites[t->nsites].symbol = i;
@@ -529,7 +519,7 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 		if (r.bad)
 			break;
 		o.address = NULL;
-		if (CCSG_GROW(t->objects, cap, t->nobjects + 1) || (a && !(o.address = strdup(a))))
+		if (GROW(t->objects, cap, t->nobjects + 1) || (a && !(o.address = strdup(a))))
 			return nomem(&r), rd_close(&r);
 		t->objects[t->nobjects++] = o;
 	}
@@ -719,7 +709,7 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 		snprintf(r.row, sizeof(r.row), "call_id %lld", (long long)id);
 		if (read_chain(&r, t->schema_version, cid))
 			break;
-		if (CCSG_GROW(t->calls, cap, t->ncalls + 1))
+		if (GROW(t->calls, cap, t->ncalls + 1))
 			return nomem(&r), rd_close(&r);
 		if (read_call(&r, t, &t->calls[t->ncalls]))
 			break;
@@ -727,7 +717,7 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 		if (!t->nchains || memcmp(prev, cid, sizeof(cid))) {
 			struct ccsg_chain *ch;
 
-			if (CCSG_GROW(t->chains, ccap, t->nchains + 1))
+			if (GROW(t->chains, ccap, t->nchains + 1))
 				return nomem(&r), rd_close(&r);
 			ch = &t->chains[t->nchains++];
 			memset(ch, 0, sizeof(*ch));
@@ -753,11 +743,11 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 
 	memset(t, 0, sizeof(*t));
 	if (stat(path, &sb))
-		return error("cannot open trace database '%s': %s", path, strerror(errno));
+		return fail("cannot open trace database '%s': %s", path, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
-		return error("'%s' is not a trace database file", path);
+		return fail("'%s' is not a trace database file", path);
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		error("cannot open trace database '%s': %s", path, sqlite3_errmsg(db));
+		fail("cannot open trace database '%s': %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return -1;
 	}
@@ -770,7 +760,7 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 	if (t->nproc_rows)
 		ret = 0;
 	else
-		error("trace database '%s' is empty: no processes were traced", path);
+		fail("trace database '%s' is empty: no processes were traced", path);
 out:
 	free(host_index);
 	sqlite3_close(db);
@@ -798,7 +788,7 @@ void ccsg_trace_release(struct ccsg_trace *t)
 	free(t->sites);
 	free(t->strings);
 	free(t->path);
-	ccsg_map_release(&t->thread_map);
-	ccsg_map_release(&t->string_map);
+	hashmap_release(&t->thread_map);
+	hashmap_release(&t->string_map);
 	memset(t, 0, sizeof(*t));
 }

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "causal/db-schema.h"
-#include "internal.h"
+#include "hashmap.h"
 
 #define CCSG_NONE INT64_MIN
 
@@ -133,8 +133,8 @@ struct ccsg_trace {
 	size_t nsites;
 	char **strings;			/* interned symbols and peers */
 	size_t nstrings;
-	struct ccsg_map thread_map;	/* (proc, tid) -> thread index */
-	struct ccsg_map string_map;	/* string hash -> first index */
+	struct hashmap thread_map;	/* (proc, tid) -> thread index */
+	struct hashmap string_map;	/* string hash -> first index */
 	size_t cap_strings;
 };
 
@@ -142,9 +142,9 @@ struct ccsg_trace {
  * Load the database at path.  A missing file, a database that is not a
  * merged trace (no rpc_calls / threads / processes / hosts tables), a
  * schema version before CCSG_SCHEMA_OLDEST or after DB_SCHEMA_VERSION, a
- * value of the wrong type or out of range in a column ccsg reads (error()
- * names the table, row and column) or a trace without processes is an
- * error(): -1 and nothing to release.
+ * value of the wrong type or out of range in a column ccsg reads (fail()
+ * names the table, row and column) or a trace without processes is a
+ * fail(): -1 and nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
 void ccsg_trace_release(struct ccsg_trace *t);
@@ -163,7 +163,5 @@ int32_t ccsg_trace_thread(const struct ccsg_trace *t, int32_t proc, int32_t tid)
 int32_t ccsg_trace_host(const struct ccsg_trace *t, int32_t proc);
 /* Intern s; its index or -ENOMEM. */
 int32_t ccsg_trace_intern(struct ccsg_trace *t, const char *s);
-/* The chain id as 40 hex digits into buf[41]. */
-void ccsg_chain_hex(const struct ccsg_chain *c, char buf[41]);
 
 #endif

@@ -12,13 +12,15 @@
 #define CAUSAL_SHIM_RPC_INTERNAL_H
 
 #include <rpc/rpc.h>
+#include <sys/socket.h>
 
 #include "../preload/internal.h"
 #include "tag.h"
 #include "xdr-tag.h"
 
-/* ---- chains and probes (rpc-probes.c) ---------------------------------- */
+/* ---- function and chain ids (ids.c) ------------------------------------ */
 
+/* A fresh function id: one per stub or skeleton invocation. */
 uint64_t causal_rpc_next_function_id(void);
 /* A fresh call chain id: process UUID + counter (Section 2.3.4.3). */
 void causal_rpc_new_chain(uint8_t chain[CAUSAL_CHAIN_ID_LEN]);
@@ -59,7 +61,17 @@ static inline uint32_t causal_copy_addr(uint8_t *dst, const void *buf,
 }
 
 /* Transport from a socket address family and the handle's kind. */
-int causal_rpc_transport(const void *addr, size_t len, int datagram);
+static inline int causal_rpc_transport(const void *addr, size_t len,
+				       int datagram)
+{
+	sa_family_t family = AF_UNSPEC;
+
+	if (addr && len >= sizeof(sa_family_t))
+		memcpy(&family, addr, sizeof(family));
+	if (family == AF_LOCAL)
+		return CAUSAL_TRANSPORT_UNIX;
+	return datagram ? CAUSAL_TRANSPORT_UDP : CAUSAL_TRANSPORT_TCP;
+}
 
 /* ---- call sites (sites.c) ---------------------------------------------- */
 

@@ -16,6 +16,7 @@
 #include "log-fixture.h"
 #include "test-tmpdir.h"
 #include "log-record.h"
+#include "msgpack-json.h"
 #include "logread.h"
 
 static const uint8_t uuid_a[16] = { 0xaa, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xff };

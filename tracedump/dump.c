@@ -9,10 +9,12 @@
 #include <sys/stat.h>
 
 #include "dump.h"
+#include "hex.h"
 #include "json.h"
 #include "logdir.h"
 #include "logread.h"
 #include "log-record.h"
+#include "msgpack-json.h"
 #include "usage.h"
 
 struct dump_ctx {
@@ -84,7 +86,7 @@ static void hex(const struct dump_ctx *c, const char *k, const uint8_t *p,
 		fputs(c->fmt == DUMP_JSON ? "null" : "-", c->out);
 		return;
 	}
-	record_hex(buf, p, n);
+	hex_encode(buf, p, n);
 	fprintf(c->out, c->fmt == DUMP_JSON ? "\"%s\"" : "%s", buf);
 }
 
@@ -235,7 +237,7 @@ static void print_fields(const struct dump_ctx *c, const struct record *r)
 			fputs(c->fmt == DUMP_JSON ? "null" : "-", out);
 			break;
 		}
-		record_hex(chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
+		hex_encode(chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
 		if (c->fmt == DUMP_JSON)
 			fprintf(out, "{\"chain\":\"%s\",\"event\":%" PRIu64
 				",\"function\":%" PRIu64 "}",
@@ -336,15 +338,15 @@ static int dump_one(FILE *out, const char *path, const char *shown,
 	rc = logread_file(path, print_record, &c, &res);
 	if (rc == -EINVAL) {
 		stats->rejected++;
-		return error("'%s' is not a causal log (%s)", path, res.error);
+		return fail("'%s' is not a causal log (%s)", path, res.error);
 	}
 	if (rc == -EPROTO) {
 		stats->rejected++;
-		return error("'%s': %s", path, res.error);
+		return fail("'%s': %s", path, res.error);
 	}
 	if (rc < 0) {
 		stats->rejected++;
-		return error("cannot read '%s': %s", path, strerror(-rc));
+		return fail("cannot read '%s': %s", path, strerror(-rc));
 	}
 	stats->files++;
 	if (res.status != LOGREAD_OK) {
@@ -369,7 +371,7 @@ int dump_path(FILE *out, const char *path, enum dump_format fmt,
 
 	memset(stats, 0, sizeof(*stats));
 	if (stat(path, &st) < 0)
-		return error("cannot open '%s': %s", path, strerror(errno));
+		return fail("cannot open '%s': %s", path, strerror(errno));
 	if (!S_ISDIR(st.st_mode)) {
 		if (dump_one(out, path, path, fmt, stats) < 0)
 			return -1;
@@ -377,10 +379,10 @@ int dump_path(FILE *out, const char *path, enum dump_format fmt,
 	}
 	rc = logdir_scan(path, &ld);
 	if (rc < 0)
-		return error("cannot read directory '%s': %s", path, strerror(-rc));
+		return fail("cannot read directory '%s': %s", path, strerror(-rc));
 	if (!ld.n) {
 		logdir_release(&ld);
-		return error("no causal logs (*%s) in '%s'", CAUSAL_LOG_SUFFIX, path);
+		return fail("no causal logs (*%s) in '%s'", CAUSAL_LOG_SUFFIX, path);
 	}
 	for (size_t i = 0; i < ld.n; i++) {
 		snprintf(full, sizeof(full), "%s/%s", path, ld.names[i]);
@@ -389,8 +391,8 @@ int dump_path(FILE *out, const char *path, enum dump_format fmt,
 	logdir_release(&ld);
 done:
 	if (fflush(out) != 0 || ferror(out))
-		return error("cannot write output: %s", strerror(errno));
+		return fail("cannot write output: %s", strerror(errno));
 	if (!stats->records)
-		return error("nothing could be read from '%s'", path);
+		return fail("nothing could be read from '%s'", path);
 	return 0;
 }

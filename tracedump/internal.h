@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "causal/log-format.h"
+#include "hashmap.h"
 #include "spawn-links.h"
 
 struct chunk;
@@ -38,8 +39,6 @@ enum {
 	T_CTX = 1 << 3,
 };
 
-#define T_USED 0x80000000u	/* slot in use: tid 0 is a valid tid */
-
 struct thread {
 	uint64_t tid;
 	unsigned has;			/* T_* */
@@ -49,10 +48,12 @@ struct thread {
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 };
 
-/* Open addressing on tid: tids are small but a log is input. */
+/* A process's threads in the order first seen, found by tid (any 64-bit
+ * value: a log is input). */
 struct thread_map {
-	struct thread *slots;
-	size_t cap, n;
+	struct thread *v;
+	size_t n, cap;
+	struct hashmap index;		/* tid -> v[i] */
 };
 
 struct proc {
@@ -87,7 +88,8 @@ static inline void proc_release(struct proc *p)
 	free(p->host);
 	free(p->exe);
 	free(p->argv);
-	free(p->threads.slots);
+	free(p->threads.v);
+	hashmap_release(&p->threads.index);
 	free(p->spawns);
 	memset(p, 0, sizeof(*p));
 }
@@ -107,7 +109,7 @@ struct merge_reader {
 	struct chunk *cur;
 	struct proc p;
 	uint8_t (*uuids)[CAUSAL_UUID_LEN];
-	size_t n_uuids;
+	size_t n_uuids, cap_uuids;
 };
 
 /*

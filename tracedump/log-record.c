@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include "hex.h"
 #include "log-record.h"
 
 static const char *const type_names[][2] = {
@@ -219,19 +220,8 @@ hex:
 	/* Long enough for any real sockaddr (128 bytes); cut beyond. */
 	if (len > (RECORD_SOCKADDR_MAX - n - 1) / 2)
 		len = (RECORD_SOCKADDR_MAX - n - 1) / 2;
-	record_hex(out + n, p, len);
+	hex_encode(out + n, p, len);
 	return out;
-}
-
-void record_hex(char *out, const uint8_t *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
 }
 
 /* A cursor over the type-specific fields; any mismatch sets bad. */

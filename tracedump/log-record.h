@@ -168,7 +168,4 @@ void record_rpc_flags(char *out, size_t size, uint64_t flags, char sep);
 #define RECORD_SOCKADDR_MAX 320
 char *record_sockaddr(char *out, const uint8_t *p, size_t len);
 
-/* Lowercase hex of n bytes into out (2n + 1 bytes). */
-void record_hex(char *out, const uint8_t *p, size_t n);
-
 #endif

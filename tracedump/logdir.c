@@ -9,20 +9,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array.h"
 #include "causal/log-format.h"
 #include "logdir.h"
 
 static int add(struct logdir *ld, size_t *cap, const char *name)
 {
-	if (ld->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		char **p = realloc(ld->names, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		ld->names = p;
-		*cap = ncap;
-	}
+	if (GROW(ld->names, *cap, ld->n + 1))
+		return -ENOMEM;
 	if (!(ld->names[ld->n] = strdup(name)))
 		return -ENOMEM;
 	ld->n++;

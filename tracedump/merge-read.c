@@ -9,49 +9,33 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "chunk-queue.h"
 #include "internal.h"
-#include "json.h"
 #include "log-record.h"
 #include "logdir.h"
 #include "logread.h"
 #include "merge.h"
+#include "msgpack-json.h"
 
+/* The thread row of tid, made on first sight; NULL when out of memory. */
 static struct thread *thread_get(struct thread_map *tm, uint64_t tid)
 {
-	size_t i, mask;
+	int32_t i = hashmap_get(&tm->index, tid);
 
-	if (2 * (tm->n + 1) > tm->cap) {
-		size_t ncap = tm->cap ? tm->cap * 2 : 64;
-		struct thread *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		for (size_t j = 0; j < tm->cap; j++) {
-			const struct thread *t = &tm->slots[j];
-
-			if (!(t->has & T_USED))
-				continue;
-			for (i = t->tid & (ncap - 1); ns[i].has; i = (i + 1) & (ncap - 1))
-				;
-			ns[i] = *t;
-		}
-		free(tm->slots);
-		tm->slots = ns;
-		tm->cap = ncap;
-	}
-	mask = tm->cap - 1;
-	for (i = tid & mask; tm->slots[i].has; i = (i + 1) & mask)
-		if (tm->slots[i].tid == tid)
-			return &tm->slots[i];
-	tm->slots[i].tid = tid;
-	tm->slots[i].has = T_USED;
-	tm->n++;
-	return &tm->slots[i];
+	if (i >= 0)
+		return &tm->v[i];
+	if (tm->n >= INT32_MAX || GROW(tm->v, tm->cap, tm->n + 1) ||
+	    hashmap_put(&tm->index, tid, (int32_t)tm->n) < 0)
+		return NULL;
+	memset(&tm->v[tm->n], 0, sizeof(tm->v[tm->n]));
+	tm->v[tm->n].tid = tid;
+	return &tm->v[tm->n++];
 }
 
 static char *argv_json(const msgpack_object *argv)
@@ -74,16 +58,13 @@ static char *argv_json(const msgpack_object *argv)
 static int take_header(struct merge_reader *rd, const struct record *r)
 {
 	struct proc *p = &rd->p;
-	uint8_t (*uuids)[CAUSAL_UUID_LEN];
 
 	/* Few processes per run: a linear scan is cheaper than a hash. */
 	for (size_t i = 0; i < rd->n_uuids; i++)
 		if (!memcmp(rd->uuids[i], r->header.uuid, CAUSAL_UUID_LEN))
 			return STOP_DUPLICATE;
-	uuids = realloc(rd->uuids, (rd->n_uuids + 1) * sizeof(*uuids));
-	if (!uuids)
+	if (GROW(rd->uuids, rd->cap_uuids, rd->n_uuids + 1))
 		return -ENOMEM;
-	rd->uuids = uuids;
 	memcpy(rd->uuids[rd->n_uuids++], r->header.uuid, CAUSAL_UUID_LEN);
 
 	p->have_header = true;
@@ -188,16 +169,8 @@ static int take_record(struct proc *p, const struct record *r)
 		/* a fork child names its parent itself; these cannot */
 		if (r->fork.how == CAUSAL_FORK_FORK)
 			break;
-		if (p->n_spawns == p->cap_spawns) {
-			size_t cap = p->cap_spawns ? 2 * p->cap_spawns : 8;
-			struct spawn_note *v = realloc(p->spawns,
-						       cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			p->spawns = v;
-			p->cap_spawns = cap;
-		}
+		if (GROW(p->spawns, p->cap_spawns, p->n_spawns + 1))
+			return -ENOMEM;
 		p->spawns[p->n_spawns++] = (struct spawn_note){
 			0, r->fork.child_pid, r->mono_ns };
 		break;

@@ -27,6 +27,7 @@
 
 #include "causal/log-format.h"
 #include "chunk-queue.h"
+#include "hex.h"
 #include "internal.h"
 #include "logdir.h"
 #include "logread.h"
@@ -100,7 +101,7 @@ static void bind_uuid(sqlite3_stmt *st, int col, const uint8_t *uuid)
 {
 	char buf[2 * CAUSAL_UUID_LEN + 1];
 
-	record_hex(buf, uuid, CAUSAL_UUID_LEN);
+	hex_encode(buf, uuid, CAUSAL_UUID_LEN);
 	schema_bind_text_copy(st, col, buf, 2 * CAUSAL_UUID_LEN);
 }
 
@@ -264,10 +265,9 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 		return 0;
 	if (!(v = malloc(tm->n * sizeof(*v))))
 		return -ENOMEM;
-	for (size_t i = 0; i < tm->cap; i++)
-		if (tm->slots[i].has & T_USED)
-			v[n++] = &tm->slots[i];
-	/* Sorted, so that the database does not depend on hashing. */
+	for (size_t i = 0; i < tm->n; i++)
+		v[n++] = &tm->v[i];
+	/* Sorted by tid, not in the order the log named them. */
 	qsort(v, n, sizeof(*v), cmp_threads);
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct thread *t = v[i];
@@ -485,7 +485,7 @@ static int prepare(struct merge *m, enum db_table t, const char *verb, int rows,
 static int exec(sqlite3 *db, const char *sql)
 {
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return error("database: %s", sqlite3_errmsg(db));
+		return fail("database: %s", sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -499,7 +499,7 @@ static int open_db(struct merge *m, const char *path)
 	if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE |
 			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
 			    NULL) != SQLITE_OK)
-		return error("cannot open database '%s': %s", path,
+		return fail("cannot open database '%s': %s", path,
 			     m->db ? sqlite3_errmsg(m->db) : "out of memory");
 	/*
 	 * Nothing to protect until the rename: no journal, no fsync.  Big
@@ -558,7 +558,7 @@ static int check_output(const char *output)
 	/* Nothing there (or no way there: creating the file will say why). */
 	if (lstat(output, &st) < 0 || S_ISREG(st.st_mode))
 		return 0;
-	return error("'%s' is %s, not a regular file: refusing to replace it",
+	return fail("'%s' is %s, not a regular file: refusing to replace it",
 		     output,
 		     S_ISLNK(st.st_mode) ? "a symbolic link" :
 		     S_ISDIR(st.st_mode) ? "a directory" :
@@ -578,12 +578,12 @@ static int make_temp(const char *output, char *tmp, size_t size)
 	int fd;
 
 	if ((size_t)snprintf(tmp, size, "%s.tmp.XXXXXX", output) >= size)
-		return error("output path too long");
+		return fail("output path too long");
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
-		return error("cannot create '%s': %s", output, strerror(errno));
+		return fail("cannot create '%s': %s", output, strerror(errno));
 	if (fchmod(fd, 0600) < 0) {
-		error("cannot create '%s': %s", output, strerror(errno));
+		fail("cannot create '%s': %s", output, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		return -1;
@@ -640,11 +640,11 @@ static int count_tags(struct merge *m)
 	int rc;
 
 	if (!sql)
-		return error("out of memory");
+		return fail("out of memory");
 	rc = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
-		return error("database: %s", sqlite3_errmsg(m->db));
+		return fail("database: %s", sqlite3_errmsg(m->db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		count_value(s->tags, &s->n_tags, sqlite3_column_text(st, 0));
 		count_value(s->reply_tags, &s->n_reply_tags,
@@ -652,7 +652,7 @@ static int count_tags(struct merge *m)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("database: %s", sqlite3_errmsg(m->db));
+		return fail("database: %s", sqlite3_errmsg(m->db));
 	qsort(s->tags, s->n_tags, sizeof(s->tags[0]), cmp_count);
 	qsort(s->reply_tags, s->n_reply_tags, sizeof(s->reply_tags[0]), cmp_count);
 	return 0;
@@ -664,9 +664,9 @@ static int store_calls(struct merge *m)
 	int rc = rpc_calls_store(&m->rpc, m->db, &cs);
 
 	if (rc == -EIO)
-		return error("database: insert rpc call: %s", sqlite3_errmsg(m->db));
+		return fail("database: insert rpc call: %s", sqlite3_errmsg(m->db));
 	if (rc)
-		return error("rpc calls: %s", strerror(-rc));
+		return fail("rpc calls: %s", strerror(-rc));
 	m->stats->rpc_calls = cs.calls;
 	m->stats->rpc_no_server = cs.no_server;
 	m->stats->rpc_no_client = cs.no_client;
@@ -688,7 +688,7 @@ static int store_all(struct merge *m, struct chunk_queue *q,
 		const char *name = ld->names[i];
 
 		if (!c)
-			return error("out of memory");
+			return fail("out of memory");
 		rc = chunk_store(m, c);
 		if (!rc && c->eof) {
 			rc = finish_file(m, name, (int64_t)i + 1, c);
@@ -697,9 +697,9 @@ static int store_all(struct merge *m, struct chunk_queue *q,
 		}
 		chunk_queue_put(q, c);
 		if (rc == -EIO)
-			return error("database: %s", m->db_error);
+			return fail("database: %s", m->db_error);
 		if (rc < 0)
-			return error("'%s/%s': %s", m->o->dir, name, strerror(-rc));
+			return fail("'%s/%s': %s", m->o->dir, name, strerror(-rc));
 	}
 	return 0;
 }
@@ -714,11 +714,11 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 
 	m->n_files = ld->n;
 	if (chunk_queue_init(&q))
-		return error("out of memory");
+		return fail("out of memory");
 	rd.q = &q;
 	if ((rc = pthread_create(&tid, NULL, merge_reader_main, &rd))) {
 		chunk_queue_release(&q);
-		return error("cannot start the reader thread: %s", strerror(rc));
+		return fail("cannot start the reader thread: %s", strerror(rc));
 	}
 	rc = store_all(m, &q, ld);
 	if (rc)
@@ -730,9 +730,9 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 	if (m->o->progress)
 		fputs("\r\033[K", stderr);
 	if (!m->stats->processes)
-		return error("no readable causal log in '%s'", m->o->dir);
+		return fail("no readable causal log in '%s'", m->o->dir);
 	if (spawn_links_store(&m->spawns, m->db, &linked))
-		return error("database: parent links: %s", sqlite3_errmsg(m->db));
+		return fail("database: parent links: %s", sqlite3_errmsg(m->db));
 	if ((rc = store_calls(m)))
 		return rc;
 	if (schema_create_indexes(m->db) || exec(m->db, "COMMIT"))
@@ -751,20 +751,20 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 	if ((o->output ? snprintf(output, sizeof(output), "%s", o->output) :
 	     snprintf(output, sizeof(output), "%s/trace.db", o->dir)) >=
 	    (int)sizeof(output))
-		return error("output path too long");
+		return fail("output path too long");
 	if (check_output(output))
 		return -1;
 	rc = logdir_scan(o->dir, &ld);
 	if (rc == -ENOTDIR)
-		return error("'%s' is not a directory", o->dir);
+		return fail("'%s' is not a directory", o->dir);
 	if (rc == -ENOENT)
-		return error("directory '%s' does not exist", o->dir);
+		return fail("directory '%s' does not exist", o->dir);
 	if (rc < 0)
-		return error("cannot read directory '%s': %s", o->dir, strerror(-rc));
+		return fail("cannot read directory '%s': %s", o->dir, strerror(-rc));
 	stats->files = ld.n;
 	if (!ld.n) {
 		logdir_release(&ld);
-		return error("no causal logs (*%s) in '%s'", CAUSAL_LOG_SUFFIX, o->dir);
+		return fail("no causal logs (*%s) in '%s'", CAUSAL_LOG_SUFFIX, o->dir);
 	}
 	if (make_temp(output, tmp, sizeof(tmp))) {
 		logdir_release(&ld);
@@ -773,7 +773,7 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 
 	rpc_calls_init(&m.rpc);
 	if (!msgpack_zone_init(&m.zone, 8192))
-		rc = error("out of memory");
+		rc = fail("out of memory");
 	else
 		rc = open_db(&m, tmp);
 	if (!rc)
@@ -783,7 +783,7 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 	if (!rc)
 		rc = check_output(output);
 	if (!rc && rename(tmp, output) < 0)
-		rc = error("cannot rename '%s' to '%s': %s", tmp, output,
+		rc = fail("cannot rename '%s' to '%s': %s", tmp, output,
 			   strerror(errno));
 	if (rc)
 		unlink(tmp);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "causal/log-format.h"
 #include "rpc-calls.h"
 #include "schema.h"
@@ -55,29 +56,12 @@ void rpc_calls_release(struct rpc_calls *rc)
 	memset(rc, 0, sizeof(*rc));
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	if (!(nv = realloc(*v, ncap * size)))
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* Copy s (n bytes) into the string arena; its offset in *off. */
 static int add_string(struct rpc_calls *rc, const char *s, size_t n, size_t *off)
 {
 	size_t need = rc->n_strings + n + 1 + (rc->n_strings ? 0 : 1);
 
-	if (grow((void **)&rc->strings, &rc->cap_strings, need, 1))
+	if (GROW(rc->strings, rc->cap_strings, need))
 		return -ENOMEM;
 	if (!rc->n_strings)
 		rc->strings[rc->n_strings++] = '\0';
@@ -116,8 +100,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 	if (r->type == CAUSAL_REC_RPC_SITE) {
 		struct rpc_site *s;
 
-		if (grow((void **)&rc->sites, &rc->cap_sites, rc->n_sites + 1,
-			 sizeof(*rc->sites)))
+		if (GROW(rc->sites, rc->cap_sites, rc->n_sites + 1))
 			return -ENOMEM;
 		s = &rc->sites[rc->n_sites];
 		*s = (struct rpc_site){ proc_id, r->rpc_site.site_id, seq, NO_STR };
@@ -129,8 +112,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 	}
 	if (!record_rpc_kind(r->type))
 		return 0;
-	if (grow((void **)&rc->probes, &rc->cap_probes, rc->n_probes + 1,
-		 sizeof(*rc->probes)))
+	if (GROW(rc->probes, rc->cap_probes, rc->n_probes + 1))
 		return -ENOMEM;
 	p = &rc->probes[rc->n_probes];
 	memset(p, 0, sizeof(*p));

@@ -17,7 +17,7 @@ static int exec(sqlite3 *db, const char *sql)
 	char *msg = NULL;
 
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		error("database: %s", msg ? msg : sqlite3_errmsg(db));
+		fail("database: %s", msg ? msg : sqlite3_errmsg(db));
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -33,11 +33,11 @@ static int exec_schema(sqlite3 *db, unsigned what)
 	int rc;
 
 	if (!f)
-		return error("out of memory");
+		return fail("out of memory");
 	rc = db_schema_write(f, what);
 	if (fclose(f) || rc) {
 		free(sql);
-		return error("out of memory");
+		return fail("out of memory");
 	}
 	rc = exec(db, sql);
 	free(sql);
@@ -51,11 +51,11 @@ int schema_prepare_insert(sqlite3 *db, enum db_table t, const char *verb, int ro
 	int rc;
 
 	if (!sql)
-		return error("out of memory");
+		return fail("out of memory");
 	rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
-		return error("database: %s", sqlite3_errmsg(db));
+		return fail("database: %s", sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -67,7 +67,7 @@ static int insert_meta(sqlite3 *db, sqlite3_stmt *st, const char *key, int value
 	schema_bind_text(st, DB_META_KEY, key, -1);
 	schema_bind_text(st, DB_META_VALUE, text, -1);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		return error("database: %s", sqlite3_errmsg(db));
+		return fail("database: %s", sqlite3_errmsg(db));
 	sqlite3_reset(st);
 	return 0;
 }

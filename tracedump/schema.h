@@ -13,7 +13,7 @@
 
 #include "causal/db-schema.h"
 
-/* Create the tables and the view, and fill meta.  Returns 0 or -1 after error(). */
+/* Create the tables and the view, and fill meta.  Returns 0 or -1 after fail(). */
 int schema_create(sqlite3 *db);
 
 /* Create the indexes; called after the bulk insert, which is faster. */
@@ -21,7 +21,7 @@ int schema_create_indexes(sqlite3 *db);
 
 /*
  * Prepare db_sql_insert(t, verb, rows) into *st (persistent: it is
- * stepped many times).  Returns 0 or -1 after error().
+ * stepped many times).  Returns 0 or -1 after fail().
  */
 int schema_prepare_insert(sqlite3 *db, enum db_table t, const char *verb, int rows,
 			  sqlite3_stmt **st);

@@ -5,20 +5,14 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "array.h"
 #include "spawn-links.h"
 
 int spawn_links_add(struct spawn_links *sl, int64_t proc_id,
 		    int64_t child_pid, uint64_t mono_ns)
 {
-	if (sl->n == sl->cap) {
-		size_t cap = sl->cap ? 2 * sl->cap : 16;
-		struct spawn_note *v = realloc(sl->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		sl->v = v;
-		sl->cap = cap;
-	}
+	if (GROW(sl->v, sl->cap, sl->n + 1))
+		return -ENOMEM;
 	sl->v[sl->n++] = (struct spawn_note){ proc_id, child_pid, mono_ns };
 	return 0;
 }

@@ -6,16 +6,15 @@
 
 const char *causal_progname = "causal";
 
-static void report(const char *kind, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
-static void report(const char *kind, const char *fmt, va_list ap)
+static void CAUSAL_PRINTF(2, 0)
+    report(const char *kind, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: %s: ", causal_progname, kind);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
 
-int error(const char *fmt, ...)
+int fail(const char *fmt, ...)
 {
 	va_list ap;
 

@@ -11,6 +11,7 @@
  * 7 runs, levels in turn) and the log bytes per record; and the CPU of encoding alone.
  * The level the library uses is marked.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,7 @@ int main(int argc, char **argv)
 	struct causal_log_file lf;
 	const char *what;
 	uint64_t n = 2 * calls, t0, t1;
+	int dir_fd;
 	size_t len;
 	uint8_t *recs = make_records(calls, &len);
 
@@ -174,6 +176,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: writer-cost [CALLS [LEVEL...]]\n");
 		return 2;
 	}
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0) {
+		fprintf(stderr, "writer-cost: cannot open '%s'\n", dir);
+		return 1;
+	}
 	/* the levels in turn, RUNS times: drift of a shared machine falls
 	 * on all of them alike */
 	for (int k = 0; k < RUNS; k++) {
@@ -182,8 +189,8 @@ int main(int argc, char **argv)
 			struct stat st;
 
 			snprintf(uuid, sizeof(uuid), "%032x", i * RUNS + k);
-			if (causal_log_file_open(&lf, dir, "bench", 1, uuid,
-						 &what)) {
+			if (causal_log_file_open(&lf, dir_fd, dir, "bench", 1,
+						 uuid, &what)) {
 				fprintf(stderr, "writer-cost: cannot %s in '%s'\n",
 					what, dir);
 				return 1;
@@ -219,6 +226,7 @@ int main(int argc, char **argv)
 		       (double)bytes[i] / (double)n,
 		       levels[i] == CAUSAL_ZSTD_LEVEL ? "  <- the library's" : "");
 	}
+	close(dir_fd);
 	rmdir(dir);
 	free(recs);
 	return 0;

@@ -1,6 +1,9 @@
-#include <netinet/in.h>
-#include <sys/socket.h>
-
+/*
+ * ids.c - the identifiers the probes stamp: function ids (one per stub
+ * or skeleton invocation) and call chain ids (process UUID + counter,
+ * Section 2.3.4.3 of the monitoring paper).  Relaxed atomic counters:
+ * probes run in every thread at once, and only uniqueness matters.
+ */
 #include "internal.h"
 
 static _Atomic uint64_t next_function_id = 1;
@@ -14,23 +17,12 @@ uint64_t causal_rpc_next_function_id(void)
 
 void causal_rpc_new_chain(uint8_t chain[CAUSAL_CHAIN_ID_LEN])
 {
-	uint32_t n = atomic_fetch_add_explicit(&next_chain, 1,
-					       memory_order_relaxed) + 1;
+	uint32_t n =
+	    atomic_fetch_add_explicit(&next_chain, 1, memory_order_relaxed) + 1;
 
 	memcpy(chain, causal_g.id.uuid, CAUSAL_UUID_LEN);
 	chain[16] = (uint8_t)(n >> 24);
 	chain[17] = (uint8_t)(n >> 16);
 	chain[18] = (uint8_t)(n >> 8);
 	chain[19] = (uint8_t)n;
-}
-
-int causal_rpc_transport(const void *addr, size_t len, int datagram)
-{
-	sa_family_t family = AF_UNSPEC;
-
-	if (addr && len >= sizeof(sa_family_t))
-		memcpy(&family, addr, sizeof(family));
-	if (family == AF_LOCAL)
-		return CAUSAL_TRANSPORT_UNIX;
-	return datagram ? CAUSAL_TRANSPORT_UDP : CAUSAL_TRANSPORT_TCP;
 }
