@@ -50,7 +50,7 @@ struct reader {
 	char row[96];			/* "call_id 17", or "#3" before the key is read */
 	size_t n;			/* rows read */
 	int bad;
-	signed char at[MAX_COLS];	/* table column -> query column, -1 */
+	signed char at[MAX_COLS]; /* table column -> query column, -1 */
 };
 
 /* A value for a message: text quoted, cut and made printable. */
@@ -84,7 +84,8 @@ static const char *describe(struct reader *r, int col, char *buf, size_t len)
 	return buf;
 }
 
-static void bad_value(struct reader *r, int col, const char *fmt, ...) CAUSAL_PRINTF(3, 4);
+static void bad_value(struct reader *r, int col, const char *fmt, ...)
+	CAUSAL_PRINTF(3, 4);
 static void bad_value(struct reader *r, int col, const char *fmt, ...)
 {
 	char what[192];
@@ -96,11 +97,12 @@ static void bad_value(struct reader *r, int col, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	fail("'%s': table %s, row %s, column %s: %s", r->path, r->table, r->row,
-	      sqlite3_column_name(r->st, r->at[col]), what);
+	     sqlite3_column_name(r->st, r->at[col]), what);
 }
 
 /* An integer within [min, max]; NULL is CCSG_NONE when null_ok. */
-static int64_t rd_int(struct reader *r, int col, int64_t min, int64_t max, int null_ok)
+static int64_t rd_int(struct reader *r, int col, int64_t min, int64_t max,
+		      int null_ok)
 {
 	int i = r->at[col], type = sqlite3_column_type(r->st, i);
 	char d[64];
@@ -112,19 +114,21 @@ static int64_t rd_int(struct reader *r, int col, int64_t min, int64_t max, int n
 		return CCSG_NONE;
 	}
 	if (type != SQLITE_INTEGER) {
-		bad_value(r, col, "%s where an integer is expected", describe(r, col, d, sizeof(d)));
+		bad_value(r, col, "%s where an integer is expected",
+			  describe(r, col, d, sizeof(d)));
 		return CCSG_NONE;
 	}
 	v = sqlite3_column_int64(r->st, i);
 	if (v < min || v > max) {
-		bad_value(r, col, "%lld is out of range (%lld to %lld)", (long long)v,
-			  (long long)min, (long long)max);
+		bad_value(r, col, "%lld is out of range (%lld to %lld)",
+			  (long long)v, (long long)min, (long long)max);
 		return CCSG_NONE;
 	}
 	return v;
 }
 
-static int32_t rd_i32(struct reader *r, int col, int64_t min, int64_t max, int32_t dflt)
+static int32_t rd_i32(struct reader *r, int col, int64_t min, int64_t max,
+		      int32_t dflt)
 {
 	int64_t v = rd_int(r, col, min, max, 1);
 
@@ -143,7 +147,8 @@ static const char *rd_text(struct reader *r, int col, int null_ok)
 		return NULL;
 	}
 	if (type != SQLITE_TEXT) {
-		bad_value(r, col, "%s where text is expected", describe(r, col, d, sizeof(d)));
+		bad_value(r, col, "%s where text is expected",
+			  describe(r, col, d, sizeof(d)));
 		return NULL;
 	}
 	return (const char *)sqlite3_column_text(r->st, i);
@@ -164,8 +169,8 @@ static int rd_enum(struct reader *r, int col, const char *const *names, int n)
 	for (int j = 0; j < n && k < sizeof(list); j++)
 		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", j ? ", " : "", names[j]);
 	/* describe() says "text 'x'": the quotes are enough here */
-	bad_value(r, col, "unknown value %s (expected %s)", describe(r, col, d, sizeof(d)) + 5,
-		  list);
+	bad_value(r, col, "unknown value %s (expected %s)",
+		  describe(r, col, d, sizeof(d)) + 5, list);
 	return -1;
 }
 
@@ -173,8 +178,9 @@ static int rd_enum(struct reader *r, int col, const char *const *names, int n)
  * Start reading columns cols[0..n) of table t, rows in the order tail
  * gives ("ORDER BY ..." or NULL); 0 or -1 after fail().
  */
-static int rd_open(struct reader *r, sqlite3 *db, enum db_table t, const int *cols, size_t n,
-		   const char *tail, const char *path)
+static int rd_open(struct reader *r, sqlite3 *db, enum db_table t,
+		   const int *cols, size_t n, const char *tail,
+		   const char *path)
 {
 	char *sql = db_sql_select(t, cols, n, tail);
 	int rc;
@@ -303,8 +309,9 @@ static long parse_version(const char *s)
  */
 static int check_schema(sqlite3 *db, const char *path, int *schema_version)
 {
-	static const enum db_table need[] = { DB_HOSTS, DB_PROCESSES, DB_THREADS,
-					      DB_RPC_CALLS, DB_RPC_SITES, DB_RPC_OBJECTS };
+	static const enum db_table need[] = { DB_HOSTS,	    DB_PROCESSES,
+					      DB_THREADS,   DB_RPC_CALLS,
+					      DB_RPC_SITES, DB_RPC_OBJECTS };
 	sqlite3_stmt *st;
 	char value[64] = "";
 	int found = 0;
@@ -335,21 +342,25 @@ static int check_schema(sqlite3 *db, const char *path, int *schema_version)
 		return fail("trace database '%s' has schema version %ld, without rpc tables; "
 			     "merge the logs again with this tracedump", path, version);
 	if (version > DB_SCHEMA_VERSION)
-		return fail("trace database '%s' has schema version %ld, which this ccsg does "
-			     "not know (it reads versions %d to %d); use the ccsg of the "
-			     "tracedump that merged it", path, version, CCSG_SCHEMA_OLDEST,
-			     DB_SCHEMA_VERSION);
+		return fail("trace database '%s' has schema version %ld, "
+			    "which this ccsg does not know (it reads versions "
+			    "%d to %d); use the ccsg of the tracedump that "
+			    "merged it",
+			    path, version, CCSG_SCHEMA_OLDEST,
+			    DB_SCHEMA_VERSION);
 	*schema_version = (int)version;
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' "
 				       "AND name = ?", -1, &st, NULL) != SQLITE_OK)
 			return fail("cannot read '%s': %s", path, sqlite3_errmsg(db));
-		sqlite3_bind_text(st, 1, db_tables[need[i]].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, db_tables[need[i]].name, -1,
+				  SQLITE_STATIC);
 		found = sqlite3_step(st) == SQLITE_ROW;
 		sqlite3_finalize(st);
 		if (!found)
-			return fail("'%s' is not a causal trace database (no table '%s')",
-				     path, db_tables[need[i]].name);
+			return fail("'%s' is not a causal trace database "
+				    "(no table '%s')",
+				    path, db_tables[need[i]].name);
 	}
 	return 0;
 }
@@ -398,7 +409,8 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 	if (rd_open(&r, db, DB_PROCESSES, cols, 4, "ORDER BY proc_id", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
-		int64_t id = rd_int(&r, DB_PROCESSES_PROC_ID, 1, MAX_PROC, 0), h;
+		int64_t id = rd_int(&r, DB_PROCESSES_PROC_ID, 1, MAX_PROC, 0),
+			h;
 		int32_t pid;
 		const char *exe;
 
@@ -433,26 +445,31 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 {
 	static const char *const markers[] = { "user", "infra" };
-	static const int cols[] = { DB_THREADS_PROC_ID, DB_THREADS_TID, DB_THREADS_PARENT_TID,
-				    DB_THREADS_MARKER, DB_THREADS_CPU_NS,
-				    DB_THREADS_CTX_FUNCTION };
+	static const int cols[] = {
+		DB_THREADS_PROC_ID, DB_THREADS_TID,    DB_THREADS_PARENT_TID,
+		DB_THREADS_MARKER,  DB_THREADS_CPU_NS, DB_THREADS_CTX_FUNCTION
+	};
 	struct reader r;
 	size_t cap = 0;
 
-	if (rd_open(&r, db, DB_THREADS, cols, 6, "ORDER BY proc_id, tid", t->path))
+	if (rd_open(&r, db, DB_THREADS, cols, 6, "ORDER BY proc_id, tid",
+		    t->path))
 		return -1;
 	while (rd_next(&r, db)) {
 		struct ccsg_thread th = { .parent_thread = -1, .spawn_call = -1 };
 
-		th.proc = (int32_t)rd_int(&r, DB_THREADS_PROC_ID, 1, MAX_PROC, 0);
+		th.proc =
+			(int32_t)rd_int(&r, DB_THREADS_PROC_ID, 1, MAX_PROC, 0);
 		th.tid = (int32_t)rd_int(&r, DB_THREADS_TID, 0, INT32_MAX, 0);
 		if (r.bad)
 			break;
 		snprintf(r.row, sizeof(r.row), "proc_id %d, tid %d", th.proc, th.tid);
-		th.parent_tid = rd_i32(&r, DB_THREADS_PARENT_TID, 0, INT32_MAX, 0);
+		th.parent_tid =
+			rd_i32(&r, DB_THREADS_PARENT_TID, 0, INT32_MAX, 0);
 		th.infra = rd_enum(&r, DB_THREADS_MARKER, markers, 2) == 1;
 		th.cpu_ns = rd_int(&r, DB_THREADS_CPU_NS, 0, MAX_NS, 1);
-		th.ctx_function = rd_int(&r, DB_THREADS_CTX_FUNCTION, 0, INT64_MAX, 1);
+		th.ctx_function =
+			rd_int(&r, DB_THREADS_CTX_FUNCTION, 0, INT64_MAX, 1);
 		if (r.bad)
 			break;
 		if (GROW(t->threads, cap, t->nthreads + 1))
@@ -468,9 +485,12 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 
 static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 {
-	static const int site_cols[] = { DB_RPC_SITES_PROC_ID, DB_RPC_SITES_SITE_ID,
-					 DB_RPC_SITES_SYMBOL, DB_RPC_SITES_MODULE };
-	static const int object_cols[] = { DB_RPC_OBJECTS_PROC_ID, DB_RPC_OBJECTS_OBJECT_ID,
+	static const int site_cols[] = { DB_RPC_SITES_PROC_ID,
+					 DB_RPC_SITES_SITE_ID,
+					 DB_RPC_SITES_SYMBOL,
+					 DB_RPC_SITES_MODULE };
+	static const int object_cols[] = { DB_RPC_OBJECTS_PROC_ID,
+					   DB_RPC_OBJECTS_OBJECT_ID,
 					   DB_RPC_OBJECTS_ADDRESS };
 	struct reader r;
 	size_t cap = 0;
@@ -479,7 +499,8 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 		return -1;
 	while (rd_next(&r, db)) {
 		int64_t proc = rd_int(&r, DB_RPC_SITES_PROC_ID, 0, MAX_PROC, 0);
-		int64_t site = rd_int(&r, DB_RPC_SITES_SITE_ID, INT64_MIN + 1, INT64_MAX, 0);
+		int64_t site = rd_int(&r, DB_RPC_SITES_SITE_ID, INT64_MIN + 1,
+				      INT64_MAX, 0);
 		const char *sym, *mod;
 		int32_t i;
 
@@ -510,11 +531,13 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 		struct ccsg_object o;
 		const char *a;
 
-		o.proc = (int32_t)rd_int(&r, DB_RPC_OBJECTS_PROC_ID, 0, MAX_PROC, 0);
+		o.proc = (int32_t)rd_int(&r, DB_RPC_OBJECTS_PROC_ID, 0,
+					 MAX_PROC, 0);
 		if (r.bad)
 			break;
 		snprintf(r.row, sizeof(r.row), "proc_id %d", o.proc);
-		o.object_id = (int32_t)rd_int(&r, DB_RPC_OBJECTS_OBJECT_ID, 0, INT32_MAX, 0);
+		o.object_id = (int32_t)rd_int(&r, DB_RPC_OBJECTS_OBJECT_ID, 0,
+					      INT32_MAX, 0);
 		a = rd_text(&r, DB_RPC_OBJECTS_ADDRESS, 1);
 		if (r.bad)
 			break;
@@ -536,25 +559,47 @@ int ccsg_call_failed(const struct ccsg_call *c)
 
 /* The rpc_calls columns ccsg reads. */
 static const int call_cols[] = {
-	DB_RPC_CALLS_CALL_ID, DB_RPC_CALLS_CHAIN, DB_RPC_CALLS_PROG, DB_RPC_CALLS_VERS,
-	DB_RPC_CALLS_PROC, DB_RPC_CALLS_ONE_WAY, DB_RPC_CALLS_CLIENT_PROC_ID,
-	DB_RPC_CALLS_CLIENT_TID, DB_RPC_CALLS_SITE_SYMBOL, DB_RPC_CALLS_PEER,
-	DB_RPC_CALLS_STUB_START_EVENT, DB_RPC_CALLS_STUB_START_NS,
-	DB_RPC_CALLS_STUB_START_CPU_NS, DB_RPC_CALLS_STUB_END_EVENT,
-	DB_RPC_CALLS_STUB_END_EXIT_NS, DB_RPC_CALLS_STUB_END_CPU_NS,
-	DB_RPC_CALLS_SERVER_PROC_ID, DB_RPC_CALLS_SERVER_TID, DB_RPC_CALLS_SERVER_FUNCTION_ID,
-	DB_RPC_CALLS_OBJECT_ID, DB_RPC_CALLS_SKEL_START_EVENT, DB_RPC_CALLS_SKEL_START_EXIT_NS,
-	DB_RPC_CALLS_SKEL_START_CPU_NS, DB_RPC_CALLS_SKEL_END_EVENT, DB_RPC_CALLS_SKEL_END_NS,
-	DB_RPC_CALLS_SKEL_END_CPU_NS, DB_RPC_CALLS_MISSING, DB_RPC_CALLS_STATUS,
-	DB_RPC_CALLS_STATUS_NAME, DB_RPC_CALLS_ARGS_BYTES, DB_RPC_CALLS_RESULTS_BYTES,
-	DB_RPC_CALLS_REPLY_TAG, DB_RPC_CALLS_SERVER_ARGS_BYTES,
-	DB_RPC_CALLS_SERVER_RESULTS_BYTES, DB_RPC_CALLS_REPLY, DB_RPC_CALLS_TAG,
+	DB_RPC_CALLS_CALL_ID,
+	DB_RPC_CALLS_CHAIN,
+	DB_RPC_CALLS_PROG,
+	DB_RPC_CALLS_VERS,
+	DB_RPC_CALLS_PROC,
+	DB_RPC_CALLS_ONE_WAY,
+	DB_RPC_CALLS_CLIENT_PROC_ID,
+	DB_RPC_CALLS_CLIENT_TID,
+	DB_RPC_CALLS_SITE_SYMBOL,
+	DB_RPC_CALLS_PEER,
+	DB_RPC_CALLS_STUB_START_EVENT,
+	DB_RPC_CALLS_STUB_START_NS,
+	DB_RPC_CALLS_STUB_START_CPU_NS,
+	DB_RPC_CALLS_STUB_END_EVENT,
+	DB_RPC_CALLS_STUB_END_EXIT_NS,
+	DB_RPC_CALLS_STUB_END_CPU_NS,
+	DB_RPC_CALLS_SERVER_PROC_ID,
+	DB_RPC_CALLS_SERVER_TID,
+	DB_RPC_CALLS_SERVER_FUNCTION_ID,
+	DB_RPC_CALLS_OBJECT_ID,
+	DB_RPC_CALLS_SKEL_START_EVENT,
+	DB_RPC_CALLS_SKEL_START_EXIT_NS,
+	DB_RPC_CALLS_SKEL_START_CPU_NS,
+	DB_RPC_CALLS_SKEL_END_EVENT,
+	DB_RPC_CALLS_SKEL_END_NS,
+	DB_RPC_CALLS_SKEL_END_CPU_NS,
+	DB_RPC_CALLS_MISSING,
+	DB_RPC_CALLS_STATUS,
+	DB_RPC_CALLS_STATUS_NAME,
+	DB_RPC_CALLS_ARGS_BYTES,
+	DB_RPC_CALLS_RESULTS_BYTES,
+	DB_RPC_CALLS_REPLY_TAG,
+	DB_RPC_CALLS_SERVER_ARGS_BYTES,
+	DB_RPC_CALLS_SERVER_RESULTS_BYTES,
+	DB_RPC_CALLS_REPLY,
+	DB_RPC_CALLS_TAG,
 };
 
 static const char calls_order[] =
-	"ORDER BY chain,"
-	" coalesce(stub_start_event, skel_start_event, skel_end_event, stub_end_event),"
-	" call_id";
+	"ORDER BY chain, coalesce(stub_start_event, skel_start_event,"
+	" skel_end_event, stub_end_event), call_id";
 
 /* An optional string column interned: its index, -1 for NULL, -2 after an error. */
 static int32_t rd_intern(struct reader *r, struct ccsg_trace *t, int col)
@@ -572,8 +617,8 @@ static int32_t rd_intern(struct reader *r, struct ccsg_trace *t, int col)
 }
 
 /* The columns of one probe of a call: event, time, CPU. */
-static void rd_probe(struct reader *r, struct ccsg_call *c, int kind, int event_col,
-		     int ns_col, int64_t *ns, int cpu_col)
+static void rd_probe(struct reader *r, struct ccsg_call *c, int kind,
+		     int event_col, int ns_col, int64_t *ns, int cpu_col)
 {
 	c->ev[kind] = rd_int(r, event_col, 0, MAX_EVENT, 1);
 	*ns = rd_int(r, ns_col, 0, MAX_NS, 1);
@@ -583,7 +628,8 @@ static void rd_probe(struct reader *r, struct ccsg_call *c, int kind, int event_
 static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c)
 {
 	/* by enum ccsg_missing - 1 */
-	static const char *const missing[] = { DB_MISSING_SERVER, DB_MISSING_CLIENT };
+	static const char *const missing[] = { DB_MISSING_SERVER,
+					       DB_MISSING_CLIENT };
 	int64_t prog, vers, proc, v;
 
 	memset(c, 0, sizeof(*c));
@@ -596,28 +642,37 @@ static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c
 	c->client_tid = rd_i32(r, DB_RPC_CALLS_CLIENT_TID, 0, INT32_MAX, 0);
 	c->symbol = rd_intern(r, t, DB_RPC_CALLS_SITE_SYMBOL);
 	c->peer = rd_intern(r, t, DB_RPC_CALLS_PEER);
-	rd_probe(r, c, CCSG_STUB_START, DB_RPC_CALLS_STUB_START_EVENT, DB_RPC_CALLS_STUB_START_NS,
-		 &c->stub_start_ns, DB_RPC_CALLS_STUB_START_CPU_NS);
-	rd_probe(r, c, CCSG_STUB_END, DB_RPC_CALLS_STUB_END_EVENT, DB_RPC_CALLS_STUB_END_EXIT_NS,
-		 &c->stub_end_exit_ns, DB_RPC_CALLS_STUB_END_CPU_NS);
+	rd_probe(r, c, CCSG_STUB_START, DB_RPC_CALLS_STUB_START_EVENT,
+		 DB_RPC_CALLS_STUB_START_NS, &c->stub_start_ns,
+		 DB_RPC_CALLS_STUB_START_CPU_NS);
+	rd_probe(r, c, CCSG_STUB_END, DB_RPC_CALLS_STUB_END_EVENT,
+		 DB_RPC_CALLS_STUB_END_EXIT_NS, &c->stub_end_exit_ns,
+		 DB_RPC_CALLS_STUB_END_CPU_NS);
 	c->server_proc = rd_i32(r, DB_RPC_CALLS_SERVER_PROC_ID, 1, MAX_PROC, 0);
 	c->server_tid = rd_i32(r, DB_RPC_CALLS_SERVER_TID, 0, INT32_MAX, 0);
-	c->server_function_id = rd_int(r, DB_RPC_CALLS_SERVER_FUNCTION_ID, 0, INT64_MAX, 1);
+	c->server_function_id =
+		rd_int(r, DB_RPC_CALLS_SERVER_FUNCTION_ID, 0, INT64_MAX, 1);
 	c->object_id = rd_i32(r, DB_RPC_CALLS_OBJECT_ID, 0, INT32_MAX, -1);
 	rd_probe(r, c, CCSG_SKEL_START, DB_RPC_CALLS_SKEL_START_EVENT,
 		 DB_RPC_CALLS_SKEL_START_EXIT_NS, &c->skel_start_exit_ns,
 		 DB_RPC_CALLS_SKEL_START_CPU_NS);
-	rd_probe(r, c, CCSG_SKEL_END, DB_RPC_CALLS_SKEL_END_EVENT, DB_RPC_CALLS_SKEL_END_NS,
-		 &c->skel_end_ns, DB_RPC_CALLS_SKEL_END_CPU_NS);
-	c->missing = (uint8_t)(rd_enum(r, DB_RPC_CALLS_MISSING, missing, 2) + 1);
+	rd_probe(r, c, CCSG_SKEL_END, DB_RPC_CALLS_SKEL_END_EVENT,
+		 DB_RPC_CALLS_SKEL_END_NS, &c->skel_end_ns,
+		 DB_RPC_CALLS_SKEL_END_CPU_NS);
+	c->missing =
+		(uint8_t)(rd_enum(r, DB_RPC_CALLS_MISSING, missing, 2) + 1);
 	c->status = rd_i32(r, DB_RPC_CALLS_STATUS, 0, INT32_MAX, -1);
 	c->status_name = rd_intern(r, t, DB_RPC_CALLS_STATUS_NAME);
 	c->args_bytes = rd_int(r, DB_RPC_CALLS_ARGS_BYTES, 0, INT64_MAX, 1);
-	c->results_bytes = rd_int(r, DB_RPC_CALLS_RESULTS_BYTES, 0, INT64_MAX, 1);
+	c->results_bytes =
+		rd_int(r, DB_RPC_CALLS_RESULTS_BYTES, 0, INT64_MAX, 1);
 	c->reply_tag = rd_intern(r, t, DB_RPC_CALLS_REPLY_TAG);
-	c->server_args_bytes = rd_int(r, DB_RPC_CALLS_SERVER_ARGS_BYTES, 0, INT64_MAX, 1);
-	c->server_results_bytes = rd_int(r, DB_RPC_CALLS_SERVER_RESULTS_BYTES, 0, INT64_MAX, 1);
-	c->reply = (int8_t)rd_enum(r, DB_RPC_CALLS_REPLY, ccsg_reply_names, CCSG_NREPLY);
+	c->server_args_bytes =
+		rd_int(r, DB_RPC_CALLS_SERVER_ARGS_BYTES, 0, INT64_MAX, 1);
+	c->server_results_bytes =
+		rd_int(r, DB_RPC_CALLS_SERVER_RESULTS_BYTES, 0, INT64_MAX, 1);
+	c->reply = (int8_t)rd_enum(r, DB_RPC_CALLS_REPLY, ccsg_reply_names,
+				   CCSG_NREPLY);
 	c->tag = rd_intern(r, t, DB_RPC_CALLS_TAG);
 	if (r->bad)
 		return -1;
@@ -625,9 +680,10 @@ static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c
 	 * unknown (its record was dropped) */
 	c->lost = c->ev[CCSG_STUB_START] == CCSG_NONE && c->ev[CCSG_SKEL_START] == CCSG_NONE;
 	if (!c->lost && (prog == CCSG_NONE || vers == CCSG_NONE || proc == CCSG_NONE)) {
-		bad_value(r, prog == CCSG_NONE   ? DB_RPC_CALLS_PROG
-			     : vers == CCSG_NONE ? DB_RPC_CALLS_VERS
-						 : DB_RPC_CALLS_PROC,
+		bad_value(r,
+			  prog == CCSG_NONE   ? DB_RPC_CALLS_PROG
+			  : vers == CCSG_NONE ? DB_RPC_CALLS_VERS
+					      : DB_RPC_CALLS_PROC,
 			  "NULL although the call has a start probe");
 		return -1;
 	}
@@ -657,38 +713,31 @@ static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c
 static int read_chain(struct reader *r, int version, uint8_t id[DB_CHAIN_LEN])
 {
 	int i = r->at[DB_RPC_CALLS_CHAIN];
-	const char *s;
+	const char *s, *what = "40 lowercase hex digits";
 	char d[64];
 
 	if (version >= 3) {
-		if (sqlite3_column_type(r->st, i) != SQLITE_BLOB ||
-		    sqlite3_column_bytes(r->st, i) != DB_CHAIN_LEN) {
-			bad_value(r, DB_RPC_CALLS_CHAIN, "%s is not a chain id (a blob of %d bytes)",
-				  describe(r, DB_RPC_CALLS_CHAIN, d, sizeof(d)), DB_CHAIN_LEN);
-			return -1;
+		if (sqlite3_column_type(r->st, i) == SQLITE_BLOB &&
+		    sqlite3_column_bytes(r->st, i) == DB_CHAIN_LEN) {
+			memcpy(id, sqlite3_column_blob(r->st, i), DB_CHAIN_LEN);
+			return 0;
 		}
-		memcpy(id, sqlite3_column_blob(r->st, i), DB_CHAIN_LEN);
-		return 0;
-	}
-	s = rd_text(r, DB_RPC_CALLS_CHAIN, 0);
-	for (int k = 0; k < DB_CHAIN_LEN; k++) {
-		int hi = s ? hexval(s[2 * k]) : -1, lo = hi >= 0 ? hexval(s[2 * k + 1]) : -1;
+		what = "a blob of 20 bytes";
+	} else if ((s = rd_text(r, DB_RPC_CALLS_CHAIN, 0))) {
+		int k = 0;
 
-		if (hi < 0 || lo < 0) {
-			if (!r->bad)
-				bad_value(r, DB_RPC_CALLS_CHAIN,
-					  "%s is not a chain id (40 lowercase hex digits)",
-					  describe(r, DB_RPC_CALLS_CHAIN, d, sizeof(d)));
-			return -1;
-		}
-		id[k] = (uint8_t)(hi << 4 | lo);
+		for (; k < DB_CHAIN_LEN && hexval(s[2 * k]) >= 0 &&
+		       hexval(s[2 * k + 1]) >= 0;
+		     k++)
+			id[k] = (uint8_t)(hexval(s[2 * k]) << 4 |
+					  hexval(s[2 * k + 1]));
+		if (k == DB_CHAIN_LEN && !s[2 * k])
+			return 0;
 	}
-	if (s[2 * DB_CHAIN_LEN]) {
-		bad_value(r, DB_RPC_CALLS_CHAIN, "%s is not a chain id (40 lowercase hex digits)",
-			  describe(r, DB_RPC_CALLS_CHAIN, d, sizeof(d)));
-		return -1;
-	}
-	return 0;
+	if (!r->bad)
+		bad_value(r, DB_RPC_CALLS_CHAIN, "%s is not a chain id (%s)",
+			  describe(r, DB_RPC_CALLS_CHAIN, d, sizeof(d)), what);
+	return -1;
 }
 
 static int load_calls(struct ccsg_trace *t, sqlite3 *db)
@@ -697,11 +746,13 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 	uint8_t prev[DB_CHAIN_LEN];
 	struct reader r;
 
-	if (rd_open(&r, db, DB_RPC_CALLS, call_cols, sizeof(call_cols) / sizeof(call_cols[0]),
-		    calls_order, t->path))
+	if (rd_open(&r, db, DB_RPC_CALLS, call_cols,
+		    sizeof(call_cols) / sizeof(call_cols[0]), calls_order,
+		    t->path))
 		return -1;
 	while (rd_next(&r, db)) {
-		int64_t id = rd_int(&r, DB_RPC_CALLS_CALL_ID, INT64_MIN + 1, INT64_MAX, 0);
+		int64_t id = rd_int(&r, DB_RPC_CALLS_CALL_ID, INT64_MIN + 1,
+				    INT64_MAX, 0);
 		uint8_t cid[DB_CHAIN_LEN];
 
 		if (r.bad)

@@ -95,10 +95,10 @@ START_TEST(test_schema_version)
 	static const struct {
 		const char *value, *says;
 	} cases[] = {
-		{ "4", "schema version 4" },		/* newer than ccsg knows */
+		{ "4", "schema version 4" }, /* newer than ccsg knows */
 		{ "99", "schema version 99" },
-		{ "1", "schema version 1" },		/* older, without rpc tables */
-		{ "2x", "'2x'" },			/* not a number */
+		{ "1", "schema version 1" }, /* older, without rpc tables */
+		{ "2x", "'2x'" },	     /* not a number */
 		{ "", "''" },
 	};
 
@@ -149,14 +149,6 @@ static const struct bad {
 	{ "UPDATE rpc_calls SET missing = 'nobody'", "rpc_calls", "call_id 1", "missing" },
 	{ "UPDATE rpc_calls SET reply = 'maybe'", "rpc_calls", "call_id 1", "reply" },
 	{ "UPDATE rpc_calls SET chain = 'xyz'", "rpc_calls", "call_id 1", "chain" },
-	{ "UPDATE rpc_calls SET chain = x'0102'", "rpc_calls", "call_id 1", "chain" },
-	/* version 2's form of a chain id in a version 3 database */
-	{ "UPDATE rpc_calls SET chain = lower(hex(chain))", "rpc_calls", "call_id 1", "chain" },
-	/* version 3's form in a version 2 database, and no hex at all */
-	{ "UPDATE meta SET value = '2' WHERE key = 'schema_version'", "rpc_calls", "call_id 1",
-	  "chain" },
-	{ "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
-	  " UPDATE rpc_calls SET chain = upper(hex(chain))", "rpc_calls", "call_id 1", "chain" },
 	{ "UPDATE rpc_calls SET tag = x'6f6b'", "rpc_calls", "call_id 1", "tag" },
 	{ "UPDATE rpc_calls SET site_symbol = x'00'", "rpc_calls", "call_id 1", "site_symbol" },
 	/* a start probe without the program it gives */
@@ -183,33 +175,64 @@ static const struct bad {
 	{ "UPDATE rpc_sites SET module = x'00'", "rpc_sites", "proc_id 1, site_id 1", "module" },
 };
 
-START_TEST(test_bad_values)
+/* Chain ids of the wrong form for the database's version. */
+static const struct bad bad_chains[] = {
+	{ "UPDATE rpc_calls SET chain = x'0102'", "rpc_calls", "call_id 1",
+	  "chain" },
+	/* version 2's form of a chain id in a version 3 database */
+	{ "UPDATE rpc_calls SET chain = lower(hex(chain))", "rpc_calls",
+	  "call_id 1", "chain" },
+	/* version 3's form in a version 2 database, and hex not lowercase */
+	{ "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+	  "rpc_calls", "call_id 1", "chain" },
+	{ "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+	  " UPDATE rpc_calls SET chain = upper(hex(chain))",
+	  "rpc_calls", "call_id 1", "chain" },
+};
+
+static void check_bad(const struct bad *b)
 {
-	const struct bad *b = &bad[_i];
 	char msg[512], want[128];
 	const char *path;
 
 	base_db();
 	fx_exec(b->sql);
 	path = fx_close();
-	ck_assert_msg(load_err(path, msg, sizeof(msg)) < 0, "'%s' accepted", b->sql);
+	ck_assert_msg(load_err(path, msg, sizeof(msg)) < 0, "'%s' accepted",
+		      b->sql);
 	assert_one_error(msg, path);
-	snprintf(want, sizeof(want), "table %s, row %s, column %s:", b->table, b->row, b->column);
-	ck_assert_msg(strstr(msg, want), "'%s': '%s' does not say '%s'", b->sql, msg, want);
+	snprintf(want, sizeof(want), "table %s, row %s, column %s:", b->table,
+		 b->row, b->column);
+	ck_assert_msg(strstr(msg, want), "'%s': '%s' does not say '%s'", b->sql,
+		      msg, want);
 	unlink(path);
+}
+
+START_TEST(test_bad_values)
+{
+	check_bad(&bad[_i]);
+}
+END_TEST
+
+START_TEST(test_bad_chains)
+{
+	check_bad(&bad_chains[_i]);
 }
 END_TEST
 
 /* The calls, chains and strings of two loaded traces are the same. */
-static void assert_same_trace(const struct ccsg_trace *a, const struct ccsg_trace *b)
+static void assert_same_trace(const struct ccsg_trace *a,
+			      const struct ccsg_trace *b)
 {
 	ck_assert_uint_eq(a->ncalls, b->ncalls);
 	ck_assert_uint_eq(a->nchains, b->nchains);
 	ck_assert_uint_eq(a->nthreads, b->nthreads);
 	ck_assert_uint_eq(a->nstrings, b->nstrings);
 	ck_assert(!memcmp(a->calls, b->calls, a->ncalls * sizeof(*a->calls)));
-	ck_assert(!memcmp(a->chains, b->chains, a->nchains * sizeof(*a->chains)));
-	ck_assert(!memcmp(a->threads, b->threads, a->nthreads * sizeof(*a->threads)));
+	ck_assert(
+		!memcmp(a->chains, b->chains, a->nchains * sizeof(*a->chains)));
+	ck_assert(!memcmp(a->threads, b->threads,
+			  a->nthreads * sizeof(*a->threads)));
 	for (size_t i = 0; i < a->nstrings; i++)
 		ck_assert_str_eq(a->strings[i], b->strings[i]);
 }
@@ -294,6 +317,8 @@ Suite *ccsg_input_suite(void)
 	tcase_add_test(tc, test_schema_version);
 	tcase_add_test(tc, test_schema_version_2);
 	tcase_add_loop_test(tc, test_bad_values, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_loop_test(tc, test_bad_chains, 0,
+			    sizeof(bad_chains) / sizeof(bad_chains[0]));
 	tcase_add_test(tc, test_cli_exit_status);
 	suite_add_tcase(s, tc);
 	return s;

@@ -54,7 +54,8 @@ static char *readme_block(const char *readme)
 
 	ck_assert_msg(sec != NULL, "README.md has no section 'The database'");
 	start = strstr(sec, "\n```sql\n");
-	ck_assert_msg(start != NULL, "README.md's 'The database' has no ```sql block");
+	ck_assert_msg(start != NULL,
+		      "README.md's 'The database' has no ```sql block");
 	start += strlen("\n```sql\n");
 	end = strstr(start, "\n```\n");
 	ck_assert_msg(end != NULL, "README.md's ```sql block does not end");
@@ -69,7 +70,8 @@ START_TEST(test_readme_is_the_schema)
 	size_t i;
 
 	ck_assert_msg(src && *src && build && *build,
-		      "CAUSAL_SRC and CAUSAL_BUILD are not set: run the suites with `make check`");
+		      "CAUSAL_SRC and CAUSAL_BUILD are not set: run the suites "
+		      "with `make check`");
 	snprintf(path, sizeof(path), "%s/README.md", src);
 	readme = slurp(path);
 	block = readme_block(readme);
@@ -84,13 +86,16 @@ START_TEST(test_readme_is_the_schema)
 		ck_assert(f != NULL);
 		fputs(code, f);
 		fclose(f);
-		ck_abort_msg("README.md's schema differs from db-schema.def's at line %d of "
-			     "its ```sql block; the block should be '%s'", line, path);
+		ck_abort_msg("README.md's schema differs from db-schema.def's "
+			     "at line %d of its ```sql block; the block "
+			     "should be '%s'",
+			     line, path);
 	}
 	/* and the prose says the same version */
-	snprintf(version, sizeof(version), "Schema version %d (`meta.schema_version`",
-		 DB_SCHEMA_VERSION);
-	ck_assert_msg(strstr(readme, version), "README.md does not say '%s'", version);
+	snprintf(version, sizeof(version),
+		 "Schema version %d (`meta.schema_version`", DB_SCHEMA_VERSION);
+	ck_assert_msg(strstr(readme, version), "README.md does not say '%s'",
+		      version);
 	free(code);
 	free(block);
 	free(readme);
@@ -103,7 +108,8 @@ static const struct {
 	int col;
 	const char *upper, *name;
 } names[] = {
-#define DB_COL(ID, COLUMN, column, type, comment) { DB_##ID, DB_##ID##_##COLUMN, #COLUMN, #column },
+#define DB_COL(ID, COLUMN, column, type, comment)                              \
+	{ DB_##ID, DB_##ID##_##COLUMN, #COLUMN, #column },
 #include "causal/db-schema.def"
 };
 
@@ -117,11 +123,15 @@ START_TEST(test_column_enums)
 		size_t k;
 
 		for (k = 0; names[i].upper[k] && k + 1 < sizeof(lower); k++)
-			lower[k] = (char)tolower((unsigned char)names[i].upper[k]);
+			lower[k] =
+				(char)tolower((unsigned char)names[i].upper[k]);
 		lower[k] = '\0';
-		ck_assert_msg(!strcmp(lower, names[i].name), "DB_%s_%s names column '%s'",
-			      db_tables[names[i].table].name, names[i].upper, names[i].name);
-		ck_assert_str_eq(db_col_name(names[i].table, names[i].col), names[i].name);
+		ck_assert_msg(!strcmp(lower, names[i].name),
+			      "DB_%s_%s names column '%s'",
+			      db_tables[names[i].table].name, names[i].upper,
+			      names[i].name);
+		ck_assert_str_eq(db_col_name(names[i].table, names[i].col),
+				 names[i].name);
 	}
 	for (int t = 0; t < DB_NTABLES; t++)
 		ncols += db_tables[t].ncols;
@@ -140,11 +150,13 @@ START_TEST(test_statements_name_columns)
 	ck_assert_str_eq(sql, "INSERT INTO hosts(host_id, name) VALUES(?, ?)");
 	free(sql);
 	sql = db_sql_insert(DB_RPC_SITES, "INSERT OR IGNORE", 2);
-	ck_assert_str_eq(sql, "INSERT OR IGNORE INTO rpc_sites(proc_id, site_id, symbol, module)"
+	ck_assert_str_eq(sql, "INSERT OR IGNORE INTO rpc_sites(proc_id,"
+			      " site_id, symbol, module)"
 			      " VALUES(?, ?, ?, ?), (?, ?, ?, ?)");
 	free(sql);
 	sql = db_sql_select(DB_RPC_CALLS, cols, 2, "ORDER BY call_id");
-	ck_assert_str_eq(sql, "SELECT tag, chain FROM rpc_calls ORDER BY call_id");
+	ck_assert_str_eq(sql,
+			 "SELECT tag, chain FROM rpc_calls ORDER BY call_id");
 	free(sql);
 }
 END_TEST
@@ -159,40 +171,60 @@ START_TEST(test_created_database)
 	ck_assert_int_eq(schema_create(db), 0);
 	ck_assert_int_eq(schema_create_indexes(db), 0);
 	snprintf(sql, sizeof(sql), "%d", DB_SCHEMA_VERSION);
-	ck_assert_str_eq(q_text(db, "SELECT value FROM meta WHERE key = 'schema_version'"), sql);
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"),
+	ck_assert_str_eq(
+		q_text(db,
+		       "SELECT value FROM meta WHERE key = 'schema_version'"),
+		sql);
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema"
+				   " WHERE type = 'table'"),
 			 DB_NTABLES);
 	for (int t = 0; t < DB_NTABLES; t++) {
 		const struct db_table_def *d = &db_tables[t];
 		sqlite3_stmt *st;
 		int n = 0;
 
-		snprintf(sql, sizeof(sql), "SELECT name, type FROM pragma_table_info('%s')",
+		snprintf(sql, sizeof(sql),
+			 "SELECT name, type FROM pragma_table_info('%s')",
 			 d->name);
-		ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL),
+				 SQLITE_OK);
 		while (sqlite3_step(st) == SQLITE_ROW) {
-			const char *name = (const char *)sqlite3_column_text(st, 0);
-			const char *type = (const char *)sqlite3_column_text(st, 1);
+			const char *name =
+				(const char *)sqlite3_column_text(st, 0);
+			const char *type =
+				(const char *)sqlite3_column_text(st, 1);
 
 			ck_assert_int_lt(n, d->ncols);
 			ck_assert_str_eq(name, d->cols[n].name);
-			/* the declared type is the first word of the definition's */
-			ck_assert_msg(!strncmp(d->cols[n].type, type, strlen(type)) &&
-					      strlen(type) > 0,
-				      "%s.%s is %s", d->name, name, type);
+			/* the declared type is the first word of the
+			 * definition's */
+			ck_assert_msg(
+				!strncmp(d->cols[n].type, type, strlen(type)) &&
+					strlen(type) > 0,
+				"%s.%s is %s", d->name, name, type);
 			n++;
 		}
 		sqlite3_finalize(st);
 		ck_assert_int_eq(n, d->ncols);
 		/* every column of a one-row INSERT is a parameter */
-		ck_assert_int_eq(schema_prepare_insert(db, (enum db_table)t, "INSERT", 3, &st), 0);
-		ck_assert_int_eq(sqlite3_bind_parameter_count(st), 3 * d->ncols);
+		ck_assert_int_eq(schema_prepare_insert(db, (enum db_table)t,
+						       "INSERT", 3, &st),
+				 0);
+		ck_assert_int_eq(sqlite3_bind_parameter_count(st),
+				 3 * d->ncols);
 		sqlite3_finalize(st);
 	}
-	ck_assert_str_eq(q_text(db, "SELECT typeof(chain) FROM rpc_probes"), "<none>");
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'view'"), 1);
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
-			       " AND name NOT LIKE 'sqlite_%'"), 7);
+	ck_assert_str_eq(q_text(db, "SELECT typeof(chain) FROM rpc_probes"),
+			 "<none>");
+	ck_assert_int_eq(
+		q_int(db,
+		      "SELECT count(*) FROM sqlite_schema WHERE type = 'view'"),
+		1);
+	ck_assert_int_eq(
+		q_int(db,
+		      "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
+		      " AND name NOT LIKE 'sqlite_%'"),
+		7);
 	sqlite3_close(db);
 }
 END_TEST

@@ -402,13 +402,13 @@ static void hostile(int udp)
 
 			/* the valid tag continues the caller's chain */
 			rpc_assert_calls(
-			    &t,
-			    rpc_q("server_proc_id = %lld AND xid = %lld",
-				  s.proc, xid),
-			    rpc_q("lower(hex(chain)) = '%s' AND "
-				  "skel_start_event = 1001",
-				  c + 6),
-			    1);
+				&t,
+				rpc_q("server_proc_id = %lld AND xid = %lld",
+				      s.proc, xid),
+				rpc_q("lower(hex(chain)) = '%s' AND "
+				      "skel_start_event = 1001",
+				      c + 6),
+				1);
 			snprintf(okchains + len, sizeof(okchains) - len,
 				 "%s'%s'", len ? ", " : "", c + 6);
 		}

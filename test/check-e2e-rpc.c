@@ -259,13 +259,13 @@ START_TEST(test_spawned_thread)
 			 rpc_col(&t, spawn, "server_function_id"));
 	chain = rpc_col_text(&t, spawn, "hex(chain)");
 	ck_assert_int_eq(
-	    e2e_query_int(t.sql,
-			  "SELECT hex(ctx_chain) = %Q AND ctx_event "
-			  "BETWEEN %lld AND %lld FROM threads "
-			  "WHERE proc_id = %lld AND tid = %lld",
-			  chain, rpc_col(&t, spawn, "skel_start_event"),
-			  rpc_col(&t, spawn, "skel_end_event"), a.proc, th),
-	    1);
+		e2e_query_int(t.sql,
+			      "SELECT hex(ctx_chain) = %Q AND ctx_event "
+			      "BETWEEN %lld AND %lld FROM threads "
+			      "WHERE proc_id = %lld AND tid = %lld",
+			      chain, rpc_col(&t, spawn, "skel_start_event"),
+			      rpc_col(&t, spawn, "skel_end_event"), a.proc, th),
+		1);
 	ck_assert_int_eq(e2e_query_int(t.sql,
 				       "SELECT parent_tid FROM threads WHERE "
 				       "proc_id = %lld AND tid = %lld",

@@ -133,7 +133,8 @@ static void bind_addr(sqlite3_stmt *st, int col, const struct record_bin *b)
 	char buf[RECORD_SOCKADDR_MAX];
 
 	if (b->ptr)
-		schema_bind_text_copy(st, col, record_sockaddr(buf, b->ptr, b->len), -1);
+		schema_bind_text_copy(st, col,
+				      record_sockaddr(buf, b->ptr, b->len), -1);
 }
 
 /* RPC_SITE and RPC_OBJECT: the first record of an id wins. */
@@ -145,9 +146,11 @@ static int take_rpc_meta(struct merge *m, uint64_t seq, const struct record *r)
 		st = m->ins_site;
 		schema_bind_int(st, DB_RPC_SITES_PROC_ID, m->proc_id);
 		schema_bind_u64(st, DB_RPC_SITES_SITE_ID, r->rpc_site.site_id);
-		schema_bind_text_copy(st, DB_RPC_SITES_SYMBOL, r->rpc_site.symbol.ptr,
+		schema_bind_text_copy(st, DB_RPC_SITES_SYMBOL,
+				      r->rpc_site.symbol.ptr,
 				      (int)r->rpc_site.symbol.len);
-		schema_bind_text_copy(st, DB_RPC_SITES_MODULE, r->rpc_site.module.ptr,
+		schema_bind_text_copy(st, DB_RPC_SITES_MODULE,
+				      r->rpc_site.module.ptr,
 				      (int)r->rpc_site.module.len);
 		if (rpc_calls_add(&m->rpc, m->proc_id, seq, r))
 			return -ENOMEM;
@@ -217,7 +220,7 @@ static int chunk_store(struct merge *m, const struct chunk *c)
 			return rc;
 	while (i < c->n) {
 		const struct chunk_rec *cr = &c->rec[i];
-		int col = row * DB_RECORDS_NCOLS;	/* row's first column */
+		int col = row * DB_RECORDS_NCOLS; /* row's first column */
 
 		if (!row)
 			st = c->n - i >= BATCH ? m->ins_recs : m->ins_rec;
@@ -279,24 +282,31 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 			schema_bind_u64(st, DB_THREADS_OS_TID, t->os_tid);
 			schema_bind_text(st, DB_THREADS_MARKER,
 					 record_marker_name(t->marker), -1);
-			schema_bind_u64(st, DB_THREADS_START_MONO_NS, t->start_mono);
-			schema_bind_u64(st, DB_THREADS_START_CPU_NS, t->start_cpu);
+			schema_bind_u64(st, DB_THREADS_START_MONO_NS,
+					t->start_mono);
+			schema_bind_u64(st, DB_THREADS_START_CPU_NS,
+					t->start_cpu);
 		}
 		if (t->has & T_SPAWN)
-			schema_bind_u64(st, DB_THREADS_SPAWN_MONO_NS, t->spawn_mono);
+			schema_bind_u64(st, DB_THREADS_SPAWN_MONO_NS,
+					t->spawn_mono);
 		if (t->has & T_END) {
-			schema_bind_u64(st, DB_THREADS_END_MONO_NS, t->end_mono);
+			schema_bind_u64(st, DB_THREADS_END_MONO_NS,
+					t->end_mono);
 			schema_bind_u64(st, DB_THREADS_END_CPU_NS, t->end_cpu);
 			schema_bind_text(st, DB_THREADS_END_HOW,
-					 record_thread_end_name(t->end_how), -1);
+					 record_thread_end_name(t->end_how),
+					 -1);
 		}
 		if ((t->has & T_START) && (t->has & T_END))
-			schema_bind_u64(st, DB_THREADS_CPU_NS, t->end_cpu - t->start_cpu);
+			schema_bind_u64(st, DB_THREADS_CPU_NS,
+					t->end_cpu - t->start_cpu);
 		if (t->has & T_CTX) {
 			/* the thread map outlives the step */
 			schema_bind_chain(st, DB_THREADS_CTX_CHAIN, t->chain);
 			schema_bind_u64(st, DB_THREADS_CTX_EVENT, t->ctx_event);
-			schema_bind_u64(st, DB_THREADS_CTX_FUNCTION, t->ctx_function);
+			schema_bind_u64(st, DB_THREADS_CTX_FUNCTION,
+					t->ctx_function);
 		}
 		schema_bind_u64(st, DB_THREADS_DROPPED, t->dropped);
 		*dropped += t->dropped;
@@ -336,7 +346,8 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	schema_bind_u64(st, DB_PROCESSES_FLUSH_MS, p->flush_ms);
 	if (p->ended) {
 		schema_bind_u64(st, DB_PROCESSES_END_MONO_NS, p->end_mono);
-		schema_bind_u64(st, DB_PROCESSES_END_REALTIME_NS, p->end_realtime);
+		schema_bind_u64(st, DB_PROCESSES_END_REALTIME_NS,
+				p->end_realtime);
 		schema_bind_text(st, DB_PROCESSES_END_REASON,
 				 record_process_end_name(p->end_reason), -1);
 		schema_bind_int(st, DB_PROCESSES_END_DETAIL, p->end_detail);
@@ -510,7 +521,8 @@ static int open_db(struct merge *m, const char *path)
 	 * 17.4 s against 16.0 s).  A bigger cache only moved the writes to
 	 * the commit; 4 KiB or 16 KiB pages were slower.
 	 */
-	if (exec(m->db, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
+	if (exec(m->db,
+		 "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
 		 " PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 		 " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
 		 " PRAGMA threads=2; BEGIN") ||

@@ -185,12 +185,12 @@ static bool is_start(unsigned type)
  */
 struct join {
 	const struct rpc_probe *probes;
-	size_t *order;			/* probes in pairing order */
+	size_t *order; /* probes in pairing order */
 	struct side *sides;
 	size_t n_sides;
-	size_t *clients, *servers;	/* client / server sides in row order */
+	size_t *clients, *servers; /* client / server sides in row order */
 	size_t n_clients, n_servers;
-	size_t *keyed;			/* server sides with a tag, by their key */
+	size_t *keyed; /* server sides with a tag, by their key */
 	size_t n_keyed;
 };
 
@@ -218,8 +218,10 @@ static const struct rpc_probe *first_probe(const struct rpc_probe *probes,
 static int cmp_row(const void *a, const void *b, void *arg)
 {
 	const struct join *j = arg;
-	const struct rpc_probe *x = first_probe(j->probes, &j->sides[*(const size_t *)a]);
-	const struct rpc_probe *y = first_probe(j->probes, &j->sides[*(const size_t *)b]);
+	const struct rpc_probe *x =
+		first_probe(j->probes, &j->sides[*(const size_t *)a]);
+	const struct rpc_probe *y =
+		first_probe(j->probes, &j->sides[*(const size_t *)b]);
 
 	CMP(x->proc_id, y->proc_id);
 	CMP(x->seq, y->seq);
@@ -230,8 +232,10 @@ static int cmp_row(const void *a, const void *b, void *arg)
 static int cmp_server_key(const void *a, const void *b, void *arg)
 {
 	const struct join *j = arg;
-	const struct rpc_probe *x = &j->probes[j->sides[*(const size_t *)a].start];
-	const struct rpc_probe *y = &j->probes[j->sides[*(const size_t *)b].start];
+	const struct rpc_probe *x =
+		&j->probes[j->sides[*(const size_t *)a].start];
+	const struct rpc_probe *y =
+		&j->probes[j->sides[*(const size_t *)b].start];
 	int c = memcmp(x->chain, y->chain, CAUSAL_CHAIN_ID_LEN);
 
 	if (c)
@@ -243,13 +247,15 @@ static int cmp_server_key(const void *a, const void *b, void *arg)
 }
 
 /* First index in keyed whose server start is >= (chain, event). */
-static size_t lower_bound(const struct join *j, const uint8_t *chain, uint64_t event)
+static size_t lower_bound(const struct join *j, const uint8_t *chain,
+			  uint64_t event)
 {
 	size_t lo = 0, hi = j->n_keyed;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct rpc_probe *p = &j->probes[j->sides[j->keyed[mid]].start];
+		const struct rpc_probe *p =
+			&j->probes[j->sides[j->keyed[mid]].start];
 		int c = memcmp(p->chain, chain, CAUSAL_CHAIN_ID_LEN);
 
 		if (c < 0 || (c == 0 && p->event < event))
@@ -307,7 +313,7 @@ static void make_sides(struct join *j, size_t n)
 
 		*s = (struct side){ NONE, NONE, NONE, false };
 		if (!is_start(p->type)) {
-			s->end = j->order[i];	/* its start was lost */
+			s->end = j->order[i]; /* its start was lost */
 			continue;
 		}
 		s->start = j->order[i];
@@ -326,14 +332,16 @@ static void make_sides(struct join *j, size_t n)
 static void sort_sides(struct join *j)
 {
 	for (size_t i = 0; i < j->n_sides; i++) {
-		const struct rpc_probe *p = first_probe(j->probes, &j->sides[i]);
+		const struct rpc_probe *p =
+			first_probe(j->probes, &j->sides[i]);
 
 		if (!is_server(p->type)) {
 			j->clients[j->n_clients++] = i;
 		} else {
 			j->servers[j->n_servers++] = i;
 			/* An untagged call started a chain of its own. */
-			if (j->sides[i].start != NONE && p->tag == CAUSAL_TAG_OK)
+			if (j->sides[i].start != NONE &&
+			    p->tag == CAUSAL_TAG_OK)
 				j->keyed[j->n_keyed++] = i;
 		}
 	}
@@ -352,7 +360,8 @@ static void match_sides(struct join *j)
 		if (c->start == NONE)
 			continue;
 		p = &j->probes[c->start];
-		for (size_t k = lower_bound(j, p->chain, p->event + 1); k < j->n_keyed; k++) {
+		for (size_t k = lower_bound(j, p->chain, p->event + 1);
+		     k < j->n_keyed; k++) {
 			struct side *s = &j->sides[j->keyed[k]];
 			const struct rpc_probe *q = &j->probes[s->start];
 
@@ -409,22 +418,14 @@ struct probe_cols {
 	int event, ns, exit_ns, cpu_ns;
 };
 
-static const struct probe_cols stub_start_cols = {
-	DB_RPC_CALLS_STUB_START_EVENT, DB_RPC_CALLS_STUB_START_NS,
-	DB_RPC_CALLS_STUB_START_EXIT_NS, DB_RPC_CALLS_STUB_START_CPU_NS
-};
-static const struct probe_cols stub_end_cols = {
-	DB_RPC_CALLS_STUB_END_EVENT, DB_RPC_CALLS_STUB_END_NS,
-	DB_RPC_CALLS_STUB_END_EXIT_NS, DB_RPC_CALLS_STUB_END_CPU_NS
-};
-static const struct probe_cols skel_start_cols = {
-	DB_RPC_CALLS_SKEL_START_EVENT, DB_RPC_CALLS_SKEL_START_NS,
-	DB_RPC_CALLS_SKEL_START_EXIT_NS, DB_RPC_CALLS_SKEL_START_CPU_NS
-};
-static const struct probe_cols skel_end_cols = {
-	DB_RPC_CALLS_SKEL_END_EVENT, DB_RPC_CALLS_SKEL_END_NS,
-	DB_RPC_CALLS_SKEL_END_EXIT_NS, DB_RPC_CALLS_SKEL_END_CPU_NS
-};
+#define PROBE_COLS(P)                                                          \
+	DB_RPC_CALLS_##P##_EVENT, DB_RPC_CALLS_##P##_NS,                       \
+		DB_RPC_CALLS_##P##_EXIT_NS, DB_RPC_CALLS_##P##_CPU_NS
+
+static const struct probe_cols stub_start_cols = { PROBE_COLS(STUB_START) };
+static const struct probe_cols stub_end_cols = { PROBE_COLS(STUB_END) };
+static const struct probe_cols skel_start_cols = { PROBE_COLS(SKEL_START) };
+static const struct probe_cols skel_end_cols = { PROBE_COLS(SKEL_END) };
 
 static void bind_probe(sqlite3_stmt *st, const struct probe_cols *col,
 		       const struct rpc_probe *p)
@@ -458,30 +459,34 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 	const struct rpc_probe *ss = s ? PROBE(s->start) : NULL;
 	const struct rpc_probe *se = s ? PROBE(s->end) : NULL;
 	const struct rpc_probe *any = first_probe(rc->probes, c ? c : s);
-	const struct rpc_probe *call = cs ? cs : ss;	/* prog, vers, ... */
+	const struct rpc_probe *call = cs ? cs : ss; /* prog, vers, ... */
 	int rc_step;
 
 	schema_bind_int(st, DB_RPC_CALLS_CALL_ID, call_id);
 	schema_bind_chain(st, DB_RPC_CALLS_CHAIN, any->chain);
 	if (call) {
+		/* the stub learns the xid only while encoding: the skeleton
+		 * start has it when the stub start does not */
+		uint64_t xid = cs && cs->xid ? cs->xid : ss ? ss->xid : 0;
+
 		schema_bind_u64(st, DB_RPC_CALLS_PROG, call->prog);
 		schema_bind_u64(st, DB_RPC_CALLS_VERS, call->vers);
 		schema_bind_u64(st, DB_RPC_CALLS_PROC, call->proc);
 		schema_bind_text(st, DB_RPC_CALLS_TRANSPORT,
 				 record_transport_name(call->transport), -1);
-		/* the stub learns the xid only while encoding: the skeleton
-		 * start has it when the stub start does not */
-		schema_bind_u64(st, DB_RPC_CALLS_XID,
-				cs && cs->xid ? cs->xid : ss ? ss->xid : 0);
+		schema_bind_u64(st, DB_RPC_CALLS_XID, xid);
 	}
 	if (c) {
 		schema_bind_int(st, DB_RPC_CALLS_CLIENT_PROC_ID, any->proc_id);
 		schema_bind_u64(st, DB_RPC_CALLS_CLIENT_TID, any->tid);
-		schema_bind_u64(st, DB_RPC_CALLS_CLIENT_FUNCTION_ID, any->function);
+		schema_bind_u64(st, DB_RPC_CALLS_CLIENT_FUNCTION_ID,
+				any->function);
 	}
 	if (cs) {
-		schema_bind_u64(st, DB_RPC_CALLS_FLAGS, cs->flags | (ce ? ce->flags : 0));
-		schema_bind_int(st, DB_RPC_CALLS_ONE_WAY, !!(cs->flags & CAUSAL_RPC_ONE_WAY));
+		schema_bind_u64(st, DB_RPC_CALLS_FLAGS,
+				cs->flags | (ce ? ce->flags : 0));
+		schema_bind_int(st, DB_RPC_CALLS_ONE_WAY,
+				!!(cs->flags & CAUSAL_RPC_ONE_WAY));
 		schema_bind_text(st, DB_RPC_CALLS_SITE_SYMBOL,
 				 site_symbol(rc, cs->proc_id, cs->id), -1);
 		bind_str(rc, st, DB_RPC_CALLS_PEER, cs->addr);
@@ -493,7 +498,8 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 		schema_bind_text(st, DB_RPC_CALLS_STATUS_NAME,
 				 record_clnt_stat_name(ce->status), -1);
 		schema_bind_u64(st, DB_RPC_CALLS_ARGS_BYTES, ce->args_bytes);
-		schema_bind_u64(st, DB_RPC_CALLS_RESULTS_BYTES, ce->results_bytes);
+		schema_bind_u64(st, DB_RPC_CALLS_RESULTS_BYTES,
+				ce->results_bytes);
 		schema_bind_text(st, DB_RPC_CALLS_REPLY_TAG,
 				 record_tag_status_name(ce->tag), -1);
 	}
@@ -502,19 +508,24 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 
 		schema_bind_int(st, DB_RPC_CALLS_SERVER_PROC_ID, sp->proc_id);
 		schema_bind_u64(st, DB_RPC_CALLS_SERVER_TID, sp->tid);
-		schema_bind_u64(st, DB_RPC_CALLS_SERVER_FUNCTION_ID, sp->function);
+		schema_bind_u64(st, DB_RPC_CALLS_SERVER_FUNCTION_ID,
+				sp->function);
 	}
 	if (ss) {
 		schema_bind_u64(st, DB_RPC_CALLS_OBJECT_ID, ss->id);
 		bind_str(rc, st, DB_RPC_CALLS_CALLER_ADDRESS, ss->addr);
-		schema_bind_u64(st, DB_RPC_CALLS_SERVER_ARGS_BYTES, ss->args_bytes);
-		schema_bind_text(st, DB_RPC_CALLS_TAG, record_tag_status_name(ss->tag), -1);
+		schema_bind_u64(st, DB_RPC_CALLS_SERVER_ARGS_BYTES,
+				ss->args_bytes);
+		schema_bind_text(st, DB_RPC_CALLS_TAG,
+				 record_tag_status_name(ss->tag), -1);
 	}
 	bind_probe(st, &skel_start_cols, ss);
 	bind_probe(st, &skel_end_cols, se);
 	if (se) {
-		schema_bind_u64(st, DB_RPC_CALLS_SERVER_RESULTS_BYTES, se->results_bytes);
-		schema_bind_text(st, DB_RPC_CALLS_REPLY, record_reply_name(se->status), -1);
+		schema_bind_u64(st, DB_RPC_CALLS_SERVER_RESULTS_BYTES,
+				se->results_bytes);
+		schema_bind_text(st, DB_RPC_CALLS_REPLY,
+				 record_reply_name(se->status), -1);
 	}
 	if (!c || !s)
 		schema_bind_text(st, DB_RPC_CALLS_MISSING,
@@ -526,8 +537,8 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 }
 
 /* Insert the joined rows: client sides, then server sides left alone. */
-static int write_rows(const struct rpc_calls *rc, const struct join *j, sqlite3 *db,
-		      struct rpc_calls_stats *stats)
+static int write_rows(const struct rpc_calls *rc, const struct join *j,
+		      sqlite3 *db, struct rpc_calls_stats *stats)
 {
 	char *sql = db_sql_insert(DB_RPC_CALLS, "INSERT", 1);
 	sqlite3_stmt *st = NULL;
@@ -540,7 +551,8 @@ static int write_rows(const struct rpc_calls *rc, const struct join *j, sqlite3 
 		goto out;
 	for (size_t i = 0; i < j->n_clients; i++) {
 		const struct side *c = &j->sides[j->clients[i]];
-		const struct side *s = c->peer == NONE ? NULL : &j->sides[c->peer];
+		const struct side *s =
+			c->peer == NONE ? NULL : &j->sides[c->peer];
 
 		if (store_row(rc, st, ++call_id, c, s))
 			goto out;

@@ -44,22 +44,24 @@ static int exec_schema(sqlite3 *db, unsigned what)
 	return rc;
 }
 
-int schema_prepare_insert(sqlite3 *db, enum db_table t, const char *verb, int rows,
-			  sqlite3_stmt **st)
+int schema_prepare_insert(sqlite3 *db, enum db_table t, const char *verb,
+			  int rows, sqlite3_stmt **st)
 {
 	char *sql = db_sql_insert(t, verb, rows);
 	int rc;
 
 	if (!sql)
 		return fail("out of memory");
-	rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+	rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st,
+				NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
 		return fail("database: %s", sqlite3_errmsg(db));
 	return 0;
 }
 
-static int insert_meta(sqlite3 *db, sqlite3_stmt *st, const char *key, int value)
+static int insert_meta(sqlite3 *db, sqlite3_stmt *st, const char *key,
+		       int value)
 {
 	char text[16];
 
@@ -80,8 +82,9 @@ int schema_create(sqlite3 *db)
 	if (exec_schema(db, DB_SQL_TABLES) ||
 	    schema_prepare_insert(db, DB_META, "INSERT", 1, &st))
 		return -1;
-	rc = insert_meta(db, st, "format_version", CAUSAL_FORMAT_VERSION) ||
-	     insert_meta(db, st, "schema_version", DB_SCHEMA_VERSION) ? -1 : 0;
+	rc = insert_meta(db, st, "format_version", CAUSAL_FORMAT_VERSION);
+	if (!rc)
+		rc = insert_meta(db, st, "schema_version", DB_SCHEMA_VERSION);
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -13,7 +13,7 @@
 
 #include "causal/db-schema.h"
 
-/* Create the tables and the view, and fill meta.  Returns 0 or -1 after fail(). */
+/* Create the tables and the view, fill meta.  Returns 0 or -1 after fail(). */
 int schema_create(sqlite3 *db);
 
 /* Create the indexes; called after the bulk insert, which is faster. */
@@ -23,8 +23,8 @@ int schema_create_indexes(sqlite3 *db);
  * Prepare db_sql_insert(t, verb, rows) into *st (persistent: it is
  * stepped many times).  Returns 0 or -1 after fail().
  */
-int schema_prepare_insert(sqlite3 *db, enum db_table t, const char *verb, int rows,
-			  sqlite3_stmt **st);
+int schema_prepare_insert(sqlite3 *db, enum db_table t, const char *verb,
+			  int rows, sqlite3_stmt **st);
 
 /*
  * Bind column col (an enum db_<table>_col) of row 0 of an INSERT made by
@@ -42,25 +42,29 @@ static inline void schema_bind_u64(sqlite3_stmt *st, int col, uint64_t v)
 }
 
 /* s (NULL: the column stays NULL), n bytes or up to its NUL when n < 0. */
-static inline void schema_bind_text(sqlite3_stmt *st, int col, const char *s, int n)
+static inline void schema_bind_text(sqlite3_stmt *st, int col, const char *s,
+				    int n)
 {
 	if (s)
 		sqlite3_bind_text(st, col + 1, s, n, SQLITE_STATIC);
 }
 
-static inline void schema_bind_text_copy(sqlite3_stmt *st, int col, const char *s, int n)
+static inline void schema_bind_text_copy(sqlite3_stmt *st, int col,
+					 const char *s, int n)
 {
 	if (s)
 		sqlite3_bind_text(st, col + 1, s, n, SQLITE_TRANSIENT);
 }
 
-static inline void schema_bind_blob(sqlite3_stmt *st, int col, const void *p, int n)
+static inline void schema_bind_blob(sqlite3_stmt *st, int col, const void *p,
+				    int n)
 {
 	sqlite3_bind_blob(st, col + 1, p, n, SQLITE_STATIC);
 }
 
 /* A chain id, DB_CHAIN_LEN bytes that outlive the step. */
-static inline void schema_bind_chain(sqlite3_stmt *st, int col, const uint8_t *chain)
+static inline void schema_bind_chain(sqlite3_stmt *st, int col,
+				     const uint8_t *chain)
 {
 	sqlite3_bind_blob(st, col + 1, chain, DB_CHAIN_LEN, SQLITE_STATIC);
 }

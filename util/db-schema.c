@@ -9,17 +9,20 @@
 
 #include "causal/db-schema.h"
 
+/* The macros open and close the arrays. */
+/* clang-format off */
 #define DB_TABLE(ID, name, comment) static const struct db_column name##_cols[] = {
 #define DB_COL(ID, COLUMN, column, type, comment) { #column, type, comment },
 #define DB_END(ID, name, key, options) };
 #include "causal/db-schema.def"
 
 const struct db_table_def db_tables[DB_NTABLES] = {
-#define DB_TABLE(ID, name, comment)                                            \
+#define DB_TABLE(ID, name, comment) \
 	[DB_##ID] = { #name, comment, name##_cols, DB_##ID##_NCOLS,
 #define DB_END(ID, name, key, options) key, options },
 #include "causal/db-schema.def"
 };
+/* clang-format on */
 
 /*
  * README's layout: a column's comment at COMMENT_AT (its continuation
@@ -42,8 +45,9 @@ static void put_comment(FILE *f, size_t len, const char *comment)
 		const char *nl = strchr(comment, '\n');
 		int n = nl ? (int)(nl - comment) : (int)strlen(comment);
 
-		fprintf(f, "%*s-- %.*s\n", len < COMMENT_AT ? (int)(COMMENT_AT - len) : 1, "",
-			n, comment);
+		fprintf(f, "%*s-- %.*s\n",
+			len < COMMENT_AT ? (int)(COMMENT_AT - len) : 1, "", n,
+			comment);
 		if (!nl)
 			break;
 		comment = nl + 1;
@@ -61,13 +65,15 @@ static int write_short_table(FILE *f, const struct db_table_def *t)
 	for (int i = 0; i < t->ncols; i++) {
 		if (*t->cols[i].comment)
 			return 0;
-		len += strlen(t->cols[i].name) + 1 + strlen(t->cols[i].type) + (i ? 2 : 0);
+		len += strlen(t->cols[i].name) + 1 + strlen(t->cols[i].type) +
+		       (i ? 2 : 0);
 	}
 	if (len > LINE_WIDTH)
 		return 0;
 	fprintf(f, "CREATE TABLE %s(", t->name);
 	for (int i = 0; i < t->ncols; i++)
-		fprintf(f, "%s%s %s", i ? ", " : "", t->cols[i].name, t->cols[i].type);
+		fprintf(f, "%s%s %s", i ? ", " : "", t->cols[i].name,
+			t->cols[i].type);
 	fputs(");\n", f);
 	return 1;
 }
@@ -79,23 +85,26 @@ static void write_table(FILE *f, const struct db_table_def *t)
 
 	if (write_short_table(f, t))
 		return;
-	put_comment(f, (size_t)fprintf(f, "CREATE TABLE %s(", t->name), t->comment);
+	put_comment(f, (size_t)fprintf(f, "CREATE TABLE %s(", t->name),
+		    t->comment);
 	for (int i = 0; i < t->ncols; i++) {
 		const struct db_column *c = &t->cols[i];
 		int last = i + 1 == t->ncols && !*t->key;
 		char col[128];
 		size_t n;
 
-		n = (size_t)snprintf(col, sizeof(col), "%s %s%s%s%s%s", c->name, c->type,
-				     last ? ")" : ",", last && *t->options ? " " : "",
+		n = (size_t)snprintf(col, sizeof(col), "%s %s%s%s%s%s", c->name,
+				     c->type, last ? ")" : ",",
+				     last && *t->options ? " " : "",
 				     last ? t->options : "", last ? ";" : "");
-		/* a column with a comment or a constraint has a line of its own */
-		if (len && (*c->comment || strchr(c->type, ' ') || len + 1 + n > PACK_WIDTH)) {
+		/* a comment or a constraint: a line of its own */
+		if (len && (*c->comment || strchr(c->type, ' ') ||
+			    len + 1 + n > PACK_WIDTH)) {
 			fprintf(f, "%s\n", line);
 			len = 0;
 		}
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : INDENT,
-					col);
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s",
+					len ? " " : INDENT, col);
 		if (*c->comment || strchr(c->type, ' ') || last) {
 			fputs(line, f);
 			put_comment(f, len, c->comment);
@@ -105,10 +114,12 @@ static void write_table(FILE *f, const struct db_table_def *t)
 	if (len)
 		fprintf(f, "%s\n", line);
 	if (*t->key)
-		fprintf(f, INDENT "%s)%s%s;\n", t->key, *t->options ? " " : "", t->options);
+		fprintf(f, INDENT "%s)%s%s;\n", t->key, *t->options ? " " : "",
+			t->options);
 }
 
-static void write_view(FILE *f, const char *name, const char *comment, const char *select)
+static void write_view(FILE *f, const char *name, const char *comment,
+		       const char *select)
 {
 	put_comment(f, (size_t)fprintf(f, "CREATE VIEW %s AS", name), comment);
 	for (;;) {
@@ -190,25 +201,30 @@ char *db_sql_insert(enum db_table t, const char *verb, int rows)
 	struct sql q = { 0 };
 	int bad;
 
-	bad = add(&q, verb) || add(&q, " INTO ") || add(&q, d->name) || add(&q, "(");
+	bad = add(&q, verb) || add(&q, " INTO ") || add(&q, d->name) ||
+	      add(&q, "(");
 	for (int i = 0; i < d->ncols; i++)
 		bad = bad || add(&q, i ? ", " : "") || add(&q, d->cols[i].name);
 	bad = bad || add(&q, ") VALUES");
-	for (int r = 0; r < rows; r++)
+	for (int r = 0; r < rows; r++) {
+		bad = bad || add(&q, r ? ", (" : "(");
 		for (int i = 0; i < d->ncols; i++)
-			bad = bad || add(&q, i ? ", ?" : r ? ", (?" : "(?") ||
-			      add(&q, i + 1 == d->ncols ? ")" : "");
+			bad = bad || add(&q, i ? ", ?" : "?");
+		bad = bad || add(&q, ")");
+	}
 	return done(&q, bad);
 }
 
-char *db_sql_select(enum db_table t, const int *cols, size_t n, const char *tail)
+char *db_sql_select(enum db_table t, const int *cols, size_t n,
+		    const char *tail)
 {
 	const struct db_table_def *d = &db_tables[t];
 	struct sql q = { 0 };
 	int bad = add(&q, "SELECT ");
 
 	for (size_t i = 0; i < n; i++)
-		bad = bad || add(&q, i ? ", " : "") || add(&q, d->cols[cols[i]].name);
+		bad = bad || add(&q, i ? ", " : "") ||
+		      add(&q, d->cols[cols[i]].name);
 	bad = bad || add(&q, " FROM ") || add(&q, d->name);
 	if (tail && *tail)
 		bad = bad || add(&q, " ") || add(&q, tail);

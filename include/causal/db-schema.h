@@ -42,10 +42,12 @@ enum db_table {
 };
 
 /* enum db_<table>_col: DB_<TABLE>_<COLUMN>, then DB_<TABLE>_NCOLS. */
+/* clang-format off */
 #define DB_TABLE(ID, name, comment) enum db_##name##_col {
 #define DB_COL(ID, COLUMN, column, type, comment) DB_##ID##_##COLUMN,
 #define DB_END(ID, name, key, options) DB_##ID##_NCOLS };
 #include "causal/db-schema.def"
+/* clang-format on */
 
 /* rpc_calls.missing: the side a call has no probe of. */
 #define DB_MISSING_SERVER "server"
@@ -53,23 +55,23 @@ enum db_table {
 
 /* files.status: how much of a log was read. */
 #define DB_FILE_OK "ok"
-#define DB_FILE_TRUNCATED "truncated"	/* only the end is missing */
+#define DB_FILE_TRUNCATED "truncated" /* only the end is missing */
 #define DB_FILE_CORRUPT "corrupt"
-#define DB_FILE_DISK_FULL "disk_full"	/* the loss slot says ENOSPC, EDQUOT */
+#define DB_FILE_DISK_FULL "disk_full" /* the loss slot says ENOSPC, EDQUOT */
 #define DB_FILE_WRITE_ERROR "write_error" /* ... another errno */
 
 struct db_column {
 	const char *name;
-	const char *type;		/* "INTEGER NOT NULL", "BLOB" ... */
-	const char *comment;		/* "" for none */
+	const char *type;    /* "INTEGER NOT NULL", "BLOB" ... */
+	const char *comment; /* "" for none */
 };
 
 struct db_table_def {
 	const char *name, *comment;
 	const struct db_column *cols;
 	int ncols;
-	const char *key;		/* "PRIMARY KEY(proc_id, seq)" or "" */
-	const char *options;		/* "WITHOUT ROWID" or "" */
+	const char *key;     /* "PRIMARY KEY(proc_id, seq)" or "" */
+	const char *options; /* "WITHOUT ROWID" or "" */
 };
 
 /* Indexed by enum db_table. */
@@ -83,8 +85,8 @@ static inline const char *db_col_name(enum db_table t, int col)
 
 /* What db_schema_write() writes. */
 enum {
-	DB_SQL_TABLES = 1 << 0,		/* CREATE TABLE and CREATE VIEW */
-	DB_SQL_INDEXES = 1 << 1,	/* CREATE INDEX */
+	DB_SQL_TABLES = 1 << 0,	 /* CREATE TABLE and CREATE VIEW */
+	DB_SQL_INDEXES = 1 << 1, /* CREATE INDEX */
 	DB_SQL_ALL = DB_SQL_TABLES | DB_SQL_INDEXES,
 };
 
@@ -106,6 +108,7 @@ char *db_sql_insert(enum db_table t, const char *verb, int rows);
  * "SELECT <cols[0]>, <cols[1]>, ... FROM t <tail>": result column i is
  * column cols[i] of the table.  Malloc'd; NULL when out of memory.
  */
-char *db_sql_select(enum db_table t, const int *cols, size_t n, const char *tail);
+char *db_sql_select(enum db_table t, const int *cols, size_t n,
+		    const char *tail);
 
 #endif
