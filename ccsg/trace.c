@@ -445,15 +445,15 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 {
 	static const char *const markers[] = { "user", "infra" };
-	static const int cols[] = {
-		DB_THREADS_PROC_ID, DB_THREADS_TID,    DB_THREADS_PARENT_TID,
-		DB_THREADS_MARKER,  DB_THREADS_CPU_NS, DB_THREADS_CTX_FUNCTION
-	};
+	static const int cols[] = { DB_THREADS_PROC_ID,	    DB_THREADS_TID,
+				    DB_THREADS_PARENT_TID,  DB_THREADS_MARKER,
+				    DB_THREADS_END_MONO_NS, DB_THREADS_CPU_NS,
+				    DB_THREADS_CTX_FUNCTION };
 	struct reader r;
 	size_t cap = 0;
 
-	if (rd_open(&r, db, DB_THREADS, cols, 6, "ORDER BY proc_id, tid",
-		    t->path))
+	if (rd_open(&r, db, DB_THREADS, cols, sizeof(cols) / sizeof(cols[0]),
+		    "ORDER BY proc_id, tid", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
 		struct ccsg_thread th = { .parent_thread = -1, .spawn_call = -1 };
@@ -467,6 +467,8 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		th.parent_tid =
 			rd_i32(&r, DB_THREADS_PARENT_TID, 0, INT32_MAX, 0);
 		th.infra = rd_enum(&r, DB_THREADS_MARKER, markers, 2) == 1;
+		th.end_mono_ns =
+			rd_int(&r, DB_THREADS_END_MONO_NS, 0, MAX_NS, 1);
 		th.cpu_ns = rd_int(&r, DB_THREADS_CPU_NS, 0, MAX_NS, 1);
 		th.ctx_function =
 			rd_int(&r, DB_THREADS_CTX_FUNCTION, 0, INT64_MAX, 1);

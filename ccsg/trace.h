@@ -80,6 +80,7 @@ struct ccsg_thread {
 	int32_t proc, tid, parent_tid;
 	uint8_t infra;			/* marker 'infra' */
 	int64_t cpu_ns;			/* CCSG_NONE when not measured */
+	int64_t end_mono_ns;		/* CCSG_NONE without THREAD_END */
 	int64_t ctx_function;		/* CCSG_NONE */
 	/* Filled by ccsg_dscg_build(). */
 	int32_t parent_thread;		/* thread-spawn-thread, -1 */
