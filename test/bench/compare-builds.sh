@@ -12,10 +12,12 @@
 #   - every table of both databases, each value shown the same way (a blob
 #     as lower hex, so that a chain id stored as 20 bytes compares with the
 #     40 hex digits of schema version 2), must hold the same rows; a table
-#     only one of them has is named;
+#     only one of them has is named; meta.schema_version, when it differs,
+#     is shown, not counted as a difference;
 #   - every ccsg command in every format (report text/json/xml/dot, by
 #     function and by object; dscg text/json; latency text/json, by
-#     function and by object) must print the same bytes;
+#     function and by object; impact text/json of a 20% reduction of
+#     every function on every host) must print the same bytes;
 #   - RUNS merges and reports of each build, taking turns (A B A B ...),
 #     give the median wall and CPU seconds, and the database size.
 # Exit status 1 when anything differs.
@@ -25,7 +27,7 @@ if [ "${1:-}" = -n ]; then
 	runs=$2
 	shift 2
 fi
-[ $# -ge 3 ] || { sed -n 2,21p "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 3 ] || { sed -n 2,24p "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 a=$(cd "$1" && pwd) b=$(cd "$2" && pwd)
 shift 2
 for f in "$a/tracedump" "$a/ccsg" "$b/tracedump" "$b/ccsg"; do
@@ -37,6 +39,9 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/compare-builds.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/a" "$dir/b"
 status=0
+# ccsg impact's change: every function, every host (one that matches
+# nothing is an error, and the same one in both)
+echo 'reduction on all processors by 20% to function { * }' >"$dir/what-if"
 
 # tables DB: its tables and views, one a line
 tables() {
@@ -50,12 +55,13 @@ columns() {
 
 # rows DB TABLE COLUMN...: every row, blobs as lower hex, sorted
 rows() {
-	local db=$1 t=$2 c cols=
+	local db=$1 t=$2 c cols= where=
 	shift 2
 	for c in "$@"; do
 		cols+="${cols:+, }CASE typeof($c) WHEN 'blob' THEN lower(hex($c)) ELSE $c END"
 	done
-	sqlite3 "$db" "SELECT $cols FROM $t" | sort
+	[ "$t" = meta ] && where=" WHERE key <> 'schema_version'"
+	sqlite3 "$db" "SELECT $cols FROM $t${where:-}" | sort
 }
 
 # elapsed SECONDS_VAR CPU_VAR CMD...: wall and user+sys seconds of CMD
@@ -88,6 +94,9 @@ for logs in "$@"; do
 	fi
 	{ diff <(tables "$dir/b/trace.db") <(tables "$dir/a/trace.db") || true; } |
 		sed -n 's/^< /only in B: /p; s/^> /only in A: /p'
+	va=$(sqlite3 "$dir/a/trace.db" "SELECT value FROM meta WHERE key = 'schema_version'")
+	vb=$(sqlite3 "$dir/b/trace.db" "SELECT value FROM meta WHERE key = 'schema_version'")
+	[ "$va" = "$vb" ] || echo "schema version: B $vb, A $va"
 	# a table that became a view, or lost a column, compares what both have
 	for t in $(comm -12 <(tables "$dir/a/trace.db") <(tables "$dir/b/trace.db")); do
 		mapfile -t cols < <(comm -12 <(columns "$dir/a/trace.db" "$t" | sort) \
@@ -105,12 +114,14 @@ for logs in "$@"; do
 	for cmd in "report --format=text" "report --format=json" "report --format=xml" \
 		   "report --format=dot" "report --by=object" "report --by=object --format=json" \
 		   "dscg --format=text" "dscg --format=json" "latency --format=text" \
-		   "latency --format=json" "latency --by=object" "latency --by=object --format=json"; do
+		   "latency --format=json" "latency --by=object" "latency --by=object --format=json" \
+		   "impact --changes $dir/what-if" "impact --changes $dir/what-if --format=json"; do
 		for x in a b; do
 			bin=$a
 			[ $x = b ] && bin=$b
 			# shellcheck disable=SC2086
-			(cd "$dir/$x" && "$bin/ccsg" $cmd --db trace.db >out 2>&1; echo "exit $?" >>out)
+			(cd "$dir/$x" && st=0 && { "$bin/ccsg" $cmd --db trace.db >out 2>&1 || st=$?; } &&
+				echo "exit $st" >>out)
 		done
 		if ! cmp -s "$dir/a/out" "$dir/b/out"; then
 			echo "ccsg $cmd differs"
