@@ -17,13 +17,21 @@
 
 #include "array.h"
 #include "causal/db-schema.h"
+#include "causal/log-format.h"
 #include "trace.h"
 #include "usage.h"
 
-const char *const ccsg_reply_names[CCSG_NREPLY] = {
-	"success", "none", "prog_unavail", "prog_mismatch",
-	"proc_unavail", "garbage_args", "system_err", "denied",
-};
+/* The names the database stores for the log format's enums (enums.def). */
+#define NAME_OF(constant, value, name) [value] = name,
+
+const char *const ccsg_reply_names[CCSG_NREPLY] = { CAUSAL_VALUES_reply(
+	NAME_OF) };
+_Static_assert(CCSG_REPLY_SUCCESS == CAUSAL_REPLY_SUCCESS &&
+		       CCSG_REPLY_DENIED == CAUSAL_REPLY_DENIED &&
+		       CCSG_NREPLY == CAUSAL_REPLY_DENIED + 1,
+	       "enum ccsg_reply is enum causal_rpc_reply");
+
+static const char *const marker_names[] = { CAUSAL_VALUES_marker(NAME_OF) };
 
 /* Bounds of what the columns may hold: times and CPU in ns (146 years),
  * event numbers; process and host ids index dense arrays (tracedump
@@ -444,7 +452,6 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 
 static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 {
-	static const char *const markers[] = { "user", "infra" };
 	static const int cols[] = { DB_THREADS_PROC_ID,	    DB_THREADS_TID,
 				    DB_THREADS_PARENT_TID,  DB_THREADS_MARKER,
 				    DB_THREADS_END_MONO_NS, DB_THREADS_CPU_NS,
@@ -466,7 +473,10 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		snprintf(r.row, sizeof(r.row), "proc_id %d, tid %d", th.proc, th.tid);
 		th.parent_tid =
 			rd_i32(&r, DB_THREADS_PARENT_TID, 0, INT32_MAX, 0);
-		th.infra = rd_enum(&r, DB_THREADS_MARKER, markers, 2) == 1;
+		th.infra = rd_enum(&r, DB_THREADS_MARKER, marker_names,
+				   sizeof(marker_names) /
+					   sizeof(marker_names[0])) ==
+			   CAUSAL_MARKER_INFRA;
 		th.end_mono_ns =
 			rd_int(&r, DB_THREADS_END_MONO_NS, 0, MAX_NS, 1);
 		th.cpu_ns = rd_int(&r, DB_THREADS_CPU_NS, 0, MAX_NS, 1);
