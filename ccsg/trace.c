@@ -26,9 +26,9 @@
 
 const char *const ccsg_reply_names[CCSG_NREPLY] = { CAUSAL_VALUES_reply(
 	NAME_OF) };
-_Static_assert(CCSG_REPLY_SUCCESS == CAUSAL_REPLY_SUCCESS &&
-		       CCSG_REPLY_DENIED == CAUSAL_REPLY_DENIED &&
-		       CCSG_NREPLY == CAUSAL_REPLY_DENIED + 1,
+_Static_assert((int)CCSG_REPLY_SUCCESS == (int)CAUSAL_REPLY_SUCCESS &&
+		       (int)CCSG_REPLY_DENIED == (int)CAUSAL_REPLY_DENIED &&
+		       (int)CCSG_NREPLY == (int)CAUSAL_REPLY_DENIED + 1,
 	       "enum ccsg_reply is enum causal_rpc_reply");
 
 static const char *const marker_names[] = { CAUSAL_VALUES_marker(NAME_OF) };
