@@ -37,7 +37,7 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c
+	shim-rpc/xdr-tag.c preload/cpu-clock.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -45,6 +45,7 @@ TD_SRCS := $(wildcard tracedump/*.c)
 TD_ENGINE_SRCS := $(filter-out tracedump/main.c tracedump/cmd-%.c,$(TD_SRCS))
 CCSG_SRCS := $(wildcard ccsg/*.c)
 CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
+CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 
@@ -65,7 +66,20 @@ FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream \
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
-TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg)
+TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg) \
+	$(BUILD)/causalctl
+
+# --- the bpf clock (bpf/, causalctl) -------------------------------------------
+# clang compiles the program for the BPF target against vmlinux.h, made
+# from the running kernel's BTF; bpftool embeds the object in a skeleton
+# header that causalctl includes.  Nothing generated is committed.
+BPFTOOL ?= $(firstword $(shell command -v bpftool) /usr/sbin/bpftool)
+BPF_CLANG ?= clang
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc/')
+BPF_OUT := $(BUILD)/bpf
+BPF_SKEL := $(BPF_OUT)/bpf-clock.skel.h
+LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
 
 # man pages (roff, man(7) macros): copied into the build, which the suite
 # `man` renders and `make install` installs
@@ -99,6 +113,30 @@ $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/to
 $(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
+
+$(BPF_OUT)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	@echo "  BTF     $@"
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c include/causal/bpf-clock.h $(BPF_OUT)/vmlinux.h
+	@echo "  BPF     $<"
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
+		-Wall -Werror -I$(BPF_OUT) -Iinclude -c -o $@ $<
+
+$(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
+	@echo "  SKEL    $@"
+	$(Q)$(BPFTOOL) gen skeleton $< name causal_$(subst -,_,$*) > $@.tmp && \
+		mv $@.tmp $@
+
+.SECONDARY: $(BPF_OUT)/bpf-clock.bpf.o $(BPF_OUT)/vmlinux.h
+
+$(CTL_SRCS:%.c=$(BUILD)/tool/%.o): TOOL_CFLAGS += -I$(BPF_OUT)
+$(BUILD)/tool/causalctl/bpf-clock.o: $(BPF_SKEL)
+
+$(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(TOOL_SAN)
 
 # The test runner: unit suites link the library's pure modules and the
 # tools' engines; end-to-end suites drive the built binaries.

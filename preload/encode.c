@@ -184,12 +184,13 @@ int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 }
 
 int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
-			 uint32_t buffer_kb, uint32_t flush_ms)
+			 uint32_t buffer_kb, uint32_t flush_ms,
+			 uint32_t cpu_clock)
 {
 	const char *arg = id->argv;
 	uint32_t i;
 
-	pack_common(pk, 15, CAUSAL_REC_HEADER, 0, id->start_mono_ns);
+	pack_common(pk, 16, CAUSAL_REC_HEADER, 0, id->start_mono_ns);
 	msgpack_pack_uint32(pk, CAUSAL_FORMAT_VERSION);
 	pack_bin(pk, id->uuid, sizeof(id->uuid));
 	pack_str(pk, id->hostname, strlen(id->hostname));
@@ -211,6 +212,7 @@ int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 		msgpack_pack_nil(pk);
 	msgpack_pack_uint32(pk, buffer_kb);
 	msgpack_pack_uint32(pk, flush_ms);
+	msgpack_pack_uint32(pk, cpu_clock);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -16,6 +17,7 @@
 #include "internal.h"
 
 struct causal_global causal_g;
+struct causal_cpu_clock causal_cpu_clock;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 void causal_say(const char *first, ...)
@@ -93,6 +95,32 @@ static int open_log(void)
 	return 0;
 }
 
+/*
+ * The CPU clock, before the log header that names it.  Silent when it is
+ * what the user asked for: the bpf clock found, or nothing to find (no
+ * `causalctl bpf-clock start` on this host, CAUSAL_CPU_CLOCK=syscall); the
+ * program's stderr is its own, and a process that reads the system call
+ * traces as it always did.  One line when a bpf clock was asked for or is
+ * there but cannot be used: the user expects the cheap clock and gets the
+ * dear one.  The header says which, whatever happened.
+ */
+static void find_cpu_clock(void)
+{
+	char path[sizeof(causal_g.cfg.bpf_clock_dir) + 16], why[512];
+	int ret;
+
+	if (causal_g.cfg.cpu_clock == CAUSAL_CPU_CLOCK_WANT_SYSCALL)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", causal_g.cfg.bpf_clock_dir,
+		 CAUSAL_BPF_CLOCK_MAP);
+	ret = causal_cpu_clock_open(&causal_cpu_clock, path, why, sizeof(why));
+	if (!ret || (ret == -ENOENT &&
+		     causal_g.cfg.cpu_clock == CAUSAL_CPU_CLOCK_AUTO))
+		return;
+	causal_say("causal: cannot use the bpf clock ", why,
+		   "; reading the cpu clock with a system call", NULL);
+}
+
 static void atfork_prepare(void)
 {
 	/* the child must inherit neither lock held by another thread */
@@ -132,6 +160,11 @@ static void atfork_child(void)
 	causal_g.log.records_written = 0;
 	causal_g.log.failed = 0;
 	atomic_store(&causal_g.next_tid, 1);
+	/* the mapping is inherited; the pid namespace may not be */
+	if (causal_cpu_clock_after_fork(&causal_cpu_clock))
+		causal_say("causal: cannot use the bpf clock in a fork child "
+			   "(no /proc/self/ns/pid); reading the cpu clock with "
+			   "a system call", NULL);
 	if (open_log())
 		return;
 	if (self) {
@@ -173,6 +206,7 @@ static void init(void)
 	causal_identity_init(&causal_g.id);
 	atomic_store(&causal_g.next_tid, 1);
 	causal_tbufs_init();
+	find_cpu_clock();
 	if (open_log())
 		goto out;
 	ret = pthread_key_create(&causal_g.end_key, thread_end_dtor);

@@ -222,6 +222,8 @@ static void print_fields(const struct dump_ctx *c, const struct record *r)
 		hex(c, "parent_uuid", r->header.parent_uuid, CAUSAL_UUID_LEN);
 		u64(c, "buffer_kb", r->header.buffer_kb);
 		u64(c, "flush_ms", r->header.flush_ms);
+		name(c, "cpu_clock", record_cpu_clock_name(r->header.cpu_clock),
+		     r->header.cpu_clock);
 		break;
 	case CAUSAL_REC_THREAD_START: {
 		const struct record_ctx *ctx = &r->thread_start.ctx;

@@ -67,6 +67,13 @@ const char *record_process_end_name(uint64_t reason)
 	return reason < 4 ? names[reason] : NULL;
 }
 
+const char *record_cpu_clock_name(uint64_t clock)
+{
+	static const char *const names[] = { "syscall", "bpf" };
+
+	return clock < 2 ? names[clock] : NULL;
+}
+
 const char *record_fork_how_name(uint64_t how)
 {
 	static const char *const names[] = {
@@ -419,6 +426,7 @@ int record_decode(const msgpack_object *o, struct record *r)
 		r->header.parent_uuid = get_bin(&f, CAUSAL_UUID_LEN, true);
 		r->header.buffer_kb = get_u64(&f);
 		r->header.flush_ms = get_u64(&f);
+		r->header.cpu_clock = get_u64_or(&f, CAUSAL_CPU_CLOCK_SYSCALL);
 		break;
 	case CAUSAL_REC_THREAD_START:
 		r->thread_start.parent_tid = get_u64(&f);

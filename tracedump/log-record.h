@@ -55,6 +55,7 @@ struct record {
 			uint64_t start_realtime_ns, start_mono_ns;
 			const uint8_t *parent_uuid;	/* NULL if none */
 			uint64_t buffer_kb, flush_ms;
+			uint64_t cpu_clock;	/* enum causal_cpu_clock_kind */
 		} header;
 		struct {
 			uint64_t parent_tid, os_tid, marker, cpu_ns;
@@ -140,6 +141,7 @@ const char *record_type_name(unsigned type, bool lower);
 const char *record_marker_name(uint64_t marker);
 const char *record_thread_end_name(uint64_t how);
 const char *record_process_end_name(uint64_t reason);
+const char *record_cpu_clock_name(uint64_t clock);	/* "bpf" */
 const char *record_fork_how_name(uint64_t how);		/* "posix_spawn" */
 const char *record_transport_name(uint64_t transport);	/* "tcp" */
 const char *record_clnt_stat_name(uint64_t status);	/* "RPC_TIMEDOUT" */

@@ -367,6 +367,7 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	sqlite3_bind_int64(st, 18, (int64_t)dropped);
 	sqlite3_bind_int(st, 19, p->ended && ok);
 	sqlite3_bind_int64(st, 20, file_id);
+	bind_name(st, 21, record_cpu_clock_name(p->cpu_clock));
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)
@@ -553,7 +554,7 @@ static int open_db(struct merge *m, const char *path)
 	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)", &m->ins_file) ||
 	    prepare(m, "INSERT INTO hosts VALUES(?,?)", &m->ins_host) ||
 	    prepare(m, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
+		    "?,?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
 	    prepare(m, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
 		    "?,?,?,?,?,?)", &m->ins_thread) ||
 	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec) ||

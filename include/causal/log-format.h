@@ -67,8 +67,11 @@ enum causal_record_type {
 	/*
 	 * [1, 0, mono_ns, version, process_uuid(bin 16), hostname(str),
 	 *  pid, ppid, exe(str), argv(array of str), start_realtime_ns,
-	 *  start_mono_ns, parent_process_uuid(bin 16 | nil), buffer_kb, flush_ms]
+	 *  start_mono_ns, parent_process_uuid(bin 16 | nil), buffer_kb, flush_ms,
+	 *  cpu_clock]
 	 * parent_process_uuid is set in a child created by fork().
+	 * cpu_clock is enum causal_cpu_clock_kind (absent in logs written
+	 * before it was added: read it as syscall).
 	 */
 	CAUSAL_REC_HEADER = 1,
 
@@ -210,6 +213,16 @@ enum causal_record_type {
 	/* 22..63 are reserved for more RPC records. */
 	CAUSAL_REC_RPC_FIRST = 16,
 	CAUSAL_REC_RPC_LAST = 63,
+};
+
+/* How a process read its threads' CPU clocks (HEADER's cpu_clock). */
+enum causal_cpu_clock_kind {
+	/* clock_gettime(CLOCK_THREAD_CPUTIME_ID), a system call */
+	CAUSAL_CPU_CLOCK_SYSCALL = 0,
+	/* the bpf clock (bpf-clock.h) at the RPC probes, without a system
+	 * call; the system call for a read whose slot was not the thread's
+	 * own, and for every read once the clock was stopped */
+	CAUSAL_CPU_CLOCK_BPF = 1,
 };
 
 /*

@@ -1,0 +1,131 @@
+/*
+ * cpu-clock.h - the thread CPU clock without a system call: the bpf clock
+ * (include/causal/bpf-clock.h) that `causalctl bpf-clock start` keeps in
+ * a pinned BPF map, mapped read-only into the traced process.
+ *
+ * At start-up the library opens the pinned map (one bpf(BPF_OBJ_GET),
+ * which needs no privilege, only access to the pin), checks its layout,
+ * maps it and closes it: the mapping keeps the map alive, and a fork child
+ * inherits it.  A probe then reads its thread's slot:
+ *
+ *	uint64_t cpu;
+ *
+ *	if (causal_cpu_clock_read(&clk, os_tid, now, &cpu) == CAUSAL_CPU_READ_OK)
+ *		... cpu is the thread's CPU clock at CLOCK_MONOTONIC now ...
+ *	else
+ *		... clock_gettime(CLOCK_THREAD_CPUTIME_ID) ...
+ *
+ * two cache lines, no system call, no lock, no write: safe in any context
+ * (signal handlers included).  Any other answer means: read the system
+ * call this time.  The library never needs the bpf clock to run: without
+ * it every read is the system call.
+ */
+#ifndef CAUSAL_CPU_CLOCK_H
+#define CAUSAL_CPU_CLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "causal/bpf-clock.h"
+
+struct causal_cpu_clock {
+	/* the mapping: element 0 the head, 1 .. mask + 1 the slots; NULL
+	 * when the process reads the system call */
+	const struct causal_bpf_clock_slot *slots;
+	uint32_t mask;		/* nslots - 1 */
+	uint32_t ns;		/* this process's pid namespace (inode) */
+	size_t map_len;		/* bytes mapped */
+};
+
+enum causal_cpu_read {
+	CAUSAL_CPU_READ_OK = 0,
+	CAUSAL_CPU_READ_NONE,		/* no bpf clock in this process */
+	CAUSAL_CPU_READ_NOT_MINE,	/* the slot holds another thread, or
+					 * none yet (not switched in since
+					 * the clock started) */
+	CAUSAL_CPU_READ_BUSY,		/* being written on another CPU */
+	CAUSAL_CPU_READ_STOPPED,	/* the clock was stopped */
+};
+
+#define CAUSAL_CPU_READ_TRIES 2
+
+/* The unit suite's way in between the reads of a slot and the check of
+ * its seq (a switch-in on another CPU, at will); nothing in the library. */
+#ifndef CAUSAL_CPU_CLOCK_TEST_HOOK
+#define CAUSAL_CPU_CLOCK_TEST_HOOK(slot) ((void)0)
+#endif
+
+static inline const struct causal_bpf_clock_head *
+causal_cpu_clock_head(const struct causal_cpu_clock *c)
+{
+	return (const struct causal_bpf_clock_head *)(const void *)c->slots;
+}
+
+/*
+ * The CPU clock of thread tid (its id in this process's pid namespace,
+ * gettid()) at CLOCK_MONOTONIC now, into *cpu: now must have been read by
+ * this very thread before the call.  Exact: the thread has run without a
+ * break since the switch-in its slot holds, which is at or before now.
+ * When the thread was switched out and in again between now and this
+ * read, *cpu is its CPU time at that switch-in, later than now by the few
+ * instructions between the two.
+ *
+ * Seqcount reader: seq even and unchanged across the reads, and the
+ * head's state read LIVE after the slot (the state goes STOPPED before the
+ * program is detached, so a LIVE state means every switch-in until then
+ * updated the slot).
+ */
+static inline int causal_cpu_clock_read(const struct causal_cpu_clock *c,
+					uint32_t tid, uint64_t now,
+					uint64_t *cpu)
+{
+	const struct causal_bpf_clock_slot *s;
+	uint32_t seq, stid, sns, state;
+	uint64_t cin, at;
+	int tries = CAUSAL_CPU_READ_TRIES;
+
+	if (!c->slots)
+		return CAUSAL_CPU_READ_NONE;
+	s = &c->slots[causal_bpf_clock_index(c->ns, tid, c->mask)];
+	for (;;) {
+		seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		stid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
+		sns = __atomic_load_n(&s->ns, __ATOMIC_RELAXED);
+		cin = __atomic_load_n(&s->cpu_at_in, __ATOMIC_RELAXED);
+		at = __atomic_load_n(&s->in_at, __ATOMIC_RELAXED);
+		CAUSAL_CPU_CLOCK_TEST_HOOK(s);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		state = __atomic_load_n(&causal_cpu_clock_head(c)->state,
+					__ATOMIC_RELAXED);
+		if (!(seq & 1) &&
+		    __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq)
+			break;
+		if (--tries <= 0)
+			return CAUSAL_CPU_READ_BUSY;
+	}
+	if (state != CAUSAL_BPF_CLOCK_LIVE)
+		return CAUSAL_CPU_READ_STOPPED;
+	if (stid != tid || sns != c->ns)
+		return CAUSAL_CPU_READ_NOT_MINE;
+	*cpu = cin + (now > at ? now - at : 0);
+	return CAUSAL_CPU_READ_OK;
+}
+
+/*
+ * Map the clock pinned at path into c, checked: a frozen-or-not BPF array
+ * of the layout above whose head says LIVE, and this process's pid
+ * namespace.  0, or a negative errno with a one-line reason in why
+ * ("'PATH': ..."; -ENOENT: nothing pinned there).  No stdio, no malloc:
+ * it runs at start-up inside the traced process.
+ */
+int causal_cpu_clock_open(struct causal_cpu_clock *c, const char *path,
+			  char *why, size_t why_size);
+
+/* In a fork child: the pid namespace again (the parent may have moved its
+ * children to a new one); 0, or a negative errno and c is closed. */
+int causal_cpu_clock_after_fork(struct causal_cpu_clock *c);
+
+/* Unmap; c reads nothing after. */
+void causal_cpu_clock_close(struct causal_cpu_clock *c);
+
+#endif
