@@ -170,6 +170,12 @@ $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^ -lpthread
 
+# the CPU clock's cost reads the library's own bpf clock reader
+$(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^
+
 # the writer's cost runs the library's own encoder and log writer
 $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/log-file.c
 	@mkdir -p $(dir $@)
@@ -293,7 +299,8 @@ clean:
 
 help:
 	@echo "targets:"
-	@echo "  all       the library, tracedump, ccsg and the man pages, in build/ (default)"
+	@echo "  all       the library, tracedump, ccsg, causalctl and the man pages, in"
+	@echo "            build/ (default)"
 	@echo "  test      build and run every Check suite (unit and end to end), after"
 	@echo "            10 s of fuzzing: the full test, as CI runs it (as root)"
 	@echo "  check     build and run the unit suites: seconds, no root needed"
@@ -304,8 +311,9 @@ help:
 	@echo "  example   run the bundled example traced, merge, show the result"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
 	@echo "            (FUZZ_SECONDS=30 each)"
-	@echo "  install   install the library, tracedump, ccsg and the man pages"
-	@echo "            (tracedump.1, ccsg.1, libcausal.7) into PREFIX (default /usr/local)"
+	@echo "  install   install the library, tracedump, ccsg, causalctl and the man pages"
+	@echo "            (tracedump.1, ccsg.1, causalctl.1, libcausal.7) into PREFIX"
+	@echo "            (default /usr/local)"
 	@echo "  clean     remove build/, build-asan/ and CI's build-strict/, build-clang/"
 	@echo "  help      this list"
 	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests with ASan and UBSan,"

@@ -4,6 +4,7 @@
  * the header.  No global state, so the suites test it directly.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,53 @@ static int say_why(char *why, size_t size, const char *path, const char *what,
 	return -err;
 }
 
+/* The initial time namespace's inode (PROC_TIME_INIT_INO). */
+#define TIME_NS_INIT_INO 0xeffffffau
+
+/*
+ * The slots hold the host's CLOCK_MONOTONIC; a process in a time
+ * namespace reads its own, offset (CRIU restores, some containers).  Zero
+ * offsets are harmless: /proc/self/timens_offsets shows those of the
+ * namespace the process's children get, its own when they are the same.
+ * 0 when this process's CLOCK_MONOTONIC is the host's, -EXDEV when it may
+ * not be.
+ */
+static int same_monotonic(void)
+{
+	struct stat own, children;
+	char buf[256], *line;
+	ssize_t n;
+	int fd;
+
+	if (stat("/proc/self/ns/time", &own))
+		return errno == ENOENT ? 0 : -errno; /* no time namespaces */
+	if (own.st_ino == TIME_NS_INIT_INO)
+		return 0;
+	if (stat("/proc/self/ns/time_for_children", &children) ||
+	    children.st_ino != own.st_ino)
+		return -EXDEV;
+	fd = open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -EXDEV;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EXDEV;
+	buf[n] = '\0';
+	/* "monotonic           0         0" */
+	line = strstr(buf, "monotonic");
+	if (!line)
+		return -EXDEV;
+	line += strlen("monotonic");
+	line += strspn(line, " \t");
+	if (line[0] != '0' || !strchr(" \t", line[1]))
+		return -EXDEV;
+	line += 1 + strspn(line + 1, " \t");
+	if (line[0] != '0' || !strchr("\n", line[1]))
+		return -EXDEV;
+	return 0;
+}
+
 /* This process's pid namespace, by the inode /proc shows for it. */
 static int pid_ns(uint32_t *ns)
 {
@@ -48,7 +96,7 @@ int causal_cpu_clock_open(struct causal_cpu_clock *c, const char *path,
 	const struct causal_bpf_clock_head *h;
 	union bpf_attr attr;
 	size_t len, page = (size_t)sysconf(_SC_PAGESIZE);
-	uint32_t ns, nslots;
+	uint32_t ns = 0, nslots;
 	struct stat st;
 	void *map;
 	int fd, err;
@@ -113,6 +161,14 @@ int causal_cpu_clock_open(struct causal_cpu_clock *c, const char *path,
 		return say_why(why, why_size, "/proc/self/ns/pid",
 			       "cannot read it", -err, 1);
 	}
+	err = same_monotonic();
+	if (err) {
+		munmap(map, len);
+		return say_why(why, why_size, path,
+			       "this process's CLOCK_MONOTONIC is not the "
+			       "host's (a time namespace)",
+			       -err, 0);
+	}
 	c->slots = map;
 	c->mask = nslots - 1;
 	c->ns = ns;
@@ -127,6 +183,8 @@ int causal_cpu_clock_after_fork(struct causal_cpu_clock *c)
 	if (!c->slots)
 		return 0;
 	err = pid_ns(&c->ns);
+	if (!err)
+		err = same_monotonic();
 	if (err)
 		causal_cpu_clock_close(c);
 	return err;

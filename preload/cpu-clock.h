@@ -112,17 +112,18 @@ static inline int causal_cpu_clock_read(const struct causal_cpu_clock *c,
 }
 
 /*
- * Map the clock pinned at path into c, checked: a frozen-or-not BPF array
- * of the layout above whose head says LIVE, and this process's pid
- * namespace.  0, or a negative errno with a one-line reason in why
+ * Map the clock pinned at path into c, checked: a BPF array of the layout
+ * above whose head says LIVE; this process's pid namespace; a
+ * CLOCK_MONOTONIC that is the host's (no time namespace offset).  0, or a negative errno with a one-line reason in why
  * ("'PATH': ..."; -ENOENT: nothing pinned there).  No stdio, no malloc:
  * it runs at start-up inside the traced process.
  */
 int causal_cpu_clock_open(struct causal_cpu_clock *c, const char *path,
 			  char *why, size_t why_size);
 
-/* In a fork child: the pid namespace again (the parent may have moved its
- * children to a new one); 0, or a negative errno and c is closed. */
+/* In a fork child: the pid and time namespaces again (the parent may have
+ * moved its children to new ones); 0, or a negative errno and c is
+ * closed. */
 int causal_cpu_clock_after_fork(struct causal_cpu_clock *c);
 
 /* Unmap; c reads nothing after. */

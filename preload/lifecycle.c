@@ -163,8 +163,8 @@ static void atfork_child(void)
 	/* the mapping is inherited; the pid namespace may not be */
 	if (causal_cpu_clock_after_fork(&causal_cpu_clock))
 		causal_say("causal: cannot use the bpf clock in a fork child "
-			   "(no /proc/self/ns/pid); reading the cpu clock with "
-			   "a system call", NULL);
+			   "(its pid or time namespace); reading the cpu "
+			   "clock with a system call", NULL);
 	if (open_log())
 		return;
 	if (self) {

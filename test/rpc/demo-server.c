@@ -31,7 +31,8 @@
  * svc_getreq_poll(): an implementation serving a TCP call can then call
  * this very server over UDP (RECURSE) without deadlock.
  *
- * Facts for the tests go to stdout, one line each: "burn tid T us U",
+ * Facts for the tests go to stdout, one line each: "burn tid T us U cpu0
+ * C0 cpu1 C1" (the thread's CPU clock before and after the burn),
  * "spawn tid T", "recurse tid T x X", "sleeping MS".  On SIGTERM the server
  * finishes the request at hand, unregisters, prints "cpu_ns N" (its
  * process CPU) and exits 0.
@@ -118,11 +119,16 @@ bool_t twice_1_svc(int *x, int *result, struct svc_req *rq)
 
 bool_t burn_1_svc(int *us, int *result, struct svc_req *rq)
 {
+	long long cpu0 = demo_thread_cpu_ns(), cpu1;
 	int hops = 0;
 
 	(void)rq;
-	printf("burn tid %d us %d\n", demo_gettid(), *us);
 	demo_burn_us(*us);
+	cpu1 = demo_thread_cpu_ns();
+	/* the thread's own CPU clock around the burn, for the bpf clock's
+	 * test to compare the skeleton's readings with */
+	printf("burn tid %d us %d cpu0 %lld cpu1 %lld\n", demo_gettid(), *us,
+	       cpu0, cpu1);
 	*result = 1;
 	if (!next_port)
 		return TRUE;
