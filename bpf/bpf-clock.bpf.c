@@ -37,15 +37,14 @@ static __always_inline int task_ns_tid(struct task_struct *t, __u32 *ns,
 	if (!pid)
 		return -1;
 	level = BPF_CORE_READ(pid, level);
-	if (level > 32)	/* MAX_PID_NS_LEVEL */
+	if (level > 32) /* MAX_PID_NS_LEVEL */
 		return -1;
 	/* numbers[level]: a variable index, so read it by address */
-	if (bpf_probe_read_kernel(&up, sizeof(up),
-				  (void *)((unsigned long)pid +
-					   bpf_core_field_offset(struct pid,
-								 numbers) +
-					   level * bpf_core_type_size(
-							   struct upid))))
+	if (bpf_probe_read_kernel(
+		    &up, sizeof(up),
+		    (void *)((unsigned long)pid +
+			     bpf_core_field_offset(struct pid, numbers) +
+			     level * bpf_core_type_size(struct upid))))
 		return -1;
 	*tid = (__u32)up.nr;
 	*ns = BPF_CORE_READ(up.ns, ns.inum);
@@ -60,7 +59,7 @@ int BPF_PROG(causal_on_switch, bool preempt, struct task_struct *prev,
 	__u32 ns, tid, k, seq;
 
 	if (task_ns_tid(next, &ns, &tid) || !tid)
-		return 0;	/* the idle task, or no pid */
+		return 0; /* the idle task, or no pid */
 	k = causal_bpf_clock_index(ns, tid, CAUSAL_BPF_CLOCK_SLOTS - 1);
 	s = bpf_map_lookup_elem(&clock, &k);
 	if (!s)

@@ -31,7 +31,7 @@ static int libbpf_verbose;
 /* libbpf's own messages: its warnings with --verbose, else none (the
  * failure is said in one line of ours). */
 static int CAUSAL_PRINTF(2, 0)
-    libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+	libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (!libbpf_verbose || level == LIBBPF_DEBUG)
 		return 0;
@@ -89,7 +89,8 @@ static int ensure_bpffs(const char *dir)
 		return 0;
 	if (strcmp(parent, BPF_ROOT))
 		return fail("'%s' is not on a bpf filesystem (mount -t bpf bpf "
-			    "'%s')", parent, parent);
+			    "'%s')",
+			    parent, parent);
 	if (mount("bpf", BPF_ROOT, "bpf", 0, NULL))
 		return fail("cannot mount a bpf filesystem on '%s': %s",
 			    BPF_ROOT, strerror(errno));
@@ -123,8 +124,8 @@ static int read_map(int fd, struct bpf_clock_info *info)
 	if (bpf_obj_get_info_by_fd(fd, &mi, &len))
 		return fail("'%s' is not a bpf map: %s", info->map_path,
 			    strerror(errno));
-	if (mi.type != BPF_MAP_TYPE_ARRAY ||
-	    mi.value_size != sizeof(*s) || mi.max_entries < 2)
+	if (mi.type != BPF_MAP_TYPE_ARRAY || mi.value_size != sizeof(*s) ||
+	    mi.max_entries < 2)
 		return fail("'%s' is not a bpf clock", info->map_path);
 	info->map_id = mi.id;
 	bytes = (size_t)mi.max_entries * sizeof(*s);
@@ -274,8 +275,8 @@ static int load(const char *dir)
 	if (!skel)
 		return fail("cannot load the bpf clock: %s%s", strerror(errno),
 			    errno == EPERM ? " (needs root: CAP_BPF and "
-					     "CAP_PERFMON)" :
-					     "");
+					     "CAP_PERFMON)"
+					   : "");
 	link = bpf_program__attach(skel->progs.causal_on_switch);
 	if (!link) {
 		fail("cannot attach the bpf clock to sched_switch: %s",

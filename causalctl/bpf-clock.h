@@ -24,14 +24,14 @@
 #include <stdint.h>
 
 struct bpf_clock_info {
-	int present;		/* DIR/clock exists */
-	uint32_t state;		/* enum causal_bpf_clock_state */
-	uint32_t nslots, used;	/* slots; slots a thread has written */
+	int present;	       /* DIR/clock exists */
+	uint32_t state;	       /* enum causal_bpf_clock_state */
+	uint32_t nslots, used; /* slots; slots a thread has written */
 	uint32_t map_id, prog_id, link_id; /* 0: unknown */
-	int link;		/* 1 pinned, 0 missing, -errno cannot tell */
-	unsigned mode;		/* DIR/clock's permission bits */
-	uint64_t started_ns;	/* CLOCK_MONOTONIC it went live */
-	uint64_t now_ns;	/* CLOCK_MONOTONIC of this report */
+	int link;	     /* 1 pinned, 0 missing, -errno cannot tell */
+	unsigned mode;	     /* DIR/clock's permission bits */
+	uint64_t started_ns; /* CLOCK_MONOTONIC it went live */
+	uint64_t now_ns;     /* CLOCK_MONOTONIC of this report */
 	char map_path[PATH_MAX];
 };
 

@@ -19,10 +19,12 @@ enum { OPT_VERBOSE = OPT_LONG };
 
 static const struct opt bpf_clock_opts[] = {
 	{ "dir", 'd', "DIR",
-	  "where the clock is pinned, on a bpf filesystem (default "
-	  CAUSAL_BPF_CLOCK_DIR "; libcausal.so: CAUSAL_BPF_CLOCK_DIR)" },
+	  "where the clock is pinned, on a bpf filesystem "
+	  "(default " CAUSAL_BPF_CLOCK_DIR
+	  "; libcausal.so: CAUSAL_BPF_CLOCK_DIR)" },
 	{ "verbose", OPT_VERBOSE, NULL,
-	  "start: show libbpf's messages (why the kernel refused the program)" },
+	  "start: show libbpf's messages (why the kernel refused the "
+	  "program)" },
 	OPT_END
 };
 
@@ -66,7 +68,8 @@ static void print_status(const struct bpf_clock_info *in)
 	else if (in->link == 0)
 		printf("program:  detached (no link pinned)\n");
 	else
-		printf("program:  unknown (the link: %s)\n", strerror(-in->link));
+		printf("program:  unknown (the link: %s)\n",
+		       strerror(-in->link));
 	if (in->state == CAUSAL_BPF_CLOCK_LIVE && in->started_ns &&
 	    in->now_ns >= in->started_ns)
 		printf("running:  %.1f s\n",
@@ -118,7 +121,8 @@ static int run_status(const char *dir)
 		return EXIT_NOT_RUNNING;
 	if (in.link == 0) {
 		fail("the clock in '%s' is live but its program is detached: "
-		     "run 'causalctl bpf-clock stop'", dir);
+		     "run 'causalctl bpf-clock stop'",
+		     dir);
 		return 1;
 	}
 	return 0;
@@ -141,8 +145,8 @@ static int run_bpf_clock(int argc, char **argv)
 		return p.status;
 	if (p.nargs != 1)
 		return opt_bad(&cmd_bpf_clock,
-			       p.nargs ? "too many arguments" :
-					 "start, stop or status is needed");
+			       p.nargs ? "too many arguments"
+				       : "start, stop or status is needed");
 	if (!*dir || strlen(dir) > 200)
 		return opt_bad(&cmd_bpf_clock, "bad directory '%s'", dir);
 	action = p.args[0];
@@ -156,7 +160,9 @@ static int run_bpf_clock(int argc, char **argv)
 }
 
 const struct command cmd_bpf_clock = {
-	"bpf-clock", run_bpf_clock, "start|stop|status [--dir DIR]",
+	"bpf-clock",
+	run_bpf_clock,
+	"start|stop|status [--dir DIR]",
 	"the thread CPU clock without a system call: load and pin it (root), "
 	"remove it, or report on it",
 	bpf_clock_opts,

@@ -11,7 +11,9 @@ static const struct command *const commands[] = { &cmd_bpf_clock };
 int main(int argc, char **argv)
 {
 	static const struct command_table table = {
-		"COMMAND [ARGS]", NULL, commands,
+		"COMMAND [ARGS]",
+		NULL,
+		commands,
 		sizeof(commands) / sizeof(commands[0]),
 	};
 

@@ -117,8 +117,8 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 		while (k < 3 && strcmp(v, names[k]))
 			k++;
 		if (k == 3)
-			n += note(problems, problems_size, "CAUSAL_CPU_CLOCK", v,
-				  "expected auto, bpf or syscall");
+			n += note(problems, problems_size, "CAUSAL_CPU_CLOCK",
+				  v, "expected auto, bpf or syscall");
 		else
 			cfg->cpu_clock = k;
 	}

@@ -50,7 +50,7 @@ struct causal_config {
 	uint32_t buffer_kb;	/* a power of two */
 	uint32_t flush_ms;
 	uint32_t cpu_exact_us;
-	int cpu_clock;		/* enum causal_cpu_clock_want */
+	int cpu_clock; /* enum causal_cpu_clock_want */
 	char bpf_clock_dir[256];
 };
 

@@ -113,8 +113,7 @@ int causal_cpu_clock_open(struct causal_cpu_clock *c, const char *path,
 	attr.file_flags = 0;
 	fd = sys_bpf(BPF_OBJ_GET, &attr);
 	if (fd < 0)
-		return say_why(why, why_size, path, "cannot open it", errno,
-			       1);
+		return say_why(why, why_size, path, "cannot open it", errno, 1);
 	memset(&info, 0, sizeof(info));
 	memset(&attr, 0, sizeof(attr));
 	attr.info.bpf_fd = (uint32_t)fd;
@@ -136,7 +135,8 @@ int causal_cpu_clock_open(struct causal_cpu_clock *c, const char *path,
 			       0);
 	}
 	len = ((size_t)info.max_entries * sizeof(struct causal_bpf_clock_slot) +
-	       page - 1) & ~(page - 1);
+	       page - 1) &
+	      ~(page - 1);
 	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	err = errno;
 	close(fd);

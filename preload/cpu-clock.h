@@ -9,8 +9,9 @@
  * inherits it.  A probe then reads its thread's slot:
  *
  *	uint64_t cpu;
+ *	int r = causal_cpu_clock_read(&clk, os_tid, now, &cpu);
  *
- *	if (causal_cpu_clock_read(&clk, os_tid, now, &cpu) == CAUSAL_CPU_READ_OK)
+ *	if (r == CAUSAL_CPU_READ_OK)
  *		... cpu is the thread's CPU clock at CLOCK_MONOTONIC now ...
  *	else
  *		... clock_gettime(CLOCK_THREAD_CPUTIME_ID) ...
@@ -32,19 +33,19 @@ struct causal_cpu_clock {
 	/* the mapping: element 0 the head, 1 .. mask + 1 the slots; NULL
 	 * when the process reads the system call */
 	const struct causal_bpf_clock_slot *slots;
-	uint32_t mask;		/* nslots - 1 */
-	uint32_t ns;		/* this process's pid namespace (inode) */
-	size_t map_len;		/* bytes mapped */
+	uint32_t mask;	/* nslots - 1 */
+	uint32_t ns;	/* this process's pid namespace (inode) */
+	size_t map_len; /* bytes mapped */
 };
 
 enum causal_cpu_read {
 	CAUSAL_CPU_READ_OK = 0,
-	CAUSAL_CPU_READ_NONE,		/* no bpf clock in this process */
-	CAUSAL_CPU_READ_NOT_MINE,	/* the slot holds another thread, or
-					 * none yet (not switched in since
-					 * the clock started) */
-	CAUSAL_CPU_READ_BUSY,		/* being written on another CPU */
-	CAUSAL_CPU_READ_STOPPED,	/* the clock was stopped */
+	CAUSAL_CPU_READ_NONE,	  /* no bpf clock in this process */
+	CAUSAL_CPU_READ_NOT_MINE, /* the slot holds another thread, or
+				   * none yet (not switched in since
+				   * the clock started) */
+	CAUSAL_CPU_READ_BUSY,	  /* being written on another CPU */
+	CAUSAL_CPU_READ_STOPPED,  /* the clock was stopped */
 };
 
 #define CAUSAL_CPU_READ_TRIES 2
@@ -114,8 +115,9 @@ static inline int causal_cpu_clock_read(const struct causal_cpu_clock *c,
 /*
  * Map the clock pinned at path into c, checked: a BPF array of the layout
  * above whose head says LIVE; this process's pid namespace; a
- * CLOCK_MONOTONIC that is the host's (no time namespace offset).  0, or a negative errno with a one-line reason in why
- * ("'PATH': ..."; -ENOENT: nothing pinned there).  No stdio, no malloc:
+ * CLOCK_MONOTONIC that is the host's (no time namespace offset).  0, or a
+ * negative errno with a one-line reason in why ("'PATH': ..."; -ENOENT:
+ * nothing pinned there).  No stdio, no malloc:
  * it runs at start-up inside the traced process.
  */
 int causal_cpu_clock_open(struct causal_cpu_clock *c, const char *path,

@@ -201,9 +201,9 @@ static inline int causal_cpu_now(uint64_t now, uint64_t *cpu)
 {
 	const struct causal_tbuf *tb = causal_self.tbuf;
 
-	return tb && causal_cpu_clock_read(&causal_cpu_clock,
-					   (uint32_t)tb->os_tid, now,
-					   cpu) == CAUSAL_CPU_READ_OK;
+	return tb &&
+	       causal_cpu_clock_read(&causal_cpu_clock, (uint32_t)tb->os_tid,
+				     now, cpu) == CAUSAL_CPU_READ_OK;
 }
 
 /*

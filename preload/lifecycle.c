@@ -114,8 +114,8 @@ static void find_cpu_clock(void)
 	snprintf(path, sizeof(path), "%s/%s", causal_g.cfg.bpf_clock_dir,
 		 CAUSAL_BPF_CLOCK_MAP);
 	ret = causal_cpu_clock_open(&causal_cpu_clock, path, why, sizeof(why));
-	if (!ret || (ret == -ENOENT &&
-		     causal_g.cfg.cpu_clock == CAUSAL_CPU_CLOCK_AUTO))
+	if (!ret ||
+	    (ret == -ENOENT && causal_g.cfg.cpu_clock == CAUSAL_CPU_CLOCK_AUTO))
 		return;
 	causal_say("causal: cannot use the bpf clock ", why,
 		   "; reading the cpu clock with a system call", NULL);
@@ -164,7 +164,8 @@ static void atfork_child(void)
 	if (causal_cpu_clock_after_fork(&causal_cpu_clock))
 		causal_say("causal: cannot use the bpf clock in a fork child "
 			   "(its pid or time namespace); reading the cpu "
-			   "clock with a system call", NULL);
+			   "clock with a system call",
+			   NULL);
 	if (open_log())
 		return;
 	if (self) {

@@ -31,7 +31,7 @@ static void rewrite_slot(struct causal_bpf_clock_slot *s);
 #include "test-tmpdir.h"
 
 #define NSLOTS 64u
-#define NS 4026531836u	/* the initial pid namespace's inode */
+#define NS 4026531836u /* the initial pid namespace's inode */
 
 static struct causal_bpf_clock_slot map[1 + NSLOTS];
 static struct causal_cpu_clock clk;
@@ -138,7 +138,7 @@ START_TEST(same_tid_of_another_namespace_is_not_mine)
 	struct causal_bpf_clock_slot *s = slot_of(NS, 5);
 
 	switch_in(NS, 5, 100, 1000);
-	s->ns = NS + 1;	/* as if written by that namespace's thread 5 */
+	s->ns = NS + 1; /* as if written by that namespace's thread 5 */
 	ck_assert_int_eq(causal_cpu_clock_read(&clk, 5, 3000, &cpu),
 			 CAUSAL_CPU_READ_NOT_MINE);
 }
@@ -312,9 +312,9 @@ START_TEST(open_plain_file_is_refused)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, map, sizeof(map)), (ssize_t)sizeof(map));
 	close(fd);
-	ck_assert_int_lt(causal_cpu_clock_open(&c, tmp_path("clock"), why,
-					       sizeof(why)),
-			 0);
+	ck_assert_int_lt(
+		causal_cpu_clock_open(&c, tmp_path("clock"), why, sizeof(why)),
+		0);
 	ck_assert_ptr_nonnull(strstr(why, "clock': cannot open it: "));
 	ck_assert_ptr_null(c.slots);
 }

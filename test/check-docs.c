@@ -1,8 +1,8 @@
 /*
  * check-docs.c - the man pages and the Makefile's user-facing targets.
  *
- * tracedump(1), ccsg(1), causalctl(1) and libcausal(7) must render with man(1) and
- * groff without a warning, and name everything the programs accept: the
+ * tracedump(1), ccsg(1), causalctl(1) and libcausal(7) must render with man(1)
+ * and groff without a warning, and name everything the programs accept: the
  * commands and options come from the tools' own help (so a new option
  * without a line in its page fails here), the environment variables from
  * the strings libcausal.so holds.  `make install` installs the pages, and
@@ -251,10 +251,14 @@ static struct tool_out run_make(const char *const args[])
 START_TEST(test_make_install_installs_the_pages)
 {
 	static const char *const installed[] = {
-		"usr/share/man/man1/tracedump.1", "usr/share/man/man1/ccsg.1",
-		"usr/share/man/man7/libcausal.7", "usr/bin/tracedump",
-		"usr/bin/ccsg", "usr/lib/libcausal.so",
-		"usr/share/man/man1/causalctl.1", "usr/bin/causalctl",
+		"usr/share/man/man1/tracedump.1",
+		"usr/share/man/man1/ccsg.1",
+		"usr/share/man/man7/libcausal.7",
+		"usr/bin/tracedump",
+		"usr/bin/ccsg",
+		"usr/lib/libcausal.so",
+		"usr/share/man/man1/causalctl.1",
+		"usr/bin/causalctl",
 	};
 	char dest[PATH_MAX + 16], path[2 * PATH_MAX];
 	struct tool_out r;

@@ -523,7 +523,8 @@ START_TEST(test_merge_cpu_clock)
 		uuid[1] = (uint8_t)(0x10 + i);
 		snprintf(path, sizeof(path), "logs/%s.clog", names[i]);
 		ck_assert_int_eq(fixture_log_open(&fl, tmp_path(path),
-						  CAUSAL_FORMAT_VERSION), 0);
+						  CAUSAL_FORMAT_VERSION),
+				 0);
 		fixture_log_header_clock(&fl, 100, uuid, "host", 10 + i, 1,
 					 "/bin/prog", 1, argv0, 1000, NULL, 64,
 					 100, clocks[i]);

@@ -149,13 +149,11 @@ static inline void fixture_log_header_clock(
 		msgpack_pack_uint64(&fl->pk, (uint64_t)cpu_clock);
 }
 
-static inline void fixture_log_header(struct fixture_log *fl, uint64_t mono,
-				      const uint8_t uuid[16], const char *host,
-				      int64_t pid, int64_t ppid, const char *exe,
-				      int argc, const char *const *argv,
-				      uint64_t realtime,
-				      const uint8_t *parent_uuid,
-				      uint64_t buffer_kb, uint64_t flush_ms)
+static inline void fixture_log_header(
+	struct fixture_log *fl, uint64_t mono, const uint8_t uuid[16],
+	const char *host, int64_t pid, int64_t ppid, const char *exe, int argc,
+	const char *const *argv, uint64_t realtime, const uint8_t *parent_uuid,
+	uint64_t buffer_kb, uint64_t flush_ms)
 {
 	fixture_log_header_clock(fl, mono, uuid, host, pid, ppid, exe, argc,
 				 argv, realtime, parent_uuid, buffer_kb,

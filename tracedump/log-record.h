@@ -55,7 +55,7 @@ struct record {
 			uint64_t start_realtime_ns, start_mono_ns;
 			const uint8_t *parent_uuid;	/* NULL if none */
 			uint64_t buffer_kb, flush_ms;
-			uint64_t cpu_clock;	/* enum causal_cpu_clock_kind */
+			uint64_t cpu_clock; /* enum causal_cpu_clock_kind */
 		} header;
 		struct {
 			uint64_t parent_tid, os_tid, marker, cpu_ns;

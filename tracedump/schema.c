@@ -8,6 +8,8 @@
 #include "schema.h"
 #include "usage.h"
 
+/* one table a paragraph */
+/* clang-format off */
 static const char tables_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
 	"CREATE TABLE files(file_id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
@@ -63,6 +65,7 @@ static const char tables_sql[] =
 	" skel_end_exit_ns INTEGER, skel_end_cpu_ns INTEGER,"
 	" server_args_bytes INTEGER, server_results_bytes INTEGER,"
 	" reply TEXT, tag TEXT, missing TEXT);\n";
+/* clang-format on */
 
 static const char indexes_sql[] =
 	"CREATE INDEX threads_parent ON threads(proc_id, parent_tid);\n"

@@ -34,28 +34,28 @@
 #include <linux/types.h>
 #endif
 
-#define CAUSAL_BPF_CLOCK_MAGIC 0x4b4c4343u	/* "CCLK" little-endian */
+#define CAUSAL_BPF_CLOCK_MAGIC 0x4b4c4343u /* "CCLK" little-endian */
 #define CAUSAL_BPF_CLOCK_VERSION 1
-#define CAUSAL_BPF_CLOCK_SLOTS 65536u	/* a power of two: 2 MiB */
+#define CAUSAL_BPF_CLOCK_SLOTS 65536u /* a power of two: 2 MiB */
 
 /* Where `causalctl bpf-clock start` pins the clock; the map's name. */
 #define CAUSAL_BPF_CLOCK_DIR "/sys/fs/bpf/causal"
 #define CAUSAL_BPF_CLOCK_MAP "clock"
 
 enum causal_bpf_clock_state {
-	CAUSAL_BPF_CLOCK_LOADING = 0,	/* not attached yet: read nothing */
-	CAUSAL_BPF_CLOCK_LIVE = 1,	/* attached: slots are current */
-	CAUSAL_BPF_CLOCK_STOPPED = 2,	/* being detached: read nothing */
+	CAUSAL_BPF_CLOCK_LOADING = 0, /* not attached yet: read nothing */
+	CAUSAL_BPF_CLOCK_LIVE = 1,    /* attached: slots are current */
+	CAUSAL_BPF_CLOCK_STOPPED = 2, /* being detached: read nothing */
 };
 
 /* Element 1 .. nslots. */
 struct causal_bpf_clock_slot {
-	__u32 seq;		/* odd while being written */
-	__u32 tid;		/* thread id in its pid namespace; 0: never */
-	__u32 ns;		/* inode number of that pid namespace */
+	__u32 seq; /* odd while being written */
+	__u32 tid; /* thread id in its pid namespace; 0: never */
+	__u32 ns;  /* inode number of that pid namespace */
 	__u32 pad;
-	__u64 cpu_at_in;	/* its CPU time (ns) when switched in ... */
-	__u64 in_at;		/* ... and CLOCK_MONOTONIC (ns) then */
+	__u64 cpu_at_in; /* its CPU time (ns) when switched in ... */
+	__u64 in_at;	 /* ... and CLOCK_MONOTONIC (ns) then */
 };
 
 /*
@@ -64,12 +64,12 @@ struct causal_bpf_clock_slot {
  * it is detached, so a reader never takes a slot nobody updates.
  */
 struct causal_bpf_clock_head {
-	__u32 magic;		/* CAUSAL_BPF_CLOCK_MAGIC */
-	__u32 version;		/* CAUSAL_BPF_CLOCK_VERSION */
-	__u32 state;		/* enum causal_bpf_clock_state */
-	__u32 nslots;		/* slots after the head, a power of two */
-	__u64 started_ns;	/* CLOCK_MONOTONIC when it went LIVE */
-	__u64 stopped_ns;	/* ... and STOPPED, else 0 */
+	__u32 magic;	  /* CAUSAL_BPF_CLOCK_MAGIC */
+	__u32 version;	  /* CAUSAL_BPF_CLOCK_VERSION */
+	__u32 state;	  /* enum causal_bpf_clock_state */
+	__u32 nslots;	  /* slots after the head, a power of two */
+	__u64 started_ns; /* CLOCK_MONOTONIC when it went LIVE */
+	__u64 stopped_ns; /* ... and STOPPED, else 0 */
 };
 
 /* What set_state takes (BPF_PROG_RUN's context). */

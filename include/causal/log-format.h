@@ -67,8 +67,8 @@ enum causal_record_type {
 	/*
 	 * [1, 0, mono_ns, version, process_uuid(bin 16), hostname(str),
 	 *  pid, ppid, exe(str), argv(array of str), start_realtime_ns,
-	 *  start_mono_ns, parent_process_uuid(bin 16 | nil), buffer_kb, flush_ms,
-	 *  cpu_clock]
+	 *  start_mono_ns, parent_process_uuid(bin 16 | nil), buffer_kb,
+	 *  flush_ms, cpu_clock]
 	 * parent_process_uuid is set in a child created by fork().
 	 * cpu_clock is enum causal_cpu_clock_kind (absent in logs written
 	 * before it was added: read it as syscall).

@@ -36,8 +36,8 @@ static double syscall_round(long n, uint64_t *sink)
 	return (double)(ns(CLOCK_MONOTONIC) - t0) / (double)n;
 }
 
-static double bpf_round(const struct causal_cpu_clock *c, uint32_t tid,
-			long n, uint64_t *sink, long *ok)
+static double bpf_round(const struct causal_cpu_clock *c, uint32_t tid, long n,
+			uint64_t *sink, long *ok)
 {
 	uint64_t t0 = ns(CLOCK_MONOTONIC), cpu;
 
