@@ -25,18 +25,31 @@ struct {
 	__type(value, struct causal_bpf_clock_slot);
 } clock SEC(".maps");
 
-/* The pid namespace of a task and its thread id there: the numbers a
- * process sees itself by (gettid(), /proc/self/ns/pid). */
+/* The initial pid namespace's inode number (PROC_PID_INIT_INO): the one
+ * /proc/self/ns/pid shows there. */
+#define INIT_PID_NS 0xeffffffcu
+
+/*
+ * The pid namespace of a task and its thread id there: the numbers a
+ * process sees itself by (gettid(), /proc/self/ns/pid).  In the initial
+ * namespace, the common case, that is task->pid: one load from the
+ * struct pid, for its level.
+ */
 static __always_inline int task_ns_tid(struct task_struct *t, __u32 *ns,
 				       __u32 *tid)
 {
-	struct pid *pid = BPF_CORE_READ(t, thread_pid);
+	struct pid *pid = t->thread_pid;
 	unsigned int level;
 	struct upid up;
 
 	if (!pid)
 		return -1;
-	level = BPF_CORE_READ(pid, level);
+	level = pid->level;
+	if (!level) {
+		*tid = (__u32)t->pid;
+		*ns = INIT_PID_NS;
+		return 0;
+	}
 	if (level > 32) /* MAX_PID_NS_LEVEL */
 		return -1;
 	/* numbers[level]: a variable index, so read it by address */
@@ -51,40 +64,51 @@ static __always_inline int task_ns_tid(struct task_struct *t, __u32 *ns,
 	return 0;
 }
 
+/*
+ * Write t's slot s under its seqcount: its CPU time so far, and now.  One
+ * writer per slot: another CPU writing it (two threads sharing the slot
+ * switched in at once) keeps it, ours is skipped; the thread then reads
+ * another identity and falls back.
+ */
+static __always_inline void anchor(struct causal_bpf_clock_slot *s,
+				   struct task_struct *t, __u32 ns, __u32 tid,
+				   __u64 now)
+{
+	__u32 seq = s->seq;
+
+	if ((seq & 1) ||
+	    __sync_val_compare_and_swap(&s->seq, seq, seq + 1) != seq)
+		return;
+	s->tid = tid;
+	s->ns = ns;
+	s->cpu_at_in = t->se.sum_exec_runtime;
+	s->in_at = now;
+	__sync_fetch_and_add(&s->seq, 1);
+}
+
+static __always_inline struct causal_bpf_clock_slot *slot(__u32 ns, __u32 tid)
+{
+	__u32 k = causal_bpf_clock_index(ns, tid, CAUSAL_BPF_CLOCK_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&clock, &k);
+}
+
+/* A thread switched in: its CPU time is final until it runs. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(causal_on_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	struct causal_bpf_clock_slot *s;
-	__u32 ns, tid, k, seq;
+	__u32 ns, tid;
 
 	if (task_ns_tid(next, &ns, &tid) || !tid)
 		return 0; /* the idle task, or no pid */
-	k = causal_bpf_clock_index(ns, tid, CAUSAL_BPF_CLOCK_SLOTS - 1);
-	s = bpf_map_lookup_elem(&clock, &k);
-	if (!s)
-		return 0;
-	/* One writer per slot: another CPU writing it (two threads sharing
-	 * the slot switched in at once) keeps it, ours is skipped; the
-	 * thread then reads another identity and falls back. */
-	seq = s->seq;
-	if ((seq & 1) ||
-	    __sync_val_compare_and_swap(&s->seq, seq, seq + 1) != seq)
-		return 0;
-	s->tid = tid;
-	s->ns = ns;
-	s->cpu_at_in = BPF_CORE_READ(next, se.sum_exec_runtime);
-	s->in_at = bpf_ktime_get_ns();
-	__sync_fetch_and_add(&s->seq, 1);
+	s = slot(ns, tid);
+	if (s)
+		anchor(s, next, ns, tid, bpf_ktime_get_ns());
 	return 0;
 }
 
-/*
- * Run by causalctl (BPF_PROG_RUN): the head's state, LIVE once the switch
- * program is attached, STOPPED before it is detached.  A program because
- * the map is frozen (no write from user space, so that a process that can
- * open it, any user, can only read it), and programs still write it.
- */
 SEC("syscall")
 int causal_set_state(struct causal_bpf_clock_set *arg)
 {

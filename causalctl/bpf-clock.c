@@ -268,7 +268,6 @@ static int pin(int fd, const char *dir, const char *name, mode_t mode)
 static int load(const char *dir)
 {
 	struct causal_bpf_clock *skel;
-	struct bpf_link *link = NULL;
 	int err = -1, map_fd, prog_fd;
 
 	skel = causal_bpf_clock__open_and_load();
@@ -277,8 +276,7 @@ static int load(const char *dir)
 			    errno == EPERM ? " (needs root: CAP_BPF and "
 					     "CAP_PERFMON)"
 					   : "");
-	link = bpf_program__attach(skel->progs.causal_on_switch);
-	if (!link) {
+	if (causal_bpf_clock__attach(skel)) {
 		fail("cannot attach the bpf clock to sched_switch: %s",
 		     strerror(errno));
 		goto out;
@@ -300,7 +298,8 @@ static int load(const char *dir)
 		goto out;
 	}
 	/* the map last: a process that finds it finds a whole clock */
-	err = pin(bpf_link__fd(link), dir, "link", 0600);
+	err = pin(bpf_link__fd(skel->links.causal_on_switch), dir, "link",
+		  0600);
 	if (!err)
 		err = pin(prog_fd, dir, "set-state", 0600);
 	if (!err)
@@ -308,9 +307,9 @@ static int load(const char *dir)
 	if (err)
 		unpin_all(dir);
 out:
-	if (link)
-		bpf_link__disconnect(link); /* the pin keeps it attached */
-	bpf_link__destroy(link);
+	/* the pin keeps the program attached */
+	if (skel->links.causal_on_switch)
+		bpf_link__disconnect(skel->links.causal_on_switch);
 	causal_bpf_clock__destroy(skel);
 	return err;
 }

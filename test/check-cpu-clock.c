@@ -80,13 +80,33 @@ START_TEST(read_is_cpu_at_switch_in_plus_time_since)
 	uint64_t cpu = 0;
 
 	switch_in(NS, 1234, 5000000, 1000000000);
-	ck_assert_int_eq(causal_cpu_clock_read(&clk, 1234, 1000300000, &cpu),
+	ck_assert_int_eq(causal_cpu_clock_read(&clk, 1234, 1000030000, &cpu),
 			 CAUSAL_CPU_READ_OK);
-	ck_assert_uint_eq(cpu, 5300000);
+	ck_assert_uint_eq(cpu, 5030000);
 	/* at the switch-in itself */
 	ck_assert_int_eq(causal_cpu_clock_read(&clk, 1234, 1000000000, &cpu),
 			 CAUSAL_CPU_READ_OK);
 	ck_assert_uint_eq(cpu, 5000000);
+}
+END_TEST
+
+/* Long after the switch-in, time stolen from the virtual CPU since may
+ * count: the system call is read instead. */
+START_TEST(read_long_after_switch_in_is_stale)
+{
+	uint64_t at = 1000000000, cpu = 42;
+
+	switch_in(NS, 1234, 5000000, at);
+	ck_assert_int_eq(causal_cpu_clock_read(
+				 &clk, 1234, at + CAUSAL_CPU_MAX_AGE_NS, &cpu),
+			 CAUSAL_CPU_READ_OK);
+	ck_assert_uint_eq(cpu, 5000000 + CAUSAL_CPU_MAX_AGE_NS);
+	cpu = 42;
+	ck_assert_int_eq(causal_cpu_clock_read(&clk, 1234,
+					       at + CAUSAL_CPU_MAX_AGE_NS + 1,
+					       &cpu),
+			 CAUSAL_CPU_READ_STALE);
+	ck_assert_uint_eq(cpu, 42);
 }
 END_TEST
 
@@ -169,15 +189,15 @@ START_TEST(slot_rewritten_during_the_read_is_read_again)
 
 	switch_in(NS, 9, 100000, 1000000);
 	rewrites = 1;
-	ck_assert_int_eq(causal_cpu_clock_read(&clk, 9, 2000000, &cpu),
+	ck_assert_int_eq(causal_cpu_clock_read(&clk, 9, 1020000, &cpu),
 			 CAUSAL_CPU_READ_OK);
 	ck_assert_int_eq(rewrites, 0);
 	/* 101000 at 1005000, not 100000 at 1000000 */
-	ck_assert_uint_eq(cpu, 101000 + 995000);
+	ck_assert_uint_eq(cpu, 101000 + 15000);
 	/* rewritten at every try: given up, the system call is read */
 	cpu = 42;
 	rewrites = CAUSAL_CPU_READ_TRIES;
-	ck_assert_int_eq(causal_cpu_clock_read(&clk, 9, 2000000, &cpu),
+	ck_assert_int_eq(causal_cpu_clock_read(&clk, 9, 1020000, &cpu),
 			 CAUSAL_CPU_READ_BUSY);
 	ck_assert_uint_eq(cpu, 42);
 }
@@ -233,10 +253,13 @@ END_TEST
 
 /*
  * A writer on another CPU rewriting the slot as fast as it can, keeping
- * cpu_at_in == in_at: a consistent read at any now >= in_at gives exactly
- * now, a torn one (cpu_at_in of one write, in_at of another) does not.
+ * cpu_at_in == in_at (never more than 50 us before now): a consistent
+ * read gives exactly now, a torn one (cpu_at_in of one write, in_at of
+ * another) does not.
  */
 static volatile int stop_writer;
+
+#define TORN_BASE (1ull << 40)
 
 static void *writer(void *arg)
 {
@@ -248,8 +271,10 @@ static void *writer(void *arg)
 		__atomic_fetch_add(&s->seq, 1, __ATOMIC_SEQ_CST);
 		/* in the order the reader reads last to first: a read
 		 * between two of these stores is torn */
-		__atomic_store_n(&s->in_at, k, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->cpu_at_in, k, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->in_at, TORN_BASE + k % 50000,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&s->cpu_at_in, TORN_BASE + k % 50000,
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&s->ns, NS, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->tid, (k & 7) ? 11 : 12, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&s->seq, 1, __ATOMIC_SEQ_CST);
@@ -260,12 +285,12 @@ static void *writer(void *arg)
 
 START_TEST(concurrent_writes_are_never_read_torn)
 {
-	const uint64_t now = 1ull << 62;
+	const uint64_t now = TORN_BASE + 50000;
 	long ok = 0, other = 0, busy = 0;
 	pthread_t th;
 
 	stop_writer = 0;
-	switch_in(NS, 11, 1, 1);
+	switch_in(NS, 11, TORN_BASE, TORN_BASE);
 	ck_assert_int_eq(pthread_create(&th, NULL, writer, NULL), 0);
 	for (long i = 0; i < 3000000; i++) {
 		uint64_t cpu = 0;
@@ -338,6 +363,7 @@ Suite *cpu_clock_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, read_is_cpu_at_switch_in_plus_time_since);
+	tcase_add_test(tc, read_long_after_switch_in_is_stale);
 	tcase_add_test(tc, read_switched_in_after_now_is_cpu_at_switch_in);
 	tcase_add_test(tc, no_slot_yet_is_not_mine);
 	tcase_add_test(tc, another_thread_in_the_slot_is_not_mine);

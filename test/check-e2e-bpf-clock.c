@@ -6,21 +6,24 @@
  *
  * The clock is pinned in a directory of this runner's own
  * (/sys/fs/bpf/causal-e2e-PID), never the host's, and removed by the test
- * case's teardown whatever happened.  Where BPF cannot be loaded (no BTF)
- * the suite is skipped with one line.
+ * case's teardown whatever happened.  Where BPF cannot be loaded (no BTF,
+ * no right to load programs) the suite is skipped with one line.
  *
  * That the bpf clock was read, not the system call: a thread's CPU clock
  * at two moments of one time slice differs, by the bpf clock, by exactly
  * the CLOCK_MONOTONIC between them (cpu_at_in + (t - in_at)); read by the
  * system call it almost never does to the nanosecond.  The tests count
  * such pairs, and run the same calls with CAUSAL_CPU_CLOCK=syscall to show
- * the count tells the two apart.
+ * the count tells the two apart.  The last test reads the clock as the
+ * library does, next to the system call, in threads sharing a CPU.
  */
 #include <grp.h>
 #include <linux/bpf.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 
+#include "cpu-clock.h"
 #include "e2e-rpc.h"
 #include "tool-run.h"
 
@@ -140,15 +143,22 @@ static int link_exists(unsigned id)
  * untraced program burning it: the traced threads are switched out and
  * in again while they burn, so a clock that missed a switch would count
  * the time they waited. */
+static void share_one_cpu_without_hog(void);
+
 static pid_t share_one_cpu(void)
+{
+	share_one_cpu_without_hog();
+	return e2e_spawn(ARGS(e2e_prog("cpu-burn"), "1", "600000"), NULL, NULL,
+			 NULL);
+}
+
+static void share_one_cpu_without_hog(void)
 {
 	cpu_set_t one;
 
 	CPU_ZERO(&one);
 	CPU_SET(0, &one);
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
-	return e2e_spawn(ARGS(e2e_prog("cpu-burn"), "1", "600000"), NULL, NULL,
-			 NULL);
 }
 
 static void stop_hog(pid_t hog)
@@ -186,9 +196,12 @@ static void server_start(struct e2e *t, struct rpc_server *s, const char *name,
 	e2e_fmt(s->out, sizeof(s->out), "%s/%s.out", t->dir, name);
 	e2e_fmt(s->err, sizeof(s->err), "%s/%s.err", t->dir, name);
 	e2e_fmt(s->ready, sizeof(s->ready), "%s/%s.ready", t->dir, name);
-	s->pid = e2e_spawn_traced(t,
-				  ARGS(rpc_prog("demo-server"), "-r", s->ready),
-				  env, s->out, s->err);
+	/* -y: each BURN's skeleton ends just after a switch-in, so that
+	 * both of its CPU readings are the bpf clock's (a slot is read only
+	 * in the 100 us after its thread's switch-in) */
+	s->pid = e2e_spawn_traced(
+		t, ARGS(rpc_prog("demo-server"), "-y", "-r", s->ready), env,
+		s->out, s->err);
 	rpc_wait_file(s->ready, s->pid);
 	text = e2e_slurp(s->ready, NULL);
 	ck_assert_msg(sscanf(text, "pid %d tcp %d udp %d", &s->server_pid,
@@ -647,6 +660,117 @@ START_TEST(test_bpf_clock_users_and_namespaces)
 }
 END_TEST
 
+/*
+ * The reader itself (preload/cpu-clock.h) on the live clock: threads
+ * sharing one CPU burn 2 ms, sleep (switched out and in), and
+ * read their CPU clock by the bpf clock, then by the system call.  The
+ * bpf reading must be the thread's own (a slot written at the wrong
+ * switch, or of the wrong thread, counts the time it did not run) and the
+ * CPU between two readings agree within 1%.
+ */
+#define READS 300
+
+struct reader {
+	struct causal_cpu_clock *clk;
+	int ok;		      /* readings by the bpf clock */
+	long long err[READS]; /* system call - bpf, at each of them */
+	int bad_intervals;    /* off by more than 1% between two of them */
+};
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *read_while_burning(void *arg)
+{
+	struct reader *r = arg;
+	uint32_t tid = (uint32_t)gettid();
+	uint64_t last_bpf = 0, last_sys = 0;
+	volatile unsigned x = 1;
+
+	for (int i = 0; i < READS; i++) {
+		uint64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + 2000000, now,
+			 bpf, sys;
+
+		while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+			for (int k = 0; k < 1000; k++)
+				x = x * 1103515245u + 12345u;
+		usleep(1); /* switched out and in: a fresh slot */
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (causal_cpu_clock_read(r->clk, tid, now, &bpf) !=
+		    CAUSAL_CPU_READ_OK)
+			continue;
+		sys = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		r->err[r->ok++] = (long long)(sys - bpf);
+		if (last_bpf &&
+		    llabs((long long)((bpf - last_bpf) - (sys - last_sys))) >
+			    (long long)(sys - last_sys) / 100)
+			r->bad_intervals++;
+		last_bpf = bpf;
+		last_sys = sys;
+	}
+	return NULL;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = llabs(*(const long long *)a),
+		  y = llabs(*(const long long *)b);
+
+	return (x > y) - (x < y);
+}
+
+START_TEST(test_bpf_clock_reads_agree_with_the_system_call)
+{
+	struct causal_cpu_clock clk;
+	struct reader r[3];
+	pthread_t th[3];
+	char path[128], why[512];
+	struct e2e t;
+
+	if (skipped)
+		return;
+	e2e_init(&t);
+	ctl_start();
+	share_one_cpu_without_hog();
+	e2e_fmt(path, sizeof(path), "%s/clock", clock_dir);
+	ck_assert_msg(!causal_cpu_clock_open(&clk, path, why, sizeof(why)),
+		      "cannot map the clock: %s", why);
+	for (int i = 0; i < 3; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].clk = &clk;
+		ck_assert_int_eq(
+			pthread_create(&th[i], NULL, read_while_burning, &r[i]),
+			0);
+	}
+	for (int i = 0; i < 3; i++) {
+		long long median;
+
+		pthread_join(th[i], NULL);
+		ck_assert_msg(r[i].ok >= READS / 2,
+			      "thread %d: %d of %d readings by the bpf clock",
+			      i, r[i].ok, READS);
+		qsort(r[i].err, (size_t)r[i].ok, sizeof(r[i].err[0]), cmp_ll);
+		median = r[i].err[r[i].ok / 2];
+		/* the system call comes later: it may be a few us ahead */
+		ck_assert_msg(llabs(median) <= 10000,
+			      "thread %d: the bpf clock is %lld ns off the "
+			      "system call's (median of %d)",
+			      i, median, r[i].ok);
+		ck_assert_msg(r[i].bad_intervals <= r[i].ok / 20,
+			      "thread %d: %d of %d intervals differ by more "
+			      "than 1%%",
+			      i, r[i].bad_intervals, r[i].ok);
+	}
+	causal_cpu_clock_close(&clk);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_bpf_clock_suite(void)
 {
 	Suite *s = suite_create("e2e_bpf_clock");
@@ -657,6 +781,7 @@ Suite *e2e_bpf_clock_suite(void)
 	tcase_add_test(tc, test_bpf_clock_agrees_with_the_thread_clock);
 	tcase_add_test(tc, test_bpf_clock_stopped_while_running);
 	tcase_add_test(tc, test_bpf_clock_users_and_namespaces);
+	tcase_add_test(tc, test_bpf_clock_reads_agree_with_the_system_call);
 	suite_add_tcase(s, tc);
 	return s;
 }

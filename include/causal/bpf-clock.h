@@ -16,9 +16,10 @@
  *
  *	cpu_at_in + (t - in_at)
  *
- * with no system call (preload/cpu-clock.h).  Exact up to what the kernel
- * does not charge to the thread during the current slice (interrupts,
- * time stolen by a hypervisor: microseconds).
+ * with no system call (preload/cpu-clock.h).  Exact but for what the
+ * kernel does not charge to the thread since the switch-in (time stolen
+ * by a hypervisor, interrupts under IRQ time accounting), which is why a
+ * reader takes a slot only in the first 100 us after it was written.
  *
  * Each slot is written under its seqcount (seq odd while a write is in
  * progress); a program that finds seq odd skips the slot, so a slot has
