@@ -182,6 +182,13 @@ $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/lo
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^ -lzstd -lmsgpackc
 
+# the impact benchmark drives the ccsg engine in one process
+$(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
+		$(CCSG_ENGINE_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS)
+
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -224,6 +231,11 @@ bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 
 example: all $(EXAMPLES)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh
+
+# Figure 1 twice (say_it 20% less on its host the second time): ccsg
+# impact's prediction from the first trace against the second run
+example-impact: all $(EXAMPLE_PROGS)
+	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh impact
 
 MANDIR ?= $(PREFIX)/share/man
 
@@ -309,6 +321,8 @@ help:
 	@echo "  everything build what any other target builds (CI: with -Werror)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
 	@echo "  example   run the bundled example traced, merge, show the result"
+	@echo "  example-impact  Figure 1 run twice, say_it 20% less the second time:"
+	@echo "            ccsg impact's prediction from the first trace vs the second run"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
 	@echo "            (FUZZ_SECONDS=30 each)"
 	@echo "  install   install the library, tracedump, ccsg, causalctl and the man pages"
@@ -321,6 +335,6 @@ help:
 	@echo "           CC=clang BUILD=build-clang (another compiler, in a directory apart),"
 	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
 
-.PHONY: all test check e2e everything bench example install clean help fuzz
+.PHONY: all test check e2e everything bench example example-impact install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -26,8 +26,7 @@ struct build {
 	 * (fn, obj) -> fo */
 	struct hashmap pv, fn, obj, fo;
 	struct hashmap fn_node;		/* fn (or fo, by object) -> its node */
-	struct hashmap edge;		/* (from, to) -> edge */
-	int32_t *thread_node;		/* per thread */
+	int32_t *thread_node;		/* per thread: the graph's */
 	int64_t *thread_self;
 	uint8_t *root_thread;
 	uint8_t *served;		/* per thread: it ran skeletons */
@@ -123,24 +122,25 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 	return n;
 }
 
-static int add_edge(struct build *b, int32_t from, int32_t to, int64_t count)
+/* The edge from -> to, made when new, count added: its index or -ENOMEM. */
+static int32_t add_edge(struct build *b, int32_t from, int32_t to,
+			int64_t count)
 {
 	struct ccsg_graph *g = b->g;
-	int32_t e =
-	    hashmap_get(&b->edge, hashmap_key2((uint32_t)from, (uint32_t)to));
+	int32_t e = ccsg_edge_find(g, from, to);
 
 	if (e < 0) {
 		if (GROW(g->edges, g->cap_edges, g->nedges + 1))
 			return -ENOMEM;
 		e = (int32_t)g->nedges++;
 		g->edges[e] = (struct ccsg_edge){ from, to, 0, 0 };
-		if (hashmap_put(&b->edge,
+		if (hashmap_put(&g->edge_index,
 				hashmap_key2((uint32_t)from, (uint32_t)to),
 				e) < 0)
 			return -ENOMEM;
 	}
 	g->edges[e].count += count;
-	return 0;
+	return e;
 }
 
 static int64_t stub_cpu(const struct ccsg_call *c)
@@ -162,6 +162,38 @@ static int32_t dim_of_proc(const struct ccsg_graph *g, const struct ccsg_trace *
 	int32_t h = ccsg_trace_host(t, proc);
 
 	return h >= 0 ? g->dims->of_host[h] : -1;
+}
+
+int32_t ccsg_proc_dim(const struct ccsg_graph *g, int32_t proc)
+{
+	return dim_of_proc(g, g->dscg->trace, proc);
+}
+
+int32_t ccsg_instance_node(const struct ccsg_graph *g, int32_t u)
+{
+	if (ccsg_dscg_is_call(g->dscg, u))
+		return g->call_node[u];
+	if (u == g->dscg->main)
+		return 0;
+	return g->thread_node[u - (int32_t)g->dscg->trace->ncalls];
+}
+
+int32_t ccsg_caller_node(const struct ccsg_graph *g, int32_t p)
+{
+	const struct ccsg_dscg *d = g->dscg;
+	int32_t th = p - (int32_t)d->trace->ncalls;
+
+	if (ccsg_dscg_is_call(d, p))
+		return g->call_node[p] >= 0 ? g->call_node[p] : 0;
+	if (p != d->main && !g->root_thread[th])
+		return g->thread_node[th]; /* thread-invoke-function */
+	return 0;
+}
+
+int32_t ccsg_edge_find(const struct ccsg_graph *g, int32_t from, int32_t to)
+{
+	return hashmap_get(&g->edge_index,
+			   hashmap_key2((uint32_t)from, (uint32_t)to));
 }
 
 /* Equations 1 and 2. */
@@ -264,7 +296,7 @@ static int map_threads(struct build *b)
 			return -ENOMEM;
 		/* infrastructure threads are runtime: in no count */
 		g->nodes[b->thread_node[i]].threads += !t->threads[i].infra;
-		if (add_edge(b, f, b->thread_node[i], !t->threads[i].infra))
+		if (add_edge(b, f, b->thread_node[i], !t->threads[i].infra) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -468,14 +500,18 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	g->by_object = by_object;
 	g->call_node = malloc((t->ncalls + 1) * sizeof(int32_t));
 	g->call_self = calloc(t->ncalls + 1, sizeof(int64_t));
+	g->call_edge = malloc((t->ncalls + 1) * sizeof(int32_t));
 	g->total = calloc(k, sizeof(int64_t));
-	b.thread_node = malloc((t->nthreads + 1) * sizeof(int32_t));
-	b.thread_self = calloc(t->nthreads + 1, sizeof(int64_t));
-	b.root_thread = calloc(t->nthreads + 1, 1);
+	b.thread_node = g->thread_node =
+		malloc((t->nthreads + 1) * sizeof(int32_t));
+	b.thread_self = g->thread_self =
+		calloc(t->nthreads + 1, sizeof(int64_t));
+	b.root_thread = g->root_thread = calloc(t->nthreads + 1, 1);
 	b.served = calloc(t->nthreads + 1, 1);
 	b.serving_node = -1;
-	if (!g->call_node || !g->call_self || !g->total || !b.thread_node || !b.thread_self ||
-	    !b.root_thread || !b.served || new_node(g, CCSG_MAIN) != 0)
+	if (!g->call_node || !g->call_self || !g->call_edge || !g->total ||
+	    !b.thread_node || !b.thread_self || !b.root_thread || !b.served ||
+	    new_node(g, CCSG_MAIN) != 0)
 		goto out;
 	g->nodes[0].calls = 1;
 	/* function nodes and caller/callee arcs, in DSCG order; a call whose
@@ -499,17 +535,13 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	if (self_cpu(&b) || map_threads(&b))
 		goto out;
 	for (size_t i = 0; i < t->ncalls; i++) {
-		int32_t p = d->parent[i], from;
-
+		g->call_edge[i] = -1;
 		if (g->call_node[i] < 0)
 			continue;
-		if (ccsg_dscg_is_call(d, p))
-			from = g->call_node[p] >= 0 ? g->call_node[p] : 0;
-		else if (p != d->main && !b.root_thread[p - (int32_t)t->ncalls])
-			from = b.thread_node[p - (int32_t)t->ncalls];	/* thread-invoke-function */
-		else
-			from = 0;
-		if (add_edge(&b, from, g->call_node[i], 1))
+		g->call_edge[i] =
+			add_edge(&b, ccsg_caller_node(g, d->parent[i]),
+				 g->call_node[i], 1);
+		if (g->call_edge[i] < 0)
 			goto out;
 	}
 	if (propagate(&b) || mark_primary(g))
@@ -522,11 +554,7 @@ out:
 	hashmap_release(&b.fn);
 	hashmap_release(&b.obj);
 	hashmap_release(&b.fo);
-	hashmap_release(&b.edge);
 	hashmap_release(&b.fn_node);
-	free(b.thread_node);
-	free(b.thread_self);
-	free(b.root_thread);
 	free(b.served);
 	if (ret)
 		ccsg_graph_release(g);
@@ -544,6 +572,11 @@ void ccsg_graph_release(struct ccsg_graph *g)
 	free(g->edges);
 	free(g->call_node);
 	free(g->call_self);
+	free(g->call_edge);
+	free(g->thread_self);
+	free(g->thread_node);
+	free(g->root_thread);
+	hashmap_release(&g->edge_index);
 	free(g->total);
 	memset(g, 0, sizeof(*g));
 }

@@ -71,6 +71,13 @@ struct ccsg_graph {
 	int32_t *call_node;		/* function node of each call; -1 when its
 					 * start was lost (in no node, dscg stats) */
 	int64_t *call_self;		/* Equation 1 of each call */
+	int32_t *call_edge; /* the arc of each call into its node, -1 */
+	/* Per thread instance, kept for impact estimation (impact.h): */
+	int64_t *thread_self;		/* Equation 2 */
+	int32_t *thread_node;		/* its thread node */
+	uint8_t *root_thread;		/* no call or thread made it: its
+					 * chains hang under main, not its node */
+	struct hashmap edge_index;	/* (from, to) -> edge */
 	int64_t clamped;		/* negative self CPU set to 0 (clock granularity) */
 	int64_t unmeasured_threads;	/* user threads without a CPU time */
 	int64_t *total;			/* main's self + descendant */
@@ -82,6 +89,23 @@ struct ccsg_graph {
 int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccsg_dims *dims,
 		     int by_object);
 void ccsg_graph_release(struct ccsg_graph *g);
+
+/* The vector dimension of a process's host, or -1 when it has none. */
+int32_t ccsg_proc_dim(const struct ccsg_graph *g, int32_t proc);
+/*
+ * The CCSG node that the CPU of DSCG instance u (a call or a thread) is
+ * added to: its function node (-1 for a call whose start was lost) or
+ * its thread node.
+ */
+int32_t ccsg_instance_node(const struct ccsg_graph *g, int32_t u);
+/*
+ * The node a call's arc comes from when its DSCG parent is instance p: the
+ * parent call's function node, the thread node of a thread made by a call
+ * or a thread (thread-invoke-function), else main (0).
+ */
+int32_t ccsg_caller_node(const struct ccsg_graph *g, int32_t p);
+/* The edge from -> to, or -1. */
+int32_t ccsg_edge_find(const struct ccsg_graph *g, int32_t from, int32_t to);
 static inline int64_t ccsg_vec_sum(const int64_t *v, size_t n)
 {
 	int64_t s = 0;

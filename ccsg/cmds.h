@@ -14,9 +14,18 @@
 extern const struct command cmd_dscg;
 extern const struct command cmd_report;
 extern const struct command cmd_latency;
+extern const struct command cmd_impact;
 
 /* The options the commands share: each lists those it takes. */
-enum { CLI_DB = OPT_LONG, CLI_FORMAT, CLI_BY, CLI_GROUPS, CLI_IDL };
+enum {
+	CLI_DB = OPT_LONG,
+	CLI_FORMAT,
+	CLI_BY,
+	CLI_GROUPS,
+	CLI_IDL,
+	CLI_CHANGE,
+	CLI_CHANGES
+};
 
 #define CLI_OPT_DB { "db", CLI_DB, "PATH", \
 	"the trace (default logs/trace.db, or $CAUSAL_LOG_DIR/trace.db)" }

@@ -6,7 +6,10 @@
 #include "usage.h"
 
 static const struct command *const commands[] = {
-	&cmd_report, &cmd_dscg, &cmd_latency,
+	&cmd_report,
+	&cmd_dscg,
+	&cmd_latency,
+	&cmd_impact,
 };
 
 int main(int argc, char **argv)

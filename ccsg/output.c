@@ -263,7 +263,178 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 	free(order);
 }
 
-static void report_json(FILE *f, const struct ccsg_graph *g)
+/*
+ * What `impact` adds to the report's printers (NULL for `report`, whose
+ * output stays as it was): the changes, the CCSG with the CCDG
+ * superimposed, the latency predicted.
+ */
+struct impact_view {
+	const struct ccsg_impact *im;
+	const struct ccsg_changes *cs;
+	const struct ccsg_latency *lat;
+	size_t nlat;
+	int64_t *self, *desc; /* scratch: a node's after vectors */
+};
+
+static const char *const latency_caveat =
+	"an estimate: it assumes that the CPU removed or added lies on the "
+	"critical path of each call (its own skeleton, its synchronous "
+	"child calls and the threads it joins) and that the host is not "
+	"saturated";
+
+/* The predicted mean latency of l (ns) after the changes. */
+static double latency_delta(const struct impact_view *iv,
+			    const struct ccsg_latency *l)
+{
+	return l->calls ? (double)iv->im->sync_delta[l->node] / (double)l->calls
+			: 0.0;
+}
+
+static double latency_after(const struct impact_view *iv,
+			    const struct ccsg_latency *l)
+{
+	double a = l->mean + latency_delta(iv, l);
+
+	return a > 0 ? a : 0;
+}
+
+/* self - before, per dimension, into d */
+static void vec_diff(int64_t *d, const int64_t *after, const int64_t *before,
+		     size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] = after[i] - before[i];
+}
+
+static void node_impact_json(FILE *f, const struct impact_view *iv,
+			     const struct ccsg_graph *g, size_t i)
+{
+	size_t k = g->dims->n;
+	int64_t *d = iv->self + iv->im->k * 2;
+
+	ccsg_impact_after(iv->im, (int32_t)i, iv->self, iv->desc);
+	fputs(", \"self_cpu_us_after\": ", f);
+	json_vec(f, iv->self, k);
+	fputs(", \"desc_cpu_us_after\": ", f);
+	json_vec(f, iv->desc, k);
+	vec_diff(d, iv->self, g->nodes[i].self, k);
+	fputs(", \"self_cpu_us_delta\": ", f);
+	json_vec(f, d, k);
+	vec_diff(d, iv->desc, g->nodes[i].desc, k);
+	fputs(", \"desc_cpu_us_delta\": ", f);
+	json_vec(f, d, k);
+	fprintf(f, ", \"affected\": %s",
+		iv->im->affected[i] ? "true" : "false");
+}
+
+static int cmp_int32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The CCDG's nodes and edges, in id order (free them). */
+static int32_t *sorted_copy(const int32_t *v, size_t n)
+{
+	int32_t *s = malloc((n + 1) * sizeof(int32_t));
+
+	if (s && n) {
+		memcpy(s, v, n * sizeof(int32_t));
+		qsort(s, n, sizeof(int32_t), cmp_int32);
+	}
+	return s;
+}
+
+static void changes_json(FILE *f, const struct ccsg_changes *cs)
+{
+	static const char *const scope[] = { "all", "processor group",
+					     "processor" };
+	char text[2048];
+
+	fputs(",\n \"changes\": [", f);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct ccsg_change *c = &cs->v[i];
+
+		ccsg_change_format(c, text, sizeof(text));
+		fprintf(f,
+			"%s\n  {\"kind\": \"%s\", \"on\": \"%s\", "
+			"\"processors\": [",
+			i ? "," : "",
+			c->kind == CCSG_REDUCTION ? "reduction" : "increase",
+			scope[c->scope]);
+		for (size_t j = 0; j < c->nwhere; j++) {
+			fputs(j ? ", " : "", f);
+			json_cstr(f, c->where[j]);
+		}
+		fputs("], \"functions\": [", f);
+		for (size_t j = 0; j < c->nfunctions; j++) {
+			fputs(j ? ", " : "", f);
+			json_cstr(f, c->functions[j]);
+		}
+		fprintf(f,
+			"], \"percent\": %.9g, \"factor\": \"%" PRIu64
+			"/%" PRIu64 "\", \"nodes\": [",
+			c->percent_value, c->num, c->den);
+		for (size_t j = 0; j < c->nnodes; j++)
+			fprintf(f, "%s%d", j ? ", " : "", c->nodes[j]);
+		fprintf(f, "], \"calls\": %" PRId64 ", \"text\": ", c->calls);
+		json_cstr(f, text);
+		fputc('}', f);
+	}
+	fputs("\n ]", f);
+}
+
+static void impact_json_tail(FILE *f, const struct impact_view *iv,
+			     const struct ccsg_graph *g)
+{
+	const struct ccsg_impact *im = iv->im;
+	size_t k = g->dims->n;
+	int32_t *nodes = sorted_copy(im->ccdg_nodes, im->nccdg_nodes);
+	int32_t *edges = sorted_copy(im->ccdg_edges, im->nccdg_edges);
+
+	changes_json(f, iv->cs);
+	for (size_t i = 0; i < k; i++)
+		iv->self[i] = g->total[i] + im->total_delta[i];
+	fputs(",\n \"total_cpu_us_after\": ", f);
+	json_vec(f, iv->self, k);
+	fputs(", \"total_cpu_us_delta\": ", f);
+	json_vec(f, im->total_delta, k);
+	fputs(",\n \"ccdg\": {\"nodes\": [", f);
+	for (size_t i = 0; nodes && i < im->nccdg_nodes; i++)
+		fprintf(f, "%s%d", i ? ", " : "", nodes[i]);
+	fputs("], \"edges\": [", f);
+	for (size_t i = 0; edges && i < im->nccdg_edges; i++) {
+		const struct ccsg_edge *e = &g->edges[edges[i]];
+
+		fprintf(f,
+			"%s{\"from\": %d, \"to\": %d, \"count\": %" PRId64 "}",
+			i ? ", " : "", e->from, e->to, e->count);
+	}
+	fputs("]},\n \"latency\": {\"unit\": \"us\", \"estimate\": ", f);
+	json_cstr(f, latency_caveat);
+	fputs(", \"functions\": [", f);
+	for (size_t i = 0; i < iv->nlat; i++) {
+		const struct ccsg_latency *l = &iv->lat[i];
+
+		fprintf(f, "%s\n  {\"id\": %d, \"name\": ", i ? "," : "",
+			l->node);
+		json_cstr(f, g->nodes[l->node].name);
+		fprintf(f,
+			", \"calls\": %" PRId64 ", \"mean_us\": %.3f, "
+			"\"mean_us_after\": %.3f, \"mean_us_delta\": %.3f, "
+			"\"affected\": %s}",
+			l->calls, l->mean / 1e3, latency_after(iv, l) / 1e3,
+			latency_delta(iv, l) / 1e3,
+			im->affected[l->node] ? "true" : "false");
+	}
+	fputs("\n ]}", f);
+	free(nodes);
+	free(edges);
+}
+
+static void report_json(FILE *f, const struct ccsg_graph *g,
+			const struct impact_view *iv)
 {
 	size_t k = g->dims->n;
 
@@ -297,6 +468,8 @@ static void report_json(FILE *f, const struct ccsg_graph *g)
 				x->proc, x->calls, x->failed);
 		if (x->kind == CCSG_THREAD)
 			fprintf(f, ", \"parent\": %d, \"threads\": %" PRId64, x->parent, x->threads);
+		if (iv)
+			node_impact_json(f, iv, g, i);
 		fputc('}', f);
 	}
 	fputs("\n ],\n \"edges\": [", f);
@@ -306,7 +479,10 @@ static void report_json(FILE *f, const struct ccsg_graph *g)
 		fprintf(f, "%s\n  {\"from\": %d, \"to\": %d, \"count\": %" PRId64 ", \"primary\": %s}",
 			i ? "," : "", e->from, e->to, e->count, e->primary ? "true" : "false");
 	}
-	fputs("\n ]\n}\n", f);
+	fputs("\n ]", f);
+	if (iv)
+		impact_json_tail(f, iv, g);
+	fputs("\n}\n", f);
 }
 
 static void xml_vec(FILE *f, const int64_t *v, size_t n)
@@ -315,7 +491,30 @@ static void xml_vec(FILE *f, const int64_t *v, size_t n)
 		fprintf(f, "%s%.3f", i ? " " : "", us(v[i]));
 }
 
-static void xml_node(FILE *f, const struct ccsg_graph *g, int32_t u, int64_t count, int depth)
+static void xml_impact_attrs(FILE *f, const struct impact_view *iv,
+			     const struct ccsg_graph *g, int32_t u)
+{
+	size_t k = g->dims->n;
+	int64_t *d = iv->self + iv->im->k * 2;
+
+	ccsg_impact_after(iv->im, u, iv->self, iv->desc);
+	fputs(" self_cpu_us_after=\"", f);
+	xml_vec(f, iv->self, k);
+	fputs("\" desc_cpu_us_after=\"", f);
+	xml_vec(f, iv->desc, k);
+	vec_diff(d, iv->self, g->nodes[u].self, k);
+	fputs("\" self_cpu_us_delta=\"", f);
+	xml_vec(f, d, k);
+	vec_diff(d, iv->desc, g->nodes[u].desc, k);
+	fputs("\" desc_cpu_us_delta=\"", f);
+	xml_vec(f, d, k);
+	fprintf(f, "\" affected=\"%s\"",
+		iv->im->affected[u] ? "true" : "false");
+}
+
+static void xml_node(FILE *f, const struct ccsg_graph *g,
+		     const struct impact_view *iv, int32_t u, int64_t count,
+		     int depth)
 {
 	const struct ccsg_node *x = &g->nodes[u];
 	static const char *const kinds[] = { "main", "function", "thread" };
@@ -335,6 +534,8 @@ static void xml_node(FILE *f, const struct ccsg_graph *g, int32_t u, int64_t cou
 		fprintf(f, " threads=\"%" PRId64 "\"", x->threads);
 	if (count >= 0)
 		fprintf(f, " count=\"%" PRId64 "\"", count);
+	if (iv)
+		xml_impact_attrs(f, iv, g, u);
 	for (size_t e = 0; e < g->nedges; e++) {
 		const struct ccsg_edge *ed = &g->edges[e];
 
@@ -342,7 +543,7 @@ static void xml_node(FILE *f, const struct ccsg_graph *g, int32_t u, int64_t cou
 			continue;
 		if (!children++)
 			fputs(">\n", f);
-		xml_node(f, g, ed->to, ed->count, depth + 1);
+		xml_node(f, g, iv, ed->to, ed->count, depth + 1);
 	}
 	if (children)
 		fprintf(f, "%*s</node>\n", 2 * depth, "");
@@ -350,7 +551,67 @@ static void xml_node(FILE *f, const struct ccsg_graph *g, int32_t u, int64_t cou
 		fputs("/>\n", f);
 }
 
-static void report_xml(FILE *f, const struct ccsg_graph *g)
+static void xml_changes(FILE *f, const struct ccsg_changes *cs)
+{
+	static const char *const scope[] = { "all", "processor group",
+					     "processor" };
+	char text[2048];
+
+	fputs(" <changes>\n", f);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct ccsg_change *c = &cs->v[i];
+
+		ccsg_change_format(c, text, sizeof(text));
+		fprintf(f,
+			"  <change kind=\"%s\" on=\"%s\" percent=\"%.9g\" "
+			"factor=\"%" PRIu64 "/%" PRIu64 "\" calls=\"%" PRId64
+			"\">",
+			c->kind == CCSG_REDUCTION ? "reduction" : "increase",
+			scope[c->scope], c->percent_value, c->num, c->den,
+			c->calls);
+		xml_str(f, text);
+		fputs("</change>\n", f);
+	}
+	fputs(" </changes>\n", f);
+}
+
+static void xml_impact_tail(FILE *f, const struct impact_view *iv,
+			    const struct ccsg_graph *g)
+{
+	const struct ccsg_impact *im = iv->im;
+	int32_t *nodes = sorted_copy(im->ccdg_nodes, im->nccdg_nodes);
+	int32_t *edges = sorted_copy(im->ccdg_edges, im->nccdg_edges);
+
+	fputs(" <ccdg>\n", f);
+	for (size_t i = 0; nodes && i < im->nccdg_nodes; i++)
+		fprintf(f, "  <node id=\"%d\"/>\n", nodes[i]);
+	for (size_t i = 0; edges && i < im->nccdg_edges; i++)
+		fprintf(f,
+			"  <link from=\"%d\" to=\"%d\" count=\"%" PRId64
+			"\"/>\n",
+			g->edges[edges[i]].from, g->edges[edges[i]].to,
+			g->edges[edges[i]].count);
+	fputs(" </ccdg>\n <latency unit=\"us\" estimate=\"", f);
+	xml_str(f, latency_caveat);
+	fputs("\">\n", f);
+	for (size_t i = 0; i < iv->nlat; i++) {
+		const struct ccsg_latency *l = &iv->lat[i];
+
+		fprintf(f, "  <function id=\"%d\" name=\"", l->node);
+		xml_str(f, g->nodes[l->node].name);
+		fprintf(f,
+			"\" calls=\"%" PRId64 "\" mean_us=\"%.3f\" "
+			"mean_us_after=\"%.3f\" mean_us_delta=\"%.3f\"/>\n",
+			l->calls, l->mean / 1e3, latency_after(iv, l) / 1e3,
+			latency_delta(iv, l) / 1e3);
+	}
+	fputs(" </latency>\n", f);
+	free(nodes);
+	free(edges);
+}
+
+static void report_xml(FILE *f, const struct ccsg_graph *g,
+		       const struct impact_view *iv)
 {
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ccsg trace=\"", f);
 	xml_str(f, g->dscg->trace->path);
@@ -359,29 +620,92 @@ static void report_xml(FILE *f, const struct ccsg_graph *g)
 		fputs(i ? " " : "", f);
 		xml_str(f, g->dims->names[i]);
 	}
-	fputs("\" unit=\"us\">\n <primary>\n", f);
-	xml_node(f, g, 0, -1, 2);
+	fputs("\" unit=\"us\">\n", f);
+	if (iv)
+		xml_changes(f, iv->cs);
+	fputs(" <primary>\n", f);
+	xml_node(f, g, iv, 0, -1, 2);
 	fputs(" </primary>\n <secondary>\n", f);
 	for (size_t e = 0; e < g->nedges; e++)
 		if (!g->edges[e].primary)
 			fprintf(f, "  <link from=\"%d\" to=\"%d\" count=\"%" PRId64 "\"/>\n",
 				g->edges[e].from, g->edges[e].to, g->edges[e].count);
-	fputs(" </secondary>\n</ccsg>\n", f);
+	fputs(" </secondary>\n", f);
+	if (iv)
+		xml_impact_tail(f, iv, g);
+	fputs("</ccsg>\n", f);
 }
 
-static void report_dot(FILE *f, const struct ccsg_graph *g)
+/*
+ * dot with the CCDG superimposed: a node's colour says its change
+ * (self + descendants, all hosts): green reduced, red increased, blue
+ * affected without a net change (changes that cancel, or round to 0),
+ * grey unaffected; the CCDG's arcs are drawn bold in their target's
+ * colour.
+ */
+static const char *dot_colour(const struct impact_view *iv, int32_t u, int fill)
+{
+	size_t k = iv->im->k;
+	int64_t d = ccsg_vec_sum(iv->im->self_delta + (size_t)u * k, k) +
+		    ccsg_vec_sum(iv->im->desc_delta + (size_t)u * k, k);
+
+	if (!iv->im->affected[u])
+		return fill ? "grey92" : "grey50";
+	if (d < 0)
+		return fill ? "palegreen" : "darkgreen";
+	if (d > 0)
+		return fill ? "lightpink" : "red";
+	return fill ? "lightblue" : "blue";
+}
+
+static void dot_impact_label(FILE *f, const struct impact_view *iv,
+			     const struct ccsg_graph *g, int32_t u)
+{
+	size_t k = g->dims->n;
+	const struct ccsg_node *x = &g->nodes[u];
+	int64_t s0 = ccsg_vec_sum(x->self, k), d0 = ccsg_vec_sum(x->desc, k),
+		s1, d1;
+
+	ccsg_impact_after(iv->im, u, iv->self, iv->desc);
+	s1 = ccsg_vec_sum(iv->self, k);
+	d1 = ccsg_vec_sum(iv->desc, k);
+	fprintf(f,
+		"\\nself %.3f -> %.3f ms (%+.3f)\\ndesc %.3f -> %.3f ms "
+		"(%+.3f)",
+		ms(s0), ms(s1), ms(s1 - s0), ms(d0), ms(d1), ms(d1 - d0));
+}
+
+static void report_dot(FILE *f, const struct ccsg_graph *g,
+		       const struct impact_view *iv)
 {
 	size_t k = g->dims->n;
 
 	fputs("digraph ccsg {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n", f);
+	if (iv) {
+		char text[2048];
+
+		fputs("  labelloc=t;\n  label=\"", f);
+		for (size_t i = 0; i < iv->cs->n; i++) {
+			ccsg_change_format(&iv->cs->v[i], text, sizeof(text));
+			dot_str(f, text);
+			fputs("\\n", f);
+		}
+		fputs("green: reduced, red: increased, blue: no net change, "
+		      "grey: unaffected\";\n",
+		      f);
+	}
 	for (size_t i = 0; i < g->nnodes; i++) {
 		const struct ccsg_node *x = &g->nodes[i];
 
 		fprintf(f, "  n%zu [%slabel=\"", i, x->kind == CCSG_THREAD ? "shape=ellipse, " :
 			x->kind == CCSG_MAIN ? "shape=doubleoctagon, " : "");
 		dot_str(f, x->name);
-		fprintf(f, "\\nself %.3f ms\\ndesc %.3f ms", ms(ccsg_vec_sum(x->self, k)),
-			ms(ccsg_vec_sum(x->desc, k)));
+		if (iv)
+			dot_impact_label(f, iv, g, (int32_t)i);
+		else
+			fprintf(f, "\\nself %.3f ms\\ndesc %.3f ms",
+				ms(ccsg_vec_sum(x->self, k)),
+				ms(ccsg_vec_sum(x->desc, k)));
 		if (x->kind == CCSG_FUNCTION) {
 			fprintf(f, "\\n%" PRId64 " calls", x->calls);
 			if (x->failed)
@@ -393,22 +717,280 @@ static void report_dot(FILE *f, const struct ccsg_graph *g)
 				fprintf(f, "%s%.3f", j ? ", " : "", ms(x->self[j]));
 			fputc('>', f);
 		}
-		fputs("\"];\n", f);
+		fputc('"', f);
+		if (iv)
+			fprintf(f,
+				", style=filled, color=\"%s\", "
+				"fillcolor=\"%s\"",
+				dot_colour(iv, (int32_t)i, 0),
+				dot_colour(iv, (int32_t)i, 1));
+		fputs("];\n", f);
 	}
-	for (size_t e = 0; e < g->nedges; e++)
-		fprintf(f, "  n%d -> n%d [label=\"%" PRId64 "\"%s];\n", g->edges[e].from,
-			g->edges[e].to, g->edges[e].count, g->edges[e].primary ? "" : ", style=dashed");
+	for (size_t e = 0; e < g->nedges; e++) {
+		fprintf(f, "  n%d -> n%d [label=\"%" PRId64 "\"%s",
+			g->edges[e].from, g->edges[e].to, g->edges[e].count,
+			g->edges[e].primary ? "" : ", style=dashed");
+		if (iv && iv->im->edge_affected[e])
+			fprintf(f, ", penwidth=2, color=\"%s\"",
+				dot_colour(iv, g->edges[e].to, 0));
+		else if (iv)
+			fputs(", color=\"grey50\"", f);
+		fputs("];\n", f);
+	}
 	fputs("}\n", f);
 }
 
 int ccsg_report_print(FILE *f, const struct ccsg_graph *g, int format)
 {
 	switch (format) {
-	case CCSG_JSON: report_json(f, g); break;
-	case CCSG_XML: report_xml(f, g); break;
-	case CCSG_DOT: report_dot(f, g); break;
+	case CCSG_JSON:
+		report_json(f, g, NULL);
+		break;
+	case CCSG_XML:
+		report_xml(f, g, NULL);
+		break;
+	case CCSG_DOT:
+		report_dot(f, g, NULL);
+		break;
 	default: report_text(f, g); break;
 	}
+	return done(f);
+}
+
+/* --- impact as text
+ * ------------------------------------------------------------ */
+
+static const struct impact_view *sort_iv;
+
+/* flat profile order: self after, largest first, then id */
+static int cmp_self_after(const void *a, const void *b)
+{
+	const struct impact_view *iv = sort_iv;
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	size_t k = iv->im->k;
+	int64_t sx = ccsg_vec_sum(sort_g->nodes[x].self, sort_g->dims->n) +
+		     ccsg_vec_sum(iv->im->self_delta + (size_t)x * k, k);
+	int64_t sy = ccsg_vec_sum(sort_g->nodes[y].self, sort_g->dims->n) +
+		     ccsg_vec_sum(iv->im->self_delta + (size_t)y * k, k);
+
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return x - y;
+}
+
+static void changes_text(FILE *f, const struct ccsg_graph *g,
+			 const struct ccsg_changes *cs)
+{
+	char text[2048];
+
+	fputs("changes, applied in order:\n", f);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct ccsg_change *c = &cs->v[i];
+
+		ccsg_change_format(c, text, sizeof(text));
+		fprintf(f,
+			"  %zu. %s\n     (self CPU x %" PRIu64 "/%" PRIu64
+			": %" PRId64 " call%s of",
+			i + 1, text, c->num, c->den, c->calls,
+			c->calls == 1 ? "" : "s");
+		for (size_t j = 0; j < c->nnodes; j++)
+			fprintf(f, "%s %s [%d]", j ? "," : "",
+				g->nodes[c->nodes[j]].name, c->nodes[j]);
+		fputs(")\n", f);
+	}
+}
+
+static void total_text(FILE *f, const struct ccsg_graph *g,
+		       const struct ccsg_impact *im)
+{
+	size_t k = g->dims->n;
+	int64_t before = ccsg_vec_sum(g->total, k);
+	int64_t delta = ccsg_vec_sum(im->total_delta, k);
+
+	fprintf(f,
+		"user CPU of the whole system: %.3f -> %.3f ms (%+.3f ms, "
+		"%+.2f%%)\n",
+		ms(before), ms(before + delta), ms(delta),
+		before ? 100.0 * delta / before : 0.0);
+	for (size_t i = 0; i < k; i++)
+		fprintf(f, "%s%s %.3f -> %.3f (%+.3f)", i ? ", " : "  ",
+			g->dims->names[i], ms(g->total[i]),
+			ms(g->total[i] + im->total_delta[i]),
+			ms(im->total_delta[i]));
+	if (k)
+		fputc('\n', f);
+}
+
+static void flat_text(FILE *f, const struct ccsg_graph *g,
+		      const struct impact_view *iv, int32_t *order)
+{
+	size_t k = g->dims->n, n = g->nnodes;
+
+	fputs("\nFlat profile: the CCSG with the CCDG superimposed (CPU in ms, "
+	      "all hosts;\n"
+	      "* = affected, in the CCDG; self = Equations 1 and 2, desc = "
+	      "Equations 3 and 4)\n\n",
+	      f);
+	fprintf(f, "  %10s    %10s %10s  %10s    %10s %10s %9s  name\n", "self",
+		"after", "delta", "desc", "after", "delta", "count");
+	for (size_t i = 0; i < n; i++)
+		order[i] = (int32_t)i;
+	sort_g = g;
+	sort_iv = iv;
+	qsort(order, n, sizeof(int32_t), cmp_self_after);
+	for (size_t i = 0; i < n; i++) {
+		int32_t u = order[i];
+		const struct ccsg_node *x = &g->nodes[u];
+		int64_t s0 = ccsg_vec_sum(x->self, k),
+			d0 = ccsg_vec_sum(x->desc, k);
+		int64_t s1, d1;
+
+		ccsg_impact_after(iv->im, u, iv->self, iv->desc);
+		s1 = ccsg_vec_sum(iv->self, k);
+		d1 = ccsg_vec_sum(iv->desc, k);
+		fprintf(f,
+			"%c %10.3f -> %10.3f %+10.3f  %10.3f -> %10.3f %+10.3f "
+			"%9" PRId64 "  %s [%d]\n",
+			iv->im->affected[u] ? '*' : ' ', ms(s0), ms(s1),
+			ms(s1 - s0), ms(d0), ms(d1), ms(d1 - d0), node_count(x),
+			x->name, u);
+	}
+}
+
+static void ccdg_vec_text(FILE *f, const char *what, const int64_t *before,
+			  const int64_t *after, size_t k)
+{
+	fprintf(f, "    %-4s %10.3f -> %10.3f  delta", what,
+		ms(ccsg_vec_sum(before, k)), ms(ccsg_vec_sum(after, k)));
+	for (size_t j = 0; j < k; j++)
+		fprintf(f, " %+10.3f", ms(after[j] - before[j]));
+	fputc('\n', f);
+}
+
+static void ccdg_text(FILE *f, const struct ccsg_graph *g,
+		      const struct impact_view *iv)
+{
+	const struct ccsg_impact *im = iv->im;
+	size_t k = g->dims->n;
+	int32_t *nodes = sorted_copy(im->ccdg_nodes, im->nccdg_nodes);
+
+	if (!nodes)
+		return;
+	fputs("\nCPU Consumption Delta Graph: the affected nodes and the arcs "
+	      "the change went\n"
+	      "through (ms; deltas per host:",
+	      f);
+	for (size_t j = 0; j < k; j++)
+		fprintf(f, " %s", g->dims->names[j]);
+	fputs(")\n", f);
+	for (size_t i = 0; i < im->nccdg_nodes; i++) {
+		int32_t u = nodes[i];
+
+		ccsg_impact_after(im, u, iv->self, iv->desc);
+		fprintf(f, "\n[%d] %s\n", u, g->nodes[u].name);
+		ccdg_vec_text(f, "self", g->nodes[u].self, iv->self, k);
+		ccdg_vec_text(f, "desc", g->nodes[u].desc, iv->desc, k);
+		for (size_t e = 0; e < g->nedges; e++) {
+			const struct ccsg_edge *ed = &g->edges[e];
+
+			if (!im->edge_affected[e] ||
+			    (ed->to != u && ed->from != u))
+				continue;
+			fprintf(f, "    %-9s [%d] %s (%" PRId64 ")\n",
+				ed->to == u ? "called by" : "calls",
+				ed->to == u ? ed->from : ed->to,
+				g->nodes[ed->to == u ? ed->from : ed->to].name,
+				ed->count);
+		}
+	}
+	free(nodes);
+}
+
+static void latency_text(FILE *f, const struct ccsg_graph *g,
+			 const struct impact_view *iv)
+{
+	fputs("\nPredicted mean end-to-end latency (Equation 3 of the "
+	      "monitoring paper, ms).\n"
+	      "This is an estimate: it assumes that the CPU removed or added "
+	      "lies on the\n"
+	      "critical path of each call (its own skeleton, its synchronous "
+	      "child calls\n"
+	      "and the threads it joins) and that the host is not "
+	      "saturated.\n\n",
+	      f);
+	fprintf(f, "  %8s %10s    %10s %10s  name\n", "calls", "mean", "after",
+		"delta");
+	for (size_t i = 0; i < iv->nlat; i++) {
+		const struct ccsg_latency *l = &iv->lat[i];
+
+		if (!l->calls) {
+			fprintf(f,
+				"  %8d %10s    %10s %10s  %s (no call with a "
+				"latency)\n",
+				0, "-", "-", "-", g->nodes[l->node].name);
+			continue;
+		}
+		fprintf(f, "%c %8" PRId64 " %10.3f -> %10.3f %+10.3f  %s\n",
+			iv->im->affected[l->node] ? '*' : ' ', l->calls,
+			l->mean / 1e6, latency_after(iv, l) / 1e6,
+			latency_delta(iv, l) / 1e6, g->nodes[l->node].name);
+	}
+}
+
+static void impact_text(FILE *f, const struct ccsg_graph *g,
+			const struct impact_view *iv)
+{
+	int32_t *order = malloc((g->nnodes + 1) * sizeof(int32_t));
+
+	if (!order)
+		return;
+	fprintf(f, "ccsg impact of %s\n", g->dscg->trace->path);
+	summary_text(f, g->dscg->trace, &g->dscg->stats);
+	changes_text(f, g, iv->cs);
+	total_text(f, g, iv->im);
+	if (g->clamped)
+		fprintf(f,
+			"negative self CPU set to 0: %" PRId64
+			" times (clock granularity)\n",
+			g->clamped);
+	if (g->unmeasured_threads)
+		fprintf(f,
+			"user threads without a CPU time (no end record): "
+			"%" PRId64 "\n",
+			g->unmeasured_threads);
+	flat_text(f, g, iv, order);
+	ccdg_text(f, g, iv);
+	latency_text(f, g, iv);
+	free(order);
+}
+
+int ccsg_impact_print(FILE *f, const struct ccsg_impact *im,
+		      const struct ccsg_changes *cs,
+		      const struct ccsg_latency *lat, size_t nlat, int format)
+{
+	const struct ccsg_graph *g = im->g;
+	struct impact_view iv = { im, cs, lat, nlat, NULL, NULL };
+
+	/* self, desc and a difference: k each */
+	iv.self = calloc(3 * im->k, sizeof(int64_t));
+	if (!iv.self)
+		return -ENOMEM;
+	iv.desc = iv.self + im->k;
+	switch (format) {
+	case CCSG_JSON:
+		report_json(f, g, &iv);
+		break;
+	case CCSG_XML:
+		report_xml(f, g, &iv);
+		break;
+	case CCSG_DOT:
+		report_dot(f, g, &iv);
+		break;
+	default:
+		impact_text(f, g, &iv);
+		break;
+	}
+	free(iv.self);
 	return done(f);
 }
 

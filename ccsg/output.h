@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "ccsg.h"
+#include "impact.h"
 #include "latency.h"
 #include "names.h"
 
@@ -18,6 +19,15 @@ int ccsg_format_parse(const char *s);
 
 int ccsg_report_print(FILE *f, const struct ccsg_graph *g, int format);
 int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names *nm, int format);
+/*
+ * `ccsg impact`: the CCSG with the CCDG of im superimposed (every node's
+ * before, after and delta), the changes cs as parsed, and the mean
+ * latency of lat (ccsg_latency_build() of im's graph) predicted, said to
+ * be an estimate.  JSON and XML extend report's; -ENOMEM, -EIO.
+ */
+int ccsg_impact_print(FILE *f, const struct ccsg_impact *im,
+		      const struct ccsg_changes *cs,
+		      const struct ccsg_latency *lat, size_t nlat, int format);
 int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_latency *l,
 		       size_t n, int format);
 

@@ -2,7 +2,7 @@
 # run-example - `make example`: trace the bundled examples, merge their logs
 # and show what causal saw.
 #
-#   BUILD=/abs/build bash examples/run-example.sh [figure1|pipeline|all]
+#   BUILD=/abs/build bash examples/run-example.sh [figure1|pipeline|impact|all]
 #
 # 1. figure1 (default part): the example of Figure 1 of the CPU paper
 #    (examples/figure1/): main calls foo on host A; foo calls times on
@@ -12,6 +12,11 @@
 #    this host), all on loopback.  Shows the CCSG (`ccsg report`) with the
 #    CPU each component burned, per host.
 # 2. pipeline: the thread-pipeline program, its thread tree with sqlite3.
+# 3. impact (`make example-impact`, not part of all): Figure 1 run twice,
+#    as it is and with say_it burning 20% less on hostD (FIG1_SCALE, read
+#    by figure1-server); `ccsg impact` predicts the second run from the
+#    first trace, and every node's predicted CPU is shown against the
+#    second run's measured CPU, per host, with foo's latency.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${BUILD:=$PWD/build}"
@@ -28,6 +33,7 @@ q() {
 # ---- Figure 1 ---------------------------------------------------------------
 
 fig1_pids=()
+fig1_env=
 fig1_stop() {
 	local pid
 	for pid in "${fig1_pids[@]}"; do
@@ -48,17 +54,20 @@ fig1_hosted() {
 	shift
 	if [ "$fig1_uts" = 1 ]; then
 		exec unshare --uts sh -c 'hostname "$0" && exec "$@"' "$host" \
-			env LD_PRELOAD="$BUILD/libcausal.so" CAUSAL_LOG_DIR="$fig1_logs" "$@"
+			env LD_PRELOAD="$BUILD/libcausal.so" CAUSAL_LOG_DIR="$fig1_logs" \
+			${fig1_env:+"$fig1_env"} "$@"
 	else
-		exec env LD_PRELOAD="$BUILD/libcausal.so" CAUSAL_LOG_DIR="$fig1_logs" "$@"
+		exec env LD_PRELOAD="$BUILD/libcausal.so" CAUSAL_LOG_DIR="$fig1_logs" \
+			${fig1_env:+"$fig1_env"} "$@"
 	fi
 }
 
-# start NAME HOST ROLES ARGS...: sets port_tcp, port_udp once it serves
+# start NAME HOST ROLES ARGS...: sets port_tcp, port_udp once it serves;
+# with fig1_env set ("FIG1_SCALE=say_it=0.8"), the server runs with it
 fig1_start() {
 	local name=$1 host=$2 roles=$3 ready=$fig1_dir/$1.ready
 	shift 3
-	echo "\$ [$host] figure1-server -R $roles $*"
+	echo "\$ [$host] ${fig1_env:+$fig1_env }figure1-server -R $roles $*"
 	(fig1_hosted "$host" "$BUILD/examples/figure1-server" -R "$roles" \
 		-r "$ready" "$@" >"$fig1_dir/$name.out" 2>"$fig1_dir/$name.err") &
 	fig1_pids+=($!)
@@ -73,24 +82,26 @@ fig1_start() {
 	port_udp=$(awk '$1 == "udp" { print $2 }' "$ready")
 }
 
-figure1() {
-	fig1_dir=$BUILD/example-logs/figure1
-	fig1_logs=$fig1_dir/logs
-	local db=$fig1_logs/trace.db
-	rm -rf "$fig1_dir"
-	mkdir -p "$fig1_dir"
+fig1_check_uts() {
 	fig1_uts=0
 	if [ "$(id -u)" = 0 ] && unshare --uts true 2>/dev/null; then
 		fig1_uts=1
 	else
 		echo "run-example: not root, or no UTS namespaces: every server on this host"
 	fi
-	echo "== Figure 1 of the CPU paper: main -> foo (A) -> times (B),"
-	echo "   what_to_say (C, two threads), say_it x3 (D); CPU in ms:"
-	echo "   foo 32, times 27, what_to_say 30 + 2 threads x 20, say_it 26/25/27"
-	echo
+}
+
+# fig1_deploy DIR [SCALE_D]: the four servers and main, traced into
+# DIR/logs and merged; SCALE_D is the FIG1_SCALE of hostD's server
+fig1_deploy() {
+	fig1_dir=$1
+	fig1_logs=$fig1_dir/logs
+	rm -rf "$fig1_dir"
+	mkdir -p "$fig1_dir"
 	trap fig1_stop EXIT
+	fig1_env=${2:+FIG1_SCALE=$2}
 	fig1_start D hostD D; local d=$port_tcp
+	fig1_env=
 	fig1_start C hostC C; local c=$port_tcp
 	fig1_start B hostB B; local b=$port_udp
 	fig1_start A hostA A -b "$b" -c "$c" -d "$d"; local a=$port_tcp
@@ -102,6 +113,16 @@ figure1() {
 	echo "\$ tracedump merge $fig1_logs"
 	"$BUILD/tracedump" merge "$fig1_logs"
 	echo
+}
+
+figure1() {
+	local db=$BUILD/example-logs/figure1/logs/trace.db
+	fig1_check_uts
+	echo "== Figure 1 of the CPU paper: main -> foo (A) -> times (B),"
+	echo "   what_to_say (C, two threads), say_it x3 (D); CPU in ms:"
+	echo "   foo 32, times 27, what_to_say 30 + 2 threads x 20, say_it 26/25/27"
+	echo
+	fig1_deploy "$BUILD/example-logs/figure1"
 	if [ -x "$BUILD/ccsg" ]; then
 		echo "\$ ccsg report --format=text --db $db --idl examples/figure1/figure1.x"
 		"$BUILD/ccsg" report --format=text --db "$db" --idl examples/figure1/figure1.x
@@ -184,9 +205,119 @@ pipeline() {
 	echo "The database is $db"
 }
 
+# ---- impact: a prediction checked against a second run ------------------------
+
+# impact_table PRED MEAS: per node and host, run 1, predicted (ccsg
+# impact's JSON) and measured (ccsg report's JSON of run 2), in ms
+impact_table() {
+	sqlite3 -header -column :memory: "
+	WITH p AS (SELECT value AS n FROM json_each(readfile('$1'), '\$.nodes')),
+	     m AS (SELECT value AS n FROM json_each(readfile('$2'), '\$.nodes')),
+	     h AS (SELECT key AS i, value AS host FROM json_each(readfile('$1'), '\$.hosts')),
+	     mh AS (SELECT key AS i, value AS host FROM json_each(readfile('$2'), '\$.hosts')),
+	     v AS (
+		SELECT json_extract(p.n, '\$.id') AS id, json_extract(p.n, '\$.name') AS node,
+		       h.host AS host,
+		       json_extract(p.n, '\$.self_cpu_us[' || h.i || ']') / 1e3 AS s1,
+		       json_extract(p.n, '\$.self_cpu_us_after[' || h.i || ']') / 1e3 AS sp,
+		       json_extract(m.n, '\$.self_cpu_us[' || mh.i || ']') / 1e3 AS s2,
+		       json_extract(p.n, '\$.desc_cpu_us[' || h.i || ']') / 1e3 AS d1,
+		       json_extract(p.n, '\$.desc_cpu_us_after[' || h.i || ']') / 1e3 AS dp,
+		       json_extract(m.n, '\$.desc_cpu_us[' || mh.i || ']') / 1e3 AS d2,
+		       json_extract(p.n, '\$.affected') AS affected
+		FROM p JOIN m ON json_extract(p.n, '\$.name') = json_extract(m.n, '\$.name')
+		JOIN h JOIN mh ON mh.host = h.host)
+	SELECT CASE WHEN affected THEN '*' ELSE '' END AS ccdg,
+	       node || CASE WHEN node IN ('<serving threads>', '<threads of main>')
+	                    THEN ' (runtime)' ELSE '' END AS node, host,
+	       printf('%.3f', s1) AS self_run1, printf('%.3f', sp) AS self_predicted,
+	       printf('%.3f', s2) AS self_run2, printf('%+.3f', sp - s2) AS self_diff,
+	       printf('%.3f', d1) AS desc_run1, printf('%.3f', dp) AS desc_predicted,
+	       printf('%.3f', d2) AS desc_run2, printf('%+.3f', dp - d2) AS desc_diff
+	FROM v WHERE s1 != 0 OR sp != 0 OR s2 != 0 OR d1 != 0 OR dp != 0 OR d2 != 0
+	ORDER BY id, host;"
+}
+
+# impact_main PRED MEAS: main's descendants less the runtime nodes
+impact_main() {
+	sqlite3 -header -column :memory: "
+	WITH h AS (SELECT key AS i, value AS host FROM json_each(readfile('$1'), '\$.hosts')),
+	     mh AS (SELECT key AS i, value AS host FROM json_each(readfile('$2'), '\$.hosts')),
+	     p AS (SELECT value AS n FROM json_each(readfile('$1'), '\$.nodes')),
+	     m AS (SELECT value AS n FROM json_each(readfile('$2'), '\$.nodes')),
+	     rt(name) AS (VALUES ('<serving threads>'), ('<threads of main>')),
+	     pv AS (SELECT h.host,
+		  sum(CASE WHEN json_extract(n, '\$.name') = '<main>'
+		           THEN json_extract(n, '\$.desc_cpu_us[' || h.i || ']') ELSE 0 END) AS d1,
+		  sum(CASE WHEN json_extract(n, '\$.name') = '<main>'
+		           THEN json_extract(n, '\$.desc_cpu_us_after[' || h.i || ']') ELSE 0 END) AS dp,
+		  sum(CASE WHEN json_extract(n, '\$.name') IN (SELECT name FROM rt)
+		           THEN json_extract(n, '\$.self_cpu_us[' || h.i || ']') ELSE 0 END) AS r1
+		FROM p JOIN h GROUP BY h.host),
+	     mv AS (SELECT mh.host,
+		  sum(CASE WHEN json_extract(n, '\$.name') = '<main>'
+		           THEN json_extract(n, '\$.desc_cpu_us[' || mh.i || ']') ELSE 0 END) AS d2,
+		  sum(CASE WHEN json_extract(n, '\$.name') IN (SELECT name FROM rt)
+		           THEN json_extract(n, '\$.self_cpu_us[' || mh.i || ']') ELSE 0 END) AS r2
+		FROM m JOIN mh GROUP BY mh.host)
+	SELECT pv.host, printf('%.3f', (d1 - r1) / 1e3) AS run1,
+	       printf('%.3f', (dp - r1) / 1e3) AS predicted,
+	       printf('%.3f', (d2 - r2) / 1e3) AS run2,
+	       printf('%+.3f', (dp - r1 - d2 + r2) / 1e3) AS diff
+	FROM pv JOIN mv USING (host) ORDER BY pv.host;"
+}
+
+# foo_latency JSON KEY: foo's mean latency (ms) from a latency / impact JSON
+foo_latency() {
+	sqlite3 :memory: "SELECT printf('%.3f', json_extract(value, '\$.$2') / 1e3)
+		FROM json_each(readfile('$1'), '\$.$3')
+		WHERE json_extract(value, '\$.name') = 'FIG1_PROG::FOO';"
+}
+
+impact() {
+	local out=$BUILD/example-logs/impact x=examples/figure1/figure1.x
+	local spec='reduction on processor group { hostD } by 20% to function { FIG1_PROG::SAY_IT }'
+	[ -x "$BUILD/ccsg" ] || { echo "run-example: $BUILD/ccsg is not built" >&2; exit 1; }
+	fig1_check_uts
+	echo "== ccsg impact on Figure 1: what if say_it used 20% less CPU on hostD?"
+	echo "   Run 1: the example as it is.  Run 2: say_it burns 20% less on hostD"
+	echo "   (FIG1_SCALE=say_it=0.8 in hostD's server).  ccsg impact predicts"
+	echo "   run 2's CCSG from run 1's trace; then run 2's own CCSG is measured."
+	echo
+	echo "-- run 1"
+	fig1_deploy "$out/run1"
+	echo "-- run 2"
+	fig1_deploy "$out/run2" say_it=0.8
+	local db1=$out/run1/logs/trace.db db2=$out/run2/logs/trace.db
+	echo "\$ ccsg impact --db $db1 --idl $x --change '$spec'"
+	"$BUILD/ccsg" impact --db "$db1" --idl "$x" --change "$spec"
+	echo
+	"$BUILD/ccsg" impact --db "$db1" --idl "$x" --change "$spec" --format=json >"$out/predicted.json"
+	"$BUILD/ccsg" report --db "$db2" --idl "$x" --format=json >"$out/measured.json"
+	"$BUILD/ccsg" latency --db "$db1" --idl "$x" --format=json >"$out/latency1.json"
+	"$BUILD/ccsg" latency --db "$db2" --idl "$x" --format=json >"$out/latency2.json"
+	echo "== predicted (from run 1's trace) vs measured (run 2), CPU in ms per node and"
+	echo "   host; * = in the CCDG.  The runtime nodes (the servers' loops and start-up,"
+	echo "   the client's main) vary with the machine's load and no change predicts them."
+	echo
+	impact_table "$out/predicted.json" "$out/measured.json"
+	echo
+	echo "-- <main>'s descendants less the runtime nodes (the whole system's components)"
+	impact_main "$out/predicted.json" "$out/measured.json"
+	echo
+	echo "-- foo's mean end-to-end latency, ms (an estimate: it assumes the CPU is on"
+	echo "   the critical path and the host is not saturated; wall time varies with load)"
+	echo "   run 1 $(foo_latency "$out/latency1.json" mean_us functions)," \
+		"predicted $(foo_latency "$out/predicted.json" mean_us_after latency.functions)," \
+		"run 2 $(foo_latency "$out/latency2.json" mean_us functions)"
+	echo
+	echo "The traces are $db1 and $db2"
+}
+
 case $part in
 figure1) figure1 ;;
 pipeline) pipeline ;;
+impact) impact ;;
 all) figure1; pipeline ;;
-*) echo "usage: run-example.sh [figure1|pipeline|all]" >&2; exit 2 ;;
+*) echo "usage: run-example.sh [figure1|pipeline|impact|all]" >&2; exit 2 ;;
 esac

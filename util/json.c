@@ -60,7 +60,8 @@ void json_string(FILE *out, const char *s, size_t len)
 			i += n;
 			continue;
 		}
-		fwrite(p + done, 1, i - done, out);
+		if (i > done)
+			fwrite(p + done, 1, i - done, out);
 		if (c == '"' || c == '\\') {
 			putc('\\', out);
 			putc(c, out);
@@ -84,7 +85,8 @@ void json_string(FILE *out, const char *s, size_t len)
 		}
 		done = ++i;
 	}
-	fwrite(p + done, 1, i - done, out);
+	if (i > done) /* p may be NULL when len is 0 */
+		fwrite(p + done, 1, i - done, out);
 	putc('"', out);
 }
 

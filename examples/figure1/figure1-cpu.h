@@ -1,12 +1,18 @@
 /*
- * figure1-cpu.h - what figure1-server, figure1-client and the test
- * (test/check-e2e-figure1.c) agree on: the CPU each component burns.
+ * figure1-cpu.h - what figure1-server, figure1-client and the tests
+ * (test/check-e2e-figure1.c, check-e2e-impact.c) agree on: the CPU each
+ * component burns.
  *
  * The amounts are those of Figure 1 of the CPU paper, ten times larger
  * (the paper's milliseconds become our 10 ms units) so that they stand
  * well above the noise of a loaded machine.  Every amount is burned by
  * spinning on the calling thread's CPU clock, so it is the thread's CPU,
  * not wall time, whatever else runs.
+ *
+ * A server scales these amounts by FIG1_SCALE, per component
+ * (FIG1_SCALE='say_it=0.8': say_it burns 20% less there; see
+ * figure1-server.c), to play a change of code or processor whose effect
+ * `ccsg impact` predicts (test/check-e2e-impact.c, make example-impact).
  */
 #ifndef CAUSAL_EXAMPLES_FIGURE1_CPU_H
 #define CAUSAL_EXAMPLES_FIGURE1_CPU_H

@@ -12,7 +12,16 @@
  * -b  UDP port of times (default: this server's own, when it serves B)
  * -c  TCP port of what_to_say, -d TCP port of say_it (default: our own
  *     TCP port, when we serve C / D); all on 127.0.0.1.  Only foo calls
- *     out, so only a server of A needs them.
+ *     out, so only a server of A needs them.  -d takes several ports
+ *     (-d P1,P2): say_it served on several hosts, foo's calls in turn.
+ *
+ * FIG1_SCALE (environment) scales the CPU each component burns, per
+ * component, in this process: FIG1_SCALE='say_it=0.8' burns 20% less in
+ * say_it, 'times=1.5,say_it=0.8' also half as much again in times.  The
+ * names are foo, times, what_to_say, say_it and thread (each of
+ * what_to_say's threads); a factor is a number in (0, 100].  It is how a
+ * change of code or of processor is simulated on one host, to check
+ * `ccsg impact`'s predictions (make example-impact).
  *
  * foo calls times over UDP and the others over TCP, wherever they are:
  * as in demo-server, TCP and UDP are served by a thread each, so when A
@@ -44,14 +53,24 @@
 #include "figure1-cpu.h"
 #include "figure1.h" /* rpcgen's, of figure1.x */
 
+#define FIG1_MAX_SAY 4 /* servers of say_it foo can call */
+
 /* rpcgen's dispatch function (figure1_svc.c); its header does not say so */
 void fig1_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 
 static volatile sig_atomic_t stopping;
 static const char *roles = "ABCD";
 static int tcp_port, udp_port, udp_fd = -1;
-static int times_port, what_port, say_port;
-static CLIENT *times_clnt, *what_clnt, *say_clnt; /* foo's, made at start */
+static int times_port, what_port;
+static int say_port[FIG1_MAX_SAY], nsay;
+/* foo's, made at start; say_it's in turn */
+static CLIENT *times_clnt, *what_clnt, *say_clnt[FIG1_MAX_SAY];
+
+/* FIG1_SCALE: the factor of each component, in enum order */
+enum { S_FOO, S_TIMES, S_WHAT, S_SAY, S_THREAD, S_N };
+static const char *const scale_name[S_N] = { "foo", "times", "what_to_say",
+					     "say_it", "thread" };
+static double scale[S_N] = { 1, 1, 1, 1, 1 };
 
 static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 static void die(const char *fmt, ...)
@@ -75,6 +94,12 @@ static void on_term(int sig)
 static int serves(char role)
 {
 	return strchr(roles, role) != NULL;
+}
+
+/* us of component c, as FIG1_SCALE scales it */
+static int scaled(int c, int us)
+{
+	return (int)(us * scale[c] + 0.5);
 }
 
 static void said(const char *name, int us)
@@ -132,7 +157,7 @@ bool_t foo_1_svc(void *argp, int *result, struct svc_req *rq)
 	if (!serves('A'))
 		return FALSE;
 	*result = -1;
-	fig1_burn_us(FIG1_FOO_US / 2);
+	fig1_burn_us(scaled(S_FOO, FIG1_FOO_US) / 2);
 	if (times_1(NULL, &n, times_clnt) != RPC_SUCCESS ||
 	    what_to_say_1(NULL, &text, what_clnt) != RPC_SUCCESS)
 		goto out;
@@ -140,14 +165,15 @@ bool_t foo_1_svc(void *argp, int *result, struct svc_req *rq)
 		say_req req = {.text = text, .n = i};
 		int len;
 
-		if (say_it_1(&req, &len, say_clnt) != RPC_SUCCESS)
+		if (say_it_1(&req, &len, say_clnt[i % nsay]) != RPC_SUCCESS)
 			goto out;
 	}
 	*result = n;
 out:
 	xdr_free((xdrproc_t)xdr_phrase, (char *)&text);
-	fig1_burn_us(FIG1_FOO_US - FIG1_FOO_US / 2);
-	said("foo", FIG1_FOO_US);
+	fig1_burn_us(scaled(S_FOO, FIG1_FOO_US) -
+		     scaled(S_FOO, FIG1_FOO_US) / 2);
+	said("foo", scaled(S_FOO, FIG1_FOO_US));
 	return TRUE;
 }
 
@@ -156,38 +182,39 @@ bool_t times_1_svc(void *argp, int *result, struct svc_req *rq)
 	(void)argp, (void)rq;
 	if (!serves('B'))
 		return FALSE;
-	fig1_burn_us(FIG1_TIMES_US);
+	fig1_burn_us(scaled(S_TIMES, FIG1_TIMES_US));
 	*result = FIG1_SAY_TIMES;
-	said("times", FIG1_TIMES_US);
+	said("times", scaled(S_TIMES, FIG1_TIMES_US));
 	return TRUE;
 }
 
 /* what_to_say's threads: each burns its share and ends */
 static void *helper(void *arg)
 {
-	fig1_burn_us(FIG1_THREAD_US);
-	said("thread", FIG1_THREAD_US);
+	fig1_burn_us(scaled(S_THREAD, FIG1_THREAD_US));
+	said("thread", scaled(S_THREAD, FIG1_THREAD_US));
 	spent("helper");
 	return arg;
 }
 
 bool_t what_to_say_1_svc(void *argp, phrase *result, struct svc_req *rq)
 {
+	int us = scaled(S_WHAT, FIG1_WHAT_TO_SAY_US);
 	pthread_t th[FIG1_THREADS];
 
 	(void)argp, (void)rq;
 	if (!serves('C'))
 		return FALSE;
 	/* the threads are spawned in the middle of its execution */
-	fig1_burn_us(FIG1_WHAT_TO_SAY_US / 2);
+	fig1_burn_us(us / 2);
 	for (int i = 0; i < FIG1_THREADS; i++)
 		if (pthread_create(&th[i], NULL, helper, NULL))
 			die("pthread_create failed");
-	fig1_burn_us(FIG1_WHAT_TO_SAY_US - FIG1_WHAT_TO_SAY_US / 2);
+	fig1_burn_us(us - us / 2);
 	for (int i = 0; i < FIG1_THREADS; i++)
 		pthread_join(th[i], NULL);
 	*result = strdup("hello, world"); /* freed by xdr_free after the reply */
-	said("what_to_say", FIG1_WHAT_TO_SAY_US);
+	said("what_to_say", us);
 	return *result != NULL;
 }
 
@@ -199,9 +226,9 @@ bool_t say_it_1_svc(say_req *req, int *result, struct svc_req *rq)
 	(void)rq;
 	if (!serves('D'))
 		return FALSE;
-	fig1_burn_us(us[n]);
+	fig1_burn_us(scaled(S_SAY, us[n]));
 	*result = req->text ? (int)strlen(req->text) : 0;
-	said("say_it", us[n]);
+	said("say_it", scaled(S_SAY, us[n]));
 	return TRUE;
 }
 
@@ -249,6 +276,56 @@ static void *serve_udp(void *arg)
 	return arg;
 }
 
+/* FIG1_SCALE="NAME=FACTOR,...": the factors of scale[] */
+static void read_scale(const char *env)
+{
+	char buf[512], *item, *save = NULL;
+
+	if (!env)
+		return;
+	if (strlen(env) >= sizeof(buf))
+		die("FIG1_SCALE is too long");
+	strcpy(buf, env);
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '='), *end;
+		double f;
+		int c;
+
+		if (!eq)
+			die("FIG1_SCALE: '%s' is not NAME=FACTOR", item);
+		*eq = '\0';
+		for (c = 0; c < S_N && strcmp(scale_name[c], item); c++)
+			;
+		if (c == S_N)
+			die("FIG1_SCALE: no component '%s' (foo, times, "
+			    "what_to_say, say_it, thread)",
+			    item);
+		f = strtod(eq + 1, &end);
+		if (end == eq + 1 || *end || !(f > 0 && f <= 100))
+			die("FIG1_SCALE: the factor of %s is a number in "
+			    "(0, 100], not '%s'",
+			    item, eq + 1);
+		scale[c] = f;
+	}
+}
+
+/* -d P1,P2...: the servers of say_it foo calls in turn */
+static void read_say_ports(const char *arg)
+{
+	char buf[256], *item, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	nsay = 0;
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		if (nsay == FIG1_MAX_SAY)
+			die("-d: at most %d ports", FIG1_MAX_SAY);
+		if ((say_port[nsay++] = atoi(item)) <= 0)
+			die("-d: bad port '%s'", item);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = {.sa_handler = on_term};
@@ -272,15 +349,16 @@ int main(int argc, char **argv)
 			what_port = atoi(optarg);
 			break;
 		case 'd':
-			say_port = atoi(optarg);
+			read_say_ports(optarg);
 			break;
 		default:
 			die("usage: figure1-server [-R ROLES] [-r READY] "
-			    "[-b PORT] [-c PORT] [-d PORT]");
+			    "[-b PORT] [-c PORT] [-d PORT[,PORT]...]");
 		}
 	}
 	if (!*roles || roles[strspn(roles, "ABCD")])
 		die("roles are letters of ABCD, not '%s'", roles);
+	read_scale(getenv("FIG1_SCALE"));
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -300,17 +378,23 @@ int main(int argc, char **argv)
 	if (serves('A')) {
 		times_port = times_port ? times_port : serves('B') ? udp_port : 0;
 		what_port = what_port ? what_port : serves('C') ? tcp_port : 0;
-		say_port = say_port ? say_port : serves('D') ? tcp_port : 0;
-		if (!times_port || !what_port || !say_port)
+		if (!nsay && serves('D'))
+			say_port[nsay++] = tcp_port;
+		if (!times_port || !what_port || !nsay)
 			die("foo needs -b, -c and -d for the roles it does "
 			    "not serve");
 		/* made before serving, so none of it counts in foo's CPU */
 		times_clnt = udp_client(times_port);
-		what_clnt = what_port == tcp_port ? NULL : tcp_client(what_port);
-		say_clnt = say_port == tcp_port ? NULL : tcp_client(say_port);
-		if (!what_clnt || !say_clnt)
+		if (what_port == tcp_port)
 			die("foo cannot call this server over TCP: serve C "
-			    "and D elsewhere");
+			    "elsewhere");
+		what_clnt = tcp_client(what_port);
+		for (int i = 0; i < nsay; i++) {
+			if (say_port[i] == tcp_port)
+				die("foo cannot call this server over TCP: "
+				    "serve D elsewhere");
+			say_clnt[i] = tcp_client(say_port[i]);
+		}
 	}
 	if (pthread_create(&th, NULL, serve_udp, NULL))
 		die("pthread_create failed");

@@ -1,0 +1,182 @@
+/*
+ * cmd-impact.c - `ccsg impact`: what the CCSG becomes when functions use
+ * less or more CPU on some processors (CPU paper, Section 4), and the
+ * CPU Consumption Delta Graph.  The changes come from --change and
+ * --changes, applied in the order given.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "impact.h"
+#include "usage.h"
+
+static const struct opt impact_opts[] = {
+	{ "change", CLI_CHANGE, "SPEC",
+	  "a change: 'reduction on processor group { G } by 10% to function "
+	  "{ I::F }' (repeatable)" },
+	{ "changes", CLI_CHANGES, "FILE",
+	  "the changes written in FILE ('-': standard input)" },
+	CLI_OPT_DB,
+	CLI_OPT_FORMAT("text|json|xml|dot"),
+	CLI_OPT_BY,
+	CLI_OPT_GROUPS,
+	CLI_OPT_IDL,
+	OPT_END
+};
+
+/* The whole of a file, NUL-terminated (free it), or NULL after a fail(). */
+static char *slurp(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	size_t n = 0, cap = 0;
+	char *buf = NULL;
+
+	if (!f) {
+		fail("cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		char *nb;
+
+		if (n + 4096 + 1 > cap) {
+			cap = (cap ? cap * 2 : 8192);
+			if (!(nb = realloc(buf, cap))) {
+				fail("out of memory reading '%s'", path);
+				break;
+			}
+			buf = nb;
+		}
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (ferror(f)) {
+			fail("cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		if (feof(f)) {
+			buf[n] = 0;
+			if (f != stdin)
+				fclose(f);
+			if (memchr(buf, 0, n)) {
+				fail("'%s' is not text", path);
+				free(buf);
+				return NULL;
+			}
+			return buf;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	free(buf);
+	return NULL;
+}
+
+/*
+ * The --change and --changes options, in order (cli_parse() has checked
+ * the command line and skipped them).  0, or the exit status.
+ */
+static int read_changes(struct ccsg_changes *cs, int argc, char **argv)
+{
+	struct opt_parser p;
+	const char *v;
+	int c, n = 0;
+
+	opt_init(&p, &cmd_impact, argc, argv);
+	while ((c = opt_next(&p, &v)) > 0) {
+		char source[64], *text;
+		int ret;
+
+		if (c == CLI_CHANGE) {
+			snprintf(source, sizeof(source), "--change %d", ++n);
+			ret = ccsg_changes_parse(cs, v, source, 1);
+		} else if (c == CLI_CHANGES) {
+			if (!(text = slurp(v)))
+				return 1;
+			ret = ccsg_changes_parse(cs, text, v, 0);
+			free(text);
+		} else {
+			continue;
+		}
+		if (ret) /* a malformed change is bad usage */
+			return ret == -EINVAL ? 2 : 1;
+	}
+	if (c == OPT_STOP)
+		return p.status;
+	if (!cs->n)
+		return opt_bad(&cmd_impact, "no change to estimate: give "
+					    "--change SPEC or --changes FILE");
+	return 0;
+}
+
+/* Resolve and apply every change; 0 or 1 after a message. */
+static int estimate(struct session *s, struct ccsg_impact *im,
+		    struct ccsg_changes *cs)
+{
+	int ret = ccsg_impact_init(im, &s->graph);
+
+	if (ret)
+		return ret == -ENOMEM ? fail("out of memory") : ret;
+	for (size_t i = 0; i < cs->n; i++) {
+		char text[1024];
+
+		if ((ret = ccsg_impact_resolve(im, &cs->v[i], &s->names)))
+			return ret == -ENOMEM ? fail("out of memory") : -1;
+		ret = ccsg_impact_apply(im, &cs->v[i]);
+		ccsg_change_format(&cs->v[i], text, sizeof(text));
+		if (ret == -ERANGE)
+			return fail("'%s': the factors applied to one call no "
+				    "longer fit in 64 bits",
+				    text);
+		if (ret)
+			return fail("out of memory");
+	}
+	return 0;
+}
+
+static int run_impact(int argc, char **argv)
+{
+	struct ccsg_changes cs = { 0 };
+	struct ccsg_impact im = { 0 };
+	struct ccsg_latency *l = NULL;
+	struct session s;
+	struct cli o;
+	size_t n = 0;
+	int ret;
+
+	if (cli_parse(&o, &cmd_impact, argc, argv, 0xf))
+		return o.status;
+	if ((ret = read_changes(&cs, argc, argv))) {
+		ccsg_changes_release(&cs);
+		free(o.idl);
+		return ret;
+	}
+	if (!(ret = session_open(&s, &o, 1)) &&
+	    !(ret = estimate(&s, &im, &cs))) {
+		if (ccsg_latency_build(&s.graph, &l, &n))
+			ret = fail("out of memory");
+		else if ((ret = ccsg_impact_print(stdout, &im, &cs, l, n,
+						  o.format)))
+			ret = fail(ret == -ENOMEM
+					   ? "out of memory"
+					   : "cannot write the estimate");
+	}
+	free(l);
+	ccsg_impact_release(&im);
+	session_close(&s);
+	ccsg_changes_release(&cs);
+	free(o.idl);
+	return ret ? 1 : 0;
+}
+
+const struct command cmd_impact = {
+	"impact",
+	run_impact,
+	"(--change SPEC | --changes FILE)... [--db PATH] "
+	"[--format=text|json|xml|dot] [--by=function|object] [--groups FILE] "
+	"[--idl FILE.x]...",
+	"estimate the CCSG after a change of CPU, and the CCDG (CPU "
+	"Consumption "
+	"Delta Graph)",
+	impact_opts,
+};
