@@ -267,8 +267,9 @@ END_TEST
 /*
  * The same burst with 4 KiB buffers flushed every 2 s, each parent spawning
  * its 400 children before any of them ends (-h: thread ends do not wake the
- * writer), 8 parents at once: records are lost, and the loss is reported,
- * not silent.
+ * writer), 8 parents at once: records may be lost (whether they are
+ * depends on how fast the writer drains on this machine; check-ring and
+ * check-e2e-loss force losses), and any loss is reported, not silent.
  * Each thread owes a THREAD_START, and each but main a THREAD_END and its
  * creator's THREAD_SPAWN; what is missing must be covered by the dropped
  * count.
@@ -288,7 +289,6 @@ START_TEST(test_many_threads_tiny_buffers)
 	ck_assert_int_eq(
 	    e2e_query_int(t.sql, "SELECT buffer_kb FROM processes"), 4);
 	dropped = e2e_query_int(t.sql, "SELECT dropped FROM processes");
-	ck_assert_msg(dropped > 0, "no drops reported with 4 KiB buffers");
 	present = e2e_query_int(t.sql,
 				"SELECT count(*) FROM records r WHERE "
 				"proc_id = %lld AND type IN (%d, %d, %d) AND "
