@@ -70,13 +70,15 @@ TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg) \
 	$(BUILD)/causalctl
 
 # --- the bpf clock (bpf/, causalctl) -------------------------------------------
-# clang compiles the program for the BPF target against vmlinux.h, made
-# from the running kernel's BTF; bpftool embeds the object in a skeleton
-# header that causalctl includes.  Nothing generated is committed.
+# clang compiles the program for the BPF target against bpf/kernel-types.h
+# (CO-RE: no vmlinux.h, no kernel BTF needed to build; the uapi headers are
+# found in the multiarch directory); bpftool embeds the object in a
+# skeleton header that causalctl includes.  Nothing generated is committed.
+# Whether BPF can be loaded is a question for run time only.
 BPFTOOL ?= $(firstword $(shell command -v bpftool) /usr/sbin/bpftool)
 BPF_CLANG ?= clang
-VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc/')
+BPF_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null || echo $$(uname -m)-linux-gnu)
 BPF_OUT := $(BUILD)/bpf
 BPF_SKEL := $(BPF_OUT)/bpf-clock.skel.h
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
@@ -114,22 +116,19 @@ $(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
 
-$(BPF_OUT)/vmlinux.h:
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
 	@mkdir -p $(dir $@)
-	@echo "  BTF     $@"
-	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
-
-$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c include/causal/bpf-clock.h $(BPF_OUT)/vmlinux.h
 	@echo "  BPF     $<"
 	$(Q)$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
-		-Wall -Werror -I$(BPF_OUT) -Iinclude -c -o $@ $<
+		-Wall -Werror -Iinclude -idirafter /usr/include/$(BPF_MULTIARCH) \
+		-c -o $@ $<
 
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	@echo "  SKEL    $@"
 	$(Q)$(BPFTOOL) gen skeleton $< name causal_$(subst -,_,$*) > $@.tmp && \
 		mv $@.tmp $@
 
-.SECONDARY: $(BPF_OUT)/bpf-clock.bpf.o $(BPF_OUT)/vmlinux.h
+.SECONDARY: $(BPF_OUT)/bpf-clock.bpf.o
 
 $(CTL_SRCS:%.c=$(BUILD)/tool/%.o): TOOL_CFLAGS += -I$(BPF_OUT)
 $(BUILD)/tool/causalctl/bpf-clock.o: $(BPF_SKEL)

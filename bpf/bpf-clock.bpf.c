@@ -6,11 +6,12 @@
  * the protocol).  Loaded, attached and pinned by `causalctl bpf-clock
  * start`; read by libcausal.so (preload/cpu-clock.h).
  *
- * Built with clang for the BPF target against vmlinux.h, which the build
- * generates from this kernel's BTF (CO-RE: field offsets are relocated at
- * load time).  GPL: bpf_probe_read_kernel is GPL-only.
+ * Built with clang for the BPF target against kernel-types.h, the few
+ * kernel types it reads (CO-RE: libbpf relocates their field offsets
+ * against the running kernel's BTF at load time, so the build needs no
+ * BTF).  GPL: bpf_probe_read_kernel is GPL-only.
  */
-#include "vmlinux.h"
+#include "kernel-types.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>

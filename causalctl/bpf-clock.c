@@ -75,8 +75,9 @@ static void parent_of(const char *dir, char *parent)
 
 /*
  * dir's parent must be on a bpf filesystem: mount one on /sys/fs/bpf
- * when that is the parent and nothing is mounted there (not done by
- * default on every system).
+ * when that is the parent and nothing is mounted there (systemd does at
+ * boot, a minimal system or a container may not); elsewhere say what to
+ * do.
  */
 static int ensure_bpffs(const char *dir)
 {
@@ -88,12 +89,13 @@ static int ensure_bpffs(const char *dir)
 	if (on_bpffs(parent))
 		return 0;
 	if (strcmp(parent, BPF_ROOT))
-		return fail("'%s' is not on a bpf filesystem (mount -t bpf bpf "
-			    "'%s')",
-			    parent, parent);
+		return fail("'%s' is not a directory on a bpf filesystem: pin "
+			    "the clock under '%s' (the default is '%s')",
+			    parent, BPF_ROOT, CAUSAL_BPF_CLOCK_DIR);
 	if (mount("bpf", BPF_ROOT, "bpf", 0, NULL))
-		return fail("cannot mount a bpf filesystem on '%s': %s",
-			    BPF_ROOT, strerror(errno));
+		return fail("no bpf filesystem on '%s' and cannot mount one: "
+			    "%s (as root: mount -t bpf bpf %s)",
+			    BPF_ROOT, strerror(errno), BPF_ROOT);
 	printf("mounted a bpf filesystem on '%s'\n", BPF_ROOT);
 	return 0;
 }

@@ -120,8 +120,9 @@ static int run_status(const char *dir)
 	if (in.state != CAUSAL_BPF_CLOCK_LIVE)
 		return EXIT_NOT_RUNNING;
 	if (in.link == 0) {
-		fail("the clock in '%s' is live but its program is detached: "
-		     "run 'causalctl bpf-clock stop'",
+		fail("the clock in '%s' is stale: its program is detached "
+		     "(processes read the system call); run 'causalctl "
+		     "bpf-clock start' to replace it",
 		     dir);
 		return 1;
 	}

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpu-clock.h"
@@ -87,6 +88,50 @@ static int pid_ns(uint32_t *ns)
 		return -errno;
 	*ns = (uint32_t)st.st_ino;
 	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Whether a program attached now keeps c's slots: this thread, switched
+ * out and in again (a short sleep: some 60 us), must find that switch-in
+ * in its slot.  A head that says LIVE proves nothing by itself: a clock
+ * whose link was unpinned by hand (or whose loader died before `stop`)
+ * keeps its map, pinned and LIVE, that nobody writes any more, and a map
+ * written under another boot holds another boot's CLOCK_MONOTONIC.  A few
+ * tries: the slot may hold another thread sharing it, or be in the middle
+ * of a write.  0, or -ESTALE.
+ */
+static int updated_now(const struct causal_cpu_clock *c)
+{
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	const struct causal_bpf_clock_slot *s =
+		&c->slots[causal_bpf_clock_index(c->ns, tid, c->mask)];
+
+	for (int i = 0; i < CAUSAL_CPU_LIVE_TRIES; i++) {
+		struct timespec nap = { 0, 1000 };
+		uint64_t before = mono_ns(), after, at;
+		uint32_t seq, stid, sns;
+
+		nanosleep(&nap, NULL);
+		seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		stid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
+		sns = __atomic_load_n(&s->ns, __ATOMIC_RELAXED);
+		at = __atomic_load_n(&s->in_at, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		after = mono_ns(); /* the slot was read before */
+		if (!(seq & 1) &&
+		    __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq &&
+		    stid == tid && sns == c->ns && at >= before && at <= after)
+			return 0;
+	}
+	return -ESTALE;
 }
 
 int causal_cpu_clock_open(struct causal_cpu_clock *c, const char *path,
@@ -173,6 +218,13 @@ int causal_cpu_clock_open(struct causal_cpu_clock *c, const char *path,
 	c->mask = nslots - 1;
 	c->ns = ns;
 	c->map_len = len;
+	if (updated_now(c)) {
+		causal_cpu_clock_close(c);
+		return say_why(why, why_size, path,
+			       "the clock is stale (no program keeps it: "
+			       "restart it with causalctl bpf-clock start)",
+			       ESTALE, 0);
+	}
 	return 0;
 }
 

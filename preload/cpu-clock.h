@@ -64,6 +64,10 @@ enum causal_cpu_read {
 
 #define CAUSAL_CPU_READ_TRIES 2
 
+/* Sleeps causal_cpu_clock_open() takes to see its thread's slot written
+ * by the program (some 60 us each; the first is almost always enough). */
+#define CAUSAL_CPU_LIVE_TRIES 4
+
 /* The unit suite's way in between the reads of a slot and the check of
  * its seq (a switch-in on another CPU, at will); nothing in the library. */
 #ifndef CAUSAL_CPU_CLOCK_TEST_HOOK
@@ -131,7 +135,10 @@ static inline int causal_cpu_clock_read(const struct causal_cpu_clock *c,
 /*
  * Map the clock pinned at path into c, checked: a BPF array of the layout
  * above whose head says LIVE; this process's pid namespace; a
- * CLOCK_MONOTONIC that is the host's (no time namespace offset).  0, or a
+ * CLOCK_MONOTONIC that is the host's (no time namespace offset); a clock
+ * some program updates now (the calling thread sleeps a few tens of
+ * microseconds and finds its switch-in in its slot; -ESTALE if not: a
+ * stale pin, a map of another boot).  0, or a
  * negative errno with a one-line reason in why ("'PATH': ..."; -ENOENT:
  * nothing pinned there).  No stdio, no malloc:
  * it runs at start-up inside the traced process.

@@ -96,13 +96,14 @@ static int open_log(void)
 }
 
 /*
- * The CPU clock, before the log header that names it.  Silent when it is
- * what the user asked for: the bpf clock found, or nothing to find (no
- * `causalctl bpf-clock start` on this host, CAUSAL_CPU_CLOCK=syscall); the
- * program's stderr is its own, and a process that reads the system call
- * traces as it always did.  One line when a bpf clock was asked for or is
- * there but cannot be used: the user expects the cheap clock and gets the
- * dear one.  The header says which, whatever happened.
+ * The CPU clock, before the log header that names it, said once on stderr
+ * whenever a bpf clock is in play: the one line "causal: reading the cpu
+ * clock from the bpf clock 'PATH'" when it is used, the one line of why
+ * not when it is there but cannot be used or CAUSAL_CPU_CLOCK=bpf asked
+ * for it.  Silent when there is nothing to find (no `causalctl bpf-clock
+ * start` on this host, CAUSAL_CPU_CLOCK=syscall): the process reads the
+ * system call as it always did.  The header says which, whatever
+ * happened.
  */
 static void find_cpu_clock(void)
 {
@@ -114,11 +115,13 @@ static void find_cpu_clock(void)
 	snprintf(path, sizeof(path), "%s/%s", causal_g.cfg.bpf_clock_dir,
 		 CAUSAL_BPF_CLOCK_MAP);
 	ret = causal_cpu_clock_open(&causal_cpu_clock, path, why, sizeof(why));
-	if (!ret ||
-	    (ret == -ENOENT && causal_g.cfg.cpu_clock == CAUSAL_CPU_CLOCK_AUTO))
-		return;
-	causal_say("causal: cannot use the bpf clock ", why,
-		   "; reading the cpu clock with a system call", NULL);
+	if (!ret)
+		causal_say("causal: reading the cpu clock from the bpf clock '",
+			   path, "'", NULL);
+	else if (ret != -ENOENT ||
+		 causal_g.cfg.cpu_clock != CAUSAL_CPU_CLOCK_AUTO)
+		causal_say("causal: cannot use the bpf clock ", why,
+			   "; reading the cpu clock with a system call", NULL);
 }
 
 static void atfork_prepare(void)

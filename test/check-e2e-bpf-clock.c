@@ -21,6 +21,7 @@
 #include <linux/bpf.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "cpu-clock.h"
@@ -249,6 +250,38 @@ static void assert_silent(const char *err_path)
 	free(e);
 }
 
+static int count_lines(const char *text, const char *prefix);
+
+/* The one "causal: " line of a process reading the bpf clock in
+ * clock_dir, once, whatever else it printed. */
+static void assert_says_bpf(const char *err_path)
+{
+	char *e = e2e_slurp(err_path, NULL), want[160];
+
+	e2e_fmt(want, sizeof(want),
+		"causal: reading the cpu clock from the bpf clock '%s/clock'\n",
+		clock_dir);
+	ck_assert_msg(count_lines(e, "causal: ") == 1 && strstr(e, want),
+		      "'%s' says: %s", err_path, e);
+	free(e);
+}
+
+/* The one "causal: " line of a process that found the clock in clock_dir
+ * stale. */
+static void assert_says_stale(const char *err_path)
+{
+	char *e = e2e_slurp(err_path, NULL), want[300];
+
+	e2e_fmt(want, sizeof(want),
+		"causal: cannot use the bpf clock '%s/clock': the clock is "
+		"stale (no program keeps it: restart it with causalctl "
+		"bpf-clock start); reading the cpu clock with a system call\n",
+		clock_dir);
+	ck_assert_msg(count_lines(e, "causal: ") == 1 && strstr(e, want),
+		      "'%s' says: %s", err_path, e);
+	free(e);
+}
+
 /*
  * Every BURN call the server printed: its skeleton's CPU by the trace
  * (skel_end_cpu - skel_start_cpu, the bpf clock unless it fell back)
@@ -354,7 +387,7 @@ static int count_lines(const char *text, const char *prefix)
  * CPU-bound serving threads sharing one CPU with a burning program: the
  * skeletons' CPU read by the bpf clock agrees with what the threads
  * measured themselves within 1%; the clock was read (exact pairs), the
- * logs and the database say so, and nothing is said on stderr.  The same
+ * logs and the database say so, and stderr once.  The same
  * null calls by the system call clock show no such pairs.
  */
 START_TEST(test_bpf_clock_agrees_with_the_thread_clock)
@@ -395,7 +428,8 @@ START_TEST(test_bpf_clock_agrees_with_the_thread_clock)
 	rpc_server_stop(&bpf);
 	rpc_server_stop(&sys);
 	stop_hog(hog);
-	assert_silent(bpf.err);
+	assert_says_bpf(bpf.err);
+	assert_silent(sys.err);
 	e2e_merge(&t);
 
 	waited = assert_burns_agree(&t, &bpf, 6);
@@ -477,7 +511,7 @@ START_TEST(test_bpf_clock_stopped_while_running)
 				 ARGS("-P", rpc_port(s.tcp), "say", "1")));
 	rpc_server_stop(&s);
 	stop_hog(hog);
-	assert_silent(s.err);
+	assert_says_bpf(s.err); /* once: nothing more when it stopped */
 	e2e_fmt(err, sizeof(err), "%s/after.err", t.dir);
 	assert_silent(err); /* auto, no clock: nothing to say */
 	e2e_fmt(err, sizeof(err), "%s/want-bpf.err", t.dir);
@@ -605,7 +639,7 @@ START_TEST(test_bpf_clock_users_and_namespaces)
 			   "200"),
 		      nobody_env);
 	e2e_fmt(err, sizeof(err), "%s/nobody.err", t.dir);
-	assert_silent(err);
+	assert_says_bpf(err);
 	client_wait(
 		&t, "pidns",
 		e2e_spawn_traced(&t,
@@ -662,11 +696,14 @@ END_TEST
 
 /*
  * The reader itself (preload/cpu-clock.h) on the live clock: threads
- * sharing one CPU burn 2 ms, sleep (switched out and in), and
- * read their CPU clock by the bpf clock, then by the system call.  The
- * bpf reading must be the thread's own (a slot written at the wrong
- * switch, or of the wrong thread, counts the time it did not run) and the
- * CPU between two readings agree within 1%.
+ * sharing one CPU burn 2 ms, sleep (switched out and in), and read their
+ * CPU clock by the bpf clock, then by the system call.  What holds on any
+ * machine, however loaded: each bpf reading is the thread's own and off
+ * by no more than the bound (it counts as CPU at most the
+ * CAUSAL_CPU_MAX_AGE_NS since the switch-in, of which a busy hypervisor
+ * may have stolen some; a slot written at the wrong switch, or of the
+ * wrong thread, is off by milliseconds); the CPU from the first reading
+ * to the last agrees within 1%; the median reading within 10 us.
  */
 #define READS 300
 
@@ -674,7 +711,7 @@ struct reader {
 	struct causal_cpu_clock *clk;
 	int ok;		      /* readings by the bpf clock */
 	long long err[READS]; /* system call - bpf, at each of them */
-	int bad_intervals;    /* off by more than 1% between two of them */
+	uint64_t first_bpf, first_sys, last_bpf, last_sys;
 };
 
 static uint64_t clock_ns(clockid_t c)
@@ -689,7 +726,6 @@ static void *read_while_burning(void *arg)
 {
 	struct reader *r = arg;
 	uint32_t tid = (uint32_t)gettid();
-	uint64_t last_bpf = 0, last_sys = 0;
 	volatile unsigned x = 1;
 
 	for (int i = 0; i < READS; i++) {
@@ -706,12 +742,12 @@ static void *read_while_burning(void *arg)
 			continue;
 		sys = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		r->err[r->ok++] = (long long)(sys - bpf);
-		if (last_bpf &&
-		    llabs((long long)((bpf - last_bpf) - (sys - last_sys))) >
-			    (long long)(sys - last_sys) / 100)
-			r->bad_intervals++;
-		last_bpf = bpf;
-		last_sys = sys;
+		if (!r->first_bpf) {
+			r->first_bpf = bpf;
+			r->first_sys = sys;
+		}
+		r->last_bpf = bpf;
+		r->last_sys = sys;
 	}
 	return NULL;
 }
@@ -748,7 +784,7 @@ START_TEST(test_bpf_clock_reads_agree_with_the_system_call)
 			0);
 	}
 	for (int i = 0; i < 3; i++) {
-		long long median;
+		long long median, sys, bpf;
 
 		pthread_join(th[i], NULL);
 		ck_assert_msg(r[i].ok >= READS / 2,
@@ -761,12 +797,261 @@ START_TEST(test_bpf_clock_reads_agree_with_the_system_call)
 			      "thread %d: the bpf clock is %lld ns off the "
 			      "system call's (median of %d)",
 			      i, median, r[i].ok);
-		ck_assert_msg(r[i].bad_intervals <= r[i].ok / 20,
-			      "thread %d: %d of %d intervals differ by more "
-			      "than 1%%",
-			      i, r[i].bad_intervals, r[i].ok);
+		/* sorted by size: the largest either way */
+		ck_assert_msg(r[i].err[r[i].ok - 1] >= -(CAUSAL_CPU_MAX_AGE_NS +
+							 10000) &&
+				      r[i].err[r[i].ok - 1] <= 100000,
+			      "thread %d: a bpf reading %lld ns off the system "
+			      "call's (at most %d ns ahead expected)",
+			      i, r[i].err[r[i].ok - 1],
+			      CAUSAL_CPU_MAX_AGE_NS + 10000);
+		sys = (long long)(r[i].last_sys - r[i].first_sys);
+		bpf = (long long)(r[i].last_bpf - r[i].first_bpf);
+		ck_assert_msg(
+			llabs(bpf - sys) <= sys / 100,
+			"thread %d: %lld ns of CPU by the bpf clock, %lld "
+			"ns by the system call",
+			i, bpf, sys);
 	}
 	causal_cpu_clock_close(&clk);
+	e2e_release(&t);
+}
+END_TEST
+
+/* cpu-burn traced with clock_env(clock), waited for: its stderr path in
+ * err (PATH_MAX). */
+static void burn_traced(struct e2e *t, const char *name, const char *clock,
+			char *err)
+{
+	e2e_fmt(err, PATH_MAX, "%s/%s.err", t->dir, name);
+	e2e_assert_exit(e2e_run_traced(t, ARGS(e2e_prog("cpu-burn"), "1", "5"),
+				       clock_env(clock), NULL, err),
+			0, name);
+}
+
+/* processes.cpu_clock of the k-th cpu-burn to start (0 the first). */
+static char *burn_clock(struct e2e *t, int k)
+{
+	return e2e_query_text(t->sql,
+			      "SELECT cpu_clock FROM processes WHERE exe LIKE "
+			      "'%%/cpu-burn' ORDER BY start_mono_ns LIMIT 1 "
+			      "OFFSET %d",
+			      k);
+}
+
+static void assert_burn_clock(struct e2e *t, int k, const char *want)
+{
+	char *got = burn_clock(t, k);
+
+	ck_assert_msg(got && !strcmp(got, want),
+		      "cpu-burn %d: cpu_clock %s, expected %s", k,
+		      got ? got : "NULL", want);
+	free(got);
+}
+
+/*
+ * A stale clock: its link unpinned by hand (not `stop`), so the program
+ * is detached while the map stays pinned and says LIVE.  A process
+ * started then finds no program updating it, says so and reads the
+ * system call (the log says syscall); `status` calls it stale, exit 1;
+ * `start` replaces it and processes read the bpf clock again.
+ */
+START_TEST(test_bpf_clock_stale_link)
+{
+	char path[PATH_MAX], err[PATH_MAX];
+	struct tool_out r;
+	struct e2e t;
+	unsigned id;
+
+	if (skipped)
+		return;
+	e2e_init(&t);
+	ctl_start();
+	id = link_id();
+	e2e_fmt(path, sizeof(path), "%s/link", clock_dir);
+	ck_assert_int_eq(unlink(path), 0);
+	/* the last reference gone, the kernel releases the link */
+	for (int i = 0; i < 200 && link_exists(id); i++)
+		usleep(5000);
+	ck_assert_msg(!link_exists(id), "link %u outlived its pin", id);
+
+	burn_traced(&t, "stale", "auto", err);
+	assert_says_stale(err);
+	r = ctl("status");
+	e2e_assert_exit(r.status, 1, "causalctl bpf-clock status, stale");
+	ck_assert_msg(strstr(r.out, "state:    live") &&
+			      strstr(r.out, "program:  detached") &&
+			      strstr(r.err, "is stale: its program is "
+					    "detached"),
+		      "status said: %s%s", r.out, r.err);
+	tool_out_release(&r);
+
+	r = ctl("start");
+	e2e_assert_exit(r.status, 0, "causalctl bpf-clock start, stale");
+	ck_assert_msg(strstr(r.out, "bpf clock started in") &&
+			      strstr(r.out, "attached to sched_switch"),
+		      "start said: %s%s", r.out, r.err);
+	tool_out_release(&r);
+	burn_traced(&t, "restarted", "auto", err);
+	assert_says_bpf(err);
+
+	e2e_merge(&t);
+	assert_burn_clock(&t, 0, "syscall");
+	assert_burn_clock(&t, 1, "bpf");
+	e2e_release(&t);
+}
+END_TEST
+
+/* A map laid out as a bpf clock, pinned at clock_dir/clock, LIVE, that no
+ * program writes: what a stale pin or a map of another boot looks like.
+ * Its mapping, writable, into *len bytes. */
+static struct causal_bpf_clock_slot *forge_clock(size_t *len)
+{
+	struct causal_bpf_clock_slot *map;
+	struct causal_bpf_clock_head *h;
+	char path[PATH_MAX];
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = sizeof(*map);
+	a.max_entries = CAUSAL_BPF_CLOCK_SLOTS + 1;
+	a.map_flags = BPF_F_MMAPABLE;
+	fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+	ck_assert_msg(fd >= 0, "cannot create a map: %s", strerror(errno));
+	*len = ((size_t)a.max_entries * sizeof(*map) + 4095) & ~(size_t)4095;
+	map = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert(map != MAP_FAILED);
+	h = (struct causal_bpf_clock_head *)(void *)map;
+	h->magic = CAUSAL_BPF_CLOCK_MAGIC;
+	h->version = CAUSAL_BPF_CLOCK_VERSION;
+	h->nslots = CAUSAL_BPF_CLOCK_SLOTS;
+	h->started_ns = 1;
+	h->state = CAUSAL_BPF_CLOCK_LIVE;
+	ck_assert_int_eq(mkdir(clock_dir, 0755), 0);
+	e2e_fmt(path, sizeof(path), "%s/clock", clock_dir);
+	memset(&a, 0, sizeof(a));
+	a.pathname = (uint64_t)(uintptr_t)path;
+	a.bpf_fd = (uint32_t)fd;
+	ck_assert_msg(!syscall(SYS_bpf, BPF_OBJ_PIN, &a, sizeof(a)),
+		      "cannot pin '%s': %s", path, strerror(errno));
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	close(fd);
+	return map;
+}
+
+/* What this thread's slot in a forged map must hold to pass for its own,
+ * switched in at `at`. */
+static void forge_own_slot(struct causal_bpf_clock_slot *map, uint64_t at)
+{
+	struct stat ns;
+	uint32_t tid = (uint32_t)gettid(), k;
+
+	ck_assert_int_eq(stat("/proc/self/ns/pid", &ns), 0);
+	k = causal_bpf_clock_index((uint32_t)ns.st_ino, tid,
+				   CAUSAL_BPF_CLOCK_SLOTS - 1);
+	map[k].seq += 2;
+	map[k].tid = tid;
+	map[k].ns = (uint32_t)ns.st_ino;
+	map[k].cpu_at_in = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	map[k].in_at = at;
+}
+
+/*
+ * A map that says LIVE, of the right layout and version, whose slots no
+ * program writes (a stale pin; a map of another boot, whose times are
+ * another CLOCK_MONOTONIC's), even one whose slot for the opening thread
+ * holds that thread, switched in a moment ago or "later": the library
+ * does not take it (it would count whatever time passed as CPU), says
+ * why, and the log says syscall.
+ */
+START_TEST(test_bpf_clock_forged_or_other_boot)
+{
+	struct causal_bpf_clock_slot *map;
+	struct causal_cpu_clock clk;
+	char path[PATH_MAX], err[PATH_MAX], why[512];
+	uint64_t cpu, now;
+	struct stat st;
+	struct e2e t;
+	size_t len;
+
+	if (skipped)
+		return;
+	e2e_init(&t);
+	ck_assert_int_eq(ctl_status_quiet("stop"), 0);
+	map = forge_clock(&len);
+	e2e_fmt(path, sizeof(path), "%s/clock", clock_dir);
+
+	/* switched in 20 us ago, as far as the map says: a reader that
+	 * trusted the head would take it */
+	now = clock_ns(CLOCK_MONOTONIC);
+	forge_own_slot(map, now - 20000);
+	ck_assert_int_eq(stat("/proc/self/ns/pid", &st), 0);
+	clk.slots = map;
+	clk.mask = CAUSAL_BPF_CLOCK_SLOTS - 1;
+	clk.ns = (uint32_t)st.st_ino;
+	ck_assert_int_eq(
+		causal_cpu_clock_read(&clk, (uint32_t)gettid(), now, &cpu),
+		CAUSAL_CPU_READ_OK);
+	ck_assert_int_eq(causal_cpu_clock_open(&clk, path, why, sizeof(why)),
+			 -ESTALE);
+	ck_assert_msg(strstr(why, "the clock is stale"), "why: %s", why);
+	ck_assert_ptr_null(clk.slots);
+
+	/* another boot that ran longer: switch-ins in this one's future */
+	forge_own_slot(map, clock_ns(CLOCK_MONOTONIC) + 3600000000000ull);
+	ck_assert_int_eq(causal_cpu_clock_open(&clk, path, why, sizeof(why)),
+			 -ESTALE);
+
+	burn_traced(&t, "forged", "auto", err);
+	assert_says_stale(err);
+	munmap(map, len);
+	e2e_merge(&t);
+	assert_burn_clock(&t, 0, "syscall");
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * No bpf filesystem on /sys/fs/bpf (a mount namespace of its own where it
+ * is unmounted): `start` mounts one and says so; a directory elsewhere is
+ * refused with what to do.
+ */
+START_TEST(test_bpf_clock_mounts_bpffs)
+{
+	char cmd[PATH_MAX * 2 + 512];
+	struct tool_out r;
+	struct e2e t;
+	int st;
+
+	if (skipped)
+		return;
+	e2e_init(&t);
+	snprintf(cmd, sizeof(cmd),
+		 "exec unshare --mount --propagation private sh -c '"
+		 "while mountpoint -q /sys/fs/bpf; do umount /sys/fs/bpf || "
+		 "exit 9; done; "
+		 "\"%s\" bpf-clock start --dir %s-mnt || exit 1; "
+		 "mountpoint -q /sys/fs/bpf || exit 8; "
+		 "\"%s\" bpf-clock stop --dir %s-mnt >/dev/null || exit 7' "
+		 "| grep -q \"^mounted a bpf filesystem on '/sys/fs/bpf'$\"",
+		 ctl_path(), clock_dir, ctl_path(), clock_dir);
+	st = system(cmd);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "start without a bpf filesystem: status 0x%x", st);
+
+	r = tool_run((const char *[]){ ctl_path(), "bpf-clock", "start",
+				       "--dir", "/tmp/causal-bpf-clock",
+				       NULL });
+	e2e_assert_exit(r.status, 1, "causalctl bpf-clock start --dir /tmp/..");
+	ck_assert_msg(strstr(r.err, "'/tmp' is not a directory on a bpf "
+				    "filesystem: pin the clock under "
+				    "'/sys/fs/bpf'"),
+		      "start in /tmp said: %s", r.err);
+	tool_out_release(&r);
+	ck_assert_int_ne(access("/tmp/causal-bpf-clock", F_OK), 0);
 	e2e_release(&t);
 }
 END_TEST
@@ -782,6 +1067,9 @@ Suite *e2e_bpf_clock_suite(void)
 	tcase_add_test(tc, test_bpf_clock_stopped_while_running);
 	tcase_add_test(tc, test_bpf_clock_users_and_namespaces);
 	tcase_add_test(tc, test_bpf_clock_reads_agree_with_the_system_call);
+	tcase_add_test(tc, test_bpf_clock_stale_link);
+	tcase_add_test(tc, test_bpf_clock_forged_or_other_boot);
+	tcase_add_test(tc, test_bpf_clock_mounts_bpffs);
 	suite_add_tcase(s, tc);
 	return s;
 }
