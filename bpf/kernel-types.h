@@ -16,8 +16,8 @@
 
 typedef __u64 u64;
 
-#pragma clang attribute push(__attribute__((preserve_access_index)), \
-			     apply_to = record)
+#define CAUSAL_CORE __attribute__((preserve_access_index))
+#pragma clang attribute push(CAUSAL_CORE, apply_to = record)
 
 struct ns_common {
 	unsigned int inum;
