@@ -170,10 +170,11 @@ $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^ -lpthread
 
 # the CPU clock's cost reads the library's own bpf clock reader
+# (the sources only: the dependency file adds the headers to $^)
 $(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $^
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $(filter %.c,$^)
 
 # the writer's cost runs the library's own encoder and log writer
 $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/log-file.c
