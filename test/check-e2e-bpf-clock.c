@@ -407,14 +407,16 @@ START_TEST(test_bpf_clock_agrees_with_the_thread_clock)
 	hog = share_one_cpu();
 	server_start(&t, &bpf, "server", clock_env("bpf"));
 	server_start(&t, &sys, "server-syscall", clock_env("syscall"));
-	/* two serving threads (TCP and UDP) burning 30 ms each at once */
+	/* two serving threads (TCP and UDP) burning 50 ms each at once:
+	 * 1% is 500 us, room for what the skeleton does besides (decoding,
+	 * printing, the reply's send, which runs the loopback's receive) */
 	for (int round = 0; round < 3; round++) {
 		c[0] = client_spawn(
 			&t, "burn-tcp", clock_env("bpf"),
-			ARGS("-P", rpc_port(bpf.tcp), "burn", "30000"));
+			ARGS("-P", rpc_port(bpf.tcp), "burn", "50000"));
 		c[1] = client_spawn(&t, "burn-udp", clock_env("bpf"),
 				    ARGS("-p", "udp", "-P", rpc_port(bpf.udp),
-					 "burn", "30000"));
+					 "burn", "50000"));
 		client_wait(&t, "burn-tcp", c[0]);
 		client_wait(&t, "burn-udp", c[1]);
 	}
@@ -484,7 +486,7 @@ START_TEST(test_bpf_clock_stopped_while_running)
 	server_start(&t, &s, "server", clock_env("bpf"));
 	client_wait(&t, "before",
 		    client_spawn(&t, "before", clock_env("auto"),
-				 ARGS("-P", rpc_port(s.tcp), "burn", "20000")));
+				 ARGS("-P", rpc_port(s.tcp), "burn", "50000")));
 
 	r = ctl("stop");
 	e2e_assert_exit(r.status, 0, "causalctl bpf-clock stop");
@@ -506,7 +508,7 @@ START_TEST(test_bpf_clock_stopped_while_running)
 		client_wait(&t, "after",
 			    client_spawn(&t, "after", clock_env("auto"),
 					 ARGS("-P", rpc_port(s.tcp), "burn",
-					      "20000")));
+					      "50000")));
 	client_wait(&t, "want-bpf",
 		    client_spawn(&t, "want-bpf", clock_env("bpf"),
 				 ARGS("-P", rpc_port(s.tcp), "say", "1")));
@@ -699,12 +701,17 @@ END_TEST
  * The reader itself (preload/cpu-clock.h) on the live clock: threads
  * sharing one CPU burn 2 ms, sleep (switched out and in), and read their
  * CPU clock by the bpf clock, then by the system call.  What holds on any
- * machine, however loaded: each bpf reading is the thread's own and off
- * by no more than the bound (it counts as CPU at most the
+ * machine, however loaded: no bpf reading is ahead of the system call's
+ * (read after it) by more than the bound (it counts as CPU at most the
  * CAUSAL_CPU_MAX_AGE_NS since the switch-in, of which a busy hypervisor
  * may have stolen some; a slot written at the wrong switch, or of the
- * wrong thread, is off by milliseconds); the CPU from the first reading
- * to the last agrees within 1%; the median reading within 10 us.
+ * wrong thread, is off by milliseconds); the CPU from the first reading to
+ * the last agrees within 1%; the median reading within 10 us, nine in ten
+ * within 50 us.  Behind, it may be: the kernel charges a thread from its
+ * scheduler's clock update, before the switch the program sees, and
+ * under load that can be tens of microseconds (a new-idle balance, the
+ * vCPU preempted in between); each switch-in anchors the clock afresh,
+ * so that never adds up.
  */
 #define READS 300
 
@@ -755,8 +762,7 @@ static void *read_while_burning(void *arg)
 
 static int cmp_ll(const void *a, const void *b)
 {
-	long long x = llabs(*(const long long *)a),
-		  y = llabs(*(const long long *)b);
+	long long x = *(const long long *)a, y = *(const long long *)b;
 
 	return (x > y) - (x < y);
 }
@@ -798,14 +804,14 @@ START_TEST(test_bpf_clock_reads_agree_with_the_system_call)
 			      "thread %d: the bpf clock is %lld ns off the "
 			      "system call's (median of %d)",
 			      i, median, r[i].ok);
-		/* sorted by size: the largest either way */
-		ck_assert_msg(r[i].err[r[i].ok - 1] >= -(CAUSAL_CPU_MAX_AGE_NS +
-							 10000) &&
-				      r[i].err[r[i].ok - 1] <= 100000,
-			      "thread %d: a bpf reading %lld ns off the system "
-			      "call's (at most %d ns ahead expected)",
-			      i, r[i].err[r[i].ok - 1],
-			      CAUSAL_CPU_MAX_AGE_NS + 10000);
+		ck_assert_msg(r[i].err[0] >= -(CAUSAL_CPU_MAX_AGE_NS + 10000),
+			      "thread %d: a bpf reading %lld ns ahead of the "
+			      "system call's (at most %d expected)",
+			      i, -r[i].err[0], CAUSAL_CPU_MAX_AGE_NS + 10000);
+		ck_assert_msg(r[i].err[r[i].ok * 9 / 10] <= 50000,
+			      "thread %d: one bpf reading in ten %lld ns or "
+			      "more behind the system call's",
+			      i, r[i].err[r[i].ok * 9 / 10]);
 		sys = (long long)(r[i].last_sys - r[i].first_sys);
 		bpf = (long long)(r[i].last_bpf - r[i].first_bpf);
 		ck_assert_msg(
