@@ -169,7 +169,7 @@ $(BUILD)/bench/%: test/bench/%.c
 $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $^ -lpthread
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lpthread
 
 # the CPU clock's cost reads the library's own bpf clock reader
 # (the sources only: the dependency file adds the headers to $^)
@@ -182,7 +182,7 @@ $(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c
 $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/log-file.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $^ -lzstd -lmsgpackc
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lzstd -lmsgpackc
 
 # the impact benchmark drives the ccsg engine in one process
 $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
