@@ -32,7 +32,6 @@ static void record_fork(struct causal_tbuf *tb, pid_t child, uint32_t how,
 		return;
 	r->hdr.aux = (uint32_t)child;
 	r->how = how;
-	r->pad = 0;
 	causal_record_commit(tb, pending);
 }
 

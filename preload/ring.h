@@ -42,9 +42,12 @@ void causal_ring_init(struct causal_ring *ring, void *data, uint64_t capacity);
 
 /*
  * Room for a record of `size` bytes (already aligned), or NULL when the ring
- * is full.  Fill the record, then causal_ring_commit() it.  *used_after is
- * set to the bytes the ring will hold once committed, so the caller can
- * decide to wake the consumer.
+ * is full.  Fill the record, then causal_ring_commit(ring, *pending) it.
+ * *pending is set to the bytes the commit will advance the head by: size,
+ * plus the padding record when the record wraps to the start.
+ * causal_ring_commit() returns the bytes the ring holds once committed
+ * (committed and not yet consumed), so the caller can decide to wake the
+ * consumer.
  */
 static inline struct causal_rec *causal_ring_reserve(struct causal_ring *ring,
 						      uint32_t size,

@@ -176,11 +176,11 @@ static void record_thread_start(struct causal_tbuf *tb)
 	r->hdr.aux = tb->parent_tid;
 	r->os_tid = (uint32_t)tb->os_tid;
 	r->marker = ctx->marker;
-	r->has_ctx = causal_ctx_active(ctx);
 	r->cpu_ns = causal_thread_cpu_ns();
-	memcpy(r->chain, ctx->chain, sizeof(r->chain));
-	r->event_no = ctx->event_no;
-	r->function_id = ctx->function_id;
+	r->ctx.set = causal_ctx_active(ctx);
+	memcpy(r->ctx.chain, ctx->chain, sizeof(r->ctx.chain));
+	r->ctx.event = ctx->event_no;
+	r->ctx.function = ctx->function_id;
 	causal_record_commit(tb, pending);
 }
 

@@ -546,7 +546,7 @@ void causal_writer_before_exec(const char *path)
 	r->hdr.tid = tb ? tb->tid : 0;
 	r->hdr.aux = (uint32_t)len;
 	r->hdr.mono_ns = causal_now_ns();
-	memcpy(r->path, path, len);
+	memcpy(r->tail, path, len);
 
 	causal_writer_lock();
 	drain_all(1);

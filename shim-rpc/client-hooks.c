@@ -149,7 +149,7 @@ static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 	r->xid = 0; /* known once encoded: the server side records it */
 	r->transport = (uint8_t)t->transport;
 	r->flags = flags;
-	r->p.hdr.aux = causal_copy_addr(r->peer, t->peer, t->peer_len);
+	r->p.hdr.aux = causal_copy_addr(r->tail, t->peer, t->peer_len);
 	r->site_id = site;
 	r->p.cpu_ns = cpu0;
 	r->p.mono_exit_ns = causal_now_ns();

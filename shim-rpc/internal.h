@@ -44,8 +44,8 @@ static inline void causal_probe_fill(struct rec_rpc_probe *p,
 				     uint64_t function_id)
 {
 	memcpy(p->chain, chain, CAUSAL_CHAIN_ID_LEN);
-	p->event_no = event_no;
-	p->function_id = function_id;
+	p->event = event_no;
+	p->function = function_id;
 }
 
 /* Copy a netbuf's address into a record; returns the bytes copied. */

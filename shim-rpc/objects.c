@@ -73,8 +73,8 @@ static void write_object(struct causal_tbuf *tb, uint64_t id,
 	r->transport = (uint8_t)o->transport;
 	r->address_len = (uint8_t)o->addr_len;
 	r->netid_len = (uint8_t)nlen;
-	memcpy(r->bytes, o->addr, o->addr_len);
-	memcpy(r->bytes + o->addr_len, netid, nlen);
+	memcpy(r->tail, o->addr, o->addr_len);
+	memcpy(r->tail + o->addr_len, netid, nlen);
 	causal_record_commit(tb, pending);
 }
 

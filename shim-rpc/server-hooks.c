@@ -130,7 +130,7 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	r->tag = (uint8_t)tag_status;
 	r->args_bytes = args_bytes;
 	r->object_id = object;
-	r->p.hdr.aux = causal_copy_addr(r->peer, peer->buf, len);
+	r->p.hdr.aux = causal_copy_addr(r->tail, peer->buf, len);
 	r->p.mono_exit_ns = causal_now_ns();
 	/* Equation 1 starts the implementation's CPU at the probe's exit */
 	r->p.cpu_ns = cpu ? cpu : causal_probe_cpu_ns(r->p.mono_exit_ns);

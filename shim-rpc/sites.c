@@ -71,8 +71,8 @@ static void write_site(struct causal_tbuf *tb, uint64_t id, uintptr_t ip)
 	r->site_id = id;
 	r->symbol_len = (uint16_t)slen;
 	r->module_len = (uint16_t)mlen;
-	memcpy(r->text, symbol, slen);
-	memcpy(r->text + slen, module, mlen);
+	memcpy(r->tail, symbol, slen);
+	memcpy(r->tail + slen, module, mlen);
 	causal_record_commit(tb, pending);
 }
 

@@ -39,10 +39,10 @@ START_TEST(thread_start_with_context)
 	r.os_tid = 4242;
 	r.marker = CAUSAL_MARKER_INFRA;
 	r.cpu_ns = 999;
-	r.has_ctx = 1;
-	memset(r.chain, 0xab, sizeof(r.chain));
-	r.event_no = 5;
-	r.function_id = 11;
+	r.ctx.set = 1;
+	memset(r.ctx.chain, 0xab, sizeof(r.ctx.chain));
+	r.ctx.event = 5;
+	r.ctx.function = 11;
 	f = encode_and_unpack(&r.hdr, &sb, &up);
 	ck_assert_uint_eq(up.data.via.array.size, 8);
 	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_THREAD_START);
@@ -56,7 +56,7 @@ START_TEST(thread_start_with_context)
 	ctx = f[7].via.array.ptr;
 	ck_assert_int_eq(ctx[0].type, MSGPACK_OBJECT_BIN);
 	ck_assert_uint_eq(ctx[0].via.bin.size, CAUSAL_CHAIN_ID_LEN);
-	ck_assert_int_eq(memcmp(ctx[0].via.bin.ptr, r.chain, 20), 0);
+	ck_assert_int_eq(memcmp(ctx[0].via.bin.ptr, r.ctx.chain, 20), 0);
 	ck_assert_uint_eq(ctx[1].via.u64, 5);
 	ck_assert_uint_eq(ctx[2].via.u64, 11);
 	msgpack_unpacked_destroy(&up);
@@ -92,7 +92,7 @@ START_TEST(exec_path_and_simple_records)
 	r->hdr.type = CAUSAL_REC_EXEC;
 	r->hdr.aux = 8;
 	r->hdr.size = CAUSAL_REC_ALIGN(sizeof(*r) + 8);
-	memcpy(r->path, "/bin/tru" "XXXX", 12); /* only aux bytes count */
+	memcpy(r->tail, "/bin/truXXXX", 12); /* only aux (8) bytes count */
 	f = encode_and_unpack(&r->hdr, &sb, &up);
 	ck_assert_int_eq(f[3].type, MSGPACK_OBJECT_STR);
 	ck_assert_uint_eq(f[3].via.str.size, 8);
@@ -209,7 +209,7 @@ START_TEST(rpc_records_have_documented_shapes)
 
 			r->symbol_len = 5;
 			r->module_len = 3;
-			memcpy(r->text, "say_itabc", 8);
+			memcpy(r->tail, "say_itabc", 8);
 		}
 		if (shapes[i].type == CAUSAL_REC_RPC_OBJECT) {
 			struct rec_rpc_object *r = (void *)buf;

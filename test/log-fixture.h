@@ -127,7 +127,7 @@ static inline void fixture_log_header_clock(
 	struct fixture_log *fl, uint64_t mono, const uint8_t uuid[16],
 	const char *host, int64_t pid, int64_t ppid, const char *exe, int argc,
 	const char *const *argv, uint64_t realtime, const uint8_t *parent_uuid,
-	uint64_t buffer_kb, uint64_t flush_ms, int cpu_clock)
+	uint64_t buffer_kb, uint64_t flush_ms, int64_t cpu_clock)
 {
 	fixture_log_begin(fl, CAUSAL_REC_HEADER, 0, mono,
 			  cpu_clock < 0 ? 12 : 13);
@@ -202,6 +202,45 @@ static inline void fixture_log_spawn(struct fixture_log *fl, uint64_t tid,
 {
 	fixture_log_begin(fl, CAUSAL_REC_THREAD_SPAWN, tid, mono, 1);
 	msgpack_pack_uint64(&fl->pk, child_tid);
+}
+
+static inline void fixture_log_fork(struct fixture_log *fl, uint64_t tid,
+				    uint64_t mono, int64_t child_pid,
+				    unsigned how)
+{
+	fixture_log_begin(fl, CAUSAL_REC_FORK, tid, mono, 2);
+	msgpack_pack_int64(&fl->pk, child_pid);
+	msgpack_pack_uint64(&fl->pk, how);
+}
+
+static inline void fixture_log_exec(struct fixture_log *fl, uint64_t tid,
+				    uint64_t mono, const char *path)
+{
+	fixture_log_begin(fl, CAUSAL_REC_EXEC, tid, mono, 1);
+	fixture_log_str(fl, path);
+}
+
+static inline void fixture_log_exec_failed(struct fixture_log *fl, uint64_t tid,
+					   uint64_t mono, int64_t err)
+{
+	fixture_log_begin(fl, CAUSAL_REC_EXEC_FAILED, tid, mono, 1);
+	msgpack_pack_int64(&fl->pk, err);
+}
+
+/* LOSS: n [type, count] pairs. */
+static inline void fixture_log_loss(struct fixture_log *fl, uint64_t mono,
+				    int64_t err, uint64_t lost,
+				    const uint64_t (*pairs)[2], size_t n)
+{
+	fixture_log_begin(fl, CAUSAL_REC_LOSS, 0, mono, 3);
+	msgpack_pack_int64(&fl->pk, err);
+	msgpack_pack_uint64(&fl->pk, lost);
+	msgpack_pack_array(&fl->pk, n);
+	for (size_t i = 0; i < n; i++) {
+		msgpack_pack_array(&fl->pk, 2);
+		msgpack_pack_uint64(&fl->pk, pairs[i][0]);
+		msgpack_pack_uint64(&fl->pk, pairs[i][1]);
+	}
 }
 
 static inline void fixture_log_process_end(struct fixture_log *fl, uint64_t mono,

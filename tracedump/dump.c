@@ -114,179 +114,91 @@ static void addr(const struct dump_ctx *c, const char *k,
 }
 
 /* Text "one_way|tag_sent" ("-" for none), JSON ["one_way","tag_sent"]. */
-static void flags(const struct dump_ctx *c, const char *k, uint64_t v)
+static void flags(const struct dump_ctx *c, const char *k, uint64_t v,
+		  void (*text)(char *, size_t, uint64_t, char))
 {
 	char buf[128];
 
 	key(c, k);
 	if (c->fmt == DUMP_TEXT) {
-		record_rpc_flags(buf, sizeof(buf), v, '|');
+		text(buf, sizeof(buf), v, '|');
 		fputs(buf[0] ? buf : "-", c->out);
 		return;
 	}
-	record_rpc_flags(buf, sizeof(buf), v, ',');
+	text(buf, sizeof(buf), v, ',');
 	putc('[', c->out);
 	for (char *tok = strtok(buf, ","), *first = tok; tok; tok = strtok(NULL, ","))
 		fprintf(c->out, "%s\"%s\"", tok == first ? "" : ",", tok);
 	putc(']', c->out);
 }
 
-/* The fields common to the four RPC probes. */
-static void rpc_probe(const struct dump_ctx *c, const struct record_rpc *p)
+/* A context: text chain/event/function, JSON an object; nil: "-", null. */
+static void context(const struct dump_ctx *c, const char *k,
+		    const struct record_ctx *ctx)
 {
-	hex(c, "chain", p->chain, CAUSAL_CHAIN_ID_LEN);
-	u64(c, "event", p->event);
-	u64(c, "function", p->function);
-	u64(c, "mono_exit_ns", p->mono_exit_ns);
-	u64(c, "cpu_ns", p->cpu_ns);
+	char chain[2 * CAUSAL_CHAIN_ID_LEN + 1];
+
+	key(c, k);
+	if (!ctx->set) {
+		fputs(c->fmt == DUMP_JSON ? "null" : "-", c->out);
+		return;
+	}
+	hex_encode(chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
+	if (c->fmt == DUMP_JSON)
+		fprintf(c->out,
+			"{\"chain\":\"%s\",\"event\":%" PRIu64
+			",\"function\":%" PRIu64 "}",
+			chain, ctx->event, ctx->function);
+	else
+		fprintf(c->out, "%s/%" PRIu64 "/%" PRIu64, chain, ctx->event,
+			ctx->function);
 }
 
-static void print_rpc(const struct dump_ctx *c, const struct record *r)
+/* A msgpack element as JSON, in both formats. */
+static void raw(const struct dump_ctx *c, const char *k,
+		const msgpack_object *o)
 {
-	switch (r->type) {
-	case CAUSAL_REC_RPC_STUB_START:
-		rpc_probe(c, &r->stub_start.p);
-		u64(c, "prog", r->stub_start.prog);
-		u64(c, "vers", r->stub_start.vers);
-		u64(c, "proc", r->stub_start.proc);
-		name(c, "transport", record_transport_name(r->stub_start.transport),
-		     r->stub_start.transport);
-		addr(c, "peer", &r->stub_start.peer);
-		u64(c, "site", r->stub_start.site_id);
-		u64(c, "xid", r->stub_start.xid);
-		flags(c, "flags", r->stub_start.flags);
-		break;
-	case CAUSAL_REC_RPC_STUB_END:
-		rpc_probe(c, &r->stub_end.p);
-		name(c, "status", record_clnt_stat_name(r->stub_end.status),
-		     r->stub_end.status);
-		u64(c, "args_bytes", r->stub_end.args_bytes);
-		u64(c, "results_bytes", r->stub_end.results_bytes);
-		name(c, "reply_tag", record_tag_status_name(r->stub_end.reply_tag),
-		     r->stub_end.reply_tag);
-		u64(c, "tag_sent", r->stub_end.tag_sent);
-		break;
-	case CAUSAL_REC_RPC_SKEL_START:
-		rpc_probe(c, &r->skel_start.p);
-		u64(c, "prog", r->skel_start.prog);
-		u64(c, "vers", r->skel_start.vers);
-		u64(c, "proc", r->skel_start.proc);
-		name(c, "transport", record_transport_name(r->skel_start.transport),
-		     r->skel_start.transport);
-		addr(c, "peer", &r->skel_start.peer);
-		u64(c, "object", r->skel_start.object_id);
-		u64(c, "xid", r->skel_start.xid);
-		u64(c, "args_bytes", r->skel_start.args_bytes);
-		name(c, "tag", record_tag_status_name(r->skel_start.tag),
-		     r->skel_start.tag);
-		break;
-	case CAUSAL_REC_RPC_SKEL_END:
-		rpc_probe(c, &r->skel_end.p);
-		name(c, "reply", record_reply_name(r->skel_end.reply),
-		     r->skel_end.reply);
-		u64(c, "results_bytes", r->skel_end.results_bytes);
-		break;
-	case CAUSAL_REC_RPC_SITE:
-		u64(c, "site", r->rpc_site.site_id);
-		str(c, "symbol", r->rpc_site.symbol);
-		str(c, "module", r->rpc_site.module);
-		break;
-	case CAUSAL_REC_RPC_OBJECT:
-		u64(c, "object", r->rpc_object.object_id);
-		u64(c, "prog", r->rpc_object.prog);
-		u64(c, "vers", r->rpc_object.vers);
-		name(c, "transport", record_transport_name(r->rpc_object.transport),
-		     r->rpc_object.transport);
-		addr(c, "address", &r->rpc_object.address);
-		str(c, "netid", r->rpc_object.netid);
-		break;
-	}
+	key(c, k);
+	json_msgpack(c->out, o);
 }
+
+/*
+ * The fields of each type (records.def), each as its SHOW says: v is the
+ * decoded field, KIND its kind, en the enum that names it.
+ */
+/* clang-format off */
+#define HEX_LEN_CHAIN CAUSAL_CHAIN_ID_LEN
+#define HEX_LEN_UUID CAUSAL_UUID_LEN
+#define HEX_LEN_UUID_NIL CAUSAL_UUID_LEN
+#define SHOW_NUM(c, k, v, KIND, en) _Generic((v), int64_t: i64, uint64_t: u64)(c, k, v)
+#define SHOW_ENUM(c, k, v, KIND, en) name(c, k, record_##en##_name(v), v)
+#define SHOW_FLAGS(c, k, v, KIND, en) flags(c, k, v, record_##en)
+#define SHOW_HEX(c, k, v, KIND, en) hex(c, k, v, HEX_LEN_##KIND)
+#define SHOW_STR(c, k, v, KIND, en) str(c, k, v)
+#define SHOW_ADDR(c, k, v, KIND, en) addr(c, k, &(v))
+#define SHOW_CTX(c, k, v, KIND, en) context(c, k, &(v))
+#define SHOW_RAW(c, k, v, KIND, en) raw(c, k, v)
+
+#define SHOW_FIELD(name, KIND, SHOW, en, dump)                                 \
+	SHOW_##SHOW(c, dump, m->name, KIND, en);
+#define SHOW_PROBE_FIELD(name, KIND, SHOW, en, dump)                           \
+	SHOW_##SHOW(c, dump, m->p.name, KIND, en);
+#define SHOW_START_NONE
+#define SHOW_START_RPC_PROBE CAUSAL_FIELDS_RPC_PROBE(SHOW_PROBE_FIELD)
+#define SHOW_CASE(num, UPPER, lower, member, GROUP, nreq)                      \
+	case CAUSAL_REC_##UPPER: {                                             \
+		const struct record_##lower *m = &r->member;                   \
+									       \
+		SHOW_START_##GROUP                                             \
+		CAUSAL_FIELDS_##UPPER(SHOW_FIELD)                              \
+		break;                                                         \
+	}
+/* clang-format on */
 
 static void print_fields(const struct dump_ctx *c, const struct record *r)
 {
-	FILE *out = c->out;
-
 	switch (r->type) {
-	case CAUSAL_REC_HEADER:
-		u64(c, "version", r->header.version);
-		hex(c, "uuid", r->header.uuid, CAUSAL_UUID_LEN);
-		str(c, "host", r->header.host);
-		i64(c, "pid", r->header.pid);
-		i64(c, "ppid", r->header.ppid);
-		str(c, "exe", r->header.exe);
-		key(c, "argv");
-		json_msgpack(out, r->header.argv);
-		u64(c, "start_realtime_ns", r->header.start_realtime_ns);
-		u64(c, "start_mono_ns", r->header.start_mono_ns);
-		hex(c, "parent_uuid", r->header.parent_uuid, CAUSAL_UUID_LEN);
-		u64(c, "buffer_kb", r->header.buffer_kb);
-		u64(c, "flush_ms", r->header.flush_ms);
-		name(c, "cpu_clock", record_cpu_clock_name(r->header.cpu_clock),
-		     r->header.cpu_clock);
-		break;
-	case CAUSAL_REC_THREAD_START: {
-		const struct record_ctx *ctx = &r->thread_start.ctx;
-		char chain[2 * CAUSAL_CHAIN_ID_LEN + 1];
-
-		u64(c, "parent_tid", r->thread_start.parent_tid);
-		u64(c, "os_tid", r->thread_start.os_tid);
-		name(c, "marker", record_marker_name(r->thread_start.marker),
-		     r->thread_start.marker);
-		u64(c, "cpu_ns", r->thread_start.cpu_ns);
-		key(c, "ctx");
-		if (!ctx->set) {
-			fputs(c->fmt == DUMP_JSON ? "null" : "-", out);
-			break;
-		}
-		hex_encode(chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
-		if (c->fmt == DUMP_JSON)
-			fprintf(out, "{\"chain\":\"%s\",\"event\":%" PRIu64
-				",\"function\":%" PRIu64 "}",
-				chain, ctx->event, ctx->function);
-		else
-			fprintf(out, "%s/%" PRIu64 "/%" PRIu64, chain,
-				ctx->event, ctx->function);
-		break;
-	}
-	case CAUSAL_REC_THREAD_END:
-		u64(c, "cpu_ns", r->thread_end.cpu_ns);
-		name(c, "how", record_thread_end_name(r->thread_end.how),
-		     r->thread_end.how);
-		break;
-	case CAUSAL_REC_DROPS:
-		u64(c, "dropped", r->drops.dropped);
-		break;
-	case CAUSAL_REC_FORK:
-		i64(c, "child_pid", r->fork.child_pid);
-		name(c, "how", record_fork_how_name(r->fork.how), r->fork.how);
-		break;
-	case CAUSAL_REC_EXEC:
-		str(c, "path", r->exec.path);
-		break;
-	case CAUSAL_REC_EXEC_FAILED:
-		i64(c, "errno", r->exec_failed.err);
-		break;
-	case CAUSAL_REC_PROCESS_END:
-		u64(c, "realtime_ns", r->process_end.realtime_ns);
-		name(c, "reason", record_process_end_name(r->process_end.reason),
-		     r->process_end.reason);
-		i64(c, "detail", r->process_end.detail);
-		u64(c, "records", r->process_end.records);
-		u64(c, "dropped", r->process_end.dropped);
-		break;
-	case CAUSAL_REC_THREAD_SPAWN:
-		u64(c, "child_tid", r->thread_spawn.child_tid);
-		break;
-	case CAUSAL_REC_LOSS:
-		i64(c, "errno", r->loss.err);
-		u64(c, "lost", r->loss.lost);
-		key(c, "by_type");
-		json_msgpack(out, r->loss.by_type);
-		break;
-	default:
-		print_rpc(c, r);
-		break;
+		CAUSAL_RECORDS(SHOW_CASE)
 	}
 }
 

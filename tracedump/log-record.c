@@ -13,24 +13,12 @@
 #include "hex.h"
 #include "log-record.h"
 
-static const char *const type_names[][2] = {
-	[CAUSAL_REC_HEADER] = { "HEADER", "header" },
-	[CAUSAL_REC_THREAD_START] = { "THREAD_START", "thread_start" },
-	[CAUSAL_REC_THREAD_END] = { "THREAD_END", "thread_end" },
-	[CAUSAL_REC_DROPS] = { "DROPS", "drops" },
-	[CAUSAL_REC_FORK] = { "FORK", "fork" },
-	[CAUSAL_REC_EXEC] = { "EXEC", "exec" },
-	[CAUSAL_REC_EXEC_FAILED] = { "EXEC_FAILED", "exec_failed" },
-	[CAUSAL_REC_PROCESS_END] = { "PROCESS_END", "process_end" },
-	[CAUSAL_REC_THREAD_SPAWN] = { "THREAD_SPAWN", "thread_spawn" },
-	[CAUSAL_REC_LOSS] = { "LOSS", "loss" },
-	[CAUSAL_REC_RPC_STUB_START] = { "RPC_STUB_START", "rpc_stub_start" },
-	[CAUSAL_REC_RPC_STUB_END] = { "RPC_STUB_END", "rpc_stub_end" },
-	[CAUSAL_REC_RPC_SKEL_START] = { "RPC_SKEL_START", "rpc_skel_start" },
-	[CAUSAL_REC_RPC_SKEL_END] = { "RPC_SKEL_END", "rpc_skel_end" },
-	[CAUSAL_REC_RPC_SITE] = { "RPC_SITE", "rpc_site" },
-	[CAUSAL_REC_RPC_OBJECT] = { "RPC_OBJECT", "rpc_object" },
-};
+/* clang-format off */
+#define TYPE_NAMES(num, UPPER, lower, member, GROUP, nreq)                     \
+	[num] = { #UPPER, #lower },
+
+static const char *const type_names[][2] = { CAUSAL_RECORDS(TYPE_NAMES) };
+/* clang-format on */
 
 #define N_TYPES (sizeof(type_names) / sizeof(type_names[0]))
 
@@ -44,124 +32,83 @@ const char *record_type_name(unsigned type, bool lower)
 	return record_known(type) ? type_names[type][lower] : NULL;
 }
 
-const char *record_marker_name(uint64_t marker)
-{
-	static const char *const names[] = { "user", "infra" };
+/* record_<stem>_name() of every enum of enums.def: a switch by value. */
+/* clang-format off */
+#define NAME_CASE(constant, value, name)                                       \
+	case value:                                                            \
+		return name;
+#define NAME_FUNC(ctype, stem, KIND)                                           \
+	const char *record_##stem##_name(uint64_t value)                       \
+	{                                                                      \
+		switch (value) {                                               \
+			CAUSAL_VALUES_##stem(NAME_CASE)                        \
+		}                                                              \
+		return NULL;                                                   \
+	}
+CAUSAL_ENUMS(NAME_FUNC)
+/* clang-format on */
 
-	return marker < 2 ? names[marker] : NULL;
+struct flag_name {
+	uint64_t bit;
+	const char *name;
+};
+
+static void flags_text(char *out, size_t size, uint64_t flags, char sep,
+		       const struct flag_name *names, size_t n_names)
+{
+	const char s[2] = { sep, '\0' };
+	uint64_t known = 0;
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n_names; i++) {
+		known |= names[i].bit;
+		if (!(flags & names[i].bit))
+			continue;
+		n += snprintf(out + n, n < size ? size - n : 0, "%s%s",
+			      n ? s : "", names[i].name);
+	}
+	flags &= ~known;
+	if (flags)
+		snprintf(out + n, n < size ? size - n : 0, "%s0x%llx",
+			 n ? s : "", (unsigned long long)flags);
 }
 
-const char *record_thread_end_name(uint64_t how)
-{
-	static const char *const names[] = {
-		"returned", "exited", "cancelled", "at_exit",
-	};
+/* record_<stem>() of the FLAGS of enums.def. */
+/* clang-format off */
+#define FLAG_NAME(constant, value, name) { value, name },
+#define FLAGS_FUNC_ENUM(stem)
+#define FLAGS_FUNC_EXTERN(stem)
+#define FLAGS_FUNC_FLAGS(stem)                                                 \
+	void record_##stem(char *out, size_t size, uint64_t flags, char sep)   \
+	{                                                                      \
+		static const struct flag_name names[] = {                      \
+			CAUSAL_VALUES_##stem(FLAG_NAME)                        \
+		};                                                             \
+									       \
+		flags_text(out, size, flags, sep, names,                       \
+			   sizeof(names) / sizeof(names[0]));                  \
+	}
+#define FLAGS_FUNC(ctype, stem, KIND) FLAGS_FUNC_##KIND(stem)
+CAUSAL_ENUMS(FLAGS_FUNC)
+/* clang-format on */
 
-	return how < 4 ? names[how] : NULL;
-}
-
-const char *record_process_end_name(uint64_t reason)
-{
-	static const char *const names[] = { "exit", "signal", "exec", "_exit" };
-
-	return reason < 4 ? names[reason] : NULL;
-}
-
-const char *record_cpu_clock_name(uint64_t clock)
-{
-	static const char *const names[] = { "syscall", "bpf" };
-
-	return clock < 2 ? names[clock] : NULL;
-}
-
-const char *record_fork_how_name(uint64_t how)
-{
-	static const char *const names[] = {
-		"fork", "vfork", "posix_spawn", "posix_spawnp",
-	};
-
-	return how < 4 ? names[how] : NULL;
-}
-
-const char *record_transport_name(uint64_t transport)
-{
-	static const char *const names[] = {
-		"unknown", "tcp", "udp", "unix", "raw",
-	};
-
-	return transport < 5 ? names[transport] : NULL;
-}
-
-/*
- * enum clnt_stat of <rpc/clnt_stat.h> (libtirpc), by value, so that the
- * tool needs no libtirpc.  The values are fixed by the ONC RPC API.
- */
-const char *record_clnt_stat_name(uint64_t status)
-{
-	static const char *const names[] = {
-		"RPC_SUCCESS", "RPC_CANTENCODEARGS", "RPC_CANTDECODERES",
-		"RPC_CANTSEND", "RPC_CANTRECV", "RPC_TIMEDOUT",
-		"RPC_VERSMISMATCH", "RPC_AUTHERROR", "RPC_PROGUNAVAIL",
-		"RPC_PROGVERSMISMATCH", "RPC_PROCUNAVAIL", "RPC_CANTDECODEARGS",
-		"RPC_SYSTEMERROR", "RPC_UNKNOWNHOST", "RPC_RPCBFAILURE",
-		"RPC_PROGNOTREGISTERED", "RPC_FAILED", "RPC_UNKNOWNPROTO",
-		"RPC_INTR", "RPC_UNKNOWNADDR", "RPC_TLIERROR",
-		"RPC_NOBROADCAST", "RPC_N2AXLATEFAILURE", "RPC_UDERROR",
-		"RPC_INPROGRESS", "RPC_STALERACHANDLE", "RPC_CANTCONNECT",
-		"RPC_XPRTFAILED", "RPC_CANTCREATESTREAM",
-	};
-
-	return status < sizeof(names) / sizeof(names[0]) ? names[status] : NULL;
-}
-
-const char *record_tag_status_name(uint64_t tag)
-{
-	static const char *const names[] = { "ok", "absent", "malformed",
-					     "stale", "incomplete" };
-
-	return tag < sizeof(names) / sizeof(names[0]) ? names[tag] : NULL;
-}
-
-const char *record_reply_name(uint64_t reply)
-{
-	static const char *const names[] = {
-		"success", "none", "prog_unavail", "prog_mismatch",
-		"proc_unavail", "garbage_args", "system_err", "denied",
-	};
-
-	return reply < 8 ? names[reply] : NULL;
-}
+/* The probe kind: the member of the types of the group RPC_PROBE. */
+/* clang-format off */
+#define RPC_KIND_NONE(UPPER, member)
+#define RPC_KIND_RPC_PROBE(UPPER, member)                                      \
+	case CAUSAL_REC_##UPPER:                                               \
+		return #member;
+#define RPC_KIND(num, UPPER, lower, member, GROUP, nreq)                       \
+	RPC_KIND_##GROUP(UPPER, member)
+/* clang-format on */
 
 const char *record_rpc_kind(unsigned type)
 {
 	switch (type) {
-	case CAUSAL_REC_RPC_STUB_START: return "stub_start";
-	case CAUSAL_REC_RPC_STUB_END: return "stub_end";
-	case CAUSAL_REC_RPC_SKEL_START: return "skel_start";
-	case CAUSAL_REC_RPC_SKEL_END: return "skel_end";
+		CAUSAL_RECORDS(RPC_KIND)
 	}
 	return NULL;
-}
-
-void record_rpc_flags(char *out, size_t size, uint64_t flags, char sep)
-{
-	static const char *const names[] = {
-		"one_way", "tag_sent", "broadcast", "batched",
-	};
-	const char s[2] = { sep, '\0' };
-	size_t n = 0;
-
-	out[0] = '\0';
-	for (unsigned i = 0; i < 4; i++) {
-		if (!(flags & (1u << i)))
-			continue;
-		n += snprintf(out + n, n < size ? size - n : 0, "%s%s",
-			      n ? s : "", names[i]);
-	}
-	flags &= ~(uint64_t)15;
-	if (flags)
-		snprintf(out + n, n < size ? size - n : 0, "%s0x%llx",
-			 n ? s : "", (unsigned long long)flags);
 }
 
 /*
@@ -258,12 +205,6 @@ static uint64_t get_u64(struct fields *f)
 	return o->via.u64;
 }
 
-/* A field appended later in the format: old logs end before it. */
-static uint64_t get_u64_or(struct fields *f, uint64_t absent)
-{
-	return f->i < f->n ? get_u64(f) : absent;
-}
-
 static int64_t get_i64(struct fields *f)
 {
 	const msgpack_object *o = next(f);
@@ -322,15 +263,6 @@ static struct record_bin get_any_bin(struct fields *f)
 	return b;
 }
 
-static void get_rpc(struct fields *f, struct record_rpc *p)
-{
-	p->chain = get_bin(f, CAUSAL_CHAIN_ID_LEN, false);
-	p->event = get_u64(f);
-	p->function = get_u64(f);
-	p->mono_exit_ns = get_u64(f);
-	p->cpu_ns = get_u64(f);
-}
-
 static const msgpack_object *get_str_array(struct fields *f)
 {
 	const msgpack_object *o = next(f);
@@ -377,26 +309,82 @@ bool record_loss_pair(const struct record *r, uint32_t i, uint64_t *type,
 	return true;
 }
 
-static void get_ctx(struct fields *f, struct record_ctx *ctx)
+static struct record_ctx get_ctx(struct fields *f)
 {
 	const msgpack_object *o = next(f);
+	struct record_ctx ctx = { 0 };
 	struct fields sub;
 
-	memset(ctx, 0, sizeof(*ctx));
 	if (!o || o->type == MSGPACK_OBJECT_NIL)
-		return;	/* a missing ctx is already flagged by next() */
+		return ctx; /* a missing ctx is already flagged by next() */
 	if (o->type != MSGPACK_OBJECT_ARRAY) {
 		f->bad = true;
-		return;
+		return ctx;
 	}
 	sub = (struct fields){ o->via.array.ptr, o->via.array.size, 0, false };
-	ctx->chain = get_bin(&sub, CAUSAL_CHAIN_ID_LEN, false);
-	ctx->event = get_u64(&sub);
-	ctx->function = get_u64(&sub);
-	ctx->set = !sub.bad;
+	ctx.chain = get_bin(&sub, CAUSAL_CHAIN_ID_LEN, false);
+	ctx.event = get_u64(&sub);
+	ctx.function = get_u64(&sub);
+	ctx.set = !sub.bad;
 	if (sub.bad)
 		f->bad = true;
+	return ctx;
 }
+
+/* Each KIND of records.def, checked as log-format.h says. */
+/* clang-format off */
+#define GET_U8(f) get_u64(f)
+#define GET_U16(f) get_u64(f)
+#define GET_U32(f) get_u64(f)
+#define GET_U64(f) get_u64(f)
+#define GET_I32(f) get_i64(f)
+#define GET_I64(f) get_i64(f)
+#define GET_AUX(f) get_u64(f)
+#define GET_AUX_I(f) get_i64(f)
+#define GET_CHAIN(f) get_bin(f, CAUSAL_CHAIN_ID_LEN, false)
+#define GET_UUID(f) get_bin(f, CAUSAL_UUID_LEN, false)
+#define GET_UUID_NIL(f) get_bin(f, CAUSAL_UUID_LEN, true)
+#define GET_STRZ(f) get_str(f)
+#define GET_STRV(f) get_str_array(f)
+#define GET_COUNTS(f) get_pairs(f)
+#define GET_CTX(f) get_ctx(f)
+#define GET_STR_AUX(f) get_str(f)
+#define GET_STR_L8(f) get_str(f)
+#define GET_STR_L16(f) get_str(f)
+#define GET_BIN_AUX(f) get_any_bin(f)
+#define GET_BIN_L8(f) get_any_bin(f)
+/* clang-format on */
+
+/*
+ * decode_<lower>(): the fields of a type in order.  Past its req (nreq)
+ * own fields, a record that ends is complete: the fields appended later
+ * read as 0 (k is a constant at each field, so the test costs nothing).
+ */
+/* clang-format off */
+#define DEC_FIELD(name, KIND, SHOW, en, dump)                                  \
+	if (++k > req && f->i >= f->n)                                         \
+		return;                                                        \
+	m->name = GET_##KIND(f);
+#define DEC_PROBE_FIELD(name, KIND, SHOW, en, dump) m->p.name = GET_##KIND(f);
+#define DEC_START_NONE
+#define DEC_START_RPC_PROBE CAUSAL_FIELDS_RPC_PROBE(DEC_PROBE_FIELD)
+#define DEC_FUNC(num, UPPER, lower, member, GROUP, nreq)                       \
+	static void decode_##lower(struct fields *f, struct record_##lower *m) \
+	{                                                                      \
+		const unsigned req = nreq;                                     \
+		unsigned k = 0;                                                \
+									       \
+		DEC_START_##GROUP                                              \
+		CAUSAL_FIELDS_##UPPER(DEC_FIELD)                               \
+		(void)k, (void)req;                                            \
+	}
+CAUSAL_RECORDS(DEC_FUNC)
+
+#define DEC_CASE(num, UPPER, lower, member, GROUP, nreq)                       \
+	case CAUSAL_REC_##UPPER:                                               \
+		decode_##lower(&f, &r->member);                                \
+		break;
+/* clang-format on */
 
 int record_decode(const msgpack_object *o, struct record *r)
 {
@@ -413,109 +401,7 @@ int record_decode(const msgpack_object *o, struct record *r)
 		return -EINVAL;
 
 	switch (r->type) {
-	case CAUSAL_REC_HEADER:
-		r->header.version = get_u64(&f);
-		r->header.uuid = get_bin(&f, CAUSAL_UUID_LEN, false);
-		r->header.host = get_str(&f);
-		r->header.pid = get_i64(&f);
-		r->header.ppid = get_i64(&f);
-		r->header.exe = get_str(&f);
-		r->header.argv = get_str_array(&f);
-		r->header.start_realtime_ns = get_u64(&f);
-		r->header.start_mono_ns = get_u64(&f);
-		r->header.parent_uuid = get_bin(&f, CAUSAL_UUID_LEN, true);
-		r->header.buffer_kb = get_u64(&f);
-		r->header.flush_ms = get_u64(&f);
-		r->header.cpu_clock = get_u64_or(&f, CAUSAL_CPU_CLOCK_SYSCALL);
-		break;
-	case CAUSAL_REC_THREAD_START:
-		r->thread_start.parent_tid = get_u64(&f);
-		r->thread_start.os_tid = get_u64(&f);
-		r->thread_start.marker = get_u64(&f);
-		r->thread_start.cpu_ns = get_u64(&f);
-		get_ctx(&f, &r->thread_start.ctx);
-		break;
-	case CAUSAL_REC_THREAD_END:
-		r->thread_end.cpu_ns = get_u64(&f);
-		r->thread_end.how = get_u64(&f);
-		break;
-	case CAUSAL_REC_DROPS:
-		r->drops.dropped = get_u64(&f);
-		break;
-	case CAUSAL_REC_FORK:
-		r->fork.child_pid = get_i64(&f);
-		r->fork.how = get_u64_or(&f, CAUSAL_FORK_FORK);
-		break;
-	case CAUSAL_REC_EXEC:
-		r->exec.path = get_str(&f);
-		break;
-	case CAUSAL_REC_EXEC_FAILED:
-		r->exec_failed.err = get_i64(&f);
-		break;
-	case CAUSAL_REC_PROCESS_END:
-		r->process_end.realtime_ns = get_u64(&f);
-		r->process_end.reason = get_u64(&f);
-		r->process_end.detail = get_i64(&f);
-		r->process_end.records = get_u64(&f);
-		r->process_end.dropped = get_u64(&f);
-		break;
-	case CAUSAL_REC_THREAD_SPAWN:
-		r->thread_spawn.child_tid = get_u64(&f);
-		break;
-	case CAUSAL_REC_LOSS:
-		r->loss.err = get_i64(&f);
-		r->loss.lost = get_u64(&f);
-		r->loss.by_type = get_pairs(&f);
-		break;
-	case CAUSAL_REC_RPC_STUB_START:
-		get_rpc(&f, &r->stub_start.p);
-		r->stub_start.prog = get_u64(&f);
-		r->stub_start.vers = get_u64(&f);
-		r->stub_start.proc = get_u64(&f);
-		r->stub_start.transport = get_u64(&f);
-		r->stub_start.peer = get_any_bin(&f);
-		r->stub_start.site_id = get_u64(&f);
-		r->stub_start.xid = get_u64(&f);
-		r->stub_start.flags = get_u64(&f);
-		break;
-	case CAUSAL_REC_RPC_STUB_END:
-		get_rpc(&f, &r->stub_end.p);
-		r->stub_end.status = get_u64(&f);
-		r->stub_end.args_bytes = get_u64(&f);
-		r->stub_end.results_bytes = get_u64(&f);
-		r->stub_end.reply_tag = get_u64(&f);
-		r->stub_end.tag_sent = get_u64(&f);
-		break;
-	case CAUSAL_REC_RPC_SKEL_START:
-		get_rpc(&f, &r->skel_start.p);
-		r->skel_start.prog = get_u64(&f);
-		r->skel_start.vers = get_u64(&f);
-		r->skel_start.proc = get_u64(&f);
-		r->skel_start.transport = get_u64(&f);
-		r->skel_start.peer = get_any_bin(&f);
-		r->skel_start.object_id = get_u64(&f);
-		r->skel_start.xid = get_u64(&f);
-		r->skel_start.args_bytes = get_u64(&f);
-		r->skel_start.tag = get_u64(&f);
-		break;
-	case CAUSAL_REC_RPC_SKEL_END:
-		get_rpc(&f, &r->skel_end.p);
-		r->skel_end.reply = get_u64(&f);
-		r->skel_end.results_bytes = get_u64(&f);
-		break;
-	case CAUSAL_REC_RPC_SITE:
-		r->rpc_site.site_id = get_u64(&f);
-		r->rpc_site.symbol = get_str(&f);
-		r->rpc_site.module = get_str(&f);
-		break;
-	case CAUSAL_REC_RPC_OBJECT:
-		r->rpc_object.object_id = get_u64(&f);
-		r->rpc_object.prog = get_u64(&f);
-		r->rpc_object.vers = get_u64(&f);
-		r->rpc_object.transport = get_u64(&f);
-		r->rpc_object.address = get_any_bin(&f);
-		r->rpc_object.netid = get_str(&f);
-		break;
+		CAUSAL_RECORDS(DEC_CASE)
 	default:
 		break;
 	}

@@ -34,94 +34,59 @@ struct record_bin {
 	size_t len;
 };
 
-/* The fields common to the four RPC probes (log-format.h). */
+/*
+ * The decoded form of each record type, generated from records.def: a
+ * member of struct record's union per type (r->stub_start), named in
+ * records.def's R() line, holding its fields by their names there, in
+ * the type each KIND decodes to.
+ */
+/* clang-format off */
+#define RECORD_T_U8 uint64_t
+#define RECORD_T_U16 uint64_t
+#define RECORD_T_U32 uint64_t
+#define RECORD_T_U64 uint64_t
+#define RECORD_T_I32 int64_t
+#define RECORD_T_I64 int64_t
+#define RECORD_T_AUX uint64_t
+#define RECORD_T_AUX_I int64_t
+#define RECORD_T_CHAIN const uint8_t *	    /* CAUSAL_CHAIN_ID_LEN bytes */
+#define RECORD_T_UUID const uint8_t *	    /* CAUSAL_UUID_LEN bytes */
+#define RECORD_T_UUID_NIL const uint8_t *  /* the same, NULL if nil */
+#define RECORD_T_STRZ struct record_str
+#define RECORD_T_STRV const msgpack_object * /* array of str */
+/* array of [type, count] pairs, checked: see record_loss_pair() */
+#define RECORD_T_COUNTS const msgpack_object *
+#define RECORD_T_CTX struct record_ctx
+#define RECORD_T_STR_AUX struct record_str
+#define RECORD_T_STR_L8 struct record_str
+#define RECORD_T_STR_L16 struct record_str
+#define RECORD_T_BIN_AUX struct record_bin
+#define RECORD_T_BIN_L8 struct record_bin
+
+#define RECORD_MEMBER(name, KIND, SHOW, en, dump) RECORD_T_##KIND name;
+/* clang-format on */
+
+/* The fields common to the four RPC probes (records.def, RPC_PROBE). */
 struct record_rpc {
-	const uint8_t *chain;		/* CAUSAL_CHAIN_ID_LEN bytes */
-	uint64_t event, function, mono_exit_ns, cpu_ns;
+	CAUSAL_FIELDS_RPC_PROBE(RECORD_MEMBER)
 };
+
+/* clang-format off */
+#define RECORD_START_NONE
+#define RECORD_START_RPC_PROBE struct record_rpc p;
+#define RECORD_TYPE_MEMBER(num, UPPER, lower, member, GROUP, nreq)             \
+	struct record_##lower {                                                \
+		RECORD_START_##GROUP                                           \
+		CAUSAL_FIELDS_##UPPER(RECORD_MEMBER)                           \
+	} member;
+/* clang-format on */
 
 struct record {
 	unsigned type;
 	uint64_t tid;
 	uint64_t mono_ns;
 	union {
-		struct {
-			uint64_t version;
-			const uint8_t *uuid;		/* CAUSAL_UUID_LEN */
-			struct record_str host;
-			int64_t pid, ppid;
-			struct record_str exe;
-			const msgpack_object *argv;	/* array of str */
-			uint64_t start_realtime_ns, start_mono_ns;
-			const uint8_t *parent_uuid;	/* NULL if none */
-			uint64_t buffer_kb, flush_ms;
-			uint64_t cpu_clock; /* enum causal_cpu_clock_kind */
-		} header;
-		struct {
-			uint64_t parent_tid, os_tid, marker, cpu_ns;
-			struct record_ctx ctx;
-		} thread_start;
-		struct {
-			uint64_t cpu_ns, how;
-		} thread_end;
-		struct {
-			uint64_t dropped;
-		} drops;
-		struct {
-			int64_t child_pid;
-			uint64_t how;		/* 0 (fork) if absent */
-		} fork;
-		struct {
-			struct record_str path;
-		} exec;
-		struct {
-			int64_t err;
-		} exec_failed;
-		struct {
-			uint64_t realtime_ns, reason;
-			int64_t detail;
-			uint64_t records, dropped;
-		} process_end;
-		struct {
-			uint64_t child_tid;
-		} thread_spawn;
-		struct {
-			int64_t err;
-			uint64_t lost;
-			/* array of [type, count] pairs, checked: see
-			 * record_loss_pair() */
-			const msgpack_object *by_type;
-		} loss;
-		struct {
-			struct record_rpc p;
-			uint64_t prog, vers, proc, transport;
-			struct record_bin peer;
-			uint64_t site_id, xid, flags;
-		} stub_start;
-		struct {
-			struct record_rpc p;
-			uint64_t status, args_bytes, results_bytes, reply_tag;
-			uint64_t tag_sent;
-		} stub_end;
-		struct {
-			struct record_rpc p;
-			uint64_t prog, vers, proc, transport;
-			struct record_bin peer;
-			uint64_t object_id, xid, args_bytes, tag;
-		} skel_start;
-		struct {
-			struct record_rpc p;
-			uint64_t reply, results_bytes;
-		} skel_end;
-		struct {
-			uint64_t site_id;
-			struct record_str symbol, module;
-		} rpc_site;
-		struct {
-			uint64_t object_id, prog, vers, transport;
-			struct record_bin address;
-			struct record_str netid;
-		} rpc_object;
+		CAUSAL_RECORDS(RECORD_TYPE_MEMBER)
 	};
 };
 
@@ -137,16 +102,16 @@ bool record_known(unsigned type);
 /* "THREAD_START" / "thread_start"; NULL for an unknown type. */
 const char *record_type_name(unsigned type, bool lower);
 
-/* Enum value names; NULL when out of range. */
-const char *record_marker_name(uint64_t marker);
-const char *record_thread_end_name(uint64_t how);
-const char *record_process_end_name(uint64_t reason);
-const char *record_cpu_clock_name(uint64_t clock);	/* "bpf" */
-const char *record_fork_how_name(uint64_t how);		/* "posix_spawn" */
-const char *record_transport_name(uint64_t transport);	/* "tcp" */
-const char *record_clnt_stat_name(uint64_t status);	/* "RPC_TIMEDOUT" */
-const char *record_tag_status_name(uint64_t tag);	/* "stale" */
-const char *record_reply_name(uint64_t reply);		/* "proc_unavail" */
+/*
+ * The names of enum values (enums.def): record_<stem>_name(), NULL for a
+ * value the enum lacks: record_transport_name(CAUSAL_TRANSPORT_TCP) is
+ * "tcp", record_clnt_stat_name(RPC_TIMEDOUT) "RPC_TIMEDOUT".
+ */
+/* clang-format off */
+#define RECORD_NAME_DECL(ctype, stem, KIND)                                    \
+	const char *record_##stem##_name(uint64_t value);
+CAUSAL_ENUMS(RECORD_NAME_DECL)
+/* clang-format on */
 
 /* Pair i of a LOSS record's by_type: false past the last. */
 bool record_loss_pair(const struct record *r, uint32_t i, uint64_t *type,
@@ -156,10 +121,18 @@ bool record_loss_pair(const struct record *r, uint32_t i, uint64_t *type,
 const char *record_rpc_kind(unsigned type);
 
 /*
- * enum causal_rpc_flags as "one_way|tag_sent" (unknown bits as hex,
- * "0x10"; no flag: ""), sep between names.  out needs 64 bytes.
+ * Flags (enums.def, FLAGS) as "one_way|tag_sent" (unknown bits as hex,
+ * "0x10"; no flag: ""), sep between names: record_<stem>().  out needs
+ * 64 bytes.
  */
-void record_rpc_flags(char *out, size_t size, uint64_t flags, char sep);
+/* clang-format off */
+#define RECORD_FLAGS_DECL_ENUM(stem)
+#define RECORD_FLAGS_DECL_EXTERN(stem)
+#define RECORD_FLAGS_DECL_FLAGS(stem)                                          \
+	void record_##stem(char *out, size_t size, uint64_t flags, char sep);
+#define RECORD_FLAGS_DECL(ctype, stem, KIND) RECORD_FLAGS_DECL_##KIND(stem)
+CAUSAL_ENUMS(RECORD_FLAGS_DECL)
+/* clang-format on */
 
 /*
  * A raw struct sockaddr as text: "127.0.0.1:2049", "[::1]:111",

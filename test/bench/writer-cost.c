@@ -78,8 +78,8 @@ static uint8_t *make_records(uint64_t calls, size_t *len)
 		memset(s->p.chain, 0x40 + client / 8, 16);
 		s->p.chain[19] = (uint8_t)client;
 		events[client] += 4;
-		s->p.event_no = events[client] - 2;
-		s->p.function_id = fn;
+		s->p.event = events[client] - 2;
+		s->p.function = fn;
 		s->p.mono_exit_ns = now + 600 + rnd() % 2000;
 		s->p.cpu_ns = cpu + rnd() % 500;
 		s->prog = 0x20000c5a;
@@ -91,7 +91,7 @@ static uint8_t *make_records(uint64_t calls, size_t *len)
 		s->transport = CAUSAL_TRANSPORT_TCP;
 		sin.sin_port = htons((uint16_t)ports[client]);
 		sin.sin_addr.s_addr = htonl(0x7f000001);
-		memcpy(s->peer, &sin, sizeof(sin));
+		memcpy(s->tail, &sin, sizeof(sin));
 		p += s->p.hdr.size;
 		now += 3000 + rnd() % 6000;
 		cpu += 2000 + rnd() % 3000;
@@ -102,8 +102,8 @@ static uint8_t *make_records(uint64_t calls, size_t *len)
 		e->p.hdr.tid = 1;
 		e->p.hdr.mono_ns = now;
 		memcpy(e->p.chain, s->p.chain, sizeof(e->p.chain));
-		e->p.event_no = s->p.event_no + 1;
-		e->p.function_id = fn++;
+		e->p.event = s->p.event + 1;
+		e->p.function = fn++;
 		e->p.mono_exit_ns = now + 400 + rnd() % 1500;
 		e->p.cpu_ns = cpu + rnd() % 500;
 		e->results_bytes = 4 + 48;

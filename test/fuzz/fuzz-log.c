@@ -56,73 +56,106 @@ static void touch_str(struct record_str s)
 	touch(s.ptr, s.len);
 }
 
-static void touch_addr(struct record_bin b)
+static void touch_bin(struct record_bin b)
+{
+	if (b.ptr)
+		touch(b.ptr, b.len);
+}
+
+static void touch_strv(const msgpack_object *v)
+{
+	for (uint32_t i = 0; i < v->via.array.size; i++)
+		touch(v->via.array.ptr[i].via.str.ptr,
+		      v->via.array.ptr[i].via.str.size);
+}
+
+static void touch_counts(const struct record *r)
+{
+	uint64_t type, count;
+
+	for (uint32_t i = 0; record_loss_pair(r, i, &type, &count); i++)
+		sink ^= (uint8_t)(type ^ count);
+}
+
+static void see_addr(struct record_bin b)
 {
 	char text[RECORD_SOCKADDR_MAX];
 
 	if (!b.ptr)
 		return;
-	touch(b.ptr, b.len);
 	record_sockaddr(text, b.ptr, b.len);
 	if (strnlen(text, sizeof(text)) == sizeof(text))
 		abort();
 }
 
-static void touch_rpc(const struct record_rpc *p)
+static void see_flags(void (*name)(char *, size_t, uint64_t, char), uint64_t v)
 {
-	touch(p->chain, CAUSAL_CHAIN_ID_LEN);
+	char text[64];
+
+	name(text, sizeof(text), v, '|');
+	if (strnlen(text, sizeof(text)) == sizeof(text))
+		abort();
 }
 
-/* Every pointer of a record that decoded, read to its length. */
+/*
+ * Every field of a record that decoded (records.def): each pointer read
+ * to its length (TOUCH_<KIND>), each field turned to text as dump does
+ * (SEE_<SHOW>).
+ */
+/* clang-format off */
+#define TOUCH_U8(v)
+#define TOUCH_U16(v)
+#define TOUCH_U32(v)
+#define TOUCH_U64(v)
+#define TOUCH_I32(v)
+#define TOUCH_I64(v)
+#define TOUCH_AUX(v)
+#define TOUCH_AUX_I(v)
+#define TOUCH_CHAIN(v) touch(v, CAUSAL_CHAIN_ID_LEN);
+#define TOUCH_UUID(v) touch(v, CAUSAL_UUID_LEN);
+#define TOUCH_UUID_NIL(v)                                                      \
+	if (v)                                                                 \
+		touch(v, CAUSAL_UUID_LEN);
+#define TOUCH_STRZ(v) touch_str(v);
+#define TOUCH_STRV(v) touch_strv(v);
+#define TOUCH_COUNTS(v) touch_counts(r);
+#define TOUCH_CTX(v)                                                           \
+	if ((v).set)                                                           \
+		touch((v).chain, CAUSAL_CHAIN_ID_LEN);
+#define TOUCH_STR_AUX(v) touch_str(v);
+#define TOUCH_STR_L8(v) touch_str(v);
+#define TOUCH_STR_L16(v) touch_str(v);
+#define TOUCH_BIN_AUX(v) touch_bin(v);
+#define TOUCH_BIN_L8(v) touch_bin(v);
+#define SEE_NUM(v, en)
+#define SEE_ENUM(v, en) sink ^= !record_##en##_name(v);
+#define SEE_FLAGS(v, en) see_flags(record_##en, v);
+#define SEE_HEX(v, en)
+#define SEE_STR(v, en)
+#define SEE_ADDR(v, en) see_addr(v);
+#define SEE_CTX(v, en)
+#define SEE_RAW(v, en)
+#define TOUCH_FIELD(name, KIND, SHOW, en, dump)                                \
+	TOUCH_##KIND(m->name) SEE_##SHOW(m->name, en)
+#define TOUCH_PROBE_FIELD(name, KIND, SHOW, en, dump)                          \
+	TOUCH_##KIND(m->p.name) SEE_##SHOW(m->p.name, en)
+#define TOUCH_START_NONE
+#define TOUCH_START_RPC_PROBE CAUSAL_FIELDS_RPC_PROBE(TOUCH_PROBE_FIELD)
+#define TOUCH_CASE(num, UPPER, lower, member, GROUP, nreq)                     \
+	case CAUSAL_REC_##UPPER: {                                             \
+		const struct record_##lower *m = &r->member;                   \
+									       \
+		TOUCH_START_##GROUP                                            \
+		CAUSAL_FIELDS_##UPPER(TOUCH_FIELD)                             \
+		(void)m;                                                       \
+		break;                                                         \
+	}
+/* clang-format on */
+
 static void touch_record(const struct record *r)
 {
-	char flags[64];
-
 	switch (r->type) {
-	case CAUSAL_REC_HEADER:
-		touch(r->header.uuid, CAUSAL_UUID_LEN);
-		touch_str(r->header.host);
-		touch_str(r->header.exe);
-		for (uint32_t i = 0; i < r->header.argv->via.array.size; i++) {
-			const msgpack_object *a =
-				&r->header.argv->via.array.ptr[i];
-
-			touch(a->via.str.ptr, a->via.str.size);
-		}
-		if (r->header.parent_uuid)
-			touch(r->header.parent_uuid, CAUSAL_UUID_LEN);
-		break;
-	case CAUSAL_REC_THREAD_START:
-		if (r->thread_start.ctx.set)
-			touch(r->thread_start.ctx.chain, CAUSAL_CHAIN_ID_LEN);
-		break;
-	case CAUSAL_REC_EXEC:
-		touch_str(r->exec.path);
-		break;
-	case CAUSAL_REC_RPC_STUB_START:
-		touch_rpc(&r->stub_start.p);
-		touch_addr(r->stub_start.peer);
-		record_rpc_flags(flags, sizeof(flags), r->stub_start.flags,
-				 '|');
-		break;
-	case CAUSAL_REC_RPC_STUB_END:
-		touch_rpc(&r->stub_end.p);
-		break;
-	case CAUSAL_REC_RPC_SKEL_START:
-		touch_rpc(&r->skel_start.p);
-		touch_addr(r->skel_start.peer);
-		break;
-	case CAUSAL_REC_RPC_SKEL_END:
-		touch_rpc(&r->skel_end.p);
-		break;
-	case CAUSAL_REC_RPC_SITE:
-		touch_str(r->rpc_site.symbol);
-		touch_str(r->rpc_site.module);
-		break;
-	case CAUSAL_REC_RPC_OBJECT:
-		touch_addr(r->rpc_object.address);
-		touch_str(r->rpc_object.netid);
-		break;
+		CAUSAL_RECORDS(TOUCH_CASE)
 	}
 }
 
