@@ -184,6 +184,13 @@ $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/lo
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lzstd -lmsgpackc
 
+# the compaction benchmark runs the engine itself
+$(BUILD)/bench/compact-cost: test/bench/compact-cost.c ccsg/compact.c util/array.c \
+		util/hashmap.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Iccsg -Iutil -o $@ $(filter %.c,$^)
+
 # the impact benchmark drives the ccsg engine in one process
 $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
 		$(CCSG_ENGINE_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
