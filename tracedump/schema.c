@@ -8,6 +8,8 @@
 #include "schema.h"
 #include "usage.h"
 
+/* one table a paragraph */
+/* clang-format off */
 static const char tables_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
 	"CREATE TABLE files(file_id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
@@ -21,7 +23,8 @@ static const char tables_sql[] =
 	" buffer_kb INTEGER, flush_ms INTEGER, end_mono_ns INTEGER,"
 	" end_realtime_ns INTEGER, end_reason TEXT, end_detail INTEGER,"
 	" records INTEGER NOT NULL, dropped INTEGER NOT NULL,"
-	" complete INTEGER NOT NULL, file_id INTEGER NOT NULL REFERENCES files);\n"
+	" complete INTEGER NOT NULL, file_id INTEGER NOT NULL REFERENCES files,"
+	" cpu_clock TEXT);\n"
 	"CREATE TABLE threads(proc_id INTEGER NOT NULL REFERENCES processes,"
 	" tid INTEGER NOT NULL, parent_tid INTEGER, os_tid INTEGER, marker TEXT,"
 	" start_mono_ns INTEGER, start_cpu_ns INTEGER, spawn_mono_ns INTEGER,"
@@ -62,6 +65,7 @@ static const char tables_sql[] =
 	" skel_end_exit_ns INTEGER, skel_end_cpu_ns INTEGER,"
 	" server_args_bytes INTEGER, server_results_bytes INTEGER,"
 	" reply TEXT, tag TEXT, missing TEXT);\n";
+/* clang-format on */
 
 static const char indexes_sql[] =
 	"CREATE INDEX threads_parent ON threads(proc_id, parent_tid);\n"
