@@ -357,6 +357,8 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	schema_bind_u64(st, DB_PROCESSES_DROPPED, dropped);
 	schema_bind_int(st, DB_PROCESSES_COMPLETE, p->ended && ok);
 	schema_bind_int(st, DB_PROCESSES_FILE_ID, file_id);
+	schema_bind_text(st, DB_PROCESSES_CPU_CLOCK,
+			 record_cpu_clock_name(p->cpu_clock), -1);
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)
