@@ -30,11 +30,8 @@ run() {
 	fi | awk '/^create-join/ { print $4 }'
 }
 
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR % 2) print v[(NR + 1) / 2];
-		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median (the scripts run from the top of the tree)
 
 run plain >/dev/null	# warm up: page cache, thread stacks
 : >"$tmp/plain"
