@@ -6,6 +6,9 @@ CFLAGS ?= -O2 -g
 # Sanitized objects go apart, so that ASAN=1 never mixes with a normal build.
 ifeq ($(ASAN),1)
 BUILD := build-asan
+# sanitized code runs 2-3x slower: Check's per-test timeouts stretch with it
+CK_TIMEOUT_MULTIPLIER ?= 3
+export CK_TIMEOUT_MULTIPLIER
 else
 BUILD := build
 endif
@@ -39,7 +42,7 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c preload/monitor-rules.c
+	shim-rpc/xdr-tag.c preload/cpu-clock.c preload/monitor-rules.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -70,6 +73,20 @@ EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
 TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg) \
 	$(BUILD)/causalctl
+
+# --- the bpf clock (bpf/, causalctl) -------------------------------------------
+# clang compiles the program for the BPF target against bpf/kernel-types.h
+# (CO-RE: no vmlinux.h, no kernel BTF needed to build; the uapi headers are
+# found in the multiarch directory); bpftool embeds the object in a
+# skeleton header that causalctl includes.  Nothing generated is committed.
+# Whether BPF can be loaded is a question for run time only.
+BPFTOOL ?= $(firstword $(shell command -v bpftool) /usr/sbin/bpftool)
+BPF_CLANG ?= clang
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc/')
+BPF_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null || echo $$(uname -m)-linux-gnu)
+BPF_OUT := $(BUILD)/bpf
+BPF_SKEL := $(BPF_OUT)/bpf-clock.skel.h
+LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
 
 # man pages (roff, man(7) macros): copied into the build, which the suite
 # `man` renders and `make install` installs
@@ -103,6 +120,23 @@ $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/to
 $(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
+
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
+	@mkdir -p $(dir $@)
+	@echo "  BPF     $<"
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
+		-Wall -Werror -Iinclude -idirafter /usr/include/$(BPF_MULTIARCH) \
+		-c -o $@ $<
+
+$(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
+	@echo "  SKEL    $@"
+	$(Q)$(BPFTOOL) gen skeleton $< name causal_$(subst -,_,$*) > $@.tmp && \
+		mv $@.tmp $@
+
+.SECONDARY: $(BPF_OUT)/bpf-clock.bpf.o
+
+$(CTL_SRCS:%.c=$(BUILD)/tool/%.o): TOOL_CFLAGS += -I$(BPF_OUT)
+$(BUILD)/tool/causalctl/bpf-clock.o: $(BPF_SKEL)
 
 $(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@echo "  LINK    $@"
@@ -139,6 +173,13 @@ $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lpthread
+
+# the CPU clock's cost reads the library's own bpf clock reader
+# (the sources only: the dependency file adds the headers to $^)
+$(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $(filter %.c,$^)
 
 # the writer's cost runs the library's own encoder and log writer
 $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/log-file.c

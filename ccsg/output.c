@@ -11,6 +11,7 @@
 #include "hex.h"
 #include "json.h"
 #include "output.h"
+#include "utf8.h"
 
 int ccsg_format_parse(const char *s)
 {
@@ -22,9 +23,32 @@ int ccsg_format_parse(const char *s)
 	return -1;
 }
 
+/*
+ * Copy the well-formed UTF-8 sequence at *s and step past it, or write
+ * U+FFFD for a byte that begins none (XML and dot are UTF-8; the names a
+ * traced program gave may be any bytes).  0 if *s is ASCII: the caller's.
+ */
+static int non_ascii(FILE *f, const char **s)
+{
+	const unsigned char *p = (const unsigned char *)*s;
+	size_t n;
+
+	if (*p < 0x80)
+		return 0;
+	n = utf8_seq_len(p, strnlen(*s, 4));
+	if (n)
+		fwrite(p, 1, n, f);
+	else
+		fputs(UTF8_REPLACEMENT, f);
+	*s += n ? n : 1;
+	return 1;
+}
+
 static void xml_str(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
+	while (s && *s) {
+		if (non_ascii(f, &s))
+			continue;
 		switch (*s) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
@@ -34,15 +58,19 @@ static void xml_str(FILE *f, const char *s)
 			if ((unsigned char)*s >= 0x20)
 				fputc(*s, f);
 		}
+		s++;
 	}
 }
 
 static void dot_str(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
+	while (s && *s) {
+		if (non_ascii(f, &s))
+			continue;
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		fputc(*s, f);
+		s++;
 	}
 }
 

@@ -13,13 +13,17 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "causal/db-schema.h"
 #include "hashmap.h"
 #include "monitoring.h"
 
 #define CCSG_NONE INT64_MIN
 
-/* The schema version of the merged database that ccsg reads. */
-#define CCSG_SCHEMA_VERSION 2
+/*
+ * The oldest schema version of the merged database that ccsg reads: 2,
+ * whose chain ids are hex text; the newest is DB_SCHEMA_VERSION.
+ */
+#define CCSG_SCHEMA_OLDEST 2
 
 /* enum clnt_stat values ccsg interprets (fixed by the ONC RPC API). */
 #define CCSG_RPC_SUCCESS 0
@@ -77,6 +81,7 @@ struct ccsg_thread {
 	int32_t proc, tid, parent_tid;
 	uint8_t infra;			/* marker 'infra' */
 	int64_t cpu_ns;			/* CCSG_NONE when not measured */
+	int64_t end_mono_ns;		/* CCSG_NONE without THREAD_END */
 	int64_t ctx_function;		/* CCSG_NONE */
 	/* Filled by ccsg_dscg_build(). */
 	int32_t parent_thread;		/* thread-spawn-thread, -1 */
@@ -84,7 +89,7 @@ struct ccsg_thread {
 };
 
 struct ccsg_chain {
-	uint8_t id[20];
+	uint8_t id[DB_CHAIN_LEN];
 	int32_t first, n;		/* its calls: calls[first .. first+n) */
 	/* Filled by ccsg_dscg_build(). */
 	int32_t breaks;			/* abnormal transitions */
@@ -112,6 +117,7 @@ struct ccsg_site {
 
 struct ccsg_trace {
 	char *path;
+	int schema_version;		/* meta.schema_version */
 	char **hosts;			/* names, in host_id order */
 	size_t nhosts;
 	struct ccsg_proc *procs;	/* indexed by proc_id */
@@ -138,10 +144,10 @@ struct ccsg_trace {
 /*
  * Load the database at path.  A missing file, a database that is not a
  * merged trace (no rpc_calls / threads / processes / hosts tables), a
- * schema version other than CCSG_SCHEMA_VERSION, a value of the wrong
- * type or out of range in a column ccsg reads (fail() names the table,
- * row and column) or a trace without processes is a fail(): -1 and
- * nothing to release.
+ * schema version before CCSG_SCHEMA_OLDEST or after DB_SCHEMA_VERSION, a
+ * value of the wrong type or out of range in a column ccsg reads (fail()
+ * names the table, row and column) or a trace without processes is a
+ * fail(): -1 and nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
 void ccsg_trace_release(struct ccsg_trace *t);

@@ -13,7 +13,15 @@
  *                     an RPC probe less than this many microseconds after
  *                     its thread last read its CPU clock takes that reading
  *                     plus the time since (default 10, 0 .. 1000; 0: read
- *                     the clock, a system call, at every probe)
+ *                     the clock, a system call, at every probe); the
+ *                     system call clock only
+ *   CAUSAL_CPU_CLOCK  how threads' CPU clocks are read: auto (the bpf
+ *                     clock if `causalctl bpf-clock start` runs, else the
+ *                     system call), bpf (the same, saying so when there
+ *                     is no bpf clock), syscall (never look for it)
+ *   CAUSAL_BPF_CLOCK_DIR
+ *                     where the bpf clock is pinned (default
+ *                     /sys/fs/bpf/causal, causalctl's --dir)
  *   CAUSAL_MONITOR    the monitoring types on at start-up, a comma-separated
  *                     list of semantics, latency, cpu, memory, or `all` or
  *                     `none` (default all; monitor.h)
@@ -38,6 +46,13 @@
 #define CAUSAL_DEFAULT_MONITOR 0xfu /* every type: CAUSAL_MON_ALL */
 #define CAUSAL_COORDINATOR_PORT 7350
 
+/* CAUSAL_CPU_CLOCK */
+enum causal_cpu_clock_want {
+	CAUSAL_CPU_CLOCK_AUTO = 0,
+	CAUSAL_CPU_CLOCK_WANT_BPF,
+	CAUSAL_CPU_CLOCK_WANT_SYSCALL,
+};
+
 struct causal_config {
 	char log_dir[1024];
 	int log_dir_trust;	/* 0 or 1 */
@@ -47,6 +62,8 @@ struct causal_config {
 	uint32_t monitor;      /* CAUSAL_MON_* bits on at start-up */
 	char coordinator[256]; /* host name or address; "" when none */
 	uint16_t coordinator_port;
+	int cpu_clock; /* enum causal_cpu_clock_want */
+	char bpf_clock_dir[256];
 };
 
 typedef const char *(*causal_getenv_fn)(const char *name);

@@ -17,6 +17,7 @@
 #include "latency.h"
 #include "names.h"
 #include "output.h"
+#include "utf8.h"
 
 #define CHAIN "00000000000000000000000000000000000000bb"
 
@@ -159,6 +160,39 @@ START_TEST(test_latency_json_valid)
 }
 END_TEST
 
+/* Every byte of out belongs to a well-formed UTF-8 sequence. */
+static void assert_utf8(const char *out)
+{
+	const unsigned char *p = (const unsigned char *)out;
+	size_t left = strlen(out), n;
+
+	for (; left; p += n, left -= n) {
+		n = utf8_seq_len(p, left);
+		ck_assert_msg(n, "not UTF-8 at byte %zu: '%.20s'",
+			      strlen(out) - left, (const char *)p);
+	}
+}
+
+/* XML and dot are UTF-8 too: the same names, U+FFFD for what is not. */
+START_TEST(test_report_xml_dot_utf8)
+{
+	char *out;
+
+	for (int format = CCSG_XML; format <= CCSG_DOT; format++) {
+		bad_names();
+		out = print(0, format);
+		assert_utf8(out);
+		if (format == CCSG_XML) { /* dot names no hosts */
+			assert_has(out, "h" UTF8_REPLACEMENT "st");
+			assert_has(out, "caf\xc3\xa9");
+		}
+		assert_has(out, "b" UTF8_REPLACEMENT "(" UTF8_REPLACEMENT "d");
+		free(out);
+		unlink(bad_path);
+	}
+}
+END_TEST
+
 /* The checker itself: it must reject what the old escaper let through. */
 START_TEST(test_checker_rejects)
 {
@@ -199,6 +233,7 @@ Suite *ccsg_json_suite(void)
 	TCase *tc = tcase_create("json");
 
 	tcase_add_test(tc, test_checker_rejects);
+	tcase_add_test(tc, test_report_xml_dot_utf8);
 	tcase_add_test(tc, test_report_json_valid);
 	tcase_add_test(tc, test_dscg_json_valid);
 	tcase_add_test(tc, test_latency_json_valid);

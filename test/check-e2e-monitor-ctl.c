@@ -150,8 +150,8 @@ START_TEST(test_types_switched_mid_run)
 		e2e_fmt(want, sizeof(want),
 			"\"cut_chains\": [{\"chain\": \"%s\", \"call_id\": "
 			"%lld,",
-			mon_text(&t, rpc_q("SELECT chain FROM rpc_calls WHERE "
-					   "call_id = %lld",
+			mon_text(&t, rpc_q("SELECT lower(hex(chain)) FROM "
+					   "rpc_calls WHERE call_id = %lld",
 					   second)),
 			second);
 		ck_assert_msg(strstr(r.out, want), "no '%s' in %s", want,

@@ -63,13 +63,18 @@ round() {
 	kill "$spid"
 	wait "$spid" || true
 	spid=
+	# the clock the traced server read its CPU with (it says when bpf)
+	if [ "$kind" = traced ]; then
+		if grep -q "cpu clock from the bpf clock" "$tmp/server.out"; then
+			echo bpf >"$tmp/clock"
+		else
+			echo syscall >"$tmp/clock"
+		fi
+	fi
 }
 
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR % 2) print v[(NR + 1) / 2];
-		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median (the scripts run from the top of the tree)
 
 : >"$tmp/results"
 round plain	# warm up
@@ -79,8 +84,14 @@ for ((r = 1; r <= rounds; r++)); do
 	round traced
 done
 
-printf "%d calls over TCP loopback, client and server on CPU 0, median of %d rounds:\n" \
-	"$calls" "$rounds"
+clock=$(cat "$tmp/clock")
+# Targets (issue 9, item 2): added CPU per call per side at most 1.0 us
+# with the bpf clock, 1.5 us with the system call; the loop at most 1.08x
+# untraced (stated for the bpf clock; held to it with either).
+if [ "$clock" = bpf ]; then cpu_max=1.0; else cpu_max=1.5; fi
+status=0
+printf "%d calls over TCP loopback, client and server on CPU 0, median of %d rounds, traced with the %s clock:\n" \
+	"$calls" "$rounds" "$clock"
 for proc in null say; do
 	for kind in plain traced; do
 		n=$(awk -v k="$kind" -v p="$proc" '$1 == k && $2 == p' \
@@ -93,7 +104,7 @@ for proc in null say; do
 				"$tmp/results" | median >"$tmp/$kind.$proc.$col"
 		done
 	done
-	awk -v p="$proc" -v n="$calls" \
+	awk -v p="$proc" -v n="$calls" -v max="$cpu_max" -v clock="$clock" \
 		-v pw="$(cat "$tmp/plain.$proc.3")" -v tw="$(cat "$tmp/traced.$proc.3")" \
 		-v pc="$(cat "$tmp/plain.$proc.4")" -v tc="$(cat "$tmp/traced.$proc.4")" \
 		-v ps="$(cat "$tmp/plain.$proc.5")" -v ts="$(cat "$tmp/traced.$proc.5")" 'BEGIN {
@@ -103,8 +114,15 @@ for proc in null say; do
 			n / (pw / 1e9), pc / n / 1e3, ps / n / 1e3
 		printf "    traced    %8.0f calls/s  client %6.2f us/call CPU  server %6.2f us/call CPU\n",
 			n / (tw / 1e9), tc / n / 1e3, ts / n / 1e3
-		printf "  %s throughput traced/untraced: %.3f (target >= 0.95)\n", p, pw / tw
-		printf "  %s added CPU per call: client %.2f us, server %.2f us (target <= 1.5)\n",
-			p, (tc - pc) / n / 1e3, (ts - ps) / n / 1e3
-	}'
+		printf "  %s loop time traced/untraced: %.3f (target <= 1.08)\n", p, tw / pw
+		printf "  %s added CPU per call: client %.2f us, server %.2f us (target <= %.1f)\n",
+			p, (tc - pc) / n / 1e3, (ts - ps) / n / 1e3, max
+		if (tw / pw > 1.08)
+			printf "TARGET MISSED: %s loop traced/untraced %.3f (1.08 allowed)\n", p, tw / pw
+		if ((tc - pc) / n / 1e3 > max || (ts - ps) / n / 1e3 > max)
+			printf "TARGET MISSED: %s added CPU per call client %.2f us, server %.2f us (%.1f allowed with the %s clock)\n",
+				p, (tc - pc) / n / 1e3, (ts - ps) / n / 1e3, max, clock
+	}' | tee -a "$tmp/summary"
 done
+grep -q "^TARGET MISSED" "$tmp/summary" && status=1
+exit $status
