@@ -463,8 +463,12 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		    "ORDER BY proc_id, tid", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
-		struct ccsg_thread th = { .parent_thread = -1, .spawn_call = -1 };
+		struct ccsg_thread th;
 
+		/* padding too: the suites compare loaded traces bytewise */
+		memset(&th, 0, sizeof(th));
+		th.parent_thread = -1;
+		th.spawn_call = -1;
 		th.proc =
 			(int32_t)rd_int(&r, DB_THREADS_PROC_ID, 1, MAX_PROC, 0);
 		th.tid = (int32_t)rd_int(&r, DB_THREADS_TID, 0, INT32_MAX, 0);

@@ -186,6 +186,38 @@ START_TEST(test_bad_monitor_value)
 }
 END_TEST
 
+/*
+ * A fork child keeps its parent's state and says so in its own log (a
+ * MONITOR record of kind initial), as every generation does; each
+ * generation's threads obey it (latency off: their CPU read).
+ */
+START_TEST(test_fork_child_keeps_the_state)
+{
+	const char *argv[] = { e2e_prog("fork-chain"), "2", NULL };
+	struct e2e t;
+
+	e2e_init(&t);
+	e2e_assert_exit(
+		e2e_run_traced(&t, argv, ENV("CAUSAL_MONITOR=cpu"), NULL, NULL),
+		0, "fork-chain");
+	e2e_merge(&t);
+	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM processes"),
+			 3);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql, "SELECT count(*) FROM processes p WHERE "
+				     "(SELECT group_concat(kind || ' ' || "
+				     "types) FROM monitor_switches m WHERE "
+				     "m.proc_id = p.proc_id) = 'initial cpu'"),
+		3);
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM threads WHERE "
+				       "marker = 'user' AND cpu_ns IS NULL AND "
+				       "end_how <> 'at_exit'"),
+			 0);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_monitor_suite(void)
 {
 	Suite *s = suite_create("e2e-monitor");
@@ -196,6 +228,7 @@ Suite *e2e_monitor_suite(void)
 	tcase_add_test(tc, test_types_from_environment);
 	tcase_add_test(tc, test_none_records_nothing_but_causality);
 	tcase_add_test(tc, test_bad_monitor_value);
+	tcase_add_test(tc, test_fork_child_keeps_the_state);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -62,11 +62,8 @@ round() {
 	spid=
 }
 
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR % 2) print v[(NR + 1) / 2];
-		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median (the scripts run from the top of the tree)
 
 : >"$tmp/results"
 round plain # warm up
