@@ -22,7 +22,7 @@ int ccsg_format_parse(const char *s)
 	return -1;
 }
 
-static void xml_str(FILE *f, const char *s)
+void ccsg_xml_str(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -37,7 +37,9 @@ static void xml_str(FILE *f, const char *s)
 	}
 }
 
-static void dot_str(FILE *f, const char *s)
+#define xml_str ccsg_xml_str
+
+void ccsg_dot_str(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		if (*s == '"' || *s == '\\')
@@ -45,6 +47,8 @@ static void dot_str(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 }
+
+#define dot_str ccsg_dot_str
 
 static int done(FILE *f)
 {
@@ -80,7 +84,7 @@ static void tally_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_ta
 	fputc('}', f);
 }
 
-static void summary_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
+void ccsg_summary_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
 {
 	fprintf(f, "{\"calls\": %zu, \"chains\": %zu, \"threads\": %zu, \"broken_chains\": %zu, "
 		"\"segments\": %zu, \"abnormal_transitions\": %zu, \"truncated_chains\": %zu, "
@@ -104,8 +108,10 @@ static void tally_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_ta
 		fprintf(f, "%s%s %zu", i ? ", " : "", t->strings[ty->v[i].str], ty->v[i].n);
 }
 
+#define summary_json ccsg_summary_json
+
 /* What the numbers cannot show: said in words, before the numbers. */
-static void summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
+void ccsg_summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
 {
 	fprintf(f, "%zu calls in %zu chains, %zu threads", s->calls, s->chains, s->threads);
 	if (!s->calls)
@@ -142,6 +148,8 @@ static void summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_
 		fputc('\n', f);
 	}
 }
+
+#define summary_text ccsg_summary_text
 
 /* --- report ------------------------------------------------------------------ */
 

@@ -31,6 +31,7 @@ const char *const ccsg_reply_names[CCSG_NREPLY] = {
 #define MAX_NS (INT64_C(1) << 62)
 #define MAX_EVENT (INT64_C(1) << 62)
 #define MAX_PROC (1 << 22)
+#define MAX_BYTES (INT64_C(1) << 62)
 #define MAX_HOST (1 << 22)
 
 /*
@@ -366,11 +367,14 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 {
 	struct reader r;
 
-	if (rd_open(&r, db, "SELECT proc_id, host_id, pid, exe FROM processes ORDER BY proc_id",
+	if (rd_open(&r, db,
+		    t->has_heap ? "SELECT proc_id, host_id, pid, exe, peak_heap_bytes FROM processes"
+				  " ORDER BY proc_id"
+				: "SELECT proc_id, host_id, pid, exe, NULL FROM processes ORDER BY proc_id",
 		    "processes", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
-		int64_t id = rd_int(&r, 0, 1, MAX_PROC, 0), h;
+		int64_t id = rd_int(&r, 0, 1, MAX_PROC, 0), h, peak;
 		int32_t pid;
 		const char *exe;
 
@@ -380,6 +384,7 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 		h = rd_int(&r, 1, 0, INT64_MAX, 0);
 		pid = rd_i32(&r, 2, 0, INT32_MAX, 0);
 		exe = rd_text(&r, 3, 1);
+		peak = rd_int(&r, 4, 0, MAX_BYTES, 1);
 		if (r.bad)
 			break;
 		if ((size_t)id >= t->nprocs) {
@@ -395,6 +400,8 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 		/* a host_id without its hosts row is shown as '?' */
 		t->procs[id].host = (uint64_t)h < nindex ? host_index[h] : -1;
 		t->procs[id].pid = pid;
+		t->procs[id].peak_heap = peak;
+		t->procs[id].present = 1;
 		if (exe && !(t->procs[id].exe = strdup(exe)))
 			return nomem(&r), rd_close(&r);
 		t->nproc_rows++;
@@ -408,8 +415,13 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 	struct reader r;
 	size_t cap = 0;
 
-	if (rd_open(&r, db, "SELECT proc_id, tid, parent_tid, marker, cpu_ns, ctx_function "
-		    "FROM threads ORDER BY proc_id, tid", "threads", t->path))
+	if (rd_open(&r, db,
+		    t->has_heap ? "SELECT proc_id, tid, parent_tid, marker, cpu_ns, ctx_function,"
+				  " alloc_bytes, freed_bytes, peak_heap_bytes"
+				  " FROM threads ORDER BY proc_id, tid"
+				: "SELECT proc_id, tid, parent_tid, marker, cpu_ns, ctx_function,"
+				  " NULL, NULL, NULL FROM threads ORDER BY proc_id, tid",
+		    "threads", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
 		struct ccsg_thread th = { .parent_thread = -1, .spawn_call = -1 };
@@ -423,6 +435,9 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		th.infra = rd_enum(&r, 3, markers, 2) == 1;
 		th.cpu_ns = rd_int(&r, 4, 0, MAX_NS, 1);
 		th.ctx_function = rd_int(&r, 5, 0, INT64_MAX, 1);
+		th.heap[0] = rd_int(&r, 6, 0, MAX_BYTES, 1);
+		th.heap[1] = rd_int(&r, 7, 0, MAX_BYTES, 1);
+		th.heap_peak = rd_int(&r, 8, -MAX_BYTES, MAX_BYTES, 1);
 		if (r.bad)
 			break;
 		if (GROW(t->threads, cap, t->nthreads + 1))
@@ -502,6 +517,7 @@ int ccsg_call_failed(const struct ccsg_call *c)
 	return c->reply >= 0 && c->reply != CCSG_REPLY_SUCCESS && c->reply != CCSG_REPLY_NONE;
 }
 
+/* %s: the heap columns, or NULLs in a database without them */
 static const char calls_sql[] =
 	"SELECT call_id, chain, prog, vers, proc, one_way,"
 	" client_proc_id, client_tid, site_symbol, peer,"
@@ -511,7 +527,7 @@ static const char calls_sql[] =
 	" skel_start_event, skel_start_exit_ns, skel_start_cpu_ns,"
 	" skel_end_event, skel_end_ns, skel_end_cpu_ns, missing,"
 	" status, status_name, args_bytes, results_bytes, reply_tag,"
-	" server_args_bytes, server_results_bytes, reply, tag"
+	" server_args_bytes, server_results_bytes, reply, tag, %s"
 	" FROM rpc_calls ORDER BY chain,"
 	" coalesce(stub_start_event, skel_start_event, skel_end_event, stub_end_event),"
 	" call_id";
@@ -594,6 +610,12 @@ static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c
 		if ((c->status_name = ccsg_trace_intern(t, name)) < 0)
 			return nomem(r);
 	}
+	for (int i = 0; i < 2; i++) {
+		c->stub_heap[i] = rd_int(r, 36 + i, 0, MAX_BYTES, 1);
+		c->skel_heap[i] = rd_int(r, 38 + i, 0, MAX_BYTES, 1);
+	}
+	if (r->bad)
+		return -1;
 	c->failed = (uint8_t)ccsg_call_failed(c);
 	c->parent = -1;
 	c->depth = 1;
@@ -629,7 +651,12 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 	uint8_t prev[20];
 	struct reader r;
 
-	if (rd_open(&r, db, calls_sql, "rpc_calls", t->path))
+	char sql[sizeof(calls_sql) + 128];
+
+	snprintf(sql, sizeof(sql), calls_sql,
+		 t->has_heap ? "stub_alloc_bytes, stub_freed_bytes, skel_alloc_bytes, skel_freed_bytes"
+			     : "NULL, NULL, NULL, NULL");
+	if (rd_open(&r, db, sql, "rpc_calls", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
 		int64_t id = rd_int(&r, 0, INT64_MIN + 1, INT64_MAX, 0);
@@ -666,6 +693,31 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 	return rd_close(&r);
 }
 
+/*
+ * Did the merge write the heap columns (README, "The database")?  They
+ * came without a schema version of their own: a database made before
+ * them is read as having no heap figures.  1, 0, or -1 (fail()).
+ */
+static int has_heap_columns(sqlite3 *db)
+{
+	static const char sql[] =
+		"SELECT count(*) FROM pragma_table_info('rpc_calls') WHERE name = 'skel_freed_bytes'"
+		" UNION ALL SELECT count(*) FROM pragma_table_info('threads') WHERE name = 'freed_bytes'"
+		" UNION ALL SELECT count(*) FROM pragma_table_info('processes')"
+		" WHERE name = 'peak_heap_bytes'";
+	sqlite3_stmt *st;
+	int n = 0, rows = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail("cannot read the database: %s", sqlite3_errmsg(db));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		rows++;
+		n += sqlite3_column_int(st, 0) > 0;
+	}
+	sqlite3_finalize(st);
+	return rows == 3 && n == 3;
+}
+
 int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 {
 	int32_t *host_index = NULL;
@@ -686,6 +738,7 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 	}
 	t->path = strdup(path);
 	if (!t->path || check_schema(db, path) ||
+	    (t->has_heap = has_heap_columns(db)) < 0 ||
 	    load_hosts(t, db, &host_index, &nindex) ||
 	    load_procs(t, db, host_index, nindex) || load_threads(t, db) ||
 	    load_sites_objects(t, db) || load_calls(t, db))

@@ -322,6 +322,21 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 			sqlite3_bind_int64(st, 15, (int64_t)t->ctx_function);
 		}
 		sqlite3_bind_int64(st, 16, (int64_t)t->dropped);
+		/* heap: counted from start to end in one accounting period */
+		if ((t->has & T_START) && (t->has & T_END) &&
+		    t->heap_start.epoch &&
+		    t->heap_start.epoch == t->heap_end.epoch) {
+			const struct heap_sample *a = &t->heap_start;
+			const struct heap_sample *b = &t->heap_end;
+
+			sqlite3_bind_int64(st, 17, (int64_t)(b->alloc_bytes -
+							     a->alloc_bytes));
+			sqlite3_bind_int64(st, 18, (int64_t)(b->freed_bytes -
+							     a->freed_bytes));
+			sqlite3_bind_int64(st, 19, (int64_t)(b->allocs - a->allocs));
+			sqlite3_bind_int64(st, 20, (int64_t)(b->frees - a->frees));
+			sqlite3_bind_int64(st, 21, t->heap_peak);
+		}
 		*dropped += t->dropped;
 		rc = step(m, st, "insert thread");
 	}
@@ -367,6 +382,9 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	sqlite3_bind_int64(st, 18, (int64_t)dropped);
 	sqlite3_bind_int(st, 19, p->ended && ok);
 	sqlite3_bind_int64(st, 20, file_id);
+	/* the peak is the process's only if counted from its start on */
+	if (p->ended && p->end_heap_epoch == 1)
+		sqlite3_bind_int64(st, 21, (int64_t)p->end_heap_peak);
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)
@@ -553,9 +571,9 @@ static int open_db(struct merge *m, const char *path)
 	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)", &m->ins_file) ||
 	    prepare(m, "INSERT INTO hosts VALUES(?,?)", &m->ins_host) ||
 	    prepare(m, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
+		    "?,?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
 	    prepare(m, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?)", &m->ins_thread) ||
+		    "?,?,?,?,?,?,?,?,?,?,?)", &m->ins_thread) ||
 	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec) ||
 	    prepare(m, "INSERT INTO rpc_probes VALUES(?,?,?,?,?,?,?,?,?,?)",
 		    &m->ins_probe) ||

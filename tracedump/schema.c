@@ -21,13 +21,16 @@ static const char tables_sql[] =
 	" buffer_kb INTEGER, flush_ms INTEGER, end_mono_ns INTEGER,"
 	" end_realtime_ns INTEGER, end_reason TEXT, end_detail INTEGER,"
 	" records INTEGER NOT NULL, dropped INTEGER NOT NULL,"
-	" complete INTEGER NOT NULL, file_id INTEGER NOT NULL REFERENCES files);\n"
+	" complete INTEGER NOT NULL, file_id INTEGER NOT NULL REFERENCES files,"
+	" peak_heap_bytes INTEGER);\n"
 	"CREATE TABLE threads(proc_id INTEGER NOT NULL REFERENCES processes,"
 	" tid INTEGER NOT NULL, parent_tid INTEGER, os_tid INTEGER, marker TEXT,"
 	" start_mono_ns INTEGER, start_cpu_ns INTEGER, spawn_mono_ns INTEGER,"
 	" end_mono_ns INTEGER, end_cpu_ns INTEGER, end_how TEXT, cpu_ns INTEGER,"
 	" ctx_chain TEXT, ctx_event INTEGER, ctx_function INTEGER,"
-	" dropped INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(proc_id, tid))"
+	" dropped INTEGER NOT NULL DEFAULT 0,"
+	" alloc_bytes INTEGER, freed_bytes INTEGER, allocs INTEGER,"
+	" frees INTEGER, peak_heap_bytes INTEGER, PRIMARY KEY(proc_id, tid))"
 	" WITHOUT ROWID;\n"
 	"CREATE TABLE records(proc_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
 	" type INTEGER NOT NULL, tid INTEGER NOT NULL, mono_ns INTEGER NOT NULL,"
@@ -61,7 +64,9 @@ static const char tables_sql[] =
 	" skel_end_event INTEGER, skel_end_ns INTEGER,"
 	" skel_end_exit_ns INTEGER, skel_end_cpu_ns INTEGER,"
 	" server_args_bytes INTEGER, server_results_bytes INTEGER,"
-	" reply TEXT, tag TEXT, missing TEXT);\n";
+	" reply TEXT, tag TEXT, missing TEXT,"
+	" stub_alloc_bytes INTEGER, stub_freed_bytes INTEGER,"
+	" skel_alloc_bytes INTEGER, skel_freed_bytes INTEGER);\n";
 
 static const char indexes_sql[] =
 	"CREATE INDEX threads_parent ON threads(proc_id, parent_tid);\n"
