@@ -26,11 +26,13 @@ TOOL_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 endif
 
 # --- libcausal.so: everything hidden but the interposed symbols ---------------
-LIB_SRCS := $(wildcard preload/*.c shim-pthread/*.c shim-rpc/*.c)
+# util/hex.c: the uuid in log names, hidden like the rest
+LIB_SRCS := $(wildcard preload/*.c shim-pthread/*.c shim-rpc/*.c) util/hex.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/lib/%.o)
 TIRPC_CFLAGS := $(shell pkg-config --cflags libtirpc)
 TIRPC_LIBS := $(shell pkg-config --libs libtirpc)
-LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ipreload $(TIRPC_CFLAGS)
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ipreload -Iutil \
+	$(TIRPC_CFLAGS)
 LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 
 # Modules of the library that neither interpose nor start anything (no
@@ -124,19 +126,19 @@ $(BUILD)/test/progs/%: test/progs/%.c
 $(BUILD)/bench/%: test/bench/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $< -lpthread -lm -lzstd -lmsgpackc -lsqlite3
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $< -lpthread -lm -lzstd -lmsgpackc -lsqlite3
 
 # the hot-path benchmark runs the library's inline emit path itself
 $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $(filter %.c,$^) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lpthread
 
 # the writer's cost runs the library's own encoder and log writer
 $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/log-file.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $(filter %.c,$^) -lzstd -lmsgpackc
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lzstd -lmsgpackc
 
 # the impact benchmark drives the ccsg engine in one process
 $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \

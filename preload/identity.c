@@ -5,7 +5,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hex.h"
 #include "identity.h"
+#include "timespec.h"
 
 uint64_t causal_clock_ns(int clock_id)
 {
@@ -13,19 +15,12 @@ uint64_t causal_clock_ns(int clock_id)
 
 	if (clock_gettime(clock_id, &ts))
 		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return timespec_ns(&ts);
 }
 
 void causal_uuid_hex(const uint8_t *uuid, char *out)
 {
-	static const char digits[] = "0123456789abcdef";
-	int i;
-
-	for (i = 0; i < CAUSAL_UUID_LEN; i++) {
-		out[2 * i] = digits[uuid[i] >> 4];
-		out[2 * i + 1] = digits[uuid[i] & 15];
-	}
-	out[2 * CAUSAL_UUID_LEN] = '\0';
+	hex_encode(out, uuid, CAUSAL_UUID_LEN);
 }
 
 /*

@@ -26,6 +26,7 @@
 #include "log-file.h"
 #include "record.h"
 #include "ring.h"
+#include "timespec.h"
 
 #define CAUSAL_EXPORT __attribute__((visibility("default")))
 #define CAUSAL_TLS __thread __attribute__((tls_model("initial-exec")))
@@ -175,7 +176,7 @@ static inline uint64_t causal_now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no system call */
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return timespec_ns(&ts);
 }
 
 static inline uint64_t causal_thread_cpu_ns(void)
@@ -184,7 +185,7 @@ static inline uint64_t causal_thread_cpu_ns(void)
 
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return timespec_ns(&ts);
 }
 
 /*

@@ -63,7 +63,7 @@ static void thread_end_dtor(void *p)
  * resolved at start-up (never against a working directory the program
  * has changed since), walked and checked again each time (log-dir.h).
  */
-static int open_log(void)
+static int open_log(int in_fork_child)
 {
 	char uuid[2 * CAUSAL_UUID_LEN + 1], why[1024];
 	const char *what;
@@ -77,9 +77,14 @@ static int open_log(void)
 		return -1;
 	}
 	causal_uuid_hex(causal_g.id.uuid, uuid);
-	ret = causal_log_file_open(&causal_g.log, dir_fd,
-				   causal_g.log_dir.path, causal_g.id.hostname,
-				   causal_g.id.pid, uuid, &what);
+	if (in_fork_child)
+		ret = causal_log_file_open_in_child(
+			&causal_g.log, dir_fd, causal_g.log_dir.path,
+			causal_g.id.hostname, causal_g.id.pid, uuid, &what);
+	else
+		ret = causal_log_file_open(
+			&causal_g.log, dir_fd, causal_g.log_dir.path,
+			causal_g.id.hostname, causal_g.id.pid, uuid, &what);
 	close(dir_fd);
 	if (!ret)
 		ret = causal_writer_header();
@@ -132,7 +137,7 @@ static void atfork_child(void)
 	causal_g.log.records_written = 0;
 	causal_g.log.failed = 0;
 	atomic_store(&causal_g.next_tid, 1);
-	if (open_log())
+	if (open_log(1))
 		return;
 	if (self) {
 		/* the forking thread is the child's first thread */
@@ -173,7 +178,7 @@ static void init(void)
 	causal_identity_init(&causal_g.id);
 	atomic_store(&causal_g.next_tid, 1);
 	causal_tbufs_init();
-	if (open_log())
+	if (open_log(0))
 		goto out;
 	ret = pthread_key_create(&causal_g.end_key, thread_end_dtor);
 	if (ret) {

@@ -117,21 +117,30 @@ static int move_fd_high(int fd)
 
 static void open_frame(struct causal_log_file *lf);
 
-static int alloc_buffers(struct causal_log_file *lf)
+/*
+ * The buffers and the context of `lf` as they were before it was cleared
+ * (NULL at start-up; in a fork child, the parent's copies, which the child
+ * reuses rather than leaking them: the fork took the flusher's lock, so
+ * the context is between two frames).
+ */
+static int alloc_buffers(struct causal_log_file *lf, uint8_t *queue,
+			 ZSTD_CCtx *cctx)
 {
-	ZSTD_CCtx *cctx;
-
 	lf->out_cap = ZSTD_compressBound(CAUSAL_FRAME_MAX);
-	lf->queue = mmap(NULL, CAUSAL_QUEUE_BYTES + lf->out_cap,
-			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-	if (lf->queue == MAP_FAILED) {
-		lf->queue = NULL;
-		return -ENOMEM;
+	if (!queue) {
+		queue = mmap(NULL, CAUSAL_QUEUE_BYTES + lf->out_cap,
+			     PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (queue == MAP_FAILED)
+			return -ENOMEM;
 	}
+	lf->queue = queue;
 	lf->out = lf->queue + CAUSAL_QUEUE_BYTES;
 	open_frame(lf);
-	cctx = ZSTD_createCCtx();
+	if (cctx)
+		ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+	else
+		cctx = ZSTD_createCCtx();
 	if (!cctx)
 		return -ENOMEM;
 	/* level -1 (zstd --fast=1): per record of a busy server, 15% less
@@ -148,9 +157,9 @@ static int alloc_buffers(struct causal_log_file *lf)
 	return 0;
 }
 
-int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
-			 const char *dir, const char *hostname, pid_t pid,
-			 const char *uuid_hex, const char **what)
+static int open_file(struct causal_log_file *lf, int dir_fd, const char *dir,
+		     const char *hostname, pid_t pid, const char *uuid_hex,
+		     const char **what, uint8_t *queue, ZSTD_CCtx *cctx)
 {
 	uint8_t magic[CAUSAL_SLOT_OFFSET + 8 + CAUSAL_SLOT_SIZE];
 	uint32_t v;
@@ -159,6 +168,8 @@ int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
 	int ret, fd;
 
 	memset(lf, 0, sizeof(*lf));
+	lf->queue = queue; /* kept for release() until alloc_buffers() */
+	lf->cctx = cctx;
 	lf->fd = -1;
 	*what = "create log file";
 	causal_log_file_name(name, sizeof(name), hostname, pid, uuid_hex);
@@ -181,7 +192,9 @@ int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
 	lf->ino = st.st_ino;
 
 	*what = "allocate log buffers";
-	ret = alloc_buffers(lf);
+	lf->queue = NULL;
+	lf->cctx = NULL;
+	ret = alloc_buffers(lf, queue, cctx);
 	if (ret)
 		return ret;
 
@@ -201,6 +214,23 @@ int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
 		causal_log_file_remove(lf);
 	lf->size = sizeof(magic);
 	return ret;
+}
+
+int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
+			 const char *dir, const char *hostname, pid_t pid,
+			 const char *uuid_hex, const char **what)
+{
+	return open_file(lf, dir_fd, dir, hostname, pid, uuid_hex, what, NULL,
+			 NULL);
+}
+
+int causal_log_file_open_in_child(struct causal_log_file *lf, int dir_fd,
+				  const char *dir, const char *hostname,
+				  pid_t pid, const char *uuid_hex,
+				  const char **what)
+{
+	return open_file(lf, dir_fd, dir, hostname, pid, uuid_hex, what,
+			 lf->queue, lf->cctx);
 }
 
 /*

@@ -75,6 +75,13 @@ int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
 			 const char *dir, const char *hostname, pid_t pid,
 			 const char *uuid_hex, const char **what);
 
+/* The same in a fork child, whose lf holds the parent's log: its buffers
+ * and compression context are reused, not allocated again and leaked. */
+int causal_log_file_open_in_child(struct causal_log_file *lf, int dir_fd,
+				  const char *dir, const char *hostname,
+				  pid_t pid, const char *uuid_hex,
+				  const char **what);
+
 /*
  * Filler: room for a record of up to `bytes` encoded bytes in the open
  * frame, sealing it for a new one if need be.  0, or -ENOBUFS when the

@@ -11,7 +11,9 @@
  *	<its fields, widest first>	(no padding between them)
  *	_Alignas(8) uint8_t tail[];	(its variable-length fields)
  *
- * Members are in order of their alignment, not in msgpack order (which is
+ * The only padding is at the end of p and of a struct rec_ctx (after the
+ * chain, and set) and before tail, up to a multiple of 8.  Members are
+ * in order of their alignment, not in msgpack order (which is
  * records.def's, and only the encoder's business), so that a record takes
  * no more ring than its fields need.  A probe fills the members by name
  * and copies its variable-length fields into the tail one after the

@@ -627,6 +627,59 @@ START_TEST(test_log_dir_resolved_once)
 }
 END_TEST
 
+/*
+ * A fork child reuses the log buffers and compression context it inherits
+ * (4 MiB of frame queue and a zstd context) instead of allocating its own
+ * and leaking the parent's: along a chain of forks, each generation is no
+ * larger than the one before, and every generation's log is whole and
+ * linked to its parent's.
+ */
+START_TEST(test_fork_chain_reuses_buffers)
+{
+	enum { LAST = 6 };
+	char arg[16];
+	const char *argv[] = { e2e_prog("fork-chain"), arg, NULL };
+	long vm[LAST + 1];
+	struct e2e t;
+	char *out, *line;
+	int g;
+
+	e2e_init(&t);
+	e2e_fmt(arg, sizeof(arg), "%d", LAST);
+	e2e_assert_exit(e2e_run_traced(&t, argv, NULL, in_dir(&t, "out"), NULL),
+			0, "fork-chain");
+	out = e2e_slurp(in_dir(&t, "out"), NULL);
+	for (g = 0; g <= LAST; g++) {
+		char key[32];
+
+		e2e_fmt(key, sizeof(key), "gen %d ", g);
+		line = strstr(out, key);
+		ck_assert_msg(line, "no generation %d in: %s", g, out);
+		line = strstr(line, "vm_kb ");
+		ck_assert_ptr_nonnull(line);
+		vm[g] = strtol(line + 6, NULL, 10);
+		ck_assert_int_gt(vm[g], 0);
+	}
+	/* gen 1 is the first to inherit buffers; each leak was 4.3 MiB */
+	ck_assert_msg(vm[LAST] - vm[1] < 1024,
+		      "the fork children grew from %ld kB to %ld kB", vm[1],
+		      vm[LAST]);
+	ck_assert_int_eq(e2e_count_logs(t.logs), LAST + 1);
+	e2e_merge(&t);
+	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM processes"
+					      " WHERE complete"),
+			 LAST + 1);
+	/* every child's parent is one of the chain */
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM processes c, "
+				       "processes p WHERE c.parent_uuid = "
+				       "p.uuid"),
+			 LAST);
+	free(out);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_process_suite(void)
 {
 	Suite *s = suite_create("e2e-process");
@@ -635,6 +688,7 @@ Suite *e2e_process_suite(void)
 	tcase_set_timeout(tc, E2E_TIMEOUT);
 	e2e_add_fixture(tc);
 	tcase_add_test(tc, test_fork_exec);
+	tcase_add_test(tc, test_fork_chain_reuses_buffers);
 	tcase_add_test(tc, test_sigkill);
 	tcase_add_test(tc, test_sigterm);
 	tcase_add_loop_test(tc, test_explicit_sig_dfl, 0, 12);

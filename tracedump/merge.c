@@ -28,6 +28,7 @@
 #include "causal/log-format.h"
 #include "chunk-queue.h"
 #include "hex.h"
+#include "timespec.h"
 #include "internal.h"
 #include "logdir.h"
 #include "logread.h"
@@ -63,7 +64,7 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+	return timespec_ns(&ts);
 }
 
 static void progress(struct merge *m, bool force)

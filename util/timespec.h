@@ -1,0 +1,17 @@
+/*
+ * timespec.h - a struct timespec as nanoseconds, the one unit the logs,
+ * the database and the reports use.  Inline: the tracer's probes read a
+ * clock on every call.
+ */
+#ifndef CAUSAL_TIMESPEC_H
+#define CAUSAL_TIMESPEC_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t timespec_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+#endif
