@@ -148,7 +148,8 @@ static int32_t add_edge(struct build *b, int32_t from, int32_t to,
  * (P_2,end - P_1,start and P_4,start - P_3,end of Equation 1), and a
  * thread (Q_T,end - Q_T,start of Equation 2); CCSG_NONE when unknown.
  */
-static int64_t stub_amount(const struct ccsg_graph *g, const struct ccsg_call *c)
+static int64_t stub_amount(const struct ccsg_graph *g,
+			   const struct ccsg_call *c)
 {
 	if (g->resource != CCSG_RES_CPU)
 		return c->stub_heap[CCSG_HEAP(g->resource)];
@@ -157,7 +158,8 @@ static int64_t stub_amount(const struct ccsg_graph *g, const struct ccsg_call *c
 	return c->cpu[CCSG_STUB_END] - c->cpu[CCSG_STUB_START];
 }
 
-static int64_t skel_amount(const struct ccsg_graph *g, const struct ccsg_call *c)
+static int64_t skel_amount(const struct ccsg_graph *g,
+			   const struct ccsg_call *c)
 {
 	if (g->resource != CCSG_RES_CPU)
 		return c->skel_heap[CCSG_HEAP(g->resource)];
@@ -166,9 +168,11 @@ static int64_t skel_amount(const struct ccsg_graph *g, const struct ccsg_call *c
 	return c->cpu[CCSG_SKEL_END] - c->cpu[CCSG_SKEL_START];
 }
 
-static int64_t thread_amount(const struct ccsg_graph *g, const struct ccsg_thread *th)
+static int64_t thread_amount(const struct ccsg_graph *g,
+			     const struct ccsg_thread *th)
 {
-	return g->resource == CCSG_RES_CPU ? th->cpu_ns : th->heap[CCSG_HEAP(g->resource)];
+	return g->resource == CCSG_RES_CPU ? th->cpu_ns
+					   : th->heap[CCSG_HEAP(g->resource)];
 }
 
 /* The same, 0 when unknown. */
@@ -276,7 +280,8 @@ static int self_cpu(struct build *b)
 			b->thread_self[th] -= stub_cpu(g, c);
 	}
 	for (size_t i = 0; i < t->nthreads; i++) {
-		if (t->threads[i].infra || thread_amount(g, &t->threads[i]) == CCSG_NONE) {
+		if (t->threads[i].infra ||
+		    thread_amount(g, &t->threads[i]) == CCSG_NONE) {
 			b->thread_self[i] = 0;
 		} else if (b->thread_self[i] < 0) {
 			b->thread_self[i] = 0;
@@ -526,8 +531,9 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	return ccsg_graph_build_res(g, d, dims, by_object, CCSG_RES_CPU);
 }
 
-int ccsg_graph_build_res(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccsg_dims *dims,
-			 int by_object, int resource)
+int ccsg_graph_build_res(struct ccsg_graph *g, struct ccsg_dscg *d,
+			 const struct ccsg_dims *dims, int by_object,
+			 int resource)
 {
 	struct ccsg_trace *t = d->trace;
 	struct build b = {.g = g, .t = t};

@@ -68,7 +68,7 @@ struct ccsg_graph {
 	struct ccsg_dscg *dscg;
 	const struct ccsg_dims *dims;
 	int by_object;
-	int resource;			/* enum ccsg_resource */
+	int resource; /* enum ccsg_resource */
 	struct ccsg_node *nodes;
 	size_t nnodes;
 	struct ccsg_edge *edges;
@@ -86,7 +86,7 @@ struct ccsg_graph {
 	int64_t clamped;		/* negative self CPU set to 0 (clock granularity) */
 	int64_t unmeasured_threads;	/* user threads without a CPU time
 					 * (or heap figures) */
-	int64_t unmeasured_calls;	/* heap: skeletons without heap figures */
+	int64_t unmeasured_calls; /* heap: skeletons without heap figures */
 	int64_t *total;			/* main's self + descendant */
 	int64_t *vec_pool;
 	size_t cap_nodes, cap_edges, cap_pool;
@@ -101,8 +101,9 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
  * call or thread whose figures are missing counts 0 and is counted in
  * unmeasured_calls / unmeasured_threads.
  */
-int ccsg_graph_build_res(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccsg_dims *dims,
-			 int by_object, int resource);
+int ccsg_graph_build_res(struct ccsg_graph *g, struct ccsg_dscg *d,
+			 const struct ccsg_dims *dims, int by_object,
+			 int resource);
 void ccsg_graph_release(struct ccsg_graph *g);
 
 /* The vector dimension of a process's host, or -1 when it has none. */

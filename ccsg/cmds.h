@@ -36,8 +36,12 @@ enum {
 	"a function node per procedure (default), or per serving object and procedure" }
 #define CLI_OPT_GROUPS { "groups", CLI_GROUPS, "FILE", \
 	"count CPU per group of hosts named in FILE, not per host" }
-#define CLI_OPT_RESOURCE { "resource", CLI_RESOURCE, "cpu|memory", \
-	"what the graph measures: CPU time (default) or heap bytes allocated and freed" }
+#define CLI_OPT_RESOURCE                                                       \
+	{                                                                      \
+		"resource", CLI_RESOURCE, "cpu|memory",                        \
+			"what the graph measures: CPU time (default) or heap " \
+			"bytes allocated and freed"                            \
+	}
 #define CLI_OPT_IDL { "idl", CLI_IDL, "FILE.x", \
 	"take names from the rpcgen file FILE.x (repeatable)" }
 
@@ -65,8 +69,8 @@ struct session {
 	struct ccsg_trace trace;
 	struct ccsg_dscg dscg;
 	struct ccsg_dims dims;
-	struct ccsg_graph graph;	/* CPU, or bytes allocated */
-	struct ccsg_graph freed;	/* --resource=memory: bytes freed */
+	struct ccsg_graph graph; /* CPU, or bytes allocated */
+	struct ccsg_graph freed; /* --resource=memory: bytes freed */
 	struct ccsg_names names;
 };
 

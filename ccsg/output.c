@@ -84,7 +84,8 @@ static void tally_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_ta
 	fputc('}', f);
 }
 
-void ccsg_summary_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
+void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
+		       const struct ccsg_dscg_stats *s)
 {
 	fprintf(f, "{\"calls\": %zu, \"chains\": %zu, \"threads\": %zu, \"broken_chains\": %zu, "
 		"\"segments\": %zu, \"abnormal_transitions\": %zu, \"truncated_chains\": %zu, "
@@ -111,7 +112,8 @@ static void tally_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_ta
 #define summary_json ccsg_summary_json
 
 /* What the numbers cannot show: said in words, before the numbers. */
-void ccsg_summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
+void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
+		       const struct ccsg_dscg_stats *s)
 {
 	fprintf(f, "%zu calls in %zu chains, %zu threads", s->calls, s->chains, s->threads);
 	if (!s->calls)

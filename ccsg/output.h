@@ -23,13 +23,15 @@ int ccsg_report_print(FILE *f, const struct ccsg_graph *g, int format);
  * (ccsg_graph_build_res(), same DSCG, dimensions and grouping), and the
  * peak heap of every process (output-memory.c).
  */
-int ccsg_memory_print(FILE *f, const struct ccsg_graph *alloc, const struct ccsg_graph *freed,
-		      int format);
+int ccsg_memory_print(FILE *f, const struct ccsg_graph *alloc,
+		      const struct ccsg_graph *freed, int format);
 
 /* Shared by the printers: the summary heading every output, and names
  * escaped for XML attributes and dot labels. */
-void ccsg_summary_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s);
-void ccsg_summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s);
+void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
+		       const struct ccsg_dscg_stats *s);
+void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
+		       const struct ccsg_dscg_stats *s);
 void ccsg_xml_str(FILE *f, const char *s);
 void ccsg_dot_str(FILE *f, const char *s);
 int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names *nm, int format);

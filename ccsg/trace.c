@@ -368,9 +368,11 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 	struct reader r;
 
 	if (rd_open(&r, db,
-		    t->has_heap ? "SELECT proc_id, host_id, pid, exe, peak_heap_bytes FROM processes"
+		    t->has_heap ? "SELECT proc_id, host_id, pid, exe, "
+				  "peak_heap_bytes FROM processes"
 				  " ORDER BY proc_id"
-				: "SELECT proc_id, host_id, pid, exe, NULL FROM processes ORDER BY proc_id",
+				: "SELECT proc_id, host_id, pid, exe, NULL "
+				  "FROM processes ORDER BY proc_id",
 		    "processes", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
@@ -416,11 +418,14 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 	size_t cap = 0;
 
 	if (rd_open(&r, db,
-		    t->has_heap ? "SELECT proc_id, tid, parent_tid, marker, cpu_ns, ctx_function,"
+		    t->has_heap ? "SELECT proc_id, tid, parent_tid, marker, "
+				  "cpu_ns, ctx_function,"
 				  " alloc_bytes, freed_bytes, peak_heap_bytes"
 				  " FROM threads ORDER BY proc_id, tid"
-				: "SELECT proc_id, tid, parent_tid, marker, cpu_ns, ctx_function,"
-				  " NULL, NULL, NULL FROM threads ORDER BY proc_id, tid",
+				: "SELECT proc_id, tid, parent_tid, marker, "
+				  "cpu_ns, ctx_function,"
+				  " NULL, NULL, NULL FROM threads ORDER BY "
+				  "proc_id, tid",
 		    "threads", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
@@ -529,7 +534,8 @@ static const char calls_sql[] =
 	" status, status_name, args_bytes, results_bytes, reply_tag,"
 	" server_args_bytes, server_results_bytes, reply, tag, %s"
 	" FROM rpc_calls ORDER BY chain,"
-	" coalesce(stub_start_event, skel_start_event, skel_end_event, stub_end_event),"
+	" coalesce(stub_start_event, skel_start_event, skel_end_event, "
+	"stub_end_event),"
 	" call_id";
 
 /* An optional string column interned: its index, -1 for NULL, -2 after an error. */
@@ -654,7 +660,8 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 	char sql[sizeof(calls_sql) + 128];
 
 	snprintf(sql, sizeof(sql), calls_sql,
-		 t->has_heap ? "stub_alloc_bytes, stub_freed_bytes, skel_alloc_bytes, skel_freed_bytes"
+		 t->has_heap ? "stub_alloc_bytes, stub_freed_bytes, "
+			       "skel_alloc_bytes, skel_freed_bytes"
 			     : "NULL, NULL, NULL, NULL");
 	if (rd_open(&r, db, sql, "rpc_calls", t->path))
 		return -1;
@@ -701,8 +708,10 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 static int has_heap_columns(sqlite3 *db)
 {
 	static const char sql[] =
-		"SELECT count(*) FROM pragma_table_info('rpc_calls') WHERE name = 'skel_freed_bytes'"
-		" UNION ALL SELECT count(*) FROM pragma_table_info('threads') WHERE name = 'freed_bytes'"
+		"SELECT count(*) FROM pragma_table_info('rpc_calls') WHERE "
+		"name = 'skel_freed_bytes'"
+		" UNION ALL SELECT count(*) FROM pragma_table_info('threads') "
+		"WHERE name = 'freed_bytes'"
 		" UNION ALL SELECT count(*) FROM pragma_table_info('processes')"
 		" WHERE name = 'peak_heap_bytes'";
 	sqlite3_stmt *st;

@@ -37,7 +37,7 @@ extern const char *const ccsg_reply_names[CCSG_NREPLY];	/* "success", ... */
  * allocated or freed (usable sizes; the README's "Heap memory").
  */
 enum ccsg_resource { CCSG_RES_CPU, CCSG_RES_ALLOC, CCSG_RES_FREED };
-#define CCSG_HEAP(res) ((res) - CCSG_RES_ALLOC)	/* index of heap[] below */
+#define CCSG_HEAP(res) ((res)-CCSG_RES_ALLOC) /* index of heap[] below */
 
 /* The four probes of a call, in their order along a chain (Figure 4). */
 enum ccsg_probe { CCSG_STUB_START, CCSG_SKEL_START, CCSG_SKEL_END, CCSG_STUB_END };
@@ -109,8 +109,8 @@ struct ccsg_proc {
 	int32_t host;			/* index into trace.hosts, -1 if no row */
 	int32_t pid;
 	char *exe;
-	int64_t peak_heap;		/* processes.peak_heap_bytes, CCSG_NONE */
-	uint8_t present;		/* it has a processes row */
+	int64_t peak_heap; /* processes.peak_heap_bytes, CCSG_NONE */
+	uint8_t present;   /* it has a processes row */
 };
 
 struct ccsg_object {

@@ -99,9 +99,9 @@ static void *boot_alloc(size_t n, size_t align)
 			errno = ENOMEM;
 			return NULL;
 		}
-	} while (!atomic_compare_exchange_weak_explicit(
-		&boot_used, &used, end, memory_order_relaxed,
-		memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(&boot_used, &used, end,
+							memory_order_relaxed,
+							memory_order_relaxed));
 	memcpy(boot_heap + start - sizeof(size_t), &n, sizeof(n));
 	return boot_heap + start;
 }
@@ -144,8 +144,8 @@ extern void __libc_free(void *p);
 static void check_inline_usable(void)
 {
 #if defined(__x86_64__) && defined(__GLIBC__)
-	static const size_t sizes[] = { 0, 1, 24, 25, 100, 1000, 4096,
-					200000, 1 << 20 };
+	static const size_t sizes[] = { 0,    1,    24,	    25,	    100,
+					1000, 4096, 200000, 1 << 20 };
 	void *p;
 	int ok = real.malloc == __libc_malloc && real.free == __libc_free;
 
@@ -159,8 +159,7 @@ static void check_inline_usable(void)
 #endif
 }
 
-#define RESOLVE(name)                                                          \
-	(__typeof__(real.name))dlsym(RTLD_NEXT, #name)
+#define RESOLVE(name) (__typeof__(real.name))dlsym(RTLD_NEXT, #name)
 
 /*
  * Find the real allocator; 0 when it is known, -1 when the caller must

@@ -43,11 +43,11 @@
  * live bytes are alloc_bytes - freed_bytes.
  */
 struct causal_heap_tls {
-	uint64_t alloc_bytes, freed_bytes;	/* usable sizes */
-	uint64_t allocs, frees;			/* blocks */
-	int64_t peak;				/* the highest live so far */
-	int64_t published;			/* live when last added to the
-						 * process total */
+	uint64_t alloc_bytes, freed_bytes; /* usable sizes */
+	uint64_t allocs, frees;		   /* blocks */
+	int64_t peak;			   /* the highest live so far */
+	int64_t published;		   /* live when last added to the
+					    * process total */
 };
 
 /*
@@ -74,9 +74,9 @@ static inline uint32_t causal_heap_epoch(void)
 void causal_heap_set_enabled(int on);
 
 /*
- * Fill a record's heap fields (needs internal.h) (records.def, CAUSAL_FIELDS_HEAP) with
- * this thread's counters: heap_epoch as causal_heap_epoch(), and zeros
- * when it is 0.
+ * Fill a record's heap fields (needs internal.h) (records.def,
+ * CAUSAL_FIELDS_HEAP) with this thread's counters: heap_epoch as
+ * causal_heap_epoch(), and zeros when it is 0.
  */
 #define CAUSAL_HEAP_FILL(r)                                                    \
 	do {                                                                   \

@@ -140,7 +140,7 @@ struct causal_thread {
 	uint8_t in_hook;	/* recursion guard */
 	uint8_t status;		/* enum causal_thread_status */
 	uint8_t exiting;	/* pthread_exit() was called */
-	struct causal_heap_tls heap;	/* heap.h: the allocation counters */
+	struct causal_heap_tls heap; /* heap.h: the allocation counters */
 };
 
 extern CAUSAL_TLS struct causal_thread causal_self;

@@ -42,8 +42,8 @@ static long long usable(size_t n)
  * traced, with the extra environment `env` ("" or "NAME=value"); stdout
  * and stderr into dir/NAME.out and .err.  serve: wait for its ready file.
  */
-static pid_t heap_demo(struct e2e *t, const char *name, const char *host, const char *env,
-		       const char *const args[], int serve)
+static pid_t heap_demo(struct e2e *t, const char *name, const char *host,
+		       const char *env, const char *const args[], int serve)
 {
 	static char script[PATH_MAX * 3 + 256];
 	char out[PATH_MAX], err[PATH_MAX], ready[PATH_MAX];
@@ -55,7 +55,8 @@ static pid_t heap_demo(struct e2e *t, const char *name, const char *host, const 
 	e2e_fmt(err, sizeof(err), "%s/%s.err", t->dir, name);
 	e2e_fmt(ready, sizeof(ready), "%s/%s.ready", t->dir, name);
 	e2e_fmt(script, sizeof(script),
-		"hostname %s && exec env %s LD_PRELOAD=%s/libcausal.so CAUSAL_LOG_DIR=%s \"$@\"",
+		"hostname %s && exec env %s LD_PRELOAD=%s/libcausal.so "
+		"CAUSAL_LOG_DIR=%s \"$@\"",
 		host, env, e2e_build(), t->logs);
 	argv[n++] = "/usr/bin/unshare";
 	argv[n++] = "--uts";
@@ -87,7 +88,9 @@ static void stop(pid_t pid, const char *what)
 static char *memory_report(struct e2e *t, const char *format)
 {
 	char ccsg[PATH_MAX], out[PATH_MAX], err[PATH_MAX], fmt[32];
-	const char *argv[] = { ccsg, "report", "--resource=memory", fmt, "--db", t->db, NULL };
+	const char *argv[] = { ccsg, "report", "--resource=memory",
+			       fmt,  "--db",   t->db,
+			       NULL };
 	int status;
 
 	e2e_fmt(ccsg, sizeof(ccsg), "%s/ccsg", e2e_build());
@@ -96,8 +99,8 @@ static char *memory_report(struct e2e *t, const char *format)
 	e2e_fmt(err, sizeof(err), "%s/memory.%s.err", t->dir, format);
 	status = e2e_run_plain(argv, out, err);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "ccsg report --resource=memory %s: status 0x%x: %s", fmt, status,
-		      e2e_slurp(err, NULL));
+		      "ccsg report --resource=memory %s: status 0x%x: %s", fmt,
+		      status, e2e_slurp(err, NULL));
 	return e2e_slurp(out, NULL);
 }
 
@@ -107,7 +110,8 @@ static int host_index(const struct jval *doc, const char *host)
 	const struct jval *hosts = json_need(doc, "hosts", J_ARR, "report");
 
 	for (int i = 0; i < hosts->n; i++)
-		if (hosts->item[i].type == J_STR && !strcmp(hosts->item[i].str, host))
+		if (hosts->item[i].type == J_STR &&
+		    !strcmp(hosts->item[i].str, host))
 			return i;
 	ck_abort_msg("no host '%s' in the report", host);
 	return -1;
@@ -122,7 +126,8 @@ static const struct jval *function_node(const struct jval *doc, int proc)
 		const struct jval *x = &nodes->item[i];
 		const struct jval *kind = json_get(x, "kind");
 
-		if (kind && kind->type == J_STR && !strcmp(kind->str, "function") &&
+		if (kind && kind->type == J_STR &&
+		    !strcmp(kind->str, "function") &&
 		    json_need(x, "program", J_NUM, "node")->num == 0x20000c61 &&
 		    json_need(x, "procedure", J_NUM, "node")->num == proc)
 			return x;
@@ -141,13 +146,14 @@ static long long vec(const struct jval *x, const char *key, int i, int n)
 }
 
 /* Every entry of vector key of x is 0 but entry i, which is want. */
-static void assert_vec(const struct jval *x, const char *key, int i, int n, long long want)
+static void assert_vec(const struct jval *x, const char *key, int i, int n,
+		       long long want)
 {
 	for (int j = 0; j < n; j++)
 		ck_assert_msg(vec(x, key, j, n) == (j == i ? want : 0),
 			      "%s: %s[%d] = %lld, expected %lld",
-			      json_need(x, "name", J_STR, "name")->str, key, j, vec(x, key, j, n),
-			      j == i ? want : 0);
+			      json_need(x, "name", J_STR, "name")->str, key, j,
+			      vec(x, key, j, n), j == i ? want : 0);
 }
 
 /* The "processes" entry of pid. */
@@ -156,7 +162,8 @@ static const struct jval *process_of(const struct jval *doc, long pid)
 	const struct jval *ps = json_need(doc, "processes", J_ARR, "report");
 
 	for (int i = 0; i < ps->n; i++)
-		if (json_need(&ps->item[i], "pid", J_NUM, "process")->num == pid)
+		if (json_need(&ps->item[i], "pid", J_NUM, "process")->num ==
+		    pid)
 			return &ps->item[i];
 	ck_abort_msg("no process %ld in \"processes\"", pid);
 	return NULL;
@@ -177,11 +184,12 @@ static void run_three(struct e2e *t, struct run *r, const char *b_env)
 	e2e_fmt(port_b, sizeof(port_b), "%d", PORT_B);
 	e2e_fmt(child, sizeof(child), "%d:4444", PORT_B);
 	r->b = heap_demo(t, "b", "hb", b_env, ARGS("serve", "-p", port_b), 1);
-	r->a = heap_demo(t, "a", "ha", "", ARGS("serve", "-p", port_a, "-n", port_b), 1);
+	r->a = heap_demo(t, "a", "ha", "",
+			 ARGS("serve", "-p", port_a, "-n", port_b), 1);
 	r->c = heap_demo(t, "c", "hc", "",
-			 ARGS("call", "-P", port_a, "-a", "1000", "-g", "100:5000", "-m",
-			      "256:3000", "-G", "777", "-T", "999", "-o", "-c", child, "-b",
-			      "8000000"),
+			 ARGS("call", "-P", port_a, "-a", "1000", "-g",
+			      "100:5000", "-m", "256:3000", "-G", "777", "-T",
+			      "999", "-o", "-c", child, "-b", "8000000"),
 			 0);
 	status = e2e_wait(r->c);
 	out = e2e_slurp(rpc_q("%s/c.out", t->dir), NULL);
@@ -191,8 +199,10 @@ static void run_three(struct e2e *t, struct run *r, const char *b_env)
 	stop(r->a, "server a");
 	stop(r->b, "server b");
 	ck_assert_int_eq(sscanf(rpc_line(out, "work"),
-				"work alloc %lld freed %lld child_alloc %lld child_freed %lld",
-				&r->work_alloc, &r->work_freed, &r->child_alloc, &r->child_freed),
+				"work alloc %lld freed %lld child_alloc %lld "
+				"child_freed %lld",
+				&r->work_alloc, &r->work_freed, &r->child_alloc,
+				&r->child_freed),
 			 4);
 	r->big = rpc_fact(out, "big", "usable");
 	free(out);
@@ -217,7 +227,8 @@ START_TEST(test_memory_to_the_byte)
 	/* what the implementations did: their own blocks, nothing hidden */
 	ck_assert_int_eq(r.child_alloc, usable(4444));
 	ck_assert_int_eq(r.child_freed, usable(4444));
-	ck_assert_int_gt(r.work_alloc, usable(5000) + usable(3000) + usable(777));
+	ck_assert_int_gt(r.work_alloc,
+			 usable(5000) + usable(3000) + usable(777));
 
 	json = memory_report(&t, "json");
 	doc = json_parse(json, "ccsg report --resource=memory --format=json");
@@ -225,8 +236,10 @@ START_TEST(test_memory_to_the_byte)
 	hb = host_index(doc, "hb");
 	n = json_need(doc, "hosts", J_ARR, "report")->n;
 	ck_assert_int_eq(n, 3);
-	ck_assert_str_eq(json_need(doc, "resource", J_STR, "report")->str, "memory");
-	/* WORK: its own (Equation 1 with bytes), CHILD's under it (Equation 3) */
+	ck_assert_str_eq(json_need(doc, "resource", J_STR, "report")->str,
+			 "memory");
+	/* WORK: its own (Equation 1 with bytes), CHILD's under it (Equation 3)
+	 */
 	work = function_node(doc, 1);
 	assert_vec(work, "self_alloc_bytes", ha, n, r.work_alloc);
 	assert_vec(work, "self_freed_bytes", ha, n, r.work_freed);
@@ -237,53 +250,68 @@ START_TEST(test_memory_to_the_byte)
 	assert_vec(child, "self_freed_bytes", hb, n, r.child_freed);
 	assert_vec(child, "desc_alloc_bytes", hb, n, 0);
 	ck_assert_int_eq(json_need(work, "calls", J_NUM, "calls")->num, 1);
-	ck_assert_int_eq(json_need(doc, "unmeasured_calls", J_NUM, "report")->num, 0);
+	ck_assert_int_eq(
+		json_need(doc, "unmeasured_calls", J_NUM, "report")->num, 0);
 	/* the client's peak: its big block, and not much more */
 	proc = process_of(doc, r.c);
 	ck_assert_str_eq(json_need(proc, "host", J_STR, "host")->str, "hc");
-	ck_assert_int_ge(json_need(proc, "peak_heap_bytes", J_NUM, "peak")->num, r.big);
+	ck_assert_int_ge(json_need(proc, "peak_heap_bytes", J_NUM, "peak")->num,
+			 r.big);
 	ck_assert_int_lt(json_need(proc, "peak_heap_bytes", J_NUM, "peak")->num,
 			 r.big + 4 * 1024 * 1024);
-	ck_assert_int_gt(json_need(process_of(doc, r.a), "peak_heap_bytes", J_NUM, "peak")->num,
+	ck_assert_int_gt(json_need(process_of(doc, r.a), "peak_heap_bytes",
+				   J_NUM, "peak")
+				 ->num,
 			 0);
-	ck_assert_int_gt(json_need(process_of(doc, r.b), "peak_heap_bytes", J_NUM, "peak")->num,
+	ck_assert_int_gt(json_need(process_of(doc, r.b), "peak_heap_bytes",
+				   J_NUM, "peak")
+				 ->num,
 			 0);
 
 	/* The reaper of server a (Equation 2): it allocated the block WORK
 	 * took, and freed the one WORK gave; the main thread's live
 	 * bytes went down by what it freed of the reaper's. */
 	a = e2e_proc(&t, r.a);
-	reaper = e2e_query_int(t.sql,
-			       "SELECT tid FROM threads WHERE proc_id = %lld AND"
-			       " parent_tid = 1 AND marker = 'user'",
-			       a);
-	ck_assert_int_eq(e2e_query_int(t.sql,
-				       "SELECT alloc_bytes FROM threads WHERE proc_id = %lld"
-				       " AND tid = %lld",
-				       a, reaper),
-			 usable(999));
-	ck_assert_int_eq(e2e_query_int(t.sql,
-				       "SELECT freed_bytes FROM threads WHERE proc_id = %lld"
-				       " AND tid = %lld",
-				       a, reaper),
-			 usable(777));
-	ck_assert_int_eq(e2e_query_int(t.sql,
-				       "SELECT allocs * 10 + frees FROM threads WHERE"
-				       " proc_id = %lld AND tid = %lld",
-				       a, reaper),
-			 11);
+	reaper =
+		e2e_query_int(t.sql,
+			      "SELECT tid FROM threads WHERE proc_id = %lld AND"
+			      " parent_tid = 1 AND marker = 'user'",
+			      a);
+	ck_assert_int_eq(
+		e2e_query_int(
+			t.sql,
+			"SELECT alloc_bytes FROM threads WHERE proc_id = %lld"
+			" AND tid = %lld",
+			a, reaper),
+		usable(999));
+	ck_assert_int_eq(
+		e2e_query_int(
+			t.sql,
+			"SELECT freed_bytes FROM threads WHERE proc_id = %lld"
+			" AND tid = %lld",
+			a, reaper),
+		usable(777));
+	ck_assert_int_eq(
+		e2e_query_int(t.sql,
+			      "SELECT allocs * 10 + frees FROM threads WHERE"
+			      " proc_id = %lld AND tid = %lld",
+			      a, reaper),
+		11);
 	/* the database: one call each way, counted on both sides */
-	ck_assert_int_eq(e2e_query_int(t.sql,
-				       "SELECT count(*) FROM rpc_calls WHERE prog = %d AND"
-				       " stub_alloc_bytes IS NOT NULL AND skel_alloc_bytes"
-				       " IS NOT NULL AND skel_freed_bytes IS NOT NULL",
-				       0x20000c61),
-			 2);
-	ck_assert_int_eq(e2e_query_int(t.sql,
-				       "SELECT skel_alloc_bytes FROM rpc_calls WHERE"
-				       " prog = %d AND proc = 2",
-				       0x20000c61),
-			 r.child_alloc);
+	ck_assert_int_eq(
+		e2e_query_int(
+			t.sql,
+			"SELECT count(*) FROM rpc_calls WHERE prog = %d AND"
+			" stub_alloc_bytes IS NOT NULL AND skel_alloc_bytes"
+			" IS NOT NULL AND skel_freed_bytes IS NOT NULL",
+			0x20000c61),
+		2);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql,
+			      "SELECT skel_alloc_bytes FROM rpc_calls WHERE"
+			      " prog = %d AND proc = 2",
+			      0x20000c61),
+		r.child_alloc);
 
 	/* the other formats say the same */
 	for (int i = 0; i < 3; i++) {
@@ -295,13 +323,17 @@ START_TEST(test_memory_to_the_byte)
 			/* xml: the vector in host order */
 			e2e_fmt(want, sizeof(want), "self_alloc_bytes=\"");
 			for (int j = 0; j < n; j++)
-				e2e_fmt(want + strlen(want), sizeof(want) - strlen(want), "%s%lld",
-					j ? " " : "", j == ha ? r.work_alloc : 0);
+				e2e_fmt(want + strlen(want),
+					sizeof(want) - strlen(want), "%s%lld",
+					j ? " " : "",
+					j == ha ? r.work_alloc : 0);
 		} else {
-			e2e_fmt(want, sizeof(want), "alloc self %lld B", r.work_alloc);
+			e2e_fmt(want, sizeof(want), "alloc self %lld B",
+				r.work_alloc);
 		}
 		text = memory_report(&t, formats[i]);
-		ck_assert_msg(strstr(text, want), "ccsg --format=%s: no '%s' in:\n%s", formats[i],
+		ck_assert_msg(strstr(text, want),
+			      "ccsg --format=%s: no '%s' in:\n%s", formats[i],
 			      want, text);
 		free(text);
 	}
@@ -336,26 +368,37 @@ START_TEST(test_memory_off)
 	assert_vec(work, "self_freed_bytes", ha, n, r.work_freed);
 	child = function_node(doc, 2);
 	assert_vec(child, "self_alloc_bytes", hb, n, 0);
-	ck_assert_int_eq(json_need(doc, "unmeasured_calls", J_NUM, "report")->num, 1);
-	ck_assert_ptr_nonnull(json_get(process_of(doc, r.b), "peak_heap_bytes"));
-	ck_assert_int_eq(json_get(process_of(doc, r.b), "peak_heap_bytes")->type, J_NULL);
+	ck_assert_int_eq(
+		json_need(doc, "unmeasured_calls", J_NUM, "report")->num, 1);
+	ck_assert_ptr_nonnull(
+		json_get(process_of(doc, r.b), "peak_heap_bytes"));
+	ck_assert_int_eq(
+		json_get(process_of(doc, r.b), "peak_heap_bytes")->type,
+		J_NULL);
 	b = e2e_proc(&t, r.b);
-	ck_assert_int_eq(e2e_query_int(t.sql,
-				       "SELECT count(*) FROM rpc_calls WHERE prog = %d AND"
-				       " proc = 2 AND skel_alloc_bytes IS NULL AND"
-				       " skel_freed_bytes IS NULL AND stub_alloc_bytes IS NOT NULL",
-				       0x20000c61),
-			 1);
-	ck_assert_int_eq(e2e_query_int(t.sql,
-				       "SELECT count(*) FROM threads WHERE proc_id = %lld"
-				       " AND alloc_bytes IS NOT NULL",
-				       b),
-			 0);
-	ck_assert_int_eq(e2e_query_int(t.sql,
-				       "SELECT count(*) FROM processes WHERE proc_id = %lld"
-				       " AND peak_heap_bytes IS NULL",
-				       b),
-			 1);
+	ck_assert_int_eq(
+		e2e_query_int(
+			t.sql,
+			"SELECT count(*) FROM rpc_calls WHERE prog = %d AND"
+			" proc = 2 AND skel_alloc_bytes IS NULL AND"
+			" skel_freed_bytes IS NULL AND stub_alloc_bytes IS NOT "
+			"NULL",
+			0x20000c61),
+		1);
+	ck_assert_int_eq(
+		e2e_query_int(
+			t.sql,
+			"SELECT count(*) FROM threads WHERE proc_id = %lld"
+			" AND alloc_bytes IS NOT NULL",
+			b),
+		0);
+	ck_assert_int_eq(
+		e2e_query_int(
+			t.sql,
+			"SELECT count(*) FROM processes WHERE proc_id = %lld"
+			" AND peak_heap_bytes IS NULL",
+			b),
+		1);
 	json_free(doc);
 	free(json);
 	e2e_release(&t);
@@ -365,7 +408,8 @@ END_TEST
 /* Allocation before main and in constructors: the same output, traced. */
 START_TEST(test_allocation_before_main)
 {
-	static const char *const envs[][2] = { { NULL }, { "CAUSAL_MEMORY=0", NULL },
+	static const char *const envs[][2] = { { NULL },
+					       { "CAUSAL_MEMORY=0", NULL },
 					       { "CAUSAL_MEMORY=x", NULL } };
 	const char *argv[] = { e2e_prog("heap-early"), NULL };
 	char out[PATH_MAX], err[PATH_MAX];
@@ -375,19 +419,23 @@ START_TEST(test_allocation_before_main)
 
 	e2e_init(&t);
 	e2e_fmt(out, sizeof(out), "%s/plain.out", t.dir);
-	e2e_assert_exit(e2e_run_plain(argv, out, NULL), 0, "heap-early untraced");
+	e2e_assert_exit(e2e_run_plain(argv, out, NULL), 0,
+			"heap-early untraced");
 	plain = e2e_slurp(out, NULL);
 	ck_assert_ptr_nonnull(strstr(plain, "usable "));
 	for (int i = 0; i < 3; i++) {
 		e2e_fmt(out, sizeof(out), "%s/traced%d.out", t.dir, i);
 		e2e_fmt(err, sizeof(err), "%s/traced%d.err", t.dir, i);
-		e2e_assert_exit(e2e_run_traced(&t, argv, envs[i][0] ? envs[i] : NULL, out, err), 0,
-				"heap-early traced");
+		e2e_assert_exit(e2e_run_traced(&t, argv,
+					       envs[i][0] ? envs[i] : NULL, out,
+					       err),
+				0, "heap-early traced");
 		traced = e2e_slurp(out, NULL);
 		ck_assert_str_eq(traced, plain);
 		msg = e2e_slurp(err, NULL);
 		/* a bad value: said once, the default used */
-		ck_assert_str_eq(msg, i == 2 ? "causal: CAUSAL_MEMORY must be 0 or 1, not 'x';"
+		ck_assert_str_eq(msg, i == 2 ? "causal: CAUSAL_MEMORY must be "
+					       "0 or 1, not 'x';"
 					       " using 1\n"
 					     : "");
 		free(traced);
@@ -395,16 +443,24 @@ START_TEST(test_allocation_before_main)
 	}
 	e2e_merge(&t);
 	/* counted in two runs out of three; main's own blocks at least */
-	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM processes WHERE complete"),
-			 3);
-	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM threads WHERE tid = 1"
-					      " AND alloc_bytes IS NOT NULL"),
-			 2);
-	ck_assert_int_eq(sscanf(strstr(plain, "usable "), "usable %lld", &p), 1);
-	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM threads WHERE tid = 1"
-					      " AND alloc_bytes >= %lld AND freed_bytes >= %lld",
-				       p, p),
-			 2);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql,
+			      "SELECT count(*) FROM processes WHERE complete"),
+		3);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql,
+			      "SELECT count(*) FROM threads WHERE tid = 1"
+			      " AND alloc_bytes IS NOT NULL"),
+		2);
+	ck_assert_int_eq(sscanf(strstr(plain, "usable "), "usable %lld", &p),
+			 1);
+	ck_assert_int_eq(
+		e2e_query_int(
+			t.sql,
+			"SELECT count(*) FROM threads WHERE tid = 1"
+			" AND alloc_bytes >= %lld AND freed_bytes >= %lld",
+			p, p),
+		2);
 	free(plain);
 	e2e_release(&t);
 }

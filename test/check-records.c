@@ -517,7 +517,8 @@ static struct fixture_rpc fixture_probe(const struct rec_rpc_probe *p)
 /* The heap fields of r (records.def, CAUSAL_FIELDS_HEAP) for the fixture. */
 #define HEAP_OF(r)                                                             \
 	((struct fixture_heap){ (r)->heap_epoch, (r)->alloc_bytes,             \
-				(r)->freed_bytes, (r)->allocs, (r)->frees, 0 })
+				(r)->freed_bytes, (r)->allocs, (r)->frees,     \
+				0 })
 
 /*
  * The record in mem as log-fixture.h writes it from log-format.h: by
@@ -585,8 +586,9 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_process_end *r = (void *)rec;
 
 		rec->tid = 0;
-		fl->heap = (struct fixture_heap){ .epoch = r->heap_epoch,
-						  .peak = (int64_t)r->heap_peak };
+		fl->heap =
+			(struct fixture_heap){ .epoch = r->heap_epoch,
+					       .peak = (int64_t)r->heap_peak };
 		fixture_log_process_end(fl, mono, r->realtime_ns, r->reason,
 					r->detail, r->records, r->dropped);
 		break;
@@ -613,7 +615,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_stub_start *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
-		fl->heap = HEAP_OF(r);		struct tail_reader t = { r->tail };
+		fl->heap = HEAP_OF(r);
+		struct tail_reader t = { r->tail };
 
 		fixture_log_stub_start(fl, &p, r->prog, r->vers, r->proc,
 				       r->transport, tail_take(&t, rec->aux),
@@ -634,7 +637,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_skel_start *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
-		fl->heap = HEAP_OF(r);		struct tail_reader t = { r->tail };
+		fl->heap = HEAP_OF(r);
+		struct tail_reader t = { r->tail };
 
 		fixture_log_skel_start(fl, &p, r->prog, r->vers, r->proc,
 				       r->transport, tail_take(&t, rec->aux),

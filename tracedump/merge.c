@@ -330,12 +330,16 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 			const struct heap_sample *a = &t->heap_start;
 			const struct heap_sample *b = &t->heap_end;
 
-			sqlite3_bind_int64(st, 17, (int64_t)(b->alloc_bytes -
-							     a->alloc_bytes));
-			sqlite3_bind_int64(st, 18, (int64_t)(b->freed_bytes -
-							     a->freed_bytes));
-			sqlite3_bind_int64(st, 19, (int64_t)(b->allocs - a->allocs));
-			sqlite3_bind_int64(st, 20, (int64_t)(b->frees - a->frees));
+			sqlite3_bind_int64(
+				st, 17,
+				(int64_t)(b->alloc_bytes - a->alloc_bytes));
+			sqlite3_bind_int64(
+				st, 18,
+				(int64_t)(b->freed_bytes - a->freed_bytes));
+			sqlite3_bind_int64(st, 19,
+					   (int64_t)(b->allocs - a->allocs));
+			sqlite3_bind_int64(st, 20,
+					   (int64_t)(b->frees - a->frees));
 			sqlite3_bind_int64(st, 21, t->heap_peak);
 		}
 		*dropped += t->dropped;
@@ -564,23 +568,31 @@ static int open_db(struct merge *m, const char *path)
 	 * 17.4 s against 16.0 s).  A bigger cache only moved the writes to
 	 * the commit; 4 KiB or 16 KiB pages were slower.
 	 */
-	if (exec(m->db, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
+	if (exec(m->db,
+		 "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
 		 " PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 		 " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
 		 " PRAGMA threads=2; BEGIN") ||
 	    schema_create(m->db) ||
-	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)", &m->ins_file) ||
+	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)",
+		    &m->ins_file) ||
 	    prepare(m, "INSERT INTO hosts VALUES(?,?)", &m->ins_host) ||
-	    prepare(m, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
-	    prepare(m, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?,?)", &m->ins_thread) ||
-	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec) ||
+	    prepare(m,
+		    "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?,?,?,?,?,?)",
+		    &m->ins_proc) ||
+	    prepare(m,
+		    "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?,?,?,?,?,?)",
+		    &m->ins_thread) ||
+	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)",
+		    &m->ins_rec) ||
 	    prepare(m, "INSERT INTO rpc_probes VALUES(?,?,?,?,?,?,?,?,?,?)",
 		    &m->ins_probe) ||
 	    prepare(m, "INSERT OR IGNORE INTO rpc_sites VALUES(?,?,?,?)",
 		    &m->ins_site) ||
-	    prepare(m, "INSERT OR IGNORE INTO rpc_objects VALUES(?,?,?,?,?,?,?)",
+	    prepare(m,
+		    "INSERT OR IGNORE INTO rpc_objects VALUES(?,?,?,?,?,?,?)",
 		    &m->ins_object))
 		return -1;
 	return prepare_batch(m);

@@ -26,9 +26,9 @@ struct rpc_probe {
 	uint64_t status;		/* stub end: clnt_stat; skel end: reply */
 	uint64_t tag;			/* stub end: reply_tag; skel start: tag */
 	size_t addr;			/* strings offset of the peer, or NO_STR */
-	uint64_t alloc_bytes, freed_bytes;	/* heap counters, at heap_epoch */
+	uint64_t alloc_bytes, freed_bytes; /* heap counters, at heap_epoch */
 	unsigned type;
-	uint32_t heap_epoch;		/* 0: not counted */
+	uint32_t heap_epoch; /* 0: not counted */
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 };
 
@@ -446,7 +446,8 @@ static size_t make_sides(const struct rpc_calls *rc, size_t *order,
 int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
 		    struct rpc_calls_stats *stats)
 {
-	static const char sql[] = "INSERT INTO rpc_calls VALUES(?,?,?,?,?,?,?,?,?,?,"
+	static const char sql[] =
+		"INSERT INTO rpc_calls VALUES(?,?,?,?,?,?,?,?,?,?,"
 		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
 		"?,?,?,?,?,?,?,?,?)";
 	size_t n = rc->n_probes, n_sides, n_clients = 0, n_servers = 0, n_keyed = 0;

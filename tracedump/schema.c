@@ -8,6 +8,8 @@
 #include "schema.h"
 #include "usage.h"
 
+/* one line of SQL a line of C */
+/* clang-format off */
 static const char tables_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
 	"CREATE TABLE files(file_id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
@@ -67,6 +69,7 @@ static const char tables_sql[] =
 	" reply TEXT, tag TEXT, missing TEXT,"
 	" stub_alloc_bytes INTEGER, stub_freed_bytes INTEGER,"
 	" skel_alloc_bytes INTEGER, skel_freed_bytes INTEGER);\n";
+/* clang-format on */
 
 static const char indexes_sql[] =
 	"CREATE INDEX threads_parent ON threads(proc_id, parent_tid);\n"

@@ -65,8 +65,7 @@ static uint64_t next_rand(struct pool *pl)
 
 /* One batch of n pairs; its time in ns, or -1 when memory runs out. */
 static int64_t batch(void *(*volatile alloc)(size_t),
-		     void (*volatile release)(void *), struct pool *pl,
-		     long n)
+		     void (*volatile release)(void *), struct pool *pl, long n)
 {
 	int64_t t0 = mono_ns();
 
@@ -101,7 +100,8 @@ static int pool_init(struct pool *pl, void *(*alloc)(size_t))
 	if (!pl->block)
 		return -1;
 	for (long i = 0; i < slots; i++)
-		if (!(pl->block[i] = alloc(16 + (size_t)(next_rand(pl) & 1008))))
+		if (!(pl->block[i] =
+			      alloc(16 + (size_t)(next_rand(pl) & 1008))))
 			return -1;
 	return 0;
 }
@@ -123,12 +123,12 @@ int main(int argc, char **argv)
 
 	slots = argc > 3 ? atol(argv[3]) : 0;
 	if (batches < 1 || pairs < 1 || slots < 0) {
-		fprintf(stderr, "usage: malloc-cost [ROUNDS [PAIRS [SLOTS]]]\n");
+		fprintf(stderr,
+			"usage: malloc-cost [ROUNDS [PAIRS [SLOTS]]]\n");
 		return 2;
 	}
 	ratio = __libc_malloc((size_t)batches * sizeof(*ratio));
-	if (!ratio || pool_init(&pw, malloc) ||
-	    pool_init(&pp, __libc_malloc)) {
+	if (!ratio || pool_init(&pw, malloc) || pool_init(&pp, __libc_malloc)) {
 		perror("malloc");
 		return 1;
 	}

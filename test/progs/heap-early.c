@@ -63,8 +63,8 @@ static unsigned long checksum(const struct blocks *b, unsigned seed)
 		for (size_t j = 0; j < b->n[i]; j++) {
 			if (i != 9 &&
 			    b->p[i][j] != (unsigned char)(seed + i + j)) {
-				fprintf(stderr, "heap-early: block %d changed\n",
-					i);
+				fprintf(stderr,
+					"heap-early: block %d changed\n", i);
 				exit(1);
 			}
 			k = k * 31 + b->p[i][j];
@@ -87,8 +87,9 @@ static void preinit(int argc, char **argv, char **envp)
 	allocate(&early, 1);
 }
 
-__attribute__((section(".preinit_array"), used)) static void (*run_preinit)(
-	int, char **, char **) = preinit;
+__attribute__((section(".preinit_array"),
+	       used)) static void (*run_preinit)(int, char **,
+						 char **) = preinit;
 
 __attribute__((constructor)) static void constructor(void)
 {

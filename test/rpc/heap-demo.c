@@ -36,9 +36,9 @@ void heap_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static void *given;		/* for the reaper to free */
-static size_t take_size;	/* for the reaper to allocate */
-static void *taken;		/* what it allocated */
+static void *given;	 /* for the reaper to free */
+static size_t take_size; /* for the reaper to allocate */
+static void *taken;	 /* what it allocated */
 
 static void *reaper(void *arg)
 {
@@ -149,9 +149,11 @@ static void work(const heap_plan *pl, heap_got *got)
 		free(p);
 	}
 	if (pl->others) {
-		void *v[6] = { calloc(3, 100), reallocarray(NULL, 4, 50),
-			       aligned_alloc(64, 256), memalign(128, 300),
-			       valloc(1000), pvalloc(5000) };
+		void *v[6] = {
+			calloc(3, 100),		reallocarray(NULL, 4, 50),
+			aligned_alloc(64, 256), memalign(128, 300),
+			valloc(1000),		pvalloc(5000)
+		};
 
 		for (int i = 0; i < 6; i++) {
 			use(v[i], &a);
@@ -233,8 +235,8 @@ static int serve(int port, const char *ready, int child_port)
 	SVCXPRT *x;
 	char text[64];
 
-	if (sock < 0 || setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one,
-				   sizeof(one)) ||
+	if (sock < 0 ||
+	    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(sock, (struct sockaddr *)&sin, sizeof(sin)) ||
 	    listen(sock, 16)) {
 		perror("heap-demo: socket");
@@ -315,11 +317,21 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((opt = getopt(argc, argv, "p:r:n:P:a:g:m:G:T:oc:b:")) != -1) {
 		switch (opt) {
-		case 'p': port = (int)parse_u(optarg); break;
-		case 'r': ready = optarg; break;
-		case 'n': child_port = (int)parse_u(optarg); break;
-		case 'P': port = (int)parse_u(optarg); break;
-		case 'a': pl.alloc = parse_u(optarg); break;
+		case 'p':
+			port = (int)parse_u(optarg);
+			break;
+		case 'r':
+			ready = optarg;
+			break;
+		case 'n':
+			child_port = (int)parse_u(optarg);
+			break;
+		case 'P':
+			port = (int)parse_u(optarg);
+			break;
+		case 'a':
+			pl.alloc = parse_u(optarg);
+			break;
 		case 'g':
 			pl.grow_from = parse_u(optarg);
 			pl.grow_to = after_colon(optarg);
@@ -328,15 +340,24 @@ int main(int argc, char **argv)
 			pl.align = parse_u(optarg);
 			pl.aligned = after_colon(optarg);
 			break;
-		case 'G': pl.give = parse_u(optarg); break;
-		case 'T': pl.take = parse_u(optarg); break;
-		case 'o': pl.others = 1; break;
+		case 'G':
+			pl.give = parse_u(optarg);
+			break;
+		case 'T':
+			pl.take = parse_u(optarg);
+			break;
+		case 'o':
+			pl.others = 1;
+			break;
 		case 'c':
 			pl.child_port = (int)parse_u(optarg);
 			pl.child_alloc = after_colon(optarg);
 			break;
-		case 'b': big = parse_u(optarg); break;
-		default: return 2;
+		case 'b':
+			big = parse_u(optarg);
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (!strcmp(argv[1], "serve")) {
