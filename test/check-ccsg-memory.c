@@ -28,7 +28,8 @@ static const char *trace(int skel_c_known)
 	/* events: P 0 1 .. 6 7 around C 2 3 4 5; CPU (us): P's skeleton 90,
 	 * C's stub 30 */
 	static const long long ep[4] = { 0, 1, 6, 7 }, ec[4] = { 2, 3, 4, 5 };
-	static const long long cp[4] = { 0, 10, 100, 110 }, cc[4] = { 20, 30, 40, 50 };
+	static const long long cp[4] = { 0, 10, 100, 110 },
+			       cc[4] = { 20, 30, 40, 50 };
 	char sql[256];
 
 	fx_open();
@@ -40,16 +41,20 @@ static const char *trace(int skel_c_known)
 	fx_thread(1, 1, 0, 100, NUL);
 	fx_thread(2, 1, 0, 100, NUL);
 	fx_thread(3, 1, 0, 100, NUL);
-	fx_exec("UPDATE threads SET alloc_bytes = 2000, freed_bytes = 100 WHERE proc_id = 1");
-	fx_exec("UPDATE threads SET alloc_bytes = 5000, freed_bytes = 1500 WHERE proc_id = 2");
-	fx_exec("UPDATE processes SET peak_heap_bytes = 123456 WHERE proc_id = 2");
+	fx_exec("UPDATE threads SET alloc_bytes = 2000, freed_bytes = 100 "
+		"WHERE proc_id = 1");
+	fx_exec("UPDATE threads SET alloc_bytes = 5000, freed_bytes = 1500 "
+		"WHERE proc_id = 2");
+	fx_exec("UPDATE processes SET peak_heap_bytes = 123456 WHERE proc_id = "
+		"2");
 	fx_call(CHAIN, 0x20000003, 1, "p_1", 1, 1, 2, 1, 11, ep, cp);
 	fx_set("stub_alloc_bytes = 100, stub_freed_bytes = 50,"
 	       " skel_alloc_bytes = 1000, skel_freed_bytes = 400");
 	/* C: its stub in P's server thread */
 	fx_call(CHAIN, 0x20000003, 2, "c_1", 2, 1, 3, 1, 21, ec, cc);
 	snprintf(sql, sizeof(sql),
-		 "stub_alloc_bytes = 70, stub_freed_bytes = 30, skel_alloc_bytes = %s,"
+		 "stub_alloc_bytes = 70, stub_freed_bytes = 30, "
+		 "skel_alloc_bytes = %s,"
 		 " skel_freed_bytes = %s",
 		 skel_c_known ? "500" : "NULL", skel_c_known ? "200" : "NULL");
 	fx_set(sql);
@@ -69,8 +74,12 @@ static void load(struct loaded *l, const char *path)
 	ck_assert_int_eq(ccsg_trace_load(&l->t, path), 0);
 	ck_assert_int_eq(ccsg_dscg_build(&l->d, &l->t), 0);
 	ck_assert_int_eq(ccsg_dims_hosts(&l->dims, &l->t), 0);
-	ck_assert_int_eq(ccsg_graph_build_res(&l->a, &l->d, &l->dims, 0, CCSG_RES_ALLOC), 0);
-	ck_assert_int_eq(ccsg_graph_build_res(&l->f, &l->d, &l->dims, 0, CCSG_RES_FREED), 0);
+	ck_assert_int_eq(
+		ccsg_graph_build_res(&l->a, &l->d, &l->dims, 0, CCSG_RES_ALLOC),
+		0);
+	ck_assert_int_eq(
+		ccsg_graph_build_res(&l->f, &l->d, &l->dims, 0, CCSG_RES_FREED),
+		0);
 	ccsg_names_init(&l->nm);
 	ck_assert_int_eq(ccsg_graph_name(&l->a, &l->nm), 0);
 	ck_assert_int_eq(ccsg_graph_name(&l->f, &l->nm), 0);
@@ -91,15 +100,18 @@ static void unload(struct loaded *l, const char *path)
 static int fn(const struct ccsg_graph *g, unsigned proc)
 {
 	for (size_t i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].kind == CCSG_FUNCTION && g->nodes[i].proc == proc)
+		if (g->nodes[i].kind == CCSG_FUNCTION &&
+		    g->nodes[i].proc == proc)
 			return (int)i;
 	ck_abort_msg("no function node of procedure %u", proc);
 	return -1;
 }
 
-static void assert_vec2(const int64_t *v, long long a, long long b, const char *what)
+static void assert_vec2(const int64_t *v, long long a, long long b,
+			const char *what)
 {
-	ck_assert_msg(v[0] == a && v[1] == b, "%s: [%lld, %lld], want [%lld, %lld]", what,
+	ck_assert_msg(v[0] == a && v[1] == b,
+		      "%s: [%lld, %lld], want [%lld, %lld]", what,
 		      (long long)v[0], (long long)v[1], a, b);
 }
 
@@ -139,7 +151,8 @@ START_TEST(test_equations_with_bytes)
 
 		ck_assert_int_eq(ccsg_graph_build(&cpu, &l.d, &l.dims, 0), 0);
 		ck_assert_int_eq(cpu.resource, CCSG_RES_CPU);
-		assert_vec2(cpu.nodes[fn(&cpu, 1)].self, 0, 90 * US - 30 * US, "P self cpu");
+		assert_vec2(cpu.nodes[fn(&cpu, 1)].self, 0, 90 * US - 30 * US,
+			    "P self cpu");
 		ccsg_graph_release(&cpu);
 	}
 	ck_assert_int_eq(l.t.procs[2].peak_heap, 123456);
@@ -170,9 +183,10 @@ END_TEST
 START_TEST(test_formats)
 {
 	static const char *const want[] = { "self_alloc_bytes=\"0 930\"",
-					    "\"self_alloc_bytes\": [0, 930]", "alloc self 930 B",
-					    "930" };
-	static const int formats[] = { CCSG_XML, CCSG_JSON, CCSG_DOT, CCSG_TEXT };
+					    "\"self_alloc_bytes\": [0, 930]",
+					    "alloc self 930 B", "930" };
+	static const int formats[] = { CCSG_XML, CCSG_JSON, CCSG_DOT,
+				       CCSG_TEXT };
 	const char *path = trace(1);
 	struct loaded l;
 
@@ -182,23 +196,30 @@ START_TEST(test_formats)
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
 
-		ck_assert_int_eq(ccsg_memory_print(f, &l.a, &l.f, formats[i]), 0);
+		ck_assert_int_eq(ccsg_memory_print(f, &l.a, &l.f, formats[i]),
+				 0);
 		fclose(f);
-		ck_assert_msg(strstr(buf, want[i]), "format %d: no '%s' in:\n%s", formats[i],
-			      want[i], buf);
+		ck_assert_msg(strstr(buf, want[i]),
+			      "format %d: no '%s' in:\n%s", formats[i], want[i],
+			      buf);
 		if (formats[i] == CCSG_JSON) {
 			struct jv v;
 			const char *bad = json_invalid(buf, &v);
 
 			ck_assert_msg(!bad, "invalid JSON (%s):\n%s", bad, buf);
-			ck_assert_ptr_nonnull(strstr(buf, "\"desc_freed_bytes\": [200, 0]"));
-			ck_assert_ptr_nonnull(strstr(buf, "\"self_freed_bytes\": [0, 370]"));
-			ck_assert_ptr_nonnull(strstr(buf, "\"host\": \"B\", \"pid\": 1002,"
-							  " \"exe\": \"/bin/p2\","
-							  " \"peak_heap_bytes\": 123456}"));
-			ck_assert_ptr_nonnull(strstr(buf, "\"pid\": 1001, \"exe\": \"/bin/p1\","
-							  " \"peak_heap_bytes\": null}"));
-			ck_assert_ptr_nonnull(strstr(buf, "\"resource\": \"memory\""));
+			ck_assert_ptr_nonnull(
+				strstr(buf, "\"desc_freed_bytes\": [200, 0]"));
+			ck_assert_ptr_nonnull(
+				strstr(buf, "\"self_freed_bytes\": [0, 370]"));
+			ck_assert_ptr_nonnull(
+				strstr(buf, "\"host\": \"B\", \"pid\": 1002,"
+					    " \"exe\": \"/bin/p2\","
+					    " \"peak_heap_bytes\": 123456}"));
+			ck_assert_ptr_nonnull(strstr(
+				buf, "\"pid\": 1001, \"exe\": \"/bin/p1\","
+				     " \"peak_heap_bytes\": null}"));
+			ck_assert_ptr_nonnull(
+				strstr(buf, "\"resource\": \"memory\""));
 		}
 		free(buf);
 	}
@@ -215,12 +236,16 @@ START_TEST(test_database_without_heap_columns)
 
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
 	for (int i = 0; i < 4; i++) {
-		static const char *const cols[] = { "stub_alloc_bytes", "stub_freed_bytes",
-						    "skel_alloc_bytes", "skel_freed_bytes" };
+		static const char *const cols[] = { "stub_alloc_bytes",
+						    "stub_freed_bytes",
+						    "skel_alloc_bytes",
+						    "skel_freed_bytes" };
 		char sql[128];
 
-		snprintf(sql, sizeof(sql), "ALTER TABLE rpc_calls DROP COLUMN %s", cols[i]);
-		ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		snprintf(sql, sizeof(sql),
+			 "ALTER TABLE rpc_calls DROP COLUMN %s", cols[i]);
+		ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL),
+				 SQLITE_OK);
 	}
 	sqlite3_close(db);
 	load(&l, path);

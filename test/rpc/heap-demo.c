@@ -5,6 +5,7 @@
  *   heap-demo serve -p PORT -r READY
  *   heap-demo call -P PORT [-a N] [-g FROM:TO] [-m ALIGN:N] [-G N] [-T N]
  *                  [-o] [-c PORT:N] [-b BYTES]
+ *   heap-demo usable N...
  *
  * serve: one TCP transport on 127.0.0.1:PORT, not registered with
  * rpcbind, served by the main thread; a second thread, the reaper, frees
@@ -19,6 +20,8 @@
  * peak heap of this process.  Prints "work alloc A freed F child_alloc
  * CA child_freed CF" (as the implementations measured with
  * malloc_usable_size) and "big usable U".
+ *
+ * usable: malloc_usable_size() of a block of each N bytes, on one line.
  */
 #include <malloc.h>
 #include <netinet/in.h>
@@ -309,8 +312,21 @@ int main(int argc, char **argv)
 	void *bigp = NULL;
 	CLIENT *cl;
 
+	if (argc > 1 && !strcmp(argv[1], "usable")) {
+		/* what this program's allocator gives: the tests' expectations
+		 * (a sanitized test's own malloc is not this one) */
+		for (int i = 2; i < argc; i++) {
+			void *p = malloc(parse_u(argv[i]));
+
+			printf("%s%zu", i > 2 ? " " : "",
+			       malloc_usable_size(p));
+			free(p);
+		}
+		putchar('\n');
+		return 0;
+	}
 	if (argc < 2 || (strcmp(argv[1], "serve") && strcmp(argv[1], "call"))) {
-		fprintf(stderr, "usage: heap-demo serve|call OPTIONS\n");
+		fprintf(stderr, "usage: heap-demo serve|call|usable OPTIONS\n");
 		return 2;
 	}
 	memset(&pl, 0, sizeof(pl));
