@@ -266,15 +266,18 @@ START_TEST(test_memory_to_the_byte)
 	ck_assert_int_ge(json_need(proc, "peak_heap_bytes", J_NUM, "peak")->num,
 			 r.big);
 	ck_assert_int_lt(json_need(proc, "peak_heap_bytes", J_NUM, "peak")->num,
-			 r.big + 4 * 1024 * 1024);
-	ck_assert_int_gt(json_need(process_of(doc, r.a), "peak_heap_bytes",
-				   J_NUM, "peak")
-				 ->num,
-			 0);
-	ck_assert_int_gt(json_need(process_of(doc, r.b), "peak_heap_bytes",
-				   J_NUM, "peak")
-				 ->num,
-			 0);
+			 r.big + 2 * 1024 * 1024);
+	/* the servers' peaks: their own few buffers; the tracer's (its
+	 * frame queue alone is 4 MiB, zstd's context more) are not counted */
+	for (int i = 0; i < 2; i++) {
+		double peak = json_need(process_of(doc, i ? r.b : r.a),
+					"peak_heap_bytes", J_NUM, "peak")
+				      ->num;
+
+		ck_assert_msg(peak > 0 && peak < 2 * 1024 * 1024,
+			      "server %c: peak %.0f bytes", i ? 'b' : 'a',
+			      peak);
+	}
 
 	/* The reaper of server a (Equation 2): it allocated the block WORK
 	 * took, and freed the one WORK gave; the main thread's live
