@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "heap-boot.h"
 #include "heap.h"
 #include "internal.h"
 
@@ -67,52 +68,8 @@ static struct {
 };
 static _Atomic int resolved;
 
-/* ---- the bootstrap area ------------------------------------------------- */
-
-/* glibc's dlsym asks for a few hundred bytes; a block is a size_t header
- * (its size, for realloc) then the data, 16-byte aligned. */
-#define BOOT_BYTES (16 * 1024)
-static alignas(64) unsigned char boot_heap[BOOT_BYTES];
-static _Atomic size_t boot_used;
+/* the thread is looking the real allocator up (dlsym may call us) */
 static CAUSAL_TLS int resolving;
-
-static inline int boot_owns(const void *p)
-{
-	return (uintptr_t)p - (uintptr_t)boot_heap < sizeof(boot_heap);
-}
-
-static void *boot_alloc(size_t n, size_t align)
-{
-	size_t used, start, end;
-
-	if (align < 16)
-		align = 16;
-	if (align > 4096 || n > BOOT_BYTES) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	used = atomic_load_explicit(&boot_used, memory_order_relaxed);
-	do {
-		start = (used + sizeof(size_t) + align - 1) & ~(align - 1);
-		end = start + n;
-		if (end > BOOT_BYTES) {
-			errno = ENOMEM;
-			return NULL;
-		}
-	} while (!atomic_compare_exchange_weak_explicit(&boot_used, &used, end,
-							memory_order_relaxed,
-							memory_order_relaxed));
-	memcpy(boot_heap + start - sizeof(size_t), &n, sizeof(n));
-	return boot_heap + start;
-}
-
-static size_t boot_size(const void *p)
-{
-	size_t n;
-
-	memcpy(&n, (const unsigned char *)p - sizeof(size_t), sizeof(n));
-	return n;
-}
 
 /*
  * Usable sizes without a call: glibc's chunk header (the size, with the
@@ -292,7 +249,7 @@ static inline void count_free_n(size_t n)
 
 static void *first_malloc(size_t n)
 {
-	return resolve() ? boot_alloc(n, 16) : malloc(n);
+	return resolve() ? causal_boot_alloc(n, 16) : malloc(n);
 }
 
 static void first_free(void *p)
@@ -310,7 +267,7 @@ static void *first_calloc(size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return boot_alloc(n * size, 16); /* static storage: zero */
+	return causal_boot_alloc(n * size, 16); /* static storage: zero */
 }
 
 static void *first_realloc(void *p, size_t n)
@@ -319,9 +276,9 @@ static void *first_realloc(void *p, size_t n)
 
 	if (!resolve())
 		return realloc(p, n);
-	q = boot_alloc(n, 16);
-	if (q && p && boot_owns(p))
-		memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+	q = causal_boot_alloc(n, 16);
+	if (q && p && causal_boot_owns(p))
+		memcpy(q, p, causal_boot_size(p) < n ? causal_boot_size(p) : n);
 	return q;
 }
 
@@ -331,7 +288,7 @@ static int first_posix_memalign(void **out, size_t align, size_t n)
 		return posix_memalign(out, align, n);
 	if (!align || (align & (align - 1)) || align % sizeof(void *))
 		return EINVAL;
-	*out = boot_alloc(n, align);
+	*out = causal_boot_alloc(n, align);
 	return *out ? 0 : ENOMEM;
 }
 
@@ -375,7 +332,7 @@ static __attribute__((noinline)) void free_counted(void *p)
 
 CAUSAL_EXPORT void free(void *p)
 {
-	if (__builtin_expect(boot_owns(p), 0))
+	if (__builtin_expect(causal_boot_owns(p), 0))
 		return; /* never the real free's */
 	if (!counting())
 		return real.free(p);
@@ -405,11 +362,13 @@ CAUSAL_EXPORT void *realloc(void *p, size_t n)
 	size_t old = 0;
 	void *q;
 
-	if (__builtin_expect(boot_owns(p), 0)) {
+	if (__builtin_expect(causal_boot_owns(p), 0)) {
 		/* a bootstrap block moves to the real heap (never freed) */
 		q = malloc(n);
 		if (q)
-			memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+			memcpy(q, p,
+			       causal_boot_size(p) < n ? causal_boot_size(p)
+						       : n);
 		return q;
 	}
 	if (!counting() || causal_self.in_hook ||
@@ -454,7 +413,7 @@ CAUSAL_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 		void *p;                                                       \
                                                                                \
 		if (resolve())                                                 \
-			return boot_alloc(n, boot_align);                      \
+			return causal_boot_alloc(n, boot_align);               \
 		if (!real.name) {                                              \
 			errno = ENOSYS;                                        \
 			return NULL;                                           \
@@ -479,7 +438,7 @@ void *causal_own_calloc(size_t n, size_t size)
 
 void causal_own_free(void *p)
 {
-	if (p && !boot_owns(p) && !resolve())
+	if (p && !causal_boot_owns(p) && !resolve())
 		real.free(p);
 }
 
