@@ -39,7 +39,7 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-boot.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c
+	shim-rpc/xdr-tag.c preload/cpu-clock.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -47,6 +47,7 @@ TD_SRCS := $(wildcard tracedump/*.c)
 TD_ENGINE_SRCS := $(filter-out tracedump/main.c tracedump/cmd-%.c,$(TD_SRCS))
 CCSG_SRCS := $(wildcard ccsg/*.c)
 CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
+CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 
@@ -67,7 +68,22 @@ FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream \
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 
-TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg)
+TOOLS := $(BUILD)/tracedump $(if $(CCSG_SRCS),$(BUILD)/ccsg) \
+	$(BUILD)/causalctl
+
+# --- the bpf clock (bpf/, causalctl) -------------------------------------------
+# clang compiles the program for the BPF target against bpf/kernel-types.h
+# (CO-RE: no vmlinux.h, no kernel BTF needed to build; the uapi headers are
+# found in the multiarch directory); bpftool embeds the object in a
+# skeleton header that causalctl includes.  Nothing generated is committed.
+# Whether BPF can be loaded is a question for run time only.
+BPFTOOL ?= $(firstword $(shell command -v bpftool) /usr/sbin/bpftool)
+BPF_CLANG ?= clang
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc/')
+BPF_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null || echo $$(uname -m)-linux-gnu)
+BPF_OUT := $(BUILD)/bpf
+BPF_SKEL := $(BPF_OUT)/bpf-clock.skel.h
+LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
 
 # man pages (roff, man(7) macros): copied into the build, which the suite
 # `man` renders and `make install` installs
@@ -102,6 +118,27 @@ $(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
 
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
+	@mkdir -p $(dir $@)
+	@echo "  BPF     $<"
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
+		-Wall -Werror -Iinclude -idirafter /usr/include/$(BPF_MULTIARCH) \
+		-c -o $@ $<
+
+$(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
+	@echo "  SKEL    $@"
+	$(Q)$(BPFTOOL) gen skeleton $< name causal_$(subst -,_,$*) > $@.tmp && \
+		mv $@.tmp $@
+
+.SECONDARY: $(BPF_OUT)/bpf-clock.bpf.o
+
+$(CTL_SRCS:%.c=$(BUILD)/tool/%.o): TOOL_CFLAGS += -I$(BPF_OUT)
+$(BUILD)/tool/causalctl/bpf-clock.o: $(BPF_SKEL)
+
+$(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(TOOL_SAN)
+
 # The test runner: unit suites link the library's pure modules and the
 # tools' engines; end-to-end suites drive the built binaries.
 $(BUILD)/test/suites.h: $(TEST_SRCS)
@@ -134,11 +171,25 @@ $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lpthread
 
+# the CPU clock's cost reads the library's own bpf clock reader
+# (the sources only: the dependency file adds the headers to $^)
+$(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $(filter %.c,$^)
+
 # the writer's cost runs the library's own encoder and log writer
 $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/log-file.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lzstd -lmsgpackc
+
+# the compaction benchmark runs the engine itself
+$(BUILD)/bench/compact-cost: test/bench/compact-cost.c ccsg/compact.c util/array.c \
+		util/hashmap.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Iccsg -Iutil -o $@ $(filter %.c,$^)
 
 # the impact benchmark drives the ccsg engine in one process
 $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
@@ -269,7 +320,8 @@ clean:
 
 help:
 	@echo "targets:"
-	@echo "  all       the library, tracedump, ccsg and the man pages, in build/ (default)"
+	@echo "  all       the library, tracedump, ccsg, causalctl and the man pages, in"
+	@echo "            build/ (default)"
 	@echo "  test      build and run every Check suite (unit and end to end), after"
 	@echo "            10 s of fuzzing: the full test, as CI runs it (as root)"
 	@echo "  check     build and run the unit suites: seconds, no root needed"
@@ -282,8 +334,9 @@ help:
 	@echo "            ccsg impact's prediction from the first trace vs the second run"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
 	@echo "            (FUZZ_SECONDS=30 each)"
-	@echo "  install   install the library, tracedump, ccsg and the man pages"
-	@echo "            (tracedump.1, ccsg.1, libcausal.7) into PREFIX (default /usr/local)"
+	@echo "  install   install the library, tracedump, ccsg, causalctl and the man pages"
+	@echo "            (tracedump.1, ccsg.1, causalctl.1, libcausal.7) into PREFIX"
+	@echo "            (default /usr/local)"
 	@echo "  clean     remove build/, build-asan/ and CI's build-strict/, build-clang/"
 	@echo "  help      this list"
 	@echo "variables: V=1 (verbose), ASAN=1 (sanitize tools and tests with ASan and UBSan,"

@@ -14,6 +14,7 @@
 extern const struct command cmd_dscg;
 extern const struct command cmd_report;
 extern const struct command cmd_latency;
+extern const struct command cmd_compact;
 extern const struct command cmd_impact;
 
 /* The options the commands share: each lists those it takes. */

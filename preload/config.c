@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "causal/bpf-clock.h"
 #include "config.h"
 
 int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out)
@@ -56,6 +57,9 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 	cfg->buffer_kb = CAUSAL_DEFAULT_BUFFER_KB;
 	cfg->flush_ms = CAUSAL_DEFAULT_FLUSH_MS;
 	cfg->cpu_exact_us = CAUSAL_DEFAULT_CPU_EXACT_US;
+	cfg->cpu_clock = CAUSAL_CPU_CLOCK_AUTO;
+	snprintf(cfg->bpf_clock_dir, sizeof(cfg->bpf_clock_dir), "%s",
+		 CAUSAL_BPF_CLOCK_DIR);
 
 	v = getenv_fn("CAUSAL_LOG_DIR");
 	if (v && *v) {
@@ -104,6 +108,30 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 				  v, "expected microseconds from 0 to 1000");
 		else
 			cfg->cpu_exact_us = us;
+	}
+	v = getenv_fn("CAUSAL_CPU_CLOCK");
+	if (v) {
+		static const char *const names[] = { "auto", "bpf", "syscall" };
+		int k = 0;
+
+		while (k < 3 && strcmp(v, names[k]))
+			k++;
+		if (k == 3)
+			n += note(problems, problems_size, "CAUSAL_CPU_CLOCK",
+				  v, "expected auto, bpf or syscall");
+		else
+			cfg->cpu_clock = k;
+	}
+	v = getenv_fn("CAUSAL_BPF_CLOCK_DIR");
+	if (v) {
+		/* room for "/clock" after it */
+		if (!*v || strlen(v) >= sizeof(cfg->bpf_clock_dir) - 16)
+			n += note(problems, problems_size,
+				  "CAUSAL_BPF_CLOCK_DIR", v,
+				  *v ? "path too long" : "empty path");
+		else
+			snprintf(cfg->bpf_clock_dir, sizeof(cfg->bpf_clock_dir),
+				 "%s", v);
 	}
 	return n;
 }

@@ -13,7 +13,15 @@
  *                     an RPC probe less than this many microseconds after
  *                     its thread last read its CPU clock takes that reading
  *                     plus the time since (default 10, 0 .. 1000; 0: read
- *                     the clock, a system call, at every probe)
+ *                     the clock, a system call, at every probe); the
+ *                     system call clock only
+ *   CAUSAL_CPU_CLOCK  how threads' CPU clocks are read: auto (the bpf
+ *                     clock if `causalctl bpf-clock start` runs, else the
+ *                     system call), bpf (the same, saying so when there
+ *                     is no bpf clock), syscall (never look for it)
+ *   CAUSAL_BPF_CLOCK_DIR
+ *                     where the bpf clock is pinned (default
+ *                     /sys/fs/bpf/causal, causalctl's --dir)
  *
  * A malformed or out-of-range value is reported and the default is used:
  * the traced program must run whatever its environment says.
@@ -29,12 +37,21 @@
 #define CAUSAL_DEFAULT_FLUSH_MS 100
 #define CAUSAL_DEFAULT_CPU_EXACT_US 10
 
+/* CAUSAL_CPU_CLOCK */
+enum causal_cpu_clock_want {
+	CAUSAL_CPU_CLOCK_AUTO = 0,
+	CAUSAL_CPU_CLOCK_WANT_BPF,
+	CAUSAL_CPU_CLOCK_WANT_SYSCALL,
+};
+
 struct causal_config {
 	char log_dir[1024];
 	int log_dir_trust;	/* 0 or 1 */
 	uint32_t buffer_kb;	/* a power of two */
 	uint32_t flush_ms;
 	uint32_t cpu_exact_us;
+	int cpu_clock; /* enum causal_cpu_clock_want */
+	char bpf_clock_dir[256];
 };
 
 typedef const char *(*causal_getenv_fn)(const char *name);

@@ -162,7 +162,8 @@ int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 }
 
 int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
-			 uint32_t buffer_kb, uint32_t flush_ms)
+			 uint32_t buffer_kb, uint32_t flush_ms,
+			 uint32_t cpu_clock)
 {
 	struct rec_header r = {
 		.hdr = { .type = CAUSAL_REC_HEADER,
@@ -179,6 +180,7 @@ int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 		.parent_uuid = id->has_parent ? id->parent_uuid : NULL,
 		.buffer_kb = buffer_kb,
 		.flush_ms = flush_ms,
+		.cpu_clock = cpu_clock,
 	};
 
 	return causal_encode_record(pk, &r.hdr);

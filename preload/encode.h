@@ -19,8 +19,10 @@ struct causal_heap_tls;
 /* Encode one ring record; 0, or -EINVAL for a type this encoder lacks. */
 int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec);
 
+/* cpu_clock: enum causal_cpu_clock_kind */
 int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
-			 uint32_t buffer_kb, uint32_t flush_ms);
+			 uint32_t buffer_kb, uint32_t flush_ms,
+			 uint32_t cpu_clock);
 
 void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,
 			 uint64_t dropped_total);

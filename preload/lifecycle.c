@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -16,6 +17,7 @@
 #include "internal.h"
 
 struct causal_global causal_g;
+struct causal_cpu_clock causal_cpu_clock;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 void causal_say(const char *first, ...)
@@ -98,6 +100,35 @@ static int open_log(int in_fork_child)
 	return 0;
 }
 
+/*
+ * The CPU clock, before the log header that names it, said once on stderr
+ * whenever a bpf clock is in play: the one line "causal: reading the cpu
+ * clock from the bpf clock 'PATH'" when it is used, the one line of why
+ * not when it is there but cannot be used or CAUSAL_CPU_CLOCK=bpf asked
+ * for it.  Silent when there is nothing to find (no `causalctl bpf-clock
+ * start` on this host, CAUSAL_CPU_CLOCK=syscall): the process reads the
+ * system call as it always did.  The header says which, whatever
+ * happened.
+ */
+static void find_cpu_clock(void)
+{
+	char path[sizeof(causal_g.cfg.bpf_clock_dir) + 16], why[512];
+	int ret;
+
+	if (causal_g.cfg.cpu_clock == CAUSAL_CPU_CLOCK_WANT_SYSCALL)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", causal_g.cfg.bpf_clock_dir,
+		 CAUSAL_BPF_CLOCK_MAP);
+	ret = causal_cpu_clock_open(&causal_cpu_clock, path, why, sizeof(why));
+	if (!ret)
+		causal_say("causal: reading the cpu clock from the bpf clock '",
+			   path, "'", NULL);
+	else if (ret != -ENOENT ||
+		 causal_g.cfg.cpu_clock != CAUSAL_CPU_CLOCK_AUTO)
+		causal_say("causal: cannot use the bpf clock ", why,
+			   "; reading the cpu clock with a system call", NULL);
+}
+
 static void atfork_prepare(void)
 {
 	/* the child must inherit neither lock held by another thread */
@@ -137,6 +168,12 @@ static void atfork_child(void)
 	causal_g.log.records_written = 0;
 	causal_g.log.failed = 0;
 	atomic_store(&causal_g.next_tid, 1);
+	/* the mapping is inherited; the pid namespace may not be */
+	if (causal_cpu_clock_after_fork(&causal_cpu_clock))
+		causal_say("causal: cannot use the bpf clock in a fork child "
+			   "(its pid or time namespace); reading the cpu "
+			   "clock with a system call",
+			   NULL);
 	if (open_log(1))
 		return;
 	if (self) {
@@ -178,6 +215,7 @@ static void init(void)
 	causal_identity_init(&causal_g.id);
 	atomic_store(&causal_g.next_tid, 1);
 	causal_tbufs_init();
+	find_cpu_clock();
 	if (open_log(0))
 		goto out;
 	ret = pthread_key_create(&causal_g.end_key, thread_end_dtor);

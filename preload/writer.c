@@ -393,7 +393,9 @@ int causal_writer_header(void)
 	int ret;
 
 	causal_encode_header(&lf->pk, &causal_g.id, causal_g.cfg.buffer_kb,
-			     causal_g.cfg.flush_ms);
+			     causal_g.cfg.flush_ms,
+			     causal_cpu_clock.slots ? CAUSAL_CPU_CLOCK_BPF
+						    : CAUSAL_CPU_CLOCK_SYSCALL);
 	causal_log_file_count(lf, CAUSAL_REC_HEADER);
 	ret = causal_log_file_flush(lf);
 	if (ret)

@@ -136,6 +136,66 @@ START_TEST(log_dir_trust_is_0_or_1)
 }
 END_TEST
 
+START_TEST(cpu_clock_is_auto_bpf_or_syscall)
+{
+	static const struct {
+		const char *value;
+		int clock, problems;
+	} cases[] = { { "auto", CAUSAL_CPU_CLOCK_AUTO, 0 },
+		      { "bpf", CAUSAL_CPU_CLOCK_WANT_BPF, 0 },
+		      { "syscall", CAUSAL_CPU_CLOCK_WANT_SYSCALL, 0 },
+		      { "BPF", CAUSAL_CPU_CLOCK_AUTO, 1 },
+		      { "", CAUSAL_CPU_CLOCK_AUTO, 1 },
+		      { "bpf ", CAUSAL_CPU_CLOCK_AUTO, 1 } };
+	struct causal_config cfg;
+	char problems[512];
+
+	env_names[0] = NULL;
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 0);
+	ck_assert_int_eq(cfg.cpu_clock, CAUSAL_CPU_CLOCK_AUTO);
+	ck_assert_str_eq(cfg.bpf_clock_dir, "/sys/fs/bpf/causal");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		set_env(0, "CAUSAL_CPU_CLOCK", cases[i].value);
+		ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+						    sizeof(problems)),
+				 cases[i].problems);
+		ck_assert_int_eq(cfg.cpu_clock, cases[i].clock);
+		if (cases[i].problems)
+			ck_assert_ptr_nonnull(strstr(problems,
+						     "causal: ignoring "
+						     "CAUSAL_CPU_CLOCK="));
+	}
+}
+END_TEST
+
+START_TEST(bpf_clock_dir_is_read)
+{
+	struct causal_config cfg;
+	char problems[512], dir[400];
+
+	set_env(0, "CAUSAL_BPF_CLOCK_DIR", "/sys/fs/bpf/mine");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 0);
+	ck_assert_str_eq(cfg.bpf_clock_dir, "/sys/fs/bpf/mine");
+	set_env(0, "CAUSAL_BPF_CLOCK_DIR", "");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 1);
+	ck_assert_str_eq(cfg.bpf_clock_dir, "/sys/fs/bpf/causal");
+	memset(dir, 'a', sizeof(dir) - 1);
+	dir[sizeof(dir) - 1] = '\0';
+	set_env(0, "CAUSAL_BPF_CLOCK_DIR", dir);
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 1);
+	ck_assert_str_eq(cfg.bpf_clock_dir, "/sys/fs/bpf/causal");
+	ck_assert_ptr_nonnull(strstr(problems, "path too long"));
+}
+END_TEST
+
 Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -147,6 +207,8 @@ Suite *config_suite(void)
 	tcase_add_test(tc, parse_uint_bounds);
 	tcase_add_test(tc, overlong_log_dir_is_refused);
 	tcase_add_test(tc, log_dir_trust_is_0_or_1);
+	tcase_add_test(tc, cpu_clock_is_auto_bpf_or_syscall);
+	tcase_add_test(tc, bpf_clock_dir_is_read);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,8 +1,8 @@
 /*
  * check-docs.c - the man pages and the Makefile's user-facing targets.
  *
- * tracedump(1), ccsg(1) and libcausal(7) must render with man(1) and
- * groff without a warning, and name everything the programs accept: the
+ * tracedump(1), ccsg(1), causalctl(1) and libcausal(7) must render with man(1)
+ * and groff without a warning, and name everything the programs accept: the
  * commands and options come from the tools' own help (so a new option
  * without a line in its page fails here), the environment variables from
  * the strings libcausal.so holds.  `make install` installs the pages, and
@@ -13,7 +13,8 @@
 
 #include "tool-run.h"
 
-static const char *const pages[] = { "tracedump.1", "ccsg.1", "libcausal.7" };
+static const char *const pages[] = { "tracedump.1", "ccsg.1", "causalctl.1",
+				     "libcausal.7" };
 
 /* The source tree, for the Makefile ($CAUSAL_SRC, set by `make test`). */
 static const char *src_dir(void)
@@ -146,6 +147,7 @@ START_TEST(test_tool_pages_name_every_option)
 	e2e_init(&t);
 	check_tool_page("tracedump", "tracedump.1");
 	check_tool_page("ccsg", "ccsg.1");
+	check_tool_page("causalctl", "causalctl.1");
 	e2e_release(&t);
 }
 END_TEST
@@ -249,9 +251,14 @@ static struct tool_out run_make(const char *const args[])
 START_TEST(test_make_install_installs_the_pages)
 {
 	static const char *const installed[] = {
-		"usr/share/man/man1/tracedump.1", "usr/share/man/man1/ccsg.1",
-		"usr/share/man/man7/libcausal.7", "usr/bin/tracedump",
-		"usr/bin/ccsg", "usr/lib/libcausal.so",
+		"usr/share/man/man1/tracedump.1",
+		"usr/share/man/man1/ccsg.1",
+		"usr/share/man/man7/libcausal.7",
+		"usr/bin/tracedump",
+		"usr/bin/ccsg",
+		"usr/lib/libcausal.so",
+		"usr/share/man/man1/causalctl.1",
+		"usr/bin/causalctl",
 	};
 	char dest[PATH_MAX + 16], path[2 * PATH_MAX];
 	struct tool_out r;

@@ -136,12 +136,12 @@ START_TEST(header_carries_identity)
 	causal_identity_init(&id);
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	causal_encode_header(&pk, &id, 64, 10);
+	causal_encode_header(&pk, &id, 64, 10, CAUSAL_CPU_CLOCK_BPF);
 	msgpack_unpacked_init(&up);
 	ck_assert_int_eq(msgpack_unpack_next(&up, sb.data, sb.size, &off),
 			 MSGPACK_UNPACK_SUCCESS);
 	f = up.data.via.array.ptr;
-	ck_assert_uint_eq(up.data.via.array.size, 15);
+	ck_assert_uint_eq(up.data.via.array.size, 16);
 	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_HEADER);
 	ck_assert_uint_eq(f[3].via.u64, CAUSAL_FORMAT_VERSION);
 	ck_assert_int_eq(memcmp(f[4].via.bin.ptr, id.uuid, 16), 0);
@@ -155,6 +155,7 @@ START_TEST(header_carries_identity)
 	ck_assert_int_eq(f[12].type, MSGPACK_OBJECT_NIL); /* no fork parent */
 	ck_assert_uint_eq(f[13].via.u64, 64);
 	ck_assert_uint_eq(f[14].via.u64, 10);
+	ck_assert_uint_eq(f[15].via.u64, CAUSAL_CPU_CLOCK_BPF);
 	msgpack_unpacked_destroy(&up);
 	msgpack_sbuffer_destroy(&sb);
 }

@@ -500,6 +500,47 @@ START_TEST(test_merge_tag_counts)
 }
 END_TEST
 
+/*
+ * Which CPU clock each process read: HEADER's cpu_clock by name in
+ * processes.cpu_clock; a header written before the field was added is a
+ * process that read the system call.
+ */
+START_TEST(test_merge_cpu_clock)
+{
+	static const char *const argv0[] = { "prog" };
+	static const int clocks[] = { CAUSAL_CPU_CLOCK_BPF,
+				      CAUSAL_CPU_CLOCK_SYSCALL, -1, 7 };
+	static const char *const names[] = { "a", "b", "c", "d" };
+	struct merge_stats s;
+	struct fixture_log fl;
+	char path[64];
+	uint8_t uuid[16];
+	sqlite3 *db;
+
+	mkdir(tmp_path("logs"), 0777);
+	for (int i = 0; i < 4; i++) {
+		memcpy(uuid, uuid_a, sizeof(uuid));
+		uuid[1] = (uint8_t)(0x10 + i);
+		snprintf(path, sizeof(path), "logs/%s.clog", names[i]);
+		ck_assert_int_eq(fixture_log_open(&fl, tmp_path(path),
+						  CAUSAL_FORMAT_VERSION),
+				 0);
+		fixture_log_header_clock(&fl, 100, uuid, "host", 10 + i, 1,
+					 "/bin/prog", 1, argv0, 1000, NULL, 64,
+					 100, clocks[i]);
+		ck_assert_int_eq(fixture_log_close(&fl), 0);
+	}
+	ck_assert_int_eq(merge(tmp_path("logs"), NULL, &s), 0);
+	db = open_db(tmp_path("logs/trace.db"));
+	/* an unknown value is NULL, like every enum out of range */
+	ck_assert_str_eq(q_text(db, "SELECT group_concat(ifnull(cpu_clock, "
+				    "'<null>'), ',') FROM (SELECT cpu_clock "
+				    "FROM processes ORDER BY pid)"),
+			 "bpf,syscall,syscall,<null>");
+	sqlite3_close(db);
+}
+END_TEST
+
 Suite *merge_suite(void)
 {
 	Suite *s = suite_create("merge");
@@ -514,6 +555,7 @@ Suite *merge_suite(void)
 	tcase_add_test(tc, test_merge_db_mode);
 	tcase_add_test(tc, test_merge_fifo_log);
 	tcase_add_test(tc, test_merge_tag_counts);
+	tcase_add_test(tc, test_merge_cpu_clock);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -541,10 +541,11 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		strncpy(s1, r->argv.buf + 6, 5); /* cut: no NUL */
 		s1[5] = '\0';
 		argv[1] = s1;
-		fixture_log_header(fl, mono, r->uuid, r->host, r->pid, r->ppid,
-				   r->exe, (int)r->argv.count, argv,
-				   r->start_realtime_ns, r->parent_uuid,
-				   r->buffer_kb, r->flush_ms);
+		fixture_log_header_clock(fl, mono, r->uuid, r->host, r->pid,
+					 r->ppid, r->exe, (int)r->argv.count,
+					 argv, r->start_realtime_ns,
+					 r->parent_uuid, r->buffer_kb,
+					 r->flush_ms, r->cpu_clock);
 		break;
 	}
 	case CAUSAL_REC_THREAD_START: {

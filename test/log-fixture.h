@@ -133,15 +133,16 @@ static inline void fixture_log_bin(struct fixture_log *fl, const void *p, size_t
 	msgpack_pack_bin_body(&fl->pk, p, n);
 }
 
-static inline void fixture_log_header(struct fixture_log *fl, uint64_t mono,
-				      const uint8_t uuid[16], const char *host,
-				      int64_t pid, int64_t ppid, const char *exe,
-				      int argc, const char *const *argv,
-				      uint64_t realtime,
-				      const uint8_t *parent_uuid,
-				      uint64_t buffer_kb, uint64_t flush_ms)
+/* cpu_clock: enum causal_cpu_clock_kind, or -1 for a header without it
+ * (written before it was added). */
+static inline void fixture_log_header_clock(
+	struct fixture_log *fl, uint64_t mono, const uint8_t uuid[16],
+	const char *host, int64_t pid, int64_t ppid, const char *exe, int argc,
+	const char *const *argv, uint64_t realtime, const uint8_t *parent_uuid,
+	uint64_t buffer_kb, uint64_t flush_ms, int64_t cpu_clock)
 {
-	fixture_log_begin(fl, CAUSAL_REC_HEADER, 0, mono, 12);
+	fixture_log_begin(fl, CAUSAL_REC_HEADER, 0, mono,
+			  cpu_clock < 0 ? 12 : 13);
 	msgpack_pack_uint64(&fl->pk, CAUSAL_FORMAT_VERSION);
 	fixture_log_bin(fl, uuid, CAUSAL_UUID_LEN);
 	fixture_log_str(fl, host);
@@ -156,6 +157,19 @@ static inline void fixture_log_header(struct fixture_log *fl, uint64_t mono,
 	fixture_log_bin(fl, parent_uuid, CAUSAL_UUID_LEN);
 	msgpack_pack_uint64(&fl->pk, buffer_kb);
 	msgpack_pack_uint64(&fl->pk, flush_ms);
+	if (cpu_clock >= 0)
+		msgpack_pack_uint64(&fl->pk, (uint64_t)cpu_clock);
+}
+
+static inline void fixture_log_header(
+	struct fixture_log *fl, uint64_t mono, const uint8_t uuid[16],
+	const char *host, int64_t pid, int64_t ppid, const char *exe, int argc,
+	const char *const *argv, uint64_t realtime, const uint8_t *parent_uuid,
+	uint64_t buffer_kb, uint64_t flush_ms)
+{
+	fixture_log_header_clock(fl, mono, uuid, host, pid, ppid, exe, argc,
+				 argv, realtime, parent_uuid, buffer_kb,
+				 flush_ms, -1);
 }
 
 static inline void fixture_log_heap(struct fixture_log *fl)

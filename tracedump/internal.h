@@ -68,7 +68,7 @@ struct proc {
 	uint8_t uuid[CAUSAL_UUID_LEN];
 	int64_t host_id, pid, ppid;
 	char *host, *exe, *argv;
-	uint64_t start_realtime, start_mono, buffer_kb, flush_ms;
+	uint64_t start_realtime, start_mono, buffer_kb, flush_ms, cpu_clock;
 	bool has_parent;
 	uint8_t parent_uuid[CAUSAL_UUID_LEN];
 	bool ended;

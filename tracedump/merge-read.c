@@ -80,6 +80,7 @@ static int take_header(struct merge_reader *rd, const struct record *r)
 	p->start_mono = r->header.start_mono_ns;
 	p->buffer_kb = r->header.buffer_kb;
 	p->flush_ms = r->header.flush_ms;
+	p->cpu_clock = r->header.cpu_clock;
 	if (r->header.parent_uuid) {
 		p->has_parent = true;
 		memcpy(p->parent_uuid, r->header.parent_uuid, CAUSAL_UUID_LEN);

@@ -387,9 +387,10 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	sqlite3_bind_int64(st, 18, (int64_t)dropped);
 	sqlite3_bind_int(st, 19, p->ended && ok);
 	sqlite3_bind_int64(st, 20, file_id);
+	bind_name(st, 21, record_cpu_clock_name(p->cpu_clock));
 	/* the peak is the process's only if counted from its start on */
 	if (p->ended && p->end_heap_epoch == 1)
-		sqlite3_bind_int64(st, 21, (int64_t)p->end_heap_peak);
+		sqlite3_bind_int64(st, 22, (int64_t)p->end_heap_peak);
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)
@@ -568,8 +569,9 @@ static int open_db(struct merge *m, const char *path)
 	 * 17.4 s against 16.0 s).  A bigger cache only moved the writes to
 	 * the commit; 4 KiB or 16 KiB pages were slower.
 	 */
-	if (exec(m->db,
-		 "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
+	/* one statement per table, as schema.c has them */
+	/* clang-format off */
+	if (exec(m->db, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
 		 " PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 		 " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
 		 " PRAGMA threads=2; BEGIN") ||
@@ -577,16 +579,11 @@ static int open_db(struct merge *m, const char *path)
 	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)",
 		    &m->ins_file) ||
 	    prepare(m, "INSERT INTO hosts VALUES(?,?)", &m->ins_host) ||
-	    prepare(m,
-		    "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?,?)",
-		    &m->ins_proc) ||
-	    prepare(m,
-		    "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?,?)",
-		    &m->ins_thread) ||
-	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)",
-		    &m->ins_rec) ||
+	    prepare(m, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
+	    prepare(m, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?,?,?,?,?,?)", &m->ins_thread) ||
+	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec) ||
 	    prepare(m, "INSERT INTO rpc_probes VALUES(?,?,?,?,?,?,?,?,?,?)",
 		    &m->ins_probe) ||
 	    prepare(m, "INSERT OR IGNORE INTO rpc_sites VALUES(?,?,?,?)",
@@ -595,6 +592,7 @@ static int open_db(struct merge *m, const char *path)
 		    "INSERT OR IGNORE INTO rpc_objects VALUES(?,?,?,?,?,?,?)",
 		    &m->ins_object))
 		return -1;
+	/* clang-format on */
 	return prepare_batch(m);
 }
 

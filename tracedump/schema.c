@@ -8,7 +8,7 @@
 #include "schema.h"
 #include "usage.h"
 
-/* one line of SQL a line of C */
+/* one table a paragraph */
 /* clang-format off */
 static const char tables_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
@@ -24,7 +24,7 @@ static const char tables_sql[] =
 	" end_realtime_ns INTEGER, end_reason TEXT, end_detail INTEGER,"
 	" records INTEGER NOT NULL, dropped INTEGER NOT NULL,"
 	" complete INTEGER NOT NULL, file_id INTEGER NOT NULL REFERENCES files,"
-	" peak_heap_bytes INTEGER);\n"
+	" cpu_clock TEXT, peak_heap_bytes INTEGER);\n"
 	"CREATE TABLE threads(proc_id INTEGER NOT NULL REFERENCES processes,"
 	" tid INTEGER NOT NULL, parent_tid INTEGER, os_tid INTEGER, marker TEXT,"
 	" start_mono_ns INTEGER, start_cpu_ns INTEGER, spawn_mono_ns INTEGER,"

@@ -2,7 +2,7 @@
  * demo-server - serves DEMO_PROG (demo.x) through rpcgen's dispatch
  * function demo_prog_1(), for the RPC end-to-end suites and benchmark.
  *
- *   demo-server [-m MODE] [-r READY] [-n PORT] [-u PATH] [-1]
+ *   demo-server [-m MODE] [-r READY] [-n PORT] [-u PATH] [-1] [-y]
  *
  * -m  how the service is created and registered (default svc_register):
  *     svc_register       svctcp_create + svcudp_create, svc_register(.., 0)
@@ -25,13 +25,16 @@
  *     or only known to rpcbind)
  * -n  TCP port on 127.0.0.1 of the next hop, for BURN and SPAWN
  * -1  one serving thread even in svc_register mode (the benchmark)
+ * -y  BURN ends with a 1 us sleep: its thread is switched out and in
+ *     before the skeleton ends (the bpf clock's test reads a fresh slot)
  *
  * libtirpc has no multithreaded server mode, so in svc_register mode each
  * transport gets its own thread polling only its own descriptors with
  * svc_getreq_poll(): an implementation serving a TCP call can then call
  * this very server over UDP (RECURSE) without deadlock.
  *
- * Facts for the tests go to stdout, one line each: "burn tid T us U",
+ * Facts for the tests go to stdout, one line each: "burn tid T us U cpu0
+ * C0 cpu1 C1" (the thread's CPU clock before and after the burn),
  * "spawn tid T", "recurse tid T x X", "sleeping MS".  On SIGTERM the server
  * finishes the request at hand, unregisters, prints "cpu_ns N" (its
  * process CPU) and exits 0.
@@ -52,7 +55,7 @@
 void demo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 
 static volatile sig_atomic_t stopping;
-static int tcp_port, udp_port, next_port;
+static int tcp_port, udp_port, next_port, burn_sleeps;
 static int udp_fd = -1; /* the UDP transport's, svc_register mode */
 
 static void on_term(int sig)
@@ -118,11 +121,18 @@ bool_t twice_1_svc(int *x, int *result, struct svc_req *rq)
 
 bool_t burn_1_svc(int *us, int *result, struct svc_req *rq)
 {
+	long long cpu0 = demo_thread_cpu_ns(), cpu1;
 	int hops = 0;
 
 	(void)rq;
-	printf("burn tid %d us %d\n", demo_gettid(), *us);
 	demo_burn_us(*us);
+	cpu1 = demo_thread_cpu_ns();
+	/* the thread's own CPU clock around the burn, for the bpf clock's
+	 * test to compare the skeleton's readings with */
+	printf("burn tid %d us %d cpu0 %lld cpu1 %lld\n", demo_gettid(), *us,
+	       cpu0, cpu1);
+	if (burn_sleeps)
+		usleep(1);
 	*result = 1;
 	if (!next_port)
 		return TRUE;
@@ -468,7 +478,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	char text[128];
 
-	while ((opt = getopt(argc, argv, "m:r:n:u:1")) != -1) {
+	while ((opt = getopt(argc, argv, "m:r:n:u:1y")) != -1) {
 		switch (opt) {
 		case 'm':
 			mode = optarg;
@@ -485,9 +495,12 @@ int main(int argc, char **argv)
 		case '1':
 			one_thread = 1;
 			break;
+		case 'y':
+			burn_sleeps = 1;
+			break;
 		default:
 			demo_die("usage: demo-server [-m MODE] [-r READY] "
-				 "[-n PORT] [-u PATH] [-1]");
+				 "[-n PORT] [-u PATH] [-1] [-y]");
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
