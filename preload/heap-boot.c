@@ -31,9 +31,9 @@ void *causal_boot_alloc(size_t n, size_t align)
 			errno = ENOMEM;
 			return NULL;
 		}
-	} while (!atomic_compare_exchange_weak_explicit(
-		&boot_used, &used, end, memory_order_relaxed,
-		memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(&boot_used, &used, end,
+							memory_order_relaxed,
+							memory_order_relaxed));
 	memcpy(causal_boot_heap + start - sizeof(size_t), &n, sizeof(n));
 	return causal_boot_heap + start;
 }

@@ -18,8 +18,10 @@
 
 #define CAUSAL_BOOT_BYTES (16 * 1024)
 
-extern __attribute__((visibility("hidden"))) unsigned char
-	causal_boot_heap[CAUSAL_BOOT_BYTES];
+/* hidden in the declaration too: the wrappers reach it without the GOT */
+#define CAUSAL_BOOT_HIDDEN __attribute__((visibility("hidden")))
+
+extern CAUSAL_BOOT_HIDDEN unsigned char causal_boot_heap[CAUSAL_BOOT_BYTES];
 
 /* Is p a block of the bootstrap area (NULL is not)? */
 static inline int causal_boot_owns(const void *p)

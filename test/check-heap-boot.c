@@ -71,8 +71,10 @@ START_TEST(test_exhaustion)
 	unsigned char *p;
 
 	while ((p = causal_boot_alloc(200, 16))) {
-		ck_assert((uintptr_t)p >= (uintptr_t)(prev_end + sizeof(size_t)));
-		ck_assert((uintptr_t)(p + 200) <= (uintptr_t)(causal_boot_heap + CAUSAL_BOOT_BYTES));
+		ck_assert((uintptr_t)p >=
+			  (uintptr_t)(prev_end + sizeof(size_t)));
+		ck_assert((uintptr_t)(p + 200) <=
+			  (uintptr_t)(causal_boot_heap + CAUSAL_BOOT_BYTES));
 		prev_end = p + 200;
 		blocks++;
 	}
@@ -101,7 +103,8 @@ static void *grab(void *arg)
 
 static int cmp_ptr(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+	uintptr_t x = (uintptr_t) * (void *const *)a,
+		  y = (uintptr_t) * (void *const *)b;
 
 	return (x > y) - (x < y);
 }
@@ -122,12 +125,14 @@ START_TEST(test_threads)
 			ck_assert_ptr_nonnull(got[i][j]);
 			ck_assert_uint_eq(causal_boot_size(got[i][j]), 24);
 			for (int k = 0; k < 24; k++)
-				ck_assert_uint_eq(got[i][j][k], (uintptr_t)got[i] & 0xff);
+				ck_assert_uint_eq(got[i][j][k],
+						  (uintptr_t)got[i] & 0xff);
 			all[i * PER_THREAD + j] = got[i][j];
 		}
 	qsort(all, THREADS * PER_THREAD, sizeof(all[0]), cmp_ptr);
 	for (int i = 1; i < THREADS * PER_THREAD; i++)
-		ck_assert((uintptr_t)all[i] >= (uintptr_t)(all[i - 1] + 24 + sizeof(size_t)));
+		ck_assert((uintptr_t)all[i] >=
+			  (uintptr_t)(all[i - 1] + 24 + sizeof(size_t)));
 }
 END_TEST
 
