@@ -202,6 +202,19 @@ void causal_heap_publish(void)
 		;
 }
 
+/*
+ * A fork child is a process of its own: its heap starts as the parent's
+ * at the fork, its peak there (not the parent's earlier highs).  The
+ * other threads' changes not yet in the total are a copy's, never
+ * counted again: the child's total is short of them, as a thread's
+ * unpublished bytes always are.
+ */
+static void heap_atfork_child(void)
+{
+	causal_heap_publish();
+	atomic_store(&process_peak, atomic_load(&process_live));
+}
+
 uint64_t causal_heap_process_peak(void)
 {
 	causal_heap_publish();
@@ -446,13 +459,14 @@ void causal_own_free(void *p)
  * CAUSAL_MEMORY=0 starts the process with memory accounting off (1, the
  * default: on).  Read by a constructor of its own, before the library's
  * start-up, so that the allocations of the program's constructors follow
- * it.  The run-time switch (CAUSAL_MONITOR, the coordinator) goes through
- * causal_heap_set_enabled() as well.
+ * it; it also registers the fork handler.  The run-time switch (CAUSAL_MONITOR,
+ * the coordinator) goes through causal_heap_set_enabled() as well.
  */
 __attribute__((constructor(101))) static void heap_env(void)
 {
 	const char *v = getenv("CAUSAL_MEMORY");
 
+	pthread_atfork(NULL, NULL, heap_atfork_child);
 	if (!v)
 		return;
 	if (!strcmp(v, "0"))

@@ -477,6 +477,40 @@ START_TEST(test_allocation_before_main)
 }
 END_TEST
 
+/* A fork child's peak is its own, not the parent's before the fork. */
+START_TEST(test_fork_child_peak)
+{
+	const char *argv[] = { rpc_prog("heap-demo"), "fork", "8000000",
+			       "1000000", NULL };
+	char out[PATH_MAX], *text;
+	long long parent, child;
+	struct e2e t;
+	int pid;
+	pid_t p;
+
+	e2e_init(&t);
+	e2e_fmt(out, sizeof(out), "%s/fork.out", t.dir);
+	p = e2e_spawn_traced(&t, argv, NULL, out, NULL);
+	e2e_assert_exit(e2e_wait(p), 0, "heap-demo fork");
+	text = e2e_slurp(out, NULL);
+	ck_assert_int_eq(sscanf(text, "fork child %d", &pid), 1);
+	free(text);
+	e2e_merge(&t);
+	parent = e2e_query_int(
+		t.sql, "SELECT peak_heap_bytes FROM processes WHERE pid = %d",
+		(int)p);
+	child = e2e_query_int(
+		t.sql, "SELECT peak_heap_bytes FROM processes WHERE pid = %d",
+		pid);
+	ck_assert_int_ge(parent, 8000000);
+	ck_assert_int_ge(child, 1000000);
+	ck_assert_msg(child < 3000000,
+		      "the child's peak %lld has the parent's %lld", child,
+		      parent);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_heap_suite(void)
 {
 	Suite *s = suite_create("e2e-heap");
@@ -487,6 +521,7 @@ Suite *e2e_heap_suite(void)
 	tcase_add_test(tc, test_memory_to_the_byte);
 	tcase_add_test(tc, test_memory_off);
 	tcase_add_test(tc, test_allocation_before_main);
+	tcase_add_test(tc, test_fork_child_peak);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,6 +6,7 @@
  *   heap-demo call -P PORT [-a N] [-g FROM:TO] [-m ALIGN:N] [-G N] [-T N]
  *                  [-o] [-c PORT:N] [-b BYTES]
  *   heap-demo usable N...
+ *   heap-demo fork BIG SMALL
  *
  * serve: one TCP transport on 127.0.0.1:PORT, not registered with
  * rpcbind, served by the main thread; a second thread, the reaper, frees
@@ -22,6 +23,8 @@
  * malloc_usable_size) and "big usable U".
  *
  * usable: malloc_usable_size() of a block of each N bytes, on one line.
+ * fork: allocates and frees BIG bytes, forks; the child allocates and
+ * frees SMALL bytes.  Prints "fork child PID".
  */
 #include <malloc.h>
 #include <netinet/in.h>
@@ -29,6 +32,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include "demo-common.h"
 #include "heap.h"
@@ -312,6 +316,30 @@ int main(int argc, char **argv)
 	void *bigp = NULL;
 	CLIENT *cl;
 
+	if (argc == 4 && !strcmp(argv[1], "fork")) {
+		/* a peak in the parent before the fork; a smaller one in the
+		 * child; "fork child PID" */
+		size_t big = parse_u(argv[2]), small = parse_u(argv[3]);
+		void *p = malloc(big);
+		int status;
+		pid_t pid;
+
+		touch(p, big);
+		free(p);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			p = malloc(small);
+			touch(p, small);
+			free(p);
+			exit(0);
+		}
+		printf("fork child %d\n", (int)pid);
+		return pid > 0 && waitpid(pid, &status, 0) == pid &&
+				       WIFEXITED(status) && !WEXITSTATUS(status)
+			       ? 0
+			       : 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "usable")) {
 		/* what this program's allocator gives: the tests' expectations
 		 * (a sanitized test's own malloc is not this one) */
