@@ -319,18 +319,18 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "fork")) {
 		/* a peak in the parent before the fork; a smaller one in the
 		 * child; "fork child PID" */
-		size_t big = parse_u(argv[2]), small = parse_u(argv[3]);
-		void *p = malloc(big);
+		size_t before = parse_u(argv[2]), after = parse_u(argv[3]);
+		void *p = malloc(before);
 		int status;
 		pid_t pid;
 
-		touch(p, big);
+		touch(p, before);
 		free(p);
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0) {
-			p = malloc(small);
-			touch(p, small);
+			p = malloc(after);
+			touch(p, after);
 			free(p);
 			exit(0);
 		}
