@@ -6,6 +6,9 @@ CFLAGS ?= -O2 -g
 # Sanitized objects go apart, so that ASAN=1 never mixes with a normal build.
 ifeq ($(ASAN),1)
 BUILD := build-asan
+# sanitized code runs 2-3x slower: Check's per-test timeouts stretch with it
+CK_TIMEOUT_MULTIPLIER ?= 3
+export CK_TIMEOUT_MULTIPLIER
 else
 BUILD := build
 endif

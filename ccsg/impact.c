@@ -19,7 +19,6 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,60 +40,21 @@ static int has_latency(const struct ccsg_call *c)
 /*
  * Which threads were joined, for the latency's synchronous path: a
  * thread that ended before the call that spawned it ended its skeleton
- * (same process, same clock), or before its parent thread ended.  The
- * threads' ends are not in struct ccsg_trace: read them from the
- * database again.
+ * (same process, same clock), or before its parent thread ended.
  */
-static int load_joined(struct ccsg_impact *im, const struct ccsg_trace *t)
+static void load_joined(struct ccsg_impact *im, const struct ccsg_trace *t)
 {
-	int64_t *end = malloc((t->nthreads + 1) * sizeof(int64_t));
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int ret = -1, rc;
-
-	if (!end)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->nthreads; i++)
-		end[i] = CCSG_NONE;
-	if (sqlite3_open_v2(t->path, &db,
-			    SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db,
-			       "SELECT proc_id, tid, end_mono_ns FROM threads",
-			       -1, &st, NULL) != SQLITE_OK) {
-		fail("cannot read the threads of '%s' again: %s", t->path,
-		     db ? sqlite3_errmsg(db) : "out of memory");
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int32_t i = ccsg_trace_thread(t, sqlite3_column_int(st, 0),
-					      sqlite3_column_int(st, 1));
-
-		if (i >= 0 && sqlite3_column_type(st, 2) == SQLITE_INTEGER)
-			end[i] = sqlite3_column_int64(st, 2);
-	}
-	if (rc != SQLITE_DONE) {
-		fail("cannot read the threads of '%s' again: %s", t->path,
-		     sqlite3_errmsg(db));
-		goto out;
-	}
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ccsg_thread *th = &t->threads[i];
-		int64_t upto = CCSG_NONE;
+		int64_t end = th->end_mono_ns, upto = CCSG_NONE;
 
 		if (th->spawn_call >= 0)
 			upto = t->calls[th->spawn_call].skel_end_ns;
 		else if (th->parent_thread >= 0)
-			upto = end[th->parent_thread];
-		im->joined[i] = end[i] != CCSG_NONE && upto != CCSG_NONE &&
-				end[i] <= upto;
+			upto = t->threads[th->parent_thread].end_mono_ns;
+		im->joined[i] =
+			end != CCSG_NONE && upto != CCSG_NONE && end <= upto;
 	}
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	free(end);
-	return ret;
 }
 
 int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
@@ -102,7 +62,6 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 	const struct ccsg_dscg *d = g->dscg;
 	const struct ccsg_trace *t = d->trace;
 	size_t k = g->dims->n ? g->dims->n : 1, n = g->nnodes;
-	int ret;
 
 	memset(im, 0, sizeof(*im));
 	im->g = g;
@@ -164,10 +123,7 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 		}
 		free(fill);
 	}
-	if ((ret = load_joined(im, t))) {
-		ccsg_impact_release(im);
-		return ret;
-	}
+	load_joined(im, t);
 	return 0;
 }
 

@@ -1,10 +1,10 @@
 /*
  * trace.c - load a merged trace database into the arrays of trace.h.
  *
- * One query per table; rpc_calls is read once, ordered by chain and by
- * the first event of each call, so that the DSCG scan (dscg.c) finds each
- * chain's calls together.  No per-call query: a million calls load in a
- * few seconds.
+ * One query per table, its columns named by db-schema.h; rpc_calls is
+ * read once, ordered by chain and by the first event of each call, so
+ * that the DSCG scan (dscg.c) finds each chain's calls together.  No
+ * per-call query: a million calls load in a few seconds.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,13 +16,22 @@
 #include <sqlite3.h>
 
 #include "array.h"
+#include "causal/db-schema.h"
+#include "causal/log-format.h"
 #include "trace.h"
 #include "usage.h"
 
-const char *const ccsg_reply_names[CCSG_NREPLY] = {
-	"success", "none", "prog_unavail", "prog_mismatch",
-	"proc_unavail", "garbage_args", "system_err", "denied",
-};
+/* The names the database stores for the log format's enums (enums.def). */
+#define NAME_OF(constant, value, name) [value] = name,
+
+const char *const ccsg_reply_names[CCSG_NREPLY] = { CAUSAL_VALUES_reply(
+	NAME_OF) };
+_Static_assert((int)CCSG_REPLY_SUCCESS == (int)CAUSAL_REPLY_SUCCESS &&
+		       (int)CCSG_REPLY_DENIED == (int)CAUSAL_REPLY_DENIED &&
+		       (int)CCSG_NREPLY == (int)CAUSAL_REPLY_DENIED + 1,
+	       "enum ccsg_reply is enum causal_rpc_reply");
+
+static const char *const marker_names[] = { CAUSAL_VALUES_marker(NAME_OF) };
 
 /* Bounds of what the columns may hold: times and CPU in ns (146 years),
  * event numbers; process and host ids index dense arrays (tracedump
@@ -31,26 +40,33 @@ const char *const ccsg_reply_names[CCSG_NREPLY] = {
 #define MAX_NS (INT64_C(1) << 62)
 #define MAX_EVENT (INT64_C(1) << 62)
 #define MAX_PROC (1 << 22)
-#define MAX_BYTES (INT64_C(1) << 62)
 #define MAX_HOST (1 << 22)
+#define MAX_BYTES (INT64_C(1) << 62)
 
 /*
  * Reading one table, row by row, with every value checked as it is read
  * (sqlite3_column_type: SQLite keeps whatever a column is given).  The
  * first bad value is reported, naming table, row and column; the caller
- * sees r->bad after the row and stops.
+ * sees r->bad after the row and stops.  The rd_*() functions take a
+ * column of the table (enum db_<table>_col), which at[] turns into a
+ * column of the query.
  */
+#define MAX_COLS 64
+
 struct reader {
 	sqlite3_stmt *st;
 	const char *path, *table;
 	char row[96];			/* "call_id 17", or "#3" before the key is read */
 	size_t n;			/* rows read */
 	int bad;
+	signed char at[MAX_COLS]; /* table column -> query column, -1 */
 };
 
 /* A value for a message: text quoted, cut and made printable. */
-static const char *describe(struct reader *r, int i, char *buf, size_t len)
+static const char *describe(struct reader *r, int col, char *buf, size_t len)
 {
+	int i = r->at[col];
+
 	switch (sqlite3_column_type(r->st, i)) {
 	case SQLITE_INTEGER:
 		snprintf(buf, len, "%lld", (long long)sqlite3_column_int64(r->st, i));
@@ -77,8 +93,9 @@ static const char *describe(struct reader *r, int i, char *buf, size_t len)
 	return buf;
 }
 
-static void bad_value(struct reader *r, int i, const char *fmt, ...) CAUSAL_PRINTF(3, 4);
-static void bad_value(struct reader *r, int i, const char *fmt, ...)
+static void bad_value(struct reader *r, int col, const char *fmt, ...)
+	CAUSAL_PRINTF(3, 4);
+static void bad_value(struct reader *r, int col, const char *fmt, ...)
 {
 	char what[192];
 	va_list ap;
@@ -89,63 +106,72 @@ static void bad_value(struct reader *r, int i, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	fail("'%s': table %s, row %s, column %s: %s", r->path, r->table, r->row,
-	      sqlite3_column_name(r->st, i), what);
+	     sqlite3_column_name(r->st, r->at[col]), what);
 }
 
 /* An integer within [min, max]; NULL is CCSG_NONE when null_ok. */
-static int64_t rd_int(struct reader *r, int i, int64_t min, int64_t max, int null_ok)
+static int64_t rd_int(struct reader *r, int col, int64_t min, int64_t max,
+		      int null_ok)
 {
-	int type = sqlite3_column_type(r->st, i);
+	int i = r->at[col], type;
 	char d[64];
 	int64_t v;
 
+	/* a column the database's version does not have: NULL */
+	if (i < 0)
+		return CCSG_NONE;
+	type = sqlite3_column_type(r->st, i);
+
 	if (type == SQLITE_NULL) {
 		if (!null_ok)
-			bad_value(r, i, "NULL where a value is required");
+			bad_value(r, col, "NULL where a value is required");
 		return CCSG_NONE;
 	}
 	if (type != SQLITE_INTEGER) {
-		bad_value(r, i, "%s where an integer is expected", describe(r, i, d, sizeof(d)));
+		bad_value(r, col, "%s where an integer is expected",
+			  describe(r, col, d, sizeof(d)));
 		return CCSG_NONE;
 	}
 	v = sqlite3_column_int64(r->st, i);
 	if (v < min || v > max) {
-		bad_value(r, i, "%lld is out of range (%lld to %lld)", (long long)v,
-			  (long long)min, (long long)max);
+		bad_value(r, col, "%lld is out of range (%lld to %lld)",
+			  (long long)v, (long long)min, (long long)max);
 		return CCSG_NONE;
 	}
 	return v;
 }
 
-static int32_t rd_i32(struct reader *r, int i, int64_t min, int64_t max, int32_t dflt)
+static int32_t rd_i32(struct reader *r, int col, int64_t min, int64_t max,
+		      int32_t dflt)
 {
-	int64_t v = rd_int(r, i, min, max, 1);
+	int64_t v = rd_int(r, col, min, max, 1);
 
 	return v == CCSG_NONE ? dflt : (int32_t)v;
 }
 
 /* Text, or NULL (when null_ok). */
-static const char *rd_text(struct reader *r, int i, int null_ok)
+static const char *rd_text(struct reader *r, int col, int null_ok)
 {
-	int type = sqlite3_column_type(r->st, i);
+	int i = r->at[col], type = sqlite3_column_type(r->st, i);
 	char d[64];
 
 	if (type == SQLITE_NULL) {
 		if (!null_ok)
-			bad_value(r, i, "NULL where a value is required");
+			bad_value(r, col, "NULL where a value is required");
 		return NULL;
 	}
 	if (type != SQLITE_TEXT) {
-		bad_value(r, i, "%s where text is expected", describe(r, i, d, sizeof(d)));
+		bad_value(r, col, "%s where text is expected",
+			  describe(r, col, d, sizeof(d)));
 		return NULL;
 	}
 	return (const char *)sqlite3_column_text(r->st, i);
 }
 
 /* One of names[0..n), its index; -1 for NULL. */
-static int rd_enum(struct reader *r, int i, const char *const *names, int n)
+static int rd_enum(struct reader *r, int col, const char *const *names, int n)
 {
-	const char *s = rd_text(r, i, 1);
+	const char *s = rd_text(r, col, 1);
 	char d[64], list[160] = "";
 	size_t k = 0;
 
@@ -157,18 +183,33 @@ static int rd_enum(struct reader *r, int i, const char *const *names, int n)
 	for (int j = 0; j < n && k < sizeof(list); j++)
 		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", j ? ", " : "", names[j]);
 	/* describe() says "text 'x'": the quotes are enough here */
-	bad_value(r, i, "unknown value %s (expected %s)", describe(r, i, d, sizeof(d)) + 5, list);
+	bad_value(r, col, "unknown value %s (expected %s)",
+		  describe(r, col, d, sizeof(d)) + 5, list);
 	return -1;
 }
 
-/* Start a table: prepare sql; 0 or -1 after fail(). */
-static int rd_open(struct reader *r, sqlite3 *db, const char *sql, const char *table,
+/*
+ * Start reading columns cols[0..n) of table t, rows in the order tail
+ * gives ("ORDER BY ..." or NULL); 0 or -1 after fail().
+ */
+static int rd_open(struct reader *r, sqlite3 *db, enum db_table t,
+		   const int *cols, size_t n, const char *tail,
 		   const char *path)
 {
+	char *sql = db_sql_select(t, cols, n, tail);
+	int rc;
+
 	memset(r, 0, sizeof(*r));
+	memset(r->at, -1, sizeof(r->at));
 	r->path = path;
-	r->table = table;
-	if (sqlite3_prepare_v2(db, sql, -1, &r->st, NULL) != SQLITE_OK)
+	r->table = db_tables[t].name;
+	for (size_t i = 0; i < n; i++)
+		r->at[cols[i]] = (signed char)i;
+	if (!sql)
+		return fail("out of memory");
+	rc = sqlite3_prepare_v2(db, sql, -1, &r->st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
 		return fail("cannot read '%s': %s", path, sqlite3_errmsg(db));
 	return 0;
 }
@@ -276,11 +317,15 @@ static long parse_version(const char *s)
 	return v;
 }
 
-/* Is this a merged trace that ccsg reads?  Say what is wrong if not. */
-static int check_schema(sqlite3 *db, const char *path)
+/*
+ * Is this a merged trace that ccsg reads?  Say what is wrong if not; its
+ * schema version in *version.
+ */
+static int check_schema(sqlite3 *db, const char *path, int *schema_version)
 {
-	static const char *const need[] = { "hosts", "processes", "threads", "rpc_calls",
-					    "rpc_sites", "rpc_objects" };
+	static const enum db_table need[] = { DB_HOSTS,	    DB_PROCESSES,
+					      DB_THREADS,   DB_RPC_CALLS,
+					      DB_RPC_SITES, DB_RPC_OBJECTS };
 	sqlite3_stmt *st;
 	char value[64] = "";
 	int found = 0;
@@ -307,43 +352,49 @@ static int check_schema(sqlite3 *db, const char *path)
 	version = parse_version(value);
 	if (version < 0)
 		return fail("'%s': schema version '%s' is not a number", path, value);
-	if (version < CCSG_SCHEMA_VERSION)
+	if (version < CCSG_SCHEMA_OLDEST)
 		return fail("trace database '%s' has schema version %ld, without rpc tables; "
 			     "merge the logs again with this tracedump", path, version);
-	if (version > CCSG_SCHEMA_VERSION)
-		return fail("trace database '%s' has schema version %ld, which this ccsg does "
-			     "not know (it reads version %d); use the ccsg of the tracedump "
-			     "that merged it", path, version, CCSG_SCHEMA_VERSION);
+	if (version > DB_SCHEMA_VERSION)
+		return fail("trace database '%s' has schema version %ld, "
+			    "which this ccsg does not know (it reads versions "
+			    "%d to %d); use the ccsg of the tracedump that "
+			    "merged it",
+			    path, version, CCSG_SCHEMA_OLDEST,
+			    DB_SCHEMA_VERSION);
+	*schema_version = (int)version;
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' "
 				       "AND name = ?", -1, &st, NULL) != SQLITE_OK)
 			return fail("cannot read '%s': %s", path, sqlite3_errmsg(db));
-		sqlite3_bind_text(st, 1, need[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, db_tables[need[i]].name, -1,
+				  SQLITE_STATIC);
 		found = sqlite3_step(st) == SQLITE_ROW;
 		sqlite3_finalize(st);
 		if (!found)
-			return fail("'%s' is not a causal trace database (no table '%s')",
-				     path, need[i]);
+			return fail("'%s' is not a causal trace database "
+				    "(no table '%s')",
+				    path, db_tables[need[i]].name);
 	}
 	return 0;
 }
 
 static int load_hosts(struct ccsg_trace *t, sqlite3 *db, int32_t **host_index, size_t *nindex)
 {
+	static const int cols[] = { DB_HOSTS_HOST_ID, DB_HOSTS_NAME };
 	struct reader r;
 
-	if (rd_open(&r, db, "SELECT host_id, name FROM hosts ORDER BY host_id", "hosts",
-		    t->path))
+	if (rd_open(&r, db, DB_HOSTS, cols, 2, "ORDER BY host_id", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
-		int64_t id = rd_int(&r, 0, 0, MAX_HOST, 0);
+		int64_t id = rd_int(&r, DB_HOSTS_HOST_ID, 0, MAX_HOST, 0);
 		const char *name;
 		size_t cap = t->nhosts;
 
 		if (r.bad)
 			break;
 		snprintf(r.row, sizeof(r.row), "host_id %lld", (long long)id);
-		if (!(name = rd_text(&r, 1, 0)))
+		if (!(name = rd_text(&r, DB_HOSTS_NAME, 0)))
 			break;
 		if ((size_t)id >= *nindex) {
 			int32_t *p = realloc(*host_index, (id + 1) * sizeof(*p));
@@ -365,28 +416,29 @@ static int load_hosts(struct ccsg_trace *t, sqlite3 *db, int32_t **host_index, s
 
 static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_index, size_t nindex)
 {
+	/* the last one from version 4 on */
+	static const int cols[] = { DB_PROCESSES_PROC_ID, DB_PROCESSES_HOST_ID,
+				    DB_PROCESSES_PID, DB_PROCESSES_EXE,
+				    DB_PROCESSES_PEAK_HEAP_BYTES };
 	struct reader r;
 
-	if (rd_open(&r, db,
-		    t->has_heap ? "SELECT proc_id, host_id, pid, exe, "
-				  "peak_heap_bytes FROM processes"
-				  " ORDER BY proc_id"
-				: "SELECT proc_id, host_id, pid, exe, NULL "
-				  "FROM processes ORDER BY proc_id",
-		    "processes", t->path))
+	if (rd_open(&r, db, DB_PROCESSES, cols, t->has_heap ? 5 : 4,
+		    "ORDER BY proc_id", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
-		int64_t id = rd_int(&r, 0, 1, MAX_PROC, 0), h, peak;
+		int64_t id = rd_int(&r, DB_PROCESSES_PROC_ID, 1, MAX_PROC, 0),
+			h, peak;
 		int32_t pid;
 		const char *exe;
 
 		if (r.bad)
 			break;
 		snprintf(r.row, sizeof(r.row), "proc_id %lld", (long long)id);
-		h = rd_int(&r, 1, 0, INT64_MAX, 0);
-		pid = rd_i32(&r, 2, 0, INT32_MAX, 0);
-		exe = rd_text(&r, 3, 1);
-		peak = rd_int(&r, 4, 0, MAX_BYTES, 1);
+		h = rd_int(&r, DB_PROCESSES_HOST_ID, 0, INT64_MAX, 0);
+		pid = rd_i32(&r, DB_PROCESSES_PID, 0, INT32_MAX, 0);
+		exe = rd_text(&r, DB_PROCESSES_EXE, 1);
+		peak = rd_int(&r, DB_PROCESSES_PEAK_HEAP_BYTES, 0, MAX_BYTES,
+			      1);
 		if (r.bad)
 			break;
 		if ((size_t)id >= t->nprocs) {
@@ -413,36 +465,51 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 
 static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 {
-	static const char *const markers[] = { "user", "infra" };
+	static const int cols[] = { DB_THREADS_PROC_ID, DB_THREADS_TID,
+				    DB_THREADS_PARENT_TID, DB_THREADS_MARKER,
+				    DB_THREADS_END_MONO_NS, DB_THREADS_CPU_NS,
+				    DB_THREADS_CTX_FUNCTION,
+				    /* from version 4 on */
+				    DB_THREADS_ALLOC_BYTES,
+				    DB_THREADS_FREED_BYTES,
+				    DB_THREADS_PEAK_HEAP_BYTES };
+	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	struct reader r;
 	size_t cap = 0;
 
-	if (rd_open(&r, db,
-		    t->has_heap ? "SELECT proc_id, tid, parent_tid, marker, "
-				  "cpu_ns, ctx_function,"
-				  " alloc_bytes, freed_bytes, peak_heap_bytes"
-				  " FROM threads ORDER BY proc_id, tid"
-				: "SELECT proc_id, tid, parent_tid, marker, "
-				  "cpu_ns, ctx_function,"
-				  " NULL, NULL, NULL FROM threads ORDER BY "
-				  "proc_id, tid",
-		    "threads", t->path))
+	if (rd_open(&r, db, DB_THREADS, cols, t->has_heap ? ncols : ncols - 3,
+		    "ORDER BY proc_id, tid", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
-		struct ccsg_thread th = { .parent_thread = -1, .spawn_call = -1 };
+		struct ccsg_thread th;
 
-		th.proc = (int32_t)rd_int(&r, 0, 1, MAX_PROC, 0);
-		th.tid = (int32_t)rd_int(&r, 1, 0, INT32_MAX, 0);
+		/* padding too: suites compare loaded threads with memcmp */
+		memset(&th, 0, sizeof(th));
+		th.parent_thread = th.spawn_call = -1;
+
+		th.proc =
+			(int32_t)rd_int(&r, DB_THREADS_PROC_ID, 1, MAX_PROC, 0);
+		th.tid = (int32_t)rd_int(&r, DB_THREADS_TID, 0, INT32_MAX, 0);
 		if (r.bad)
 			break;
 		snprintf(r.row, sizeof(r.row), "proc_id %d, tid %d", th.proc, th.tid);
-		th.parent_tid = rd_i32(&r, 2, 0, INT32_MAX, 0);
-		th.infra = rd_enum(&r, 3, markers, 2) == 1;
-		th.cpu_ns = rd_int(&r, 4, 0, MAX_NS, 1);
-		th.ctx_function = rd_int(&r, 5, 0, INT64_MAX, 1);
-		th.heap[0] = rd_int(&r, 6, 0, MAX_BYTES, 1);
-		th.heap[1] = rd_int(&r, 7, 0, MAX_BYTES, 1);
-		th.heap_peak = rd_int(&r, 8, -MAX_BYTES, MAX_BYTES, 1);
+		th.parent_tid =
+			rd_i32(&r, DB_THREADS_PARENT_TID, 0, INT32_MAX, 0);
+		th.infra = rd_enum(&r, DB_THREADS_MARKER, marker_names,
+				   sizeof(marker_names) /
+					   sizeof(marker_names[0])) ==
+			   CAUSAL_MARKER_INFRA;
+		th.end_mono_ns =
+			rd_int(&r, DB_THREADS_END_MONO_NS, 0, MAX_NS, 1);
+		th.cpu_ns = rd_int(&r, DB_THREADS_CPU_NS, 0, MAX_NS, 1);
+		th.ctx_function =
+			rd_int(&r, DB_THREADS_CTX_FUNCTION, 0, INT64_MAX, 1);
+		th.heap[0] =
+			rd_int(&r, DB_THREADS_ALLOC_BYTES, 0, MAX_BYTES, 1);
+		th.heap[1] =
+			rd_int(&r, DB_THREADS_FREED_BYTES, 0, MAX_BYTES, 1);
+		th.heap_peak = rd_int(&r, DB_THREADS_PEAK_HEAP_BYTES,
+				      -MAX_BYTES, MAX_BYTES, 1);
 		if (r.bad)
 			break;
 		if (GROW(t->threads, cap, t->nthreads + 1))
@@ -458,15 +525,22 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 
 static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 {
+	static const int site_cols[] = { DB_RPC_SITES_PROC_ID,
+					 DB_RPC_SITES_SITE_ID,
+					 DB_RPC_SITES_SYMBOL,
+					 DB_RPC_SITES_MODULE };
+	static const int object_cols[] = { DB_RPC_OBJECTS_PROC_ID,
+					   DB_RPC_OBJECTS_OBJECT_ID,
+					   DB_RPC_OBJECTS_ADDRESS };
 	struct reader r;
 	size_t cap = 0;
 
-	if (rd_open(&r, db, "SELECT proc_id, site_id, symbol, module FROM rpc_sites",
-		    "rpc_sites", t->path))
+	if (rd_open(&r, db, DB_RPC_SITES, site_cols, 4, NULL, t->path))
 		return -1;
 	while (rd_next(&r, db)) {
-		int64_t proc = rd_int(&r, 0, 0, MAX_PROC, 0);
-		int64_t site = rd_int(&r, 1, INT64_MIN + 1, INT64_MAX, 0);
+		int64_t proc = rd_int(&r, DB_RPC_SITES_PROC_ID, 0, MAX_PROC, 0);
+		int64_t site = rd_int(&r, DB_RPC_SITES_SITE_ID, INT64_MIN + 1,
+				      INT64_MAX, 0);
 		const char *sym, *mod;
 		int32_t i;
 
@@ -474,8 +548,8 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 			break;
 		snprintf(r.row, sizeof(r.row), "proc_id %lld, site_id %lld", (long long)proc,
 			 (long long)site);
-		sym = rd_text(&r, 2, 1);
-		mod = rd_text(&r, 3, 1);
+		sym = rd_text(&r, DB_RPC_SITES_SYMBOL, 1);
+		mod = rd_text(&r, DB_RPC_SITES_MODULE, 1);
 		if (r.bad)
 			break;
 		if (!sym)
@@ -491,19 +565,20 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 	if (rd_close(&r))
 		return -1;
 	cap = 0;
-	if (rd_open(&r, db, "SELECT proc_id, object_id, address FROM rpc_objects",
-		    "rpc_objects", t->path))
+	if (rd_open(&r, db, DB_RPC_OBJECTS, object_cols, 3, NULL, t->path))
 		return -1;
 	while (rd_next(&r, db)) {
 		struct ccsg_object o;
 		const char *a;
 
-		o.proc = (int32_t)rd_int(&r, 0, 0, MAX_PROC, 0);
+		o.proc = (int32_t)rd_int(&r, DB_RPC_OBJECTS_PROC_ID, 0,
+					 MAX_PROC, 0);
 		if (r.bad)
 			break;
 		snprintf(r.row, sizeof(r.row), "proc_id %d", o.proc);
-		o.object_id = (int32_t)rd_int(&r, 1, 0, INT32_MAX, 0);
-		a = rd_text(&r, 2, 1);
+		o.object_id = (int32_t)rd_int(&r, DB_RPC_OBJECTS_OBJECT_ID, 0,
+					      INT32_MAX, 0);
+		a = rd_text(&r, DB_RPC_OBJECTS_ADDRESS, 1);
 		if (r.bad)
 			break;
 		o.address = NULL;
@@ -522,26 +597,60 @@ int ccsg_call_failed(const struct ccsg_call *c)
 	return c->reply >= 0 && c->reply != CCSG_REPLY_SUCCESS && c->reply != CCSG_REPLY_NONE;
 }
 
-/* %s: the heap columns, or NULLs in a database without them */
-static const char calls_sql[] =
-	"SELECT call_id, chain, prog, vers, proc, one_way,"
-	" client_proc_id, client_tid, site_symbol, peer,"
-	" stub_start_event, stub_start_ns, stub_start_cpu_ns,"
-	" stub_end_event, stub_end_exit_ns, stub_end_cpu_ns,"
-	" server_proc_id, server_tid, server_function_id, object_id,"
-	" skel_start_event, skel_start_exit_ns, skel_start_cpu_ns,"
-	" skel_end_event, skel_end_ns, skel_end_cpu_ns, missing,"
-	" status, status_name, args_bytes, results_bytes, reply_tag,"
-	" server_args_bytes, server_results_bytes, reply, tag, %s"
-	" FROM rpc_calls ORDER BY chain,"
-	" coalesce(stub_start_event, skel_start_event, skel_end_event, "
-	"stub_end_event),"
-	" call_id";
+/* The rpc_calls columns ccsg reads. */
+static const int call_cols[] = {
+	DB_RPC_CALLS_CALL_ID,
+	DB_RPC_CALLS_CHAIN,
+	DB_RPC_CALLS_PROG,
+	DB_RPC_CALLS_VERS,
+	DB_RPC_CALLS_PROC,
+	DB_RPC_CALLS_ONE_WAY,
+	DB_RPC_CALLS_CLIENT_PROC_ID,
+	DB_RPC_CALLS_CLIENT_TID,
+	DB_RPC_CALLS_SITE_SYMBOL,
+	DB_RPC_CALLS_PEER,
+	DB_RPC_CALLS_STUB_START_EVENT,
+	DB_RPC_CALLS_STUB_START_NS,
+	DB_RPC_CALLS_STUB_START_CPU_NS,
+	DB_RPC_CALLS_STUB_END_EVENT,
+	DB_RPC_CALLS_STUB_END_EXIT_NS,
+	DB_RPC_CALLS_STUB_END_CPU_NS,
+	DB_RPC_CALLS_SERVER_PROC_ID,
+	DB_RPC_CALLS_SERVER_TID,
+	DB_RPC_CALLS_SERVER_FUNCTION_ID,
+	DB_RPC_CALLS_OBJECT_ID,
+	DB_RPC_CALLS_SKEL_START_EVENT,
+	DB_RPC_CALLS_SKEL_START_EXIT_NS,
+	DB_RPC_CALLS_SKEL_START_CPU_NS,
+	DB_RPC_CALLS_SKEL_END_EVENT,
+	DB_RPC_CALLS_SKEL_END_NS,
+	DB_RPC_CALLS_SKEL_END_CPU_NS,
+	DB_RPC_CALLS_MISSING,
+	DB_RPC_CALLS_STATUS,
+	DB_RPC_CALLS_STATUS_NAME,
+	DB_RPC_CALLS_ARGS_BYTES,
+	DB_RPC_CALLS_RESULTS_BYTES,
+	DB_RPC_CALLS_REPLY_TAG,
+	DB_RPC_CALLS_SERVER_ARGS_BYTES,
+	DB_RPC_CALLS_SERVER_RESULTS_BYTES,
+	DB_RPC_CALLS_REPLY,
+	DB_RPC_CALLS_TAG,
+	/* from version 4 on (CALL_HEAP_COLS) */
+	DB_RPC_CALLS_STUB_ALLOC_BYTES,
+	DB_RPC_CALLS_STUB_FREED_BYTES,
+	DB_RPC_CALLS_SKEL_ALLOC_BYTES,
+	DB_RPC_CALLS_SKEL_FREED_BYTES,
+};
+#define CALL_HEAP_COLS 4
+
+static const char calls_order[] =
+	"ORDER BY chain, coalesce(stub_start_event, skel_start_event,"
+	" skel_end_event, stub_end_event), call_id";
 
 /* An optional string column interned: its index, -1 for NULL, -2 after an error. */
-static int32_t rd_intern(struct reader *r, struct ccsg_trace *t, int i)
+static int32_t rd_intern(struct reader *r, struct ccsg_trace *t, int col)
 {
-	const char *s = rd_text(r, i, 1);
+	const char *s = rd_text(r, col, 1);
 	int32_t k;
 
 	if (!s)
@@ -553,54 +662,82 @@ static int32_t rd_intern(struct reader *r, struct ccsg_trace *t, int i)
 	return k;
 }
 
-/* The probe columns of one call, from column i on: event, time, CPU. */
-static void rd_probe(struct reader *r, struct ccsg_call *c, int i, int kind, int64_t *ns)
+/* The columns of one probe of a call: event, time, CPU. */
+static void rd_probe(struct reader *r, struct ccsg_call *c, int kind,
+		     int event_col, int ns_col, int64_t *ns, int cpu_col)
 {
-	c->ev[kind] = rd_int(r, i, 0, MAX_EVENT, 1);
-	*ns = rd_int(r, i + 1, 0, MAX_NS, 1);
-	c->cpu[kind] = rd_int(r, i + 2, 0, MAX_NS, 1);
+	c->ev[kind] = rd_int(r, event_col, 0, MAX_EVENT, 1);
+	*ns = rd_int(r, ns_col, 0, MAX_NS, 1);
+	c->cpu[kind] = rd_int(r, cpu_col, 0, MAX_NS, 1);
 }
 
 static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c)
 {
-	static const char *const missing[] = { "server", "client" };
+	/* by enum ccsg_missing - 1 */
+	static const char *const missing[] = { DB_MISSING_SERVER,
+					       DB_MISSING_CLIENT };
 	int64_t prog, vers, proc, v;
 
 	memset(c, 0, sizeof(*c));
-	prog = rd_int(r, 2, 0, UINT32_MAX, 1);
-	vers = rd_int(r, 3, 0, UINT32_MAX, 1);
-	proc = rd_int(r, 4, 0, UINT32_MAX, 1);
-	v = rd_int(r, 5, 0, 1, 1);
+	prog = rd_int(r, DB_RPC_CALLS_PROG, 0, UINT32_MAX, 1);
+	vers = rd_int(r, DB_RPC_CALLS_VERS, 0, UINT32_MAX, 1);
+	proc = rd_int(r, DB_RPC_CALLS_PROC, 0, UINT32_MAX, 1);
+	v = rd_int(r, DB_RPC_CALLS_ONE_WAY, 0, 1, 1);
 	c->one_way = v == 1;
-	c->client_proc = rd_i32(r, 6, 1, MAX_PROC, 0);
-	c->client_tid = rd_i32(r, 7, 0, INT32_MAX, 0);
-	c->symbol = rd_intern(r, t, 8);
-	c->peer = rd_intern(r, t, 9);
-	rd_probe(r, c, 10, CCSG_STUB_START, &c->stub_start_ns);
-	rd_probe(r, c, 13, CCSG_STUB_END, &c->stub_end_exit_ns);
-	c->server_proc = rd_i32(r, 16, 1, MAX_PROC, 0);
-	c->server_tid = rd_i32(r, 17, 0, INT32_MAX, 0);
-	c->server_function_id = rd_int(r, 18, 0, INT64_MAX, 1);
-	c->object_id = rd_i32(r, 19, 0, INT32_MAX, -1);
-	rd_probe(r, c, 20, CCSG_SKEL_START, &c->skel_start_exit_ns);
-	rd_probe(r, c, 23, CCSG_SKEL_END, &c->skel_end_ns);
-	c->missing = (uint8_t)(rd_enum(r, 26, missing, 2) + 1);
-	c->status = rd_i32(r, 27, 0, INT32_MAX, -1);
-	c->status_name = rd_intern(r, t, 28);
-	c->args_bytes = rd_int(r, 29, 0, INT64_MAX, 1);
-	c->results_bytes = rd_int(r, 30, 0, INT64_MAX, 1);
-	c->reply_tag = rd_intern(r, t, 31);
-	c->server_args_bytes = rd_int(r, 32, 0, INT64_MAX, 1);
-	c->server_results_bytes = rd_int(r, 33, 0, INT64_MAX, 1);
-	c->reply = (int8_t)rd_enum(r, 34, ccsg_reply_names, CCSG_NREPLY);
-	c->tag = rd_intern(r, t, 35);
+	c->client_proc = rd_i32(r, DB_RPC_CALLS_CLIENT_PROC_ID, 1, MAX_PROC, 0);
+	c->client_tid = rd_i32(r, DB_RPC_CALLS_CLIENT_TID, 0, INT32_MAX, 0);
+	c->symbol = rd_intern(r, t, DB_RPC_CALLS_SITE_SYMBOL);
+	c->peer = rd_intern(r, t, DB_RPC_CALLS_PEER);
+	rd_probe(r, c, CCSG_STUB_START, DB_RPC_CALLS_STUB_START_EVENT,
+		 DB_RPC_CALLS_STUB_START_NS, &c->stub_start_ns,
+		 DB_RPC_CALLS_STUB_START_CPU_NS);
+	rd_probe(r, c, CCSG_STUB_END, DB_RPC_CALLS_STUB_END_EVENT,
+		 DB_RPC_CALLS_STUB_END_EXIT_NS, &c->stub_end_exit_ns,
+		 DB_RPC_CALLS_STUB_END_CPU_NS);
+	c->server_proc = rd_i32(r, DB_RPC_CALLS_SERVER_PROC_ID, 1, MAX_PROC, 0);
+	c->server_tid = rd_i32(r, DB_RPC_CALLS_SERVER_TID, 0, INT32_MAX, 0);
+	c->server_function_id =
+		rd_int(r, DB_RPC_CALLS_SERVER_FUNCTION_ID, 0, INT64_MAX, 1);
+	c->object_id = rd_i32(r, DB_RPC_CALLS_OBJECT_ID, 0, INT32_MAX, -1);
+	rd_probe(r, c, CCSG_SKEL_START, DB_RPC_CALLS_SKEL_START_EVENT,
+		 DB_RPC_CALLS_SKEL_START_EXIT_NS, &c->skel_start_exit_ns,
+		 DB_RPC_CALLS_SKEL_START_CPU_NS);
+	rd_probe(r, c, CCSG_SKEL_END, DB_RPC_CALLS_SKEL_END_EVENT,
+		 DB_RPC_CALLS_SKEL_END_NS, &c->skel_end_ns,
+		 DB_RPC_CALLS_SKEL_END_CPU_NS);
+	c->missing =
+		(uint8_t)(rd_enum(r, DB_RPC_CALLS_MISSING, missing, 2) + 1);
+	c->status = rd_i32(r, DB_RPC_CALLS_STATUS, 0, INT32_MAX, -1);
+	c->status_name = rd_intern(r, t, DB_RPC_CALLS_STATUS_NAME);
+	c->args_bytes = rd_int(r, DB_RPC_CALLS_ARGS_BYTES, 0, INT64_MAX, 1);
+	c->results_bytes =
+		rd_int(r, DB_RPC_CALLS_RESULTS_BYTES, 0, INT64_MAX, 1);
+	c->reply_tag = rd_intern(r, t, DB_RPC_CALLS_REPLY_TAG);
+	c->server_args_bytes =
+		rd_int(r, DB_RPC_CALLS_SERVER_ARGS_BYTES, 0, INT64_MAX, 1);
+	c->server_results_bytes =
+		rd_int(r, DB_RPC_CALLS_SERVER_RESULTS_BYTES, 0, INT64_MAX, 1);
+	c->reply = (int8_t)rd_enum(r, DB_RPC_CALLS_REPLY, ccsg_reply_names,
+				   CCSG_NREPLY);
+	c->tag = rd_intern(r, t, DB_RPC_CALLS_TAG);
+	c->stub_heap[0] =
+		rd_int(r, DB_RPC_CALLS_STUB_ALLOC_BYTES, 0, MAX_BYTES, 1);
+	c->stub_heap[1] =
+		rd_int(r, DB_RPC_CALLS_STUB_FREED_BYTES, 0, MAX_BYTES, 1);
+	c->skel_heap[0] =
+		rd_int(r, DB_RPC_CALLS_SKEL_ALLOC_BYTES, 0, MAX_BYTES, 1);
+	c->skel_heap[1] =
+		rd_int(r, DB_RPC_CALLS_SKEL_FREED_BYTES, 0, MAX_BYTES, 1);
 	if (r->bad)
 		return -1;
 	/* the start probes give the numbers: without one, the function is
 	 * unknown (its record was dropped) */
 	c->lost = c->ev[CCSG_STUB_START] == CCSG_NONE && c->ev[CCSG_SKEL_START] == CCSG_NONE;
 	if (!c->lost && (prog == CCSG_NONE || vers == CCSG_NONE || proc == CCSG_NONE)) {
-		bad_value(r, prog == CCSG_NONE ? 2 : vers == CCSG_NONE ? 3 : 4,
+		bad_value(r,
+			  prog == CCSG_NONE   ? DB_RPC_CALLS_PROG
+			  : vers == CCSG_NONE ? DB_RPC_CALLS_VERS
+					      : DB_RPC_CALLS_PROC,
 			  "NULL although the call has a start probe");
 		return -1;
 	}
@@ -616,65 +753,67 @@ static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c
 		if ((c->status_name = ccsg_trace_intern(t, name)) < 0)
 			return nomem(r);
 	}
-	for (int i = 0; i < 2; i++) {
-		c->stub_heap[i] = rd_int(r, 36 + i, 0, MAX_BYTES, 1);
-		c->skel_heap[i] = rd_int(r, 38 + i, 0, MAX_BYTES, 1);
-	}
-	if (r->bad)
-		return -1;
 	c->failed = (uint8_t)ccsg_call_failed(c);
 	c->parent = -1;
 	c->depth = 1;
 	return 0;
 }
 
-/* The chain id: 40 hex digits. */
-static int read_chain(struct reader *r, const char *s, uint8_t id[20])
+/*
+ * The chain id: 20 bytes, a BLOB (schema version 3) or 40 lowercase hex
+ * digits of TEXT (version 2, read on purpose: the same ids, in the same
+ * order).
+ */
+static int read_chain(struct reader *r, int version, uint8_t id[DB_CHAIN_LEN])
 {
+	int i = r->at[DB_RPC_CALLS_CHAIN];
+	const char *s, *what = "40 lowercase hex digits";
 	char d[64];
 
-	for (int i = 0; i < 20; i++) {
-		int hi = s ? hexval(s[2 * i]) : -1, lo = hi >= 0 ? hexval(s[2 * i + 1]) : -1;
-
-		if (hi < 0 || lo < 0) {
-			if (!r->bad)
-				bad_value(r, 1, "%s is not a chain id (40 lowercase hex digits)",
-					  describe(r, 1, d, sizeof(d)));
-			return -1;
+	if (version >= 3) {
+		if (sqlite3_column_type(r->st, i) == SQLITE_BLOB &&
+		    sqlite3_column_bytes(r->st, i) == DB_CHAIN_LEN) {
+			memcpy(id, sqlite3_column_blob(r->st, i), DB_CHAIN_LEN);
+			return 0;
 		}
-		id[i] = (uint8_t)(hi << 4 | lo);
+		what = "a blob of 20 bytes";
+	} else if ((s = rd_text(r, DB_RPC_CALLS_CHAIN, 0))) {
+		int k = 0;
+
+		for (; k < DB_CHAIN_LEN && hexval(s[2 * k]) >= 0 &&
+		       hexval(s[2 * k + 1]) >= 0;
+		     k++)
+			id[k] = (uint8_t)(hexval(s[2 * k]) << 4 |
+					  hexval(s[2 * k + 1]));
+		if (k == DB_CHAIN_LEN && !s[2 * k])
+			return 0;
 	}
-	if (s[40]) {
-		bad_value(r, 1, "%s is not a chain id (40 lowercase hex digits)", describe(r, 1, d, sizeof(d)));
-		return -1;
-	}
-	return 0;
+	if (!r->bad)
+		bad_value(r, DB_RPC_CALLS_CHAIN, "%s is not a chain id (%s)",
+			  describe(r, DB_RPC_CALLS_CHAIN, d, sizeof(d)), what);
+	return -1;
 }
 
 static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 {
 	size_t cap = 0, ccap = 0;
-	uint8_t prev[20];
+	uint8_t prev[DB_CHAIN_LEN];
 	struct reader r;
 
-	char sql[sizeof(calls_sql) + 128];
-
-	snprintf(sql, sizeof(sql), calls_sql,
-		 t->has_heap ? "stub_alloc_bytes, stub_freed_bytes, "
-			       "skel_alloc_bytes, skel_freed_bytes"
-			     : "NULL, NULL, NULL, NULL");
-	if (rd_open(&r, db, sql, "rpc_calls", t->path))
+	if (rd_open(&r, db, DB_RPC_CALLS, call_cols,
+		    sizeof(call_cols) / sizeof(call_cols[0]) -
+			    (t->has_heap ? 0 : CALL_HEAP_COLS),
+		    calls_order, t->path))
 		return -1;
 	while (rd_next(&r, db)) {
-		int64_t id = rd_int(&r, 0, INT64_MIN + 1, INT64_MAX, 0);
-		const char *chain;
-		uint8_t cid[20];
+		int64_t id = rd_int(&r, DB_RPC_CALLS_CALL_ID, INT64_MIN + 1,
+				    INT64_MAX, 0);
+		uint8_t cid[DB_CHAIN_LEN];
 
 		if (r.bad)
 			break;
 		snprintf(r.row, sizeof(r.row), "call_id %lld", (long long)id);
-		chain = rd_text(&r, 1, 0);
-		if (read_chain(&r, chain, cid))
+		if (read_chain(&r, t->schema_version, cid))
 			break;
 		if (GROW(t->calls, cap, t->ncalls + 1))
 			return nomem(&r), rd_close(&r);
@@ -700,33 +839,6 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 	return rd_close(&r);
 }
 
-/*
- * Did the merge write the heap columns (README, "The database")?  They
- * came without a schema version of their own: a database made before
- * them is read as having no heap figures.  1, 0, or -1 (fail()).
- */
-static int has_heap_columns(sqlite3 *db)
-{
-	static const char sql[] =
-		"SELECT count(*) FROM pragma_table_info('rpc_calls') WHERE "
-		"name = 'skel_freed_bytes'"
-		" UNION ALL SELECT count(*) FROM pragma_table_info('threads') "
-		"WHERE name = 'freed_bytes'"
-		" UNION ALL SELECT count(*) FROM pragma_table_info('processes')"
-		" WHERE name = 'peak_heap_bytes'";
-	sqlite3_stmt *st;
-	int n = 0, rows = 0;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot read the database: %s", sqlite3_errmsg(db));
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		rows++;
-		n += sqlite3_column_int(st, 0) > 0;
-	}
-	sqlite3_finalize(st);
-	return rows == 3 && n == 3;
-}
-
 int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 {
 	int32_t *host_index = NULL;
@@ -746,9 +858,10 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 		return -1;
 	}
 	t->path = strdup(path);
-	if (!t->path || check_schema(db, path) ||
-	    (t->has_heap = has_heap_columns(db)) < 0 ||
-	    load_hosts(t, db, &host_index, &nindex) ||
+	if (!t->path || check_schema(db, path, &t->schema_version))
+		goto out;
+	t->has_heap = t->schema_version >= CCSG_SCHEMA_HEAP;
+	if (load_hosts(t, db, &host_index, &nindex) ||
 	    load_procs(t, db, host_index, nindex) || load_threads(t, db) ||
 	    load_sites_objects(t, db) || load_calls(t, db))
 		goto out;

@@ -13,12 +13,16 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "causal/db-schema.h"
 #include "hashmap.h"
 
 #define CCSG_NONE INT64_MIN
 
-/* The schema version of the merged database that ccsg reads. */
-#define CCSG_SCHEMA_VERSION 2
+/*
+ * The oldest schema version of the merged database that ccsg reads: 2,
+ * whose chain ids are hex text; the newest is DB_SCHEMA_VERSION.
+ */
+#define CCSG_SCHEMA_OLDEST 2
 
 /* enum clnt_stat values ccsg interprets (fixed by the ONC RPC API). */
 #define CCSG_RPC_SUCCESS 0
@@ -38,6 +42,9 @@ extern const char *const ccsg_reply_names[CCSG_NREPLY];	/* "success", ... */
  */
 enum ccsg_resource { CCSG_RES_CPU, CCSG_RES_ALLOC, CCSG_RES_FREED };
 #define CCSG_HEAP(res) ((res)-CCSG_RES_ALLOC) /* index of heap[] below */
+
+/* The schema version that has the heap columns. */
+#define CCSG_SCHEMA_HEAP 4
 
 /* The four probes of a call, in their order along a chain (Figure 4). */
 enum ccsg_probe { CCSG_STUB_START, CCSG_SKEL_START, CCSG_SKEL_END, CCSG_STUB_END };
@@ -89,6 +96,7 @@ struct ccsg_thread {
 	int64_t cpu_ns;			/* CCSG_NONE when not measured */
 	int64_t heap[2];		/* bytes allocated, freed; CCSG_NONE */
 	int64_t heap_peak;		/* highest live bytes; CCSG_NONE */
+	int64_t end_mono_ns;		/* CCSG_NONE without THREAD_END */
 	int64_t ctx_function;		/* CCSG_NONE */
 	/* Filled by ccsg_dscg_build(). */
 	int32_t parent_thread;		/* thread-spawn-thread, -1 */
@@ -96,7 +104,7 @@ struct ccsg_thread {
 };
 
 struct ccsg_chain {
-	uint8_t id[20];
+	uint8_t id[DB_CHAIN_LEN];
 	int32_t first, n;		/* its calls: calls[first .. first+n) */
 	/* Filled by ccsg_dscg_build(). */
 	int32_t breaks;			/* abnormal transitions */
@@ -126,6 +134,8 @@ struct ccsg_site {
 
 struct ccsg_trace {
 	char *path;
+	int schema_version; /* meta.schema_version */
+	int has_heap;	    /* the heap columns: version >= CCSG_SCHEMA_HEAP */
 	char **hosts;			/* names, in host_id order */
 	size_t nhosts;
 	struct ccsg_proc *procs;	/* indexed by proc_id */
@@ -141,7 +151,6 @@ struct ccsg_trace {
 	size_t nobjects;
 	struct ccsg_site *sites;
 	size_t nsites;
-	int has_heap;			/* the database has the heap columns */
 	char **strings;			/* interned symbols and peers */
 	size_t nstrings;
 	struct hashmap thread_map;	/* (proc, tid) -> thread index */
@@ -152,10 +161,10 @@ struct ccsg_trace {
 /*
  * Load the database at path.  A missing file, a database that is not a
  * merged trace (no rpc_calls / threads / processes / hosts tables), a
- * schema version other than CCSG_SCHEMA_VERSION, a value of the wrong
- * type or out of range in a column ccsg reads (fail() names the table,
- * row and column) or a trace without processes is a fail(): -1 and
- * nothing to release.
+ * schema version before CCSG_SCHEMA_OLDEST or after DB_SCHEMA_VERSION, a
+ * value of the wrong type or out of range in a column ccsg reads (fail()
+ * names the table, row and column) or a trace without processes is a
+ * fail(): -1 and nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
 void ccsg_trace_release(struct ccsg_trace *t);

@@ -94,7 +94,8 @@ static void fx_val(char *buf, size_t len, long long v, long long scale)
 }
 
 /*
- * One rpc_calls row.  ev[4] and cpu[4] (us) in probe order stub start,
+ * One rpc_calls row; chain is 40 hex digits (stored as its 20 bytes).
+ * ev[4] and cpu[4] (us) in probe order stub start,
  * skeleton start, skeleton end, stub end; NUL for absent.  The client side
  * is (cproc, ctid), the server side (sproc, stid, sfid); 0 for none.
  */
@@ -112,20 +113,24 @@ static void fx_call(const char *chain, unsigned prog, unsigned proc, const char 
 		fx_val(t[i], sizeof(t[i]), ev[i], 10 * US);
 	}
 	snprintf(sql, sizeof(sql),
-		 "INSERT INTO rpc_calls(chain, prog, vers, proc, client_proc_id, client_tid, "
-		 "site_symbol, stub_start_event, stub_start_ns, stub_start_cpu_ns, "
-		 "stub_end_event, stub_end_exit_ns, stub_end_cpu_ns, server_proc_id, server_tid, "
-		 "server_function_id, object_id, skel_start_event, skel_start_exit_ns, "
-		 "skel_start_cpu_ns, skel_end_event, skel_end_ns, skel_end_cpu_ns, missing) "
-		 "VALUES('%s', %u, 1, %u, %s%d%s, %s%d%s, '%s', %s, %s, %s, %s, %s, %s, "
-		 "%s%d%s, %s%d%s, %s%d%s, 1, %s, %s, %s, %s, %s, %s, %s)",
-		 chain, prog, proc, cproc ? "" : "NULLIF(", cproc, cproc ? "" : ",0)",
-		 cproc ? "" : "NULLIF(", ctid, cproc ? "" : ",0)", symbol ? symbol : "",
-		 e[0], t[0], c[0], e[3], t[3], c[3],
-		 sproc ? "" : "NULLIF(", sproc, sproc ? "" : ",0)",
-		 sproc ? "" : "NULLIF(", stid, sproc ? "" : ",0)",
-		 sproc ? "" : "NULLIF(", sfid, sproc ? "" : ",0)",
-		 e[1], t[1], c[1], e[2], t[2], c[2], missing);
+		 "INSERT INTO rpc_calls(chain, prog, vers, proc, "
+		 "client_proc_id, client_tid, site_symbol, stub_start_event, "
+		 "stub_start_ns, stub_start_cpu_ns, stub_end_event, "
+		 "stub_end_exit_ns, stub_end_cpu_ns, server_proc_id, "
+		 "server_tid, server_function_id, object_id, skel_start_event, "
+		 "skel_start_exit_ns, skel_start_cpu_ns, skel_end_event, "
+		 "skel_end_ns, skel_end_cpu_ns, missing) "
+		 "VALUES(x'%s', %u, 1, %u, %s%d%s, %s%d%s, '%s', %s, %s, %s, "
+		 "%s, %s, %s, %s%d%s, %s%d%s, %s%d%s, 1, %s, %s, %s, %s, %s, "
+		 "%s, %s)",
+		 chain, prog, proc, cproc ? "" : "NULLIF(", cproc,
+		 cproc ? "" : ",0)", cproc ? "" : "NULLIF(", ctid,
+		 cproc ? "" : ",0)", symbol ? symbol : "", e[0], t[0], c[0],
+		 e[3], t[3], c[3], sproc ? "" : "NULLIF(", sproc,
+		 sproc ? "" : ",0)", sproc ? "" : "NULLIF(", stid,
+		 sproc ? "" : ",0)", sproc ? "" : "NULLIF(", sfid,
+		 sproc ? "" : ",0)", e[1], t[1], c[1], e[2], t[2], c[2],
+		 missing);
 	fx_exec(sql);
 }
 

@@ -3,7 +3,8 @@
  * writes: a schema version it does not know, and values of the wrong
  * type or out of range in the columns it reads.  Each is one error line
  * naming the database and what is wrong (table, row and column), and
- * `ccsg` exits with status 1; nothing is loaded half-way.
+ * `ccsg` exits with status 1; nothing is loaded half-way.  A database of
+ * schema version 2 (chain ids as hex text) is read as it was written.
  */
 #include <check.h>
 #include <stdio.h>
@@ -94,10 +95,10 @@ START_TEST(test_schema_version)
 	static const struct {
 		const char *value, *says;
 	} cases[] = {
-		{ "3", "schema version 3" },		/* newer than ccsg knows */
+		{ "5", "schema version 5" }, /* newer than ccsg knows */
 		{ "99", "schema version 99" },
-		{ "1", "schema version 1" },		/* older, without rpc tables */
-		{ "2x", "'2x'" },			/* not a number */
+		{ "1", "schema version 1" }, /* older, without rpc tables */
+		{ "2x", "'2x'" },	     /* not a number */
 		{ "", "''" },
 	};
 
@@ -125,68 +126,161 @@ static const struct bad {
 	const char *sql, *table, *row, *column;
 } bad[] = {
 	/* text, blob and real where an integer is expected */
-	{ "UPDATE rpc_calls SET stub_start_ns = 'abc'", "rpc_calls", "call_id 1", "stub_start_ns" },
-	{ "UPDATE rpc_calls SET skel_end_cpu_ns = x'0102'", "rpc_calls", "call_id 1",
-	  "skel_end_cpu_ns" },
+	{ "UPDATE rpc_calls SET stub_start_ns = 'abc'", "rpc_calls",
+	  "call_id 1", "stub_start_ns" },
+	{ "UPDATE rpc_calls SET skel_end_cpu_ns = x'0102'", "rpc_calls",
+	  "call_id 1", "skel_end_cpu_ns" },
 	{ "UPDATE rpc_calls SET prog = 1.5", "rpc_calls", "call_id 1", "prog" },
-	{ "UPDATE rpc_calls SET stub_end_event = '3 events'", "rpc_calls", "call_id 1",
-	  "stub_end_event" },
-	{ "UPDATE rpc_calls SET status = 'bad'", "rpc_calls", "call_id 1", "status" },
+	{ "UPDATE rpc_calls SET stub_end_event = '3 events'", "rpc_calls",
+	  "call_id 1", "stub_end_event" },
+	{ "UPDATE rpc_calls SET status = 'bad'", "rpc_calls", "call_id 1",
+	  "status" },
 	/* negative counts, values out of range */
-	{ "UPDATE rpc_calls SET args_bytes = -5", "rpc_calls", "call_id 1", "args_bytes" },
-	{ "UPDATE rpc_calls SET server_results_bytes = -1", "rpc_calls", "call_id 1",
-	  "server_results_bytes" },
-	{ "UPDATE rpc_calls SET skel_start_event = -3", "rpc_calls", "call_id 1",
-	  "skel_start_event" },
-	{ "UPDATE rpc_calls SET client_tid = 99999999999", "rpc_calls", "call_id 1",
-	  "client_tid" },
-	{ "UPDATE rpc_calls SET vers = 4294967296", "rpc_calls", "call_id 1", "vers" },
-	{ "UPDATE rpc_calls SET one_way = 7", "rpc_calls", "call_id 1", "one_way" },
-	{ "UPDATE rpc_calls SET stub_end_cpu_ns = -100", "rpc_calls", "call_id 1",
-	  "stub_end_cpu_ns" },
+	{ "UPDATE rpc_calls SET args_bytes = -5", "rpc_calls", "call_id 1",
+	  "args_bytes" },
+	{ "UPDATE rpc_calls SET server_results_bytes = -1", "rpc_calls",
+	  "call_id 1", "server_results_bytes" },
+	{ "UPDATE rpc_calls SET skel_start_event = -3", "rpc_calls",
+	  "call_id 1", "skel_start_event" },
+	{ "UPDATE rpc_calls SET client_tid = 99999999999", "rpc_calls",
+	  "call_id 1", "client_tid" },
+	{ "UPDATE rpc_calls SET vers = 4294967296", "rpc_calls", "call_id 1",
+	  "vers" },
+	{ "UPDATE rpc_calls SET one_way = 7", "rpc_calls", "call_id 1",
+	  "one_way" },
+	{ "UPDATE rpc_calls SET stub_end_cpu_ns = -100", "rpc_calls",
+	  "call_id 1", "stub_end_cpu_ns" },
 	/* enum strings ccsg does not know, text of the wrong shape */
-	{ "UPDATE rpc_calls SET missing = 'nobody'", "rpc_calls", "call_id 1", "missing" },
-	{ "UPDATE rpc_calls SET reply = 'maybe'", "rpc_calls", "call_id 1", "reply" },
-	{ "UPDATE rpc_calls SET chain = 'xyz'", "rpc_calls", "call_id 1", "chain" },
-	{ "UPDATE rpc_calls SET tag = x'6f6b'", "rpc_calls", "call_id 1", "tag" },
-	{ "UPDATE rpc_calls SET site_symbol = x'00'", "rpc_calls", "call_id 1", "site_symbol" },
+	{ "UPDATE rpc_calls SET missing = 'nobody'", "rpc_calls", "call_id 1",
+	  "missing" },
+	{ "UPDATE rpc_calls SET reply = 'maybe'", "rpc_calls", "call_id 1",
+	  "reply" },
+	{ "UPDATE rpc_calls SET chain = 'xyz'", "rpc_calls", "call_id 1",
+	  "chain" },
+	{ "UPDATE rpc_calls SET tag = x'6f6b'", "rpc_calls", "call_id 1",
+	  "tag" },
+	{ "UPDATE rpc_calls SET site_symbol = x'00'", "rpc_calls", "call_id 1",
+	  "site_symbol" },
 	/* a start probe without the program it gives */
-	{ "UPDATE rpc_calls SET proc = NULL", "rpc_calls", "call_id 1", "proc" },
+	{ "UPDATE rpc_calls SET proc = NULL", "rpc_calls", "call_id 1",
+	  "proc" },
 	/* the other tables ccsg reads */
-	{ "UPDATE threads SET cpu_ns = 'lots' WHERE tid = 1 AND proc_id = 2", "threads",
-	  "proc_id 2, tid 1", "cpu_ns" },
+	{ "UPDATE threads SET cpu_ns = 'lots' WHERE tid = 1 AND proc_id = 2",
+	  "threads", "proc_id 2, tid 1", "cpu_ns" },
 	{ "UPDATE threads SET marker = 'grey' WHERE proc_id = 1", "threads",
 	  "proc_id 1, tid 1", "marker" },
 	{ "UPDATE threads SET ctx_function = -2 WHERE proc_id = 1", "threads",
 	  "proc_id 1, tid 1", "ctx_function" },
 	{ "UPDATE threads SET parent_tid = 'x' WHERE proc_id = 1", "threads",
 	  "proc_id 1, tid 1", "parent_tid" },
-	{ "UPDATE processes SET pid = 'x' WHERE proc_id = 2", "processes", "proc_id 2", "pid" },
+	/* ccsg impact's joined threads */
+	{ "UPDATE threads SET end_mono_ns = 'late' WHERE proc_id = 1",
+	  "threads", "proc_id 1, tid 1", "end_mono_ns" },
+	{ "UPDATE processes SET pid = 'x' WHERE proc_id = 2", "processes",
+	  "proc_id 2", "pid" },
 	/* an id ccsg would index a dense array with: not gigabytes */
-	{ "UPDATE processes SET proc_id = 100000000 WHERE proc_id = 2", "processes", "#2",
-	  "proc_id" },
+	{ "UPDATE processes SET proc_id = 100000000 WHERE proc_id = 2",
+	  "processes", "#2", "proc_id" },
 	{ "UPDATE hosts SET host_id = 2000000000", "hosts", "#1", "host_id" },
-	{ "UPDATE processes SET host_id = -1 WHERE proc_id = 2", "processes", "proc_id 2",
-	  "host_id" },
-	{ "UPDATE processes SET exe = x'2f' WHERE proc_id = 1", "processes", "proc_id 1", "exe" },
+	{ "UPDATE processes SET host_id = -1 WHERE proc_id = 2", "processes",
+	  "proc_id 2", "host_id" },
+	{ "UPDATE processes SET exe = x'2f' WHERE proc_id = 1", "processes",
+	  "proc_id 1", "exe" },
 	{ "UPDATE hosts SET name = x'41'", "hosts", "host_id 1", "name" },
-	{ "UPDATE rpc_objects SET object_id = 'o'", "rpc_objects", "proc_id 2", "object_id" },
-	{ "UPDATE rpc_sites SET module = x'00'", "rpc_sites", "proc_id 1, site_id 1", "module" },
+	{ "UPDATE rpc_objects SET object_id = 'o'", "rpc_objects", "proc_id 2",
+	  "object_id" },
+	{ "UPDATE rpc_sites SET module = x'00'", "rpc_sites",
+	  "proc_id 1, site_id 1", "module" },
 };
 
-START_TEST(test_bad_values)
+/* Chain ids of the wrong form for the database's version. */
+static const struct bad bad_chains[] = {
+	{ "UPDATE rpc_calls SET chain = x'0102'", "rpc_calls", "call_id 1",
+	  "chain" },
+	/* version 2's form of a chain id in a version 3 database */
+	{ "UPDATE rpc_calls SET chain = lower(hex(chain))", "rpc_calls",
+	  "call_id 1", "chain" },
+	/* version 3's form in a version 2 database, and hex not lowercase */
+	{ "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+	  "rpc_calls", "call_id 1", "chain" },
+	{ "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+	  " UPDATE rpc_calls SET chain = upper(hex(chain))",
+	  "rpc_calls", "call_id 1", "chain" },
+};
+
+static void check_bad(const struct bad *b)
 {
-	const struct bad *b = &bad[_i];
 	char msg[512], want[128];
 	const char *path;
 
 	base_db();
 	fx_exec(b->sql);
 	path = fx_close();
-	ck_assert_msg(load_err(path, msg, sizeof(msg)) < 0, "'%s' accepted", b->sql);
+	ck_assert_msg(load_err(path, msg, sizeof(msg)) < 0, "'%s' accepted",
+		      b->sql);
 	assert_one_error(msg, path);
-	snprintf(want, sizeof(want), "table %s, row %s, column %s:", b->table, b->row, b->column);
-	ck_assert_msg(strstr(msg, want), "'%s': '%s' does not say '%s'", b->sql, msg, want);
+	snprintf(want, sizeof(want), "table %s, row %s, column %s:", b->table,
+		 b->row, b->column);
+	ck_assert_msg(strstr(msg, want), "'%s': '%s' does not say '%s'", b->sql,
+		      msg, want);
+	unlink(path);
+}
+
+START_TEST(test_bad_values)
+{
+	check_bad(&bad[_i]);
+}
+END_TEST
+
+START_TEST(test_bad_chains)
+{
+	check_bad(&bad_chains[_i]);
+}
+END_TEST
+
+/* The calls, chains and strings of two loaded traces are the same. */
+static void assert_same_trace(const struct ccsg_trace *a,
+			      const struct ccsg_trace *b)
+{
+	ck_assert_uint_eq(a->ncalls, b->ncalls);
+	ck_assert_uint_eq(a->nchains, b->nchains);
+	ck_assert_uint_eq(a->nthreads, b->nthreads);
+	ck_assert_uint_eq(a->nstrings, b->nstrings);
+	ck_assert(!memcmp(a->calls, b->calls, a->ncalls * sizeof(*a->calls)));
+	ck_assert(
+		!memcmp(a->chains, b->chains, a->nchains * sizeof(*a->chains)));
+	ck_assert(!memcmp(a->threads, b->threads,
+			  a->nthreads * sizeof(*a->threads)));
+	for (size_t i = 0; i < a->nstrings; i++)
+		ck_assert_str_eq(a->strings[i], b->strings[i]);
+}
+
+/*
+ * Schema version 2, whose chain ids are 40 lowercase hex digits of text:
+ * ccsg reads it as the version 3 it became (same calls, same chains in
+ * the same order, same ids).
+ */
+START_TEST(test_schema_version_2)
+{
+	struct ccsg_trace t3, t2;
+	const char *path = fx_outcomes();
+	char msg[512];
+
+	ck_assert_msg(load_err(path, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert_int_eq(ccsg_trace_load(&t3, path), 0);
+	ck_assert_int_eq(t3.schema_version, DB_SCHEMA_VERSION);
+	ck_assert_uint_eq(t3.nchains, 12);
+	ck_assert_int_eq(t3.chains[0].id[DB_CHAIN_LEN - 1], 0xe0);
+	ck_assert_int_eq(sqlite3_open(path, &fx_db), SQLITE_OK);
+	fx_exec("UPDATE rpc_calls SET chain = lower(hex(chain));"
+		"UPDATE threads SET ctx_chain = lower(hex(ctx_chain));"
+		"UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+	sqlite3_close(fx_db);
+	ck_assert_int_eq(ccsg_trace_load(&t2, path), 0);
+	ck_assert_int_eq(t2.schema_version, 2);
+	assert_same_trace(&t2, &t3);
+	ccsg_trace_release(&t2);
+	ccsg_trace_release(&t3);
 	unlink(path);
 }
 END_TEST
@@ -195,7 +289,7 @@ END_TEST
 START_TEST(test_cli_exit_status)
 {
 	static const char *const spoil[] = {
-		"UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+		"UPDATE meta SET value = '5' WHERE key = 'schema_version'",
 		"UPDATE rpc_calls SET results_bytes = 'many'",
 	};
 	static const char *const cmds[] = { "dscg", "report", "latency" };
@@ -239,7 +333,10 @@ Suite *ccsg_input_suite(void)
 
 	tcase_add_test(tc, test_valid_base);
 	tcase_add_test(tc, test_schema_version);
+	tcase_add_test(tc, test_schema_version_2);
 	tcase_add_loop_test(tc, test_bad_values, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_loop_test(tc, test_bad_chains, 0,
+			    sizeof(bad_chains) / sizeof(bad_chains[0]));
 	tcase_add_test(tc, test_cli_exit_status);
 	suite_add_tcase(s, tc);
 	return s;

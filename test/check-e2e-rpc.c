@@ -257,15 +257,15 @@ START_TEST(test_spawned_thread)
 				       " proc_id = %lld AND tid = %lld",
 				       a.proc, th),
 			 rpc_col(&t, spawn, "server_function_id"));
-	chain = rpc_col_text(&t, spawn, "chain");
+	chain = rpc_col_text(&t, spawn, "hex(chain)");
 	ck_assert_int_eq(
-	    e2e_query_int(t.sql,
-			  "SELECT ctx_chain = %Q AND ctx_event "
-			  "BETWEEN %lld AND %lld FROM threads "
-			  "WHERE proc_id = %lld AND tid = %lld",
-			  chain, rpc_col(&t, spawn, "skel_start_event"),
-			  rpc_col(&t, spawn, "skel_end_event"), a.proc, th),
-	    1);
+		e2e_query_int(t.sql,
+			      "SELECT hex(ctx_chain) = %Q AND ctx_event "
+			      "BETWEEN %lld AND %lld FROM threads "
+			      "WHERE proc_id = %lld AND tid = %lld",
+			      chain, rpc_col(&t, spawn, "skel_start_event"),
+			      rpc_col(&t, spawn, "skel_end_event"), a.proc, th),
+		1);
 	ck_assert_int_eq(e2e_query_int(t.sql,
 				       "SELECT parent_tid FROM threads WHERE "
 				       "proc_id = %lld AND tid = %lld",
@@ -277,7 +277,7 @@ START_TEST(test_spawned_thread)
 				       "chain) FROM rpc_calls WHERE "
 				       "client_proc_id = %lld AND client_tid "
 				       "= %lld AND server_proc_id = %lld AND "
-				       "proc = %d AND chain != %Q AND "
+				       "proc = %d AND hex(chain) != %Q AND "
 				       "site_symbol = 'say_it_1'",
 				       a.proc, th, b.proc, P_SAY_IT, chain),
 			 41);

@@ -1,6 +1,6 @@
 /*
  * check-merge-rpc.c - unit tests of the Sun RPC tables of `tracedump
- * merge` (rpc_probes, rpc_sites, rpc_objects, rpc_calls) on three
+ * merge` (rpc_sites, rpc_objects, rpc_calls; the view rpc_probes) on three
  * processes written by log-fixture.h:
  *
  *   A (client, killed)  call 1 -> B, whose implementation calls C (nested)
@@ -209,8 +209,10 @@ START_TEST(test_rpc_calls_joined)
 			 "1:1>2:,2:1>-:server,3:1>2:,4:2>3:,5:2>3:,6:->2:client");
 
 	/* Call 1: A -> B, both sides complete. */
-	ck_assert_str_eq(q_list(db, "SELECT chain FROM rpc_calls WHERE call_id=1"),
-			 "aa0102030405060708090a0b0c0d0eff00000001");
+	ck_assert_str_eq(
+		q_list(db, "SELECT typeof(chain) || ' ' || lower(hex(chain))"
+			   " FROM rpc_calls WHERE call_id=1"),
+		"blob aa0102030405060708090a0b0c0d0eff00000001");
 	ck_assert_str_eq(q_list(db, "SELECT prog || '/' || vers || '/' || proc || ' ' ||"
 				" transport || ' xid ' || xid || ' flags ' || flags ||"
 				" ' one_way ' || one_way FROM rpc_calls WHERE call_id=1"),
@@ -256,11 +258,14 @@ START_TEST(test_rpc_calls_joined)
 			       " missing IS NULL"), 1);
 
 	/* Call 4: nested in call 1, same chain, over a unix socket. */
-	ck_assert_str_eq(q_list(db, "SELECT chain || ' ' || stub_start_event || ' ' ||"
-				" skel_start_event || ' ' || peer || ' ' || object_id ||"
-				" ' ' || site_symbol FROM rpc_calls WHERE call_id=4"),
-			 "aa0102030405060708090a0b0c0d0eff00000001 3 4"
-			 " unix:/run/calc.sock 7 calc_mul_1");
+	ck_assert_str_eq(
+		q_list(db,
+		       "SELECT lower(hex(chain)) || ' ' || stub_start_event"
+		       " || ' ' || skel_start_event || ' ' || peer || ' ' ||"
+		       " object_id || ' ' || site_symbol FROM rpc_calls"
+		       " WHERE call_id=4"),
+		"aa0102030405060708090a0b0c0d0eff00000001 3 4"
+		" unix:/run/calc.sock 7 calc_mul_1");
 	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_calls WHERE call_id=4"
 			       " AND caller_address IS NULL"), 1);
 	/* The nested call lies inside B's skeleton of call 1. */
@@ -277,9 +282,10 @@ START_TEST(test_rpc_calls_joined)
 			       " server_results_bytes IS NULL AND missing IS NULL"), 1);
 
 	/* Call 6: an untraced client; B's own chain. */
-	ck_assert_str_eq(q_list(db, "SELECT chain || ' ' || caller_address || ' ' || tag ||"
-				" ' ' || reply || ' ' || proc || ' ' || xid FROM rpc_calls"
-				" WHERE call_id=6"),
+	ck_assert_str_eq(q_list(db, "SELECT lower(hex(chain)) || ' ' ||"
+				    " caller_address || ' ' || tag || ' ' ||"
+				    " reply || ' ' || proc || ' ' || xid"
+				    " FROM rpc_calls WHERE call_id=6"),
 			 "bb0102030405060708090a0b0c0d0eff00000001 10.0.0.9:700"
 			 " absent system_err 4 900");
 	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_calls WHERE call_id=6 AND"
@@ -294,17 +300,29 @@ START_TEST(test_rpc_probes_sites_objects)
 	struct merge_stats s;
 	sqlite3 *db = merged(&s);
 
+	/* rpc_probes is a view of rpc_calls: a probe stored once */
+	ck_assert_str_eq(q_text(db,
+				"SELECT group_concat(type) FROM sqlite_schema"
+				" WHERE name='rpc_probes'"),
+			 "view");
 	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_probes"), 18);
-	ck_assert_str_eq(q_list(db, "SELECT kind FROM rpc_probes WHERE proc_id=1 ORDER BY seq"),
+	ck_assert_str_eq(q_list(db, "SELECT kind FROM rpc_probes WHERE "
+				    "proc_id=1 ORDER BY mono_ns"),
 			 "stub_start,stub_end,stub_start,stub_end,stub_start");
-	/* seq is the records' seq: the probe is that record. */
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_probes p JOIN records r"
-			       " USING(proc_id, seq) WHERE r.type BETWEEN 16 AND 19"
-			       " AND r.mono_ns=p.mono_ns AND r.tid=p.tid"), 18);
-	ck_assert_str_eq(q_list(db, "SELECT chain || ' ' || event_no || ' ' || function_id ||"
-				" ' ' || mono_ns || ' ' || mono_exit_ns || ' ' || cpu_ns"
-				" FROM rpc_probes WHERE proc_id=3 AND seq=3"),
-			 "aa0102030405060708090a0b0c0d0eff00000001 4 1 230 231 2300");
+	/* Each is a probe record of its process, at its time, of its thread. */
+	ck_assert_int_eq(
+		q_int(db, "SELECT count(*) FROM rpc_probes p JOIN records r"
+			  " ON r.proc_id=p.proc_id AND r.mono_ns=p.mono_ns"
+			  " AND r.tid=p.tid WHERE r.type BETWEEN 16 AND 19"),
+		18);
+	ck_assert_str_eq(
+		q_list(db,
+		       "SELECT call_id || ' ' || lower(hex(chain)) || ' ' ||"
+		       " event_no || ' ' || function_id || ' ' || mono_ns ||"
+		       " ' ' || mono_exit_ns || ' ' || cpu_ns FROM rpc_probes"
+		       " WHERE proc_id=3 AND kind='skel_start' AND tid=1"
+		       " AND event_no=4"),
+		"4 aa0102030405060708090a0b0c0d0eff00000001 4 1 230 231 2300");
 	ck_assert_str_eq(q_list(db, "SELECT proc_id || ' ' || site_id || ' ' || symbol ||"
 				" ' ' || module FROM rpc_sites ORDER BY proc_id"),
 			 "1 1 calc_add_1 /bin/a,2 1 calc_mul_1 /bin/b");
@@ -313,8 +331,11 @@ START_TEST(test_rpc_probes_sites_objects)
 				" FROM rpc_objects ORDER BY proc_id"),
 			 "2 1 536871065 tcp 0.0.0.0:2049 tcp,"
 			 "3 7 536871066 unix unix:/run/calc.sock unix");
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='index'"
-			       " AND name LIKE 'rpc_%'"), 5);
+	ck_assert_int_eq(
+		q_int(db,
+		      "SELECT count(*) FROM sqlite_schema WHERE type='index'"
+		      " AND name LIKE 'rpc_%'"),
+		4);
 	sqlite3_close(db);
 }
 END_TEST

@@ -395,8 +395,8 @@ E2E_FN void rpc_assert_text(struct e2e *t, long long id, const char *col,
  */
 E2E_FN void rpc_assert_nested(struct e2e *t, long long outer, long long inner)
 {
-	char *co = rpc_col_text(t, outer, "chain"),
-	     *ci = rpc_col_text(t, inner, "chain");
+	char *co = rpc_col_text(t, outer, "hex(chain)"),
+	     *ci = rpc_col_text(t, inner, "hex(chain)");
 
 	ck_assert_msg(co && ci && !strcmp(co, ci),
 		      "nested call %lld in chain %s, its parent %lld in %s",

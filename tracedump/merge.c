@@ -45,7 +45,7 @@ struct merge {
 	sqlite3 *db;
 	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
-	sqlite3_stmt *ins_probe, *ins_site, *ins_object;
+	sqlite3_stmt *ins_site, *ins_object;
 	struct rpc_calls rpc;
 	struct spawn_links spawns;	/* parent links made at the end */
 	msgpack_zone zone;		/* to decode RPC records again */
@@ -97,23 +97,13 @@ static int step(struct merge *m, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE ? 0 : db_fail(m, what);
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s, size_t n)
+/* A process uuid: 32 lowercase hex digits. */
+static void bind_uuid(sqlite3_stmt *st, int col, const uint8_t *uuid)
 {
-	sqlite3_bind_text(st, i, s, (int)n, SQLITE_TRANSIENT);
-}
+	char buf[2 * CAUSAL_UUID_LEN + 1];
 
-static void bind_hex(sqlite3_stmt *st, int i, const uint8_t *p, size_t n)
-{
-	char buf[2 * CAUSAL_CHAIN_ID_LEN + 1];
-
-	hex_encode(buf, p, n);
-	sqlite3_bind_text(st, i, buf, (int)(2 * n), SQLITE_TRANSIENT);
-}
-
-static void bind_name(sqlite3_stmt *st, int i, const char *name)
-{
-	if (name)
-		sqlite3_bind_text(st, i, name, -1, SQLITE_STATIC);
+	hex_encode(buf, uuid, CAUSAL_UUID_LEN);
+	schema_bind_text_copy(st, col, buf, 2 * CAUSAL_UUID_LEN);
 }
 
 /* host_id of name, inserting it on first sight: ids in file order. */
@@ -133,40 +123,19 @@ static int host_id(struct merge *m, const char *name, int64_t *id)
 	m->hosts = hosts;
 	m->hosts[m->n_hosts++] = copy;
 	*id = (int64_t)m->n_hosts;
-	sqlite3_bind_int64(m->ins_host, 1, *id);
-	sqlite3_bind_text(m->ins_host, 2, copy, -1, SQLITE_STATIC);
+	schema_bind_int(m->ins_host, DB_HOSTS_HOST_ID, *id);
+	schema_bind_text(m->ins_host, DB_HOSTS_NAME, copy, -1);
 	m->stats->hosts++;
 	return step(m, m->ins_host, "insert host");
 }
 
-/* An RPC probe row; the probe also goes to the call join. */
-static int take_probe(struct merge *m, uint64_t seq, const struct record *r,
-		      const struct record_rpc *p)
-{
-	sqlite3_stmt *st = m->ins_probe;
-
-	sqlite3_bind_int64(st, 1, m->proc_id);
-	sqlite3_bind_int64(st, 2, (int64_t)seq);
-	bind_name(st, 3, record_rpc_kind(r->type));
-	sqlite3_bind_int64(st, 4, (int64_t)r->tid);
-	bind_hex(st, 5, p->chain, CAUSAL_CHAIN_ID_LEN);
-	sqlite3_bind_int64(st, 6, (int64_t)p->event);
-	sqlite3_bind_int64(st, 7, (int64_t)p->function);
-	sqlite3_bind_int64(st, 8, (int64_t)r->mono_ns);
-	sqlite3_bind_int64(st, 9, (int64_t)p->mono_exit_ns);
-	sqlite3_bind_int64(st, 10, (int64_t)p->cpu_ns);
-	if (rpc_calls_add(&m->rpc, m->proc_id, seq, r))
-		return -ENOMEM;
-	return step(m, st, "insert rpc probe");
-}
-
-static void bind_addr(sqlite3_stmt *st, int i, const struct record_bin *b)
+static void bind_addr(sqlite3_stmt *st, int col, const struct record_bin *b)
 {
 	char buf[RECORD_SOCKADDR_MAX];
 
 	if (b->ptr)
-		sqlite3_bind_text(st, i, record_sockaddr(buf, b->ptr, b->len), -1,
-				  SQLITE_TRANSIENT);
+		schema_bind_text_copy(st, col,
+				      record_sockaddr(buf, b->ptr, b->len), -1);
 }
 
 /* RPC_SITE and RPC_OBJECT: the first record of an id wins. */
@@ -176,37 +145,44 @@ static int take_rpc_meta(struct merge *m, uint64_t seq, const struct record *r)
 
 	if (r->type == CAUSAL_REC_RPC_SITE) {
 		st = m->ins_site;
-		sqlite3_bind_int64(st, 1, m->proc_id);
-		sqlite3_bind_int64(st, 2, (int64_t)r->rpc_site.site_id);
-		bind_text(st, 3, r->rpc_site.symbol.ptr, r->rpc_site.symbol.len);
-		bind_text(st, 4, r->rpc_site.module.ptr, r->rpc_site.module.len);
+		schema_bind_int(st, DB_RPC_SITES_PROC_ID, m->proc_id);
+		schema_bind_u64(st, DB_RPC_SITES_SITE_ID, r->rpc_site.site_id);
+		schema_bind_text_copy(st, DB_RPC_SITES_SYMBOL,
+				      r->rpc_site.symbol.ptr,
+				      (int)r->rpc_site.symbol.len);
+		schema_bind_text_copy(st, DB_RPC_SITES_MODULE,
+				      r->rpc_site.module.ptr,
+				      (int)r->rpc_site.module.len);
 		if (rpc_calls_add(&m->rpc, m->proc_id, seq, r))
 			return -ENOMEM;
 		return step(m, st, "insert rpc site");
 	}
 	st = m->ins_object;
-	sqlite3_bind_int64(st, 1, m->proc_id);
-	sqlite3_bind_int64(st, 2, (int64_t)r->rpc_object.object_id);
-	sqlite3_bind_int64(st, 3, (int64_t)r->rpc_object.prog);
-	sqlite3_bind_int64(st, 4, (int64_t)r->rpc_object.vers);
-	bind_name(st, 5, record_transport_name(r->rpc_object.transport));
-	bind_addr(st, 6, &r->rpc_object.address);
-	bind_text(st, 7, r->rpc_object.netid.ptr, r->rpc_object.netid.len);
+	schema_bind_int(st, DB_RPC_OBJECTS_PROC_ID, m->proc_id);
+	schema_bind_u64(st, DB_RPC_OBJECTS_OBJECT_ID, r->rpc_object.object_id);
+	schema_bind_u64(st, DB_RPC_OBJECTS_PROG, r->rpc_object.prog);
+	schema_bind_u64(st, DB_RPC_OBJECTS_VERS, r->rpc_object.vers);
+	schema_bind_text(st, DB_RPC_OBJECTS_TRANSPORT,
+			 record_transport_name(r->rpc_object.transport), -1);
+	bind_addr(st, DB_RPC_OBJECTS_ADDRESS, &r->rpc_object.address);
+	schema_bind_text_copy(st, DB_RPC_OBJECTS_NETID, r->rpc_object.netid.ptr,
+			      (int)r->rpc_object.netid.len);
 	return step(m, st, "insert rpc object");
 }
 
-/* Main thread: an RPC record (number seq of the process). */
+/*
+ * Main thread: an RPC record (number seq of the process).  A probe goes
+ * to the call join only: rpc_calls has every probe's columns (the view
+ * rpc_probes lists them one per row).
+ */
 static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 {
 	switch (r->type) {
 	case CAUSAL_REC_RPC_STUB_START:
-		return take_probe(m, seq, r, &r->stub_start.p);
 	case CAUSAL_REC_RPC_STUB_END:
-		return take_probe(m, seq, r, &r->stub_end.p);
 	case CAUSAL_REC_RPC_SKEL_START:
-		return take_probe(m, seq, r, &r->skel_start.p);
 	case CAUSAL_REC_RPC_SKEL_END:
-		return take_probe(m, seq, r, &r->skel_end.p);
+		return rpc_calls_add(&m->rpc, m->proc_id, seq, r);
 	case CAUSAL_REC_RPC_SITE:
 	case CAUSAL_REC_RPC_OBJECT:
 		return take_rpc_meta(m, seq, r);
@@ -238,33 +214,34 @@ static int chunk_rpc(struct merge *m, const struct chunk *c,
 static int chunk_store(struct merge *m, const struct chunk *c)
 {
 	sqlite3_stmt *st = m->ins_recs;
-	int i = 0, col = 1, rc;
+	int i = 0, row = 0, rc;
 
 	for (int k = 0; k < c->n; k++)
 		if (is_rpc(c->rec[k].type) && (rc = chunk_rpc(m, c, &c->rec[k])))
 			return rc;
 	while (i < c->n) {
 		const struct chunk_rec *cr = &c->rec[i];
+		int col = row * DB_RECORDS_NCOLS; /* row's first column */
 
-		if (col == 1)
+		if (!row)
 			st = c->n - i >= BATCH ? m->ins_recs : m->ins_rec;
-		sqlite3_bind_int64(st, col++, m->proc_id);
-		sqlite3_bind_int64(st, col++, (int64_t)cr->seq);
-		sqlite3_bind_int64(st, col++, (int64_t)cr->type);
-		sqlite3_bind_int64(st, col++, (int64_t)cr->tid);
-		sqlite3_bind_int64(st, col++, (int64_t)cr->mono);
+		schema_bind_int(st, col + DB_RECORDS_PROC_ID, m->proc_id);
+		schema_bind_u64(st, col + DB_RECORDS_SEQ, cr->seq);
+		schema_bind_u64(st, col + DB_RECORDS_TYPE, cr->type);
+		schema_bind_u64(st, col + DB_RECORDS_TID, cr->tid);
+		schema_bind_u64(st, col + DB_RECORDS_MONO_NS, cr->mono);
 		/* The chunk outlives the step: no copy. */
-		sqlite3_bind_blob(st, col++, c->buf + cr->off, (int)cr->len,
-				  SQLITE_STATIC);
+		schema_bind_blob(st, col + DB_RECORDS_DATA, c->buf + cr->off,
+				 (int)cr->len);
 		i++;
-		if (st == m->ins_recs && col <= 6 * BATCH)
+		if (st == m->ins_recs && ++row < BATCH)
 			continue;
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			sqlite3_reset(st);
 			return db_fail(m, "insert record");
 		}
 		sqlite3_reset(st);
-		col = 1;
+		row = 0;
 	}
 	m->stats->records += c->n;
 	progress(m, false);
@@ -299,30 +276,40 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct thread *t = v[i];
 
-		sqlite3_bind_int64(st, 1, m->proc_id);
-		sqlite3_bind_int64(st, 2, (int64_t)t->tid);
-		sqlite3_bind_int64(st, 3, (int64_t)t->parent_tid);
+		schema_bind_int(st, DB_THREADS_PROC_ID, m->proc_id);
+		schema_bind_u64(st, DB_THREADS_TID, t->tid);
+		schema_bind_u64(st, DB_THREADS_PARENT_TID, t->parent_tid);
 		if (t->has & T_START) {
-			sqlite3_bind_int64(st, 4, (int64_t)t->os_tid);
-			bind_name(st, 5, record_marker_name(t->marker));
-			sqlite3_bind_int64(st, 6, (int64_t)t->start_mono);
-			sqlite3_bind_int64(st, 7, (int64_t)t->start_cpu);
+			schema_bind_u64(st, DB_THREADS_OS_TID, t->os_tid);
+			schema_bind_text(st, DB_THREADS_MARKER,
+					 record_marker_name(t->marker), -1);
+			schema_bind_u64(st, DB_THREADS_START_MONO_NS,
+					t->start_mono);
+			schema_bind_u64(st, DB_THREADS_START_CPU_NS,
+					t->start_cpu);
 		}
 		if (t->has & T_SPAWN)
-			sqlite3_bind_int64(st, 8, (int64_t)t->spawn_mono);
+			schema_bind_u64(st, DB_THREADS_SPAWN_MONO_NS,
+					t->spawn_mono);
 		if (t->has & T_END) {
-			sqlite3_bind_int64(st, 9, (int64_t)t->end_mono);
-			sqlite3_bind_int64(st, 10, (int64_t)t->end_cpu);
-			bind_name(st, 11, record_thread_end_name(t->end_how));
+			schema_bind_u64(st, DB_THREADS_END_MONO_NS,
+					t->end_mono);
+			schema_bind_u64(st, DB_THREADS_END_CPU_NS, t->end_cpu);
+			schema_bind_text(st, DB_THREADS_END_HOW,
+					 record_thread_end_name(t->end_how),
+					 -1);
 		}
 		if ((t->has & T_START) && (t->has & T_END))
-			sqlite3_bind_int64(st, 12, (int64_t)(t->end_cpu - t->start_cpu));
+			schema_bind_u64(st, DB_THREADS_CPU_NS,
+					t->end_cpu - t->start_cpu);
 		if (t->has & T_CTX) {
-			bind_hex(st, 13, t->chain, CAUSAL_CHAIN_ID_LEN);
-			sqlite3_bind_int64(st, 14, (int64_t)t->ctx_event);
-			sqlite3_bind_int64(st, 15, (int64_t)t->ctx_function);
+			/* the thread map outlives the step */
+			schema_bind_chain(st, DB_THREADS_CTX_CHAIN, t->chain);
+			schema_bind_u64(st, DB_THREADS_CTX_EVENT, t->ctx_event);
+			schema_bind_u64(st, DB_THREADS_CTX_FUNCTION,
+					t->ctx_function);
 		}
-		sqlite3_bind_int64(st, 16, (int64_t)t->dropped);
+		schema_bind_u64(st, DB_THREADS_DROPPED, t->dropped);
 		/* heap: counted from start to end in one accounting period */
 		if ((t->has & T_START) && (t->has & T_END) &&
 		    t->heap_start.epoch &&
@@ -330,17 +317,16 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 			const struct heap_sample *a = &t->heap_start;
 			const struct heap_sample *b = &t->heap_end;
 
-			sqlite3_bind_int64(
-				st, 17,
-				(int64_t)(b->alloc_bytes - a->alloc_bytes));
-			sqlite3_bind_int64(
-				st, 18,
-				(int64_t)(b->freed_bytes - a->freed_bytes));
-			sqlite3_bind_int64(st, 19,
-					   (int64_t)(b->allocs - a->allocs));
-			sqlite3_bind_int64(st, 20,
-					   (int64_t)(b->frees - a->frees));
-			sqlite3_bind_int64(st, 21, t->heap_peak);
+			schema_bind_u64(st, DB_THREADS_ALLOC_BYTES,
+					b->alloc_bytes - a->alloc_bytes);
+			schema_bind_u64(st, DB_THREADS_FREED_BYTES,
+					b->freed_bytes - a->freed_bytes);
+			schema_bind_u64(st, DB_THREADS_ALLOCS,
+					b->allocs - a->allocs);
+			schema_bind_u64(st, DB_THREADS_FREES,
+					b->frees - a->frees);
+			schema_bind_int(st, DB_THREADS_PEAK_HEAP_BYTES,
+					t->heap_peak);
 		}
 		*dropped += t->dropped;
 		rc = step(m, st, "insert thread");
@@ -364,33 +350,37 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	if (p->ended && p->end_dropped > dropped)
 		dropped = p->end_dropped;
 	dropped += p->lost; /* never written: the disk was full */
-	sqlite3_bind_int64(st, 1, m->proc_id);
-	bind_hex(st, 2, p->uuid, CAUSAL_UUID_LEN);
-	sqlite3_bind_int64(st, 3, p->host_id);
-	sqlite3_bind_int64(st, 4, p->pid);
-	sqlite3_bind_int64(st, 5, p->ppid);
-	sqlite3_bind_text(st, 6, p->exe, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, p->argv, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 8, (int64_t)p->start_realtime);
-	sqlite3_bind_int64(st, 9, (int64_t)p->start_mono);
+	schema_bind_int(st, DB_PROCESSES_PROC_ID, m->proc_id);
+	bind_uuid(st, DB_PROCESSES_UUID, p->uuid);
+	schema_bind_int(st, DB_PROCESSES_HOST_ID, p->host_id);
+	schema_bind_int(st, DB_PROCESSES_PID, p->pid);
+	schema_bind_int(st, DB_PROCESSES_PPID, p->ppid);
+	schema_bind_text(st, DB_PROCESSES_EXE, p->exe, -1);
+	schema_bind_text(st, DB_PROCESSES_ARGV, p->argv, -1);
+	schema_bind_u64(st, DB_PROCESSES_START_REALTIME_NS, p->start_realtime);
+	schema_bind_u64(st, DB_PROCESSES_START_MONO_NS, p->start_mono);
 	if (p->has_parent)
-		bind_hex(st, 10, p->parent_uuid, CAUSAL_UUID_LEN);
-	sqlite3_bind_int64(st, 11, (int64_t)p->buffer_kb);
-	sqlite3_bind_int64(st, 12, (int64_t)p->flush_ms);
+		bind_uuid(st, DB_PROCESSES_PARENT_UUID, p->parent_uuid);
+	schema_bind_u64(st, DB_PROCESSES_BUFFER_KB, p->buffer_kb);
+	schema_bind_u64(st, DB_PROCESSES_FLUSH_MS, p->flush_ms);
 	if (p->ended) {
-		sqlite3_bind_int64(st, 13, (int64_t)p->end_mono);
-		sqlite3_bind_int64(st, 14, (int64_t)p->end_realtime);
-		bind_name(st, 15, record_process_end_name(p->end_reason));
-		sqlite3_bind_int64(st, 16, p->end_detail);
+		schema_bind_u64(st, DB_PROCESSES_END_MONO_NS, p->end_mono);
+		schema_bind_u64(st, DB_PROCESSES_END_REALTIME_NS,
+				p->end_realtime);
+		schema_bind_text(st, DB_PROCESSES_END_REASON,
+				 record_process_end_name(p->end_reason), -1);
+		schema_bind_int(st, DB_PROCESSES_END_DETAIL, p->end_detail);
 	}
-	sqlite3_bind_int64(st, 17, (int64_t)p->records);
-	sqlite3_bind_int64(st, 18, (int64_t)dropped);
-	sqlite3_bind_int(st, 19, p->ended && ok);
-	sqlite3_bind_int64(st, 20, file_id);
-	bind_name(st, 21, record_cpu_clock_name(p->cpu_clock));
+	schema_bind_u64(st, DB_PROCESSES_RECORDS, p->records);
+	schema_bind_u64(st, DB_PROCESSES_DROPPED, dropped);
+	schema_bind_int(st, DB_PROCESSES_COMPLETE, p->ended && ok);
+	schema_bind_int(st, DB_PROCESSES_FILE_ID, file_id);
+	schema_bind_text(st, DB_PROCESSES_CPU_CLOCK,
+			 record_cpu_clock_name(p->cpu_clock), -1);
 	/* the peak is the process's only if counted from its start on */
 	if (p->ended && p->end_heap_epoch == 1)
-		sqlite3_bind_int64(st, 22, (int64_t)p->end_heap_peak);
+		schema_bind_u64(st, DB_PROCESSES_PEAK_HEAP_BYTES,
+				p->end_heap_peak);
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)
@@ -407,14 +397,13 @@ static int store_file(struct merge *m, int64_t id, const char *name,
 {
 	sqlite3_stmt *st = m->ins_file;
 
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)res->bytes);
-	sqlite3_bind_int64(st, 4, (int64_t)res->frames);
-	sqlite3_bind_int64(st, 5, (int64_t)records);
-	sqlite3_bind_text(st, 6, status, -1, SQLITE_STATIC);
-	if (err)
-		sqlite3_bind_text(st, 7, err, -1, SQLITE_STATIC);
+	schema_bind_int(st, DB_FILES_FILE_ID, id);
+	schema_bind_text(st, DB_FILES_NAME, name, -1);
+	schema_bind_u64(st, DB_FILES_BYTES, res->bytes);
+	schema_bind_u64(st, DB_FILES_FRAMES, res->frames);
+	schema_bind_u64(st, DB_FILES_RECORDS, records);
+	schema_bind_text(st, DB_FILES_STATUS, status, -1);
+	schema_bind_text(st, DB_FILES_ERROR, err, -1);
 	return step(m, st, "insert file");
 }
 
@@ -440,7 +429,7 @@ static const char *loss_status(struct merge *m, char *err, size_t size,
 	m->stats->disk_full += full;
 	m->stats->lost += p->lost;
 	*shown = full ? "cut short by a full disk" : "cut short by a failed write";
-	return full ? "disk_full" : "write_error";
+	return full ? DB_FILE_DISK_FULL : DB_FILE_WRITE_ERROR;
 }
 
 /*
@@ -453,7 +442,7 @@ static int finish_file(struct merge *m, const char *name, int64_t file_id,
 {
 	const struct logread_result res = c->res;
 	char path[8192], err[512] = "";
-	const char *status = "ok", *shown;
+	const char *status = DB_FILE_OK, *shown;
 	int rc = c->rc;
 	uint64_t bad;
 	bool loaded;
@@ -493,21 +482,21 @@ static int finish_file(struct merge *m, const char *name, int64_t file_id,
 	 * sound.  Anything else wrong makes the file corrupt.
 	 */
 	if (!err[0])
-		status = "ok";
+		status = DB_FILE_OK;
 	else if (rc == 0 && !bad && res.status != LOGREAD_CORRUPT &&
 		 (res.status == LOGREAD_TRUNCATED || !res.records))
-		status = "truncated";
+		status = DB_FILE_TRUNCATED;
 	else
-		status = "corrupt";
+		status = DB_FILE_CORRUPT;
 	if (bad && res.status != LOGREAD_OK && rc == 0)
 		snprintf(err + strlen(err), sizeof(err) - strlen(err),
 			 "; %" PRIu64 " malformed records", bad);
 	shown = status;
-	if (loaded && m->p->has_loss && strcmp(status, "corrupt"))
+	if (loaded && m->p->has_loss && strcmp(status, DB_FILE_CORRUPT))
 		status = loss_status(m, err, sizeof(err), &shown);
-	if (!strcmp(status, "truncated"))
+	if (!strcmp(status, DB_FILE_TRUNCATED))
 		m->stats->truncated++;
-	else if (!strcmp(status, "corrupt"))
+	else if (!strcmp(status, DB_FILE_CORRUPT))
 		m->stats->corrupt++;
 	if (err[0]) {
 		if (m->o->progress)
@@ -523,22 +512,10 @@ static int finish_file(struct merge *m, const char *name, int64_t file_id,
 	return rc;
 }
 
-static int prepare(struct merge *m, const char *sql, sqlite3_stmt **st)
+static int prepare(struct merge *m, enum db_table t, const char *verb, int rows,
+		   sqlite3_stmt **st)
 {
-	if (sqlite3_prepare_v3(m->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st,
-			       NULL) != SQLITE_OK)
-		return fail("database: %s", sqlite3_errmsg(m->db));
-	return 0;
-}
-
-static int prepare_batch(struct merge *m)
-{
-	char sql[64 + BATCH * 16];
-	size_t n = snprintf(sql, sizeof(sql), "INSERT INTO records VALUES");
-
-	for (int i = 0; i < BATCH; i++)
-		n += snprintf(sql + n, sizeof(sql) - n, "%s(?,?,?,?,?,?)", i ? "," : "");
-	return prepare(m, sql, &m->ins_recs);
+	return schema_prepare_insert(m->db, t, verb, rows, st);
 }
 
 static int exec(sqlite3 *db, const char *sql)
@@ -569,31 +546,23 @@ static int open_db(struct merge *m, const char *path)
 	 * 17.4 s against 16.0 s).  A bigger cache only moved the writes to
 	 * the commit; 4 KiB or 16 KiB pages were slower.
 	 */
-	/* one statement per table, as schema.c has them */
-	/* clang-format off */
-	if (exec(m->db, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
+	if (exec(m->db,
+		 "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
 		 " PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 		 " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
 		 " PRAGMA threads=2; BEGIN") ||
 	    schema_create(m->db) ||
-	    prepare(m, "INSERT INTO files VALUES(?,?,?,?,?,?,?)",
-		    &m->ins_file) ||
-	    prepare(m, "INSERT INTO hosts VALUES(?,?)", &m->ins_host) ||
-	    prepare(m, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?,?,?)", &m->ins_proc) ||
-	    prepare(m, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,"
-		    "?,?,?,?,?,?,?,?,?,?,?)", &m->ins_thread) ||
-	    prepare(m, "INSERT INTO records VALUES(?,?,?,?,?,?)", &m->ins_rec) ||
-	    prepare(m, "INSERT INTO rpc_probes VALUES(?,?,?,?,?,?,?,?,?,?)",
-		    &m->ins_probe) ||
-	    prepare(m, "INSERT OR IGNORE INTO rpc_sites VALUES(?,?,?,?)",
-		    &m->ins_site) ||
-	    prepare(m,
-		    "INSERT OR IGNORE INTO rpc_objects VALUES(?,?,?,?,?,?,?)",
-		    &m->ins_object))
+	    prepare(m, DB_FILES, "INSERT", 1, &m->ins_file) ||
+	    prepare(m, DB_HOSTS, "INSERT", 1, &m->ins_host) ||
+	    prepare(m, DB_PROCESSES, "INSERT", 1, &m->ins_proc) ||
+	    prepare(m, DB_THREADS, "INSERT", 1, &m->ins_thread) ||
+	    prepare(m, DB_RECORDS, "INSERT", 1, &m->ins_rec) ||
+	    prepare(m, DB_RECORDS, "INSERT", BATCH, &m->ins_recs) ||
+	    /* RPC_SITE / RPC_OBJECT repeated for an id: the first wins */
+	    prepare(m, DB_RPC_SITES, "INSERT OR IGNORE", 1, &m->ins_site) ||
+	    prepare(m, DB_RPC_OBJECTS, "INSERT OR IGNORE", 1, &m->ins_object))
 		return -1;
-	/* clang-format on */
-	return prepare_batch(m);
+	return 0;
 }
 
 static void close_db(struct merge *m)
@@ -604,10 +573,9 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_thread);
 	sqlite3_finalize(m->ins_rec);
 	sqlite3_finalize(m->ins_recs);
-	sqlite3_finalize(m->ins_probe);
 	sqlite3_finalize(m->ins_site);
 	sqlite3_finalize(m->ins_object);
-	m->ins_recs = m->ins_probe = m->ins_site = m->ins_object = NULL;
+	m->ins_recs = m->ins_site = m->ins_object = NULL;
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
 	sqlite3_close(m->db);
 	m->db = NULL;
@@ -702,12 +670,17 @@ static int cmp_count(const void *a, const void *b)
  */
 static int count_tags(struct merge *m)
 {
+	static const int cols[] = { DB_RPC_CALLS_TAG, DB_RPC_CALLS_REPLY_TAG };
 	struct merge_stats *s = m->stats;
+	char *sql = db_sql_select(DB_RPC_CALLS, cols, 2, NULL);
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(m->db, "SELECT tag, reply_tag FROM rpc_calls",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (!sql)
+		return fail("out of memory");
+	rc = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
 		return fail("database: %s", sqlite3_errmsg(m->db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		count_value(s->tags, &s->n_tags, sqlite3_column_text(st, 0));

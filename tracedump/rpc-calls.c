@@ -9,8 +9,8 @@
 
 #include "array.h"
 #include "causal/log-format.h"
-#include "hex.h"
 #include "rpc-calls.h"
+#include "schema.h"
 
 #define NONE SIZE_MAX
 #define NO_STR 0	/* strings[0] is a placeholder: offset 0 is "none" */
@@ -192,15 +192,28 @@ static bool is_start(unsigned type)
 
 #define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
 
-/* qsort has no context argument: the arrays being sorted set these. */
-static const struct rpc_probe *sort_probes;
-static const struct side *sort_sides;
+/*
+ * The join: sides made of the probes, then matched client to server.  It
+ * is the context of the qsort_r() comparators below, which sort indexes
+ * into probes and sides.
+ */
+struct join {
+	const struct rpc_probe *probes;
+	size_t *order; /* probes in pairing order */
+	struct side *sides;
+	size_t n_sides;
+	size_t *clients, *servers; /* client / server sides in row order */
+	size_t n_clients, n_servers;
+	size_t *keyed; /* server sides with a tag, by their key */
+	size_t n_keyed;
+};
 
 /* Pairing order: the two probes of one side become neighbours. */
-static int cmp_pairing(const void *a, const void *b)
+static int cmp_pairing(const void *a, const void *b, void *arg)
 {
-	const struct rpc_probe *x = &sort_probes[*(const size_t *)a];
-	const struct rpc_probe *y = &sort_probes[*(const size_t *)b];
+	const struct join *j = arg;
+	const struct rpc_probe *x = &j->probes[*(const size_t *)a];
+	const struct rpc_probe *y = &j->probes[*(const size_t *)b];
 
 	CMP(x->proc_id, y->proc_id);
 	CMP(is_server(x->type), is_server(y->type));
@@ -209,16 +222,20 @@ static int cmp_pairing(const void *a, const void *b)
 	return 0;
 }
 
-static const struct rpc_probe *first_probe(const struct side *s)
+static const struct rpc_probe *first_probe(const struct rpc_probe *probes,
+					   const struct side *s)
 {
-	return &sort_probes[s->start != NONE ? s->start : s->end];
+	return &probes[s->start != NONE ? s->start : s->end];
 }
 
 /* Row order: by process, then by the side's first record. */
-static int cmp_row(const void *a, const void *b)
+static int cmp_row(const void *a, const void *b, void *arg)
 {
-	const struct rpc_probe *x = first_probe(&sort_sides[*(const size_t *)a]);
-	const struct rpc_probe *y = first_probe(&sort_sides[*(const size_t *)b]);
+	const struct join *j = arg;
+	const struct rpc_probe *x =
+		first_probe(j->probes, &j->sides[*(const size_t *)a]);
+	const struct rpc_probe *y =
+		first_probe(j->probes, &j->sides[*(const size_t *)b]);
 
 	CMP(x->proc_id, y->proc_id);
 	CMP(x->seq, y->seq);
@@ -226,10 +243,13 @@ static int cmp_row(const void *a, const void *b)
 }
 
 /* Server sides by the (chain, event) their client had, minus one. */
-static int cmp_server_key(const void *a, const void *b)
+static int cmp_server_key(const void *a, const void *b, void *arg)
 {
-	const struct rpc_probe *x = &sort_probes[sort_sides[*(const size_t *)a].start];
-	const struct rpc_probe *y = &sort_probes[sort_sides[*(const size_t *)b].start];
+	const struct join *j = arg;
+	const struct rpc_probe *x =
+		&j->probes[j->sides[*(const size_t *)a].start];
+	const struct rpc_probe *y =
+		&j->probes[j->sides[*(const size_t *)b].start];
 	int c = memcmp(x->chain, y->chain, CAUSAL_CHAIN_ID_LEN);
 
 	if (c)
@@ -240,15 +260,16 @@ static int cmp_server_key(const void *a, const void *b)
 	return 0;
 }
 
-/* First index in idx[0..n) whose server start is >= (chain, event). */
-static size_t lower_bound(const size_t *idx, size_t n, const uint8_t *chain,
+/* First index in keyed whose server start is >= (chain, event). */
+static size_t lower_bound(const struct join *j, const uint8_t *chain,
 			  uint64_t event)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = j->n_keyed;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct rpc_probe *p = &sort_probes[sort_sides[idx[mid]].start];
+		const struct rpc_probe *p =
+			&j->probes[j->sides[j->keyed[mid]].start];
 		int c = memcmp(p->chain, chain, CAUSAL_CHAIN_ID_LEN);
 
 		if (c < 0 || (c == 0 && p->event < event))
@@ -291,54 +312,174 @@ static const char *site_symbol(const struct rpc_calls *rc, int64_t proc_id,
 	return NULL;
 }
 
-static void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
+/* Pair starts with ends into sides (order: the probes, sorted). */
+static void make_sides(struct join *j, size_t n)
 {
-	sqlite3_bind_int64(st, col, (int64_t)v);
+	const struct rpc_probe *probes = j->probes;
+
+	for (size_t i = 0; i < n; i++)
+		j->order[i] = i;
+	qsort_r(j->order, n, sizeof(*j->order), cmp_pairing, j);
+	j->n_sides = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct rpc_probe *p = &probes[j->order[i]];
+		struct side *s = &j->sides[j->n_sides++];
+
+		*s = (struct side){ NONE, NONE, NONE, false };
+		if (!is_start(p->type)) {
+			s->end = j->order[i]; /* its start was lost */
+			continue;
+		}
+		s->start = j->order[i];
+		if (i + 1 < n) {
+			const struct rpc_probe *q = &probes[j->order[i + 1]];
+
+			if (!is_start(q->type) && q->proc_id == p->proc_id &&
+			    is_server(q->type) == is_server(p->type) &&
+			    q->function == p->function)
+				s->end = j->order[++i];
+		}
+	}
 }
 
-static void bind_name(sqlite3_stmt *st, int col, const char *name)
+/* Client and server sides in row order; tagged server sides by key. */
+static void sort_sides(struct join *j)
 {
-	if (name)
-		sqlite3_bind_text(st, col, name, -1, SQLITE_STATIC);
+	for (size_t i = 0; i < j->n_sides; i++) {
+		const struct rpc_probe *p =
+			first_probe(j->probes, &j->sides[i]);
+
+		if (!is_server(p->type)) {
+			j->clients[j->n_clients++] = i;
+		} else {
+			j->servers[j->n_servers++] = i;
+			/* An untagged call started a chain of its own. */
+			if (j->sides[i].start != NONE &&
+			    p->tag == CAUSAL_TAG_OK)
+				j->keyed[j->n_keyed++] = i;
+		}
+	}
+	qsort_r(j->clients, j->n_clients, sizeof(*j->clients), cmp_row, j);
+	qsort_r(j->servers, j->n_servers, sizeof(*j->servers), cmp_row, j);
+	qsort_r(j->keyed, j->n_keyed, sizeof(*j->keyed), cmp_server_key, j);
+}
+
+/* Give each client side its server: the first unused one with its key. */
+static void match_sides(struct join *j)
+{
+	for (size_t i = 0; i < j->n_clients; i++) {
+		struct side *c = &j->sides[j->clients[i]];
+		const struct rpc_probe *p;
+
+		if (c->start == NONE)
+			continue;
+		p = &j->probes[c->start];
+		for (size_t k = lower_bound(j, p->chain, p->event + 1);
+		     k < j->n_keyed; k++) {
+			struct side *s = &j->sides[j->keyed[k]];
+			const struct rpc_probe *q = &j->probes[s->start];
+
+			if (memcmp(q->chain, p->chain, CAUSAL_CHAIN_ID_LEN) ||
+			    q->event != p->event + 1)
+				break;
+			if (!s->used) {
+				s->used = true;
+				c->peer = j->keyed[k];
+				break;
+			}
+		}
+	}
+}
+
+static void join_release(struct join *j)
+{
+	free(j->order);
+	free(j->sides);
+	free(j->clients);
+	free(j->servers);
+	free(j->keyed);
+	memset(j, 0, sizeof(*j));
+}
+
+/* Join what was added (n_probes > 0); 0 or -ENOMEM. */
+static int join_build(struct rpc_calls *rc, struct join *j)
+{
+	size_t n = rc->n_probes;
+
+	memset(j, 0, sizeof(*j));
+	j->probes = rc->probes;
+	j->order = malloc(n * sizeof(*j->order));
+	j->sides = malloc(n * sizeof(*j->sides));
+	j->clients = malloc(n * sizeof(*j->clients));
+	j->servers = malloc(n * sizeof(*j->servers));
+	j->keyed = malloc(n * sizeof(*j->keyed));
+	if (!j->order || !j->sides || !j->clients || !j->servers || !j->keyed) {
+		join_release(j);
+		return -ENOMEM;
+	}
+	/* No sites (only untraced callers): sites is NULL, which qsort
+	 * must not be given even with no element. */
+	if (rc->n_sites)
+		qsort(rc->sites, rc->n_sites, sizeof(*rc->sites), cmp_site);
+	make_sides(j, n);
+	sort_sides(j);
+	match_sides(j);
+	return 0;
+}
+
+/* The four columns of a probe in rpc_calls. */
+struct probe_cols {
+	int event, ns, exit_ns, cpu_ns;
+};
+
+#define PROBE_COLS(P)                                                          \
+	DB_RPC_CALLS_##P##_EVENT, DB_RPC_CALLS_##P##_NS,                       \
+		DB_RPC_CALLS_##P##_EXIT_NS, DB_RPC_CALLS_##P##_CPU_NS
+
+static const struct probe_cols stub_start_cols = { PROBE_COLS(STUB_START) };
+static const struct probe_cols stub_end_cols = { PROBE_COLS(STUB_END) };
+static const struct probe_cols skel_start_cols = { PROBE_COLS(SKEL_START) };
+static const struct probe_cols skel_end_cols = { PROBE_COLS(SKEL_END) };
+
+static void bind_probe(sqlite3_stmt *st, const struct probe_cols *col,
+		       const struct rpc_probe *p)
+{
+	if (!p)
+		return;
+	schema_bind_u64(st, col->event, p->event);
+	schema_bind_u64(st, col->ns, p->mono);
+	schema_bind_u64(st, col->exit_ns, p->mono_exit);
+	schema_bind_u64(st, col->cpu_ns, p->cpu);
 }
 
 static void bind_str(const struct rpc_calls *rc, sqlite3_stmt *st, int col,
 		     size_t off)
 {
 	if (off != NO_STR)
-		sqlite3_bind_text(st, col, rc->strings + off, -1, SQLITE_STATIC);
-}
-
-/* event, ns, exit_ns, cpu_ns of one probe from column col on. */
-static void bind_probe(sqlite3_stmt *st, int col, const struct rpc_probe *p)
-{
-	if (!p)
-		return;
-	bind_u64(st, col, p->event);
-	bind_u64(st, col + 1, p->mono);
-	bind_u64(st, col + 2, p->mono_exit);
-	bind_u64(st, col + 3, p->cpu);
+		schema_bind_text(st, col, rc->strings + off, -1);
 }
 
 /*
  * Bytes allocated and freed by a side, from its start probe a to its end
  * probe b (its stub or skeleton: Equation 1 of the CPU paper with bytes),
- * from column col on; NULL unless both counted it in one accounting
- * period (records.def, CAUSAL_FIELDS_HEAP).
+ * into the columns alloc and freed; NULL unless both counted it in one
+ * accounting period (records.def, CAUSAL_FIELDS_HEAP).
  */
-static void bind_heap(sqlite3_stmt *st, int col, const struct rpc_probe *a,
-		      const struct rpc_probe *b)
+static void bind_heap(sqlite3_stmt *st, int alloc, int freed,
+		      const struct rpc_probe *a, const struct rpc_probe *b)
 {
 	if (!a || !b || !a->heap_epoch || a->heap_epoch != b->heap_epoch)
 		return;
-	sqlite3_bind_int64(st, col, (int64_t)(b->alloc_bytes - a->alloc_bytes));
-	sqlite3_bind_int64(st, col + 1,
-			   (int64_t)(b->freed_bytes - a->freed_bytes));
+	schema_bind_u64(st, alloc, b->alloc_bytes - a->alloc_bytes);
+	schema_bind_u64(st, freed, b->freed_bytes - a->freed_bytes);
 }
 
 #define PROBE(i) ((i) == NONE ? NULL : &rc->probes[i])
 
-/* One row: client side c and/or server side s (NULL when missing). */
+/*
+ * One row: client side c and/or server side s (NULL when missing).
+ * Strings and the chain are bound in place: rc outlives the step.
+ */
 static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 		     int64_t call_id, const struct side *c, const struct side *s)
 {
@@ -346,189 +487,113 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 	const struct rpc_probe *ce = c ? PROBE(c->end) : NULL;
 	const struct rpc_probe *ss = s ? PROBE(s->start) : NULL;
 	const struct rpc_probe *se = s ? PROBE(s->end) : NULL;
-	const struct rpc_probe *any = c ? first_probe(c) : first_probe(s);
-	const struct rpc_probe *call = cs ? cs : ss;	/* prog, vers, ... */
-	char chain[2 * CAUSAL_CHAIN_ID_LEN + 1];
+	const struct rpc_probe *any = first_probe(rc->probes, c ? c : s);
+	const struct rpc_probe *call = cs ? cs : ss; /* prog, vers, ... */
 	int rc_step;
 
-	sqlite3_bind_int64(st, 1, call_id);
-	hex_encode(chain, any->chain, CAUSAL_CHAIN_ID_LEN);
-	sqlite3_bind_text(st, 2, chain, -1, SQLITE_TRANSIENT);
+	schema_bind_int(st, DB_RPC_CALLS_CALL_ID, call_id);
+	schema_bind_chain(st, DB_RPC_CALLS_CHAIN, any->chain);
 	if (call) {
-		bind_u64(st, 3, call->prog);
-		bind_u64(st, 4, call->vers);
-		bind_u64(st, 5, call->proc);
-		bind_name(st, 6, record_transport_name(call->transport));
 		/* the stub learns the xid only while encoding: the skeleton
 		 * start has it when the stub start does not */
-		bind_u64(st, 7, cs && cs->xid ? cs->xid : ss ? ss->xid : 0);
+		uint64_t xid = cs && cs->xid ? cs->xid : ss ? ss->xid : 0;
+
+		schema_bind_u64(st, DB_RPC_CALLS_PROG, call->prog);
+		schema_bind_u64(st, DB_RPC_CALLS_VERS, call->vers);
+		schema_bind_u64(st, DB_RPC_CALLS_PROC, call->proc);
+		schema_bind_text(st, DB_RPC_CALLS_TRANSPORT,
+				 record_transport_name(call->transport), -1);
+		schema_bind_u64(st, DB_RPC_CALLS_XID, xid);
 	}
 	if (c) {
-		sqlite3_bind_int64(st, 10, any->proc_id);
-		bind_u64(st, 11, any->tid);
-		bind_u64(st, 12, any->function);
+		schema_bind_int(st, DB_RPC_CALLS_CLIENT_PROC_ID, any->proc_id);
+		schema_bind_u64(st, DB_RPC_CALLS_CLIENT_TID, any->tid);
+		schema_bind_u64(st, DB_RPC_CALLS_CLIENT_FUNCTION_ID,
+				any->function);
 	}
 	if (cs) {
-		bind_u64(st, 8, cs->flags | (ce ? ce->flags : 0));
-		sqlite3_bind_int(st, 9, !!(cs->flags & CAUSAL_RPC_ONE_WAY));
-		bind_name(st, 13, site_symbol(rc, cs->proc_id, cs->id));
-		bind_str(rc, st, 14, cs->addr);
+		schema_bind_u64(st, DB_RPC_CALLS_FLAGS,
+				cs->flags | (ce ? ce->flags : 0));
+		schema_bind_int(st, DB_RPC_CALLS_ONE_WAY,
+				!!(cs->flags & CAUSAL_RPC_ONE_WAY));
+		schema_bind_text(st, DB_RPC_CALLS_SITE_SYMBOL,
+				 site_symbol(rc, cs->proc_id, cs->id), -1);
+		bind_str(rc, st, DB_RPC_CALLS_PEER, cs->addr);
 	}
-	bind_probe(st, 15, cs);
-	bind_probe(st, 19, ce);
+	bind_probe(st, &stub_start_cols, cs);
+	bind_probe(st, &stub_end_cols, ce);
 	if (ce) {
-		bind_u64(st, 23, ce->status);
-		bind_name(st, 24, record_clnt_stat_name(ce->status));
-		bind_u64(st, 25, ce->args_bytes);
-		bind_u64(st, 26, ce->results_bytes);
-		bind_name(st, 27, record_tag_status_name(ce->tag));
+		schema_bind_u64(st, DB_RPC_CALLS_STATUS, ce->status);
+		schema_bind_text(st, DB_RPC_CALLS_STATUS_NAME,
+				 record_clnt_stat_name(ce->status), -1);
+		schema_bind_u64(st, DB_RPC_CALLS_ARGS_BYTES, ce->args_bytes);
+		schema_bind_u64(st, DB_RPC_CALLS_RESULTS_BYTES,
+				ce->results_bytes);
+		schema_bind_text(st, DB_RPC_CALLS_REPLY_TAG,
+				 record_tag_status_name(ce->tag), -1);
 	}
 	if (s) {
-		const struct rpc_probe *sp = first_probe(s);
+		const struct rpc_probe *sp = first_probe(rc->probes, s);
 
-		sqlite3_bind_int64(st, 28, sp->proc_id);
-		bind_u64(st, 29, sp->tid);
-		bind_u64(st, 30, sp->function);
+		schema_bind_int(st, DB_RPC_CALLS_SERVER_PROC_ID, sp->proc_id);
+		schema_bind_u64(st, DB_RPC_CALLS_SERVER_TID, sp->tid);
+		schema_bind_u64(st, DB_RPC_CALLS_SERVER_FUNCTION_ID,
+				sp->function);
 	}
 	if (ss) {
-		bind_u64(st, 31, ss->id);
-		bind_str(rc, st, 32, ss->addr);
-		bind_u64(st, 41, ss->args_bytes);
-		bind_name(st, 44, record_tag_status_name(ss->tag));
+		schema_bind_u64(st, DB_RPC_CALLS_OBJECT_ID, ss->id);
+		bind_str(rc, st, DB_RPC_CALLS_CALLER_ADDRESS, ss->addr);
+		schema_bind_u64(st, DB_RPC_CALLS_SERVER_ARGS_BYTES,
+				ss->args_bytes);
+		schema_bind_text(st, DB_RPC_CALLS_TAG,
+				 record_tag_status_name(ss->tag), -1);
 	}
-	bind_probe(st, 33, ss);
-	bind_probe(st, 37, se);
+	bind_probe(st, &skel_start_cols, ss);
+	bind_probe(st, &skel_end_cols, se);
 	if (se) {
-		bind_u64(st, 42, se->results_bytes);
-		bind_name(st, 43, record_reply_name(se->status));
+		schema_bind_u64(st, DB_RPC_CALLS_SERVER_RESULTS_BYTES,
+				se->results_bytes);
+		schema_bind_text(st, DB_RPC_CALLS_REPLY,
+				 record_reply_name(se->status), -1);
 	}
 	if (!c || !s)
-		sqlite3_bind_text(st, 45, c ? "server" : "client", -1, SQLITE_STATIC);
-	bind_heap(st, 46, cs, ce);
-	bind_heap(st, 48, ss, se);
+		schema_bind_text(st, DB_RPC_CALLS_MISSING,
+				 c ? DB_MISSING_SERVER : DB_MISSING_CLIENT, -1);
+	bind_heap(st, DB_RPC_CALLS_STUB_ALLOC_BYTES,
+		  DB_RPC_CALLS_STUB_FREED_BYTES, cs, ce);
+	bind_heap(st, DB_RPC_CALLS_SKEL_ALLOC_BYTES,
+		  DB_RPC_CALLS_SKEL_FREED_BYTES, ss, se);
 	rc_step = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc_step == SQLITE_DONE ? 0 : -EIO;
 }
 
-/* Pair starts with ends into sides; returns their number. */
-static size_t make_sides(const struct rpc_calls *rc, size_t *order,
-			 struct side *sides)
+/* Insert the joined rows: client sides, then server sides left alone. */
+static int write_rows(const struct rpc_calls *rc, const struct join *j,
+		      sqlite3 *db, struct rpc_calls_stats *stats)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < rc->n_probes; i++)
-		order[i] = i;
-	qsort(order, rc->n_probes, sizeof(*order), cmp_pairing);
-	for (size_t i = 0; i < rc->n_probes; i++) {
-		const struct rpc_probe *p = &rc->probes[order[i]];
-		struct side *s = &sides[n++];
-
-		*s = (struct side){ NONE, NONE, NONE, false };
-		if (!is_start(p->type)) {
-			s->end = order[i];	/* its start was lost */
-			continue;
-		}
-		s->start = order[i];
-		if (i + 1 < rc->n_probes) {
-			const struct rpc_probe *q = &rc->probes[order[i + 1]];
-
-			if (!is_start(q->type) && q->proc_id == p->proc_id &&
-			    is_server(q->type) == is_server(p->type) &&
-			    q->function == p->function)
-				s->end = order[++i];
-		}
-	}
-	return n;
-}
-
-int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
-		    struct rpc_calls_stats *stats)
-{
-	static const char sql[] =
-		"INSERT INTO rpc_calls VALUES(?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?)";
-	size_t n = rc->n_probes, n_sides, n_clients = 0, n_servers = 0, n_keyed = 0;
-	size_t *order = NULL, *clients = NULL, *servers = NULL, *keyed = NULL;
-	struct side *sides = NULL;
+	char *sql = db_sql_insert(DB_RPC_CALLS, "INSERT", 1);
 	sqlite3_stmt *st = NULL;
 	int64_t call_id = 0;
-	int ret = -ENOMEM;
+	int ret = -EIO;
 
-	memset(stats, 0, sizeof(*stats));
-	if (!n)
-		return 0;
-	order = malloc(n * sizeof(*order));
-	sides = malloc(n * sizeof(*sides));
-	clients = malloc(n * sizeof(*clients));
-	servers = malloc(n * sizeof(*servers));
-	keyed = malloc(n * sizeof(*keyed));
-	if (!order || !sides || !clients || !servers || !keyed)
-		goto out;
-	/* No sites (only untraced callers): sites is NULL, which qsort
-	 * must not be given even with no element. */
-	if (rc->n_sites)
-		qsort(rc->sites, rc->n_sites, sizeof(*rc->sites), cmp_site);
-	sort_probes = rc->probes;
-	n_sides = make_sides(rc, order, sides);
-	sort_sides = sides;
-
-	for (size_t i = 0; i < n_sides; i++) {
-		const struct rpc_probe *p = first_probe(&sides[i]);
-
-		if (!is_server(p->type)) {
-			clients[n_clients++] = i;
-		} else {
-			servers[n_servers++] = i;
-			/* An untagged call started a chain of its own. */
-			if (sides[i].start != NONE && p->tag == CAUSAL_TAG_OK)
-				keyed[n_keyed++] = i;
-		}
-	}
-	qsort(clients, n_clients, sizeof(*clients), cmp_row);
-	qsort(servers, n_servers, sizeof(*servers), cmp_row);
-	qsort(keyed, n_keyed, sizeof(*keyed), cmp_server_key);
-
-	for (size_t i = 0; i < n_clients; i++) {
-		struct side *c = &sides[clients[i]];
-		const struct rpc_probe *p;
-		size_t k;
-
-		if (c->start == NONE)
-			continue;
-		p = &rc->probes[c->start];
-		k = lower_bound(keyed, n_keyed, p->chain, p->event + 1);
-		for (; k < n_keyed; k++) {
-			struct side *s = &sides[keyed[k]];
-			const struct rpc_probe *q = &rc->probes[s->start];
-
-			if (memcmp(q->chain, p->chain, CAUSAL_CHAIN_ID_LEN) ||
-			    q->event != p->event + 1)
-				break;
-			if (!s->used) {
-				s->used = true;
-				c->peer = keyed[k];
-				break;
-			}
-		}
-	}
-
-	ret = -EIO;
+	if (!sql)
+		return -ENOMEM;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto out;
-	for (size_t i = 0; i < n_clients; i++) {
-		const struct side *c = &sides[clients[i]];
-		const struct side *s = c->peer == NONE ? NULL : &sides[c->peer];
+	for (size_t i = 0; i < j->n_clients; i++) {
+		const struct side *c = &j->sides[j->clients[i]];
+		const struct side *s =
+			c->peer == NONE ? NULL : &j->sides[c->peer];
 
 		if (store_row(rc, st, ++call_id, c, s))
 			goto out;
 		if (!s)
 			stats->no_server++;
 	}
-	for (size_t i = 0; i < n_servers; i++) {
-		const struct side *s = &sides[servers[i]];
+	for (size_t i = 0; i < j->n_servers; i++) {
+		const struct side *s = &j->sides[j->servers[i]];
 
 		if (s->used)
 			continue;
@@ -540,10 +605,22 @@ int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
 	ret = 0;
 out:
 	sqlite3_finalize(st);
-	free(order);
-	free(sides);
-	free(clients);
-	free(servers);
-	free(keyed);
+	free(sql);
+	return ret;
+}
+
+int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
+		    struct rpc_calls_stats *stats)
+{
+	struct join j;
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!rc->n_probes)
+		return 0;
+	if ((ret = join_build(rc, &j)))
+		return ret;
+	ret = write_rows(rc, &j, db, stats);
+	join_release(&j);
 	return ret;
 }

@@ -1,6 +1,6 @@
 /*
- * hex.h - bytes as lowercase hex digits, the form the database and the
- * outputs give uuids and chain ids in.
+ * hex.h - bytes as lowercase hex digits, the form the outputs give uuids
+ * and chain ids in (the database: uuids; chain ids are BLOBs there).
  */
 #ifndef CAUSAL_HEX_H
 #define CAUSAL_HEX_H

@@ -1,0 +1,116 @@
+/*
+ * db-schema.h - the merged trace database as shared code: its version,
+ * its tables and columns (from db-schema.def), the enum strings that only
+ * the database has, and the SQL made from them.  `tracedump merge` writes
+ * with it (tracedump/schema.c, merge.c, rpc-calls.c), ccsg reads with it
+ * (ccsg/trace.c); README.md ("The database") is its documentation and
+ * check-db-schema.c keeps the two the same.
+ *
+ * Columns are named by enums, one per table, in the table's order:
+ *
+ *	enum db_rpc_calls_col { DB_RPC_CALLS_CALL_ID, DB_RPC_CALLS_CHAIN, ...,
+ *				DB_RPC_CALLS_NCOLS };
+ *
+ * so a writer binds DB_RPC_CALLS_XID of an INSERT made by db_sql_insert()
+ * (SQL parameter DB_RPC_CALLS_XID + 1) and a reader selects columns by
+ * name with db_sql_select().  The enum strings of the log records that
+ * the database stores ('user', 'success', 'RPC_TIMEDOUT'...) are the log
+ * format's names, not this file's.
+ */
+#ifndef CAUSAL_DB_SCHEMA_H
+#define CAUSAL_DB_SCHEMA_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * meta.schema_version.  2: the rpc_* tables.  3: chain ids are 20-byte
+ * BLOBs (rpc_calls.chain, threads.ctx_chain; 40 hex digits of TEXT in 2),
+ * rpc_probes is a view over rpc_calls instead of a table.  4: heap memory
+ * (processes.peak_heap_bytes, threads.alloc_bytes ... peak_heap_bytes,
+ * rpc_calls.stub_alloc_bytes ... skel_freed_bytes), only added.
+ */
+#define DB_SCHEMA_VERSION 4
+#define DB_STR_(x) #x
+#define DB_STR(x) DB_STR_(x)
+
+/* Bytes of a chain id in rpc_calls.chain and threads.ctx_chain. */
+#define DB_CHAIN_LEN 20
+
+enum db_table {
+#define DB_TABLE(ID, name, comment) DB_##ID,
+#include "causal/db-schema.def"
+	DB_NTABLES
+};
+
+/* enum db_<table>_col: DB_<TABLE>_<COLUMN>, then DB_<TABLE>_NCOLS. */
+/* clang-format off */
+#define DB_TABLE(ID, name, comment) enum db_##name##_col {
+#define DB_COL(ID, COLUMN, column, type, comment) DB_##ID##_##COLUMN,
+#define DB_END(ID, name, key, options) DB_##ID##_NCOLS };
+#include "causal/db-schema.def"
+/* clang-format on */
+
+/* rpc_calls.missing: the side a call has no probe of. */
+#define DB_MISSING_SERVER "server"
+#define DB_MISSING_CLIENT "client"
+
+/* files.status: how much of a log was read. */
+#define DB_FILE_OK "ok"
+#define DB_FILE_TRUNCATED "truncated" /* only the end is missing */
+#define DB_FILE_CORRUPT "corrupt"
+#define DB_FILE_DISK_FULL "disk_full" /* the loss slot says ENOSPC, EDQUOT */
+#define DB_FILE_WRITE_ERROR "write_error" /* ... another errno */
+
+struct db_column {
+	const char *name;
+	const char *type;    /* "INTEGER NOT NULL", "BLOB" ... */
+	const char *comment; /* "" for none */
+};
+
+struct db_table_def {
+	const char *name, *comment;
+	const struct db_column *cols;
+	int ncols;
+	const char *key;     /* "PRIMARY KEY(proc_id, seq)" or "" */
+	const char *options; /* "WITHOUT ROWID" or "" */
+};
+
+/* Indexed by enum db_table. */
+extern const struct db_table_def db_tables[DB_NTABLES];
+
+/* The name of column col of table t. */
+static inline const char *db_col_name(enum db_table t, int col)
+{
+	return db_tables[t].cols[col].name;
+}
+
+/* What db_schema_write() writes. */
+enum {
+	DB_SQL_TABLES = 1 << 0,	 /* CREATE TABLE and CREATE VIEW */
+	DB_SQL_INDEXES = 1 << 1, /* CREATE INDEX */
+	DB_SQL_ALL = DB_SQL_TABLES | DB_SQL_INDEXES,
+};
+
+/*
+ * The statements that create the schema, commented, one table after the
+ * other, as README.md shows them (DB_SQL_ALL is its SQL block, byte for
+ * byte).  Returns 0, or -1 when f failed.
+ */
+int db_schema_write(FILE *f, unsigned what);
+
+/*
+ * "INSERT INTO t(c1, c2, ...) VALUES(?, ...)", with rows rows of
+ * parameters; verb is "INSERT" or "INSERT OR IGNORE".  Row r's column c is
+ * parameter r * ncols + c + 1.  Malloc'd; NULL when out of memory.
+ */
+char *db_sql_insert(enum db_table t, const char *verb, int rows);
+
+/*
+ * "SELECT <cols[0]>, <cols[1]>, ... FROM t <tail>": result column i is
+ * column cols[i] of the table.  Malloc'd; NULL when out of memory.
+ */
+char *db_sql_select(enum db_table t, const int *cols, size_t n,
+		    const char *tail);
+
+#endif
