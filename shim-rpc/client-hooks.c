@@ -151,6 +151,7 @@ static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 	r->flags = flags;
 	r->p.hdr.aux = causal_copy_addr(r->tail, t->peer, t->peer_len);
 	r->site_id = site;
+	CAUSAL_HEAP_FILL(r);
 	r->p.cpu_ns = cpu0;
 	r->p.mono_exit_ns = causal_now_ns();
 	causal_record_commit(tb, pending);
@@ -174,6 +175,7 @@ static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 	r->tag_sent = (uint8_t)st->tag_sent;
 	r->args_bytes = args_bytes;
 	r->results_bytes = results_bytes;
+	CAUSAL_HEAP_FILL(r);
 	/* Equation 1 takes the stub's CPU up to its very end */
 	r->p.mono_exit_ns = causal_now_ns();
 	r->p.cpu_ns = causal_probe_cpu_ns(r->p.mono_exit_ns);
@@ -323,7 +325,7 @@ static void traced_destroy(CLIENT *cl)
 	/* the handle goes back to libtirpc's own table, then away */
 	cl->cl_ops = (struct clnt_ops *)tc->orig;
 	CLNT_DESTROY(cl);
-	free(tc);
+	causal_own_free(tc);
 }
 
 static void wrap_client(CLIENT *cl, int kind, int fd, uint32_t prog,
@@ -333,8 +335,9 @@ static void wrap_client(CLIENT *cl, int kind, int fd, uint32_t prog,
 
 	if (!cl || !causal_running() || cl->cl_ops->cl_call == traced_call)
 		return;
-	/* handles are made rarely: the program's allocator is fine here */
-	tc = calloc(1, sizeof(*tc));
+	/* handles are made rarely: the program's allocator is fine here,
+	 * uncounted in the program's heap (heap.h) */
+	tc = causal_own_calloc(1, sizeof(*tc));
 	if (!tc)
 		return; /* the handle works, untraced */
 	tc->ops = *cl->cl_ops;

@@ -131,6 +131,7 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	r->args_bytes = args_bytes;
 	r->object_id = object;
 	r->p.hdr.aux = causal_copy_addr(r->tail, peer->buf, len);
+	CAUSAL_HEAP_FILL(r);
 	r->p.mono_exit_ns = causal_now_ns();
 	/* Equation 1 starts the implementation's CPU at the probe's exit */
 	r->p.cpu_ns = cpu ? cpu : causal_probe_cpu_ns(r->p.mono_exit_ns);
@@ -158,6 +159,7 @@ static uint64_t skeleton_end(struct serving *s, int reply, uint32_t results,
 			causal_probe_fill(&r->p, ctx->chain, event, s->fid);
 			r->reply = (uint32_t)reply;
 			r->results_bytes = results;
+			CAUSAL_HEAP_FILL(r);
 			r->p.cpu_ns = cpu; /* read at the probe's entry */
 			r->p.mono_exit_ns = causal_now_ns();
 			causal_record_commit(tb, pending);

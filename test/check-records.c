@@ -514,6 +514,12 @@ static struct fixture_rpc fixture_probe(const struct rec_rpc_probe *p)
 	};
 }
 
+/* The heap fields of r (records.def, CAUSAL_FIELDS_HEAP) for the fixture. */
+#define HEAP_OF(r)                                                             \
+	((struct fixture_heap){ (r)->heap_epoch, (r)->alloc_bytes,             \
+				(r)->freed_bytes, (r)->allocs, (r)->frees,     \
+				0 })
+
 /*
  * The record in mem as log-fixture.h writes it from log-format.h: by
  * hand, field by field, independently of records.def.
@@ -545,6 +551,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_THREAD_START: {
 		struct rec_thread_start *r = (void *)rec;
 
+		fl->heap = HEAP_OF(r);
 		fixture_log_thread_start(fl, tid, mono, rec->aux, r->os_tid,
 					 r->marker, r->cpu_ns,
 					 r->ctx.set ? r->ctx.chain : NULL,
@@ -554,6 +561,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_THREAD_END: {
 		struct rec_thread_end *r = (void *)rec;
 
+		fl->heap = HEAP_OF(r);
+		fl->heap.peak = r->heap_peak;
 		fixture_log_thread_end(fl, tid, mono, r->cpu_ns, rec->aux);
 		break;
 	}
@@ -578,6 +587,9 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_process_end *r = (void *)rec;
 
 		rec->tid = 0;
+		fl->heap =
+			(struct fixture_heap){ .epoch = r->heap_epoch,
+					       .peak = (int64_t)r->heap_peak };
 		fixture_log_process_end(fl, mono, r->realtime_ns, r->reason,
 					r->detail, r->records, r->dropped);
 		break;
@@ -603,6 +615,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_RPC_STUB_START: {
 		struct rec_rpc_stub_start *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
+
+		fl->heap = HEAP_OF(r);
 		struct tail_reader t = { r->tail };
 
 		fixture_log_stub_start(fl, &p, r->prog, r->vers, r->proc,
@@ -614,6 +628,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_stub_end *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
+		fl->heap = HEAP_OF(r);
 		r->tag_sent = 1; /* what the fixture writes */
 		fixture_log_stub_end(fl, &p, r->status, r->args_bytes,
 				     r->results_bytes, r->reply_tag);
@@ -622,6 +637,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_RPC_SKEL_START: {
 		struct rec_rpc_skel_start *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
+
+		fl->heap = HEAP_OF(r);
 		struct tail_reader t = { r->tail };
 
 		fixture_log_skel_start(fl, &p, r->prog, r->vers, r->proc,
@@ -634,6 +651,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_skel_end *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
+		fl->heap = HEAP_OF(r);
 		fixture_log_skel_end(fl, &p, r->reply, r->results_bytes);
 		break;
 	}

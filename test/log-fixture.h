@@ -22,7 +22,19 @@
 
 #include "causal/log-format.h"
 
+/*
+ * The heap fields (records.def, CAUSAL_FIELDS_HEAP) the next thread start
+ * or end, RPC probe or process end carries: all zero (epoch 0, absent)
+ * unless a test sets them.  peak: the thread's at a thread end, the
+ * process's at its end.
+ */
+struct fixture_heap {
+	uint64_t epoch, alloc_bytes, freed_bytes, allocs, frees;
+	int64_t peak;
+};
+
 struct fixture_log {
+	struct fixture_heap heap;
 	FILE *f;
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
@@ -160,6 +172,16 @@ static inline void fixture_log_header(
 				 flush_ms, -1);
 }
 
+static inline void fixture_log_heap(struct fixture_log *fl)
+{
+	msgpack_pack_uint64(&fl->pk, fl->heap.epoch);
+	msgpack_pack_uint64(&fl->pk, fl->heap.alloc_bytes);
+	msgpack_pack_uint64(&fl->pk, fl->heap.freed_bytes);
+	msgpack_pack_uint64(&fl->pk, fl->heap.allocs);
+	msgpack_pack_uint64(&fl->pk, fl->heap.frees);
+}
+#define FIXTURE_HEAP_FIELDS 5
+
 /* chain: NULL for a nil ctx. */
 static inline void fixture_log_thread_start(struct fixture_log *fl, uint64_t tid,
 					    uint64_t mono, uint64_t parent_tid,
@@ -167,27 +189,32 @@ static inline void fixture_log_thread_start(struct fixture_log *fl, uint64_t tid
 					    uint64_t cpu, const uint8_t *chain,
 					    uint64_t event, uint64_t function)
 {
-	fixture_log_begin(fl, CAUSAL_REC_THREAD_START, tid, mono, 5);
+	fixture_log_begin(fl, CAUSAL_REC_THREAD_START, tid, mono,
+			  5 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, parent_tid);
 	msgpack_pack_uint64(&fl->pk, os_tid);
 	msgpack_pack_uint64(&fl->pk, marker);
 	msgpack_pack_uint64(&fl->pk, cpu);
 	if (!chain) {
 		msgpack_pack_nil(&fl->pk);
-		return;
+	} else {
+		msgpack_pack_array(&fl->pk, 3);
+		fixture_log_bin(fl, chain, CAUSAL_CHAIN_ID_LEN);
+		msgpack_pack_uint64(&fl->pk, event);
+		msgpack_pack_uint64(&fl->pk, function);
 	}
-	msgpack_pack_array(&fl->pk, 3);
-	fixture_log_bin(fl, chain, CAUSAL_CHAIN_ID_LEN);
-	msgpack_pack_uint64(&fl->pk, event);
-	msgpack_pack_uint64(&fl->pk, function);
+	fixture_log_heap(fl);
 }
 
 static inline void fixture_log_thread_end(struct fixture_log *fl, uint64_t tid,
 					  uint64_t mono, uint64_t cpu, unsigned how)
 {
-	fixture_log_begin(fl, CAUSAL_REC_THREAD_END, tid, mono, 2);
+	fixture_log_begin(fl, CAUSAL_REC_THREAD_END, tid, mono,
+			  3 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, cpu);
 	msgpack_pack_uint64(&fl->pk, how);
+	fixture_log_heap(fl);
+	msgpack_pack_int64(&fl->pk, fl->heap.peak);
 }
 
 static inline void fixture_log_drops(struct fixture_log *fl, uint64_t tid,
@@ -248,12 +275,14 @@ static inline void fixture_log_process_end(struct fixture_log *fl, uint64_t mono
 					   int64_t detail, uint64_t records,
 					   uint64_t dropped)
 {
-	fixture_log_begin(fl, CAUSAL_REC_PROCESS_END, 0, mono, 5);
+	fixture_log_begin(fl, CAUSAL_REC_PROCESS_END, 0, mono, 7);
 	msgpack_pack_uint64(&fl->pk, realtime);
 	msgpack_pack_uint64(&fl->pk, reason);
 	msgpack_pack_int64(&fl->pk, detail);
 	msgpack_pack_uint64(&fl->pk, records);
 	msgpack_pack_uint64(&fl->pk, dropped);
+	msgpack_pack_uint64(&fl->pk, fl->heap.epoch);
+	msgpack_pack_uint64(&fl->pk, (uint64_t)fl->heap.peak);
 }
 
 /* The fields common to the four RPC probes. */
@@ -282,7 +311,8 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 					  size_t peer_len, uint64_t site_id,
 					  uint64_t xid, unsigned flags)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_START, p, 8);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_START, p,
+			      8 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, prog);
 	msgpack_pack_uint64(&fl->pk, vers);
 	msgpack_pack_uint64(&fl->pk, proc);
@@ -291,6 +321,7 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, site_id);
 	msgpack_pack_uint64(&fl->pk, xid);
 	msgpack_pack_uint64(&fl->pk, flags);
+	fixture_log_heap(fl);
 }
 
 static inline void fixture_log_stub_end(struct fixture_log *fl,
@@ -298,12 +329,14 @@ static inline void fixture_log_stub_end(struct fixture_log *fl,
 					uint64_t args_bytes, uint64_t results_bytes,
 					unsigned reply_tag)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p, 5);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p,
+			      5 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, status);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
 	msgpack_pack_uint64(&fl->pk, reply_tag);
 	msgpack_pack_uint64(&fl->pk, 1); /* tag_sent: a traced client's */
+	fixture_log_heap(fl);
 }
 
 static inline void fixture_log_skel_start(struct fixture_log *fl,
@@ -313,7 +346,8 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 					  size_t peer_len, uint64_t object_id,
 					  uint64_t xid, uint64_t args_bytes, unsigned tag)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_START, p, 9);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_START, p,
+			      9 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, prog);
 	msgpack_pack_uint64(&fl->pk, vers);
 	msgpack_pack_uint64(&fl->pk, proc);
@@ -323,15 +357,18 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, xid);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, tag);
+	fixture_log_heap(fl);
 }
 
 static inline void fixture_log_skel_end(struct fixture_log *fl,
 					const struct fixture_rpc *p, unsigned reply,
 					uint64_t results_bytes)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_END, p, 2);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_END, p,
+			      2 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, reply);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
+	fixture_log_heap(fl);
 }
 
 static inline void fixture_log_rpc_site(struct fixture_log *fl, uint64_t tid,

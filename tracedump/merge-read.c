@@ -134,6 +134,11 @@ static int take_record(struct proc *p, const struct record *r)
 		t->marker = r->thread_start.marker;
 		t->start_mono = r->mono_ns;
 		t->start_cpu = r->thread_start.cpu_ns;
+		t->heap_start = (struct heap_sample){
+			r->thread_start.heap_epoch, r->thread_start.alloc_bytes,
+			r->thread_start.freed_bytes, r->thread_start.allocs,
+			r->thread_start.frees
+		};
 		if (r->thread_start.ctx.set) {
 			t->has |= T_CTX;
 			memcpy(t->chain, r->thread_start.ctx.chain, CAUSAL_CHAIN_ID_LEN);
@@ -148,6 +153,12 @@ static int take_record(struct proc *p, const struct record *r)
 		t->end_mono = r->mono_ns;
 		t->end_cpu = r->thread_end.cpu_ns;
 		t->end_how = r->thread_end.how;
+		t->heap_end = (struct heap_sample){ r->thread_end.heap_epoch,
+						    r->thread_end.alloc_bytes,
+						    r->thread_end.freed_bytes,
+						    r->thread_end.allocs,
+						    r->thread_end.frees };
+		t->heap_peak = r->thread_end.heap_peak;
 		break;
 	case CAUSAL_REC_DROPS:
 		if (!(t = thread_get(&p->threads, r->tid)))
@@ -182,6 +193,8 @@ static int take_record(struct proc *p, const struct record *r)
 		p->end_reason = r->process_end.reason;
 		p->end_detail = r->process_end.detail;
 		p->end_dropped = r->process_end.dropped;
+		p->end_heap_epoch = r->process_end.heap_epoch;
+		p->end_heap_peak = r->process_end.heap_peak;
 		break;
 	}
 	return 0;

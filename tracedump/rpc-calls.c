@@ -26,7 +26,9 @@ struct rpc_probe {
 	uint64_t status;		/* stub end: clnt_stat; skel end: reply */
 	uint64_t tag;			/* stub end: reply_tag; skel start: tag */
 	size_t addr;			/* strings offset of the peer, or NO_STR */
+	uint64_t alloc_bytes, freed_bytes; /* heap counters, at heap_epoch */
 	unsigned type;
+	uint32_t heap_epoch; /* 0: not counted */
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 };
 
@@ -83,6 +85,14 @@ static int add_addr(struct rpc_calls *rc, const struct record_bin *b, size_t *of
 	return add_string(rc, buf, strlen(buf), off);
 }
 
+/* The heap fields of a probe record (the same in the four types). */
+#define TAKE_HEAP(p, m)                                                        \
+	do {                                                                   \
+		(p)->heap_epoch = (uint32_t)(m).heap_epoch;                    \
+		(p)->alloc_bytes = (m).alloc_bytes;                            \
+		(p)->freed_bytes = (m).freed_bytes;                            \
+	} while (0)
+
 static void take_common(struct rpc_probe *p, const struct record_rpc *r)
 {
 	memcpy(p->chain, r->chain, CAUSAL_CHAIN_ID_LEN);
@@ -124,6 +134,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 	switch (r->type) {
 	case CAUSAL_REC_RPC_STUB_START:
 		take_common(p, &r->stub_start.p);
+		TAKE_HEAP(p, r->stub_start);
 		p->prog = r->stub_start.prog;
 		p->vers = r->stub_start.vers;
 		p->proc = r->stub_start.proc;
@@ -136,6 +147,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		break;
 	case CAUSAL_REC_RPC_STUB_END:
 		take_common(p, &r->stub_end.p);
+		TAKE_HEAP(p, r->stub_end);
 		p->status = r->stub_end.status;
 		p->args_bytes = r->stub_end.args_bytes;
 		p->results_bytes = r->stub_end.results_bytes;
@@ -145,6 +157,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		break;
 	case CAUSAL_REC_RPC_SKEL_START:
 		take_common(p, &r->skel_start.p);
+		TAKE_HEAP(p, r->skel_start);
 		p->prog = r->skel_start.prog;
 		p->vers = r->skel_start.vers;
 		p->proc = r->skel_start.proc;
@@ -158,6 +171,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		break;
 	case CAUSAL_REC_RPC_SKEL_END:
 		take_common(p, &r->skel_end.p);
+		TAKE_HEAP(p, r->skel_end);
 		p->status = r->skel_end.reply;
 		p->results_bytes = r->skel_end.results_bytes;
 		break;
@@ -445,6 +459,21 @@ static void bind_str(const struct rpc_calls *rc, sqlite3_stmt *st, int col,
 		schema_bind_text(st, col, rc->strings + off, -1);
 }
 
+/*
+ * Bytes allocated and freed by a side, from its start probe a to its end
+ * probe b (its stub or skeleton: Equation 1 of the CPU paper with bytes),
+ * into the columns alloc and freed; NULL unless both counted it in one
+ * accounting period (records.def, CAUSAL_FIELDS_HEAP).
+ */
+static void bind_heap(sqlite3_stmt *st, int alloc, int freed,
+		      const struct rpc_probe *a, const struct rpc_probe *b)
+{
+	if (!a || !b || !a->heap_epoch || a->heap_epoch != b->heap_epoch)
+		return;
+	schema_bind_u64(st, alloc, b->alloc_bytes - a->alloc_bytes);
+	schema_bind_u64(st, freed, b->freed_bytes - a->freed_bytes);
+}
+
 #define PROBE(i) ((i) == NONE ? NULL : &rc->probes[i])
 
 /*
@@ -530,6 +559,10 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 	if (!c || !s)
 		schema_bind_text(st, DB_RPC_CALLS_MISSING,
 				 c ? DB_MISSING_SERVER : DB_MISSING_CLIENT, -1);
+	bind_heap(st, DB_RPC_CALLS_STUB_ALLOC_BYTES,
+		  DB_RPC_CALLS_STUB_FREED_BYTES, cs, ce);
+	bind_heap(st, DB_RPC_CALLS_SKEL_ALLOC_BYTES,
+		  DB_RPC_CALLS_SKEL_FREED_BYTES, ss, se);
 	rc_step = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
