@@ -143,18 +143,51 @@ static int32_t add_edge(struct build *b, int32_t from, int32_t to,
 	return e;
 }
 
-static int64_t stub_cpu(const struct ccsg_call *c)
+/*
+ * What the stub and the skeleton of a call used of the graph's resource
+ * (P_2,end - P_1,start and P_4,start - P_3,end of Equation 1), and a
+ * thread (Q_T,end - Q_T,start of Equation 2); CCSG_NONE when unknown.
+ */
+static int64_t stub_amount(const struct ccsg_graph *g,
+			   const struct ccsg_call *c)
 {
+	if (g->resource != CCSG_RES_CPU)
+		return c->stub_heap[CCSG_HEAP(g->resource)];
 	if (c->cpu[CCSG_STUB_START] == CCSG_NONE || c->cpu[CCSG_STUB_END] == CCSG_NONE)
-		return 0;
+		return CCSG_NONE;
 	return c->cpu[CCSG_STUB_END] - c->cpu[CCSG_STUB_START];
 }
 
-static int64_t skel_cpu(const struct ccsg_call *c)
+static int64_t skel_amount(const struct ccsg_graph *g,
+			   const struct ccsg_call *c)
 {
+	if (g->resource != CCSG_RES_CPU)
+		return c->skel_heap[CCSG_HEAP(g->resource)];
 	if (c->cpu[CCSG_SKEL_START] == CCSG_NONE || c->cpu[CCSG_SKEL_END] == CCSG_NONE)
-		return 0;
+		return CCSG_NONE;
 	return c->cpu[CCSG_SKEL_END] - c->cpu[CCSG_SKEL_START];
+}
+
+static int64_t thread_amount(const struct ccsg_graph *g,
+			     const struct ccsg_thread *th)
+{
+	return g->resource == CCSG_RES_CPU ? th->cpu_ns
+					   : th->heap[CCSG_HEAP(g->resource)];
+}
+
+/* The same, 0 when unknown. */
+static int64_t stub_cpu(const struct ccsg_graph *g, const struct ccsg_call *c)
+{
+	int64_t v = stub_amount(g, c);
+
+	return v == CCSG_NONE ? 0 : v;
+}
+
+static int64_t skel_cpu(const struct ccsg_graph *g, const struct ccsg_call *c)
+{
+	int64_t v = skel_amount(g, c);
+
+	return v == CCSG_NONE ? 0 : v;
 }
 
 static int32_t dim_of_proc(const struct ccsg_graph *g, const struct ccsg_trace *t, int32_t proc)
@@ -196,7 +229,7 @@ int32_t ccsg_edge_find(const struct ccsg_graph *g, int32_t from, int32_t to)
 			   hashmap_key2((uint32_t)from, (uint32_t)to));
 }
 
-/* Equations 1 and 2. */
+/* Equations 1 and 2 (of the graph's resource). */
 static int self_cpu(struct build *b)
 {
 	struct ccsg_graph *g = b->g;
@@ -205,23 +238,28 @@ static int self_cpu(struct build *b)
 	for (size_t i = 0; i < t->ncalls; i++) {
 		const struct ccsg_call *c = &t->calls[i];
 
-		g->call_self[i] = c->server_proc ? skel_cpu(c) : 0;
+		g->call_self[i] = c->server_proc ? skel_cpu(g, c) : 0;
+		/* heap figures are missing only when the memory type was
+		 * off, or the log is older: say how many (CPU: never asked) */
+		if (g->resource != CCSG_RES_CPU && c->server_proc &&
+		    skel_amount(g, c) == CCSG_NONE)
+			g->unmeasured_calls++;
 	}
 	for (size_t i = 0; i < t->ncalls; i++) {
 		const struct ccsg_call *c = &t->calls[i];
 
 		if (c->parent >= 0)	/* a direct child: its stub side */
-			g->call_self[c->parent] -= stub_cpu(c);
+			g->call_self[c->parent] -= stub_cpu(g, c);
 	}
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ccsg_thread *th = &t->threads[i];
 
 		if (th->infra)
 			continue;
-		if (th->cpu_ns == CCSG_NONE)
+		if (thread_amount(g, th) == CCSG_NONE)
 			g->unmeasured_threads++;
 		else
-			b->thread_self[i] = th->cpu_ns;
+			b->thread_self[i] = thread_amount(g, th);
 	}
 	for (size_t i = 0; i < t->ncalls; i++) {
 		const struct ccsg_call *c = &t->calls[i];
@@ -233,16 +271,17 @@ static int self_cpu(struct build *b)
 		}
 		/* the skeletons a thread ran are the calls' CPU, not its own */
 		if (c->server_tid && (th = ccsg_trace_thread(t, c->server_proc, c->server_tid)) >= 0) {
-			b->thread_self[th] -= skel_cpu(c);
+			b->thread_self[th] -= skel_cpu(g, c);
 			b->served[th] = 1;
 		}
 		/* a chain it started: the stub side is runtime */
 		if (c->parent < 0 && c->client_tid &&
 		    (th = ccsg_trace_thread(t, c->client_proc, c->client_tid)) >= 0)
-			b->thread_self[th] -= stub_cpu(c);
+			b->thread_self[th] -= stub_cpu(g, c);
 	}
 	for (size_t i = 0; i < t->nthreads; i++) {
-		if (t->threads[i].infra || t->threads[i].cpu_ns == CCSG_NONE) {
+		if (t->threads[i].infra ||
+		    thread_amount(g, &t->threads[i]) == CCSG_NONE) {
 			b->thread_self[i] = 0;
 		} else if (b->thread_self[i] < 0) {
 			b->thread_self[i] = 0;
@@ -489,6 +528,13 @@ out:
 int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccsg_dims *dims,
 		     int by_object)
 {
+	return ccsg_graph_build_res(g, d, dims, by_object, CCSG_RES_CPU);
+}
+
+int ccsg_graph_build_res(struct ccsg_graph *g, struct ccsg_dscg *d,
+			 const struct ccsg_dims *dims, int by_object,
+			 int resource)
+{
 	struct ccsg_trace *t = d->trace;
 	struct build b = {.g = g, .t = t};
 	size_t k = dims->n ? dims->n : 1;
@@ -498,6 +544,7 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 	g->dscg = d;
 	g->dims = dims;
 	g->by_object = by_object;
+	g->resource = resource;
 	g->call_node = malloc((t->ncalls + 1) * sizeof(int32_t));
 	g->call_self = calloc(t->ncalls + 1, sizeof(int64_t));
 	g->call_edge = malloc((t->ncalls + 1) * sizeof(int32_t));

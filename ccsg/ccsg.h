@@ -10,6 +10,10 @@
  * Equations 3 and 4, as vectors with one entry per host or per processor
  * group.  Node 0 is the global virtual main node; its descendant CPU is
  * the whole system's user CPU.  All CPU values are nanoseconds.
+ *
+ * The same machinery measures heap memory (ccsg_graph_build_res()):
+ * Equations 1-4 with bytes allocated, or freed, in place of CPU time,
+ * from the heap counters each probe and thread record sampled.
  */
 #ifndef CCSG_CCSG_H
 #define CCSG_CCSG_H
@@ -64,6 +68,7 @@ struct ccsg_graph {
 	struct ccsg_dscg *dscg;
 	const struct ccsg_dims *dims;
 	int by_object;
+	int resource; /* enum ccsg_resource */
 	struct ccsg_node *nodes;
 	size_t nnodes;
 	struct ccsg_edge *edges;
@@ -79,7 +84,9 @@ struct ccsg_graph {
 					 * chains hang under main, not its node */
 	struct hashmap edge_index;	/* (from, to) -> edge */
 	int64_t clamped;		/* negative self CPU set to 0 (clock granularity) */
-	int64_t unmeasured_threads;	/* user threads without a CPU time */
+	int64_t unmeasured_threads;	/* user threads without a CPU time
+					 * (or heap figures) */
+	int64_t unmeasured_calls; /* heap: skeletons without heap figures */
 	int64_t *total;			/* main's self + descendant */
 	int64_t *vec_pool;
 	size_t cap_nodes, cap_edges, cap_pool;
@@ -88,6 +95,15 @@ struct ccsg_graph {
 /* Build the graph; by_object aggregates by (object, interface, function). */
 int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccsg_dims *dims,
 		     int by_object);
+/*
+ * The same, of a resource (enum ccsg_resource): CPU (what
+ * ccsg_graph_build() measures), or heap bytes allocated or freed.  A
+ * call or thread whose figures are missing counts 0 and is counted in
+ * unmeasured_calls / unmeasured_threads.
+ */
+int ccsg_graph_build_res(struct ccsg_graph *g, struct ccsg_dscg *d,
+			 const struct ccsg_dims *dims, int by_object,
+			 int resource);
 void ccsg_graph_release(struct ccsg_graph *g);
 
 /* The vector dimension of a process's host, or -1 when it has none. */

@@ -46,6 +46,17 @@ int cli_parse(struct cli *o, const struct command *cmd, int argc, char **argv,
 		case CLI_GROUPS:
 			o->groups = v;
 			break;
+		case CLI_RESOURCE:
+			if (strcmp(v, "cpu") && strcmp(v, "memory")) {
+				o->status = opt_bad(cmd,
+						    "--resource takes 'cpu' or "
+						    "'memory', not '%s'",
+						    v);
+				goto stop;
+			}
+			o->resource = strcmp(v, "memory") ? CCSG_RES_CPU
+							  : CCSG_RES_ALLOC;
+			break;
 		case CLI_IDL: {
 			const char **idl = realloc(o->idl, (o->nidl + 1) * sizeof(*idl));
 
@@ -91,8 +102,13 @@ int session_open(struct session *s, const struct cli *o, int graph)
 	if (o->groups ? ccsg_dims_groups(&s->dims, &s->trace, o->groups) :
 			ccsg_dims_hosts(&s->dims, &s->trace))
 		return 1;
-	if (ccsg_graph_build(&s->graph, &s->dscg, &s->dims, o->by_object) ||
-	    ccsg_graph_name(&s->graph, &s->names)) {
+	if (ccsg_graph_build_res(&s->graph, &s->dscg, &s->dims, o->by_object,
+				 o->resource) ||
+	    ccsg_graph_name(&s->graph, &s->names) ||
+	    (o->resource == CCSG_RES_ALLOC &&
+	     (ccsg_graph_build_res(&s->freed, &s->dscg, &s->dims, o->by_object,
+				   CCSG_RES_FREED) ||
+	      ccsg_graph_name(&s->freed, &s->names)))) {
 		fail("out of memory building the CCSG of '%s'", o->db);
 		return 1;
 	}
@@ -102,6 +118,7 @@ int session_open(struct session *s, const struct cli *o, int graph)
 void session_close(struct session *s)
 {
 	ccsg_graph_release(&s->graph);
+	ccsg_graph_release(&s->freed);
 	ccsg_dims_release(&s->dims);
 	ccsg_dscg_release(&s->dscg);
 	ccsg_trace_release(&s->trace);

@@ -7,11 +7,9 @@
 #include "usage.h"
 
 static const struct opt report_opts[] = {
-	CLI_OPT_DB,
-	CLI_OPT_FORMAT("text|json|xml|dot"),
-	CLI_OPT_BY,
-	CLI_OPT_GROUPS,
-	CLI_OPT_IDL,
+	CLI_OPT_DB,	CLI_OPT_FORMAT("text|json|xml|dot"),
+	CLI_OPT_BY,	CLI_OPT_RESOURCE,
+	CLI_OPT_GROUPS, CLI_OPT_IDL,
 	OPT_END
 };
 
@@ -23,7 +21,11 @@ static int run_report(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_report, argc, argv, 0xf))
 		return o.status;
-	if (!(ret = session_open(&s, &o, 1)) && ccsg_report_print(stdout, &s.graph, o.format))
+	ret = session_open(&s, &o, 1);
+	if (!ret &&
+	    (o.resource == CCSG_RES_ALLOC
+		     ? ccsg_memory_print(stdout, &s.graph, &s.freed, o.format)
+		     : ccsg_report_print(stdout, &s.graph, o.format)))
 		ret = fail("cannot write the report");
 	session_close(&s);
 	free(o.idl);
@@ -31,8 +33,10 @@ static int run_report(int argc, char **argv)
 }
 
 const struct command cmd_report = {
-	"report", run_report,
+	"report",
+	run_report,
 	"[--db PATH] [--format=text|json|xml|dot] [--by=function|object] "
-	"[--groups FILE] [--idl FILE.x]...",
-	"the CPU consumption summarization graph (CCSG)", report_opts,
+	"[--resource=cpu|memory] [--groups FILE] [--idl FILE.x]...",
+	"the CPU (or heap memory) consumption summarization graph (CCSG)",
+	report_opts,
 };

@@ -25,7 +25,8 @@ enum {
 	CLI_GROUPS,
 	CLI_IDL,
 	CLI_CHANGE,
-	CLI_CHANGES
+	CLI_CHANGES,
+	CLI_RESOURCE
 };
 
 #define CLI_OPT_DB { "db", CLI_DB, "PATH", \
@@ -36,6 +37,12 @@ enum {
 	"a function node per procedure (default), or per serving object and procedure" }
 #define CLI_OPT_GROUPS { "groups", CLI_GROUPS, "FILE", \
 	"count CPU per group of hosts named in FILE, not per host" }
+#define CLI_OPT_RESOURCE                                                       \
+	{                                                                      \
+		"resource", CLI_RESOURCE, "cpu|memory",                        \
+			"what the graph measures: CPU time (default) or heap " \
+			"bytes allocated and freed"                            \
+	}
 #define CLI_OPT_IDL { "idl", CLI_IDL, "FILE.x", \
 	"take names from the rpcgen file FILE.x (repeatable)" }
 
@@ -46,6 +53,7 @@ struct cli {
 	const char *groups;
 	const char **idl;
 	size_t nidl;
+	int resource;		/* CCSG_RES_CPU, or CCSG_RES_ALLOC for memory */
 	int status;		/* when cli_parse() returned -1 */
 };
 
@@ -62,12 +70,13 @@ struct session {
 	struct ccsg_trace trace;
 	struct ccsg_dscg dscg;
 	struct ccsg_dims dims;
-	struct ccsg_graph graph;
+	struct ccsg_graph graph; /* CPU, or bytes allocated */
+	struct ccsg_graph freed; /* --resource=memory: bytes freed */
 	struct ccsg_names names;
 };
 
-/* Load the trace and build the DSCG (and, with graph, the CCSG).  0 or
- * the exit status after a message. */
+/* Load the trace and build the DSCG (and, with graph, the CCSG of
+ * o->resource).  0 or the exit status after a message. */
 int session_open(struct session *s, const struct cli *o, int graph);
 void session_close(struct session *s);
 

@@ -44,7 +44,7 @@ static int non_ascii(FILE *f, const char **s)
 	return 1;
 }
 
-static void xml_str(FILE *f, const char *s)
+void ccsg_xml_str(FILE *f, const char *s)
 {
 	while (s && *s) {
 		if (non_ascii(f, &s))
@@ -62,7 +62,9 @@ static void xml_str(FILE *f, const char *s)
 	}
 }
 
-static void dot_str(FILE *f, const char *s)
+#define xml_str ccsg_xml_str
+
+void ccsg_dot_str(FILE *f, const char *s)
 {
 	while (s && *s) {
 		if (non_ascii(f, &s))
@@ -73,6 +75,8 @@ static void dot_str(FILE *f, const char *s)
 		s++;
 	}
 }
+
+#define dot_str ccsg_dot_str
 
 static int done(FILE *f)
 {
@@ -108,7 +112,8 @@ static void tally_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_ta
 	fputc('}', f);
 }
 
-static void summary_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
+void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
+		       const struct ccsg_dscg_stats *s)
 {
 	fprintf(f, "{\"calls\": %zu, \"chains\": %zu, \"threads\": %zu, \"broken_chains\": %zu, "
 		"\"segments\": %zu, \"abnormal_transitions\": %zu, \"truncated_chains\": %zu, "
@@ -134,8 +139,11 @@ static void tally_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_ta
 		fprintf(f, "%s%s %zu", i ? ", " : "", t->strings[ty->v[i].str], ty->v[i].n);
 }
 
+#define summary_json ccsg_summary_json
+
 /* What the numbers cannot show: said in words, before the numbers. */
-static void summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_dscg_stats *s)
+void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
+		       const struct ccsg_dscg_stats *s)
 {
 	fprintf(f, "%zu calls in %zu chains, %zu threads", s->calls, s->chains, s->threads);
 	if (!s->calls)
@@ -177,6 +185,8 @@ static void summary_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_
 	}
 	ccsg_monitoring_text(f, &t->mon);
 }
+
+#define summary_text ccsg_summary_text
 
 /* --- report ------------------------------------------------------------------ */
 

@@ -18,6 +18,22 @@ enum ccsg_format { CCSG_TEXT, CCSG_JSON, CCSG_XML, CCSG_DOT };
 int ccsg_format_parse(const char *s);
 
 int ccsg_report_print(FILE *f, const struct ccsg_graph *g, int format);
+/*
+ * `report --resource=memory`: the graphs of bytes allocated and freed
+ * (ccsg_graph_build_res(), same DSCG, dimensions and grouping), and the
+ * peak heap of every process (output-memory.c).
+ */
+int ccsg_memory_print(FILE *f, const struct ccsg_graph *alloc,
+		      const struct ccsg_graph *freed, int format);
+
+/* Shared by the printers: the summary heading every output, and names
+ * escaped for XML attributes and dot labels. */
+void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
+		       const struct ccsg_dscg_stats *s);
+void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
+		       const struct ccsg_dscg_stats *s);
+void ccsg_xml_str(FILE *f, const char *s);
+void ccsg_dot_str(FILE *f, const char *s);
 int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names *nm, int format);
 /*
  * `ccsg impact`: the CCSG with the CCDG of im superimposed (every node's

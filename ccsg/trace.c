@@ -41,6 +41,7 @@ static const char *const marker_names[] = { CAUSAL_VALUES_marker(NAME_OF) };
 #define MAX_EVENT (INT64_C(1) << 62)
 #define MAX_PROC (1 << 22)
 #define MAX_HOST (1 << 22)
+#define MAX_BYTES (INT64_C(1) << 62)
 
 /*
  * Reading one table, row by row, with every value checked as it is read
@@ -112,9 +113,14 @@ static void bad_value(struct reader *r, int col, const char *fmt, ...)
 static int64_t rd_int(struct reader *r, int col, int64_t min, int64_t max,
 		      int null_ok)
 {
-	int i = r->at[col], type = sqlite3_column_type(r->st, i);
+	int i = r->at[col], type;
 	char d[64];
 	int64_t v;
+
+	/* a column the database's version does not have: NULL */
+	if (i < 0)
+		return CCSG_NONE;
+	type = sqlite3_column_type(r->st, i);
 
 	if (type == SQLITE_NULL) {
 		if (!null_ok)
@@ -410,15 +416,18 @@ static int load_hosts(struct ccsg_trace *t, sqlite3 *db, int32_t **host_index, s
 
 static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_index, size_t nindex)
 {
+	/* the last one from version 4 on */
 	static const int cols[] = { DB_PROCESSES_PROC_ID, DB_PROCESSES_HOST_ID,
-				    DB_PROCESSES_PID, DB_PROCESSES_EXE };
+				    DB_PROCESSES_PID, DB_PROCESSES_EXE,
+				    DB_PROCESSES_PEAK_HEAP_BYTES };
 	struct reader r;
 
-	if (rd_open(&r, db, DB_PROCESSES, cols, 4, "ORDER BY proc_id", t->path))
+	if (rd_open(&r, db, DB_PROCESSES, cols, t->has_heap ? 5 : 4,
+		    "ORDER BY proc_id", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
 		int64_t id = rd_int(&r, DB_PROCESSES_PROC_ID, 1, MAX_PROC, 0),
-			h;
+			h, peak;
 		int32_t pid;
 		const char *exe;
 
@@ -428,6 +437,8 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 		h = rd_int(&r, DB_PROCESSES_HOST_ID, 0, INT64_MAX, 0);
 		pid = rd_i32(&r, DB_PROCESSES_PID, 0, INT32_MAX, 0);
 		exe = rd_text(&r, DB_PROCESSES_EXE, 1);
+		peak = rd_int(&r, DB_PROCESSES_PEAK_HEAP_BYTES, 0, MAX_BYTES,
+			      1);
 		if (r.bad)
 			break;
 		if ((size_t)id >= t->nprocs) {
@@ -443,6 +454,8 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 		/* a host_id without its hosts row is shown as '?' */
 		t->procs[id].host = (uint64_t)h < nindex ? host_index[h] : -1;
 		t->procs[id].pid = pid;
+		t->procs[id].peak_heap = peak;
+		t->procs[id].present = 1;
 		if (exe && !(t->procs[id].exe = strdup(exe)))
 			return nomem(&r), rd_close(&r);
 		t->nproc_rows++;
@@ -452,23 +465,27 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 
 static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 {
-	static const int cols[] = { DB_THREADS_PROC_ID,	    DB_THREADS_TID,
-				    DB_THREADS_PARENT_TID,  DB_THREADS_MARKER,
+	static const int cols[] = { DB_THREADS_PROC_ID, DB_THREADS_TID,
+				    DB_THREADS_PARENT_TID, DB_THREADS_MARKER,
 				    DB_THREADS_END_MONO_NS, DB_THREADS_CPU_NS,
-				    DB_THREADS_CTX_FUNCTION };
+				    DB_THREADS_CTX_FUNCTION,
+				    /* from version 4 on */
+				    DB_THREADS_ALLOC_BYTES,
+				    DB_THREADS_FREED_BYTES,
+				    DB_THREADS_PEAK_HEAP_BYTES };
+	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	struct reader r;
 	size_t cap = 0;
 
-	if (rd_open(&r, db, DB_THREADS, cols, sizeof(cols) / sizeof(cols[0]),
+	if (rd_open(&r, db, DB_THREADS, cols, t->has_heap ? ncols : ncols - 3,
 		    "ORDER BY proc_id, tid", t->path))
 		return -1;
 	while (rd_next(&r, db)) {
 		struct ccsg_thread th;
 
-		/* padding too: the suites compare loaded traces bytewise */
+		/* padding too: suites compare loaded threads with memcmp */
 		memset(&th, 0, sizeof(th));
-		th.parent_thread = -1;
-		th.spawn_call = -1;
+		th.parent_thread = th.spawn_call = -1;
 		th.proc =
 			(int32_t)rd_int(&r, DB_THREADS_PROC_ID, 1, MAX_PROC, 0);
 		th.tid = (int32_t)rd_int(&r, DB_THREADS_TID, 0, INT32_MAX, 0);
@@ -486,6 +503,12 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		th.cpu_ns = rd_int(&r, DB_THREADS_CPU_NS, 0, MAX_NS, 1);
 		th.ctx_function =
 			rd_int(&r, DB_THREADS_CTX_FUNCTION, 0, INT64_MAX, 1);
+		th.heap[0] =
+			rd_int(&r, DB_THREADS_ALLOC_BYTES, 0, MAX_BYTES, 1);
+		th.heap[1] =
+			rd_int(&r, DB_THREADS_FREED_BYTES, 0, MAX_BYTES, 1);
+		th.heap_peak = rd_int(&r, DB_THREADS_PEAK_HEAP_BYTES,
+				      -MAX_BYTES, MAX_BYTES, 1);
 		if (r.bad)
 			break;
 		if (GROW(t->threads, cap, t->nthreads + 1))
@@ -611,7 +634,13 @@ static const int call_cols[] = {
 	DB_RPC_CALLS_SERVER_RESULTS_BYTES,
 	DB_RPC_CALLS_REPLY,
 	DB_RPC_CALLS_TAG,
+	/* from version 4 on (CALL_HEAP_COLS) */
+	DB_RPC_CALLS_STUB_ALLOC_BYTES,
+	DB_RPC_CALLS_STUB_FREED_BYTES,
+	DB_RPC_CALLS_SKEL_ALLOC_BYTES,
+	DB_RPC_CALLS_SKEL_FREED_BYTES,
 };
+#define CALL_HEAP_COLS 4
 
 static const char calls_order[] =
 	"ORDER BY chain, coalesce(stub_start_event, skel_start_event,"
@@ -690,6 +719,14 @@ static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c
 	c->reply = (int8_t)rd_enum(r, DB_RPC_CALLS_REPLY, ccsg_reply_names,
 				   CCSG_NREPLY);
 	c->tag = rd_intern(r, t, DB_RPC_CALLS_TAG);
+	c->stub_heap[0] =
+		rd_int(r, DB_RPC_CALLS_STUB_ALLOC_BYTES, 0, MAX_BYTES, 1);
+	c->stub_heap[1] =
+		rd_int(r, DB_RPC_CALLS_STUB_FREED_BYTES, 0, MAX_BYTES, 1);
+	c->skel_heap[0] =
+		rd_int(r, DB_RPC_CALLS_SKEL_ALLOC_BYTES, 0, MAX_BYTES, 1);
+	c->skel_heap[1] =
+		rd_int(r, DB_RPC_CALLS_SKEL_FREED_BYTES, 0, MAX_BYTES, 1);
 	if (r->bad)
 		return -1;
 	/* the start probes give the numbers: without one, the function is
@@ -763,8 +800,9 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db)
 	struct reader r;
 
 	if (rd_open(&r, db, DB_RPC_CALLS, call_cols,
-		    sizeof(call_cols) / sizeof(call_cols[0]), calls_order,
-		    t->path))
+		    sizeof(call_cols) / sizeof(call_cols[0]) -
+			    (t->has_heap ? 0 : CALL_HEAP_COLS),
+		    calls_order, t->path))
 		return -1;
 	while (rd_next(&r, db)) {
 		int64_t id = rd_int(&r, DB_RPC_CALLS_CALL_ID, INT64_MIN + 1,
@@ -819,8 +857,10 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 		return -1;
 	}
 	t->path = strdup(path);
-	if (!t->path || check_schema(db, path, &t->schema_version) ||
-	    load_hosts(t, db, &host_index, &nindex) ||
+	if (!t->path || check_schema(db, path, &t->schema_version))
+		goto out;
+	t->has_heap = t->schema_version >= CCSG_SCHEMA_HEAP;
+	if (load_hosts(t, db, &host_index, &nindex) ||
 	    load_procs(t, db, host_index, nindex) || load_threads(t, db) ||
 	    load_sites_objects(t, db) || load_calls(t, db) ||
 	    ccsg_monitoring_load(&t->mon, db))

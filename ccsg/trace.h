@@ -37,6 +37,16 @@ enum ccsg_reply {
 };
 extern const char *const ccsg_reply_names[CCSG_NREPLY];	/* "success", ... */
 
+/*
+ * What a graph measures (ccsg_graph_build_res()): CPU (ns), or heap bytes
+ * allocated or freed (usable sizes; the README's "Heap memory").
+ */
+enum ccsg_resource { CCSG_RES_CPU, CCSG_RES_ALLOC, CCSG_RES_FREED };
+#define CCSG_HEAP(res) ((res)-CCSG_RES_ALLOC) /* index of heap[] below */
+
+/* The schema version that has the heap columns. */
+#define CCSG_SCHEMA_HEAP 4
+
 /* The four probes of a call, in their order along a chain (Figure 4). */
 enum ccsg_probe { CCSG_STUB_START, CCSG_SKEL_START, CCSG_SKEL_END, CCSG_STUB_END };
 
@@ -48,6 +58,10 @@ struct ccsg_call {
 	uint32_t prog, vers, proc;
 	int64_t ev[4];			/* event numbers by enum ccsg_probe */
 	int64_t cpu[4];			/* thread CPU at each probe */
+	/* bytes allocated [0] and freed [1] between the stub's start and
+	 * end, and between the skeleton's (rpc_calls.stub_alloc_bytes ...);
+	 * CCSG_NONE when not counted */
+	int64_t stub_heap[2], skel_heap[2];
 	int64_t stub_start_ns, stub_end_exit_ns;	/* client clock */
 	int64_t skel_start_exit_ns, skel_end_ns;	/* server clock */
 	int32_t client_proc, client_tid;	/* 0 when unknown */
@@ -81,6 +95,8 @@ struct ccsg_thread {
 	int32_t proc, tid, parent_tid;
 	uint8_t infra;			/* marker 'infra' */
 	int64_t cpu_ns;			/* CCSG_NONE when not measured */
+	int64_t heap[2];		/* bytes allocated, freed; CCSG_NONE */
+	int64_t heap_peak;		/* highest live bytes; CCSG_NONE */
 	int64_t end_mono_ns;		/* CCSG_NONE without THREAD_END */
 	int64_t ctx_function;		/* CCSG_NONE */
 	/* Filled by ccsg_dscg_build(). */
@@ -102,6 +118,8 @@ struct ccsg_proc {
 	int32_t host;			/* index into trace.hosts, -1 if no row */
 	int32_t pid;
 	char *exe;
+	int64_t peak_heap; /* processes.peak_heap_bytes, CCSG_NONE */
+	uint8_t present;   /* it has a processes row */
 };
 
 struct ccsg_object {
@@ -117,7 +135,8 @@ struct ccsg_site {
 
 struct ccsg_trace {
 	char *path;
-	int schema_version;		/* meta.schema_version */
+	int schema_version; /* meta.schema_version */
+	int has_heap;	    /* the heap columns: version >= CCSG_SCHEMA_HEAP */
 	char **hosts;			/* names, in host_id order */
 	size_t nhosts;
 	struct ccsg_proc *procs;	/* indexed by proc_id */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "encode.h"
+#include "heap.h"
 #include "identity.h"
 
 static void pack_str(msgpack_packer *pk, const void *s, size_t len)
@@ -200,7 +201,8 @@ void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,
 
 void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
 			      uint64_t mono_ns, uint64_t cpu_ns, uint32_t how,
-			      uint8_t mon_off)
+			      const struct causal_heap_tls *heap,
+			      uint32_t heap_epoch, uint8_t mon_off)
 {
 	struct rec_thread_end r = {
 		.hdr = { .type = CAUSAL_REC_THREAD_END,
@@ -211,13 +213,23 @@ void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
 		.mon_off = mon_off,
 	};
 
+	if (heap && heap_epoch) {
+		r.heap_epoch = heap_epoch;
+		r.alloc_bytes = heap->alloc_bytes;
+		r.freed_bytes = heap->freed_bytes;
+		r.allocs = heap->allocs;
+		r.frees = heap->frees;
+		r.heap_peak = heap->peak;
+	}
+
 	causal_encode_record(pk, &r.hdr);
 }
 
 void causal_encode_process_end(msgpack_packer *pk, uint64_t mono_ns,
 			       uint64_t realtime_ns, uint32_t reason,
 			       int64_t detail, uint64_t records,
-			       uint64_t dropped)
+			       uint64_t dropped, uint32_t heap_epoch,
+			       uint64_t heap_peak)
 {
 	struct rec_process_end r = {
 		.hdr = { .type = CAUSAL_REC_PROCESS_END, .mono_ns = mono_ns },
@@ -226,6 +238,8 @@ void causal_encode_process_end(msgpack_packer *pk, uint64_t mono_ns,
 		.detail = detail,
 		.records = records,
 		.dropped = dropped,
+		.heap_epoch = heap_epoch,
+		.heap_peak = heap_peak,
 	};
 
 	causal_encode_record(pk, &r.hdr);

@@ -14,6 +14,7 @@
 #include "record.h"
 
 struct causal_identity;
+struct causal_heap_tls;
 
 /* Encode one ring record; 0, or -EINVAL for a type this encoder lacks. */
 int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec);
@@ -26,14 +27,18 @@ int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,
 			 uint64_t dropped_total);
 
+/* heap: the thread's counters read at mono_ns under accounting state
+ * heap_epoch (heap.h), or NULL when unknown (written as absent) */
 void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
 			      uint64_t mono_ns, uint64_t cpu_ns, uint32_t how,
-			      uint8_t mon_off);
+			      const struct causal_heap_tls *heap,
+			      uint32_t heap_epoch, uint8_t mon_off);
 
 void causal_encode_process_end(msgpack_packer *pk, uint64_t mono_ns,
 			       uint64_t realtime_ns, uint32_t reason,
 			       int64_t detail, uint64_t records,
-			       uint64_t dropped);
+			       uint64_t dropped, uint32_t heap_epoch,
+			       uint64_t heap_peak);
 
 /* LOSS: by_type[t] records of type t lost, for t < types (0: none). */
 void causal_encode_loss(msgpack_packer *pk, uint64_t mono_ns, int err,

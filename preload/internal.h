@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "heap.h"
 #include "context.h"
 #include "cpu-clock.h"
 #include "identity.h"
@@ -119,6 +120,8 @@ struct causal_tbuf {
 	/* hand-off from pthread_create to the new thread's trampoline */
 	uint32_t parent_tid;
 	struct causal_ctx start_ctx;
+	/* the owner's heap counters (heap.h), for its end record at exit */
+	_Atomic(struct causal_heap_tls *) heap;
 	void *(*start_fn)(void *);
 	void *start_arg;
 };
@@ -141,6 +144,7 @@ struct causal_thread {
 	uint8_t status;		/* enum causal_thread_status */
 	uint8_t exiting;	/* pthread_exit() was called */
 	uint8_t cpu_at_start;	/* THREAD_START read the CPU clock */
+	struct causal_heap_tls heap; /* heap.h: the allocation counters */
 };
 
 extern CAUSAL_TLS struct causal_thread causal_self;

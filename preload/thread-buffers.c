@@ -69,6 +69,7 @@ static void tbuf_reset(struct causal_tbuf *tb)
 	tb->end_written = 0;
 	tb->tid = 0;
 	tb->os_tid = 0;
+	atomic_store_explicit(&tb->heap, NULL, memory_order_relaxed);
 }
 
 static struct causal_tbuf *tbuf_new(void)
@@ -186,6 +187,7 @@ static void record_thread_start(struct causal_tbuf *tb)
 	memcpy(r->ctx.chain, ctx->chain, sizeof(r->ctx.chain));
 	r->ctx.event = ctx->event_no;
 	r->ctx.function = ctx->function_id;
+	CAUSAL_HEAP_FILL(r);
 	causal_record_commit(tb, pending);
 }
 
@@ -196,6 +198,8 @@ void causal_thread_begin(struct causal_tbuf *tb)
 	causal_self.tbuf = tb;
 	causal_self.status = CAUSAL_THREAD_LIVE;
 	causal_self.exiting = 0;
+	atomic_store_explicit(&tb->heap, &causal_self.heap,
+			      memory_order_release);
 	record_thread_start(tb);
 	pthread_setspecific(causal_g.end_key, tb);
 }
@@ -234,6 +238,7 @@ void causal_thread_end(uint32_t how)
 		return;
 	r = (void *)causal_record_begin(tb, CAUSAL_REC_THREAD_END, sizeof(*r),
 					&pending);
+	causal_heap_publish(); /* its live change into the process total */
 	if (r) {
 		r->hdr.aux = how;
 		/* a thread's CPU measured at its start is measured to its end
@@ -241,8 +246,11 @@ void causal_thread_end(uint32_t how)
 		r->cpu_ns =
 			causal_self.cpu_at_start ? causal_thread_cpu_ns() : 0;
 		r->mon_off = causal_self.cpu_at_start ? 0 : CAUSAL_MON_CPU;
+		CAUSAL_HEAP_FILL(r);
+		r->heap_peak = r->heap_epoch ? causal_self.heap.peak : 0;
 		causal_ring_commit(&tb->ring, pending);
 	}
+	atomic_store_explicit(&tb->heap, NULL, memory_order_relaxed);
 	pthread_setspecific(causal_g.end_key, NULL);
 	causal_self.tbuf = NULL;
 	causal_self.status = CAUSAL_THREAD_ENDED;

@@ -15,9 +15,11 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "encode.h"
+#include "heap.h"
 #include "internal.h"
 
 /*
@@ -259,21 +261,51 @@ static uint64_t cpu_of_thread(pid_t os_tid)
 	return causal_clock_ns(clk);
 }
 
+/*
+ * The heap counters of a thread still running, read from its TLS (which
+ * it registered in its buffer): with process_vm_readv(), which answers
+ * EFAULT rather than fault should the thread have ended and its stack
+ * gone in the meantime.  0, or -1 when they cannot be read.
+ */
+static int heap_of_thread(const struct causal_tbuf *tb,
+			  struct causal_heap_tls *out)
+{
+	struct causal_heap_tls *h =
+		atomic_load_explicit(&tb->heap, memory_order_acquire);
+	struct iovec local = { out, sizeof(*out) }, remote = { h, sizeof(*h) };
+
+	if (!h)
+		return -1;
+	if (tb->os_tid == gettid()) {
+		*out = *h;
+		return 0;
+	}
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
+			       (ssize_t)sizeof(*out)
+		       ? 0
+		       : -1;
+}
+
 /* Threads still running when the image ends get an AT_EXIT end record. */
 static void end_live_threads(void)
 {
 	struct causal_log_file *lf = &causal_g.log;
+	struct causal_heap_tls heap;
 	struct causal_tbuf *tb;
+	uint32_t epoch = causal_heap_epoch();
 
 	for (tb = causal_tbufs_first(); tb; tb = tb->next_all) {
+		int have_heap;
+
 		if (atomic_load(&tb->state) != CAUSAL_TBUF_LIVE ||
 		    tb->end_written || !tb->tid)
 			continue;
-		causal_log_file_reserve(lf, 64);
+		have_heap = epoch && !heap_of_thread(tb, &heap);
+		causal_log_file_reserve(lf, 128);
 		causal_encode_thread_end(
 			&lf->pk, tb->tid, causal_now_ns(),
 			tb->cpu_at_start ? cpu_of_thread(tb->os_tid) : 0,
-			CAUSAL_THREAD_AT_EXIT,
+			CAUSAL_THREAD_AT_EXIT, have_heap ? &heap : NULL, epoch,
 			tb->cpu_at_start ? 0 : CAUSAL_MON_CPU);
 		causal_log_file_count(lf, CAUSAL_REC_THREAD_END);
 		tb->end_written = 1;
@@ -282,8 +314,8 @@ static void end_live_threads(void)
 
 /* The PROCESS_END of this process, kept for the loss slot. */
 static struct {
-	uint64_t mono_ns, realtime_ns, dropped;
-	uint32_t reason;
+	uint64_t mono_ns, realtime_ns, dropped, heap_peak;
+	uint32_t reason, heap_epoch;
 	int64_t detail;
 } proc_end;
 
@@ -297,10 +329,13 @@ static void write_process_end(uint32_t reason, int64_t detail)
 	proc_end.reason = reason;
 	proc_end.detail = detail;
 	proc_end.dropped = dropped_total();
-	causal_log_file_reserve(lf, 96);
+	proc_end.heap_epoch = causal_heap_epoch();
+	proc_end.heap_peak = causal_heap_process_peak();
+	causal_log_file_reserve(lf, 128);
 	causal_encode_process_end(&lf->pk, proc_end.mono_ns,
 				  proc_end.realtime_ns, reason, detail, records,
-				  proc_end.dropped);
+				  proc_end.dropped, proc_end.heap_epoch,
+				  proc_end.heap_peak);
 	causal_log_file_count(lf, CAUSAL_REC_PROCESS_END);
 }
 
@@ -347,7 +382,8 @@ static void write_loss(int ended)
 		causal_encode_process_end(&lf->slot_pk, proc_end.mono_ns,
 					  proc_end.realtime_ns, proc_end.reason,
 					  proc_end.detail, lf->records_written,
-					  proc_end.dropped);
+					  proc_end.dropped, proc_end.heap_epoch,
+					  proc_end.heap_peak);
 	if (causal_log_file_slot_write(lf) == 0)
 		loss_in_slot = lost + 1;
 }

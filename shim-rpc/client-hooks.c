@@ -160,6 +160,7 @@ static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 	r->p.hdr.aux = causal_copy_addr(r->tail, t->peer, peer_len);
 	r->site_id = site;
 	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
+	CAUSAL_HEAP_FILL(r);
 	r->p.cpu_ns = cpu0;
 	r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0;
 	causal_record_commit(tb, pending);
@@ -186,6 +187,7 @@ static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 	r->args_bytes = args_bytes;
 	r->results_bytes = results_bytes;
 	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
+	CAUSAL_HEAP_FILL(r);
 	/* Equation 1 takes the stub's CPU up to its very end */
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
 		exit_ns = causal_now_ns();
@@ -360,7 +362,7 @@ static void traced_destroy(CLIENT *cl)
 	/* the handle goes back to libtirpc's own table, then away */
 	cl->cl_ops = (struct clnt_ops *)tc->orig;
 	CLNT_DESTROY(cl);
-	free(tc);
+	causal_own_free(tc);
 }
 
 static void wrap_client(CLIENT *cl, int kind, int fd, uint32_t prog,
@@ -370,8 +372,9 @@ static void wrap_client(CLIENT *cl, int kind, int fd, uint32_t prog,
 
 	if (!cl || !causal_running() || cl->cl_ops->cl_call == traced_call)
 		return;
-	/* handles are made rarely: the program's allocator is fine here */
-	tc = calloc(1, sizeof(*tc));
+	/* handles are made rarely: the program's allocator is fine here,
+	 * uncounted in the program's heap (heap.h) */
+	tc = causal_own_calloc(1, sizeof(*tc));
 	if (!tc)
 		return; /* the handle works, untraced */
 	tc->ops = *cl->cl_ops;

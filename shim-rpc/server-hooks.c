@@ -166,6 +166,7 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	r->object_id = object;
 	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
 	r->p.hdr.aux = causal_copy_addr(r->tail, peer->buf, len);
+	CAUSAL_HEAP_FILL(r);
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
 		exit_ns = causal_now_ns();
 	r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY ? exit_ns : 0;
@@ -202,6 +203,7 @@ static uint64_t skeleton_end(struct serving *s, int reply, uint32_t results,
 			r->reply = sem ? (uint32_t)reply : 0;
 			r->results_bytes = sem ? results : 0;
 			r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
+			CAUSAL_HEAP_FILL(r);
 			/* read at the probe's entry */
 			r->p.cpu_ns = types & CAUSAL_MON_CPU ? cpu : 0;
 			r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY

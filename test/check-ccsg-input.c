@@ -95,7 +95,7 @@ START_TEST(test_schema_version)
 	static const struct {
 		const char *value, *says;
 	} cases[] = {
-		{ "4", "schema version 4" }, /* newer than ccsg knows */
+		{ "5", "schema version 5" }, /* newer than ccsg knows */
 		{ "99", "schema version 99" },
 		{ "1", "schema version 1" }, /* older, without rpc tables */
 		{ "2x", "'2x'" },	     /* not a number */
@@ -268,7 +268,7 @@ START_TEST(test_schema_version_2)
 
 	ck_assert_msg(load_err(path, msg, sizeof(msg)) == 0, "%s", msg);
 	ck_assert_int_eq(ccsg_trace_load(&t3, path), 0);
-	ck_assert_int_eq(t3.schema_version, 3);
+	ck_assert_int_eq(t3.schema_version, DB_SCHEMA_VERSION);
 	ck_assert_uint_eq(t3.nchains, 12);
 	ck_assert_int_eq(t3.chains[0].id[DB_CHAIN_LEN - 1], 0xe0);
 	ck_assert_int_eq(sqlite3_open(path, &fx_db), SQLITE_OK);
@@ -289,7 +289,7 @@ END_TEST
 START_TEST(test_cli_exit_status)
 {
 	static const char *const spoil[] = {
-		"UPDATE meta SET value = '4' WHERE key = 'schema_version'",
+		"UPDATE meta SET value = '5' WHERE key = 'schema_version'",
 		"UPDATE rpc_calls SET results_bytes = 'many'",
 	};
 	static const char *const cmds[] = { "dscg", "report", "latency" };

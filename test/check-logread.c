@@ -385,8 +385,10 @@ START_TEST(test_dump_rpc)
 	FILE *f;
 
 	ck_assert_int_eq(fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION), 0);
+	fl.heap = (struct fixture_heap){ 1, 100, 40, 3, 1, 0 };
 	fixture_log_stub_start(&fl, &p, 100003, 3, 1, CAUSAL_TRANSPORT_UDP, sin,
 			       sizeof(sin), 2, 77, CAUSAL_RPC_ONE_WAY | CAUSAL_RPC_TAG_SENT);
+	fl.heap = (struct fixture_heap){ 0 };
 	fixture_log_stub_end(&fl, &p, 10, 1, 2, CAUSAL_TAG_STALE);
 	fixture_log_skel_end(&fl, &p, 99, 5);
 	fixture_log_close(&fl);
@@ -399,14 +401,16 @@ START_TEST(test_dump_rpc)
 		      "00000000000000000000000000000000 event=4 function=9"
 		      " mono_exit_ns=51 cpu_ns=700 prog=100003 vers=3 proc=1"
 		      " transport=udp peer=127.0.0.1:2049 site=2 xid=77"
-		      " flags=one_way|tag_sent mon_off=-\n"));
+		      " flags=one_way|tag_sent heap_epoch=1 alloc_bytes=100"
+		      " freed_bytes=40 allocs=3 frees=1 mon_off=-\n"));
 	ck_assert_ptr_nonnull(
 		strstr(text, " status=RPC_PROCUNAVAIL args_bytes=1"
 			     " results_bytes=2 reply_tag=stale tag_sent=1"
-			     " mon_off=-\n"));
+			     " heap_epoch=0 alloc_bytes=0 freed_bytes=0"
+			     " allocs=0 frees=0 mon_off=-\n"));
 	/* Out of range: the number. */
 	ck_assert_ptr_nonnull(
-		strstr(text, " reply=99 results_bytes=5 mon_off=-\n"));
+		strstr(text, " reply=99 results_bytes=5 heap_epoch=0"));
 
 	f = fmemopen(json, sizeof(json) - 1, "w");
 	ck_assert_int_eq(dump_path(f, path, DUMP_JSON, &st), 0);
@@ -415,8 +419,9 @@ START_TEST(test_dump_rpc)
 	ck_assert_ptr_nonnull(strstr(
 		json,
 		"\"transport\":\"udp\",\"peer\":\"127.0.0.1:2049\""
-		",\"site\":2,\"xid\":77,\"flags\":[\"one_way\",\"tag_sent\"]"
-		",\"mon_off\":[]}"));
+		",\"site\":2,\"xid\":77,\"flags\":[\"one_way\",\"tag_sent\"],"
+		"\"heap_epoch\":1,\"alloc_bytes\":100,\"freed_bytes\":40,"
+		"\"allocs\":3,\"frees\":1,\"mon_off\":[]}"));
 	ck_assert_ptr_nonnull(strstr(json, "\"status\":\"RPC_PROCUNAVAIL\""));
 }
 END_TEST

@@ -99,8 +99,9 @@ START_TEST(test_mon_off_and_old_logs)
 			   1700000000000000000ull, NULL, 64, 100);
 	fixture_log_monitor(&fl, 100, 0, CAUSAL_MONITOR_INITIAL, 1 | 8, 1 | 8,
 			    0, 0, NULL, NULL, NULL);
-	fixture_log_thread_start_mon(&fl, 1, 101, 0, 20, CAUSAL_MARKER_USER, 0,
-				     NULL, 0, 0, CAUSAL_MONTYPE_CPU);
+	fl.thread_mon_off = CAUSAL_MONTYPE_CPU;
+	fixture_log_thread_start(&fl, 1, 101, 0, 20, CAUSAL_MARKER_USER, 0,
+				 NULL, 0, 0);
 	fl.rpc_mon_off = CAUSAL_MONTYPE_LATENCY | CAUSAL_MONTYPE_CPU;
 	p = (struct fixture_rpc){ 1, 0, 0, 0, chain, 2, 1 };
 	fixture_log_skel_start(&fl, &p, PROG, 1, 2, CAUSAL_TRANSPORT_TCP, NULL,
@@ -109,8 +110,7 @@ START_TEST(test_mon_off_and_old_logs)
 	fixture_log_skel_end(&fl, &p, CAUSAL_REPLY_SUCCESS, 4);
 	fixture_log_monitor(&fl, 250, 1, CAUSAL_MONITOR_SELECT, 1 | 8, 0, 1, 1,
 			    "hostB", "*", "say_it");
-	fixture_log_thread_end_mon(&fl, 1, 400, 0, CAUSAL_THREAD_RETURNED,
-				   CAUSAL_MONTYPE_CPU);
+	fixture_log_thread_end(&fl, 1, 400, 0, CAUSAL_THREAD_RETURNED);
 	ck_assert_int_eq(fixture_log_close(&fl), 0);
 
 	o = (struct merge_opts){ .dir = tmp_path("logs"),

@@ -91,7 +91,7 @@ START_TEST(test_merge_two_processes)
 	db = open_db(tmp_path("logs/trace.db"));
 	ck_assert_str_eq(
 		q_text(db, "SELECT value FROM meta WHERE key='schema_version'"),
-		"3");
+		"4");
 	ck_assert_str_eq(q_text(db, "SELECT value FROM meta WHERE key='format_version'"), "1");
 	ck_assert_str_eq(q_text(db, "SELECT group_concat(name, ',') FROM files"),
 			 "hostA.42.aa.clog,sub/hostB.43.bb.clog");

@@ -514,6 +514,12 @@ static struct fixture_rpc fixture_probe(const struct rec_rpc_probe *p)
 	};
 }
 
+/* The heap fields of r (records.def, CAUSAL_FIELDS_HEAP) for the fixture. */
+#define HEAP_OF(r)                                                             \
+	((struct fixture_heap){ (r)->heap_epoch, (r)->alloc_bytes,             \
+				(r)->freed_bytes, (r)->allocs, (r)->frees,     \
+				0 })
+
 /* mon_off of an RPC probe: the last field of each of the four. */
 #define PROBE_MON(p, r) (fl->rpc_mon_off = (r)->mon_off)
 
@@ -548,17 +554,21 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_THREAD_START: {
 		struct rec_thread_start *r = (void *)rec;
 
-		fixture_log_thread_start_mon(
-			fl, tid, mono, rec->aux, r->os_tid, r->marker,
-			r->cpu_ns, r->ctx.set ? r->ctx.chain : NULL,
-			r->ctx.event, r->ctx.function, r->mon_off);
+		fl->heap = HEAP_OF(r);
+		fl->thread_mon_off = r->mon_off;
+		fixture_log_thread_start(fl, tid, mono, rec->aux, r->os_tid,
+					 r->marker, r->cpu_ns,
+					 r->ctx.set ? r->ctx.chain : NULL,
+					 r->ctx.event, r->ctx.function);
 		break;
 	}
 	case CAUSAL_REC_THREAD_END: {
 		struct rec_thread_end *r = (void *)rec;
 
-		fixture_log_thread_end_mon(fl, tid, mono, r->cpu_ns, rec->aux,
-					   r->mon_off);
+		fl->heap = HEAP_OF(r);
+		fl->heap.peak = r->heap_peak;
+		fl->thread_mon_off = r->mon_off;
+		fixture_log_thread_end(fl, tid, mono, r->cpu_ns, rec->aux);
 		break;
 	}
 	case CAUSAL_REC_DROPS:
@@ -582,6 +592,9 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_process_end *r = (void *)rec;
 
 		rec->tid = 0;
+		fl->heap =
+			(struct fixture_heap){ .epoch = r->heap_epoch,
+					       .peak = (int64_t)r->heap_peak };
 		fixture_log_process_end(fl, mono, r->realtime_ns, r->reason,
 					r->detail, r->records, r->dropped);
 		break;
@@ -621,6 +634,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_stub_start *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
+		fl->heap = HEAP_OF(r);
 		PROBE_MON(p, r);
 		struct tail_reader t = { r->tail };
 
@@ -633,6 +647,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_stub_end *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
+		fl->heap = HEAP_OF(r);
 		PROBE_MON(p, r);
 
 		r->tag_sent = 1; /* what the fixture writes */
@@ -644,6 +659,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_skel_start *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
+		fl->heap = HEAP_OF(r);
 		PROBE_MON(p, r);
 		struct tail_reader t = { r->tail };
 
@@ -657,6 +673,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_rpc_skel_end *r = (void *)rec;
 		struct fixture_rpc p = fixture_probe(&r->p);
 
+		fl->heap = HEAP_OF(r);
 		PROBE_MON(p, r);
 
 		fixture_log_skel_end(fl, &p, r->reply, r->results_bytes);

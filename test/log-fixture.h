@@ -22,7 +22,19 @@
 
 #include "causal/log-format.h"
 
+/*
+ * The heap fields (records.def, CAUSAL_FIELDS_HEAP) the next thread start
+ * or end, RPC probe or process end carries: all zero (epoch 0, absent)
+ * unless a test sets them.  peak: the thread's at a thread end, the
+ * process's at its end.
+ */
+struct fixture_heap {
+	uint64_t epoch, alloc_bytes, freed_bytes, allocs, frees;
+	int64_t peak;
+};
+
 struct fixture_log {
+	struct fixture_heap heap;
 	FILE *f;
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
@@ -31,6 +43,7 @@ struct fixture_log {
 	size_t ccap;
 	int level;
 	unsigned rpc_mon_off; /* mon_off of the RPC probes written (0) */
+	unsigned thread_mon_off; /* ... and of the thread records */
 };
 
 static inline void fixture_le32(uint8_t *p, uint32_t v)
@@ -161,16 +174,25 @@ static inline void fixture_log_header(
 				 flush_ms, -1);
 }
 
-/* chain: NULL for a nil ctx. */
-/* mon_off: the monitoring types the record does not measure (cpu). */
-static inline void
-fixture_log_thread_start_mon(struct fixture_log *fl, uint64_t tid,
-			     uint64_t mono, uint64_t parent_tid,
-			     uint64_t os_tid, unsigned marker, uint64_t cpu,
-			     const uint8_t *chain, uint64_t event,
-			     uint64_t function, unsigned mon_off)
+static inline void fixture_log_heap(struct fixture_log *fl)
 {
-	fixture_log_begin(fl, CAUSAL_REC_THREAD_START, tid, mono, 6);
+	msgpack_pack_uint64(&fl->pk, fl->heap.epoch);
+	msgpack_pack_uint64(&fl->pk, fl->heap.alloc_bytes);
+	msgpack_pack_uint64(&fl->pk, fl->heap.freed_bytes);
+	msgpack_pack_uint64(&fl->pk, fl->heap.allocs);
+	msgpack_pack_uint64(&fl->pk, fl->heap.frees);
+}
+#define FIXTURE_HEAP_FIELDS 5
+
+/* chain: NULL for a nil ctx. */
+static inline void fixture_log_thread_start(struct fixture_log *fl, uint64_t tid,
+					    uint64_t mono, uint64_t parent_tid,
+					    uint64_t os_tid, unsigned marker,
+					    uint64_t cpu, const uint8_t *chain,
+					    uint64_t event, uint64_t function)
+{
+	fixture_log_begin(fl, CAUSAL_REC_THREAD_START, tid, mono,
+			  6 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, parent_tid);
 	msgpack_pack_uint64(&fl->pk, os_tid);
 	msgpack_pack_uint64(&fl->pk, marker);
@@ -183,36 +205,21 @@ fixture_log_thread_start_mon(struct fixture_log *fl, uint64_t tid,
 		msgpack_pack_uint64(&fl->pk, event);
 		msgpack_pack_uint64(&fl->pk, function);
 	}
-	msgpack_pack_uint64(&fl->pk, mon_off);
-}
-
-static inline void fixture_log_thread_start(struct fixture_log *fl,
-					    uint64_t tid, uint64_t mono,
-					    uint64_t parent_tid,
-					    uint64_t os_tid, unsigned marker,
-					    uint64_t cpu, const uint8_t *chain,
-					    uint64_t event, uint64_t function)
-{
-	fixture_log_thread_start_mon(fl, tid, mono, parent_tid, os_tid, marker,
-				     cpu, chain, event, function, 0);
-}
-
-static inline void fixture_log_thread_end_mon(struct fixture_log *fl,
-					      uint64_t tid, uint64_t mono,
-					      uint64_t cpu, unsigned how,
-					      unsigned mon_off)
-{
-	fixture_log_begin(fl, CAUSAL_REC_THREAD_END, tid, mono, 3);
-	msgpack_pack_uint64(&fl->pk, cpu);
-	msgpack_pack_uint64(&fl->pk, how);
-	msgpack_pack_uint64(&fl->pk, mon_off);
+	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->thread_mon_off);
 }
 
 static inline void fixture_log_thread_end(struct fixture_log *fl, uint64_t tid,
 					  uint64_t mono, uint64_t cpu,
 					  unsigned how)
 {
-	fixture_log_thread_end_mon(fl, tid, mono, cpu, how, 0);
+	fixture_log_begin(fl, CAUSAL_REC_THREAD_END, tid, mono,
+			  4 + FIXTURE_HEAP_FIELDS);
+	msgpack_pack_uint64(&fl->pk, cpu);
+	msgpack_pack_uint64(&fl->pk, how);
+	fixture_log_heap(fl);
+	msgpack_pack_int64(&fl->pk, fl->heap.peak);
+	msgpack_pack_uint64(&fl->pk, fl->thread_mon_off);
 }
 
 /* MONITOR: host, iface, func NULL for none (an empty string). */
@@ -293,12 +300,14 @@ static inline void fixture_log_process_end(struct fixture_log *fl, uint64_t mono
 					   int64_t detail, uint64_t records,
 					   uint64_t dropped)
 {
-	fixture_log_begin(fl, CAUSAL_REC_PROCESS_END, 0, mono, 5);
+	fixture_log_begin(fl, CAUSAL_REC_PROCESS_END, 0, mono, 7);
 	msgpack_pack_uint64(&fl->pk, realtime);
 	msgpack_pack_uint64(&fl->pk, reason);
 	msgpack_pack_int64(&fl->pk, detail);
 	msgpack_pack_uint64(&fl->pk, records);
 	msgpack_pack_uint64(&fl->pk, dropped);
+	msgpack_pack_uint64(&fl->pk, fl->heap.epoch);
+	msgpack_pack_uint64(&fl->pk, (uint64_t)fl->heap.peak);
 }
 
 /* The fields common to the four RPC probes. */
@@ -327,7 +336,8 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 					  size_t peer_len, uint64_t site_id,
 					  uint64_t xid, unsigned flags)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_START, p, 9);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_START, p,
+			      9 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, prog);
 	msgpack_pack_uint64(&fl->pk, vers);
 	msgpack_pack_uint64(&fl->pk, proc);
@@ -336,7 +346,7 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, site_id);
 	msgpack_pack_uint64(&fl->pk, xid);
 	msgpack_pack_uint64(&fl->pk, flags);
-	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
+	fixture_log_heap(fl);	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_stub_end(struct fixture_log *fl,
@@ -344,13 +354,14 @@ static inline void fixture_log_stub_end(struct fixture_log *fl,
 					uint64_t args_bytes, uint64_t results_bytes,
 					unsigned reply_tag)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p, 6);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p,
+			      6 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, status);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
 	msgpack_pack_uint64(&fl->pk, reply_tag);
 	msgpack_pack_uint64(&fl->pk, 1); /* tag_sent: a traced client's */
-	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
+	fixture_log_heap(fl);	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_skel_start(struct fixture_log *fl,
@@ -360,7 +371,8 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 					  size_t peer_len, uint64_t object_id,
 					  uint64_t xid, uint64_t args_bytes, unsigned tag)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_START, p, 10);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_START, p,
+			      10 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, prog);
 	msgpack_pack_uint64(&fl->pk, vers);
 	msgpack_pack_uint64(&fl->pk, proc);
@@ -370,17 +382,18 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, xid);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, tag);
-	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
+	fixture_log_heap(fl);	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_skel_end(struct fixture_log *fl,
 					const struct fixture_rpc *p, unsigned reply,
 					uint64_t results_bytes)
 {
-	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_END, p, 3);
+	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_END, p,
+			      3 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, reply);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
-	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
+	fixture_log_heap(fl);	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_rpc_site(struct fixture_log *fl, uint64_t tid,

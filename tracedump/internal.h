@@ -41,12 +41,19 @@ enum {
 	T_END_CPU = 1 << 5,   /* end_cpu measured */
 };
 
+/* The heap counters a record sampled (records.def, CAUSAL_FIELDS_HEAP). */
+struct heap_sample {
+	uint64_t epoch, alloc_bytes, freed_bytes, allocs, frees;
+};
+
 struct thread {
 	uint64_t tid;
 	unsigned has;			/* T_* */
 	uint64_t parent_tid, os_tid, marker, start_mono, start_cpu;
 	uint64_t spawn_mono, end_mono, end_cpu, end_how;
 	uint64_t ctx_event, ctx_function, dropped;
+	struct heap_sample heap_start, heap_end;
+	int64_t heap_peak;
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 };
 
@@ -68,6 +75,7 @@ struct proc {
 	uint8_t parent_uuid[CAUSAL_UUID_LEN];
 	bool ended;
 	uint64_t end_mono, end_realtime, end_reason, end_dropped;
+	uint64_t end_heap_epoch, end_heap_peak;
 	int64_t end_detail;
 	uint64_t records, bad_records;
 	struct thread_map threads;

@@ -136,6 +136,11 @@ static int take_record(struct proc *p, const struct record *r)
 		t->start_cpu = r->thread_start.cpu_ns;
 		if (!(r->thread_start.mon_off & CAUSAL_MONTYPE_CPU))
 			t->has |= T_START_CPU;
+		t->heap_start = (struct heap_sample){
+			r->thread_start.heap_epoch, r->thread_start.alloc_bytes,
+			r->thread_start.freed_bytes, r->thread_start.allocs,
+			r->thread_start.frees
+		};
 		if (r->thread_start.ctx.set) {
 			t->has |= T_CTX;
 			memcpy(t->chain, r->thread_start.ctx.chain, CAUSAL_CHAIN_ID_LEN);
@@ -152,6 +157,12 @@ static int take_record(struct proc *p, const struct record *r)
 		if (!(r->thread_end.mon_off & CAUSAL_MONTYPE_CPU))
 			t->has |= T_END_CPU;
 		t->end_how = r->thread_end.how;
+		t->heap_end = (struct heap_sample){ r->thread_end.heap_epoch,
+						    r->thread_end.alloc_bytes,
+						    r->thread_end.freed_bytes,
+						    r->thread_end.allocs,
+						    r->thread_end.frees };
+		t->heap_peak = r->thread_end.heap_peak;
 		break;
 	case CAUSAL_REC_DROPS:
 		if (!(t = thread_get(&p->threads, r->tid)))
@@ -186,6 +197,8 @@ static int take_record(struct proc *p, const struct record *r)
 		p->end_reason = r->process_end.reason;
 		p->end_detail = r->process_end.detail;
 		p->end_dropped = r->process_end.dropped;
+		p->end_heap_epoch = r->process_end.heap_epoch;
+		p->end_heap_peak = r->process_end.heap_peak;
 		break;
 	}
 	return 0;

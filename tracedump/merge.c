@@ -351,6 +351,24 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 					t->ctx_function);
 		}
 		schema_bind_u64(st, DB_THREADS_DROPPED, t->dropped);
+		/* heap: counted from start to end in one accounting period */
+		if ((t->has & T_START) && (t->has & T_END) &&
+		    t->heap_start.epoch &&
+		    t->heap_start.epoch == t->heap_end.epoch) {
+			const struct heap_sample *a = &t->heap_start;
+			const struct heap_sample *b = &t->heap_end;
+
+			schema_bind_u64(st, DB_THREADS_ALLOC_BYTES,
+					b->alloc_bytes - a->alloc_bytes);
+			schema_bind_u64(st, DB_THREADS_FREED_BYTES,
+					b->freed_bytes - a->freed_bytes);
+			schema_bind_u64(st, DB_THREADS_ALLOCS,
+					b->allocs - a->allocs);
+			schema_bind_u64(st, DB_THREADS_FREES,
+					b->frees - a->frees);
+			schema_bind_int(st, DB_THREADS_PEAK_HEAP_BYTES,
+					t->heap_peak);
+		}
 		*dropped += t->dropped;
 		rc = step(m, st, "insert thread");
 	}
@@ -400,6 +418,10 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	schema_bind_int(st, DB_PROCESSES_FILE_ID, file_id);
 	schema_bind_text(st, DB_PROCESSES_CPU_CLOCK,
 			 record_cpu_clock_name(p->cpu_clock), -1);
+	/* the peak is the process's only if counted from its start on */
+	if (p->ended && p->end_heap_epoch == 1)
+		schema_bind_u64(st, DB_PROCESSES_PEAK_HEAP_BYTES,
+				p->end_heap_peak);
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)

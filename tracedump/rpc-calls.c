@@ -26,8 +26,10 @@ struct rpc_probe {
 	uint64_t status;		/* stub end: clnt_stat; skel end: reply */
 	uint64_t tag;			/* stub end: reply_tag; skel start: tag */
 	size_t addr;			/* strings offset of the peer, or NO_STR */
+	uint64_t alloc_bytes, freed_bytes; /* heap counters, at heap_epoch */
 	unsigned type;
 	unsigned mon_off; /* CAUSAL_MONTYPE_* not measured */
+	uint32_t heap_epoch; /* 0: not counted */
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 };
 
@@ -84,6 +86,14 @@ static int add_addr(struct rpc_calls *rc, const struct record_bin *b, size_t *of
 	return add_string(rc, buf, strlen(buf), off);
 }
 
+/* The heap fields of a probe record (the same in the four types). */
+#define TAKE_HEAP(p, m)                                                        \
+	do {                                                                   \
+		(p)->heap_epoch = (uint32_t)(m).heap_epoch;                    \
+		(p)->alloc_bytes = (m).alloc_bytes;                            \
+		(p)->freed_bytes = (m).freed_bytes;                            \
+	} while (0)
+
 static void take_common(struct rpc_probe *p, const struct record_rpc *r)
 {
 	memcpy(p->chain, r->chain, CAUSAL_CHAIN_ID_LEN);
@@ -125,6 +135,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 	switch (r->type) {
 	case CAUSAL_REC_RPC_STUB_START:
 		take_common(p, &r->stub_start.p);
+		TAKE_HEAP(p, r->stub_start);
 		p->prog = r->stub_start.prog;
 		p->vers = r->stub_start.vers;
 		p->proc = r->stub_start.proc;
@@ -138,6 +149,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		break;
 	case CAUSAL_REC_RPC_STUB_END:
 		take_common(p, &r->stub_end.p);
+		TAKE_HEAP(p, r->stub_end);
 		p->status = r->stub_end.status;
 		p->args_bytes = r->stub_end.args_bytes;
 		p->results_bytes = r->stub_end.results_bytes;
@@ -148,6 +160,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		break;
 	case CAUSAL_REC_RPC_SKEL_START:
 		take_common(p, &r->skel_start.p);
+		TAKE_HEAP(p, r->skel_start);
 		p->prog = r->skel_start.prog;
 		p->vers = r->skel_start.vers;
 		p->proc = r->skel_start.proc;
@@ -162,6 +175,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		break;
 	case CAUSAL_REC_RPC_SKEL_END:
 		take_common(p, &r->skel_end.p);
+		TAKE_HEAP(p, r->skel_end);
 		p->status = r->skel_end.reply;
 		p->results_bytes = r->skel_end.results_bytes;
 		p->mon_off = (unsigned)r->skel_end.mon_off;
@@ -475,6 +489,21 @@ static void bind_str(const struct rpc_calls *rc, sqlite3_stmt *st, int col,
 		schema_bind_text(st, col, rc->strings + off, -1);
 }
 
+/*
+ * Bytes allocated and freed by a side, from its start probe a to its end
+ * probe b (its stub or skeleton: Equation 1 of the CPU paper with bytes),
+ * into the columns alloc and freed; NULL unless both counted it in one
+ * accounting period (records.def, CAUSAL_FIELDS_HEAP).
+ */
+static void bind_heap(sqlite3_stmt *st, int alloc, int freed,
+		      const struct rpc_probe *a, const struct rpc_probe *b)
+{
+	if (!a || !b || !a->heap_epoch || a->heap_epoch != b->heap_epoch)
+		return;
+	schema_bind_u64(st, alloc, b->alloc_bytes - a->alloc_bytes);
+	schema_bind_u64(st, freed, b->freed_bytes - a->freed_bytes);
+}
+
 #define PROBE(i) ((i) == NONE ? NULL : &rc->probes[i])
 
 /*
@@ -565,6 +594,10 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 				 c ? DB_MISSING_SERVER : DB_MISSING_CLIENT, -1);
 	bind_mon(st, DB_RPC_CALLS_CLIENT_MON, cs ? cs : ce);
 	bind_mon(st, DB_RPC_CALLS_SERVER_MON, ss ? ss : se);
+	bind_heap(st, DB_RPC_CALLS_STUB_ALLOC_BYTES,
+		  DB_RPC_CALLS_STUB_FREED_BYTES, cs, ce);
+	bind_heap(st, DB_RPC_CALLS_SKEL_ALLOC_BYTES,
+		  DB_RPC_CALLS_SKEL_FREED_BYTES, ss, se);
 	rc_step = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);

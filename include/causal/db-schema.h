@@ -26,9 +26,11 @@
 /*
  * meta.schema_version.  2: the rpc_* tables.  3: chain ids are 20-byte
  * BLOBs (rpc_calls.chain, threads.ctx_chain; 40 hex digits of TEXT in 2),
- * rpc_probes is a view over rpc_calls instead of a table.
+ * rpc_probes is a view over rpc_calls instead of a table.  4: heap memory
+ * (processes.peak_heap_bytes, threads.alloc_bytes ... peak_heap_bytes,
+ * rpc_calls.stub_alloc_bytes ... skel_freed_bytes), only added.
  */
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 

@@ -60,3 +60,11 @@ $(BUILD)/test/rpc/demo-client: $(BUILD)/test/rpc/obj/demo-client.o \
 	$(foreach x,$(RPC_XS:test/rpc/%.x=%),$(addprefix $(RPC_GEN)/$(x),_xdr.c _clnt.c _svc.c))
 
 RPC_PROGS += $(BUILD)/test/rpc/demo-server $(BUILD)/test/rpc/demo-client
+
+# heap-demo: serves and calls HEAP_PROG (heap.x), the heap memory suite's
+$(BUILD)/test/rpc/heap-demo: $(BUILD)/test/rpc/obj/heap-demo.o \
+		$(addprefix $(RPC_GEN)/,heap_svc.o heap_clnt.o heap_xdr.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
+
+RPC_PROGS += $(BUILD)/test/rpc/heap-demo
