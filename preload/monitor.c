@@ -184,8 +184,8 @@ void causal_monitor_start(void)
 	if (memory && !strcmp(memory, "0"))
 		types &= ~(uint32_t)CAUSAL_MON_MEMORY;
 	take_buffer();
-	causal_monitor_apply(0, CAUSAL_MONITOR_INITIAL, types, NULL, NULL,
-			     NULL, 0);
+	causal_monitor_apply(0, CAUSAL_MONITOR_INITIAL, types, NULL, NULL, NULL,
+			     0);
 	causal_consumer_start();
 }
 

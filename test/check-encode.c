@@ -44,7 +44,8 @@ START_TEST(thread_start_with_context)
 	r.ctx.event = 5;
 	r.ctx.function = 11;
 	f = encode_and_unpack(&r.hdr, &sb, &up);
-	/* 8, then the 5 heap fields (records.def, CAUSAL_FIELDS_HEAP), mon_off */
+	/* 8, then the 5 heap fields (records.def, CAUSAL_FIELDS_HEAP), mon_off
+	 */
 	ck_assert_uint_eq(up.data.via.array.size, 14);
 	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_THREAD_START);
 	ck_assert_uint_eq(f[1].via.u64, 7);

@@ -42,7 +42,7 @@ struct fixture_log {
 	void *cbuf;
 	size_t ccap;
 	int level;
-	unsigned rpc_mon_off; /* mon_off of the RPC probes written (0) */
+	unsigned rpc_mon_off;	 /* mon_off of the RPC probes written (0) */
 	unsigned thread_mon_off; /* ... and of the thread records */
 };
 
@@ -346,7 +346,8 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, site_id);
 	msgpack_pack_uint64(&fl->pk, xid);
 	msgpack_pack_uint64(&fl->pk, flags);
-	fixture_log_heap(fl);	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
+	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_stub_end(struct fixture_log *fl,
@@ -361,7 +362,8 @@ static inline void fixture_log_stub_end(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, results_bytes);
 	msgpack_pack_uint64(&fl->pk, reply_tag);
 	msgpack_pack_uint64(&fl->pk, 1); /* tag_sent: a traced client's */
-	fixture_log_heap(fl);	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
+	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_skel_start(struct fixture_log *fl,
@@ -382,7 +384,8 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, xid);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, tag);
-	fixture_log_heap(fl);	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
+	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_skel_end(struct fixture_log *fl,
@@ -393,7 +396,8 @@ static inline void fixture_log_skel_end(struct fixture_log *fl,
 			      3 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, reply);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
-	fixture_log_heap(fl);	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
+	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_rpc_site(struct fixture_log *fl, uint64_t tid,

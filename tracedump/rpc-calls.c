@@ -28,7 +28,7 @@ struct rpc_probe {
 	size_t addr;			/* strings offset of the peer, or NO_STR */
 	uint64_t alloc_bytes, freed_bytes; /* heap counters, at heap_epoch */
 	unsigned type;
-	unsigned mon_off; /* CAUSAL_MONTYPE_* not measured */
+	unsigned mon_off;    /* CAUSAL_MONTYPE_* not measured */
 	uint32_t heap_epoch; /* 0: not counted */
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 };
