@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-monitor - what selective monitoring costs a Sun RPC call (issue 12,
-# README "Selective monitoring"): the bench-rpc loops (20,000 calls of the
+# README "Selective monitoring"): the bench-rpc loops (50,000 calls of the
 # null procedure and of SAY_IT over TCP loopback, client and server on
 # CPU 0), client and server both untraced, both traced with every type
 # off (CAUSAL_MONITOR=none: causality only, no clock read, no record) and
@@ -15,8 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${BUILD:=$PWD/build}"
-rounds=${1:-7}
-calls=${2:-20000}
+rounds=${1:-9}
+calls=${2:-50000}
 server=$BUILD/test/rpc/demo-server
 client=$BUILD/test/rpc/demo-client
 lib=$BUILD/libcausal.so
