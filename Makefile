@@ -42,7 +42,7 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-boot.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c preload/cpu-clock.c
+	shim-rpc/xdr-tag.c preload/cpu-clock.c preload/monitor-rules.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)

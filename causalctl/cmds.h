@@ -7,6 +7,7 @@
 
 #include "commands.h"
 
+extern const struct command cmd_serve, cmd_on, cmd_off, cmd_select, cmd_status;
 extern const struct command cmd_bpf_clock;
 
 #endif

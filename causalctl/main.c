@@ -6,7 +6,9 @@
 #include "commands.h"
 #include "usage.h"
 
-static const struct command *const commands[] = { &cmd_bpf_clock };
+static const struct command *const commands[] = { &cmd_bpf_clock, &cmd_serve,
+						  &cmd_on,	  &cmd_off,
+						  &cmd_select,	  &cmd_status };
 
 int main(int argc, char **argv)
 {

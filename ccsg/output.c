@@ -128,6 +128,8 @@ void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
 	tally_json(f, t, &s->tags);
 	fputs(", \"reply_tags\": ", f);
 	tally_json(f, t, &s->reply_tags);
+	fputs(", \"monitoring\": ", f);
+	ccsg_monitoring_json(f, &t->mon);
 	fputc('}', f);
 }
 
@@ -151,6 +153,10 @@ void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
 		fprintf(f, "broken chains: %zu (%zu segments, %zu abnormal transitions, %zu "
 			"truncated): a lost log, an untraced peer or a crash\n",
 			s->broken_chains, s->segments, s->breaks, s->truncated_chains);
+	if (s->broken_chains && t->mon.switches)
+		fputs("  or calls not monitored: every type was off for them "
+		      "(below)\n",
+		      f);
 	if (s->lost_starts)
 		fprintf(f, "calls whose start probe was lost: %zu (records dropped: function "
 			"unknown; each is a '" CCSG_LOST_NAME "' segment, in no function)\n",
@@ -177,6 +183,7 @@ void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
 		tally_text(f, t, &s->reply_tags);
 		fputc('\n', f);
 	}
+	ccsg_monitoring_text(f, &t->mon);
 }
 
 #define summary_text ccsg_summary_text
@@ -659,6 +666,7 @@ static void report_xml(FILE *f, const struct ccsg_graph *g,
 		xml_str(f, g->dims->names[i]);
 	}
 	fputs("\" unit=\"us\">\n", f);
+	ccsg_monitoring_xml(f, &g->dscg->trace->mon);
 	if (iv)
 		xml_changes(f, iv->cs);
 	fputs(" <primary>\n", f);
@@ -719,6 +727,7 @@ static void report_dot(FILE *f, const struct ccsg_graph *g,
 	size_t k = g->dims->n;
 
 	fputs("digraph ccsg {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n", f);
+	ccsg_monitoring_dot(f, &g->dscg->trace->mon);
 	if (iv) {
 		char text[2048];
 

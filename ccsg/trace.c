@@ -486,7 +486,6 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		/* padding too: suites compare loaded threads with memcmp */
 		memset(&th, 0, sizeof(th));
 		th.parent_thread = th.spawn_call = -1;
-
 		th.proc =
 			(int32_t)rd_int(&r, DB_THREADS_PROC_ID, 1, MAX_PROC, 0);
 		th.tid = (int32_t)rd_int(&r, DB_THREADS_TID, 0, INT32_MAX, 0);
@@ -863,7 +862,8 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 	t->has_heap = t->schema_version >= CCSG_SCHEMA_HEAP;
 	if (load_hosts(t, db, &host_index, &nindex) ||
 	    load_procs(t, db, host_index, nindex) || load_threads(t, db) ||
-	    load_sites_objects(t, db) || load_calls(t, db))
+	    load_sites_objects(t, db) || load_calls(t, db) ||
+	    ccsg_monitoring_load(&t->mon, db))
 		goto out;
 	if (t->nproc_rows)
 		ret = 0;
@@ -898,5 +898,6 @@ void ccsg_trace_release(struct ccsg_trace *t)
 	free(t->path);
 	hashmap_release(&t->thread_map);
 	hashmap_release(&t->string_map);
+	ccsg_monitoring_release(&t->mon);
 	memset(t, 0, sizeof(*t));
 }

@@ -15,6 +15,7 @@
 
 #include "causal/db-schema.h"
 #include "hashmap.h"
+#include "monitoring.h"
 
 #define CCSG_NONE INT64_MIN
 
@@ -156,6 +157,7 @@ struct ccsg_trace {
 	struct hashmap thread_map;	/* (proc, tid) -> thread index */
 	struct hashmap string_map;	/* string hash -> first index */
 	size_t cap_strings;
+	struct ccsg_monitoring mon; /* what selective monitoring covered */
 };
 
 /*

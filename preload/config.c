@@ -23,6 +23,73 @@ int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
+int causal_parse_monitor(const char *s, uint32_t *types)
+{
+	static const struct {
+		const char *name;
+		uint32_t bits;
+	} names[] = {
+		{ "semantics", 1u << 0 }, { "latency", 1u << 1 },
+		{ "cpu", 1u << 2 },	  { "memory", 1u << 3 },
+		{ "all", 0xfu },	  { "none", 0 },
+	};
+	uint32_t v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (;;) {
+		size_t len = strcspn(s, ","), i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len &&
+			    !strncmp(s, names[i].name, len))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -1;
+		v |= names[i].bits;
+		s += len;
+		if (!*s)
+			break;
+		s++; /* the comma; nothing after it is an error */
+	}
+	*types = v;
+	return 0;
+}
+
+int causal_parse_hostport(const char *s, char *host, size_t size,
+			  uint16_t default_port, uint16_t *port)
+{
+	const char *end, *colon;
+	uint32_t p = default_port;
+	size_t len;
+
+	if (!s || !*s)
+		return -1;
+	if (*s == '[') {
+		end = strchr(s, ']');
+		if (!end)
+			return -1;
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] && !colon)
+			return -1;
+		s++;
+		len = (size_t)(end - s);
+	} else {
+		colon = strchr(s, ':');
+		if (colon && strchr(colon + 1, ':'))
+			return -1; /* IPv6 without brackets */
+		len = colon ? (size_t)(colon - s) : strlen(s);
+	}
+	if (!len || len >= size || strcspn(s, " \t\n/") < len)
+		return -1;
+	if (colon && causal_parse_uint(colon + 1, 1, 65535, &p))
+		return -1;
+	memcpy(host, s, len);
+	host[len] = '\0';
+	*port = (uint16_t)p;
+	return 0;
+}
+
 static uint32_t round_up_pow2(uint32_t v)
 {
 	uint32_t p = 1;
@@ -57,6 +124,9 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 	cfg->buffer_kb = CAUSAL_DEFAULT_BUFFER_KB;
 	cfg->flush_ms = CAUSAL_DEFAULT_FLUSH_MS;
 	cfg->cpu_exact_us = CAUSAL_DEFAULT_CPU_EXACT_US;
+	cfg->monitor = CAUSAL_DEFAULT_MONITOR;
+	cfg->coordinator[0] = '\0';
+	cfg->coordinator_port = CAUSAL_COORDINATOR_PORT;
 	cfg->cpu_clock = CAUSAL_CPU_CLOCK_AUTO;
 	snprintf(cfg->bpf_clock_dir, sizeof(cfg->bpf_clock_dir), "%s",
 		 CAUSAL_BPF_CLOCK_DIR);
@@ -132,6 +202,27 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 		else
 			snprintf(cfg->bpf_clock_dir, sizeof(cfg->bpf_clock_dir),
 				 "%s", v);
+	}
+	v = getenv_fn("CAUSAL_MONITOR");
+	if (v) {
+		uint32_t types;
+
+		if (causal_parse_monitor(v, &types))
+			n += note(problems, problems_size, "CAUSAL_MONITOR", v,
+				  "expected a comma-separated list of "
+				  "semantics, latency, cpu, memory, or all or "
+				  "none");
+		else
+			cfg->monitor = types;
+	}
+	v = getenv_fn("CAUSAL_COORDINATOR");
+	if (v && *v &&
+	    causal_parse_hostport(v, cfg->coordinator, sizeof(cfg->coordinator),
+				  CAUSAL_COORDINATOR_PORT,
+				  &cfg->coordinator_port)) {
+		cfg->coordinator[0] = '\0';
+		n += note(problems, problems_size, "CAUSAL_COORDINATOR", v,
+			  "expected HOST[:PORT]");
 	}
 	return n;
 }

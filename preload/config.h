@@ -22,6 +22,13 @@
  *   CAUSAL_BPF_CLOCK_DIR
  *                     where the bpf clock is pinned (default
  *                     /sys/fs/bpf/causal, causalctl's --dir)
+ *   CAUSAL_MONITOR    the monitoring types on at start-up, a comma-separated
+ *                     list of semantics, latency, cpu, memory, or `all` or
+ *                     `none` (default all; monitor.h)
+ *   CAUSAL_COORDINATOR
+ *                     HOST[:PORT] of the monitoring coordinator (`causalctl
+ *                     serve`; default port CAUSAL_COORDINATOR_PORT); unset
+ *                     or empty: none, the process keeps its start-up state
  *
  * A malformed or out-of-range value is reported and the default is used:
  * the traced program must run whatever its environment says.
@@ -36,6 +43,8 @@
 #define CAUSAL_DEFAULT_BUFFER_KB 256
 #define CAUSAL_DEFAULT_FLUSH_MS 100
 #define CAUSAL_DEFAULT_CPU_EXACT_US 10
+#define CAUSAL_DEFAULT_MONITOR 0xfu /* every type: CAUSAL_MON_ALL */
+#define CAUSAL_COORDINATOR_PORT 7350
 
 /* CAUSAL_CPU_CLOCK */
 enum causal_cpu_clock_want {
@@ -50,6 +59,9 @@ struct causal_config {
 	uint32_t buffer_kb;	/* a power of two */
 	uint32_t flush_ms;
 	uint32_t cpu_exact_us;
+	uint32_t monitor;      /* CAUSAL_MON_* bits on at start-up */
+	char coordinator[256]; /* host name or address; "" when none */
+	uint16_t coordinator_port;
 	int cpu_clock; /* enum causal_cpu_clock_want */
 	char bpf_clock_dir[256];
 };
@@ -63,6 +75,19 @@ typedef const char *(*causal_getenv_fn)(const char *name);
  */
 int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 		       char *problems, size_t problems_size);
+
+/*
+ * Parse a list of monitoring types ("cpu,latency", "all", "none") into
+ * CAUSAL_MON_* bits; 0 on success, -1 if malformed or a name is unknown.
+ */
+int causal_parse_monitor(const char *s, uint32_t *types);
+
+/*
+ * Parse HOST[:PORT] (an IPv6 address in brackets: [::1]:7350) into host
+ * (size bytes) and *port (default_port without one); 0 or -1.
+ */
+int causal_parse_hostport(const char *s, char *host, size_t size,
+			  uint16_t default_port, uint16_t *port);
 
 /* Parse a decimal in [min, max]; 0 on success, -1 if malformed or outside. */
 int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out);

@@ -19,7 +19,8 @@
 struct causal_ctx {
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN]; /* all zero: no chain active */
 	uint8_t marker;		/* enum causal_marker */
-	uint8_t reserved[3];
+	uint8_t mon;		/* CAUSAL_MON_* the enclosing call imposes */
+	uint8_t reserved[2];
 	uint64_t event_no;
 	uint64_t function_id;	/* local function id (0: none) */
 };
@@ -39,13 +40,16 @@ static inline int causal_ctx_active(const struct causal_ctx *ctx)
  * one chain concurrently.  Its own calls start chains of their own, tied to
  * it by its thread id (the thread-invoke-function relation, Section 4.1 of
  * the monitoring paper).  Only the marker carries over, so threads spawned
- * by infrastructure stay infrastructure.
+ * by infrastructure stay infrastructure, and the monitoring types of the
+ * call the parent is in (causal overriding: a thread spawned inside a
+ * monitored call is monitored, monitor.h).
  */
 static inline void causal_ctx_inherit(struct causal_ctx *child,
 				      const struct causal_ctx *parent)
 {
 	memset(child, 0, sizeof(*child));
 	child->marker = parent->marker;
+	child->mon = parent->mon;
 }
 
 #endif

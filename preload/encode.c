@@ -202,7 +202,7 @@ void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,
 void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
 			      uint64_t mono_ns, uint64_t cpu_ns, uint32_t how,
 			      const struct causal_heap_tls *heap,
-			      uint32_t heap_epoch)
+			      uint32_t heap_epoch, uint8_t mon_off)
 {
 	struct rec_thread_end r = {
 		.hdr = { .type = CAUSAL_REC_THREAD_END,
@@ -210,6 +210,7 @@ void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
 			 .aux = how,
 			 .mono_ns = mono_ns },
 		.cpu_ns = cpu_ns,
+		.mon_off = mon_off,
 	};
 
 	if (heap && heap_epoch) {

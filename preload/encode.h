@@ -32,7 +32,7 @@ void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,
 void causal_encode_thread_end(msgpack_packer *pk, uint32_t tid,
 			      uint64_t mono_ns, uint64_t cpu_ns, uint32_t how,
 			      const struct causal_heap_tls *heap,
-			      uint32_t heap_epoch);
+			      uint32_t heap_epoch, uint8_t mon_off);
 
 void causal_encode_process_end(msgpack_packer *pk, uint64_t mono_ns,
 			       uint64_t realtime_ns, uint32_t reason,

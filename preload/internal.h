@@ -25,6 +25,7 @@
 #include "identity.h"
 #include "log-dir.h"
 #include "log-file.h"
+#include "monitor.h"
 #include "record.h"
 #include "ring.h"
 #include "timespec.h"
@@ -113,6 +114,7 @@ struct causal_tbuf {
 	_Atomic uint64_t dropped;	/* producer: records lost, ring full */
 	uint64_t dropped_reported;	/* writer: last DROPS total written */
 	int end_written;		/* writer: THREAD_END is in the log */
+	uint8_t cpu_at_start;		/* its THREAD_START read the CPU */
 	struct causal_tbuf *next_all;	/* registry; immutable once linked */
 	struct causal_tbuf *next_free;	/* under the pool lock */
 	/* hand-off from pthread_create to the new thread's trampoline */
@@ -141,6 +143,7 @@ struct causal_thread {
 	uint8_t in_hook;	/* recursion guard */
 	uint8_t status;		/* enum causal_thread_status */
 	uint8_t exiting;	/* pthread_exit() was called */
+	uint8_t cpu_at_start;	/* THREAD_START read the CPU clock */
 	struct causal_heap_tls heap; /* heap.h: the allocation counters */
 };
 

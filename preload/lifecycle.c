@@ -185,6 +185,8 @@ static void atfork_child(void)
 	}
 	if (causal_writer_start())
 		disable("cannot start the log writer", 0);
+	else
+		causal_monitor_after_fork();
 }
 
 static void init(void)
@@ -225,6 +227,8 @@ static void init(void)
 	}
 	atomic_store_explicit(&causal_g.state, CAUSAL_RUNNING,
 			      memory_order_release);
+	/* the start-up state first: the first thread's start obeys it */
+	causal_monitor_start();
 	causal_thread_current(); /* the thread that loaded us, normally main */
 	causal_signals_install();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

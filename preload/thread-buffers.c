@@ -170,6 +170,10 @@ static void record_thread_start(struct causal_tbuf *tb)
 	struct rec_thread_start *r;
 	const struct causal_ctx *ctx = &tb->start_ctx;
 
+	/* cpu: the process's, or the call it was spawned in (monitor.h) */
+	causal_self.cpu_at_start =
+		!!((causal_mon_types() | ctx->mon) & CAUSAL_MON_CPU);
+	tb->cpu_at_start = causal_self.cpu_at_start;
 	r = (void *)causal_record_begin(tb, CAUSAL_REC_THREAD_START,
 					sizeof(*r), &pending);
 	if (!r)
@@ -177,7 +181,8 @@ static void record_thread_start(struct causal_tbuf *tb)
 	r->hdr.aux = tb->parent_tid;
 	r->os_tid = (uint32_t)tb->os_tid;
 	r->marker = ctx->marker;
-	r->cpu_ns = causal_thread_cpu_ns();
+	r->cpu_ns = causal_self.cpu_at_start ? causal_thread_cpu_ns() : 0;
+	r->mon_off = causal_self.cpu_at_start ? 0 : CAUSAL_MON_CPU;
 	r->ctx.set = causal_ctx_active(ctx);
 	memcpy(r->ctx.chain, ctx->chain, sizeof(r->ctx.chain));
 	r->ctx.event = ctx->event_no;
@@ -236,7 +241,11 @@ void causal_thread_end(uint32_t how)
 	causal_heap_publish(); /* its live change into the process total */
 	if (r) {
 		r->hdr.aux = how;
-		r->cpu_ns = causal_thread_cpu_ns();
+		/* a thread's CPU measured at its start is measured to its end
+		 */
+		r->cpu_ns =
+			causal_self.cpu_at_start ? causal_thread_cpu_ns() : 0;
+		r->mon_off = causal_self.cpu_at_start ? 0 : CAUSAL_MON_CPU;
 		CAUSAL_HEAP_FILL(r);
 		r->heap_peak = r->heap_epoch ? causal_self.heap.peak : 0;
 		causal_ring_commit(&tb->ring, pending);

@@ -302,10 +302,11 @@ static void end_live_threads(void)
 			continue;
 		have_heap = epoch && !heap_of_thread(tb, &heap);
 		causal_log_file_reserve(lf, 128);
-		causal_encode_thread_end(&lf->pk, tb->tid, causal_now_ns(),
-					 cpu_of_thread(tb->os_tid),
-					 CAUSAL_THREAD_AT_EXIT,
-					 have_heap ? &heap : NULL, epoch);
+		causal_encode_thread_end(
+			&lf->pk, tb->tid, causal_now_ns(),
+			tb->cpu_at_start ? cpu_of_thread(tb->os_tid) : 0,
+			CAUSAL_THREAD_AT_EXIT, have_heap ? &heap : NULL, epoch,
+			tb->cpu_at_start ? 0 : CAUSAL_MON_CPU);
 		causal_log_file_count(lf, CAUSAL_REC_THREAD_END);
 		tb->end_written = 1;
 	}

@@ -126,20 +126,28 @@ static uint32_t encoded_size(xdrproc_t proc, void *p)
 	return proc ? (uint32_t)xdr_sizeof(proc, p) : 0;
 }
 
-/* cpu0: the thread's CPU clock at the probe's entry (Equation 1) */
+/*
+ * cpu0: the thread's CPU clock at the probe's entry (Equation 1).  types:
+ * what the call is monitored with (monitor.h); the caller writes no
+ * record when it has none of CAUSAL_MON_PROBES, and reads no clock of a
+ * type that is off (entry and cpu0 are then 0).
+ */
 static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 		       rpcproc_t proc, uint64_t entry, uint64_t cpu0,
-		       uint64_t event, uint64_t fid, uint8_t flags, uintptr_t ip)
+		       uint64_t event, uint64_t fid, uint8_t flags,
+		       uintptr_t ip, uint32_t types)
 {
+	int sem = !!(types & CAUSAL_MON_SEMANTICS);
+	uint32_t peer_len = sem ? t->peer_len : 0;
 	struct rec_rpc_stub_start *r;
 	uint64_t pending, site;
 
 	/* before reserving ours: a new site writes a record of its own */
-	site = causal_rpc_site(tb, ip);
+	site = sem ? causal_rpc_site(tb, ip) : 0;
 	r = (void *)causal_record_begin_at(
 		tb, CAUSAL_REC_RPC_STUB_START,
-		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + t->peer_len), &pending,
-		entry);
+		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + peer_len), &pending,
+		types & CAUSAL_MON_LATENCY ? entry : 0);
 	if (!r)
 		return;
 	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid);
@@ -149,36 +157,42 @@ static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 	r->xid = 0; /* known once encoded: the server side records it */
 	r->transport = (uint8_t)t->transport;
 	r->flags = flags;
-	r->p.hdr.aux = causal_copy_addr(r->tail, t->peer, t->peer_len);
+	r->p.hdr.aux = causal_copy_addr(r->tail, t->peer, peer_len);
 	r->site_id = site;
+	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
 	CAUSAL_HEAP_FILL(r);
 	r->p.cpu_ns = cpu0;
-	r->p.mono_exit_ns = causal_now_ns();
+	r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0;
 	causal_record_commit(tb, pending);
 }
 
 static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 		     const struct call_state *st, uint64_t entry,
 		     uint64_t event, uint64_t fid, uint32_t args_bytes,
-		     uint32_t results_bytes)
+		     uint32_t results_bytes, uint32_t types)
 {
+	int sem = !!(types & CAUSAL_MON_SEMANTICS);
 	struct rec_rpc_stub_end *r;
-	uint64_t pending;
+	uint64_t pending, exit_ns = 0;
 
 	r = (void *)causal_record_begin_at(
-		tb, CAUSAL_REC_RPC_STUB_END, sizeof(*r), &pending, entry);
+		tb, CAUSAL_REC_RPC_STUB_END, sizeof(*r), &pending,
+		types & CAUSAL_MON_LATENCY ? entry : 0);
 	if (!r)
 		return;
 	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid);
-	r->status = (uint32_t)status;
-	r->reply_tag = (uint32_t)st->reply_status;
-	r->tag_sent = (uint8_t)st->tag_sent;
+	r->status = sem ? (uint32_t)status : 0;
+	r->reply_tag = sem ? (uint32_t)st->reply_status : 0;
+	r->tag_sent = sem ? (uint8_t)st->tag_sent : 0;
 	r->args_bytes = args_bytes;
 	r->results_bytes = results_bytes;
+	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
 	CAUSAL_HEAP_FILL(r);
 	/* Equation 1 takes the stub's CPU up to its very end */
-	r->p.mono_exit_ns = causal_now_ns();
-	r->p.cpu_ns = causal_probe_cpu_ns(r->p.mono_exit_ns);
+	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
+		exit_ns = causal_now_ns();
+	r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY ? exit_ns : 0;
+	r->p.cpu_ns = types & CAUSAL_MON_CPU ? causal_probe_cpu_ns(exit_ns) : 0;
 	causal_record_commit(tb, pending);
 }
 
@@ -232,7 +246,8 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	struct call_state st;
 	struct causal_tbuf *tb;
 	enum clnt_stat status;
-	uint64_t entry, fid, start_event, cpu0;
+	uint64_t entry = 0, fid, start_event, end_event, cpu0 = 0;
+	uint32_t types;
 	uint8_t flags = 0, marker;
 	int saved_errno = errno;
 
@@ -241,9 +256,21 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		return tc->orig->cl_call(cl, proc, xargs, argsp, xres, resp,
 					 timeout);
 
+	/* what this call is monitored with: the enclosing call's types
+	 * (causal overriding) and the process's for its component (by
+	 * the stub's function name only if a selection names one) */
+	types = ctx->mon |
+		causal_mon_call(tc->target.prog, (uint32_t)proc,
+				atomic_load_explicit(&causal_mon.named,
+						     memory_order_relaxed)
+					? causal_rpc_site_function(tb, ip)
+					: NULL);
 	/* ---- stub start: CPU at the probe's entry ---- */
-	entry = causal_now_ns();
-	cpu0 = causal_probe_cpu_ns(entry);
+	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
+		entry = causal_now_ns();
+		if (types & CAUSAL_MON_CPU)
+			cpu0 = causal_probe_cpu_ns(entry);
+	}
 	causal_self.in_hook = 1;
 	memset(&st, 0, sizeof(st));
 	st.xargs = xargs;
@@ -260,8 +287,11 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		flags |= CAUSAL_RPC_BATCHED;
 	memcpy(st.tag.chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
 	st.tag.event_no = start_event;
-	stub_start(tb, &tc->target, proc, entry, cpu0, start_event, fid, flags,
-		   ip);
+	/* the callee is monitored as this stub is (causal overriding) */
+	st.tag.flags = CAUSAL_TAG_F_MON | (types & CAUSAL_TAG_F_MON_TYPES);
+	if (types & CAUSAL_MON_PROBES)
+		stub_start(tb, &tc->target, proc, entry, cpu0, start_event, fid,
+			   flags, ip, types);
 	marker = ctx->marker;
 	ctx->marker = CAUSAL_MARKER_INFRA; /* black inside the stub */
 	causal_self.in_hook = 0;
@@ -276,7 +306,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 
 	/* ---- stub end ---- */
 	saved_errno = errno;
-	entry = causal_now_ns();
+	entry = types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0;
 	causal_self.in_hook = 1;
 	ctx->marker = marker;
 	if (st.reply_status == CAUSAL_TAG_OK &&
@@ -287,9 +317,16 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		ctx->event_no += 2; /* see server_answered_error() */
 	else if (reply_may_hide_events(status, &st))
 		ctx->event_no += CAUSAL_RPC_EVENT_SKIP - 1;
-	stub_end(tb, status, &st, entry, causal_ctx_next_event(ctx), fid,
-		 encoded_size(xargs, argsp),
-		 status == RPC_SUCCESS ? encoded_size(xres, resp) : 0);
+	end_event = causal_ctx_next_event(ctx);
+	if (types & CAUSAL_MON_PROBES)
+		stub_end(tb, status, &st, entry, end_event, fid,
+			 types & CAUSAL_MON_SEMANTICS
+				 ? encoded_size(xargs, argsp)
+				 : 0,
+			 status == RPC_SUCCESS && types & CAUSAL_MON_SEMANTICS
+				 ? encoded_size(xres, resp)
+				 : 0,
+			 types);
 	causal_self.in_hook = 0;
 	errno = saved_errno;
 	return status;
@@ -425,7 +462,8 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 	};
 	struct causal_tbuf *tb;
 	enum clnt_stat status;
-	uint64_t entry, cpu0, fid, event;
+	uint64_t entry = 0, cpu0 = 0, fid, event;
+	uint32_t types;
 
 	pthread_once(&real_once, resolve);
 	causal_ensure_init();
@@ -436,21 +474,34 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 		return real.rpc_broadcast_exp(prog, vers, proc, xargs, argsp,
 					      xres, resp, eachresult, inittime,
 					      waittime, nettype);
-	entry = causal_now_ns();
-	cpu0 = causal_probe_cpu_ns(entry);
+	types = ctx->mon |
+		causal_mon_call((uint32_t)prog, (uint32_t)proc, NULL);
+	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
+		entry = causal_now_ns();
+		if (types & CAUSAL_MON_CPU)
+			cpu0 = causal_probe_cpu_ns(entry);
+	}
 	causal_self.in_hook = 1;
 	event = causal_ctx_next_event(ctx);
 	fid = causal_rpc_next_function_id();
-	stub_start(tb, &target, proc, entry, cpu0, event, fid,
-		   CAUSAL_RPC_BROADCAST,
-		   (uintptr_t)__builtin_return_address(0));
+	if (types & CAUSAL_MON_PROBES)
+		stub_start(tb, &target, proc, entry, cpu0, event, fid,
+			   CAUSAL_RPC_BROADCAST,
+			   (uintptr_t)__builtin_return_address(0), types);
 	causal_self.in_hook = 0;
 	status = real.rpc_broadcast_exp(prog, vers, proc, xargs, argsp, xres,
 					resp, eachresult, inittime, waittime,
 					nettype);
 	causal_self.in_hook = 1;
-	stub_end(tb, status, &st, causal_now_ns(), causal_ctx_next_event(ctx),
-		 fid, encoded_size(xargs, argsp), 0);
+	event = causal_ctx_next_event(ctx);
+	if (types & CAUSAL_MON_PROBES)
+		stub_end(tb, status, &st,
+			 types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0,
+			 event, fid,
+			 types & CAUSAL_MON_SEMANTICS
+				 ? encoded_size(xargs, argsp)
+				 : 0,
+			 0, types);
 	causal_self.in_hook = 0;
 	return status;
 }

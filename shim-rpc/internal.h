@@ -81,6 +81,9 @@ static inline int causal_rpc_transport(const void *addr, size_t len,
  * libunwind and an RPC_SITE record written.
  */
 uint64_t causal_rpc_site(struct causal_tbuf *tb, uintptr_t ip);
+/* The function the stub at that site calls (say_it for say_it_1), for
+ * selections by name (monitor.h); NULL when unknown. */
+const char *causal_rpc_site_function(struct causal_tbuf *tb, uintptr_t ip);
 
 /* ---- serving instances (objects.c) ------------------------------------- */
 

@@ -40,6 +40,7 @@ struct serving {
 	uint32_t xid, prog, vers, proc;
 	int state;			/* enum serving_state */
 	int tag;			/* enum causal_tag_status */
+	uint32_t types;			/* monitored with (monitor.h) */
 	uint64_t fid;
 	struct causal_ctx saved;	/* the thread's context before */
 };
@@ -84,11 +85,38 @@ static int transport_of(const struct serving *s)
 
 /* ---- the two probes ----------------------------------------------------- */
 
+/* The clocks a probe of these types reads at its entry (0: not read). */
+static void read_clocks(uint32_t types, uint64_t *mono, uint64_t *cpu)
+{
+	*mono = 0;
+	*cpu = 0;
+	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
+		*mono = causal_now_ns();
+	if (types & CAUSAL_MON_CPU)
+		*cpu = causal_probe_cpu_ns(*mono);
+}
+
+/*
+ * What the skeleton of s is monitored with: what the caller's stub was
+ * (the tag's types: causal overriding), else the process's own decision
+ * for its component; and the call the serving thread is in, if any.
+ */
+static uint32_t skeleton_types(const struct serving *s,
+			       const struct causal_tag *tag, int tag_status)
+{
+	uint32_t types = causal_self.ctx.mon;
+
+	if (tag_status == CAUSAL_TAG_OK && (tag->flags & CAUSAL_TAG_F_MON))
+		return types | (tag->flags & CAUSAL_TAG_F_MON_TYPES);
+	return types | causal_mon_call(s->prog, s->proc, NULL);
+}
+
 /* cpu: the thread's CPU clock if already read with no user code since
- * (a skeleton with nothing inside), else 0 to read it at the exit */
+ * (a skeleton with nothing inside), else 0 to read it at the exit.
+ * types: skeleton_types(); entry is 0 unless latency or cpu is on. */
 static void skeleton_start(struct serving *s, const struct causal_tag *tag,
-			   int tag_status, uint32_t args_bytes,
-			   uint64_t entry, uint64_t cpu)
+			   int tag_status, uint32_t args_bytes, uint64_t entry,
+			   uint64_t cpu, uint32_t types)
 {
 	struct causal_ctx *ctx = &causal_self.ctx;
 	const struct netbuf *peer = &s->xprt->xp_rtaddr;
@@ -96,11 +124,12 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	struct rec_rpc_skel_start *r;
 	uint32_t len = peer->buf && peer->len <= CAUSAL_SOCKADDR_MAX
 			       ? peer->len : 0;
-	uint64_t pending, object;
+	uint64_t pending, object, exit_ns = 0;
 	int transport = transport_of(s);
 
 	s->saved = *ctx;
 	s->tag = tag_status;
+	s->types = types;
 	s->fid = causal_rpc_next_function_id();
 	s->state = SERVING_STARTED;
 	if (tag_status == CAUSAL_TAG_OK) {
@@ -112,13 +141,18 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 		ctx->event_no = 0;
 	}
 	ctx->function_id = s->fid;
-	if (!tb)
+	/* the calls it makes and the threads it spawns are monitored too */
+	ctx->mon = (uint8_t)types;
+	if (!tb || !(types & CAUSAL_MON_PROBES))
 		goto out;
+	if (!(types & CAUSAL_MON_SEMANTICS))
+		len = 0;
 	/* before reserving ours: a new object writes a record of its own */
 	object = causal_rpc_object(tb, s->xprt, s->prog, s->vers, transport);
 	r = (void *)causal_record_begin_at(
 		tb, CAUSAL_REC_RPC_SKEL_START,
-		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len), &pending, entry);
+		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + len), &pending,
+		types & CAUSAL_MON_LATENCY ? entry : 0);
 	if (!r)
 		goto out;
 	causal_probe_fill(&r->p, ctx->chain, ctx->event_no, s->fid);
@@ -127,14 +161,19 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	r->proc = s->proc;
 	r->xid = s->xid;
 	r->transport = (uint8_t)transport;
-	r->tag = (uint8_t)tag_status;
+	r->tag = types & CAUSAL_MON_SEMANTICS ? (uint8_t)tag_status : 0;
 	r->args_bytes = args_bytes;
 	r->object_id = object;
+	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
 	r->p.hdr.aux = causal_copy_addr(r->tail, peer->buf, len);
 	CAUSAL_HEAP_FILL(r);
-	r->p.mono_exit_ns = causal_now_ns();
+	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
+		exit_ns = causal_now_ns();
+	r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY ? exit_ns : 0;
 	/* Equation 1 starts the implementation's CPU at the probe's exit */
-	r->p.cpu_ns = cpu ? cpu : causal_probe_cpu_ns(r->p.mono_exit_ns);
+	r->p.cpu_ns = !(types & CAUSAL_MON_CPU) ? 0
+		      : cpu			? cpu
+						: causal_probe_cpu_ns(exit_ns);
 	causal_record_commit(tb, pending);
 out:
 	/* white: the user's implementation runs from here */
@@ -151,17 +190,25 @@ static uint64_t skeleton_end(struct serving *s, int reply, uint32_t results,
 	struct rec_rpc_skel_end *r;
 	uint64_t pending;
 
-	if (tb) {
+	uint32_t types = s->types;
+
+	if (tb && (types & CAUSAL_MON_PROBES)) {
 		r = (void *)causal_record_begin_at(
 			tb, CAUSAL_REC_RPC_SKEL_END, sizeof(*r), &pending,
-			entry);
+			types & CAUSAL_MON_LATENCY ? entry : 0);
 		if (r) {
+			int sem = !!(types & CAUSAL_MON_SEMANTICS);
+
 			causal_probe_fill(&r->p, ctx->chain, event, s->fid);
-			r->reply = (uint32_t)reply;
-			r->results_bytes = results;
+			r->reply = sem ? (uint32_t)reply : 0;
+			r->results_bytes = sem ? results : 0;
+			r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
 			CAUSAL_HEAP_FILL(r);
-			r->p.cpu_ns = cpu; /* read at the probe's entry */
-			r->p.mono_exit_ns = causal_now_ns();
+			/* read at the probe's entry */
+			r->p.cpu_ns = types & CAUSAL_MON_CPU ? cpu : 0;
+			r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY
+						    ? causal_now_ns()
+						    : 0;
 			causal_record_commit(tb, pending);
 		}
 	}
@@ -230,8 +277,9 @@ static bool_t results_and_tag(XDR *xdrs, void *p)
 static void serving_close(struct serving *s)
 {
 	if (s->state == SERVING_STARTED && causal_running()) {
-		uint64_t now = causal_now_ns();
-		uint64_t cpu = causal_probe_cpu_ns(now);
+		uint64_t now, cpu;
+
+		read_clocks(s->types, &now, &cpu);
 
 		causal_self.in_hook = 1;
 		skeleton_end(s, CAUSAL_REPLY_NONE, 0, now, cpu);
@@ -277,7 +325,8 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
 	struct serving *s = serving_top(xprt);
 	struct args_state as;
-	uint64_t entry;
+	uint64_t entry = 0;
+	uint32_t types;
 	bool_t ok;
 
 	if (!s || s->state != SERVING_RECEIVED || causal_self.in_hook ||
@@ -292,10 +341,15 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	ok = w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
 	if (!ok)
 		return ok; /* an error reply follows: skeleton at xp_reply */
-	entry = causal_now_ns();
+	types = skeleton_types(s, &as.tag, as.status);
+	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
+		entry = causal_now_ns();
 	causal_self.in_hook = 1;
 	skeleton_start(s, &as.tag, as.status,
-		       xargs ? (uint32_t)xdr_sizeof(xargs, argsp) : 0, entry, 0);
+		       xargs && (types & CAUSAL_MON_SEMANTICS)
+			       ? (uint32_t)xdr_sizeof(xargs, argsp)
+			       : 0,
+		       entry, 0, types);
 	causal_self.in_hook = 0;
 	return ok;
 }
@@ -327,16 +381,17 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	struct results_state rs;
 	xdrproc_t proc = NULL;
 	void *where = NULL;
-	uint64_t entry, cpu, event;
+	uint64_t entry = 0, cpu = 0, event;
 	int reply, tagged;
 	bool_t ok;
 
 	if (!s || s->state == SERVING_ENDED || causal_self.in_hook ||
 	    !causal_running())
 		return w->orig->xp_reply(xprt, msg);
-	/* skeleton end, at the probe's entry */
-	entry = causal_now_ns();
-	cpu = causal_probe_cpu_ns(entry);
+	/* skeleton end, at the probe's entry (a skeleton not started yet
+	 * learns its types from the tag first: no user code runs there) */
+	if (s->state == SERVING_STARTED)
+		read_clocks(s->types, &entry, &cpu);
 	causal_self.in_hook = 1;
 	reply = reply_kind(msg);
 	if (reply == CAUSAL_REPLY_SUCCESS) {
@@ -353,14 +408,19 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 			w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
 		else if (reply != CAUSAL_REPLY_SUCCESS)
 			w->orig->xp_getargs(xprt, (xdrproc_t)scan_for_tag, &as);
+		uint32_t types = skeleton_types(s, &as.tag, as.status);
+
 		/* no user code runs in between: one CPU read serves both */
-		skeleton_start(s, &as.tag, as.status, 0, entry, cpu);
+		read_clocks(types, &entry, &cpu);
+		skeleton_start(s, &as.tag, as.status, 0, entry, cpu, types);
 	}
 	tagged = s->tag == CAUSAL_TAG_OK;
 	/* skeleton_end() gives the thread back its context: keep the chain */
 	memcpy(rs.tag.chain, causal_self.ctx.chain, CAUSAL_CHAIN_ID_LEN);
-	event = skeleton_end(s, reply, proc ? (uint32_t)xdr_sizeof(proc, where)
-					    : 0,
+	event = skeleton_end(s, reply,
+			     proc && (s->types & CAUSAL_MON_SEMANTICS)
+				     ? (uint32_t)xdr_sizeof(proc, where)
+				     : 0,
 			     entry, cpu);
 	/* the reply carries the skeleton end's event back to the stub; only
 	 * to a traced caller, and never in place of NULL results */

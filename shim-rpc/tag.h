@@ -9,7 +9,7 @@
  * stale tag left in a reused UDP buffer is never taken for this call's.
  *
  * Wire layout, big-endian, CAUSAL_TAG_LEN bytes:
- *   magic u32 | version u16 | length u16 | xid u32 | flags u32 |
+ *   magic u32 | version u16 | length u16 | xid u32 | flags u32 (below) |
  *   chain[20] | event_no u64 | check u32 (FNV-1a of the 44 bytes before)
  */
 #ifndef CAUSAL_TAG_H
@@ -31,8 +31,18 @@ struct causal_tag {
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 	uint64_t event_no;
 	uint32_t xid;
-	uint32_t flags;		/* none defined yet: sent as 0, unknown bits kept */
+	uint32_t flags; /* CAUSAL_TAG_F_*; unknown bits kept */
 };
+
+/*
+ * flags of a call's tag: with CAUSAL_TAG_F_MON, its low bits are the
+ * monitoring types (monitor.h, CAUSAL_MON_*) the caller's stub was
+ * monitored with, which the callee's skeleton takes (causal overriding).
+ * Without it (a tag from an older libcausal: flags 0), the callee
+ * decides alone.  Replies carry 0.
+ */
+#define CAUSAL_TAG_F_MON 0x80000000u
+#define CAUSAL_TAG_F_MON_TYPES 0xfu
 
 void causal_tag_encode(const struct causal_tag *tag,
 		       uint8_t out[CAUSAL_TAG_LEN]);

@@ -196,6 +196,91 @@ START_TEST(bpf_clock_dir_is_read)
 }
 END_TEST
 
+/* CAUSAL_MONITOR: a list of types, all, none; default all. */
+START_TEST(monitor_types_are_parsed)
+{
+	struct causal_config cfg;
+	char problems[512];
+	uint32_t t;
+
+	env_names[0] = NULL;
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 0);
+	ck_assert_uint_eq(cfg.monitor, 0xf);
+	ck_assert_str_eq(cfg.coordinator, "");
+	ck_assert_int_eq(causal_parse_monitor("cpu,latency", &t), 0);
+	ck_assert_uint_eq(t, 4 | 2);
+	ck_assert_int_eq(causal_parse_monitor("none", &t), 0);
+	ck_assert_uint_eq(t, 0);
+	ck_assert_int_eq(causal_parse_monitor("semantics,memory", &t), 0);
+	ck_assert_uint_eq(t, 1 | 8);
+	ck_assert_int_eq(causal_parse_monitor("all", &t), 0);
+	ck_assert_uint_eq(t, 0xf);
+	ck_assert_int_eq(causal_parse_monitor("cpu,", &t), -1);
+	ck_assert_int_eq(causal_parse_monitor(",cpu", &t), -1);
+	ck_assert_int_eq(causal_parse_monitor("CPU", &t), -1);
+	ck_assert_int_eq(causal_parse_monitor("", &t), -1);
+	ck_assert_int_eq(causal_parse_monitor("cpu latency", &t), -1);
+
+	set_env(0, "CAUSAL_MONITOR", "latency,bogus");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 1);
+	ck_assert_uint_eq(cfg.monitor, 0xf);
+	ck_assert_ptr_nonnull(strstr(
+		problems, "causal: ignoring CAUSAL_MONITOR='latency,bogus'"));
+	set_env(0, "CAUSAL_MONITOR", "latency");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 0);
+	ck_assert_uint_eq(cfg.monitor, 2);
+}
+END_TEST
+
+/* CAUSAL_COORDINATOR: HOST[:PORT], [IPv6]:PORT; a bad one is ignored. */
+START_TEST(coordinator_is_parsed)
+{
+	struct causal_config cfg;
+	char problems[512], host[64];
+	uint16_t port;
+
+	set_env(0, "CAUSAL_COORDINATOR", "ctl.example:7000");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 0);
+	ck_assert_str_eq(cfg.coordinator, "ctl.example");
+	ck_assert_uint_eq(cfg.coordinator_port, 7000);
+	ck_assert_int_eq(causal_parse_hostport("10.0.0.1", host, sizeof(host),
+					       7350, &port),
+			 0);
+	ck_assert_str_eq(host, "10.0.0.1");
+	ck_assert_uint_eq(port, 7350);
+	ck_assert_int_eq(causal_parse_hostport("[::1]:99", host, sizeof(host),
+					       7350, &port),
+			 0);
+	ck_assert_str_eq(host, "::1");
+	ck_assert_uint_eq(port, 99);
+	ck_assert_int_eq(
+		causal_parse_hostport("::1", host, sizeof(host), 1, &port), -1);
+	ck_assert_int_eq(
+		causal_parse_hostport("h:0", host, sizeof(host), 1, &port), -1);
+	ck_assert_int_eq(
+		causal_parse_hostport("h:65536", host, sizeof(host), 1, &port),
+		-1);
+	ck_assert_int_eq(
+		causal_parse_hostport(":80", host, sizeof(host), 1, &port), -1);
+	ck_assert_int_eq(
+		causal_parse_hostport("[::1", host, sizeof(host), 1, &port),
+		-1);
+	set_env(0, "CAUSAL_COORDINATOR", "h:x");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 1);
+	ck_assert_str_eq(cfg.coordinator, "");
+}
+END_TEST
+
 Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -209,6 +294,8 @@ Suite *config_suite(void)
 	tcase_add_test(tc, log_dir_trust_is_0_or_1);
 	tcase_add_test(tc, cpu_clock_is_auto_bpf_or_syscall);
 	tcase_add_test(tc, bpf_clock_dir_is_read);
+	tcase_add_test(tc, monitor_types_are_parsed);
+	tcase_add_test(tc, coordinator_is_parsed);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -44,8 +44,9 @@ START_TEST(thread_start_with_context)
 	r.ctx.event = 5;
 	r.ctx.function = 11;
 	f = encode_and_unpack(&r.hdr, &sb, &up);
-	/* 8, then the 5 heap fields (records.def, CAUSAL_FIELDS_HEAP) */
-	ck_assert_uint_eq(up.data.via.array.size, 13);
+	/* 8, then the 5 heap fields (records.def, CAUSAL_FIELDS_HEAP), mon_off
+	 */
+	ck_assert_uint_eq(up.data.via.array.size, 14);
 	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_THREAD_START);
 	ck_assert_uint_eq(f[1].via.u64, 7);
 	ck_assert_uint_eq(f[2].via.u64, 123456789012ull);
@@ -185,13 +186,13 @@ START_TEST(rpc_records_have_documented_shapes)
 	} shapes[] = {
 		/* each probe: its fields, then the 5 heap fields */
 		{ CAUSAL_REC_RPC_STUB_START, sizeof(struct rec_rpc_stub_start),
-		  16, 21 },
-		{ CAUSAL_REC_RPC_STUB_END, sizeof(struct rec_rpc_stub_end), 0,
-		  18 },
-		{ CAUSAL_REC_RPC_SKEL_START, sizeof(struct rec_rpc_skel_start),
 		  16, 22 },
+		{ CAUSAL_REC_RPC_STUB_END, sizeof(struct rec_rpc_stub_end), 0,
+		  19 },
+		{ CAUSAL_REC_RPC_SKEL_START, sizeof(struct rec_rpc_skel_start),
+		  16, 23 },
 		{ CAUSAL_REC_RPC_SKEL_END, sizeof(struct rec_rpc_skel_end), 0,
-		  15 },
+		  16 },
 		{ CAUSAL_REC_RPC_SITE, sizeof(struct rec_rpc_site), 8, 6 },
 		{ CAUSAL_REC_RPC_OBJECT, sizeof(struct rec_rpc_object), 8, 9 },
 	};

@@ -402,12 +402,12 @@ START_TEST(test_dump_rpc)
 		      " mono_exit_ns=51 cpu_ns=700 prog=100003 vers=3 proc=1"
 		      " transport=udp peer=127.0.0.1:2049 site=2 xid=77"
 		      " flags=one_way|tag_sent heap_epoch=1 alloc_bytes=100"
-		      " freed_bytes=40 allocs=3 frees=1\n"));
+		      " freed_bytes=40 allocs=3 frees=1 mon_off=-\n"));
 	ck_assert_ptr_nonnull(
 		strstr(text, " status=RPC_PROCUNAVAIL args_bytes=1"
 			     " results_bytes=2 reply_tag=stale tag_sent=1"
 			     " heap_epoch=0 alloc_bytes=0 freed_bytes=0"
-			     " allocs=0 frees=0\n"));
+			     " allocs=0 frees=0 mon_off=-\n"));
 	/* Out of range: the number. */
 	ck_assert_ptr_nonnull(
 		strstr(text, " reply=99 results_bytes=5 heap_epoch=0"));
@@ -421,7 +421,7 @@ START_TEST(test_dump_rpc)
 		"\"transport\":\"udp\",\"peer\":\"127.0.0.1:2049\""
 		",\"site\":2,\"xid\":77,\"flags\":[\"one_way\",\"tag_sent\"],"
 		"\"heap_epoch\":1,\"alloc_bytes\":100,\"freed_bytes\":40,"
-		"\"allocs\":3,\"frees\":1}"));
+		"\"allocs\":3,\"frees\":1,\"mon_off\":[]}"));
 	ck_assert_ptr_nonnull(strstr(json, "\"status\":\"RPC_PROCUNAVAIL\""));
 }
 END_TEST

@@ -520,6 +520,9 @@ static struct fixture_rpc fixture_probe(const struct rec_rpc_probe *p)
 				(r)->freed_bytes, (r)->allocs, (r)->frees,     \
 				0 })
 
+/* mon_off of an RPC probe: the last field of each of the four. */
+#define PROBE_MON(p, r) (fl->rpc_mon_off = (r)->mon_off)
+
 /*
  * The record in mem as log-fixture.h writes it from log-format.h: by
  * hand, field by field, independently of records.def.
@@ -552,6 +555,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_thread_start *r = (void *)rec;
 
 		fl->heap = HEAP_OF(r);
+		fl->thread_mon_off = r->mon_off;
 		fixture_log_thread_start(fl, tid, mono, rec->aux, r->os_tid,
 					 r->marker, r->cpu_ns,
 					 r->ctx.set ? r->ctx.chain : NULL,
@@ -563,6 +567,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 
 		fl->heap = HEAP_OF(r);
 		fl->heap.peak = r->heap_peak;
+		fl->thread_mon_off = r->mon_off;
 		fixture_log_thread_end(fl, tid, mono, r->cpu_ns, rec->aux);
 		break;
 	}
@@ -597,6 +602,19 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_THREAD_SPAWN:
 		fixture_log_spawn(fl, tid, mono, rec->aux);
 		break;
+	case CAUSAL_REC_MONITOR: {
+		struct rec_monitor *r = (void *)rec;
+		struct tail_reader t = { r->tail };
+		char s3[256];
+		const char *host = tail_str(&t, s1, r->host_len);
+		const char *iface = tail_str(&t, s2, r->interface_len);
+
+		rec->tid = 0;
+		fixture_log_monitor(fl, mono, r->seq, r->kind, r->types,
+				    r->named, r->on, r->selections, host, iface,
+				    tail_str(&t, s3, r->function_len));
+		break;
+	}
 	case CAUSAL_REC_LOSS: {
 		struct rec_loss *r = (void *)rec;
 		uint64_t pairs[64][2];
@@ -617,6 +635,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct fixture_rpc p = fixture_probe(&r->p);
 
 		fl->heap = HEAP_OF(r);
+		PROBE_MON(p, r);
 		struct tail_reader t = { r->tail };
 
 		fixture_log_stub_start(fl, &p, r->prog, r->vers, r->proc,
@@ -629,6 +648,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct fixture_rpc p = fixture_probe(&r->p);
 
 		fl->heap = HEAP_OF(r);
+		PROBE_MON(p, r);
+
 		r->tag_sent = 1; /* what the fixture writes */
 		fixture_log_stub_end(fl, &p, r->status, r->args_bytes,
 				     r->results_bytes, r->reply_tag);
@@ -639,6 +660,7 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct fixture_rpc p = fixture_probe(&r->p);
 
 		fl->heap = HEAP_OF(r);
+		PROBE_MON(p, r);
 		struct tail_reader t = { r->tail };
 
 		fixture_log_skel_start(fl, &p, r->prog, r->vers, r->proc,
@@ -652,6 +674,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct fixture_rpc p = fixture_probe(&r->p);
 
 		fl->heap = HEAP_OF(r);
+		PROBE_MON(p, r);
+
 		fixture_log_skel_end(fl, &p, r->reply, r->results_bytes);
 		break;
 	}

@@ -44,6 +44,33 @@ START_TEST(round_trip)
 }
 END_TEST
 
+/*
+ * The monitoring types ride in the flags (causal overriding): a tag of
+ * this version carries them, one from an older libcausal (flags 0) still
+ * decodes, without them; the checksum covers them.
+ */
+START_TEST(monitoring_types_in_flags)
+{
+	struct causal_tag in = sample(), out;
+	uint8_t buf[CAUSAL_TAG_LEN];
+
+	in.flags = CAUSAL_TAG_F_MON | 0x5; /* semantics, cpu */
+	causal_tag_encode(&in, buf);
+	ck_assert_int_eq(causal_tag_decode(buf, sizeof(buf), in.xid, &out),
+			 CAUSAL_TAG_OK);
+	ck_assert_uint_eq(out.flags & CAUSAL_TAG_F_MON, CAUSAL_TAG_F_MON);
+	ck_assert_uint_eq(out.flags & CAUSAL_TAG_F_MON_TYPES, 0x5);
+	buf[15] ^= 0x2; /* a type flipped on the way */
+	ck_assert_int_eq(causal_tag_decode(buf, sizeof(buf), in.xid, &out),
+			 CAUSAL_TAG_MALFORMED);
+	in.flags = 0;
+	causal_tag_encode(&in, buf);
+	ck_assert_int_eq(causal_tag_decode(buf, sizeof(buf), in.xid, &out),
+			 CAUSAL_TAG_OK);
+	ck_assert_uint_eq(out.flags & CAUSAL_TAG_F_MON, 0);
+}
+END_TEST
+
 START_TEST(untagged_bytes_are_absent)
 {
 	uint8_t zeros[CAUSAL_TAG_LEN] = { 0 };
@@ -438,6 +465,7 @@ Suite *tag_suite(void)
 	TCase *tc = tcase_create("codec");
 
 	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, monitoring_types_in_flags);
 	tcase_add_test(tc, untagged_bytes_are_absent);
 	tcase_add_test(tc, every_flipped_byte_is_caught);
 	tcase_add_test(tc, stale_xid_is_refused);

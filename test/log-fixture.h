@@ -42,6 +42,8 @@ struct fixture_log {
 	void *cbuf;
 	size_t ccap;
 	int level;
+	unsigned rpc_mon_off;	 /* mon_off of the RPC probes written (0) */
+	unsigned thread_mon_off; /* ... and of the thread records */
 };
 
 static inline void fixture_le32(uint8_t *p, uint32_t v)
@@ -190,7 +192,7 @@ static inline void fixture_log_thread_start(struct fixture_log *fl, uint64_t tid
 					    uint64_t event, uint64_t function)
 {
 	fixture_log_begin(fl, CAUSAL_REC_THREAD_START, tid, mono,
-			  5 + FIXTURE_HEAP_FIELDS);
+			  6 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, parent_tid);
 	msgpack_pack_uint64(&fl->pk, os_tid);
 	msgpack_pack_uint64(&fl->pk, marker);
@@ -204,17 +206,40 @@ static inline void fixture_log_thread_start(struct fixture_log *fl, uint64_t tid
 		msgpack_pack_uint64(&fl->pk, function);
 	}
 	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->thread_mon_off);
 }
 
 static inline void fixture_log_thread_end(struct fixture_log *fl, uint64_t tid,
-					  uint64_t mono, uint64_t cpu, unsigned how)
+					  uint64_t mono, uint64_t cpu,
+					  unsigned how)
 {
 	fixture_log_begin(fl, CAUSAL_REC_THREAD_END, tid, mono,
-			  3 + FIXTURE_HEAP_FIELDS);
+			  4 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, cpu);
 	msgpack_pack_uint64(&fl->pk, how);
 	fixture_log_heap(fl);
 	msgpack_pack_int64(&fl->pk, fl->heap.peak);
+	msgpack_pack_uint64(&fl->pk, fl->thread_mon_off);
+}
+
+/* MONITOR: host, iface, func NULL for none (an empty string). */
+static inline void fixture_log_monitor(struct fixture_log *fl, uint64_t mono,
+				       uint64_t seq, unsigned kind,
+				       unsigned types, unsigned named,
+				       unsigned on, uint64_t selections,
+				       const char *host, const char *iface,
+				       const char *func)
+{
+	fixture_log_begin(fl, CAUSAL_REC_MONITOR, 0, mono, 9);
+	msgpack_pack_uint64(&fl->pk, seq);
+	msgpack_pack_uint64(&fl->pk, kind);
+	msgpack_pack_uint64(&fl->pk, types);
+	msgpack_pack_uint64(&fl->pk, named);
+	msgpack_pack_uint64(&fl->pk, on);
+	msgpack_pack_uint64(&fl->pk, selections);
+	fixture_log_str(fl, host ? host : "");
+	fixture_log_str(fl, iface ? iface : "");
+	fixture_log_str(fl, func ? func : "");
 }
 
 static inline void fixture_log_drops(struct fixture_log *fl, uint64_t tid,
@@ -312,7 +337,7 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 					  uint64_t xid, unsigned flags)
 {
 	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_START, p,
-			      8 + FIXTURE_HEAP_FIELDS);
+			      9 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, prog);
 	msgpack_pack_uint64(&fl->pk, vers);
 	msgpack_pack_uint64(&fl->pk, proc);
@@ -322,6 +347,7 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, xid);
 	msgpack_pack_uint64(&fl->pk, flags);
 	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_stub_end(struct fixture_log *fl,
@@ -330,13 +356,14 @@ static inline void fixture_log_stub_end(struct fixture_log *fl,
 					unsigned reply_tag)
 {
 	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_STUB_END, p,
-			      5 + FIXTURE_HEAP_FIELDS);
+			      6 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, status);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
 	msgpack_pack_uint64(&fl->pk, reply_tag);
 	msgpack_pack_uint64(&fl->pk, 1); /* tag_sent: a traced client's */
 	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_skel_start(struct fixture_log *fl,
@@ -347,7 +374,7 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 					  uint64_t xid, uint64_t args_bytes, unsigned tag)
 {
 	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_START, p,
-			      9 + FIXTURE_HEAP_FIELDS);
+			      10 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, prog);
 	msgpack_pack_uint64(&fl->pk, vers);
 	msgpack_pack_uint64(&fl->pk, proc);
@@ -358,6 +385,7 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, tag);
 	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_skel_end(struct fixture_log *fl,
@@ -365,10 +393,11 @@ static inline void fixture_log_skel_end(struct fixture_log *fl,
 					uint64_t results_bytes)
 {
 	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_END, p,
-			      2 + FIXTURE_HEAP_FIELDS);
+			      3 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, reply);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
 	fixture_log_heap(fl);
+	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
 }
 
 static inline void fixture_log_rpc_site(struct fixture_log *fl, uint64_t tid,

@@ -37,6 +37,8 @@ enum {
 	T_END = 1 << 1,
 	T_SPAWN = 1 << 2,
 	T_CTX = 1 << 3,
+	T_START_CPU = 1 << 4, /* start_cpu measured (mon_off) */
+	T_END_CPU = 1 << 5,   /* end_cpu measured */
 };
 
 /* The heap counters a record sampled (records.def, CAUSAL_FIELDS_HEAP). */

@@ -134,6 +134,8 @@ static int take_record(struct proc *p, const struct record *r)
 		t->marker = r->thread_start.marker;
 		t->start_mono = r->mono_ns;
 		t->start_cpu = r->thread_start.cpu_ns;
+		if (!(r->thread_start.mon_off & CAUSAL_MONTYPE_CPU))
+			t->has |= T_START_CPU;
 		t->heap_start = (struct heap_sample){
 			r->thread_start.heap_epoch, r->thread_start.alloc_bytes,
 			r->thread_start.freed_bytes, r->thread_start.allocs,
@@ -152,6 +154,8 @@ static int take_record(struct proc *p, const struct record *r)
 		t->has |= T_END;
 		t->end_mono = r->mono_ns;
 		t->end_cpu = r->thread_end.cpu_ns;
+		if (!(r->thread_end.mon_off & CAUSAL_MONTYPE_CPU))
+			t->has |= T_END_CPU;
 		t->end_how = r->thread_end.how;
 		t->heap_end = (struct heap_sample){ r->thread_end.heap_epoch,
 						    r->thread_end.alloc_bytes,

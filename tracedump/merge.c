@@ -45,7 +45,7 @@ struct merge {
 	sqlite3 *db;
 	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
-	sqlite3_stmt *ins_site, *ins_object;
+	sqlite3_stmt *ins_site, *ins_object, *ins_monitor;
 	struct rpc_calls rpc;
 	struct spawn_links spawns;	/* parent links made at the end */
 	msgpack_zone zone;		/* to decode RPC records again */
@@ -170,6 +170,37 @@ static int take_rpc_meta(struct merge *m, uint64_t seq, const struct record *r)
 	return step(m, st, "insert rpc object");
 }
 
+/* A switch of the monitoring state: a row of monitor_switches. */
+static int take_monitor(struct merge *m, uint64_t seq, const struct record *r)
+{
+	const struct record_monitor *mo = &r->monitor;
+	sqlite3_stmt *st = m->ins_monitor;
+	char types[64], named[64];
+
+	record_monitor_types(types, sizeof(types), mo->types, '|');
+	record_monitor_types(named, sizeof(named), mo->named, '|');
+	schema_bind_int(st, DB_MONITOR_SWITCHES_PROC_ID, m->proc_id);
+	schema_bind_u64(st, DB_MONITOR_SWITCHES_SEQ, seq);
+	schema_bind_u64(st, DB_MONITOR_SWITCHES_MONO_NS, r->mono_ns);
+	schema_bind_u64(st, DB_MONITOR_SWITCHES_EVENT, mo->seq);
+	schema_bind_text(st, DB_MONITOR_SWITCHES_KIND,
+			 record_monitor_kind_name(mo->kind), -1);
+	schema_bind_text_copy(st, DB_MONITOR_SWITCHES_TYPES, types, -1);
+	schema_bind_text_copy(st, DB_MONITOR_SWITCHES_NAMED, named, -1);
+	if (mo->kind == CAUSAL_MONITOR_SELECT) {
+		schema_bind_text(st, DB_MONITOR_SWITCHES_HOST, mo->host.ptr,
+				 (int)mo->host.len);
+		schema_bind_text(st, DB_MONITOR_SWITCHES_INTERFACE,
+				 mo->interface.ptr, (int)mo->interface.len);
+		schema_bind_text(st, DB_MONITOR_SWITCHES_FUNCTION,
+				 mo->function.ptr, (int)mo->function.len);
+		schema_bind_text(st, DB_MONITOR_SWITCHES_STATE,
+				 mo->on ? "on" : "off", -1);
+	}
+	schema_bind_u64(st, DB_MONITOR_SWITCHES_SELECTIONS, mo->selections);
+	return step(m, st, "insert monitor switch");
+}
+
 /*
  * Main thread: an RPC record (number seq of the process).  A probe goes
  * to the call join only: rpc_calls has every probe's columns (the view
@@ -178,6 +209,8 @@ static int take_rpc_meta(struct merge *m, uint64_t seq, const struct record *r)
 static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 {
 	switch (r->type) {
+	case CAUSAL_REC_MONITOR:
+		return take_monitor(m, seq, r);
 	case CAUSAL_REC_RPC_STUB_START:
 	case CAUSAL_REC_RPC_STUB_END:
 	case CAUSAL_REC_RPC_SKEL_START:
@@ -190,9 +223,12 @@ static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 	return 0;
 }
 
+/* The records stored in a table of their own besides records. */
 static bool is_rpc(uint64_t type)
 {
-	return type >= CAUSAL_REC_RPC_STUB_START && type <= CAUSAL_REC_RPC_OBJECT;
+	return (type >= CAUSAL_REC_RPC_STUB_START &&
+		type <= CAUSAL_REC_RPC_OBJECT) ||
+	       type == CAUSAL_REC_MONITOR;
 }
 
 /* Decode an RPC record again from its bytes: few, so not worth a copy. */
@@ -285,8 +321,10 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 					 record_marker_name(t->marker), -1);
 			schema_bind_u64(st, DB_THREADS_START_MONO_NS,
 					t->start_mono);
-			schema_bind_u64(st, DB_THREADS_START_CPU_NS,
-					t->start_cpu);
+			/* NULL: the cpu type was off (monitor_switches) */
+			if (t->has & T_START_CPU)
+				schema_bind_u64(st, DB_THREADS_START_CPU_NS,
+						t->start_cpu);
 		}
 		if (t->has & T_SPAWN)
 			schema_bind_u64(st, DB_THREADS_SPAWN_MONO_NS,
@@ -294,12 +332,15 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 		if (t->has & T_END) {
 			schema_bind_u64(st, DB_THREADS_END_MONO_NS,
 					t->end_mono);
-			schema_bind_u64(st, DB_THREADS_END_CPU_NS, t->end_cpu);
+			if (t->has & T_END_CPU)
+				schema_bind_u64(st, DB_THREADS_END_CPU_NS,
+						t->end_cpu);
 			schema_bind_text(st, DB_THREADS_END_HOW,
 					 record_thread_end_name(t->end_how),
 					 -1);
 		}
-		if ((t->has & T_START) && (t->has & T_END))
+		if ((t->has & (T_START | T_START_CPU | T_END | T_END_CPU)) ==
+		    (T_START | T_START_CPU | T_END | T_END_CPU))
 			schema_bind_u64(st, DB_THREADS_CPU_NS,
 					t->end_cpu - t->start_cpu);
 		if (t->has & T_CTX) {
@@ -560,7 +601,8 @@ static int open_db(struct merge *m, const char *path)
 	    prepare(m, DB_RECORDS, "INSERT", BATCH, &m->ins_recs) ||
 	    /* RPC_SITE / RPC_OBJECT repeated for an id: the first wins */
 	    prepare(m, DB_RPC_SITES, "INSERT OR IGNORE", 1, &m->ins_site) ||
-	    prepare(m, DB_RPC_OBJECTS, "INSERT OR IGNORE", 1, &m->ins_object))
+	    prepare(m, DB_RPC_OBJECTS, "INSERT OR IGNORE", 1, &m->ins_object) ||
+	    prepare(m, DB_MONITOR_SWITCHES, "INSERT", 1, &m->ins_monitor))
 		return -1;
 	return 0;
 }
@@ -575,7 +617,8 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_recs);
 	sqlite3_finalize(m->ins_site);
 	sqlite3_finalize(m->ins_object);
-	m->ins_recs = m->ins_site = m->ins_object = NULL;
+	sqlite3_finalize(m->ins_monitor);
+	m->ins_recs = m->ins_site = m->ins_object = m->ins_monitor = NULL;
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
 	sqlite3_close(m->db);
 	m->db = NULL;

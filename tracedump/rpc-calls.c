@@ -28,6 +28,7 @@ struct rpc_probe {
 	size_t addr;			/* strings offset of the peer, or NO_STR */
 	uint64_t alloc_bytes, freed_bytes; /* heap counters, at heap_epoch */
 	unsigned type;
+	unsigned mon_off;    /* CAUSAL_MONTYPE_* not measured */
 	uint32_t heap_epoch; /* 0: not counted */
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 };
@@ -142,6 +143,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		p->id = r->stub_start.site_id;
 		p->xid = r->stub_start.xid;
 		p->flags = r->stub_start.flags;
+		p->mon_off = (unsigned)r->stub_start.mon_off;
 		if (add_addr(rc, &r->stub_start.peer, &p->addr))
 			return -ENOMEM;
 		break;
@@ -154,6 +156,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		p->tag = r->stub_end.reply_tag;
 		/* whether the tag went out is known only at the stub's end */
 		p->flags = r->stub_end.tag_sent ? CAUSAL_RPC_TAG_SENT : 0;
+		p->mon_off = (unsigned)r->stub_end.mon_off;
 		break;
 	case CAUSAL_REC_RPC_SKEL_START:
 		take_common(p, &r->skel_start.p);
@@ -166,6 +169,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		p->xid = r->skel_start.xid;
 		p->args_bytes = r->skel_start.args_bytes;
 		p->tag = r->skel_start.tag;
+		p->mon_off = (unsigned)r->skel_start.mon_off;
 		if (add_addr(rc, &r->skel_start.peer, &p->addr))
 			return -ENOMEM;
 		break;
@@ -174,6 +178,7 @@ int rpc_calls_add(struct rpc_calls *rc, int64_t proc_id, uint64_t seq,
 		TAKE_HEAP(p, r->skel_end);
 		p->status = r->skel_end.reply;
 		p->results_bytes = r->skel_end.results_bytes;
+		p->mon_off = (unsigned)r->skel_end.mon_off;
 		break;
 	}
 	rc->n_probes++;
@@ -447,9 +452,34 @@ static void bind_probe(sqlite3_stmt *st, const struct probe_cols *col,
 	if (!p)
 		return;
 	schema_bind_u64(st, col->event, p->event);
-	schema_bind_u64(st, col->ns, p->mono);
-	schema_bind_u64(st, col->exit_ns, p->mono_exit);
-	schema_bind_u64(st, col->cpu_ns, p->cpu);
+	/* what it did not measure (mon_off) stays NULL */
+	if (!(p->mon_off & CAUSAL_MONTYPE_LATENCY)) {
+		schema_bind_u64(st, col->ns, p->mono);
+		schema_bind_u64(st, col->exit_ns, p->mono_exit);
+	}
+	if (!(p->mon_off & CAUSAL_MONTYPE_CPU))
+		schema_bind_u64(st, col->cpu_ns, p->cpu);
+}
+
+/* Did p record what it says of the call (monitoring type semantics)? */
+static bool semantic(const struct rpc_probe *p)
+{
+	return p && !(p->mon_off & CAUSAL_MONTYPE_SEMANTICS);
+}
+
+/* The types a side was monitored with: 'semantics|latency|cpu'. */
+static void bind_mon(sqlite3_stmt *st, int col, const struct rpc_probe *p)
+{
+	char text[64];
+
+	if (!p)
+		return;
+	record_monitor_types(text, sizeof(text),
+			     (CAUSAL_MONTYPE_SEMANTICS |
+			      CAUSAL_MONTYPE_LATENCY | CAUSAL_MONTYPE_CPU) &
+				     ~p->mon_off,
+			     '|');
+	schema_bind_text_copy(st, col, text, -1);
 }
 
 static void bind_str(const struct rpc_calls *rc, sqlite3_stmt *st, int col,
@@ -516,13 +546,15 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 				cs->flags | (ce ? ce->flags : 0));
 		schema_bind_int(st, DB_RPC_CALLS_ONE_WAY,
 				!!(cs->flags & CAUSAL_RPC_ONE_WAY));
+	}
+	if (semantic(cs)) {
 		schema_bind_text(st, DB_RPC_CALLS_SITE_SYMBOL,
 				 site_symbol(rc, cs->proc_id, cs->id), -1);
 		bind_str(rc, st, DB_RPC_CALLS_PEER, cs->addr);
 	}
 	bind_probe(st, &stub_start_cols, cs);
 	bind_probe(st, &stub_end_cols, ce);
-	if (ce) {
+	if (semantic(ce)) {
 		schema_bind_u64(st, DB_RPC_CALLS_STATUS, ce->status);
 		schema_bind_text(st, DB_RPC_CALLS_STATUS_NAME,
 				 record_clnt_stat_name(ce->status), -1);
@@ -540,8 +572,9 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 		schema_bind_u64(st, DB_RPC_CALLS_SERVER_FUNCTION_ID,
 				sp->function);
 	}
-	if (ss) {
+	if (ss)
 		schema_bind_u64(st, DB_RPC_CALLS_OBJECT_ID, ss->id);
+	if (semantic(ss)) {
 		bind_str(rc, st, DB_RPC_CALLS_CALLER_ADDRESS, ss->addr);
 		schema_bind_u64(st, DB_RPC_CALLS_SERVER_ARGS_BYTES,
 				ss->args_bytes);
@@ -550,7 +583,7 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 	}
 	bind_probe(st, &skel_start_cols, ss);
 	bind_probe(st, &skel_end_cols, se);
-	if (se) {
+	if (semantic(se)) {
 		schema_bind_u64(st, DB_RPC_CALLS_SERVER_RESULTS_BYTES,
 				se->results_bytes);
 		schema_bind_text(st, DB_RPC_CALLS_REPLY,
@@ -559,6 +592,8 @@ static int store_row(const struct rpc_calls *rc, sqlite3_stmt *st,
 	if (!c || !s)
 		schema_bind_text(st, DB_RPC_CALLS_MISSING,
 				 c ? DB_MISSING_SERVER : DB_MISSING_CLIENT, -1);
+	bind_mon(st, DB_RPC_CALLS_CLIENT_MON, cs ? cs : ce);
+	bind_mon(st, DB_RPC_CALLS_SERVER_MON, ss ? ss : se);
 	bind_heap(st, DB_RPC_CALLS_STUB_ALLOC_BYTES,
 		  DB_RPC_CALLS_STUB_FREED_BYTES, cs, ce);
 	bind_heap(st, DB_RPC_CALLS_SKEL_ALLOC_BYTES,

@@ -41,6 +41,11 @@
  *   broadcast X      SAY_IT(X) broadcast on UDP (-c rpc_broadcast_exp, the
  *                    default, or clnt_broadcast), the first reply taken:
  *                    "broadcast X = Y replies R status S tid T"
+ *   steps PATH       a long-running client for the selective-monitoring
+ *                    suites: for N = 1, 2, ... waits for the file
+ *                    PATH.N, runs the command it holds ("say X",
+ *                    "siblings X", "burn X", "spawn X"), then writes
+ *                    PATH.N.done; "stop" ends it
  *   bench null|say N N calls on one handle:
  *                    "bench KIND calls N client_cpu_ns C server_cpu_ns S
  * wall_ns W" S is the clnt_stat's enumerator name.  Exit status 0 when every
@@ -213,6 +218,42 @@ static int cmd_one(const char *name, int x)
 		       demo_stat_name(s), demo_gettid());
 	clnt_destroy(c);
 	return s == RPC_SUCCESS && y >= 0;
+}
+
+/* The commands of a step file, one at a time (see `steps`). */
+static int cmd_steps(const char *path)
+{
+	int ok = 1;
+
+	for (int n = 1;; n++) {
+		char name[4096], word[32] = "";
+		int x = 0, waited;
+		FILE *f = NULL;
+
+		snprintf(name, sizeof(name), "%s.%d", path, n);
+		for (waited = 0; waited < 6000 && !(f = fopen(name, "r"));
+		     waited++)
+			poll(NULL, 0, 10);
+		if (!f)
+			demo_die("demo-client: no step file '%s'", name);
+		if (fscanf(f, "%31s %d", word, &x) < 1)
+			demo_die("demo-client: bad step file '%s'", name);
+		fclose(f);
+		if (!strcmp(word, "stop"))
+			return ok;
+		if (!strcmp(word, "say"))
+			ok &= cmd_say(x);
+		else if (!strcmp(word, "siblings"))
+			ok &= cmd_siblings(x);
+		else if (!strcmp(word, "burn") || !strcmp(word, "spawn"))
+			ok &= cmd_one(word, x);
+		else
+			demo_die("demo-client: unknown step '%s'", word);
+		snprintf(name, sizeof(name), "%s.%d.done", path, n);
+		f = fopen(name, "w");
+		if (!f || fclose(f))
+			demo_die("demo-client: cannot write '%s'", name);
+	}
 }
 
 /* --- the callback program, served by a thread of this client ----------- */
@@ -577,6 +618,8 @@ int main(int argc, char **argv)
 		ok = cmd_fill(ARG(1), ARG(2));
 	else if (!strcmp(cmd, "broadcast"))
 		ok = cmd_broadcast(ARG(1));
+	else if (!strcmp(cmd, "steps") && optind + 1 < argc)
+		ok = cmd_steps(argv[optind + 1]);
 	else if (!strcmp(cmd, "bench") && optind + 2 < argc)
 		ok = cmd_bench(argv[optind + 1], ARG(2));
 	else

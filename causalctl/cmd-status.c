@@ -1,0 +1,145 @@
+/*
+ * cmd-status.c - `causalctl status`: every process that has connected to
+ * the coordinator, what it applied, and whether the whole system has
+ * reached the state last published.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmds.h"
+#include "coordinator.h"
+#include "usage.h"
+
+const char *ctl_coordinator(const char *given);
+
+enum { OPT_WAIT = OPT_LONG };
+
+static const struct opt status_opts[] = {
+	{ "coordinator", 'c', "HOST[:PORT]",
+	  "the coordinator (default $CAUSAL_COORDINATOR)" },
+	{ "wait", OPT_WAIT, "SECONDS",
+	  "ask again until the state last published is reached, for up to "
+	  "SECONDS; exit 1 if it is not" },
+	OPT_END
+};
+
+/* Print the status; 1 if every connected process applied the last event,
+ * 0 if not, -1 on a malformed reply. */
+static int show(const char *where, char *reply, int print)
+{
+	unsigned long long seq = 0, malformed = 0;
+	int connected = 0, behind = 0, n = 0;
+	char instance[32];
+
+	if (sscanf(reply, "STATE %31s %llu %llu", instance, &seq, &malformed) !=
+	    3)
+		return -1;
+	if (print) {
+		printf("coordinator %s (instance %s): %llu event%s published, "
+		       "%llu malformed message%s rejected\n",
+		       where, instance, seq, seq == 1 ? "" : "s", malformed,
+		       malformed == 1 ? "" : "s");
+		printf("%-16s %8s %8s %5s %12s  %s\n", "HOST", "PID", "APPLIED",
+		       "BAD", "LAST SEEN", "EXECUTABLE");
+	}
+	for (char *line = strtok(reply, "\n"); line;
+	     line = strtok(NULL, "\n")) {
+		char host[64], exe[256];
+		long pid;
+		unsigned long long applied, seen, bad;
+		int conn;
+
+		if (strncmp(line, "PROC ", 5))
+			continue;
+		if (sscanf(line, "PROC %63s %ld %llu %d %llu %llu %255s", host,
+			   &pid, &applied, &conn, &seen, &bad, exe) != 7)
+			return -1;
+		n++;
+		connected += conn;
+		behind += conn && applied < seq;
+		if (print)
+			printf("%-16s %8ld %8llu %5llu %9.1f s%s  %s\n", host,
+			       pid, applied, bad, (double)seen / 1000,
+			       conn ? "" : " (gone)", exe);
+	}
+	if (print) {
+		if (!behind)
+			printf("state reached: %d connected process%s applied "
+			       "event %llu (%d ever connected)\n",
+			       connected, connected == 1 ? "" : "es", seq, n);
+		else
+			printf("state not reached: %d of %d connected "
+			       "process%s behind event %llu\n",
+			       behind, connected, connected == 1 ? "" : "es",
+			       seq);
+	}
+	return !behind;
+}
+
+static int run_status(int argc, char **argv)
+{
+	const char *where = NULL, *v;
+	double wait_s = 0;
+	struct opt_parser p;
+	char *reply, *end;
+	int c, r;
+	struct timespec t0, t;
+
+	opt_init(&p, &cmd_status, argc, argv);
+	while ((c = opt_next(&p, &v)) > 0) {
+		if (c == 'c') {
+			where = v;
+		} else if (c == OPT_WAIT) {
+			wait_s = strtod(v, &end);
+			if (!*v || *end || wait_s < 0 || wait_s > 86400) {
+				fail("bad --wait '%s': seconds from 0 to "
+				     "86400",
+				     v);
+				return 2;
+			}
+		}
+	}
+	if (c == OPT_STOP)
+		return p.status;
+	if (p.nargs) {
+		fail("unexpected argument '%s'", p.args[0]);
+		return 2;
+	}
+	where = ctl_coordinator(where);
+	if (!where)
+		return 2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		char *copy;
+
+		if (coord_request(where, "STATUS", &reply))
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		copy = strdup(reply);
+		r = copy ? show(where, copy, 0) : -1;
+		free(copy);
+		if (r != 0 ||
+		    (double)(t.tv_sec - t0.tv_sec) +
+				    (double)(t.tv_nsec - t0.tv_nsec) / 1e9 >=
+			    wait_s)
+			break;
+		free(reply);
+		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+	}
+	r = show(where, reply, 1);
+	free(reply);
+	if (r < 0) {
+		fail("malformed status from the coordinator '%s'", where);
+		return 1;
+	}
+	return wait_s > 0 && !r ? 1 : 0;
+}
+
+const struct command cmd_status = {
+	"status", run_status, "[--coordinator HOST[:PORT]] [--wait SECONDS]",
+	"list the processes the coordinator knows and whether the state "
+	"last published is reached",
+	status_opts
+};

@@ -1,0 +1,160 @@
+/*
+ * monitor-rules.c - component selections (Section 5.2.2 of the monitoring
+ * paper): parsing one as published, keeping those in force, and finding
+ * the one that decides for a call.  Pure (no global state), so the unit
+ * tests link it alone.
+ */
+#include <string.h>
+
+#include "monitor.h"
+
+/* `*`, or a decimal or 0x-hex number below 2^32. */
+static int parse_num(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+	int base = 10, digits = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (; *s; s++, digits++) {
+		int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			return -1;
+		v = v * (uint64_t)base + (uint64_t)d;
+		if (v > UINT32_MAX)
+			return -1;
+	}
+	if (!digits)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A C identifier, as rpcgen names a procedure's stub. */
+static int is_name(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+	      *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+int causal_mon_rule_parse(const char *host, const char *iface, const char *func,
+			  const char *on, const char *this_host,
+			  struct causal_mon_rule *rule)
+{
+	memset(rule, 0, sizeof(*rule));
+	if (!host || !iface || !func || !on || !*host)
+		return -1;
+	if (!strcmp(on, "on"))
+		rule->on = 1;
+	else if (strcmp(on, "off"))
+		return -1;
+	if (!strcmp(iface, "*"))
+		rule->wild |= CAUSAL_SEL_ANY_PROG;
+	else if (parse_num(iface, &rule->prog))
+		return -1;
+	if (!strcmp(func, "*")) {
+		rule->wild |= CAUSAL_SEL_ANY_PROC;
+	} else if (parse_num(func, &rule->proc)) {
+		size_t len = strlen(func);
+
+		if (!is_name(func) || len >= sizeof(rule->name))
+			return -1;
+		/* the name of the function: DEMO_PROG's SAY_IT is say_it */
+		for (size_t i = 0; i <= len; i++)
+			rule->name[i] = (char)(func[i] >= 'A' && func[i] <= 'Z'
+						       ? func[i] - 'A' + 'a'
+						       : func[i]);
+		rule->wild |= CAUSAL_SEL_PROC_NAME;
+	}
+	if (!strcmp(host, "*")) {
+		rule->wild |= CAUSAL_SEL_ANY_HOST;
+		return 0;
+	}
+	if (strlen(host) > 255 || strcspn(host, " \t\n") != strlen(host))
+		return -1;
+	return this_host && !strcmp(host, this_host) ? 0 : 1;
+}
+
+static int same_fields(const struct causal_mon_rule *a,
+		       const struct causal_mon_rule *b)
+{
+	if (a->wild != b->wild)
+		return 0;
+	if (!(a->wild & CAUSAL_SEL_ANY_PROG) && a->prog != b->prog)
+		return 0;
+	if (a->wild & CAUSAL_SEL_PROC_NAME)
+		return !strcmp(a->name, b->name);
+	return (a->wild & CAUSAL_SEL_ANY_PROC) || a->proc == b->proc;
+}
+
+int causal_mon_rules_put(struct causal_mon_rules *rs,
+			 const struct causal_mon_rule *rule)
+{
+	uint32_t i;
+
+	for (i = 0; i < rs->n && !same_fields(&rs->r[i], rule); i++)
+		;
+	if (i == rs->n) {
+		if (rs->n == CAUSAL_MON_RULES)
+			return -1;
+		rs->n++;
+	}
+	rs->r[i] = *rule;
+	rs->r[i].order = ++rs->next_order;
+	return 0;
+}
+
+/* How many of the three fields a selection gives. */
+static int specificity(const struct causal_mon_rule *r)
+{
+	return !(r->wild & CAUSAL_SEL_ANY_HOST) +
+	       !(r->wild & CAUSAL_SEL_ANY_PROG) +
+	       !(r->wild & CAUSAL_SEL_ANY_PROC);
+}
+
+static int matches(const struct causal_mon_rule *r, uint32_t prog,
+		   uint32_t proc, const char *fname)
+{
+	if (!(r->wild & CAUSAL_SEL_ANY_PROG) && r->prog != prog)
+		return 0;
+	if (r->wild & CAUSAL_SEL_PROC_NAME)
+		return fname && !strcmp(r->name, fname);
+	return (r->wild & CAUSAL_SEL_ANY_PROC) || r->proc == proc;
+}
+
+int causal_mon_rules_match(const struct causal_mon_rules *rs, uint32_t prog,
+			   uint32_t proc, const char *fname)
+{
+	const struct causal_mon_rule *best = NULL;
+	int best_spec = -1;
+
+	for (uint32_t i = 0; i < rs->n && i < CAUSAL_MON_RULES; i++) {
+		const struct causal_mon_rule *r = &rs->r[i];
+		int spec;
+
+		if (!matches(r, prog, proc, fname))
+			continue;
+		spec = specificity(r);
+		if (spec > best_spec ||
+		    (spec == best_spec && r->order > best->order)) {
+			best = r;
+			best_spec = spec;
+		}
+	}
+	return best ? best->on : -1;
+}

@@ -1,0 +1,200 @@
+/*
+ * monitor.c - the process's monitoring state (monitor.h): applied at
+ * start-up from CAUSAL_MONITOR, then by the coordinator's consumer
+ * thread (consumer.c), each change written to the log as a MONITOR
+ * record so the analysis knows when each type was on.
+ *
+ * One writer: start-up, then the consumer thread (a fork child's start,
+ * before its consumer runs).  The MONITOR records go into a buffer of
+ * their own, tid 0 (the process), which only that writer fills.
+ */
+#include <sched.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "monitor.h"
+
+_Static_assert((int)CAUSAL_MON_SEMANTICS == (int)CAUSAL_MONTYPE_SEMANTICS &&
+		       (int)CAUSAL_MON_LATENCY == (int)CAUSAL_MONTYPE_LATENCY &&
+		       (int)CAUSAL_MON_CPU == (int)CAUSAL_MONTYPE_CPU &&
+		       (int)CAUSAL_MON_MEMORY == (int)CAUSAL_MONTYPE_MEMORY,
+	       "monitor.h and enums.def name the same bits");
+
+struct causal_monitor causal_mon = { .types = CAUSAL_MON_ALL };
+
+/* The buffer of the MONITOR records (tid 0), NULL when none could be had. */
+static struct causal_tbuf *mon_tb;
+
+/*
+ * Memory accounting on or off (preload/heap.c).  Weak, so that the
+ * library builds and runs without the heap shim: called only if present.
+ */
+void causal_heap_set_enabled(int on)
+	__attribute__((weak, visibility("hidden")));
+
+static void tell_heap(uint32_t types)
+{
+	if (causal_heap_set_enabled)
+		causal_heap_set_enabled(!!(types & CAUSAL_MON_MEMORY));
+}
+
+uint32_t causal_mon_select(uint32_t types, uint32_t prog, uint32_t proc,
+			   const char *fname)
+{
+	int on, spins = 0;
+
+	/* a seqlock: retry if the consumer changed the selections meanwhile */
+	for (;;) {
+		uint32_t seq = atomic_load_explicit(&causal_mon.rules_seq,
+						    memory_order_acquire);
+
+		if (seq & 1) {
+			if (++spins > 100)
+				sched_yield();
+			continue;
+		}
+		on = causal_mon_rules_match(&causal_mon.rules, prog, proc,
+					    fname);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&causal_mon.rules_seq,
+					 memory_order_relaxed) == seq)
+			break;
+	}
+	return on == 0 ? 0 : types;
+}
+
+static uint8_t copy_field(uint8_t *dst, const char *s)
+{
+	size_t len = s ? strnlen(s, 255) : 0;
+
+	memcpy(dst, s, len);
+	return (uint8_t)len;
+}
+
+static void write_record(uint64_t seq, unsigned kind, uint32_t named,
+			 const char *host, const char *iface, const char *func,
+			 int on)
+{
+	uint8_t buf[sizeof(struct rec_monitor) + 3 * 255 + 8];
+	struct rec_monitor *r;
+	uint64_t pending;
+	size_t tail = 0;
+
+	if (!mon_tb)
+		return;
+	/* built on the stack first: the tail's length is needed to reserve */
+	r = (void *)buf;
+	r->host_len = copy_field(r->tail, host);
+	tail += r->host_len;
+	r->interface_len = copy_field(r->tail + tail, iface);
+	tail += r->interface_len;
+	r->function_len = copy_field(r->tail + tail, func);
+	tail += r->function_len;
+	r->seq = seq;
+	r->kind = (uint8_t)kind;
+	r->types = (uint8_t)causal_mon_types();
+	r->named = (uint8_t)named;
+	r->on = (uint8_t)on;
+	r->selections = atomic_load(&causal_mon.nrules);
+	{
+		uint32_t size = (uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + tail);
+		struct rec_monitor *w = (void *)causal_record_begin(
+			mon_tb, CAUSAL_REC_MONITOR, size, &pending);
+
+		if (!w)
+			return;
+		memcpy((uint8_t *)w + sizeof(struct causal_rec),
+		       buf + sizeof(struct causal_rec),
+		       sizeof(*r) + tail - sizeof(struct causal_rec));
+		causal_record_commit(mon_tb, pending);
+	}
+}
+
+int causal_monitor_apply(uint64_t seq, unsigned kind, uint32_t named,
+			 const char *host, const char *iface, const char *func,
+			 int on)
+{
+	uint32_t types = causal_mon_types(), before = types;
+
+	named &= CAUSAL_MON_ALL;
+	switch (kind) {
+	case CAUSAL_MONITOR_INITIAL:
+		types = named;
+		break;
+	case CAUSAL_MONITOR_ON:
+		types |= named;
+		break;
+	case CAUSAL_MONITOR_OFF:
+		types &= ~named;
+		break;
+	case CAUSAL_MONITOR_SELECT: {
+		struct causal_mon_rule rule;
+		int r = causal_mon_rule_parse(host, iface, func,
+					      on ? "on" : "off",
+					      causal_g.id.hostname, &rule);
+
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			struct causal_mon_rules next = causal_mon.rules;
+
+			if (causal_mon_rules_put(&next, &rule))
+				return -1;
+			atomic_fetch_add_explicit(&causal_mon.rules_seq, 1,
+						  memory_order_acq_rel);
+			atomic_thread_fence(memory_order_release);
+			causal_mon.rules = next;
+			atomic_fetch_add_explicit(&causal_mon.rules_seq, 1,
+						  memory_order_release);
+			atomic_store_explicit(&causal_mon.nrules, next.n,
+					      memory_order_release);
+			if (rule.wild & CAUSAL_SEL_PROC_NAME)
+				atomic_fetch_add(&causal_mon.named, 1);
+		}
+		break;
+	}
+	default:
+		return -1;
+	}
+	atomic_store_explicit(&causal_mon.types, types, memory_order_release);
+	if (seq)
+		atomic_store(&causal_mon.applied, seq);
+	if ((types ^ before) & CAUSAL_MON_MEMORY ||
+	    kind == CAUSAL_MONITOR_INITIAL)
+		tell_heap(types);
+	write_record(seq, kind, kind == CAUSAL_MONITOR_INITIAL ? types : named,
+		     host, iface, func, on);
+	return 0;
+}
+
+/* The buffer for tid 0's records: LIVE, never started as a thread. */
+static void take_buffer(void)
+{
+	mon_tb = causal_tbuf_acquire();
+	if (mon_tb)
+		mon_tb->tid = 0;
+}
+
+void causal_monitor_start(void)
+{
+	const char *memory = getenv("CAUSAL_MEMORY");
+	uint32_t types = causal_g.cfg.monitor;
+
+	/* CAUSAL_MEMORY=0 (heap.c) takes memory out of CAUSAL_MONITOR */
+	if (memory && !strcmp(memory, "0"))
+		types &= ~(uint32_t)CAUSAL_MON_MEMORY;
+	take_buffer();
+	causal_monitor_apply(0, CAUSAL_MONITOR_INITIAL, types, NULL, NULL, NULL,
+			     0);
+	causal_consumer_start();
+}
+
+void causal_monitor_after_fork(void)
+{
+	/* the parent's buffer went back to the pool with its records */
+	take_buffer();
+	causal_monitor_apply(atomic_load(&causal_mon.applied),
+			     CAUSAL_MONITOR_INITIAL, causal_mon_types(), NULL,
+			     NULL, NULL, 0);
+	causal_consumer_start();
+}

@@ -1,0 +1,178 @@
+/*
+ * monitor.h - run-time selective monitoring (Section 5.2 of the
+ * monitoring paper): which monitoring types are on in this process, and
+ * which components (RPC interface and function) are selected.
+ *
+ * Four types, each on or off per process at run time:
+ *
+ *   semantics  what the RPC probes say of a call: peer, call site, sizes,
+ *              status, reply, tag statuses
+ *   latency    the CLOCK_MONOTONIC readings of the RPC probes
+ *   cpu        the thread CPU clock readings (RPC probes, thread start
+ *              and end)
+ *   memory     heap accounting per thread (preload/heap.h)
+ *
+ * Causality (chain ids, event numbers, function ids, the tag, thread
+ * parent and child) is always on, so that whatever is recorded stays
+ * linked.  A type that is off costs its probes one predictable branch:
+ * no clock read, no record (an RPC probe with none of semantics, latency
+ * and cpu writes nothing).
+ *
+ * What a call is monitored with (README, "Selective monitoring"):
+ *
+ *   stub      the enclosing call's types (ctx.mon: causal overriding,
+ *             Criterion 1 of Section 5.2.1.2) | the process's types if
+ *             the call's component is selected, else 0
+ *   skeleton  the types the caller's stub was monitored with, from the
+ *             tag; from a caller that sends none (untraced, or an older
+ *             libcausal), the process's own decision as for a stub
+ *   thread    its start: the enclosing call's types of its parent | the
+ *             process's; its CPU is read at its end iff read at its start
+ *
+ * The state changes in one thread only, the coordinator's consumer
+ * (monitor.c); probes read it with relaxed atomic loads.  This header is
+ * shared with the heap accounting (preload/heap.*): keep the CAUSAL_MON_
+ * values, which are also those of enums.def (monitor_types) and of the
+ * RPC tag's flags.
+ */
+#ifndef CAUSAL_MONITOR_H
+#define CAUSAL_MONITOR_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	CAUSAL_MON_SEMANTICS = 1u << 0,
+	CAUSAL_MON_LATENCY = 1u << 1,
+	CAUSAL_MON_CPU = 1u << 2,
+	CAUSAL_MON_MEMORY = 1u << 3
+};
+
+#define CAUSAL_MON_ALL 0xfu
+/* What the RPC probes measure: with none of these a probe records nothing. */
+#define CAUSAL_MON_PROBES                                                      \
+	(CAUSAL_MON_SEMANTICS | CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)
+
+/* ---- component selection (pure: monitor-rules.c) ------------------------ */
+
+/* A field of a selection that is the wildcard `*`. */
+enum {
+	CAUSAL_SEL_ANY_HOST = 1u << 0,
+	CAUSAL_SEL_ANY_PROG = 1u << 1,
+	CAUSAL_SEL_ANY_PROC = 1u << 2,
+	CAUSAL_SEL_PROC_NAME = 1u << 3, /* function by name: `name` */
+};
+
+#define CAUSAL_MON_RULES 64 /* selections in force at most */
+#define CAUSAL_SEL_NAME_MAX 48
+
+/*
+ * One selection {host, interface, function, on|off} that concerns this
+ * process (its host field is `*` or this host).  The most specific wins:
+ * the one with the most fields given; among those equally specific, the
+ * latest published.  A selection for the same fields as one in force
+ * replaces it.
+ */
+struct causal_mon_rule {
+	uint32_t prog, proc;
+	uint32_t order; /* publication order: the latest wins ties */
+	uint8_t wild;	/* CAUSAL_SEL_* */
+	uint8_t on;
+	char name[CAUSAL_SEL_NAME_MAX]; /* CAUSAL_SEL_PROC_NAME: the function */
+};
+
+struct causal_mon_rules {
+	uint32_t n, next_order;
+	struct causal_mon_rule r[CAUSAL_MON_RULES];
+};
+
+/*
+ * Parse a selection as published: host, interface (program) and
+ * function (procedure) are `*`, a number (decimal or 0x hex) or, for the
+ * function, a name (matched against the stub's function name, say_it for
+ * say_it_1); on is "on" or "off".  Returns 0 (rule filled), 1 (another
+ * host's: not for this process) or -1 (malformed).
+ */
+int causal_mon_rule_parse(const char *host, const char *iface, const char *func,
+			  const char *on, const char *this_host,
+			  struct causal_mon_rule *rule);
+
+/* Put rule in force (replacing one for the same fields); 0 or -1 if
+ * CAUSAL_MON_RULES are in force already. */
+int causal_mon_rules_put(struct causal_mon_rules *rs,
+			 const struct causal_mon_rule *rule);
+
+/*
+ * The selection that decides for a call of (prog, proc), whose client
+ * stub's function name is fname (NULL when unknown): 1 on, 0 off, -1 no
+ * selection matches (then the component is selected).
+ */
+int causal_mon_rules_match(const struct causal_mon_rules *rs, uint32_t prog,
+			   uint32_t proc, const char *fname);
+
+/* ---- the process's state (monitor.c) ------------------------------------ */
+
+struct causal_monitor {
+	_Atomic uint32_t types;	       /* CAUSAL_MON_* on in this process */
+	_Atomic uint32_t nrules;       /* selections in force (0: all on) */
+	_Atomic uint32_t named;	       /* of them, by function name */
+	_Atomic uint32_t rules_seq;    /* odd while rules change */
+	struct causal_mon_rules rules; /* written by the consumer only */
+	_Atomic uint64_t applied;      /* last coordinator event applied */
+};
+
+extern struct causal_monitor causal_mon;
+
+/* The slow path of causal_mon_call(): selections are in force. */
+uint32_t causal_mon_select(uint32_t types, uint32_t prog, uint32_t proc,
+			   const char *fname);
+
+/*
+ * The types this process monitors a call of (prog, proc) with, before
+ * overriding.  Without selections: two loads and a branch.
+ */
+static inline uint32_t causal_mon_call(uint32_t prog, uint32_t proc,
+				       const char *fname)
+{
+	uint32_t t =
+		atomic_load_explicit(&causal_mon.types, memory_order_relaxed);
+
+	if (__builtin_expect(atomic_load_explicit(&causal_mon.nrules,
+						  memory_order_relaxed) != 0,
+			     0) &&
+	    t)
+		return causal_mon_select(t, prog, proc, fname);
+	return t;
+}
+
+/* The process's types, for what has no component (threads). */
+static inline uint32_t causal_mon_types(void)
+{
+	return atomic_load_explicit(&causal_mon.types, memory_order_relaxed);
+}
+
+/* Start-up (once tracing runs): the initial state and its record, the
+ * heap accounting told, the consumer thread if a coordinator is set. */
+void causal_monitor_start(void);
+/* In a fork child: the state is the parent's; a record says so, and the
+ * child gets a consumer of its own. */
+void causal_monitor_after_fork(void);
+
+/* Start the coordinator's consumer thread (consumer.c) if
+ * CAUSAL_COORDINATOR names one; in a fork child, drop the parent's
+ * connection first. */
+void causal_consumer_start(void);
+
+/*
+ * Apply one event (the consumer thread; or start-up): kind is enum
+ * causal_monitor_kind; named the types of an on/off; the selection's
+ * fields as published for select.  seq: the coordinator's event number.
+ * Writes the MONITOR record.  Returns 0, or -1 when a selection is
+ * malformed or too many are in force (nothing changes then).
+ */
+int causal_monitor_apply(uint64_t seq, unsigned kind, uint32_t named,
+			 const char *host, const char *iface, const char *func,
+			 int on);
+
+#endif

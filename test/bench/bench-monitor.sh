@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# bench-monitor - what selective monitoring costs a Sun RPC call (issue 12,
+# README "Selective monitoring"): the bench-rpc loops (50,000 calls of the
+# null procedure and of SAY_IT over TCP loopback, client and server on
+# CPU 0), client and server both untraced, both traced with every type
+# off (CAUSAL_MONITOR=none: causality only, no clock read, no record) and
+# both traced with every type on, in rotating rounds in one run.
+#
+# Per call: throughput, and the CPU each side spends (the client's
+# getrusage() around its loop, the server's read by CPU_NS before and
+# after).  Target: every type off adds at most 0.2 us of CPU per call on
+# each side; a miss prints TARGET MISSED and fails.
+#
+#   BUILD=/abs/build bash test/bench/bench-monitor.sh [ROUNDS [CALLS]]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+: "${BUILD:=$PWD/build}"
+rounds=${1:-9}
+calls=${2:-50000}
+server=$BUILD/test/rpc/demo-server
+client=$BUILD/test/rpc/demo-client
+lib=$BUILD/libcausal.so
+for f in "$server" "$client" "$lib"; do
+	[ -e "$f" ] || { echo "bench-monitor: '$f' is not built" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d /tmp/causal-bench-monitor.XXXXXX)
+spid=
+cleanup() {
+	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+envof() {
+	case $1 in
+	off) echo "LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs CAUSAL_MONITOR=none" ;;
+	all) echo "LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs CAUSAL_MONITOR=all" ;;
+	esac
+}
+
+# One round of one kind: "KIND PROC wall client_cpu server_cpu" lines.
+round() {
+	local kind=$1 port
+	rm -rf "$tmp/logs" "$tmp/ready"
+	env $(envof "$kind") taskset -c 0 "$server" -1 -r "$tmp/ready" \
+		>"$tmp/server.out" 2>&1 &
+	spid=$!
+	for ((i = 0; i < 500; i++)); do
+		[ -e "$tmp/ready" ] && break
+		sleep 0.01
+	done
+	port=$(awk '/^tcp/ { print $2 }' "$tmp/ready")
+	for proc in null say; do
+		env $(envof "$kind") taskset -c 0 "$client" -P "$port" \
+			bench "$proc" "$calls" |
+			awk -v k="$kind" '/^bench/ {
+				print k, $2, $10, $6, $8 }' >>"$tmp/results"
+	done
+	kill "$spid"
+	wait "$spid" || true
+	spid=
+}
+
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median (the scripts run from the top of the tree)
+
+: >"$tmp/results"
+round plain # warm up
+: >"$tmp/results"
+for ((r = 1; r <= rounds; r++)); do
+	# rotate the order, so no kind always follows the same one
+	case $((r % 3)) in
+	0) order="plain off all" ;;
+	1) order="off all plain" ;;
+	2) order="all plain off" ;;
+	esac
+	for kind in $order; do
+		round "$kind"
+	done
+done
+
+printf "%d calls over TCP loopback, client and server on CPU 0, median of %d rounds:\n" \
+	"$calls" "$rounds"
+status=0
+for proc in null say; do
+	for kind in plain off all; do
+		n=$(awk -v k="$kind" -v p="$proc" '$1 == k && $2 == p' \
+			"$tmp/results" | wc -l)
+		[ "$n" -eq "$rounds" ] ||
+			{ echo "bench-monitor: a $kind $proc run failed" >&2; exit 1; }
+		for col in 3 4 5; do
+			awk -v k="$kind" -v p="$proc" -v c="$col" \
+				'$1 == k && $2 == p { print $c }' \
+				"$tmp/results" | median >"$tmp/$kind.$proc.$col"
+		done
+	done
+	awk -v p="$proc" -v n="$calls" \
+		-v pw="$(cat "$tmp/plain.$proc.3")" -v ow="$(cat "$tmp/off.$proc.3")" \
+		-v aw="$(cat "$tmp/all.$proc.3")" \
+		-v pc="$(cat "$tmp/plain.$proc.4")" -v oc="$(cat "$tmp/off.$proc.4")" \
+		-v ac="$(cat "$tmp/all.$proc.4")" \
+		-v ps="$(cat "$tmp/plain.$proc.5")" -v os="$(cat "$tmp/off.$proc.5")" \
+		-v as="$(cat "$tmp/all.$proc.5")" 'BEGIN {
+		name = p == "null" ? "null procedure" : "int -> int (SAY_IT)"
+		printf "  %s:\n", name
+		printf "    untraced       %8.0f calls/s  client %6.2f us/call CPU  server %6.2f us/call CPU\n",
+			n / (pw / 1e9), pc / n / 1e3, ps / n / 1e3
+		printf "    all types off  %8.0f calls/s  client %6.2f us/call CPU  server %6.2f us/call CPU\n",
+			n / (ow / 1e9), oc / n / 1e3, os / n / 1e3
+		printf "    all types on   %8.0f calls/s  client %6.2f us/call CPU  server %6.2f us/call CPU\n",
+			n / (aw / 1e9), ac / n / 1e3, as / n / 1e3
+		printf "  %s throughput vs untraced: all off %.3f, all on %.3f\n",
+			p, pw / ow, pw / aw
+		oc_add = (oc - pc) / n / 1e3
+		os_add = (os - ps) / n / 1e3
+		printf "  %s added CPU per call, all types off: client %.3f us, server %.3f us (target <= 0.2)\n",
+			p, oc_add, os_add
+		printf "  %s added CPU per call, all types on: client %.3f us, server %.3f us\n",
+			p, (ac - pc) / n / 1e3, (as - ps) / n / 1e3
+		if (oc_add > 0.2 || os_add > 0.2) {
+			printf "  TARGET MISSED: %s, all types off adds more than 0.2 us a call on a side\n", p
+			exit 1
+		}
+	}' || status=1
+done
+exit $status
