@@ -168,8 +168,13 @@ void causal_tbufs_unlock(void);
 /* This thread's buffer, registering the thread on first use; NULL when
  * the thread is not traced. */
 struct causal_tbuf *causal_thread_current(void);
-/* The new thread's first act: take tb over and record THREAD_START. */
-void causal_thread_begin(struct causal_tbuf *tb);
+/* The new thread's first act: take tb over and record THREAD_START;
+ * fresh: the library saw it start (its CPU clock is 0 there). */
+void causal_thread_begin(struct causal_tbuf *tb, int fresh);
+/* The kernel's id of the calling thread, from glibc's thread descriptor
+ * once checked (causal_tid_init at start-up), else gettid(). */
+void causal_tid_init(void);
+pid_t causal_os_tid(void);
 /* Record THREAD_END (enum causal_thread_end) and hand the buffer back. */
 void causal_thread_end(uint32_t how);
 
