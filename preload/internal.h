@@ -293,8 +293,10 @@ static inline struct causal_rec *causal_record_begin(struct causal_tbuf *tb,
 static inline void causal_record_commit(struct causal_tbuf *tb,
 					uint64_t pending)
 {
-	if (causal_ring_commit(&tb->ring, pending) >
-	    tb->ring.capacity / CAUSAL_WAKE_FRACTION)
+	uint64_t wake_at = tb->ring.capacity / CAUSAL_WAKE_FRACTION;
+
+	if (causal_ring_commit(&tb->ring, pending) > wake_at &&
+	    causal_ring_refresh(&tb->ring) > wake_at)
 		causal_writer_wake();
 }
 
