@@ -1046,7 +1046,7 @@ int ccsg_impact_print(FILE *f, const struct ccsg_impact *im,
 struct dprint {
 	FILE *f;
 	const struct ccsg_dscg *d;
-	const struct ccsg_names *nm;
+	const struct idl_names *nm;
 };
 
 /*
@@ -1394,7 +1394,8 @@ static void dnode_json(struct dprint *p, int32_t u)
 	fputs("]}", p->f);
 }
 
-int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names *nm, int format)
+int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d,
+		    const struct idl_names *nm, int format)
 {
 	struct dprint p = {f, d, nm};
 
