@@ -25,7 +25,7 @@
 
 struct enc {
 	msgpack_packer *pk;
-	uint8_t *p;		/* where the next byte goes in buf */
+	uint8_t *p; /* where the next byte goes in buf */
 	uint8_t buf[ENC_BUF];
 };
 

@@ -198,8 +198,8 @@ void causal_tid_init(void)
 
 pid_t causal_os_tid(void)
 {
-	int state = atomic_load_explicit(&tid_offset_state,
-					 memory_order_relaxed);
+	int state =
+		atomic_load_explicit(&tid_offset_state, memory_order_relaxed);
 	pid_t tid;
 
 	if (state == 2)
@@ -238,8 +238,8 @@ static void record_thread_start(struct causal_tbuf *tb, int fresh)
 	r->hdr.aux = tb->parent_tid;
 	r->os_tid = (uint32_t)tb->os_tid;
 	r->marker = ctx->marker;
-	r->cpu_ns = causal_self.cpu_at_start && !fresh ? causal_thread_cpu_ns()
-						       : 0;
+	r->cpu_ns =
+		causal_self.cpu_at_start && !fresh ? causal_thread_cpu_ns() : 0;
 	r->mon_off = causal_self.cpu_at_start ? 0 : CAUSAL_MON_CPU;
 	r->ctx.set = causal_ctx_active(ctx);
 	memcpy(r->ctx.chain, ctx->chain, sizeof(r->ctx.chain));

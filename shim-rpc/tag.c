@@ -42,8 +42,9 @@ struct fnv_memo {
 	uint32_t h;
 };
 
-static __thread __attribute__((tls_model("initial-exec"))) struct fnv_memo
-	enc_memo, dec_memo;
+#define TAG_TLS __thread __attribute__((tls_model("initial-exec")))
+
+static TAG_TLS struct fnv_memo enc_memo, dec_memo;
 
 static uint32_t tag_hash(struct fnv_memo *m, const uint8_t *p)
 {
@@ -81,8 +82,8 @@ int causal_tag_decode(const uint8_t *buf, size_t len, uint32_t expect_xid,
 
 	if (len < CAUSAL_TAG_LEN || get32(buf) != CAUSAL_TAG_MAGIC)
 		return CAUSAL_TAG_ABSENT;
-	if (get32(buf + 4) != ((uint32_t)CAUSAL_TAG_VERSION << 16 |
-			       CAUSAL_TAG_LEN) ||
+	if (get32(buf + 4) !=
+		    ((uint32_t)CAUSAL_TAG_VERSION << 16 | CAUSAL_TAG_LEN) ||
 	    get32(buf + 44) != tag_hash(&dec_memo, buf))
 		return CAUSAL_TAG_MALFORMED;
 	event = (uint64_t)get32(buf + 36) << 32 | get32(buf + 40);

@@ -299,20 +299,23 @@ static void assert_canonical(const struct causal_rec *rec)
 START_TEST(packing_is_msgpack_c_s)
 {
 	static const uint64_t u[] = {
-		0, 1, 127, 128, 255, 256, 65535, 65536, 0xffffffffull,
-		0x100000000ull, UINT64_MAX,
+		0,	    1,	   127,	  128,		 255,
+		256,	    65535, 65536, 0xffffffffull, 0x100000000ull,
+		UINT64_MAX,
 	};
 	static const int64_t i[] = {
-		0, -1, -32, -33, -128, -129, -32768, -32769, INT32_MIN,
-		(int64_t)INT32_MIN - 1, INT64_MIN, 127, 128, 65536, INT64_MAX,
+		0,	   -1,	   -32,	   -33,	      -128,
+		-129,	   -32768, -32769, INT32_MIN, (int64_t)INT32_MIN - 1,
+		INT64_MIN, 127,	   128,	   65536,     INT64_MAX,
 	};
 	static char path[6000];
 	struct {
 		struct rec_exec r;
 		char tail[sizeof(path)];
 	} ex;
-	static const size_t lens[] = { 0, 31, 32, 255, 256, 511, 512, 513,
-				       5000 };
+	static const size_t lens[] = {
+		0, 31, 32, 255, 256, 511, 512, 513, 5000
+	};
 
 	for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++) {
 		struct rec_thread_end r = { 0 };
@@ -341,7 +344,8 @@ START_TEST(packing_is_msgpack_c_s)
 	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
 		memset(&ex, 0, sizeof(ex));
 		ex.r.hdr.type = CAUSAL_REC_EXEC;
-		ex.r.hdr.size = (uint32_t)CAUSAL_REC_ALIGN(sizeof(ex.r) + lens[k]);
+		ex.r.hdr.size =
+			(uint32_t)CAUSAL_REC_ALIGN(sizeof(ex.r) + lens[k]);
 		ex.r.hdr.aux = (uint32_t)lens[k];
 		memcpy(ex.r.tail, path, lens[k]);
 		assert_canonical(&ex.r.hdr);

@@ -135,18 +135,18 @@ START_TEST(checksum_is_fnv1a_whatever_came_before)
 		ck_assert_uint_eq(got, h);
 		/* a good tag, the same with its prefix damaged (its hash
 		 * must not be taken from the good one's), the good again */
-		ck_assert_int_eq(causal_tag_decode(buf, sizeof(buf), t->xid,
-						   &out),
-				 CAUSAL_TAG_OK);
+		ck_assert_int_eq(
+			causal_tag_decode(buf, sizeof(buf), t->xid, &out),
+			CAUSAL_TAG_OK);
 		ck_assert_uint_eq(out.event_no, t->event_no);
 		memcpy(bad, buf, sizeof(bad));
 		bad[16 + i] ^= 0x01;
-		ck_assert_int_eq(causal_tag_decode(bad, sizeof(bad), t->xid,
-						   &out),
-				 CAUSAL_TAG_MALFORMED);
-		ck_assert_int_eq(causal_tag_decode(buf, sizeof(buf), t->xid,
-						   &out),
-				 CAUSAL_TAG_OK);
+		ck_assert_int_eq(
+			causal_tag_decode(bad, sizeof(bad), t->xid, &out),
+			CAUSAL_TAG_MALFORMED);
+		ck_assert_int_eq(
+			causal_tag_decode(buf, sizeof(buf), t->xid, &out),
+			CAUSAL_TAG_OK);
 	}
 }
 END_TEST
