@@ -309,10 +309,8 @@ START_TEST(packing_is_msgpack_c_s)
 		INT64_MIN, 127,	   128,	   65536,     INT64_MAX,
 	};
 	static char path[6000];
-	struct {
-		struct rec_exec r;
-		char tail[sizeof(path)];
-	} ex;
+	static uint64_t exbuf[(sizeof(struct rec_exec) + sizeof(path)) / 8 + 1];
+	struct rec_exec *ex = (void *)exbuf;
 	static const size_t lens[] = {
 		0, 31, 32, 255, 256, 511, 512, 513, 5000
 	};
@@ -342,13 +340,13 @@ START_TEST(packing_is_msgpack_c_s)
 	}
 	memset(path, 'p', sizeof(path));
 	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
-		memset(&ex, 0, sizeof(ex));
-		ex.r.hdr.type = CAUSAL_REC_EXEC;
-		ex.r.hdr.size =
-			(uint32_t)CAUSAL_REC_ALIGN(sizeof(ex.r) + lens[k]);
-		ex.r.hdr.aux = (uint32_t)lens[k];
-		memcpy(ex.r.tail, path, lens[k]);
-		assert_canonical(&ex.r.hdr);
+		memset(exbuf, 0, sizeof(exbuf));
+		ex->hdr.type = CAUSAL_REC_EXEC;
+		ex->hdr.size =
+			(uint32_t)CAUSAL_REC_ALIGN(sizeof(*ex) + lens[k]);
+		ex->hdr.aux = (uint32_t)lens[k];
+		memcpy(ex->tail, path, lens[k]);
+		assert_canonical(&ex->hdr);
 	}
 }
 END_TEST
