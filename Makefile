@@ -54,6 +54,8 @@ CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
 CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
+# ccsg spikes symbolises with elfutils (libdw-dev)
+TOOL_LIBS += $(shell pkg-config --libs libdw)
 
 # --- tests ----------------------------------------------------------------------
 TEST_SRCS := $(wildcard test/check-*.c) test/run-tests.c
