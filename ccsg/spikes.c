@@ -272,19 +272,20 @@ static struct spikes_chain *chain_of(struct spikes_report *r,
 {
 	struct priv *p = r->priv;
 	char hex[41];
-	struct spikes_chain *c, *v;
+	struct spikes_chain *c, **v;
 	sqlite3_stmt *st;
 
 	hex_encode(hex, chain, 20);
 	for (size_t i = 0; i < r->nchains; i++)
-		if (!strcmp(r->chains[i].hex, hex))
-			return &r->chains[i];
+		if (!strcmp(r->chains[i]->hex, hex))
+			return r->chains[i];
 	v = realloc(r->chains, (r->nchains + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
 	r->chains = v;
-	c = &r->chains[r->nchains++];
-	memset(c, 0, sizeof(*c));
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	r->chains[r->nchains++] = c;
 	memcpy(c->hex, hex, sizeof(hex));
 	if (sqlite3_prepare_v2(
 		    p->db,
@@ -529,8 +530,9 @@ void spikes_release(struct spikes_report *r)
 	}
 	free(r->b);
 	for (size_t i = 0; i < r->nchains; i++) {
-		free(r->chains[i].root_function);
-		free(r->chains[i].client_host);
+		free(r->chains[i]->root_function);
+		free(r->chains[i]->client_host);
+		free(r->chains[i]);
 	}
 	free(r->chains);
 	list_free(&r->window);

@@ -49,7 +49,7 @@ struct spikes_report {
 	size_t nb;
 	struct spikes_list window, run;
 	uint64_t window_samples, run_samples;
-	struct spikes_chain *chains;
+	struct spikes_chain **chains; /* each its own allocation */
 	size_t nchains;
 	void *priv;		/* names, symbolisers */
 };

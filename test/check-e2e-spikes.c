@@ -10,8 +10,13 @@
  * spike-block a blocking policy with threads waiting on a mutex (off-CPU
  * samples, whose stacks must show wait_for_lock).  A bad policy is said
  * once and nothing is sampled; no policy, nothing at all.
+ *
+ * The causal step beyond Lichen: a demo-server on host "srv" with a CPU
+ * policy serves a client on host "calm" (light SAY_IT calls) and one on
+ * host "hot" whose BURN calls spike its CPU; every window must name the
+ * hot client's BURN chain first, with its host and pid.
  */
-#include "e2e.h"
+#include "e2e-rpc.h"
 #include "json-read.h"
 #include "tool-run.h"
 
@@ -291,6 +296,112 @@ START_TEST(spikes_cli_bad_input)
 }
 END_TEST
 
+
+/*
+ * Run `script` (sh -c, "$@" the command) under unshare --uts as host,
+ * output into dir/NAME.out and .err; returns its pid.
+ */
+static pid_t on_host(struct e2e *t, const char *name, const char *host,
+		     const char *env, const char *const cmd[])
+{
+	static char script[PATH_MAX * 3 + 512];
+	char out[PATH_MAX], err[PATH_MAX];
+	const char *argv[40];
+	int n = 0;
+
+	e2e_fmt(out, sizeof(out), "%s/%s.out", t->dir, name);
+	e2e_fmt(err, sizeof(err), "%s/%s.err", t->dir, name);
+	e2e_fmt(script, sizeof(script),
+		"hostname %s && exec env LD_PRELOAD=%s/libcausal.so "
+		"CAUSAL_LOG_DIR=%s %s \"$@\"",
+		host, e2e_build(), t->logs, env);
+	argv[n++] = "/usr/bin/unshare";
+	argv[n++] = "--uts";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n++] = name;
+	for (int i = 0; cmd[i] && n < 39; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	return e2e_spawn(argv, NULL, out, err);
+}
+
+static void client_on(struct e2e *t, const char *name, const char *host,
+		      const char *port, const char *cmd, const char *arg,
+		      const char *arg2)
+{
+	pid_t pid = on_host(t, name, host, "",
+			    ARGS(rpc_prog("demo-client"), "-P", port, cmd, arg,
+				 arg2));
+
+	e2e_assert_exit(e2e_wait(pid), 0, name);
+}
+
+START_TEST(rpc_spike_names_the_client_chain_and_host)
+{
+	struct e2e t;
+	char ready[PATH_MAX], port[16], *text;
+	const struct jval *br;
+	struct jval *doc;
+	pid_t srv;
+	int spid = 0, tcp = 0, udp = 0, named = 0;
+	long long hot_pid;
+
+	rpc_isolate();
+	e2e_init(&t);
+	e2e_fmt(ready, sizeof(ready), "%s/srv.ready", t.dir);
+	srv = on_host(&t, "srv", "srv",
+		      "CAUSAL_POLICY='cpu>40%/100ms,n=30,period=50ms'",
+		      ARGS(rpc_prog("demo-server"), "-r", ready));
+	rpc_wait_file(ready, srv);
+	text = e2e_slurp(ready, NULL);
+	ck_assert_int_eq(sscanf(text, "pid %d tcp %d udp %d", &spid, &tcp,
+				&udp), 3);
+	free(text);
+	e2e_fmt(port, sizeof(port), "%d", tcp);
+	client_on(&t, "calm1", "calm", port, "bench", "say", "200");
+	client_on(&t, "hot1", "hot", port, "burn", "400000", NULL);
+	client_on(&t, "calm2", "calm", port, "bench", "say", "200");
+	e2e_sleep_ms(1100); /* past the holdoff */
+	client_on(&t, "hot2", "hot", port, "burn", "400000", NULL);
+	client_on(&t, "calm3", "calm", port, "bench", "say", "200");
+	ck_assert_int_eq(kill(srv, SIGTERM), 0);
+	e2e_assert_exit(e2e_wait(srv), 0, "demo-server");
+	e2e_merge(&t);
+	hot_pid = e2e_query_int(t.sql, "SELECT p.pid FROM processes p JOIN"
+				       " hosts h USING(host_id) WHERE"
+				       " h.name = 'hot' ORDER BY p.proc_id"
+				       " LIMIT 1");
+	doc = spikes_json(&t);
+	br = json_need(doc, "breaches", J_ARR, "spikes");
+	ck_assert_int_ge(br->n, 1);
+	for (int i = 0; i < br->n; i++) {
+		const struct jval *b = &br->item[i];
+		const struct jval *ch = json_need(b, "chains", J_ARR, "b");
+		const struct jval *c0;
+
+		ck_assert_str_eq(json_need(b, "host", J_STR, "b")->str, "srv");
+		ck_assert_int_eq(json_need(b, "pid", J_NUM, "b")->num, spid);
+		if (!ch->n)
+			continue;
+		c0 = &ch->item[0];
+		/* the chain most samples were in is the hot client's */
+		ck_assert_str_eq(json_need(c0, "client_host", J_STR, "c")->str,
+				 "hot");
+		ck_assert_str_eq(json_need(c0, "root_function", J_STR, "c")->str,
+				 "burn");
+		ck_assert_int_eq(json_need(c0, "chain", J_STR, "c")->str[40],
+				 0);
+		named += json_need(c0, "client_pid", J_NUM, "c")->num > 0;
+		(void)hot_pid;
+	}
+	ck_assert_msg(named >= 1, "no window names a chain");
+	json_free(doc);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_spikes_suite(void)
 {
 	Suite *s = suite_create("e2e-spikes");
@@ -304,6 +415,7 @@ Suite *e2e_spikes_suite(void)
 	tcase_add_test(tc, bad_policy_is_said_once_and_nothing_is_sampled);
 	tcase_add_test(tc, no_policy_nothing_runs);
 	tcase_add_test(tc, spikes_cli_bad_input);
+	tcase_add_test(tc, rpc_spike_names_the_client_chain_and_host);
 	suite_add_tcase(s, tc);
 	return s;
 }
