@@ -46,7 +46,7 @@ struct lexer {
 	struct cdef {
 		char *name;
 		uint64_t value;
-	} *consts;
+	} * consts;
 	size_t nconsts, cap_consts;
 };
 
@@ -58,7 +58,8 @@ static void next(struct lexer *lx)
 		if (*p == '\n') {
 			lx->line++;
 			p++;
-			/* rpcgen passes '%' lines through; '#' is the preprocessor */
+			/* rpcgen passes '%' lines through; '#' is the
+			 * preprocessor */
 			while (*p == ' ' || *p == '\t')
 				p++;
 			if (*p == '%' || *p == '#')
@@ -96,7 +97,8 @@ static void next(struct lexer *lx)
 		errno = 0;
 		lx->num = strtoull(p, &end, 0);
 		snprintf(lx->tok, sizeof(lx->tok), "%.*s", (int)(end - p), p);
-		lx->kind = errno || isalnum((unsigned char)*end) ? T_BAD : T_NUM;
+		lx->kind =
+			errno || isalnum((unsigned char)*end) ? T_BAD : T_NUM;
 		p = end;
 		while (isalnum((unsigned char)*p))
 			p++;
@@ -110,8 +112,8 @@ static void next(struct lexer *lx)
 
 static int syntax(struct lexer *lx, const char *want)
 {
-	fail("%s:%d: malformed rpcgen file: expected %s, found '%s'", lx->path, lx->line, want,
-	      lx->kind == T_EOF ? "end of file" : lx->tok);
+	fail("%s:%d: malformed rpcgen file: expected %s, found '%s'", lx->path,
+	     lx->line, want, lx->kind == T_EOF ? "end of file" : lx->tok);
 	return -EINVAL;
 }
 
@@ -150,8 +152,9 @@ static int value(struct lexer *lx, uint64_t *v)
 			if (!strcmp(lx->consts[i].name, lx->tok))
 				break;
 		if (i == lx->nconsts) {
-			fail("%s:%d: malformed rpcgen file: unknown constant '%s'", lx->path,
-			      lx->line, lx->tok);
+			fail("%s:%d: malformed rpcgen file: unknown constant "
+			     "'%s'",
+			     lx->path, lx->line, lx->tok);
 			return -EINVAL;
 		}
 		*v = lx->consts[i].value;
@@ -159,8 +162,8 @@ static int value(struct lexer *lx, uint64_t *v)
 		return syntax(lx, "a number");
 	}
 	if (*v > 0xffffffffULL) {
-		fail("%s:%d: malformed rpcgen file: '%s' is out of range", lx->path, lx->line,
-		      lx->tok);
+		fail("%s:%d: malformed rpcgen file: '%s' is out of range",
+		     lx->path, lx->line, lx->tok);
 		return -EINVAL;
 	}
 	next(lx);
@@ -184,19 +187,20 @@ static int skip_decl(struct lexer *lx)
 			return 0;
 		}
 	}
-	fail("%s:%d: malformed rpcgen file: declaration not terminated", lx->path, line);
+	fail("%s:%d: malformed rpcgen file: declaration not terminated",
+	     lx->path, line);
 	return -EINVAL;
 }
 
-static int add_proc(struct idl_names *nm, const char *pn, const char *vn, const char *fn,
-		    uint32_t vers, uint32_t proc)
+static int add_proc(struct idl_names *nm, const char *pn, const char *vn,
+		    const char *fn, uint32_t vers, uint32_t proc)
 {
 	struct idl_proc *p;
 
 	if (GROW(nm->procs, nm->cap, nm->n + 1))
 		return -ENOMEM;
 	p = &nm->procs[nm->n];
-	p->prog = 0;		/* known at the end of the program */
+	p->prog = 0; /* known at the end of the program */
 	p->vers = vers;
 	p->proc = proc;
 	p->prog_name = strdup(pn);
@@ -215,7 +219,8 @@ static int parse_program(struct idl_names *nm, struct lexer *lx)
 	uint64_t v;
 	int ret;
 
-	if ((ret = ident(lx, pname, sizeof(pname), "a program name")) || (ret = expect(lx, "{")))
+	if ((ret = ident(lx, pname, sizeof(pname), "a program name")) ||
+	    (ret = expect(lx, "{")))
 		return ret;
 	do {
 		size_t vfirst = nm->n;
@@ -231,22 +236,29 @@ static int parse_program(struct idl_names *nm, struct lexer *lx)
 
 			/* TYPE... NAME ( ARGS ) = N ; */
 			fname[0] = 0;
-			while (lx->kind == T_IDENT || (lx->kind == T_PUNCT && (lx->tok[0] == '*' ||
-				strchr("<>", lx->tok[0])))) {
+			while (lx->kind == T_IDENT ||
+			       (lx->kind == T_PUNCT &&
+				(lx->tok[0] == '*' ||
+				 strchr("<>", lx->tok[0])))) {
 				if (lx->kind == T_IDENT) {
-					snprintf(fname, sizeof(fname), "%s", lx->tok);
+					snprintf(fname, sizeof(fname), "%s",
+						 lx->tok);
 					words++;
 				}
 				next(lx);
 			}
 			if (words < 2)
-				return syntax(lx, "a procedure 'TYPE NAME(ARGS) = N;'");
+				return syntax(
+					lx,
+					"a procedure 'TYPE NAME(ARGS) = N;'");
 			if ((ret = expect(lx, "(")))
 				return ret;
-			while (lx->kind != T_EOF && !(lx->kind == T_PUNCT && lx->tok[0] == ')'))
+			while (lx->kind != T_EOF &&
+			       !(lx->kind == T_PUNCT && lx->tok[0] == ')'))
 				next(lx);
 			if ((ret = expect(lx, ")")) || (ret = value(lx, &v)) ||
-			    (ret = add_proc(nm, pname, vname, fname, 0, (uint32_t)v)))
+			    (ret = add_proc(nm, pname, vname, fname, 0,
+					    (uint32_t)v)))
 				return ret;
 		} while (!(lx->kind == T_PUNCT && lx->tok[0] == '}'));
 		next(lx);
@@ -288,9 +300,11 @@ int idl_names_parse(struct idl_names *nm, const char *text, const char *path)
 			uint64_t v;
 
 			next(&lx);
-			if (!(ret = ident(&lx, name, sizeof(name), "a constant name")) &&
+			if (!(ret = ident(&lx, name, sizeof(name),
+					  "a constant name")) &&
 			    !(ret = value(&lx, &v))) {
-				if (GROW(lx.consts, lx.cap_consts, lx.nconsts + 1)) {
+				if (GROW(lx.consts, lx.cap_consts,
+					 lx.nconsts + 1)) {
 					ret = -ENOMEM;
 					break;
 				}
@@ -298,13 +312,16 @@ int idl_names_parse(struct idl_names *nm, const char *text, const char *path)
 				lx.consts[lx.nconsts++].value = v;
 			}
 		} else if (lx.kind == T_IDENT && (!strcmp(lx.tok, "struct") ||
-			   !strcmp(lx.tok, "union") || !strcmp(lx.tok, "enum") ||
-			   !strcmp(lx.tok, "typedef"))) {
+						  !strcmp(lx.tok, "union") ||
+						  !strcmp(lx.tok, "enum") ||
+						  !strcmp(lx.tok, "typedef"))) {
 			ret = skip_decl(&lx);
 		} else if (lx.kind == T_PUNCT && lx.tok[0] == ';') {
 			next(&lx);
 		} else {
-			ret = syntax(&lx, "'program', 'const' or a type declaration");
+			ret = syntax(
+				&lx,
+				"'program', 'const' or a type declaration");
 		}
 	}
 	for (size_t i = 0; i < lx.nconsts; i++)
@@ -381,7 +398,8 @@ int idl_names_load_rpc(struct idl_names *nm, const char *path)
 	return 0;
 }
 
-/* --- lookups by name --------------------------------------------------------- */
+/* --- lookups by name ---------------------------------------------------------
+ */
 
 size_t idl_names_find_proc(const struct idl_names *nm, const char *name,
 			   int prog_any, uint32_t prog,

@@ -19,7 +19,7 @@ struct idl_names {
 	struct idl_rpcent {
 		uint32_t prog;
 		char *name;
-	} *rpc;
+	} * rpc;
 	size_t nrpc, cap_rpc;
 };
 
