@@ -8,11 +8,9 @@
 #include "spikes.h"
 #include "usage.h"
 
-static const struct opt spikes_opts[] = {
-	CLI_OPT_DB,
-	CLI_OPT_FORMAT("text|json"),
-	OPT_END
-};
+static const struct opt spikes_opts[] = { CLI_OPT_DB,
+					  CLI_OPT_FORMAT("text|json"),
+					  OPT_END };
 
 static int run_spikes(int argc, char **argv)
 {
@@ -24,8 +22,8 @@ static int run_spikes(int argc, char **argv)
 		      1 << CCSG_TEXT | 1 << CCSG_JSON))
 		return o.status;
 	ret = spikes_load(&r, o.db);
-	if (!ret && (o.format == CCSG_JSON ? spikes_print_json(stdout, &r) :
-					     spikes_print_text(stdout, &r)))
+	if (!ret && (o.format == CCSG_JSON ? spikes_print_json(stdout, &r)
+					   : spikes_print_text(stdout, &r)))
 		ret = fail("cannot write the report");
 	spikes_release(&r);
 	free(o.idl);
@@ -33,7 +31,9 @@ static int run_spikes(int argc, char **argv)
 }
 
 const struct command cmd_spikes = {
-	"spikes", run_spikes, "[--db PATH] [--format=text|json]",
+	"spikes",
+	run_spikes,
+	"[--db PATH] [--format=text|json]",
 	"breaches of resource policies and the samples around them",
 	spikes_opts,
 };

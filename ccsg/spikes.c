@@ -22,18 +22,18 @@ struct proc {
 	int64_t pid;
 	uint64_t start_real, start_mono;
 	char *exe, *host;
-	Dwfl *dwfl;		/* NULL until first needed */
+	Dwfl *dwfl; /* NULL until first needed */
 	int dwfl_failed;
 };
 
 struct priv {
 	sqlite3 *db;
-	struct proc *procs;	/* by proc_id; [0] unused */
+	struct proc *procs; /* by proc_id; [0] unused */
 	size_t nprocs;
-	struct hashmap syms;	/* (proc_id, address) -> names[] */
-	char **names;		/* interned */
+	struct hashmap syms; /* (proc_id, address) -> names[] */
+	char **names;	     /* interned */
 	size_t nnames, capnames;
-	struct hashmap byname;	/* hash of a name -> names[] (first) */
+	struct hashmap byname; /* hash of a name -> names[] (first) */
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -107,8 +107,9 @@ static Dwfl *symboliser(struct priv *p, int64_t proc_id)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(st, 3);
 
-		fprintf(f, "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
-			   " 00:01 %" PRIu64 " %s\n",
+		fprintf(f,
+			"%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
+			" 00:01 %" PRIu64 " %s\n",
 			(uint64_t)sqlite3_column_int64(st, 0),
 			(uint64_t)sqlite3_column_int64(st, 1),
 			(uint64_t)sqlite3_column_int64(st, 2),
@@ -152,9 +153,8 @@ static const char *symbol(struct priv *p, int64_t proc_id, uint64_t addr,
 
 	if (i >= 0)
 		return p->names[i];
-	d = proc_id > 0 && (size_t)proc_id < p->nprocs ?
-		    symboliser(p, proc_id) :
-		    NULL;
+	d = proc_id > 0 && (size_t)proc_id < p->nprocs ? symboliser(p, proc_id)
+						       : NULL;
 	m = d ? dwfl_addrmodule(d, a) : NULL;
 	if (m && (s = dwfl_module_addrname(m, a))) {
 		name = s;
@@ -164,7 +164,9 @@ static const char *symbol(struct priv *p, int64_t proc_id, uint64_t addr,
 		const char *base = mod ? strrchr(mod, '/') : NULL;
 
 		snprintf(buf, sizeof(buf), "[%s]",
-			 base ? base + 1 : mod ? mod : "?");
+			 base  ? base + 1
+			 : mod ? mod
+			       : "?");
 		name = buf;
 	} else {
 		name = "[unknown]";
@@ -308,7 +310,8 @@ static struct spikes_chain *chain_of(struct spikes_report *r,
 		if (us && us > sym && us[1] &&
 		    strtoul(us + 1, NULL, 10) ==
 			    (unsigned long)sqlite3_column_int64(st, 2))
-			snprintf(buf, sizeof(buf), "%.*s", (int)(us - sym), sym);
+			snprintf(buf, sizeof(buf), "%.*s", (int)(us - sym),
+				 sym);
 		else
 			snprintf(buf, sizeof(buf), "prog%lld.%lld::proc%lld",
 				 (long long)sqlite3_column_int64(st, 1),
@@ -323,9 +326,8 @@ static struct spikes_chain *chain_of(struct spikes_report *r,
 }
 
 /* Count the samples of [lo, hi) of a process into the breach. */
-static int window(struct spikes_report *r, struct spikes_breach *b,
-		  uint64_t lo, uint64_t hi, struct spikes_list *top,
-		  uint64_t *count)
+static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
+		  uint64_t hi, struct spikes_list *top, uint64_t *count)
 {
 	struct priv *p = r->priv;
 	sqlite3_stmt *st;
@@ -388,7 +390,8 @@ static int load_breaches(struct spikes_report *r)
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct spikes_breach *v = realloc(r->b, (r->nb + 1) * sizeof(*v));
+		struct spikes_breach *v =
+			realloc(r->b, (r->nb + 1) * sizeof(*v));
 		struct spikes_breach *b;
 		const struct proc *pr;
 
@@ -444,9 +447,9 @@ static int load_profiles(struct spikes_report *r)
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *fn = symbol(p, sqlite3_column_int64(st, 0),
-					(uint64_t)sqlite3_column_int64(st, 1),
-					0);
+		const char *fn =
+			symbol(p, sqlite3_column_int64(st, 0),
+			       (uint64_t)sqlite3_column_int64(st, 1), 0);
 
 		if (!fn || add(&r->window, fn, 1, NULL))
 			break;
@@ -462,9 +465,9 @@ static int load_profiles(struct spikes_report *r)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t ip = (uint64_t)sqlite3_column_int64(st, 1);
 		uint64_t n = (uint64_t)sqlite3_column_int64(st, 2);
-		const char *fn = ip ? symbol(p, sqlite3_column_int64(st, 0), ip,
-					     0) :
-				      intern(p, "[not counted]");
+		const char *fn =
+			ip ? symbol(p, sqlite3_column_int64(st, 0), ip, 0)
+			   : intern(p, "[not counted]");
 
 		if (!fn || add(&r->run, fn, n, NULL))
 			break;
@@ -560,8 +563,8 @@ void spikes_release(struct spikes_report *r)
 
 static int is_share(const char *resource)
 {
-	return resource && (!strcmp(resource, "cpu") ||
-			    !strcmp(resource, "blocked"));
+	return resource &&
+	       (!strcmp(resource, "cpu") || !strcmp(resource, "blocked"));
 }
 
 static void text_value(FILE *out, const char *resource, uint64_t v)
@@ -572,8 +575,7 @@ static void text_value(FILE *out, const char *resource, uint64_t v)
 		fprintf(out, "%" PRIu64 " bytes", v);
 }
 
-static void text_list(FILE *out, const char *title,
-		      const struct spikes_list *l)
+static void text_list(FILE *out, const char *title, const struct spikes_list *l)
 {
 	fprintf(out, "  %s:\n", title);
 	if (!l->n)
@@ -598,20 +600,19 @@ int spikes_print_text(FILE *out, const struct spikes_report *r)
 		fprintf(out,
 			"breach %zu: %s.%03u UTC, host %s, pid %" PRId64
 			" (%s): %s at ",
-			i + 1, when,
-			(unsigned)(b->time_ns / 1000000 % 1000),
-			b->host ? b->host : "?", b->pid,
-			b->exe ? b->exe : "?", b->rule ? b->rule : "?");
+			i + 1, when, (unsigned)(b->time_ns / 1000000 % 1000),
+			b->host ? b->host : "?", b->pid, b->exe ? b->exe : "?",
+			b->rule ? b->rule : "?");
 		text_value(out, b->resource, b->value);
 		fputs(", threshold ", out);
 		text_value(out, b->resource, b->threshold);
-		fprintf(out, "\n  samples: %" PRIu64 " before, %" PRIu64
-			     " after (of %" PRIu64 " each)\n",
+		fprintf(out,
+			"\n  samples: %" PRIu64 " before, %" PRIu64
+			" after (of %" PRIu64 " each)\n",
 			b->before, b->after, b->n);
 		text_list(out, "top functions before", &b->top_before);
 		text_list(out, "top functions after", &b->top_after);
-		text_list(out, "top call stacks (innermost first)",
-			  &b->stacks);
+		text_list(out, "top call stacks (innermost first)", &b->stacks);
 		fputs("  RPC chains in progress:\n", out);
 		if (!b->chains.n)
 			fputs("    -\n", out);
@@ -696,7 +697,8 @@ int spikes_print_json(FILE *out, const struct spikes_report *r)
 		json_value(out, b->resource, b->threshold);
 		fprintf(out,
 			", \"samples_before\": %" PRIu64
-			", \"samples_after\": %" PRIu64 ",\n   \"top_before\": ",
+			", \"samples_after\": %" PRIu64
+			",\n   \"top_before\": ",
 			b->before, b->after);
 		json_list(out, &b->top_before);
 		fputs(",\n   \"top_after\": ", out);

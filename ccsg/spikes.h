@@ -17,9 +17,9 @@
 #define SPIKES_TOP_PROFILE 20
 
 struct spikes_count {
-	const char *name;	/* function, "a <- b <- c" stack, or chain */
+	const char *name; /* function, "a <- b <- c" stack, or chain */
 	uint64_t samples;
-	const void *ref;	/* a chain: its struct spikes_chain */
+	const void *ref; /* a chain: its struct spikes_chain */
 };
 
 struct spikes_list {
@@ -29,18 +29,18 @@ struct spikes_list {
 
 struct spikes_chain {
 	char hex[41];
-	char *root_function;	/* NULL: no call of it in the trace */
-	char *client_host;	/* NULL: unknown (untraced client) */
-	int64_t client_pid;	/* 0: unknown */
+	char *root_function; /* NULL: no call of it in the trace */
+	char *client_host;   /* NULL: unknown (untraced client) */
+	int64_t client_pid;  /* 0: unknown */
 };
 
 struct spikes_breach {
 	int64_t proc_id, pid;
-	uint64_t time_ns;	/* CLOCK_REALTIME of the breach */
+	uint64_t time_ns; /* CLOCK_REALTIME of the breach */
 	const char *host, *exe;
 	char *resource, *rule;
 	uint64_t value, threshold, mark, n;
-	uint64_t before, after;	/* samples found on each side */
+	uint64_t before, after; /* samples found on each side */
 	struct spikes_list top_before, top_after, stacks, chains;
 };
 
@@ -51,7 +51,7 @@ struct spikes_report {
 	uint64_t window_samples, run_samples;
 	struct spikes_chain **chains; /* each its own allocation */
 	size_t nchains;
-	void *priv;		/* names, symbolisers */
+	void *priv; /* names, symbolisers */
 };
 
 /*

@@ -231,7 +231,7 @@ static void init(void)
 			      memory_order_release);
 	/* the start-up state first: the first thread's start obeys it */
 	causal_monitor_start();
-	causal_spikes_start(); /* a resource policy, if any (sampler.h) */
+	causal_spikes_start();	 /* a resource policy, if any (sampler.h) */
 	causal_thread_current(); /* the thread that loaded us, normally main */
 	causal_signals_install();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

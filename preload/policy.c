@@ -15,8 +15,7 @@
 
 #include "policy.h"
 
-static const char *const resource_names[] = { "cpu", "rss", "heap",
-					       "blocked" };
+static const char *const resource_names[] = { "cpu", "rss", "heap", "blocked" };
 
 const char *causal_policy_resource_name(unsigned resource)
 {
@@ -109,8 +108,8 @@ static int parse_rule(struct causal_policy_rule *r, const char *item,
 			s++;
 		if (i == CAUSAL_POLICY_BLOCKED && h > 10000)
 			return fail(err, errlen, "a share above 100% in", item);
-		if (*s == '/' && (duration(s + 1, &r->window_ms) ||
-				  r->window_ms < 10))
+		if (*s == '/' &&
+		    (duration(s + 1, &r->window_ms) || r->window_ms < 10))
 			return fail(err, errlen, "bad window (10ms or more) in",
 				    item);
 		if (*s && *s != '/')

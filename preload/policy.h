@@ -51,18 +51,18 @@ enum causal_policy_resource {
 };
 
 struct causal_policy_rule {
-	uint8_t resource;	/* enum causal_policy_resource */
-	uint32_t window_ms;	/* cpu, blocked; 0 for rss, heap */
+	uint8_t resource;   /* enum causal_policy_resource */
+	uint32_t window_ms; /* cpu, blocked; 0 for rss, heap */
 	/* hundredths of a percent (cpu, blocked) or bytes (rss, heap) */
 	uint64_t threshold;
-	char text[128];		/* the rule as written, blanks removed */
+	char text[128]; /* the rule as written, blanks removed */
 };
 
 struct causal_policy {
 	unsigned nrules;
 	struct causal_policy_rule rule[CAUSAL_POLICY_RULES_MAX];
 	uint32_t rate_hz, n, period_ms, holdoff_ms, depth;
-	int signo;		/* 0: the default, RTMAX-3 */
+	int signo; /* 0: the default, RTMAX-3 */
 };
 
 /* The name of a resource: "cpu", "rss", "heap", "blocked". */

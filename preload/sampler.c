@@ -28,7 +28,7 @@ extern void *__libc_stack_end;
 /* What each sampled thread keeps: initial-exec, safe in the handler. */
 struct sampler_tls {
 	timer_t timer;
-	uintptr_t top;			/* frames above it are not walked */
+	uintptr_t top; /* frames above it are not walked */
 	struct causal_sampled_thread *slot;
 	uint8_t armed;
 };
@@ -60,8 +60,9 @@ void causal_sampler_put(const struct causal_sample *smp)
 	uint64_t idx;
 	struct causal_sample *slot = claim(&idx);
 
-	memcpy((char *)slot + sizeof(slot->seq), (const char *)smp +
-	       sizeof(smp->seq), sizeof(*slot) - sizeof(slot->seq));
+	memcpy((char *)slot + sizeof(slot->seq),
+	       (const char *)smp + sizeof(smp->seq),
+	       sizeof(*slot) - sizeof(slot->seq));
 	publish(slot, idx);
 }
 
@@ -74,13 +75,15 @@ int causal_sampler_get(uint64_t idx, struct causal_sample *out)
 
 	if (before != idx + 1)
 		return -1;
-	memcpy((char *)out + sizeof(out->seq), (const char *)slot +
-	       sizeof(slot->seq), sizeof(*out) - sizeof(out->seq));
+	memcpy((char *)out + sizeof(out->seq),
+	       (const char *)slot + sizeof(slot->seq),
+	       sizeof(*out) - sizeof(out->seq));
 	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&slot->seq, memory_order_relaxed) != before)
 		return -1;
-	out->depth = out->depth > CAUSAL_POLICY_DEPTH_MAX ?
-			     CAUSAL_POLICY_DEPTH_MAX : out->depth;
+	out->depth = out->depth > CAUSAL_POLICY_DEPTH_MAX
+			     ? CAUSAL_POLICY_DEPTH_MAX
+			     : out->depth;
 	return 0;
 }
 
@@ -94,8 +97,8 @@ static void count(uint64_t ip, uint64_t periods)
 	for (i = 0; i < 64; i++) {
 		struct causal_profile_slot *p =
 			&causal_profile[(h + i) & (CAUSAL_PROFILE_SLOTS - 1)];
-		uint64_t cur = atomic_load_explicit(&p->ip,
-						    memory_order_relaxed);
+		uint64_t cur =
+			atomic_load_explicit(&p->ip, memory_order_relaxed);
 
 		if (!cur && atomic_compare_exchange_strong_explicit(
 				    &p->ip, &cur, ip, memory_order_relaxed,
@@ -119,8 +122,8 @@ static void count(uint64_t ip, uint64_t periods)
  * thread's own mapped stack; it stops (a truncated stack) at the first
  * frame that does not.
  */
-static unsigned walk(uintptr_t fp, uintptr_t sp, uintptr_t top,
-		     uint64_t *stack, unsigned max)
+static unsigned walk(uintptr_t fp, uintptr_t sp, uintptr_t top, uint64_t *stack,
+		     unsigned max)
 {
 	unsigned n = 0;
 
@@ -189,8 +192,7 @@ out:
 
 /* ---- threads ------------------------------------------------------------- */
 
-static struct causal_sampled_thread *register_thread(pid_t os_tid,
-						     uint32_t tid,
+static struct causal_sampled_thread *register_thread(pid_t os_tid, uint32_t tid,
 						     uintptr_t top)
 {
 	for (unsigned i = 0; i < CAUSAL_SAMPLED_THREADS; i++) {
@@ -230,8 +232,8 @@ void causal_sampler_thread_begin(void)
 	 * the top of its stack block, its own or one the program gave, so
 	 * everything between a frame and it is the same mapping.
 	 */
-	me->top = getpid() == gettid() ? (uintptr_t)__libc_stack_end :
-					 (uintptr_t)pthread_self();
+	me->top = getpid() == gettid() ? (uintptr_t)__libc_stack_end
+				       : (uintptr_t)pthread_self();
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = s->signo;

@@ -42,9 +42,9 @@
 #define CAUSAL_SAMPLE_OFFCPU 1
 
 struct causal_sample {
-	_Atomic uint64_t seq;	/* idx + 1 once complete, else 0 */
+	_Atomic uint64_t seq; /* idx + 1 once complete, else 0 */
 	uint64_t mono_ns, ip, event, function;
-	uint32_t tid;		/* the process-wide thread id */
+	uint32_t tid; /* the process-wide thread id */
 	uint8_t kind, depth, ctx_set;
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 	uint64_t stack[CAUSAL_POLICY_DEPTH_MAX];
@@ -54,22 +54,22 @@ struct causal_sample {
 struct causal_sampler {
 	struct causal_policy policy;
 	int signo;
-	_Atomic int on;			/* the handler takes samples */
-	_Atomic uint64_t head;		/* samples ever claimed */
-	uint64_t cap;			/* 2N slots */
+	_Atomic int on;	       /* the handler takes samples */
+	_Atomic uint64_t head; /* samples ever claimed */
+	uint64_t cap;	       /* 2N slots */
 	struct causal_sample *ring;
 	_Atomic uint64_t profile_overflow; /* samples no counter took */
-	_Atomic uint64_t failed;	/* samples not taken (no slot) */
+	_Atomic uint64_t failed;	   /* samples not taken (no slot) */
 };
 
 extern struct causal_sampler causal_sampler;
 
 /* A user thread the sampler follows (the monitor's list). */
 struct causal_sampled_thread {
-	_Atomic int32_t os_tid;		/* 0: a free slot */
+	_Atomic int32_t os_tid; /* 0: a free slot */
 	uint32_t tid;
-	uintptr_t top;			/* its stack's top */
-	_Atomic uint32_t gen;		/* changes when the slot is reused */
+	uintptr_t top;	      /* its stack's top */
+	_Atomic uint32_t gen; /* changes when the slot is reused */
 };
 
 #define CAUSAL_SAMPLED_THREADS 1024

@@ -21,17 +21,17 @@
 #include "internal.h"
 #include "sampler.h"
 
-#define HISTORY 1024		/* measurements kept for sliding windows */
-#define OPEN_MAX 16		/* windows waiting for their after-half */
-#define EXEC_MAX 512		/* executable mappings, for off-CPU stacks */
-#define TICK_OPEN_MS 5		/* the monitor's tick while a window is open */
+#define HISTORY 1024   /* measurements kept for sliding windows */
+#define OPEN_MAX 16    /* windows waiting for their after-half */
+#define EXEC_MAX 512   /* executable mappings, for off-CPU stacks */
+#define TICK_OPEN_MS 5 /* the monitor's tick while a window is open */
 
 struct snapshot {
-	uint64_t mono, cpu;		/* process CPU time */
-	uint64_t off_blocked, off_all;	/* threads' time off CPU, blocked */
+	uint64_t mono, cpu;	       /* process CPU time */
+	uint64_t off_blocked, off_all; /* threads' time off CPU, blocked */
 };
 
-struct per_thread {			/* the last reading of a thread */
+struct per_thread { /* the last reading of a thread */
 	uint32_t gen;
 	int32_t os_tid;
 	uint64_t mono, cpu;
@@ -46,14 +46,14 @@ static struct {
 	uint64_t blocked_total, off_total; /* running sums of off-CPU ns */
 	struct per_thread pt[CAUSAL_SAMPLED_THREADS];
 	uint64_t last_breach[CAUSAL_POLICY_RULES_MAX];
-	uint64_t open_end[OPEN_MAX];	/* sample idx each open window ends */
+	uint64_t open_end[OPEN_MAX]; /* sample idx each open window ends */
 	unsigned nopen;
-	uint64_t written;		/* samples [0, written) are done */
+	uint64_t written; /* samples [0, written) are done */
 	uint64_t lost;
 	uint64_t maps_hash;
 	uintptr_t exec_lo[EXEC_MAX], exec_hi[EXEC_MAX];
 	unsigned nexec;
-	char buf[64 * 1024];		/* /proc reads */
+	char buf[64 * 1024]; /* /proc reads */
 } mon;
 
 /* ---- writing records ----------------------------------------------------- */
@@ -71,8 +71,7 @@ static void pause_ms(unsigned ms)
  * flush period, so wait for room (woken, 2 ms at a time, up to a second)
  * before giving the record up as dropped.
  */
-static struct causal_rec *begin(uint16_t type, uint32_t size,
-				uint64_t *pending)
+static struct causal_rec *begin(uint16_t type, uint32_t size, uint64_t *pending)
 {
 	struct causal_rec *r;
 
@@ -99,9 +98,8 @@ static struct causal_rec *begin(uint16_t type, uint32_t size,
 static void write_sample(uint64_t idx, const struct causal_sample *s)
 {
 	uint32_t bytes = (uint32_t)s->depth * 8;
-	uint32_t size =
-		(uint32_t)CAUSAL_REC_ALIGN(sizeof(struct rec_spike_sample) +
-					   bytes);
+	uint32_t size = (uint32_t)CAUSAL_REC_ALIGN(
+		sizeof(struct rec_spike_sample) + bytes);
 	struct rec_spike_sample *r;
 	uint64_t pending;
 
@@ -122,8 +120,8 @@ static void write_sample(uint64_t idx, const struct causal_sample *s)
 	causal_record_commit(mon.tb, pending);
 }
 
-static void write_breach(const struct causal_policy_rule *rule,
-			 uint64_t mark, uint64_t value, uint64_t now)
+static void write_breach(const struct causal_policy_rule *rule, uint64_t mark,
+			 uint64_t value, uint64_t now)
 {
 	const char *res = causal_policy_resource_name(rule->resource);
 	size_t lres = strlen(res), ltext = strlen(rule->text);
@@ -231,8 +229,7 @@ static void write_maps(int force)
 			struct rec_spike_map *r;
 			uint64_t pending;
 
-			r = (void *)begin(CAUSAL_REC_SPIKE_MAP, size,
-					  &pending);
+			r = (void *)begin(CAUSAL_REC_SPIKE_MAP, size, &pending);
 			if (r) {
 				r->start = start;
 				r->end = end;
@@ -269,8 +266,8 @@ static void write_profile(void)
 	over = atomic_load(&causal_sampler.profile_overflow);
 	if (over) {
 		struct rec_spike_profile *r = (void *)begin(
-			CAUSAL_REC_SPIKE_PROFILE, sizeof(struct rec_spike_profile),
-			&pending);
+			CAUSAL_REC_SPIKE_PROFILE,
+			sizeof(struct rec_spike_profile), &pending);
 
 		if (r) {
 			r->ip = 0;
@@ -336,8 +333,7 @@ static void offcpu_sample(const struct causal_sampled_thread *st,
 	ssize_t got;
 	unsigned depth = causal_sampler.policy.depth;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
-		 (int)os_tid);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)os_tid);
 	if (slurp(path) <= 0 || !strncmp(mon.buf, "running", 7))
 		return;
 	p = mon.buf;
@@ -373,8 +369,8 @@ static void measure_threads(uint64_t now, int offcpu)
 {
 	for (unsigned i = 0; i < CAUSAL_SAMPLED_THREADS; i++) {
 		const struct causal_sampled_thread *st = &causal_sampled[i];
-		int32_t os_tid = atomic_load_explicit(&st->os_tid,
-						      memory_order_acquire);
+		int32_t os_tid =
+			atomic_load_explicit(&st->os_tid, memory_order_acquire);
 		uint32_t gen = atomic_load(&st->gen);
 		struct per_thread *pt = &mon.pt[i];
 		uint64_t cpu, wall, ran;
@@ -431,7 +427,8 @@ static int value_of(const struct causal_policy_rule *rule, uint64_t now,
 			return -1;
 		for (struct causal_tbuf *tb = causal_tbufs_first(); tb;
 		     tb = tb->next_all) {
-			const struct causal_heap_tls *h = atomic_load(&tb->heap);
+			const struct causal_heap_tls *h =
+				atomic_load(&tb->heap);
 
 			if (h)
 				live += (int64_t)(h->alloc_bytes -
@@ -455,7 +452,8 @@ static int value_of(const struct causal_policy_rule *rule, uint64_t now,
 	if (!old || cur->mono <= old->mono)
 		return -1; /* not a whole window yet */
 	if (rule->resource == CAUSAL_POLICY_CPU) {
-		*value = (cur->cpu - old->cpu) * 10000 / (cur->mono - old->mono);
+		*value =
+			(cur->cpu - old->cpu) * 10000 / (cur->mono - old->mono);
 		return 0;
 	}
 	if (cur->off_all == old->off_all)
@@ -475,7 +473,8 @@ static void write_samples(uint64_t to)
 
 	if (to > head)
 		to = head;
-	if (head > causal_sampler.cap && mon.written < head - causal_sampler.cap) {
+	if (head > causal_sampler.cap &&
+	    mon.written < head - causal_sampler.cap) {
 		mon.lost += head - causal_sampler.cap - mon.written;
 		mon.written = head - causal_sampler.cap;
 	}
@@ -532,7 +531,8 @@ static void check(uint64_t now)
 			continue;
 		/* a breach that lasts: one window per holdoff */
 		if (mon.last_breach[i] &&
-		    now - mon.last_breach[i] < (uint64_t)p->holdoff_ms * 1000000)
+		    now - mon.last_breach[i] <
+			    (uint64_t)p->holdoff_ms * 1000000)
 			continue;
 		mon.last_breach[i] = now;
 		breach(rule, v, now);
@@ -573,8 +573,8 @@ static void *monitor_main(void *arg)
 			next = now + period;
 		}
 		follow(0);
-		pause_ms(mon.nopen ? TICK_OPEN_MS :
-				     (unsigned)((next - now) / 1000000 + 1));
+		pause_ms(mon.nopen ? TICK_OPEN_MS
+				   : (unsigned)((next - now) / 1000000 + 1));
 	}
 	/* the end: what the open windows have, the maps, the profile */
 	follow(1);

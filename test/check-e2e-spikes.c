@@ -66,7 +66,8 @@ static double samples_of(const struct jval *list, const char *fn)
 	for (int i = 0; i < list->n; i++)
 		if (!strcmp(fn_at(list, i), fn))
 			return json_need(&list->item[i], "samples", J_NUM,
-					 "entry")->num;
+					 "entry")
+				->num;
 	return 0;
 }
 
@@ -74,11 +75,13 @@ static double samples_of(const struct jval *list, const char *fn)
 static void assert_sorted(const struct jval *list, const char *what)
 {
 	for (int i = 1; i < list->n; i++)
-		ck_assert_msg(json_need(&list->item[i - 1], "samples", J_NUM,
-					what)->num >=
-				      json_need(&list->item[i], "samples",
-						J_NUM, what)->num,
-			      "%s: not sorted by samples", what);
+		ck_assert_msg(
+			json_need(&list->item[i - 1], "samples", J_NUM, what)
+					->num >= json_need(&list->item[i],
+							   "samples", J_NUM,
+							   what)
+							 ->num,
+			"%s: not sorted by samples", what);
 }
 
 START_TEST(matmul_in_the_windows_foo_in_the_run)
@@ -94,7 +97,8 @@ START_TEST(matmul_in_the_windows_foo_in_the_run)
 	run(&t, "cpu>30%/100ms, n=50, period=50ms",
 	    ARGS(e2e_prog("spike-matmul"), "450", "2", "250"), &out, NULL);
 	ck_assert_int_eq(sscanf(out, "foo_cpu_ms=%ld matmul_cpu_ms=%ld",
-				&foo_ms, &mm_ms), 2);
+				&foo_ms, &mm_ms),
+			 2);
 	ck_assert_msg(foo_ms > mm_ms, "the program: foo %ld ms, matmul %ld ms",
 		      foo_ms, mm_ms);
 	doc = spikes_json(&t);
@@ -112,9 +116,8 @@ START_TEST(matmul_in_the_windows_foo_in_the_run)
 		ck_assert(json_need(b, "value", J_NUM, "b")->num > 30.0);
 		ck_assert(json_need(b, "threshold", J_NUM, "b")->num == 30.0);
 		ck_assert_int_gt(json_need(b, "pid", J_NUM, "b")->num, 0);
-		ck_assert_ptr_nonnull(
-			strstr(json_need(b, "exe", J_STR, "b")->str,
-			       "spike-matmul"));
+		ck_assert_ptr_nonnull(strstr(
+			json_need(b, "exe", J_STR, "b")->str, "spike-matmul"));
 		ck_assert(json_need(b, "samples_after", J_NUM, "b")->num <= 50);
 		ck_assert(json_need(b, "time_ns", J_NUM, "b")->num > 0);
 		json_need(b, "host", J_STR, "b");
@@ -134,7 +137,8 @@ START_TEST(matmul_in_the_windows_foo_in_the_run)
 	ck_assert_str_eq(fn_at(runp, 0), "foo");
 	/* the run profile's CPU split is the program's own, within 30% */
 	{
-		double f = samples_of(runp, "foo"), m = samples_of(runp, "matmul");
+		double f = samples_of(runp, "foo"),
+		       m = samples_of(runp, "matmul");
 		double want = (double)mm_ms / (double)(foo_ms + mm_ms);
 		double got = m / (f + m);
 
@@ -144,8 +148,8 @@ START_TEST(matmul_in_the_windows_foo_in_the_run)
 	}
 	/* a stack names the caller chain, frame pointers walked */
 	{
-		struct tool_out r = tool_run(ARGS(tool_path("ccsg"), "spikes",
-						  "--db", t.db));
+		struct tool_out r = tool_run(
+			ARGS(tool_path("ccsg"), "spikes", "--db", t.db));
 
 		e2e_assert_exit(r.status, 0, "ccsg spikes");
 		ck_assert_ptr_nonnull(strstr(r.out, "matmul <- burst <- main"));
@@ -239,8 +243,9 @@ START_TEST(bad_policy_is_said_once_and_nothing_is_sampled)
 	    &out, &err);
 	ck_assert_str_eq(out, "threads=2\n");
 	ck_assert_str_eq(err, msg);
-	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM records"
-					      " WHERE type BETWEEN %d AND %d",
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM records"
+				       " WHERE type BETWEEN %d AND %d",
 				       CAUSAL_REC_SPIKE_SAMPLE,
 				       CAUSAL_REC_SPIKE_PROFILE),
 			 0);
@@ -263,8 +268,9 @@ START_TEST(no_policy_nothing_runs)
 	e2e_init(&t);
 	run(&t, NULL, ARGS(e2e_prog("spike-alloc"), "8", "20"), &out, &err);
 	ck_assert_str_eq(err, "");
-	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM records"
-					      " WHERE type BETWEEN %d AND %d",
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM records"
+				       " WHERE type BETWEEN %d AND %d",
 				       CAUSAL_REC_SPIKE_SAMPLE,
 				       CAUSAL_REC_SPIKE_PROFILE),
 			 0);
@@ -295,7 +301,6 @@ START_TEST(spikes_cli_bad_input)
 	e2e_release(&t);
 }
 END_TEST
-
 
 /*
  * Run `script` (sh -c, "$@" the command) under unshare --uts as host,
@@ -331,9 +336,9 @@ static void client_on(struct e2e *t, const char *name, const char *host,
 		      const char *port, const char *cmd, const char *arg,
 		      const char *arg2)
 {
-	pid_t pid = on_host(t, name, host, "",
-			    ARGS(rpc_prog("demo-client"), "-P", port, cmd, arg,
-				 arg2));
+	pid_t pid = on_host(
+		t, name, host, "",
+		ARGS(rpc_prog("demo-client"), "-P", port, cmd, arg, arg2));
 
 	e2e_assert_exit(e2e_wait(pid), 0, name);
 }
@@ -356,8 +361,8 @@ START_TEST(rpc_spike_names_the_client_chain_and_host)
 		      ARGS(rpc_prog("demo-server"), "-r", ready));
 	rpc_wait_file(ready, srv);
 	text = e2e_slurp(ready, NULL);
-	ck_assert_int_eq(sscanf(text, "pid %d tcp %d udp %d", &spid, &tcp,
-				&udp), 3);
+	ck_assert_int_eq(
+		sscanf(text, "pid %d tcp %d udp %d", &spid, &tcp, &udp), 3);
 	free(text);
 	e2e_fmt(port, sizeof(port), "%d", tcp);
 	client_on(&t, "calm1", "calm", port, "bench", "say", "200");
@@ -389,8 +394,9 @@ START_TEST(rpc_spike_names_the_client_chain_and_host)
 		/* the chain most samples were in is the hot client's */
 		ck_assert_str_eq(json_need(c0, "client_host", J_STR, "c")->str,
 				 "hot");
-		ck_assert_str_eq(json_need(c0, "root_function", J_STR, "c")->str,
-				 "burn");
+		ck_assert_str_eq(
+			json_need(c0, "root_function", J_STR, "c")->str,
+			"burn");
 		ck_assert_int_eq(json_need(c0, "chain", J_STR, "c")->str[40],
 				 0);
 		named += json_need(c0, "client_pid", J_NUM, "c")->num > 0;

@@ -16,9 +16,11 @@ static char err[256];
 
 START_TEST(rules_and_defaults)
 {
-	ck_assert_int_eq(causal_policy_parse(&p, "cpu>75%/1s, rss>200MB, "
+	ck_assert_int_eq(causal_policy_parse(&p,
+					     "cpu>75%/1s, rss>200MB, "
 					     "heap>150MB, blocked>50%/1s",
-					     err, sizeof(err)), 0);
+					     err, sizeof(err)),
+			 0);
 	ck_assert_uint_eq(p.nrules, 4);
 	ck_assert_uint_eq(p.rule[0].resource, CAUSAL_POLICY_CPU);
 	ck_assert_uint_eq(p.rule[0].threshold, 7500);
@@ -42,11 +44,13 @@ END_TEST
 
 START_TEST(settings_windows_and_units)
 {
-	ck_assert_int_eq(causal_policy_parse(&p, " cpu > 12.5 / 250ms ; "
+	ck_assert_int_eq(causal_policy_parse(&p,
+					     " cpu > 12.5 / 250ms ; "
 					     "rss>1.5GB\nrate=500,n=20,"
 					     "period=50ms,holdoff=2s,depth=8,"
 					     "signal=RTMIN+2",
-					     err, sizeof(err)), 0);
+					     err, sizeof(err)),
+			 0);
 	ck_assert_uint_eq(p.rule[0].threshold, 1250);
 	ck_assert_uint_eq(p.rule[0].window_ms, 250);
 	ck_assert_str_eq(p.rule[0].text, "cpu>12.5/250ms");
@@ -57,12 +61,14 @@ START_TEST(settings_windows_and_units)
 	ck_assert_uint_eq(p.holdoff_ms, 2000);
 	ck_assert_uint_eq(p.depth, 8);
 	ck_assert_int_eq(p.signo, SIGRTMIN + 2);
-	ck_assert_int_eq(causal_policy_parse(&p, "rss>10kb,signal=RTMAX-1",
-					     err, sizeof(err)), 0);
+	ck_assert_int_eq(causal_policy_parse(&p, "rss>10kb,signal=RTMAX-1", err,
+					     sizeof(err)),
+			 0);
 	ck_assert_uint_eq(p.rule[0].threshold, 10240);
 	ck_assert_int_eq(p.signo, SIGRTMAX - 1);
 	ck_assert_int_eq(causal_policy_parse(&p, "blocked>50,signal=27", err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			 0);
 	ck_assert_int_eq(p.signo, 27);
 }
 END_TEST
@@ -94,8 +100,8 @@ START_TEST(bad_policies_say_why)
 	char want[256];
 
 	snprintf(want, sizeof(want), "policy: %s", bad[_i].why);
-	ck_assert_int_eq(causal_policy_parse(&p, bad[_i].text, err,
-					     sizeof(err)), -1);
+	ck_assert_int_eq(
+		causal_policy_parse(&p, bad[_i].text, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, want);
 	ck_assert_ptr_null(strchr(err, '\n'));
 }
@@ -125,28 +131,28 @@ START_TEST(load_from_environment_or_file)
 			 (int)sizeof(text) - 1);
 	close(fd);
 	env_policy = env_file = NULL;
-	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err,
-					    sizeof(err)), 0);
+	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err, sizeof(err)),
+			 0);
 	env_file = path;
-	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err,
-					    sizeof(err)), 1);
+	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err, sizeof(err)),
+			 1);
 	ck_assert_uint_eq(p.nrules, 1);
 	ck_assert_uint_eq(p.rule[0].threshold, 6000);
 	ck_assert_uint_eq(p.rule[0].window_ms, 500);
 	ck_assert_uint_eq(p.n, 50);
 	/* the environment's policy wins over the file */
 	env_policy = "rss>1MB";
-	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err,
-					    sizeof(err)), 1);
+	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err, sizeof(err)),
+			 1);
 	ck_assert_uint_eq(p.rule[0].resource, CAUSAL_POLICY_RSS);
 	env_policy = NULL;
 	unlink(path);
-	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err,
-					    sizeof(err)), -1);
+	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err, sizeof(err)),
+			 -1);
 	ck_assert_ptr_nonnull(strstr(err, "cannot open"));
 	env_policy = "cpu>";
-	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err,
-					    sizeof(err)), -1);
+	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err, sizeof(err)),
+			 -1);
 }
 END_TEST
 

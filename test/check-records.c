@@ -703,10 +703,10 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_spike_sample *r = (void *)rec;
 		struct tail_reader t = { r->tail };
 
-		fixture_log_spike_sample(fl, tid, mono, r->idx, r->thread, r->ip,
-					 r->kind, r->ctx.set ? r->ctx.chain : NULL,
-					 r->ctx.event, r->ctx.function,
-					 tail_take(&t, rec->aux), rec->aux);
+		fixture_log_spike_sample(
+			fl, tid, mono, r->idx, r->thread, r->ip, r->kind,
+			r->ctx.set ? r->ctx.chain : NULL, r->ctx.event,
+			r->ctx.function, tail_take(&t, rec->aux), rec->aux);
 		break;
 	}
 	case CAUSAL_REC_SPIKE_BREACH: {
@@ -723,8 +723,8 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		struct rec_spike_map *r = (void *)rec;
 		struct tail_reader t = { r->tail };
 
-		fixture_log_spike_map(fl, tid, mono, r->start, r->end, r->offset,
-				      tail_str(&t, s1, r->path_len));
+		fixture_log_spike_map(fl, tid, mono, r->start, r->end,
+				      r->offset, tail_str(&t, s1, r->path_len));
 		break;
 	}
 	case CAUSAL_REC_SPIKE_PROFILE: {

@@ -426,12 +426,11 @@ static inline void fixture_log_rpc_object(struct fixture_log *fl, uint64_t tid,
 }
 
 /* SPIKE_SAMPLE: chain NULL for a nil ctx; stack NULL (nil) when empty. */
-static inline void fixture_log_spike_sample(struct fixture_log *fl, uint64_t tid,
-					    uint64_t mono, uint64_t idx,
-					    uint64_t thread, uint64_t ip,
-					    unsigned kind, const uint8_t *chain,
-					    uint64_t event, uint64_t function,
-					    const void *stack, size_t len)
+static inline void
+fixture_log_spike_sample(struct fixture_log *fl, uint64_t tid, uint64_t mono,
+			 uint64_t idx, uint64_t thread, uint64_t ip,
+			 unsigned kind, const uint8_t *chain, uint64_t event,
+			 uint64_t function, const void *stack, size_t len)
 {
 	fixture_log_begin(fl, CAUSAL_REC_SPIKE_SAMPLE, tid, mono, 6);
 	msgpack_pack_uint64(&fl->pk, idx);
@@ -449,13 +448,11 @@ static inline void fixture_log_spike_sample(struct fixture_log *fl, uint64_t tid
 	fixture_log_bin(fl, stack, len);
 }
 
-static inline void fixture_log_spike_breach(struct fixture_log *fl, uint64_t tid,
-					    uint64_t mono, uint64_t mark,
-					    uint64_t n, uint64_t value,
-					    uint64_t threshold,
-					    uint64_t window_ms, uint64_t lost,
-					    const char *resource,
-					    const char *rule)
+static inline void
+fixture_log_spike_breach(struct fixture_log *fl, uint64_t tid, uint64_t mono,
+			 uint64_t mark, uint64_t n, uint64_t value,
+			 uint64_t threshold, uint64_t window_ms, uint64_t lost,
+			 const char *resource, const char *rule)
 {
 	fixture_log_begin(fl, CAUSAL_REC_SPIKE_BREACH, tid, mono, 8);
 	msgpack_pack_uint64(&fl->pk, mark);
@@ -480,9 +477,9 @@ static inline void fixture_log_spike_map(struct fixture_log *fl, uint64_t tid,
 	fixture_log_str(fl, path);
 }
 
-static inline void fixture_log_spike_profile(struct fixture_log *fl, uint64_t tid,
-					     uint64_t mono, uint64_t ip,
-					     uint64_t samples)
+static inline void fixture_log_spike_profile(struct fixture_log *fl,
+					     uint64_t tid, uint64_t mono,
+					     uint64_t ip, uint64_t samples)
 {
 	fixture_log_begin(fl, CAUSAL_REC_SPIKE_PROFILE, tid, mono, 2);
 	msgpack_pack_uint64(&fl->pk, ip);

@@ -19,7 +19,7 @@
 
 struct spikes {
 	sqlite3 *db;
-	sqlite3_stmt *ins[4];	/* breaches, samples, maps, profile */
+	sqlite3_stmt *ins[4]; /* breaches, samples, maps, profile */
 	uint64_t rows;
 };
 
@@ -111,10 +111,10 @@ static int put(struct spikes *s, int64_t proc_id, int64_t seq,
 
 int spikes_store(sqlite3 *db, uint64_t *rows)
 {
-	static const enum db_table tables[4] = {
-		DB_SPIKE_BREACHES, DB_SPIKE_SAMPLES, DB_SPIKE_MAPS,
-		DB_SPIKE_PROFILE
-	};
+	static const enum db_table tables[4] = { DB_SPIKE_BREACHES,
+						 DB_SPIKE_SAMPLES,
+						 DB_SPIKE_MAPS,
+						 DB_SPIKE_PROFILE };
 	struct spikes s = { .db = db };
 	sqlite3_stmt *q = NULL;
 	msgpack_zone zone;
@@ -130,8 +130,8 @@ int spikes_store(sqlite3 *db, uint64_t *rows)
 	sqlite3_bind_int(q, 2, CAUSAL_REC_SPIKE_PROFILE);
 	for (i = 0; i < 4; i++)
 		if (schema_prepare_insert(db, tables[i],
-					  i >= 2 ? "INSERT OR IGNORE" :
-						   "INSERT",
+					  i >= 2 ? "INSERT OR IGNORE"
+						 : "INSERT",
 					  1, &s.ins[i])) {
 			rc = -1;
 			goto out;
@@ -148,8 +148,7 @@ int spikes_store(sqlite3 *db, uint64_t *rows)
 
 		msgpack_zone_clear(&zone);
 		/* the merge decoded it once: a record that fails is skipped */
-		if (!data ||
-		    msgpack_unpack(data, len, &off, &zone, &obj) < 0 ||
+		if (!data || msgpack_unpack(data, len, &off, &zone, &obj) < 0 ||
 		    record_decode(&obj, &r) < 0)
 			continue;
 		rc = put(&s, sqlite3_column_int64(q, 0),
