@@ -94,8 +94,15 @@ START_TEST(matmul_in_the_windows_foo_in_the_run)
 	int matmul_after = 0;
 
 	e2e_init(&t);
-	run(&t, "cpu>30%/100ms, n=50, period=50ms",
-	    ARGS(e2e_prog("spike-matmul"), "450", "2", "250"), &out, NULL);
+	/*
+	 * foo's phases take a tenth of a CPU at most, the bursts all they
+	 * get: at nice -15 most of a CPU, even on a 2-CPU machine loaded
+	 * ten times over (a CPU policy is a share of the wall clock).
+	 */
+	run(&t, "cpu>20%/100ms, n=25, period=50ms",
+	    ARGS("/usr/bin/nice", "-n", "-15", e2e_prog("spike-matmul"), "700",
+		 "2", "200"),
+	    &out, NULL);
 	ck_assert_int_eq(sscanf(out, "foo_cpu_ms=%ld matmul_cpu_ms=%ld",
 				&foo_ms, &mm_ms),
 			 2);
@@ -112,13 +119,13 @@ START_TEST(matmul_in_the_windows_foo_in_the_run)
 			json_need(b, "top_after", J_ARR, "breach");
 
 		ck_assert_str_eq(json_need(b, "policy", J_STR, "b")->str,
-				 "cpu>30%/100ms");
-		ck_assert(json_need(b, "value", J_NUM, "b")->num > 30.0);
-		ck_assert(json_need(b, "threshold", J_NUM, "b")->num == 30.0);
+				 "cpu>20%/100ms");
+		ck_assert(json_need(b, "value", J_NUM, "b")->num > 20.0);
+		ck_assert(json_need(b, "threshold", J_NUM, "b")->num == 20.0);
 		ck_assert_int_gt(json_need(b, "pid", J_NUM, "b")->num, 0);
 		ck_assert_ptr_nonnull(strstr(
 			json_need(b, "exe", J_STR, "b")->str, "spike-matmul"));
-		ck_assert(json_need(b, "samples_after", J_NUM, "b")->num <= 50);
+		ck_assert(json_need(b, "samples_after", J_NUM, "b")->num <= 25);
 		ck_assert(json_need(b, "time_ns", J_NUM, "b")->num > 0);
 		json_need(b, "host", J_STR, "b");
 		json_need(b, "stacks", J_ARR, "b");
@@ -171,12 +178,13 @@ START_TEST(memory_policy)
 	long peak_kb = 0;
 
 	e2e_init(&t);
-	run(&t, "rss>48MB, n=60, period=50ms",
+	/* a holdoff longer than the spike: one window, however slow */
+	run(&t, "rss>48MB, n=60, period=50ms, holdoff=30s",
 	    ARGS(e2e_prog("spike-alloc"), "96", "300"), &out, NULL);
 	ck_assert_int_eq(sscanf(out, "peak_kb=%ld", &peak_kb), 1);
 	doc = spikes_json(&t);
 	br = json_need(doc, "breaches", J_ARR, "spikes");
-	ck_assert_int_eq(br->n, 1); /* one spike, the holdoff bounds it */
+	ck_assert_int_eq(br->n, 1);
 	b = &br->item[0];
 	ck_assert_str_eq(json_need(b, "policy", J_STR, "b")->str, "rss>48MB");
 	ck_assert(json_need(b, "threshold", J_NUM, "b")->num == 48 << 20);
@@ -316,8 +324,9 @@ static pid_t on_host(struct e2e *t, const char *name, const char *host,
 
 	e2e_fmt(out, sizeof(out), "%s/%s.out", t->dir, name);
 	e2e_fmt(err, sizeof(err), "%s/%s.err", t->dir, name);
+	/* at nice -15: a CPU policy must not depend on the machine's load */
 	e2e_fmt(script, sizeof(script),
-		"hostname %s && exec env LD_PRELOAD=%s/libcausal.so "
+		"hostname %s && exec nice -n -15 env LD_PRELOAD=%s/libcausal.so "
 		"CAUSAL_LOG_DIR=%s %s \"$@\"",
 		host, e2e_build(), t->logs, env);
 	argv[n++] = "/usr/bin/unshare";
@@ -357,7 +366,7 @@ START_TEST(rpc_spike_names_the_client_chain_and_host)
 	e2e_init(&t);
 	e2e_fmt(ready, sizeof(ready), "%s/srv.ready", t.dir);
 	srv = on_host(&t, "srv", "srv",
-		      "CAUSAL_POLICY='cpu>40%/100ms,n=30,period=50ms'",
+		      "CAUSAL_POLICY='cpu>25%/100ms,n=30,period=50ms'",
 		      ARGS(rpc_prog("demo-server"), "-r", ready));
 	rpc_wait_file(ready, srv);
 	text = e2e_slurp(ready, NULL);
@@ -365,12 +374,12 @@ START_TEST(rpc_spike_names_the_client_chain_and_host)
 		sscanf(text, "pid %d tcp %d udp %d", &spid, &tcp, &udp), 3);
 	free(text);
 	e2e_fmt(port, sizeof(port), "%d", tcp);
-	client_on(&t, "calm1", "calm", port, "bench", "say", "200");
+	client_on(&t, "calm1", "calm", port, "bench", "say", "50");
 	client_on(&t, "hot1", "hot", port, "burn", "400000", NULL);
-	client_on(&t, "calm2", "calm", port, "bench", "say", "200");
+	client_on(&t, "calm2", "calm", port, "bench", "say", "50");
 	e2e_sleep_ms(1100); /* past the holdoff */
 	client_on(&t, "hot2", "hot", port, "burn", "400000", NULL);
-	client_on(&t, "calm3", "calm", port, "bench", "say", "200");
+	client_on(&t, "calm3", "calm", port, "bench", "say", "50");
 	ck_assert_int_eq(kill(srv, SIGTERM), 0);
 	e2e_assert_exit(e2e_wait(srv), 0, "demo-server");
 	e2e_merge(&t);

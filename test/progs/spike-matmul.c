@@ -1,14 +1,14 @@
 /*
  * spike-matmul - the experiment of the Lichen disclosure (sporadic
  * bottlenecks, README): a program that calls a trivial foo() all the
- * time, a fifth of the wall clock (the rest asleep), and a few
+ * time, a tenth of the wall clock (the rest asleep), and a few
  * times a run does a burst of matrix multiplication at full speed.  The
  * whole-run profile is mostly foo; the CPU spikes are matmul.
  *
  *   spike-matmul [CYCLES [BURSTS [BURST_CPU_MS]]]
  *
- * Runs CYCLES (default 500) of 2 ms of CPU calling foo() then 7.5 ms
- * asleep (at most a fifth of a CPU), with BURSTS bursts (default 2) of
+ * Runs CYCLES (default 500) of 1 ms of CPU calling foo() then 8.5 ms
+ * asleep (at most a tenth of a CPU), with BURSTS bursts (default 2) of
  * BURST_CPU_MS of CPU each (default 300) spread over them, then prints
  * "foo_cpu_ms=F matmul_cpu_ms=M" as it measured them.  Counted in CPU
  * time, so the ratio of the two holds on a loaded machine.
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	uint64_t burst_ms = argc > 3 ? strtoull(argv[3], NULL, 10) : 300;
 	uint64_t foo_cpu = 0, mm_cpu = 0, t0;
 	unsigned done = 0;
-	struct timespec nap = { 0, 7500000 };
+	struct timespec nap = { 0, 8500000 };
 
 	for (int i = 0; i < DIM; i++)
 		for (int j = 0; j < DIM; j++) {
@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 			done++;
 		}
 		t0 = ns(CLOCK_THREAD_CPUTIME_ID);
-		foo_phase(2);
+		foo_phase(1);
 		foo_cpu += ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 		nanosleep(&nap, NULL);
 	}
