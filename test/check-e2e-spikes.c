@@ -326,7 +326,8 @@ static pid_t on_host(struct e2e *t, const char *name, const char *host,
 	e2e_fmt(err, sizeof(err), "%s/%s.err", t->dir, name);
 	/* at nice -15: a CPU policy must not depend on the machine's load */
 	e2e_fmt(script, sizeof(script),
-		"hostname %s && exec nice -n -15 env LD_PRELOAD=%s/libcausal.so "
+		"hostname %s && exec nice -n -15 env "
+		"LD_PRELOAD=%s/libcausal.so "
 		"CAUSAL_LOG_DIR=%s %s \"$@\"",
 		host, e2e_build(), t->logs, env);
 	argv[n++] = "/usr/bin/unshare";
