@@ -85,13 +85,13 @@ static Dwfl *symboliser(struct priv *p, int64_t proc_id)
 	sqlite3_stmt *st;
 	char *text = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	FILE *f;
 	Dwfl *d = NULL;
 
 	if (pr->dwfl || pr->dwfl_failed)
 		return pr->dwfl;
 	pr->dwfl_failed = 1;
-	if (!f)
+	if (!(f = open_memstream(&text, &len)))
 		return NULL;
 	if (sqlite3_prepare_v2(p->db,
 			       "SELECT start_addr, end_addr, file_offset, path"
@@ -214,7 +214,8 @@ static int by_samples(const void *a, const void *b)
 
 static void sort(struct spikes_list *l, size_t keep)
 {
-	qsort(l->v, l->n, sizeof(*l->v), by_samples);
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), by_samples);
 	if (l->n > keep)
 		l->n = keep;
 }
