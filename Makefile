@@ -117,9 +117,24 @@ $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/to
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
 
-$(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+# `ccsg serve`: libmicrohttpd, and the page (web/) built into the binary
+MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+WEB_FILES := web/index.html web/app.js web/style.css
+$(BUILD)/tool/ccsg/cmd-serve.o: TOOL_CFLAGS += $(MHD_CFLAGS)
+
+$(BUILD)/gen/web-assets.c: web/embed.py $(WEB_FILES)
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)python3 web/embed.py $@ $(WEB_FILES)
+
+$(BUILD)/gen/web-assets.o: $(BUILD)/gen/web-assets.c
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o) \
+		$(BUILD)/gen/web-assets.o
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
+	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(MHD_LIBS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
 	@mkdir -p $(dir $@)
