@@ -831,8 +831,16 @@ static void compact_put_node(FILE *f, const struct compact_tree *t, int32_t c)
 	char *name = malloc(n + 1);
 	int el = c == COMPACT_ROOT ? 0 : compact_tree_node_elements(t, c);
 
+	double total = x->total, self = x->self;
+
 	if (name)
 		compact_tree_node_name(t, c, name, n + 1);
+	if (c == COMPACT_ROOT) { /* the root stands for nothing: its tops */
+		total = self = 0;
+		for (int32_t k = x->first_child; k >= 0;
+		     k = t->nodes[k].next_sibling)
+			total += t->nodes[k].total;
+	}
 	fputs("{\"id\": ", f);
 	compact_put_id(f, t, c);
 	fputs(", \"name\": ", f);
@@ -842,7 +850,7 @@ static void compact_put_node(FILE *f, const struct compact_tree *t, int32_t c)
 		", \"kind\": \"compacted\", \"elements\": %d, \"self\": "
 		"%.0f, \"total\": %.0f, \"calls\": %.0f, \"members\": %d, "
 		"\"has_children\": %s}",
-		el, x->self * 1000, x->total * 1000, x->calls, x->members,
+		el, self * 1000, total * 1000, x->calls, x->members,
 		x->first_child >= 0 ? "true" : "false");
 	free(name);
 }
