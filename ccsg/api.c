@@ -17,8 +17,7 @@
 #include "usage.h"
 
 enum tree { T_IDT, T_DSCG, T_CCSG, T_CCDG, NTREES };
-static const char *const tree_names[NTREES] = { "idt", "dscg", "ccsg",
-						 "ccdg" };
+static const char *const tree_names[NTREES] = { "idt", "dscg", "ccsg", "ccdg" };
 
 #define LIMIT_DEFAULT 200
 #define LIMIT_MAX 10000
@@ -225,9 +224,9 @@ static int dscg_parse(const struct viewer *v, const char *s, struct vid *out)
 	case 's':
 		if ((size_t)a >= t->nchains)
 			return -1;
-		if (k == 's' && b >= (t->chains[a].segments > 0
-					      ? t->chains[a].segments
-					      : 0))
+		if (k == 's' &&
+		    b >= (t->chains[a].segments > 0 ? t->chains[a].segments
+						    : 0))
 			return -1;
 		*out = (struct vid){ k, (int32_t)a, (int32_t)b };
 		return 0;
@@ -312,7 +311,7 @@ static int dscg_children(const struct viewer *v, struct vid u, struct vids *l)
 		}
 		return 0;
 	}
-	node = u.k == 'm' ? d->main
+	node = u.k == 'm'   ? d->main
 	       : u.k == 't' ? (int32_t)t->ncalls + u.a
 			    : u.a;
 	for (int32_t c = d->first_child[node]; c >= 0; c = d->next_sibling[c]) {
@@ -409,7 +408,7 @@ static void dscg_cpu(const struct viewer *v, struct vid u, int64_t *self,
 				*total += v->inst_total[j];
 		return;
 	}
-	node = u.k == 'm' ? v->dscg->main
+	node = u.k == 'm'   ? v->dscg->main
 	       : u.k == 't' ? (int32_t)t->ncalls + u.a
 			    : u.a;
 	*self = v->inst_self[node];
@@ -433,7 +432,8 @@ static void dscg_put_node(FILE *f, const struct viewer *v, struct vid u,
 		break;
 	case 't':
 		kind = "thread";
-		snprintf(name, sizeof(name), "<thread %d>", t->threads[u.a].tid);
+		snprintf(name, sizeof(name), "<thread %d>",
+			 t->threads[u.a].tid);
 		break;
 	case 'g':
 		kind = "chain";
@@ -452,8 +452,9 @@ static void dscg_put_node(FILE *f, const struct viewer *v, struct vid u,
 	dscg_put_id(f, v, u);
 	fputs(", \"name\": ", f);
 	json_cstr(f, name);
-	fprintf(f, ", \"kind\": \"%s\", \"self\": %lld, \"total\": %lld, "
-		   "\"has_children\": %s",
+	fprintf(f,
+		", \"kind\": \"%s\", \"self\": %lld, \"total\": %lld, "
+		"\"has_children\": %s",
 		kind, (long long)self, (long long)total,
 		dscg_has_children(v, u) ? "true" : "false");
 	if (u.k == 't') {
@@ -497,8 +498,9 @@ static void dscg_put_node(FILE *f, const struct viewer *v, struct vid u,
 			fputs("}", f);
 		}
 	} else if (u.k == 'g' && full) {
-		fprintf(f, ", \"calls\": %d, \"segments\": %d, "
-			   "\"breaks\": %d, \"truncated\": %s",
+		fprintf(f,
+			", \"calls\": %d, \"segments\": %d, "
+			"\"breaks\": %d, \"truncated\": %s",
 			t->chains[u.a].n, t->chains[u.a].segments,
 			t->chains[u.a].breaks,
 			t->chains[u.a].truncated ? "true" : "false");
@@ -546,13 +548,14 @@ static int ccsg_parse(const struct viewer *v, const char *s, int32_t *n)
 	return 0;
 }
 
-static void ccsg_put_node(FILE *f, const struct viewer *v, int32_t n,
-			  int ccdg, int full)
+static void ccsg_put_node(FILE *f, const struct viewer *v, int32_t n, int ccdg,
+			  int full)
 {
 	const struct ccsg_graph *g = v->graph;
 	const struct ccsg_node *x = &g->nodes[n];
 	size_t k = g->dims->n;
-	int64_t self = ccsg_vec_sum(x->self, k), desc = ccsg_vec_sum(x->desc, k);
+	int64_t self = ccsg_vec_sum(x->self, k),
+		desc = ccsg_vec_sum(x->desc, k);
 	static const char *const kinds[] = { "main", "function", "thread" };
 
 	fprintf(f, "{\"id\": \"n%d\", \"name\": ", n);
@@ -603,8 +606,9 @@ static void ccsg_put_node(FILE *f, const struct viewer *v, int32_t n,
 		fputs(", \"callers\": [", f);
 		for (size_t e = 0; e < g->nedges; e++)
 			if (g->edges[e].to == n) {
-				fprintf(f, "%s{\"id\": \"n%d\", \"count\": %lld, "
-					   "\"primary\": %s}",
+				fprintf(f,
+					"%s{\"id\": \"n%d\", \"count\": %lld, "
+					"\"primary\": %s}",
 					first ? "" : ", ", g->edges[e].from,
 					(long long)g->edges[e].count,
 					g->edges[e].primary ? "true" : "false");
@@ -615,7 +619,8 @@ static void ccsg_put_node(FILE *f, const struct viewer *v, int32_t n,
 	fputc('}', f);
 }
 
-/* ---- IDT ------------------------------------------------------------------ */
+/* ---- IDT ------------------------------------------------------------------
+ */
 
 struct idt_id {
 	char k; /* 'r' (the root), 'p', 'v', 'f' */
@@ -651,8 +656,8 @@ static int idt_in(const struct viewer_idt_fn *fn, struct idt_id u)
 {
 	return u.k == 'r' ||
 	       (fn->prog == u.prog &&
-		(u.k == 'p' || (fn->vers == u.vers &&
-				(u.k == 'v' || fn->proc == u.proc))));
+		(u.k == 'p' ||
+		 (fn->vers == u.vers && (u.k == 'v' || fn->proc == u.proc))));
 }
 
 /* The range of fns under u: [*lo, *hi); empty when u names nothing. */
@@ -711,7 +716,7 @@ static void idt_put_node(FILE *f, const struct viewer *v, struct idt_id u,
 	fputs("{\"id\": ", f);
 	idt_put_id(f, u);
 	fputs(", \"name\": ", f);
-	json_cstr(f, u.k == 'r'   ? "<interfaces>"
+	json_cstr(f, u.k == 'r'	  ? "<interfaces>"
 		     : u.k == 'p' ? fn->prog_name
 		     : u.k == 'v' ? fn->vers_name
 				  : fn->proc_name);
@@ -777,7 +782,7 @@ static size_t idt_children(const struct viewer *v, struct idt_id u,
 		return 0;
 	for (size_t i = lo; i < hi; i++) {
 		const struct viewer_idt_fn *fn = &v->fns[i];
-		struct idt_id c = { u.k == 'r'   ? 'p'
+		struct idt_id c = { u.k == 'r'	 ? 'p'
 				    : u.k == 'p' ? 'v'
 						 : 'f',
 				    fn->prog, fn->vers, fn->proc };
@@ -785,8 +790,8 @@ static size_t idt_children(const struct viewer *v, struct idt_id u,
 		const struct viewer_idt_fn *pf = i > lo ? &v->fns[i - 1] : NULL;
 
 		if (pf && pf->prog == c.prog &&
-		    (c.k == 'p' ||
-		     (pf->vers == c.vers && (c.k == 'v' || pf->proc == c.proc))))
+		    (c.k == 'p' || (pf->vers == c.vers &&
+				    (c.k == 'v' || pf->proc == c.proc))))
 			continue;
 		if (n < max)
 			out[n] = c;
@@ -880,8 +885,7 @@ static int by_compact_total(const void *a, const void *b)
 }
 
 /* The children of c by total, largest first, into v->list. */
-static int compact_children(struct viewer *v, struct compact_tree *t,
-			    int32_t c)
+static int compact_children(struct viewer *v, struct compact_tree *t, int32_t c)
 {
 	v->nlist = 0;
 	for (int32_t k = t->nodes[c].first_child; k >= 0;
@@ -954,8 +958,7 @@ static struct compact_tree *compacted(struct ctx *x, int tree, int hier)
  * for the answer (stderr is swapped for a memory stream meanwhile; one
  * thread runs requests).  0, or -1 with err set.
  */
-static int apply_spec(struct viewer *v, const char *spec, char *err,
-		      size_t len)
+static int apply_spec(struct viewer *v, const char *spec, char *err, size_t len)
 {
 	struct ccsg_changes cs = { 0 };
 	FILE *saved = stderr, *m;
@@ -990,8 +993,9 @@ static int apply_spec(struct viewer *v, const char *spec, char *err,
 		char *nl;
 
 		snprintf(err, len, "%s",
-			 s ? s + 9 : ret == -ENOMEM ? "out of memory"
-						    : "bad specification");
+			 s		  ? s + 9
+			 : ret == -ENOMEM ? "out of memory"
+					  : "bad specification");
 		if ((nl = strchr(err, '\n')))
 			*nl = '\0';
 		ccsg_impact_reset(&v->im);
@@ -1027,7 +1031,8 @@ static int ccdg_prepare(struct ctx *x)
 	return 0;
 }
 
-/* ---- the requests --------------------------------------------------------- */
+/* ---- the requests ---------------------------------------------------------
+ */
 
 /* tree= (and compact=, spec=): 0, or -1 after the answer. */
 static int pick_tree(struct ctx *x, const char *key)
@@ -1094,7 +1099,8 @@ static int get_info(struct ctx *x)
 		"\"processes\": %zu, \"dscg_nodes\": %zu, \"ccsg_nodes\": %zu, "
 		"\"trees\": [\"idt\", \"dscg\", \"ccsg\", \"ccdg\"], "
 		"\"roots\": {\"idt\": \"idt\", \"dscg\": \"m\", \"ccsg\": "
-		"\"n0\", \"ccdg\": \"n0\", \"compacted\": \"k:\"}, \"change\": ",
+		"\"n0\", \"ccdg\": \"n0\", \"compacted\": \"k:\"}, "
+		"\"change\": ",
 		t->ncalls, t->nthreads, t->nchains, t->nproc_rows,
 		v->dscg->nnodes, v->graph->nnodes);
 	if (v->start_spec)
@@ -1109,7 +1115,7 @@ static int get_info(struct ctx *x)
 /* Resolved node of the current tree. */
 struct any {
 	struct vid d;
-	int32_t n;	  /* ccsg / ccdg / compacted */
+	int32_t n; /* ccsg / ccdg / compacted */
 	struct idt_id i;
 };
 
@@ -1254,8 +1260,9 @@ static int get_children(struct ctx *x)
 
 			if (ed->from != u.n || ed->primary || ed->to == 0)
 				continue;
-			fprintf(x->f, "%s{\"id\": \"n%d\", \"count\": %lld, "
-				      "\"name\": ",
+			fprintf(x->f,
+				"%s{\"id\": \"n%d\", \"count\": %lld, "
+				"\"name\": ",
 				first ? "" : ", ", ed->to,
 				(long long)ed->count);
 			json_cstr(x->f, g->nodes[ed->to].name);
@@ -1367,14 +1374,14 @@ static int get_search(struct ctx *x)
 	fputs("{\"q\": ", f);
 	json_cstr(f, q);
 	fputs(", \"results\": [", f);
-#define EMIT(put)                                                  \
-	do {                                                       \
-		if (shown < (size_t)limit) {                       \
-			fputs(shown ? ",\n" : "\n", f);            \
-			put;                                       \
-			shown++;                                   \
-		}                                                  \
-		total++;                                           \
+#define EMIT(put)                                                              \
+	do {                                                                   \
+		if (shown < (size_t)limit) {                                   \
+			fputs(shown ? ",\n" : "\n", f);                        \
+			put;                                                   \
+			shown++;                                               \
+		}                                                              \
+		total++;                                                       \
 	} while (0)
 	if (x->ct) {
 		for (size_t c = 1; c < x->ct->nnodes; c++) {
@@ -1401,11 +1408,9 @@ static int get_search(struct ctx *x)
 			int32_t n = g->call_node[c];
 
 			if (n >= 0 ? hit[n] : !!strcasestr(CCSG_LOST_NAME, q))
-				EMIT(dscg_put_node(f, v,
-						   (struct vid){ 'c',
-								 (int32_t)c,
-								 0 },
-						   0));
+				EMIT(dscg_put_node(
+					f, v,
+					(struct vid){ 'c', (int32_t)c, 0 }, 0));
 		}
 		free(hit);
 	} else if (x->tree == T_IDT) {
@@ -1431,7 +1436,8 @@ static int get_search(struct ctx *x)
 	return 0;
 }
 
-/* ---- linked navigation ---------------------------------------------------- */
+/* ---- linked navigation ----------------------------------------------------
+ */
 
 struct cand {
 	int32_t host, proc, tid;
@@ -1494,15 +1500,17 @@ static int link_nodes(struct ctx *x, int from, const struct any *u,
 			/* a chain stands for its root calls' functions */
 			for (int32_t j = ch->first; j < ch->first + ch->n; j++)
 				if (v->trace->calls[j].parent < 0 &&
-				    (d.k == 'g' || v->trace->calls[j].seg == d.b) &&
+				    (d.k == 'g' ||
+				     v->trace->calls[j].seg == d.b) &&
 				    g->call_node[j] >= 0)
 					mark[g->call_node[j]] = 1;
 		} else if (d.k == 'm') {
 			mark[0] = 1;
 		} else {
 			int32_t n = ccsg_instance_node(
-				g, d.k == 'c' ? d.a
-					      : (int32_t)v->trace->ncalls + d.a);
+				g, d.k == 'c'
+					   ? d.a
+					   : (int32_t)v->trace->ncalls + d.a);
 
 			if (n >= 0)
 				mark[n] = 1;
@@ -1551,8 +1559,7 @@ static void put_cand_list(struct ctx *x, int to, struct cands *cs)
 			     ft = 0) {
 				int32_t tid = cs->v[i].tid;
 
-				fprintf(f,
-					"%s{\"tid\": %d, \"nodes\": [",
+				fprintf(f, "%s{\"tid\": %d, \"nodes\": [",
 					ft ? "" : ", ", tid);
 				for (int fn = 1;
 				     i < cs->n && cs->v[i].host == h &&
@@ -1607,10 +1614,11 @@ static int get_link(struct ctx *x)
 	if (to == T_CCSG || to == T_CCDG) {
 		for (size_t n = 0; n < g->nnodes; n++)
 			if (mark[n] &&
-			    add_cand(&cs, (struct cand){
-						  -1, 0, 0,
-						  { .n = (int32_t)n },
-						  (int64_t)n }))
+			    add_cand(&cs, (struct cand){ -1,
+							 0,
+							 0,
+							 { .n = (int32_t)n },
+							 (int64_t)n }))
 				goto oom;
 	} else if (to == T_IDT) {
 		for (size_t i = 0; i < v->nfns; i++) {
@@ -1624,12 +1632,13 @@ static int get_link(struct ctx *x)
 				      g->nodes[n].vers == fn->vers &&
 				      g->nodes[n].proc == fn->proc;
 			if (hit &&
-			    add_cand(&cs,
-				     (struct cand){
-					     -1, 0, 0,
-					     { .i = { 'f', fn->prog, fn->vers,
-						      fn->proc } },
-					     (int64_t)i }))
+			    add_cand(&cs, (struct cand){ -1,
+							 0,
+							 0,
+							 { .i = { 'f', fn->prog,
+								  fn->vers,
+								  fn->proc } },
+							 (int64_t)i }))
 				goto oom;
 		}
 	} else {
@@ -1655,15 +1664,18 @@ static int get_link(struct ctx *x)
 				goto oom;
 		}
 		if (mark[0] &&
-		    add_cand(&cs, (struct cand){ -1, 0, 0,
-						 { .d = { 'm', 0, 0 } }, -1 }))
+		    add_cand(&cs,
+			     (struct cand){
+				     -1, 0, 0, { .d = { 'm', 0, 0 } }, -1 }))
 			goto oom;
 	}
-	fprintf(x->f, "{\"from\": \"%s\", \"to\": \"%s\", \"id\": ",
-		tree_names[from], tree_names[to]);
+	fprintf(x->f,
+		"{\"from\": \"%s\", \"to\": \"%s\", \"id\": ", tree_names[from],
+		tree_names[to]);
 	json_cstr(x->f, id);
-	fprintf(x->f, ", \"count\": %zu, \"shown\": %zu, \"groups\": ",
-		cs.count, cs.n);
+	fprintf(x->f,
+		", \"count\": %zu, \"shown\": %zu, \"groups\": ", cs.count,
+		cs.n);
 	put_cand_list(x, to, &cs);
 	fputs("}\n", x->f);
 	ret = 0;
@@ -1676,7 +1688,8 @@ out:
 	return ret;
 }
 
-/* ---- compaction actions ---------------------------------------------------- */
+/* ---- compaction actions ----------------------------------------------------
+ */
 
 static int post_compact(struct ctx *x)
 {
@@ -1689,12 +1702,12 @@ static int post_compact(struct ctx *x)
 	if (!tree)
 		return -1;
 	if (strcmp(tree, "dscg") && strcmp(tree, "ccsg"))
-		return reply_error(x, strcmp(tree, "idt") && strcmp(tree, "ccdg")
-					      ? 404
-					      : 400,
-				   "only the dscg and the ccsg are compacted, "
-				   "not '%.64s'",
-				   tree);
+		return reply_error(
+			x,
+			strcmp(tree, "idt") && strcmp(tree, "ccdg") ? 404 : 400,
+			"only the dscg and the ccsg are compacted, "
+			"not '%.64s'",
+			tree);
 	if (!(h = need_param(x, "hierarchy")) || !(op = need_param(x, "op")))
 		return -1;
 	hier = !strcmp(h, "name")	? COMPACT_BY_NAME
@@ -1758,10 +1771,13 @@ int viewer_handle(struct viewer *v, const struct api_request *rq,
 		int (*fn)(struct ctx *x);
 		int post;
 	} routes[] = {
-		{ "/api/info", get_info, 0 },	{ "/api/node", get_node, 0 },
+		{ "/api/info", get_info, 0 },
+		{ "/api/node", get_node, 0 },
 		{ "/api/children", get_children, 0 },
-		{ "/api/path", get_path, 0 },	{ "/api/search", get_search, 0 },
-		{ "/api/link", get_link, 0 },	{ "/api/compact", post_compact, 1 },
+		{ "/api/path", get_path, 0 },
+		{ "/api/search", get_search, 0 },
+		{ "/api/link", get_link, 0 },
+		{ "/api/compact", post_compact, 1 },
 	};
 	struct ctx x = { .v = v, .rq = rq, .status = 200 };
 	size_t i;
@@ -1810,7 +1826,8 @@ static int by_call_id(const void *a, const void *b)
 static int by_total(const void *a, const void *b)
 {
 	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	int64_t tx = node_total(sort_viewer, x), ty = node_total(sort_viewer, y);
+	int64_t tx = node_total(sort_viewer, x),
+		ty = node_total(sort_viewer, y);
 
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
@@ -1967,7 +1984,7 @@ static void stat_add(struct viewer_idt_stat *s, int64_t lat, int64_t cpu)
  * the statistics of their calls per serving host (Section 5). */
 static int index_idt(struct viewer *v)
 {
-	const struct ccsg_names *nm = v->names;
+	const struct idl_names *nm = v->names;
 	const struct ccsg_trace *t = v->trace;
 	const struct ccsg_graph *g = v->graph;
 	struct hashmap map = { 0 };
@@ -2010,9 +2027,9 @@ static int index_idt(struct viewer *v)
 
 		if (k->lost)
 			continue;
-		i = hashmap_get(&map, hash64(((uint64_t)k->prog << 32) ^
-					     ((uint64_t)k->vers << 16) ^
-					     k->proc));
+		i = hashmap_get(&map,
+				hash64(((uint64_t)k->prog << 32) ^
+				       ((uint64_t)k->vers << 16) ^ k->proc));
 		if (i < 0 || v->fns[i].prog != k->prog ||
 		    v->fns[i].vers != k->vers || v->fns[i].proc != k->proc) {
 			/* a collision of the mixed keys: look it up */
@@ -2041,7 +2058,7 @@ out:
 }
 
 int viewer_init(struct viewer *v, struct ccsg_graph *g,
-		const struct ccsg_names *nm, const char *spec)
+		const struct idl_names *nm, const char *spec)
 {
 	char err[1024];
 	int ret;

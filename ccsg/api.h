@@ -78,9 +78,9 @@ struct api_response {
 };
 
 struct viewer_idt_stat {
-	double n, lat_n;	/* calls, calls with a latency */
-	double lat, lat2;	/* sums of latency and its square, ns */
-	double cpu, cpu2;	/* self CPU (Equation 1), ns */
+	double n, lat_n;  /* calls, calls with a latency */
+	double lat, lat2; /* sums of latency and its square, ns */
+	double cpu, cpu2; /* self CPU (Equation 1), ns */
 };
 
 /* One procedure of the IDT: from the .x files or seen in the trace. */
@@ -95,7 +95,7 @@ struct viewer {
 	struct ccsg_trace *trace;
 	struct ccsg_dscg *dscg;
 	struct ccsg_graph *graph; /* by function, CPU */
-	const struct ccsg_names *names;
+	const struct idl_names *names;
 	/* DSCG instances: self and self + descendants, ns */
 	int64_t *inst_self, *inst_total;
 	/* call_id -> call index, sorted by call_id */
@@ -109,8 +109,8 @@ struct viewer {
 	/* the impact estimate (CCDG) */
 	struct ccsg_impact im;
 	int im_ready;
-	char *im_spec;	    /* applied now; NULL: none */
-	char *start_spec;   /* given at start-up (--change), or NULL */
+	char *im_spec;	  /* applied now; NULL: none */
+	char *start_spec; /* given at start-up (--change), or NULL */
 	/* compacted trees [dscg, ccsg][by name, by location] */
 	struct compact_tree ct[2][2];
 	int ct_built[2][2];
@@ -131,7 +131,7 @@ struct viewer {
  * once (--change).  0, or -1 after a fail() (a bad spec, out of memory).
  */
 int viewer_init(struct viewer *v, struct ccsg_graph *g,
-		const struct ccsg_names *nm, const char *spec);
+		const struct idl_names *nm, const char *spec);
 void viewer_release(struct viewer *v);
 
 /* Answer one request; rs->body is always set (free it).  0, or -ENOMEM

@@ -62,7 +62,8 @@ struct server {
 	int loopback; /* refuse Host names other than loopback ones */
 };
 
-/* ---- requests ---------------------------------------------------------------- */
+/* ---- requests
+ * ---------------------------------------------------------------- */
 
 struct params {
 	struct api_param v[MAX_PARAMS];
@@ -184,7 +185,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		       MHD_RESPMEM_MUST_FREE);
 }
 
-/* ---- set-up ------------------------------------------------------------------ */
+/* ---- set-up
+ * ------------------------------------------------------------------ */
 
 /* d3 from node-d3, read once; NULL (and a warning) when absent. */
 static char *read_d3(size_t *len)
@@ -323,10 +325,9 @@ static int run_serve(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	d = MHD_start_daemon(MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD,
-			     0, NULL, NULL, handle, &srv,
-			     MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+	d = MHD_start_daemon(MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD, 0,
+			     NULL, NULL, handle, &srv, MHD_OPTION_LISTEN_SOCKET,
+			     fd, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)256,
 			     MHD_OPTION_END);
 	if (!d) {

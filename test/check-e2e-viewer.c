@@ -28,9 +28,9 @@ static const char *browser_missing(void)
 	if (access(DRIVER, X_OK))
 		return "chromium-driver";
 	if (access(PYTHON, X_OK) ||
-	    e2e_run_plain((const char *[]){ PYTHON, "-c", "import selenium",
-					    NULL },
-			  NULL, NULL))
+	    e2e_run_plain(
+		    (const char *[]){ PYTHON, "-c", "import selenium", NULL },
+		    NULL, NULL))
 		return "python3-selenium";
 	return NULL;
 }
@@ -60,9 +60,9 @@ START_TEST(test_browser)
 		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
 	e2e_fmt(out, sizeof(out), "%s/serve.out", t.dir);
 	e2e_fmt(err, sizeof(err), "%s/serve.err", t.dir);
-	serve = e2e_spawn((const char *[]){ tool_path("ccsg"), "serve",
-					    "--db", t.db, "--idl", idl,
-					    "--listen", "127.0.0.1:0", NULL },
+	serve = e2e_spawn((const char *[]){ tool_path("ccsg"), "serve", "--db",
+					    t.db, "--idl", idl, "--listen",
+					    "127.0.0.1:0", NULL },
 			  NULL, out, err);
 	url[0] = '\0';
 	for (int ms = 0; ms < TOOL_DEADLINE_S * 1000 && !url[0]; ms += 20) {

@@ -51,7 +51,8 @@ static const char *figure1(void)
 		fx_call(CHAIN, 0x20000001, 2, "times_1", 2, 1, 3, 1, 21, ev, c);
 	}
 	{
-		long long ev[4] = { 6, 7, 8, 9 }, c[4] = { 1100, 0, 3000, 1200 };
+		long long ev[4] = { 6, 7, 8, 9 },
+			  c[4] = { 1100, 0, 3000, 1200 };
 
 		fx_call(CHAIN, 0x20000001, 3, "what_to_say_1", 2, 1, 4, 1, 31,
 			ev, c);
@@ -278,11 +279,12 @@ static int is_affected(int port, const char *id, const char *spec)
 	return affected;
 }
 
-/* ---- the tests -------------------------------------------------------------- */
+/* ---- the tests --------------------------------------------------------------
+ */
 
 /* reduction on processor { D } by 20% to function { *::say_it } */
-#define SPEC                                                               \
-	"reduction%20on%20processor%20%7B%20D%20%7D%20by%2020%25%20to%20" \
+#define SPEC                                                                   \
+	"reduction%20on%20processor%20%7B%20D%20%7D%20by%2020%25%20to%20"      \
 	"function%20%7B%20*%3A%3Asay_it%20%7D"
 
 START_TEST(test_endpoints)
@@ -312,7 +314,8 @@ START_TEST(test_endpoints)
 	ck_assert_int_eq(num(doc, "calls"), 3);
 	ck_assert_int_eq(num(doc, "self"), 7800 * US);
 	{
-		const struct jval *v = json_need(doc, "self_v", J_ARR, "say_it");
+		const struct jval *v =
+			json_need(doc, "self_v", J_ARR, "say_it");
 
 		ck_assert_int_eq(v->n, 4);
 		ck_assert_int_eq(v->item[3].num, 7800 * US); /* host D */
@@ -357,18 +360,18 @@ START_TEST(test_endpoints)
 		const struct jval *path = json_need(doc, "path", J_ARR, target);
 
 		ck_assert_int_eq(path->n, 4);
-		ck_assert_str_eq(str(json_need(&path->item[0], "node", J_OBJ,
-					       target),
-				     "id"),
-				 "m");
-		ck_assert_str_eq(str(json_need(&path->item[1], "node", J_OBJ,
-					       target),
-				     "kind"),
-				 "chain");
-		ck_assert_str_eq(str(json_need(&path->item[2], "node", J_OBJ,
-					       target),
-				     "name"),
-				 "0x20000001::foo");
+		ck_assert_str_eq(
+			str(json_need(&path->item[0], "node", J_OBJ, target),
+			    "id"),
+			"m");
+		ck_assert_str_eq(
+			str(json_need(&path->item[1], "node", J_OBJ, target),
+			    "kind"),
+			"chain");
+		ck_assert_str_eq(
+			str(json_need(&path->item[2], "node", J_OBJ, target),
+			    "name"),
+			"0x20000001::foo");
 		ck_assert_int_eq(num(&path->item[3], "index"), 2);
 	}
 	json_free(doc);
@@ -382,7 +385,7 @@ START_TEST(test_endpoints)
 		&json_need(&json_need(&json_need(doc, "groups", J_ARR, target)
 					       ->item[0],
 				      "processes", J_ARR, target)
-				 ->item[0],
+				    ->item[0],
 			   "threads", J_ARR, target)
 			 ->item[0],
 		"nodes", J_ARR, target);
@@ -407,9 +410,10 @@ START_TEST(test_endpoints)
 	doc = get(s.port, "/api/children?tree=dscg&id=c1&limit=2&offset=1");
 	ck_assert_int_eq(json_need(doc, "children", J_ARR, "page")->n, 2);
 	ck_assert_int_eq(num(doc, "total"), 5);
-	ck_assert_str_eq(str(&json_need(doc, "children", J_ARR, "page")->item[0],
-			     "name"),
-			 "0x20000001::what_to_say");
+	ck_assert_str_eq(
+		str(&json_need(doc, "children", J_ARR, "page")->item[0],
+		    "name"),
+		"0x20000001::what_to_say");
 	json_free(doc);
 	doc = get(s.port, "/api/search?tree=dscg&q=SAY_IT");
 	ck_assert_int_eq(num(doc, "total"), 3);
@@ -442,9 +446,9 @@ START_TEST(test_endpoints)
 	doc = get(s.port, "/api/children?tree=ccsg&compact=location&id=k:"
 			  "%3Cmain%3E");
 	ck_assert_int_eq(num(doc, "total"), 1);
-	ck_assert_str_eq(str(&json_need(doc, "children", J_ARR, "k")->item[0],
-			     "id"),
-			 "k:<main>;A");
+	ck_assert_str_eq(
+		str(&json_need(doc, "children", J_ARR, "k")->item[0], "id"),
+		"k:<main>;A");
 	json_free(doc);
 	doc = api(s.port, "POST",
 		  "/api/compact?tree=ccsg&hierarchy=location&op=expand&id=k:"
@@ -483,11 +487,11 @@ START_TEST(test_endpoints)
 		ck_assert_int_eq(r.status, 200);
 		free(r.body);
 		r = http(s.port, "GET", "/d3.min.js");
-		ck_assert_int_eq(r.status,
-				 access("/usr/share/nodejs/d3/dist/d3.min.js",
-					R_OK)
-					 ? 404
-					 : 200);
+		ck_assert_int_eq(
+			r.status,
+			access("/usr/share/nodejs/d3/dist/d3.min.js", R_OK)
+				? 404
+				: 200);
 		free(r.body);
 	}
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
@@ -558,8 +562,8 @@ START_TEST(test_errors)
 		      "/api/compact?tree=ccsg&hierarchy=name&op=fold", 400));
 	json_free(api(s.port, "POST",
 		      "/api/compact?tree=ccsg&hierarchy=up&op=reset", 400));
-	json_free(api(s.port, "POST", "/api/compact?tree=idt&hierarchy=name&op=reset",
-		      400));
+	json_free(api(s.port, "POST",
+		      "/api/compact?tree=idt&hierarchy=name&op=reset", 400));
 	json_free(api(s.port, "POST",
 		      "/api/compact?tree=ccsg&hierarchy=name&op=expand&id=k:x",
 		      404));
@@ -568,18 +572,20 @@ START_TEST(test_errors)
 		      400));
 	{
 		/* a page of another site, through a rebound DNS name */
-		struct reply r = http_raw(s.port,
-					  "GET /api/info HTTP/1.1\r\nHost: "
-					  "evil.example:80\r\nConnection: "
-					  "close\r\n\r\n");
+		struct reply r =
+			http_raw(s.port, "GET /api/info HTTP/1.1\r\nHost: "
+					 "evil.example:80\r\nConnection: "
+					 "close\r\n\r\n");
 
 		ck_assert_int_eq(r.status, 403);
 		free(r.body);
 		r = http_send(s.port, "GARBAGE\r\n\r\n", 1);
 		ck_assert(r.status == 0 || r.status >= 400);
 		free(r.body);
-		r = http_send(s.port, "GET /api/info?tree=%zz&&=&id HTTP/1.0\r\n"
-				      "Host: localhost\r\n\r\n", 1);
+		r = http_send(s.port,
+			      "GET /api/info?tree=%zz&&=&id HTTP/1.0\r\n"
+			      "Host: localhost\r\n\r\n",
+			      1);
 		ck_assert(r.status == 0 || r.status == 200);
 		free(r.body);
 	}
@@ -629,23 +635,54 @@ static unsigned rnd(void)
 START_TEST(test_fuzz)
 {
 	static const char *const paths[] = {
-		"/api/info", "/api/node",   "/api/children", "/api/path",
+		"/api/info",   "/api/node", "/api/children", "/api/path",
 		"/api/search", "/api/link", "/api/compact",  "/api/x",
 	};
 	static const char *const keys[] = {
-		"tree", "id",	 "offset",    "limit", "q",	 "from",
-		"to",	"spec",	 "compact",   "op",    "level", "hierarchy",
-		"secondary", "", "%00",	      "id%5B%5D",
+		"tree",	     "id",   "offset", "limit",
+		"q",	     "from", "to",     "spec",
+		"compact",   "op",   "level",  "hierarchy",
+		"secondary", "",     "%00",    "id%5B%5D",
 	};
 	static const char *const values[] = {
-		"idt",	 "dscg",	"ccsg",	    "ccdg",	 "m",
-		"n0",	 "n1",		"k:",	    "k:%3Cmain%3E", "c1",
-		"t1.1",	 "g0",		"s0.0",	    "f536870913.1.4",
-		"p536870913", "v536870913.1", "idt", "name", "location",
-		"compact", "expand",	"level",    "reset",	 "0",
-		"1",	 "-1",		"4294967296", "99999999999999999999",
-		"%FF%FE", "%00",	"%25",	    "a%20b",	 "%0A",
-		"",	 "reduction%20by", SPEC,     "n%00",	 "k:;;;",
+		"idt",
+		"dscg",
+		"ccsg",
+		"ccdg",
+		"m",
+		"n0",
+		"n1",
+		"k:",
+		"k:%3Cmain%3E",
+		"c1",
+		"t1.1",
+		"g0",
+		"s0.0",
+		"f536870913.1.4",
+		"p536870913",
+		"v536870913.1",
+		"idt",
+		"name",
+		"location",
+		"compact",
+		"expand",
+		"level",
+		"reset",
+		"0",
+		"1",
+		"-1",
+		"4294967296",
+		"99999999999999999999",
+		"%FF%FE",
+		"%00",
+		"%25",
+		"a%20b",
+		"%0A",
+		"",
+		"reduction%20by",
+		SPEC,
+		"n%00",
+		"k:;;;",
 	};
 	struct server s;
 	struct e2e t;
@@ -654,16 +691,16 @@ START_TEST(test_fuzz)
 	serve_start(&s, figure1(), NULL);
 	for (int i = 0; i < 1500; i++) {
 		char target[2048];
-		int n = snprintf(target, sizeof(target), "%s",
-				 paths[RAND() % (sizeof(paths) /
-						 sizeof(paths[0]))]);
+		int n = snprintf(
+			target, sizeof(target), "%s",
+			paths[RAND() % (sizeof(paths) / sizeof(paths[0]))]);
 		int np = (int)(RAND() % 6);
 		struct reply r;
 		struct jv v;
 
 		for (int k = 0; k < np; k++) {
-			const char *key = keys[RAND() % (sizeof(keys) /
-							 sizeof(keys[0]))];
+			const char *key =
+				keys[RAND() % (sizeof(keys) / sizeof(keys[0]))];
 			const char *val = values[RAND() % (sizeof(values) /
 							   sizeof(values[0]))];
 
@@ -712,16 +749,16 @@ START_TEST(test_bad_input)
 	e2e_init(&t);
 	db = figure1();
 	st = refused((const char *[]){ tool_path("ccsg"), "serve", "--db",
-				       "missing.db", "--listen",
-				       "127.0.0.1:0", NULL },
+				       "missing.db", "--listen", "127.0.0.1:0",
+				       NULL },
 		     "missing db");
 	e2e_assert_exit(st, 1, "missing db");
 	e2e_fmt(text, sizeof(text), "%s/not-a-trace", t.dir);
 	ck_assert_ptr_nonnull(f = fopen(text, "w"));
 	fputs("hello\n", f);
 	fclose(f);
-	st = refused((const char *[]){ tool_path("ccsg"), "serve", "--db",
-				       text, "--listen", "127.0.0.1:0", NULL },
+	st = refused((const char *[]){ tool_path("ccsg"), "serve", "--db", text,
+				       "--listen", "127.0.0.1:0", NULL },
 		     "not a trace");
 	e2e_assert_exit(st, 1, "not a trace");
 	st = refused((const char *[]){ tool_path("ccsg"), "serve", "--db", db,
@@ -750,9 +787,9 @@ START_TEST(test_bad_input)
 	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &al), 0);
 	snprintf(busy, sizeof(busy), "127.0.0.1:%d", ntohs(a.sin_port));
 	{
-		struct tool_out r = tool_run((const char *[]){
-			tool_path("ccsg"), "serve", "--db", db, "--listen",
-			busy, NULL });
+		struct tool_out r = tool_run(
+			(const char *[]){ tool_path("ccsg"), "serve", "--db",
+					  db, "--listen", busy, NULL });
 
 		e2e_assert_exit(r.status, 1, "port in use");
 		ck_assert_msg(strstr(r.err, "Address already in use"), "%s",
@@ -761,8 +798,9 @@ START_TEST(test_bad_input)
 	}
 	close(fd);
 	{
-		struct tool_out r = tool_run((const char *[]){
-			tool_path("ccsg"), "serve", "--db", db, "stray", NULL });
+		struct tool_out r =
+			tool_run((const char *[]){ tool_path("ccsg"), "serve",
+						   "--db", db, "stray", NULL });
 
 		e2e_assert_exit(r.status, 2, "stray argument");
 		ck_assert_msg(!strstr(r.out, "http://"), "%s", r.out);
