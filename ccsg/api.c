@@ -182,6 +182,11 @@ static int32_t call_index(const struct viewer *v, int64_t call_id)
 {
 	size_t lo = 0, hi = v->trace->ncalls;
 
+	if (v->id_index)
+		return call_id >= v->id_base &&
+				       (uint64_t)(call_id - v->id_base) < v->id_span
+			       ? v->id_index[call_id - v->id_base]
+			       : -1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -1885,6 +1890,26 @@ static int index_dscg(struct viewer *v)
 			v->inst_total[d->parent[u]] += v->inst_total[u];
 	}
 	free(q);
+	if (t->ncalls) {
+		int64_t lo = t->calls[0].call_id, hi = lo;
+
+		for (size_t i = 1; i < t->ncalls; i++) {
+			lo = t->calls[i].call_id < lo ? t->calls[i].call_id : lo;
+			hi = t->calls[i].call_id > hi ? t->calls[i].call_id : hi;
+		}
+		/* dense ids (the merge numbers them 1..N): a table, O(N) */
+		if ((uint64_t)(hi - lo) < 4 * (uint64_t)t->ncalls + 1024) {
+			v->id_base = lo;
+			v->id_span = (size_t)(hi - lo) + 1;
+			v->id_index = malloc(v->id_span * sizeof(int32_t));
+			if (!v->id_index)
+				return -ENOMEM;
+			memset(v->id_index, 0xff, v->id_span * sizeof(int32_t));
+			for (size_t i = 0; i < t->ncalls; i++)
+				v->id_index[t->calls[i].call_id - lo] = (int32_t)i;
+			return 0;
+		}
+	}
 	v->call_ids = malloc((t->ncalls + 1) * sizeof(int64_t));
 	v->call_by_id = malloc((t->ncalls + 1) * sizeof(int32_t));
 	if (!v->call_ids || !v->call_by_id)
@@ -2102,6 +2127,7 @@ void viewer_release(struct viewer *v)
 	free(v->fns);
 	free(v->inst_self);
 	free(v->inst_total);
+	free(v->id_index);
 	free(v->call_ids);
 	free(v->call_by_id);
 	free(v->pfirst);

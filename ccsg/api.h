@@ -98,7 +98,11 @@ struct viewer {
 	const struct idl_names *names;
 	/* DSCG instances: self and self + descendants, ns */
 	int64_t *inst_self, *inst_total;
-	/* call_id -> call index, sorted by call_id */
+	/* call_id -> call index: a table from id_base when the ids are
+	 * dense (merged traces number them 1..N), else sorted by call_id */
+	int32_t *id_index;
+	int64_t id_base;
+	size_t id_span;
 	int64_t *call_ids;
 	int32_t *call_by_id;
 	/* the CCSG's primary tree: children by total, largest first */

@@ -631,6 +631,43 @@ static unsigned rnd(void)
 }
 #define RAND() rnd()
 
+/* Call ids far apart (a database not numbered 1..N by the merge): the
+ * viewer's sorted index, not its table. */
+START_TEST(test_sparse_ids)
+{
+	struct server s;
+	struct jval *doc;
+	const char *db;
+	sqlite3 *sql;
+	struct e2e t;
+
+	e2e_init(&t);
+	db = figure1();
+	ck_assert_int_eq(sqlite3_open(db, &sql), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sql,
+				      "UPDATE rpc_calls SET call_id = "
+				      "call_id * 1000003",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(sql);
+	serve_start(&s, db, NULL);
+	doc = get(s.port, "/api/node?tree=dscg&id=c1000003");
+	ck_assert_str_eq(str(doc, "name"), "0x20000001::foo");
+	json_free(doc);
+	doc = get(s.port, "/api/node?tree=dscg&id=c6000018");
+	ck_assert_str_eq(str(doc, "name"), "0x20000001::say_it");
+	json_free(doc);
+	json_free(api(s.port, "GET", "/api/node?tree=dscg&id=c1", 404));
+	json_free(api(s.port, "GET", "/api/node?tree=dscg&id=c1000004", 404));
+	json_free(api(s.port, "GET", "/api/node?tree=dscg&id=c7000021", 404));
+	doc = get(s.port, "/api/children?tree=dscg&id=c1000003");
+	ck_assert_int_eq(num(doc, "total"), 5);
+	json_free(doc);
+	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
+	e2e_release(&t);
+}
+END_TEST
+
 /* Random parameters on every endpoint: never a crash, always JSON. */
 START_TEST(test_fuzz)
 {
@@ -820,6 +857,7 @@ Suite *serve_suite(void)
 	tcase_add_test(tc, test_endpoints);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_db_disappears);
+	tcase_add_test(tc, test_sparse_ids);
 	tcase_add_test(tc, test_fuzz);
 	tcase_add_test(tc, test_bad_input);
 	suite_add_tcase(s, tc);
