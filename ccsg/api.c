@@ -184,7 +184,8 @@ static int32_t call_index(const struct viewer *v, int64_t call_id)
 
 	if (v->id_index)
 		return call_id >= v->id_base &&
-				       (uint64_t)(call_id - v->id_base) < v->id_span
+				       (uint64_t)(call_id - v->id_base) <
+					       v->id_span
 			       ? v->id_index[call_id - v->id_base]
 			       : -1;
 	while (lo < hi) {
@@ -1894,8 +1895,10 @@ static int index_dscg(struct viewer *v)
 		int64_t lo = t->calls[0].call_id, hi = lo;
 
 		for (size_t i = 1; i < t->ncalls; i++) {
-			lo = t->calls[i].call_id < lo ? t->calls[i].call_id : lo;
-			hi = t->calls[i].call_id > hi ? t->calls[i].call_id : hi;
+			lo = t->calls[i].call_id < lo ? t->calls[i].call_id
+						      : lo;
+			hi = t->calls[i].call_id > hi ? t->calls[i].call_id
+						      : hi;
 		}
 		/* dense ids (the merge numbers them 1..N): a table, O(N) */
 		if ((uint64_t)(hi - lo) < 4 * (uint64_t)t->ncalls + 1024) {
@@ -1906,7 +1909,8 @@ static int index_dscg(struct viewer *v)
 				return -ENOMEM;
 			memset(v->id_index, 0xff, v->id_span * sizeof(int32_t));
 			for (size_t i = 0; i < t->ncalls; i++)
-				v->id_index[t->calls[i].call_id - lo] = (int32_t)i;
+				v->id_index[t->calls[i].call_id - lo] =
+					(int32_t)i;
 			return 0;
 		}
 	}
