@@ -612,12 +612,17 @@ static void ccsg_put_node(FILE *f, const struct viewer *v, int32_t n, int ccdg,
 		fputs(", \"callers\": [", f);
 		for (size_t e = 0; e < g->nedges; e++)
 			if (g->edges[e].to == n) {
+				const struct ccsg_node *from =
+					&g->nodes[g->edges[e].from];
+
 				fprintf(f,
 					"%s{\"id\": \"n%d\", \"count\": %lld, "
-					"\"primary\": %s}",
+					"\"primary\": %s, \"name\": ",
 					first ? "" : ", ", g->edges[e].from,
 					(long long)g->edges[e].count,
 					g->edges[e].primary ? "true" : "false");
+				json_cstr(f, from->name ? from->name : "?");
+				fputc('}', f);
 				first = 0;
 			}
 		fputc(']', f);

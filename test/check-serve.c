@@ -320,6 +320,13 @@ START_TEST(test_endpoints)
 		ck_assert_int_eq(v->n, 4);
 		ck_assert_int_eq(v->item[3].num, 7800 * US); /* host D */
 		ck_assert_int_eq(v->item[0].num, 0);
+		/* its caller in the graph: foo, by the primary tree */
+		v = json_need(doc, "callers", J_ARR, "say_it");
+		ck_assert_int_eq(v->n, 1);
+		ck_assert_str_eq(str(&v->item[0], "name"), "0x20000001::foo");
+		ck_assert_int_eq(num(&v->item[0], "count"), 3);
+		ck_assert(json_need(&v->item[0], "primary", J_BOOL, "caller")
+				  ->num);
 	}
 	json_free(doc);
 	snprintf(target, sizeof(target),

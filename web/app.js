@@ -256,6 +256,26 @@ async function select(tree, id) {
 				.style('width', Math.round(120 * ht[i] / max) + 'px');
 		});
 	}
+	if (n.callers && n.callers.length) {
+		/* the CCSG is a graph: the primary tree shows one caller, the
+		 * others are secondary (cross) links */
+		info.append('div').text('called from');
+		for (const c of n.callers)
+			info.append('div').attr('class', 'lf-node caller').attr('data-id', c.id)
+				.text((c.primary ? '' : '\u2197 ') + c.name + '  x' + c.count +
+					(c.primary ? ' (primary tree)' : ' (cross link)'))
+				.on('click', () => focus(tree, c.id));
+	}
+	if (tree === 'ccsg' || tree === 'ccdg') {
+		const r = await api('/api/children', { ...treeParams(tree), id, limit: 1, secondary: 1 });
+		if (r.secondary && r.secondary.length) {
+			info.append('div').text('also calls (cross links, under another caller in the tree)');
+			for (const c of r.secondary)
+				info.append('div').attr('class', 'lf-node secondary').attr('data-id', c.id)
+					.text('\u2197 ' + c.name + '  x' + c.count)
+					.on('click', () => focus(tree, c.id));
+		}
+	}
 	if (n.hosts) {
 		info.append('div').text('per host');
 		const hb = info.append('table').attr('class', 'idt-hosts');
