@@ -549,8 +549,8 @@ START_TEST(test_errors)
 		"/api/link?from=ccsg&id=n1",
 		"/api/node?tree=ccdg&id=n0",
 		"/api/node?tree=ccdg&id=n0&spec=reduction",
-		"/api/node?tree=ccdg&id=n0&spec=reduction%20on%20processor%20"
-		"%7B%20Z%20%7D%20by%2020%25%20to%20function%20%7B%20foo%20%7D",
+		("/api/node?tree=ccdg&id=n0&spec=reduction%20on%20processor%20"
+		 "%7B%20Z%20%7D%20by%2020%25%20to%20function%20%7B%20foo%20%7D"),
 	};
 	struct server s;
 	struct e2e t;
@@ -610,7 +610,7 @@ START_TEST(test_db_disappears)
 		"/api/children?tree=dscg&id=m",
 		"/api/children?tree=ccsg&id=n0",
 		"/api/children?tree=idt&id=idt",
-		"/api/node?tree=ccdg&id=n0&spec=" SPEC,
+		("/api/node?tree=ccdg&id=n0&spec=" SPEC),
 		"/api/link?from=ccsg&id=n1&to=dscg",
 		"/api/children?tree=dscg&compact=location&id=k:",
 	};
@@ -724,7 +724,7 @@ START_TEST(test_fuzz)
 		"%0A",
 		"",
 		"reduction%20by",
-		SPEC,
+		(SPEC),
 		"n%00",
 		"k:;;;",
 	};
