@@ -550,7 +550,8 @@ START_TEST(test_errors)
 		"/api/node?tree=ccdg&id=n0",
 		"/api/node?tree=ccdg&id=n0&spec=reduction",
 		("/api/node?tree=ccdg&id=n0&spec=reduction%20on%20processor%20"
-		 "%7B%20Z%20%7D%20by%2020%25%20to%20function%20%7B%20foo%20%7D"),
+		 "%7B%20Z%20%7D%20by%2020%25%20to%20function%20%7B%20foo%20%"
+		 "7D"),
 	};
 	struct server s;
 	struct e2e t;
