@@ -79,18 +79,19 @@ static const char *param(const struct ctx *x, const char *key)
 	return NULL;
 }
 
-/* Digits only, at most 18 of them: 0 and *out, or -1. */
+/* Digits only, at most 18 of them (no overflow): 0 and *out, or -1. */
 static int parse_num(const char **s, int64_t *out)
 {
 	const char *p = *s;
 	int64_t n = 0;
 	int d = 0;
 
-	while (*p >= '0' && *p <= '9' && d < 19) {
+	while (*p >= '0' && *p <= '9') {
+		if (++d > 18)
+			return -1;
 		n = n * 10 + (*p++ - '0');
-		d++;
 	}
-	if (!d || d > 18)
+	if (!d)
 		return -1;
 	*s = p;
 	*out = n;
