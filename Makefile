@@ -42,7 +42,8 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-boot.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c preload/cpu-clock.c preload/monitor-rules.c
+	shim-rpc/xdr-tag.c preload/cpu-clock.c preload/monitor-rules.c \
+	preload/policy.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -53,6 +54,8 @@ CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
 CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
+# ccsg spikes symbolises with elfutils (libdw-dev)
+TOOL_LIBS += $(shell pkg-config --libs libdw)
 
 # --- tests ----------------------------------------------------------------------
 TEST_SRCS := $(wildcard test/check-*.c) test/run-tests.c
@@ -172,6 +175,9 @@ $(BUILD)/test/obj/%.o: %.c $(BUILD)/test/suites.h
 $(BUILD)/test/run-tests: $(addprefix $(BUILD)/test/obj/,$(TEST_SRCS:.c=.o) $(TEST_UNIT_SRCS:.c=.o))
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TEST_LIBS)
+
+# the sampler walks frame pointers (preload/sampler.h)
+$(BUILD)/test/progs/spike-%: CFLAGS += -fno-omit-frame-pointer
 
 $(BUILD)/test/progs/%: test/progs/%.c
 	@mkdir -p $(dir $@)
