@@ -247,7 +247,7 @@ START_TEST(test_created_database)
 		q_int(db,
 		      "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
 		      " AND name NOT LIKE 'sqlite_%'"),
-		7);
+		4);
 	sqlite3_close(db);
 }
 END_TEST

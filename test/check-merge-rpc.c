@@ -391,7 +391,7 @@ START_TEST(test_rpc_probes_sites_objects)
 		q_int(db,
 		      "SELECT count(*) FROM sqlite_schema WHERE type='index'"
 		      " AND name LIKE 'rpc_%'"),
-		4);
+		1);
 	sqlite3_close(db);
 }
 END_TEST
