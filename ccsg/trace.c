@@ -57,7 +57,16 @@ static const char *const marker_names[] = { CAUSAL_VALUES_marker(NAME_OF) };
 struct reader {
 	sqlite3_stmt *st;
 	const char *path, *table;
-	char row[96];			/* "call_id 17", or "#3" before the key is read */
+	char row[96];			/* "call_id 17", or "" for "#3" (n) */
+	int64_t call_id;		/* rpc_calls: the row's, made text only */
+	int has_call_id;		/* for a message (2 snprintf a row: 9%) */
+	/* rd_intern(): the last short string of each column and its index
+	 * (a million calls name few strings, mostly the row before's) */
+	struct {
+		uint8_t ok, len;
+		int32_t k;
+		char s[40];
+	} last[MAX_COLS];
 	size_t n;			/* rows read */
 	int bad;
 	signed char at[MAX_COLS]; /* table column -> query column, -1 */
@@ -103,6 +112,11 @@ static void bad_value(struct reader *r, int col, const char *fmt, ...)
 
 	if (r->bad++)
 		return;
+	if (r->has_call_id)
+		snprintf(r->row, sizeof(r->row), "call_id %lld",
+			 (long long)r->call_id);
+	else if (!r->row[0])
+		snprintf(r->row, sizeof(r->row), "#%zu", r->n);
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
@@ -224,7 +238,9 @@ static int rd_next(struct reader *r, sqlite3 *db)
 		return 0;
 	rc = sqlite3_step(r->st);
 	if (rc == SQLITE_ROW) {
-		snprintf(r->row, sizeof(r->row), "#%zu", ++r->n);
+		r->row[0] = '\0';
+		r->has_call_id = 0;
+		r->n++;
 		return 1;
 	}
 	if (rc != SQLITE_DONE) {
@@ -662,13 +678,24 @@ struct call_key {
 static int32_t rd_intern(struct reader *r, struct ccsg_trace *t, int col)
 {
 	const char *s = rd_text(r, col, 1);
+	size_t len;
 	int32_t k;
 
 	if (!s)
 		return r->bad ? -2 : -1;
+	len = strlen(s);
+	if (r->last[col].ok && r->last[col].len == len &&
+	    !memcmp(r->last[col].s, s, len))
+		return r->last[col].k;
 	if ((k = ccsg_trace_intern(t, s)) < 0) {
 		nomem(r);
 		return -2;
+	}
+	r->last[col].ok = len < sizeof(r->last[col].s);
+	if (r->last[col].ok) {
+		r->last[col].len = (uint8_t)len;
+		r->last[col].k = k;
+		memcpy(r->last[col].s, s, len);
 	}
 	return k;
 }
@@ -958,7 +985,8 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db, int with_mon,
 
 		if (r.bad)
 			break;
-		snprintf(r.row, sizeof(r.row), "call_id %lld", (long long)id);
+		r.call_id = id;
+		r.has_call_id = 1;
 		if (read_chain(&r, t->schema_version, cid))
 			break;
 		if (t->ncalls >= INT32_MAX || GROW(t->calls, cap, t->ncalls + 1) ||
