@@ -202,8 +202,7 @@ int ccsg_monitoring_load(struct ccsg_monitoring *m, sqlite3 *db)
 	return ccsg_monitoring_load_cuts(m, db, 1);
 }
 
-int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db,
-			      int cuts)
+int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts)
 {
 	memset(m, 0, sizeof(*m));
 	if (!has_table(db, "monitor_switches"))

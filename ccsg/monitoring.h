@@ -65,8 +65,7 @@ int ccsg_monitoring_load(struct ccsg_monitoring *m, sqlite3 *db);
  * sorted scan of rpc_calls that finds them (3 s of CPU for 1M calls)
  * needless.
  */
-int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db,
-			      int cuts);
+int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts);
 void ccsg_monitoring_release(struct ccsg_monitoring *m);
 
 /* Lines for the head of a text report (nothing when every type was on

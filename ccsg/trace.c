@@ -57,9 +57,9 @@ static const char *const marker_names[] = { CAUSAL_VALUES_marker(NAME_OF) };
 struct reader {
 	sqlite3_stmt *st;
 	const char *path, *table;
-	char row[96];			/* "call_id 17", or "" for "#3" (n) */
-	int64_t call_id;		/* rpc_calls: the row's, made text only */
-	int has_call_id;		/* for a message (2 snprintf a row: 9%) */
+	char row[96];	 /* "call_id 17", or "" for "#3" (n) */
+	int64_t call_id; /* rpc_calls: the row's, made text only */
+	int has_call_id; /* for a message (2 snprintf a row: 9%) */
 	/* rd_intern(): the last short string of each column and its index
 	 * (a million calls name few strings, mostly the row before's) */
 	struct {
@@ -832,6 +832,20 @@ static int read_chain(struct reader *r, int version, uint8_t id[DB_CHAIN_LEN])
 	return -1;
 }
 
+/* coalesce(stub_start_event, skel_start_event, skel_end_event,
+ * stub_end_event): CCSG_NONE when all four are NULL */
+static int64_t first_event(const struct ccsg_call *c)
+{
+	static const enum ccsg_probe order[] = { CCSG_STUB_START,
+						 CCSG_SKEL_START, CCSG_SKEL_END,
+						 CCSG_STUB_END };
+
+	for (size_t i = 0; i < 4; i++)
+		if (c->ev[order[i]] != CCSG_NONE)
+			return c->ev[order[i]];
+	return CCSG_NONE;
+}
+
 static int cmp_key(const void *a, const void *b)
 {
 	const struct call_key *x = a, *y = b;
@@ -989,7 +1003,8 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db, int with_mon,
 		r.has_call_id = 1;
 		if (read_chain(&r, t->schema_version, cid))
 			break;
-		if (t->ncalls >= INT32_MAX || GROW(t->calls, cap, t->ncalls + 1) ||
+		if (t->ncalls >= INT32_MAX ||
+		    GROW(t->calls, cap, t->ncalls + 1) ||
 		    GROW(key, kcap, t->ncalls + 1) ||
 		    (chain = chain_set_add(&cs, cid)) < 0) {
 			nomem(&r);
@@ -1002,14 +1017,9 @@ static int load_calls(struct ccsg_trace *t, sqlite3 *db, int with_mon,
 			break;
 		c->call_id = id;
 		c->chain = (int32_t)chain;
-		key[t->ncalls] = (struct call_key){
-			(uint32_t)chain, (uint32_t)t->ncalls,
-			c->ev[CCSG_STUB_START] != CCSG_NONE ? c->ev[CCSG_STUB_START] :
-			c->ev[CCSG_SKEL_START] != CCSG_NONE ? c->ev[CCSG_SKEL_START] :
-			c->ev[CCSG_SKEL_END] != CCSG_NONE ? c->ev[CCSG_SKEL_END] :
-							    c->ev[CCSG_STUB_END],
-			id
-		};
+		key[t->ncalls] =
+			(struct call_key){ (uint32_t)chain, (uint32_t)t->ncalls,
+					   first_event(c), id };
 		t->ncalls++;
 	}
 	if (rd_close(&r))
@@ -1055,8 +1065,10 @@ static int has_table(sqlite3 *db, const char *name)
 	sqlite3_stmt *st;
 	int found;
 
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = "
-			       "'table' AND name = ?", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM sqlite_master WHERE type = "
+			       "'table' AND name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	found = sqlite3_step(st) == SQLITE_ROW;

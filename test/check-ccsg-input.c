@@ -92,9 +92,10 @@ START_TEST(test_call_order)
 		"8000000000000000000000000000000000000003",
 	};
 	static const long long evs[][4] = {
-		{ 5, 6, 7, 8 },	      { 1, 2, 3, 4 }, { NUL, 3, 4, NUL },
-		{ NUL, NUL, 9, NUL }, { NUL, NUL, NUL, 2 },
-		{ NUL, NUL, NUL, NUL }, { 1, 2, 3, 4 },
+		{ 5, 6, 7, 8 },	      { 1, 2, 3, 4 },
+		{ NUL, 3, 4, NUL },   { NUL, NUL, 9, NUL },
+		{ NUL, NUL, NUL, 2 }, { NUL, NUL, NUL, NUL },
+		{ 1, 2, 3, 4 },
 	};
 	long long cpu[4] = { 0, 1, 2, 3 };
 	struct ccsg_trace t;
@@ -113,17 +114,23 @@ START_TEST(test_call_order)
 		const long long *ev = evs[(i * 5) % 7];
 		int client = ev[0] != NUL || ev[3] != NUL;
 
-		fx_call(chains[(i * 2) % 3], 7, 1, "f", client, client, 2, 1,
-			1, ev, cpu);
+		fx_call(chains[(i * 2) % 3], 7, 1, "f", client, client, 2, 1, 1,
+			ev, cpu);
 	}
-	ck_assert_int_eq(sqlite3_prepare_v2(fx_db,
-		"SELECT call_id, chain FROM rpc_calls ORDER BY chain,"
-		" coalesce(stub_start_event, skel_start_event, skel_end_event,"
-		" stub_end_event), call_id", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(
+			fx_db,
+			"SELECT call_id, chain FROM rpc_calls ORDER BY chain,"
+			" coalesce(stub_start_event, skel_start_event, "
+			"skel_end_event,"
+			" stub_end_event), call_id",
+			-1, &st, NULL),
+		SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		k += snprintf(want + k, sizeof(want) - (size_t)k, "%lld/%02x ",
-			      (long long)sqlite3_column_int64(st, 0),
-			      ((const unsigned char *)sqlite3_column_blob(st, 1))[0]);
+		k += snprintf(
+			want + k, sizeof(want) - (size_t)k, "%lld/%02x ",
+			(long long)sqlite3_column_int64(st, 0),
+			((const unsigned char *)sqlite3_column_blob(st, 1))[0]);
 	sqlite3_finalize(st);
 	path = fx_close();
 	ck_assert_int_eq(ccsg_trace_load(&t, path), 0);
@@ -131,7 +138,8 @@ START_TEST(test_call_order)
 	for (size_t i = 0; i < t.ncalls; i++) {
 		const struct ccsg_chain *ch = &t.chains[t.calls[i].chain];
 
-		ck_assert(ch->first <= (int32_t)i && (int32_t)i < ch->first + ch->n);
+		ck_assert(ch->first <= (int32_t)i &&
+			  (int32_t)i < ch->first + ch->n);
 		k += snprintf(got + k, sizeof(got) - (size_t)k, "%lld/%02x ",
 			      (long long)t.calls[i].call_id, ch->id[0]);
 	}

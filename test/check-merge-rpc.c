@@ -187,7 +187,8 @@ static sqlite3 *merged(struct merge_stats *s)
 	write_logs();
 	/* --raw: the probes are checked against their records */
 	o = (struct merge_opts){ .dir = tmp_path("logs"),
-				 .output = tmp_path("t.db"), .raw = true };
+				 .output = tmp_path("t.db"),
+				 .raw = true };
 	ck_assert_int_eq(merge_run(&o, s), 0);
 	db = open_db(tmp_path("t.db"));
 	return db;
@@ -306,11 +307,11 @@ START_TEST(test_rpc_without_raw)
 	struct merge_stats s, r;
 	struct merge_opts o;
 	sqlite3 *db = merged(&r);
-	static const char *const tables[] = {
-		"files",     "hosts",	    "processes",   "threads",
-		"rpc_sites", "rpc_objects", "rpc_calls",   "monitor_switches",
-		"meta"
-	};
+	static const char *const tables[] = { "files",	   "hosts",
+					      "processes", "threads",
+					      "rpc_sites", "rpc_objects",
+					      "rpc_calls", "monitor_switches",
+					      "meta" };
 	char sql[512];
 
 	sqlite3_close(db);
@@ -340,12 +341,14 @@ START_TEST(test_rpc_without_raw)
 			 "SELECT count(*) FROM (SELECT * FROM main.%s EXCEPT"
 			 " SELECT * FROM raw.%s)",
 			 t, t);
-		ck_assert_msg(q_int(db, sql) == 0, "%s: rows not in --raw's", t);
+		ck_assert_msg(q_int(db, sql) == 0, "%s: rows not in --raw's",
+			      t);
 		snprintf(sql, sizeof(sql),
 			 "SELECT count(*) FROM (SELECT * FROM raw.%s EXCEPT"
 			 " SELECT * FROM main.%s)",
 			 t, t);
-		ck_assert_msg(q_int(db, sql) == 0, "%s: --raw's rows missing", t);
+		ck_assert_msg(q_int(db, sql) == 0, "%s: --raw's rows missing",
+			      t);
 	}
 	sqlite3_close(db);
 }

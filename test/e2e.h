@@ -337,7 +337,7 @@ E2E_FN void e2e_merge(struct e2e *t)
 {
 	char td[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
 	/* --raw: suites count and read the records themselves */
-	const char *argv[] = {td, "merge", "--raw", t->logs, NULL};
+	const char *argv[] = { td, "merge", "--raw", t->logs, NULL };
 	int status;
 
 	e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());

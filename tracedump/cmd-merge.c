@@ -84,6 +84,9 @@ static int run_merge(int argc, char **argv)
 }
 
 const struct command cmd_merge = {
-	"merge", run_merge, "DIR [-o DB] [--raw]",
-	"load every log under DIR into one SQLite database", merge_opts,
+	"merge",
+	run_merge,
+	"DIR [-o DB] [--raw]",
+	"load every log under DIR into one SQLite database",
+	merge_opts,
 };

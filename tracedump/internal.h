@@ -133,8 +133,8 @@ struct merge_reader {
 	struct proc p;
 	uint8_t (*uuids)[CAUSAL_UUID_LEN];
 	size_t n_uuids, cap_uuids;
-	struct rpc_calls *rpc;	/* the probes go to the join from here */
-	int64_t proc_id;	/* of the file being read: loaded ones + 1 */
+	struct rpc_calls *rpc; /* the probes go to the join from here */
+	int64_t proc_id;       /* of the file being read: loaded ones + 1 */
 };
 
 /*

@@ -773,8 +773,9 @@ static int store_all(struct merge *m, struct chunk_queue *q,
 
 static int merge_all(struct merge *m, const struct logdir *ld)
 {
-	struct merge_reader rd = { .o = m->o, .ld = ld, .rpc = &m->rpc,
-				   .proc_id = 1 };
+	struct merge_reader rd = {
+		.o = m->o, .ld = ld, .rpc = &m->rpc, .proc_id = 1
+	};
 	struct chunk_queue q;
 	uint64_t linked;
 	pthread_t tid;

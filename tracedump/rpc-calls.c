@@ -33,7 +33,7 @@ struct rpc_pr {
 struct rpc_side {
 	struct rpc_pr start, end;
 	uint64_t tid, function;
-	uint64_t id; /* stub start: site; skeleton start: object */
+	uint64_t id;		/* stub start: site; skeleton start: object */
 	uint64_t args_bytes;	/* stub end; skeleton start */
 	uint64_t results_bytes; /* either end */
 	uint32_t chain;		/* index into chains */
@@ -361,8 +361,8 @@ static int add_start(struct rpc_calls *rc, const struct record *r)
 		return -ENOMEM;
 	slot = open_slot(rc, server, rr->function);
 	if (!rc->open[slot].used) {
-		rc->open[slot] = (struct rpc_open){ rr->function, index, server,
-						    true };
+		rc->open[slot] =
+			(struct rpc_open){ rr->function, index, server, true };
 		rc->n_open++;
 	} else {
 		rc->open[slot].side = index;
@@ -452,7 +452,11 @@ int rpc_calls_add(struct rpc_calls *rc, uint64_t seq, const struct record *r)
 	return 0;
 }
 
-#define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
+#define CMP(a, b)                                                              \
+	do {                                                                   \
+		if ((a) != (b))                                                \
+			return (a) < (b) ? -1 : 1;                             \
+	} while (0)
 
 static int cmp_site(const void *a, const void *b)
 {
@@ -725,8 +729,7 @@ static void store_row(const struct rpc_calls *rc, const struct row *w,
 	bind_probe(w, &skel_start_cols, ss);
 	bind_probe(w, &skel_end_cols, se);
 	if (semantic(se)) {
-		put_u64(w, DB_RPC_CALLS_SERVER_RESULTS_BYTES,
-			s->results_bytes);
+		put_u64(w, DB_RPC_CALLS_SERVER_RESULTS_BYTES, s->results_bytes);
 		put_text(w, DB_RPC_CALLS_REPLY, record_reply_name(s->status));
 	}
 	if (!c || !s)
@@ -743,8 +746,8 @@ static void store_row(const struct rpc_calls *rc, const struct row *w,
 /* Rows go CALL_ROWS to a statement; the last few one by one. */
 struct writer {
 	sqlite3_stmt *one, *many;
-	int rows;	/* bound in many */
-	size_t left;	/* rows still to come */
+	int rows;    /* bound in many */
+	size_t left; /* rows still to come */
 	char mon[MON_TYPES + 1][64];
 };
 
