@@ -301,8 +301,12 @@ int pes_simulate(const struct pes *p, const struct pes_model *m, size_t n,
 			goto out;
 		t += o;
 		size_t a = first_tr[s], b = first_tr[s + 1];
-		if (a == b || i + 1 == n)
-			break; /* a state never left */
+		if (a == b) {
+			/* a state never left (the run's last): the run
+			 * begins again */
+			s = p->seq[0];
+			continue;
+		}
 		/* the embedded chain: the next state with probability p_sj */
 		uint64_t u = next_random(&seed) % m->st[s].departures;
 		for (; a + 1 < b && u >= m->tr[a].count; a++)

@@ -215,8 +215,9 @@ void pes_model_release(struct pes_model *m);
 /*
  * Simulate the fitted model: from p's first state, n entries, the next
  * state drawn from the embedded chain, each occupancy drawn from the
- * state's observed occupancies (the empirical distribution).  Stops early
- * at a state never left.  out is initialised by the call with p's time
+ * state's observed occupancies (the empirical distribution).  A state
+ * never left (the run's last) leads back to p's first state, as though
+ * the run began again.  out is initialised by the call with p's time
  * base and state names; seed makes it repeatable.
  */
 int pes_simulate(const struct pes *p, const struct pes_model *m, size_t n,
