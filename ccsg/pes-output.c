@@ -293,7 +293,7 @@ static void compare(FILE *out, const struct pes *p, const struct pes_model *m,
 			continue;
 		if (!json) {
 			fprintf(out,
-				"%-16s %7.2f/%-7.2f %7.2f/%-7.2f %11.6g/%-11.6g\n",
+				"%-16s %7.2f/%-7.2f %7.2f/%-7.2f %11.6g/%.6g\n",
 				p->states[s].name, 100 * a->event_share,
 				100 * b->event_share, 100 * a->time_share,
 				100 * b->time_share, a->mean, b->mean);
