@@ -66,9 +66,9 @@ struct pes_cli {
 	struct step *steps;
 	size_t nsteps;
 	const char *file, *output, *signal;
-	int view;	 /* -1: none */
-	int format;	 /* -1: not given */
-	int64_t sample;	 /* 0: the event domain */
+	int view;	/* -1: none */
+	int format;	/* -1: not given */
+	int64_t sample; /* 0: the event domain */
 	size_t bins;
 	long long simulate; /* -1: no simulation */
 	uint64_t seed;
@@ -143,8 +143,8 @@ static int filter(struct pes *p, const char *v)
 			f[n++] = w;
 		if ((n == 2 || n == 3) && !parse_double(f[0], &f0) &&
 		    !parse_double(f[1], &f1) &&
-		    (n == 2 || (!parse_double(f[2], &share) && share > 0 &&
-				share <= 1)))
+		    (n == 2 ||
+		     (!parse_double(f[2], &share) && share > 0 && share <= 1)))
 			return pes_filter_freq(p, f0, f1, share);
 	}
 	return fail("bad --filter '%s': expected time:FRACTION (0 to 1), "
@@ -153,8 +153,8 @@ static int filter(struct pes *p, const char *v)
 }
 
 /* "S1 S2 ... -> A" as state numbers (which must be states) and a name. */
-static int rule_states(struct pes *p, const char *rule, uint32_t *v,
-		       size_t max, size_t *k, char *name, size_t namelen)
+static int rule_states(struct pes *p, const char *rule, uint32_t *v, size_t max,
+		       size_t *k, char *name, size_t namelen)
 {
 	char buf[4096], *save = NULL, *arrow;
 
@@ -214,9 +214,10 @@ static int aggregate(struct pes *p, const char *v)
 		if (rule_states(p, v + 9, st, 256, &k, name, sizeof(name)))
 			return -1;
 		if (k != 2)
-			return fail("a parallel rule names two states, from and "
-				    "to: '%s'",
-				    v + 9);
+			return fail(
+				"a parallel rule names two states, from and "
+				"to: '%s'",
+				v + 9);
 		return pes_aggregate_parallel(p, st[0], st[1], name);
 	}
 	return fail("bad --aggregate '%s': expected rules:FILE, static:RULE, "
@@ -360,8 +361,7 @@ static int write_model(struct pes *p, const struct pes_cli *o, FILE *out,
 
 	if (pes_model_build(p, &m, o->bins, o->tol))
 		return fail("out of memory");
-	if (sim && pes_simulate(p, &m,
-				o->simulate ? (size_t)o->simulate : p->n,
+	if (sim && pes_simulate(p, &m, o->simulate ? (size_t)o->simulate : p->n,
 				o->seed, &syn)) {
 		pes_model_release(&m);
 		return fail("out of memory");
@@ -452,7 +452,8 @@ out:
 }
 
 const struct command cmd_pes = {
-	"pes", run_pes,
+	"pes",
+	run_pes,
 	"FILE [--clip=...]... [--filter=...]... [--aggregate=...]... "
 	"[--view=time|event|frequency] [-o FILE] [--format=...]",
 	"program execution sequences: views, filters, aggregation and the "

@@ -55,8 +55,8 @@ int pes_periodogram(const struct pes *p, int time_view, int64_t dt,
 	if (!p->n)
 		return -EINVAL;
 	if (time_view) {
-		int64_t span = (p->end_known ? p->end : p->t[p->n - 1]) -
-			       p->t[0];
+		int64_t span =
+			(p->end_known ? p->end : p->t[p->n - 1]) - p->t[0];
 		if (dt <= 0 || span <= 0)
 			return fail("the time view needs a sampling period and "
 				    "a sequence longer than 0"),
@@ -94,8 +94,8 @@ int pes_periodogram(const struct pes *p, int time_view, int64_t dt,
 			x[k] = signal >= 0 ? p->seq[e] == signal
 					   : (double)p->seq[e];
 		}
-		*hz_per_bin = 1.0 / ((double)n * (double)dt *
-				     p->seconds_per_unit);
+		*hz_per_bin =
+			1.0 / ((double)n * (double)dt * p->seconds_per_unit);
 	} else {
 		for (size_t k = 0; k < n; k++)
 			x[k] = signal >= 0 ? p->seq[k] == signal

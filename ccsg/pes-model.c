@@ -77,10 +77,10 @@ static int build_stats(const struct pes *p, struct pes_model *m)
 		double k = (double)st->measured;
 		st->mean = st->total / k;
 		/* the sample standard deviation (n - 1) */
-		double var = st->measured > 1
-				     ? (sumsq[s] - k * st->mean * st->mean) /
-					       (k - 1)
-				     : 0;
+		double var =
+			st->measured > 1
+				? (sumsq[s] - k * st->mean * st->mean) / (k - 1)
+				: 0;
 		st->sd = var > 0 ? sqrt(var) : 0;
 	}
 	for (size_t i = 0; i < p->n; i++) {
@@ -140,7 +140,7 @@ static void steady_test(const struct pes *p, struct pes_model *m,
 			r[0] = d[0] ? (double)half_count[2 * k] / (double)d[0]
 				    : 0;
 			r[1] = d[1] ? (double)half_count[2 * k + 1] /
-					      (double)d[1]
+					       (double)d[1]
 				    : 0;
 		}
 		double hi = r[0] > r[1] ? r[0] : r[1];
@@ -189,9 +189,9 @@ int pes_model_build(const struct pes *p, struct pes_model *m, size_t bins,
 			    GROW(half_count, cap_h, 2 * m->ntr + 2) ||
 			    hashmap_put(&idx, key, (int32_t)m->ntr) < 0)
 				goto out;
-			m->tr[m->ntr] = (struct pes_transition){
-				p->seq[i], p->seq[i + 1], 0, 0
-			};
+			m->tr[m->ntr] =
+				(struct pes_transition){ p->seq[i],
+							 p->seq[i + 1], 0, 0 };
 			half_count[2 * m->ntr] = half_count[2 * m->ntr + 1] = 0;
 			v = (int32_t)m->ntr++;
 		}
@@ -240,7 +240,8 @@ out:
 	return ret;
 }
 
-/* --- simulation ------------------------------------------------------------ */
+/* --- simulation ------------------------------------------------------------
+ */
 
 static uint64_t next_random(uint64_t *s)
 {

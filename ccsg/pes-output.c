@@ -22,8 +22,8 @@ static void json_num(FILE *out, double v)
 	fprintf(out, "%.10g", isfinite(v) ? v : 0);
 }
 
-static void print_members(FILE *out, const struct pes *p,
-			  const uint32_t *v, size_t n, int json)
+static void print_members(FILE *out, const struct pes *p, const uint32_t *v,
+			  size_t n, int json)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (json) {
@@ -80,22 +80,23 @@ static void text_model(FILE *out, const struct pes *p,
 
 	fprintf(out,
 		"%zu entries, %" PRId64 " to %" PRId64 " %s (span %.6g %s)\n",
-		p->n, p->t[0], p->end_known ? p->end : p->t[p->n - 1],
-		p->unit, m->span, p->unit);
+		p->n, p->t[0], p->end_known ? p->end : p->t[p->n - 1], p->unit,
+		m->span, p->unit);
 	if (m->steady < 0)
-		fprintf(out, "steady state: cannot tell (no transition taken "
-			     "%d times)\n",
+		fprintf(out,
+			"steady state: cannot tell (no transition taken "
+			"%d times)\n",
 			PES_STEADY_MIN);
 	else
 		fprintf(out,
 			"steady state: %s (transition rates of the two halves "
-			"differ by %.1f%% at most, %s -> %s; tolerance %.0f%%)\n",
+			"differ by %.1f%% at most, %s -> %s; tolerance "
+			"%.0f%%)\n",
 			m->steady ? "yes" : "no", 100 * m->max_change,
 			p->states[m->worst_from].name,
 			p->states[m->worst_to].name, 100 * m->tol);
-	fprintf(out, "\n%-16s %-9s %9s %7s %7s %12s %12s %10s %10s\n",
-		"state", "kind", "count", "event%", "time%", "mean", "sd",
-		"min", "max");
+	fprintf(out, "\n%-16s %-9s %9s %7s %7s %12s %12s %10s %10s\n", "state",
+		"kind", "count", "event%", "time%", "mean", "sd", "min", "max");
 	for (size_t s = 0; s < p->nstates; s++) {
 		const struct pes_stats *st = &m->st[s];
 
@@ -167,7 +168,8 @@ static void json_model(FILE *out, const struct pes *p,
 		first = 0;
 		fputs("{\"name\":", out);
 		json_cstr(out, p->states[s].name);
-		fprintf(out, ",\"kind\":\"%s\",\"count\":%zu,\"departures\":%zu",
+		fprintf(out,
+			",\"kind\":\"%s\",\"count\":%zu,\"departures\":%zu",
 			kinds[p->states[s].kind], st->count, st->departures);
 		fputs(",\"event_share\":", out);
 		json_num(out, st->event_share);
@@ -216,7 +218,8 @@ static void json_model(FILE *out, const struct pes *p,
 				fputs(k ? ",{\"states\":[" : "{\"states\":[",
 				      out);
 				print_members(out, p, pa->states, pa->len, 1);
-				fprintf(out, "],\"count\":%zu,\"mean_sojourn\":",
+				fprintf(out,
+					"],\"count\":%zu,\"mean_sojourn\":",
 					pa->count);
 				json_num(out, pa->sojourn / (double)pa->count);
 				fputc('}', out);
@@ -272,8 +275,8 @@ static void compare(FILE *out, const struct pes *p, const struct pes_model *m,
 	int first = 1;
 
 	if (json) {
-		fprintf(out, ",\"simulation\":{\"entries\":%zu,\"span\":",
-			syn->n);
+		fprintf(out,
+			",\"simulation\":{\"entries\":%zu,\"span\":", syn->n);
 		json_num(out, ms->span);
 		fputs(",\"max_p_difference\":", out);
 		json_num(out, chain_distance(m, ms));
@@ -306,8 +309,9 @@ static void compare(FILE *out, const struct pes *p, const struct pes_model *m,
 				      a->time_share,  b->time_share,
 				      a->mean,	      b->mean };
 		static const char *const k[6] = {
-			"event_share", "sim_event_share", "time_share",
-			"sim_time_share", "mean", "sim_mean"
+			"event_share", "sim_event_share",
+			"time_share",  "sim_time_share",
+			"mean",	       "sim_mean"
 		};
 		for (int i = 0; i < 6; i++) {
 			fprintf(out, ",\"%s\":", k[i]);
@@ -336,7 +340,8 @@ int pes_print_model(FILE *out, const struct pes *p, const struct pes_model *m,
 	return ferror(out) ? -EIO : 0;
 }
 
-/* --- views ------------------------------------------------------------------ */
+/* --- views ------------------------------------------------------------------
+ */
 
 /* The y of each state in the views: the states present, numbered in the
  * order of their numbers (Chitra's f(s), with no gap left by a state
@@ -395,12 +400,20 @@ int pes_print_view(FILE *out, const char *path, const struct pes *p,
 	if (fmt == PES_OUT_SVG || fmt == PES_OUT_PNG) {
 		char xlabel[64];
 		struct pes_plot pl = {
-			tv ? "time view" : "event view", xlabel, "state",
-			tv ? PES_PLOT_STEP : PES_PLOT_LINE, p->n, view_point,
-			&a, tv ? (double)p->t[0] : 0,
+			tv ? "time view" : "event view",
+			xlabel,
+			"state",
+			tv ? PES_PLOT_STEP : PES_PLOT_LINE,
+			p->n,
+			view_point,
+			&a,
+			tv ? (double)p->t[0] : 0,
 			tv ? (double)(p->end_known ? p->end : p->t[p->n - 1])
 			   : (double)(p->n - 1),
-			0, a.n ? (double)(a.n - 1) : 0, a.labels, a.n
+			0,
+			a.n ? (double)(a.n - 1) : 0,
+			a.labels,
+			a.n
 		};
 		snprintf(xlabel, sizeof(xlabel), tv ? "time (%s)" : "event",
 			 p->unit);
@@ -484,10 +497,19 @@ int pes_print_freq(FILE *out, const char *path, const struct pes *p,
 			 signal ? "indicator of " : "state number",
 			 signal ? signal : "");
 		snprintf(xlabel, sizeof(xlabel), "frequency (%s)", unit);
-		struct pes_plot pl = { title, xlabel, "power", PES_PLOT_BARS,
-				       nf, freq_point, &c, 0,
-				       (double)(nf - 1) * bin, 0,
-				       top > 0 ? top : 1, NULL, 0 };
+		struct pes_plot pl = { title,
+				       xlabel,
+				       "power",
+				       PES_PLOT_BARS,
+				       nf,
+				       freq_point,
+				       &c,
+				       0,
+				       (double)(nf - 1) * bin,
+				       0,
+				       top > 0 ? top : 1,
+				       NULL,
+				       0 };
 		return pes_plot_write(&pl, path, fmt == PES_OUT_PNG);
 	}
 	if (fmt == PES_OUT_CSV) {

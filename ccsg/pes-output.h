@@ -12,8 +12,14 @@
 #include "pes.h"
 
 enum pes_view { PES_VIEW_TIME, PES_VIEW_EVENT, PES_VIEW_FREQ };
-enum pes_out { PES_OUT_TEXT, PES_OUT_JSON, PES_OUT_CSV, PES_OUT_SVG,
-	       PES_OUT_PNG, PES_OUT_PES };
+enum pes_out {
+	PES_OUT_TEXT,
+	PES_OUT_JSON,
+	PES_OUT_CSV,
+	PES_OUT_SVG,
+	PES_OUT_PNG,
+	PES_OUT_PES
+};
 
 /* The model of p; with syn (a simulation of it) and its model msyn, the
  * comparison of the two.  TEXT or JSON. */

@@ -27,7 +27,8 @@ struct frame {
 
 static double px(const struct frame *f, double x)
 {
-	return LEFT + (f->x1 > f->x0 ? (x - f->x0) / (f->x1 - f->x0) : 0) * f->pw;
+	return LEFT +
+	       (f->x1 > f->x0 ? (x - f->x0) / (f->x1 - f->x0) : 0) * f->pw;
 }
 
 static double py(const struct frame *f, double y)
@@ -162,8 +163,12 @@ static void curve(cairo_t *cr, const struct pes_plot *pl, const struct frame *f)
 
 int pes_plot_write(const struct pes_plot *pl, const char *path, int png)
 {
-	struct frame f = { pl->xmin, pl->xmax, pl->ymin, pl->ymax,
-			   WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM };
+	struct frame f = { pl->xmin,
+			   pl->xmax,
+			   pl->ymin,
+			   pl->ymax,
+			   WIDTH - LEFT - RIGHT,
+			   HEIGHT - TOP - BOTTOM };
 	cairo_surface_t *sf;
 	cairo_status_t st;
 	cairo_t *cr;

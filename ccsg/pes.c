@@ -178,7 +178,8 @@ int pes_append(struct pes *p, int64_t t, uint32_t state)
 	return 0;
 }
 
-/* --- the PES file ---------------------------------------------------------- */
+/* --- the PES file ----------------------------------------------------------
+ */
 
 static int parse_i64(const char *s, int64_t *v)
 {
@@ -240,7 +241,8 @@ int pes_read(struct pes *p, FILE *in, const char *path)
 				goto out;
 			}
 			if (nw != 2 || pes_init(p, w[1])) {
-				ret = fail("%s:%zu: expected 'timebase s|ms|us|ns'",
+				ret = fail("%s:%zu: expected 'timebase "
+					   "s|ms|us|ns'",
 					   path, lineno);
 				goto out;
 			}
@@ -270,7 +272,8 @@ int pes_read(struct pes *p, FILE *in, const char *path)
 			continue;
 		}
 		if (nw != 2) {
-			ret = fail("%s:%zu: expected 'TIME STATE'", path, lineno);
+			ret = fail("%s:%zu: expected 'TIME STATE'", path,
+				   lineno);
 			goto out;
 		}
 		if (parse_i64(w[0], &t)) {
@@ -533,8 +536,7 @@ static int apply_static(struct pes *p, struct static_rule *r, size_t nr)
 			ret = fail("out of memory");
 			goto out;
 		}
-		memcpy(m + as->nmembers, r[i].states,
-		       r[i].k * sizeof(*m));
+		memcpy(m + as->nmembers, r[i].states, r[i].k * sizeof(*m));
 		as->members = m;
 		as->nmembers += r[i].k;
 		for (size_t j = 0; j < r[i].k; j++) {
@@ -573,7 +575,8 @@ static int static_rules(struct pes *p, struct static_rule *r, size_t nr,
 		char where[4200];
 
 		if (lines)
-			snprintf(where, sizeof(where), "%s:%zu", path, lines[i]);
+			snprintf(where, sizeof(where), "%s:%zu", path,
+				 lines[i]);
 		else
 			snprintf(where, sizeof(where), "%s", path);
 		if (pes_state(p, r[i].agg, 0) >= 0)
@@ -759,8 +762,8 @@ int pes_aggregate_sequence(struct pes *p, const uint32_t *pattern, size_t k,
 
 /* The path states[0..len) of parallel aggregate s: its index, added when
  * new. */
-static int64_t path_find(struct pes_state *s, struct hashmap *m,
-			 size_t *cap, const uint32_t *states, size_t len)
+static int64_t path_find(struct pes_state *s, struct hashmap *m, size_t *cap,
+			 const uint32_t *states, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 

@@ -125,7 +125,8 @@ int pes_clip_event(struct pes *p, size_t e0, size_t e1);
 
 /* --- filters (Section 2.3.2): each removes every entry of some states,
  * the time they took going to the entry before them.  One that would
- * remove every state: -EINVAL. ---------------------------------------------- */
+ * remove every state: -EINVAL. ----------------------------------------------
+ */
 
 /* Drop the states s with drop[s] set; what names the filter in the
  * message when that would remove every state. */
@@ -177,11 +178,11 @@ struct pes_transition {
 };
 
 struct pes_stats {
-	size_t count;	    /* entries */
-	size_t measured;    /* entries whose occupancy is known */
-	size_t departures;  /* transitions out */
-	double total;	    /* time in it */
-	double mean, sd;    /* occupancy, over measured */
+	size_t count;	   /* entries */
+	size_t measured;   /* entries whose occupancy is known */
+	size_t departures; /* transitions out */
+	double total;	   /* time in it */
+	double mean, sd;   /* occupancy, over measured */
 	int64_t min, max;
 	double time_share;  /* total / span */
 	double event_share; /* count / n */

@@ -41,7 +41,8 @@ static void json_assert_valid(const char *doc)
 	ck_assert_msg(!bad, "%s: %s", bad, doc);
 }
 
-#define PES(...) ((const char *[]){ tool_path("ccsg"), "pes", __VA_ARGS__, NULL })
+#define PES(...)                                                               \
+	((const char *[]){ tool_path("ccsg"), "pes", __VA_ARGS__, NULL })
 
 /* Exit 0, nothing on stderr; stdout returned (free it). */
 static char *expect_ok(const char *const argv[])
@@ -78,8 +79,8 @@ START_TEST(test_aggregate_undo)
 	char *out;
 
 	e2e_init(&t);
-	out = expect_ok(PES(sample(), "--aggregate=sequence:A A -> Y",
-			    "--format=pes"));
+	out = expect_ok(
+		PES(sample(), "--aggregate=sequence:A A -> Y", "--format=pes"));
 	ck_assert_str_eq(out, "timebase us\n0 Y\n20 B\n30 Y\n50 C\n60 Y\n"
 			      "80 B\n90 Y\n110 D\nend 120\n");
 	free(out);
@@ -117,7 +118,8 @@ START_TEST(test_model_json)
 	free(out);
 	/* text names the aggregate and the chain */
 	out = expect_ok(PES(sample(), "--aggregate=parallel:C D -> P"));
-	ck_assert_ptr_nonnull(strstr(out, "  P = parallel between C and D: A A B A A (x1, mean 50 us)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "  P = parallel between C and D: A A "
+					  "B A A (x1, mean 50 us)\n"));
 	ck_assert_ptr_nonnull(strstr(out, "embedded Markov chain:\n"));
 	free(out);
 	e2e_release(&t);
@@ -232,17 +234,17 @@ START_TEST(test_bad_usage)
 
 	e2e_init(&t);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct tool_out r =
-			tool_run(cases[i][1] ? PES(sample(), cases[i][0],
-						   cases[i][1])
-					     : PES(sample(), cases[i][0]));
+		struct tool_out r = tool_run(
+			cases[i][1] ? PES(sample(), cases[i][0], cases[i][1])
+				    : PES(sample(), cases[i][0]));
 		char *lines[8];
 		size_t n = tool_lines(r.err, lines, 8);
 
 		e2e_assert_exit(r.status, 2, cases[i][2]);
-		ck_assert_msg(n == 2 && !strcmp(lines[0] + 6, cases[i][2]) &&
-				      !strncmp(lines[1], "usage: ccsg pes ", 16),
-			      "got '%s'", n ? lines[0] : "");
+		ck_assert_msg(
+			n == 2 && !strcmp(lines[0] + 6, cases[i][2]) &&
+				!strncmp(lines[1], "usage: ccsg pes ", 16),
+			"got '%s'", n ? lines[0] : "");
 		tool_out_release(&r);
 	}
 	struct tool_out r = tool_run(PES("--format=json"));

@@ -89,16 +89,16 @@ START_TEST(test_read)
 	pes_release(&p);
 
 	static const char *const bad[] = {
-		"0 a\n",			   /* no time base */
-		"timebase hours\n0 a\n",	   /* unknown unit */
-		"timebase us\n0 a\n5\n",	   /* no state */
-		"timebase us\n0 a\nx b\n",	   /* bad time */
-		"timebase us\n5 a\n3 b\n",	   /* time goes back */
-		"timebase us\n0 a b\n",		   /* three words */
+		"0 a\n",			    /* no time base */
+		"timebase hours\n0 a\n",	    /* unknown unit */
+		"timebase us\n0 a\n5\n",	    /* no state */
+		"timebase us\n0 a\nx b\n",	    /* bad time */
+		"timebase us\n5 a\n3 b\n",	    /* time goes back */
+		"timebase us\n0 a b\n",		    /* three words */
 		"timebase us\n0 a\nend 10\n11 b\n", /* after end */
-		"timebase us\n5 a\nend 4\n",	   /* end before */
-		"timebase us\n",		   /* empty */
-		"timebase us\n0 a\ntimebase ms\n", /* twice */
+		"timebase us\n5 a\nend 4\n",	    /* end before */
+		"timebase us\n",		    /* empty */
+		"timebase us\n0 a\ntimebase ms\n",  /* twice */
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ck_assert_msg(read_str(&p, bad[i]) == -EINVAL, "%s", bad[i]);
@@ -226,9 +226,8 @@ START_TEST(test_parallel)
 	const struct pes_state *ps;
 
 	make(&p, "SaESbcESaESE", 10);
-	ck_assert_int_eq(pes_aggregate_parallel(&p, id(&p, "S"), id(&p, "E"),
-						"P"),
-			 0);
+	ck_assert_int_eq(
+		pes_aggregate_parallel(&p, id(&p, "S"), id(&p, "E"), "P"), 0);
 	ck_assert_str_eq(names(&p), "S P E S P E S P E S E");
 	ps = &p.states[id(&p, "P")];
 	ck_assert_int_eq(ps->kind, PES_PARALLEL);
@@ -243,9 +242,9 @@ START_TEST(test_parallel)
 	/* the occupancy of each P entry is its path's sojourn */
 	ck_assert_int_eq(pes_occupancy(&p, 4), 20);
 	/* nothing between E and S */
-	ck_assert_int_eq(pes_aggregate_parallel(&p, id(&p, "E"), id(&p, "S"),
-						"Q"),
-			 -ENOENT);
+	ck_assert_int_eq(
+		pes_aggregate_parallel(&p, id(&p, "E"), id(&p, "S"), "Q"),
+		-ENOENT);
 	pes_release(&p);
 }
 END_TEST
@@ -501,9 +500,8 @@ START_TEST(test_periodogram)
 	ck_assert_uint_eq(best, 10);
 	free(pw);
 	/* the indicator of B: the same peak */
-	ck_assert_int_eq(pes_periodogram(&p, 1, 1, id(&p, "B"), &pw, &nf,
-					 &unit),
-			 0);
+	ck_assert_int_eq(
+		pes_periodogram(&p, 1, 1, id(&p, "B"), &pw, &nf, &unit), 0);
 	/* a square wave: odd harmonics at 1/9, 1/25 of the fundamental */
 	ck_assert_double_gt(pw[10], 8 * pw[30]);
 	ck_assert_double_gt(pw[30], 100 * pw[20]);
@@ -524,8 +522,9 @@ static void square(const void *ctx, size_t i, double *x, double *y)
 START_TEST(test_plot)
 {
 	static const char *const labels[] = { "A", "B" };
-	struct pes_plot pl = { "t", "x", "y", PES_PLOT_STEP, 100000, square,
-			       NULL, 0, 100000, 0, 1, labels, 2 };
+	struct pes_plot pl = { "t",    "x",    "y", PES_PLOT_STEP, 100000,
+			       square, NULL,   0,   100000,	   0,
+			       1,      labels, 2 };
 	char path[4096], head[8] = { 0 };
 	FILE *f;
 
