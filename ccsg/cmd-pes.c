@@ -11,11 +11,12 @@
 #include "array.h"
 #include "cmds.h"
 #include "pes-output.h"
+#include "pes-trace.h"
 #include "pes.h"
 #include "usage.h"
 
 enum {
-	PES_CLIP = OPT_LONG,
+	PES_CLIP = CLI_RESOURCE + 1, /* after the shared options of cmds.h */
 	PES_FILTER,
 	PES_AGGREGATE,
 	PES_VIEW,
@@ -26,17 +27,19 @@ enum {
 	PES_SIMULATE,
 	PES_SEED,
 	PES_TOL,
+	PES_THREAD,
 };
 
 static const struct opt pes_opts[] = {
 	{ "clip", PES_CLIP, "time:T0:T1|event:E0:E1",
 	  "keep a time range (time base units) or events E0 to E1" },
-	{ "filter", PES_FILTER, "time:FRACTION|event:K|frequency:F0:F1[:SHARE]",
-	  "drop states under FRACTION of the time, under K times, or with "
-	  "SHARE (0.5) of their power in F0..F1 cycles per event" },
-	{ "aggregate", PES_AGGREGATE,
-	  "rules:FILE|static:RULE|sequence:RULE|parallel:RULE|undo",
-	  "aggregate states; a RULE is 'STATE... -> AGGREGATE'" },
+	{ "filter", PES_FILTER, "SPEC",
+	  "time:FRACTION, event:K or frequency:F0:F1[:SHARE]: drop states "
+	  "under FRACTION of the time, under K times, or with SHARE (0.5) of "
+	  "their power in F0..F1 cycles per event" },
+	{ "aggregate", PES_AGGREGATE, "SPEC",
+	  "rules:FILE, static:RULE, sequence:RULE, parallel:RULE or undo; a "
+	  "RULE is 'STATE... -> AGGREGATE'" },
 	{ "view", PES_VIEW, "time|event|frequency",
 	  "write a view instead of the model" },
 	{ "output", 'o', "FILE", "write to FILE (svg and png need one)" },
@@ -52,6 +55,9 @@ static const struct opt pes_opts[] = {
 	  "simulate the model for N entries (0: as many as observed) and "
 	  "compare, or write it with --format=pes" },
 	{ "seed", PES_SEED, "N", "the simulation's seed (default 1)" },
+	CLI_OPT_DB,
+	{ "thread", PES_THREAD, "PROC:TID",
+	  "with --db: the PES of that thread of the trace (proc_id:tid)" },
 	{ "steady-tolerance", PES_TOL, "FRACTION",
 	  "steady state: rates of the two halves within FRACTION (0.1)" },
 	OPT_END
@@ -65,10 +71,11 @@ struct step {
 struct pes_cli {
 	struct step *steps;
 	size_t nsteps;
-	const char *file, *output, *signal;
-	int view;	/* -1: none */
-	int format;	/* -1: not given */
-	int64_t sample; /* 0: the event domain */
+	const char *file, *output, *signal, *db;
+	int32_t proc, tid; /* --thread */
+	int view;	   /* -1: none */
+	int format;	   /* -1: not given */
+	int64_t sample;	   /* 0: the event domain */
 	size_t bins;
 	long long simulate; /* -1: no simulation */
 	uint64_t seed;
@@ -290,6 +297,18 @@ static int parse(struct pes_cli *o, int argc, char **argv)
 		case PES_TOL:
 			bad = parse_double(v, &o->tol) || o->tol < 0;
 			break;
+		case CLI_DB:
+			o->db = v;
+			break;
+		case PES_THREAD: {
+			int64_t a, b;
+
+			bad = parse_range(v, &a, &b) || a <= 0 || b <= 0 ||
+			      a > INT32_MAX || b > INT32_MAX;
+			o->proc = (int32_t)a;
+			o->tid = (int32_t)b;
+			break;
+		}
 		}
 		if (bad) {
 			const struct opt *x = pes_opts;
@@ -305,11 +324,12 @@ static int parse(struct pes_cli *o, int argc, char **argv)
 		free(o->steps);
 		return op.status;
 	}
-	if (op.nargs != 1) {
+	if (o->db ? op.nargs || !o->proc : op.nargs != 1 || o->proc) {
 		free(o->steps);
-		return opt_bad(&cmd_pes, "expected one PES file");
+		return opt_bad(&cmd_pes, "expected one PES file, or --db PATH "
+					 "and --thread PROC:TID");
 	}
-	o->file = op.args[0];
+	o->file = o->db ? o->db : op.args[0];
 	return -1;
 }
 
@@ -384,6 +404,27 @@ static int write_model(struct pes *p, const struct pes_cli *o, FILE *out,
 	return ret;
 }
 
+/* The PES of --thread in the trace --db names. */
+static int read_thread(struct pes *p, const struct pes_cli *o)
+{
+	struct ccsg_trace t;
+	struct idl_names nm;
+	size_t skipped;
+	int ret;
+
+	if (ccsg_trace_load(&t, o->db))
+		return -1;
+	idl_names_init(&nm);
+	idl_names_load_rpc(&nm, "/etc/rpc");
+	ret = pes_from_thread(p, &t, &nm, o->proc, o->tid, &skipped);
+	if (!ret && skipped)
+		warning("%zu calls of thread %d:%d left out: a probe missing",
+			skipped, o->proc, o->tid);
+	idl_names_release(&nm);
+	ccsg_trace_release(&t);
+	return ret;
+}
+
 static int run_pes(int argc, char **argv)
 {
 	struct pes_cli o;
@@ -410,14 +451,19 @@ static int run_pes(int argc, char **argv)
 		return opt_bad(&cmd_pes, "csv is for views (--view)");
 	}
 	memset(&p, 0, sizeof(p));
-	in = strcmp(o.file, "-") ? fopen(o.file, "r") : stdin;
-	if (!in) {
-		ret = fail("cannot open '%s': %s", o.file, strerror(errno));
-		goto out;
+	if (o.db) {
+		ret = read_thread(&p, &o);
+	} else {
+		in = strcmp(o.file, "-") ? fopen(o.file, "r") : stdin;
+		if (!in) {
+			ret = fail("cannot open '%s': %s", o.file,
+				   strerror(errno));
+			goto out;
+		}
+		ret = pes_read(&p, in, o.file);
+		if (in != stdin)
+			fclose(in);
 	}
-	ret = pes_read(&p, in, o.file);
-	if (in != stdin)
-		fclose(in);
 	for (size_t i = 0; i < o.nsteps && !ret; i++) {
 		const char *v = o.steps[i].value;
 
@@ -454,7 +500,8 @@ out:
 const struct command cmd_pes = {
 	"pes",
 	run_pes,
-	"FILE [--clip=...]... [--filter=...]... [--aggregate=...]... "
+	"FILE|--db PATH --thread PROC:TID [--clip=...]... [--filter=...]... "
+	"[--aggregate=...]... "
 	"[--view=time|event|frequency] [-o FILE] [--format=...]",
 	"program execution sequences: views, filters, aggregation and the "
 	"semi-Markov model (Chitra)",

@@ -7,6 +7,7 @@
  * sequence, a filter that would remove every state (one error line,
  * exit 1), and bad usage (exit 2).
  */
+#include "ccsg-fixture.h"
 #include "json-valid.h"
 #include "tool-run.h"
 
@@ -227,6 +228,8 @@ START_TEST(test_bad_usage)
 		{ "--format=svg", NULL,
 		  "svg and png are views: they need --view and --output FILE" },
 		{ "--format=csv", NULL, "csv is for views (--view)" },
+		{ "--thread=1:1", NULL,
+		  "expected one PES file, or --db PATH and --thread PROC:TID" },
 		{ "--format=text", "--view=time",
 		  "a view is csv, json, svg or png" },
 	};
@@ -254,6 +257,76 @@ START_TEST(test_bad_usage)
 }
 END_TEST
 
+/* A trace (the ccsg fixture: 10 us per event number): clients call
+ * function 1 of program 7 every 1000 us; the server thread 2:1 serves each
+ * for 200 us.  Its PES alternates running and serving, and the
+ * periodogram of the serving state's indicator peaks at 1 kHz. */
+START_TEST(test_from_trace)
+{
+	char *out, *save = NULL;
+	double best = 0, best_f = 0;
+	struct e2e t;
+	const char *db;
+
+	e2e_init(&t);
+	fx_open();
+	fx_host(1, "A");
+	fx_proc(1, 1);
+	fx_proc(2, 1);
+	fx_thread(1, 1, 0, 500, -1);
+	fx_thread(1, 2, 0, 500, -1);
+	fx_thread(2, 1, 0, 700, -1);
+	for (int k = 0; k < 64; k++) {
+		const long long ev[4] = { 100 * k + 100, 100 * k + 101,
+					  100 * k + 121, 100 * k + 122 };
+		const long long cpu[4] = { 1, 2, 3, 4 };
+		char chain[41];
+
+		snprintf(chain, sizeof(chain), "%040x", k + 1);
+		fx_call(chain, 7, 1, NULL, 1, 1 + k % 2, 2, 1, 1, ev, cpu);
+	}
+	db = fx_close();
+	out = expect_ok(PES("--db", db, "--thread=2:1", "--clip=event:0:4",
+			    "--format=pes"));
+	ck_assert_str_eq(out, "timebase ns\n"
+			      "1010000 serving:7::proc1\n"
+			      "1210000 running\n"
+			      "2010000 serving:7::proc1\n"
+			      "2210000 running\n"
+			      "3010000 serving:7::proc1\n"
+			      "end 3210000\n");
+	free(out);
+	/* the client thread 1:2 waits in every other call */
+	out = expect_ok(PES("--db", db, "--thread=1:2", "--clip=event:0:1",
+			    "--format=pes"));
+	ck_assert_str_eq(out, "timebase ns\n2000000 waiting:7::proc1\n"
+			      "2220000 running\nend 4000000\n");
+	free(out);
+	out = expect_ok(PES("--db", db, "--thread=2:1", "--view=frequency",
+			    "--sample=10000", "--signal=serving:7::proc1"));
+	ck_assert(!strncmp(out, "bin,frequency_hz,power\n", 23));
+	for (char *l = strtok_r(out + 23, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		double f, pw;
+
+		if (sscanf(l, "%*u,%lf,%lf", &f, &pw) == 2 && pw > best) {
+			best = pw;
+			best_f = f;
+		}
+	}
+	/* 63.2 periods of 1000 us (the last running state's end unknown),
+	 * sampled every 10 us: bins of 1 / 63.2 ms, the peak within one of
+	 * 1000 Hz */
+	ck_assert_double_eq_tol(best_f, 1000, 16);
+	free(out);
+	struct tool_out r = tool_run(PES("--db", db, "--thread=3:3"));
+	e2e_assert_exit(r.status, 1, "no such thread");
+	tool_out_release(&r);
+	unlink(db);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *pes_cli_suite(void)
 {
 	Suite *s = suite_create("pes_cli");
@@ -267,6 +340,7 @@ Suite *pes_cli_suite(void)
 	tcase_add_test(tc, test_simulate_round_trip);
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_bad_usage);
+	tcase_add_test(tc, test_from_trace);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pes-plot.h"
+#include "pes-trace.h"
 #include "pes.h"
 #include "test-tmp.h"
 
@@ -543,6 +544,80 @@ START_TEST(test_plot)
 }
 END_TEST
 
+static struct ccsg_call fake_call(int32_t cproc, int32_t ctid, int64_t a,
+				  int64_t b, int32_t sproc, int32_t stid,
+				  int64_t c, int64_t d, uint32_t proc)
+{
+	struct ccsg_call k;
+
+	memset(&k, 0, sizeof(k));
+	k.prog = 0x20000001;
+	k.vers = 1;
+	k.proc = proc;
+	k.symbol = k.peer = -1;
+	k.client_proc = cproc;
+	k.client_tid = ctid;
+	k.stub_start_ns = a;
+	k.stub_end_exit_ns = b;
+	k.server_proc = sproc;
+	k.server_tid = stid;
+	k.skel_start_exit_ns = c;
+	k.skel_end_ns = d;
+	return k;
+}
+
+/* A server thread (1, 1): serving proc1 100-200, calling proc2 from
+ * inside it 120-150; serving proc1 300-400 and again 400-450; a call
+ * whose skeleton end is lost; exited at 500. */
+START_TEST(test_from_thread)
+{
+	const int64_t X = CCSG_NONE;
+	struct ccsg_call calls[] = {
+		fake_call(2, 7, 90, 210, 1, 1, 100, 200, 1),
+		fake_call(1, 1, 120, 150, 3, 3, 125, 145, 2),
+		fake_call(2, 7, 290, 410, 1, 1, 300, 400, 1),
+		fake_call(2, 7, 395, 460, 1, 1, 400, 450, 1),
+		fake_call(2, 7, 470, 480, 1, 1, 472, X, 1),
+	};
+	struct ccsg_thread threads[2];
+	struct ccsg_trace t;
+	struct idl_names nm;
+	struct pes p;
+	size_t skipped;
+
+	memset(&t, 0, sizeof(t));
+	memset(threads, 0, sizeof(threads));
+	t.path = "fake.db";
+	t.calls = calls;
+	t.ncalls = sizeof(calls) / sizeof(calls[0]);
+	threads[0] =
+		(struct ccsg_thread){ .proc = 1, .tid = 1, .end_mono_ns = 500 };
+	threads[1] =
+		(struct ccsg_thread){ .proc = 4, .tid = 4, .end_mono_ns = X };
+	t.threads = threads;
+	t.nthreads = 2;
+	ck_assert_int_ge(hashmap_put(&t.thread_map, hashmap_key2(1, 1), 0), 0);
+	ck_assert_int_ge(hashmap_put(&t.thread_map, hashmap_key2(4, 4), 1), 0);
+	idl_names_init(&nm);
+	ck_assert_int_eq(pes_from_thread(&p, &t, &nm, 1, 1, &skipped), 0);
+	ck_assert_uint_eq(skipped, 1);
+	ck_assert_str_eq(p.unit, "ns");
+	ck_assert_str_eq(names(&p),
+			 "serving:0x20000001::proc1 waiting:0x20000001::proc2 "
+			 "serving:0x20000001::proc1 running "
+			 "serving:0x20000001::proc1 running exited");
+	static const int64_t want[] = { 100, 120, 150, 200, 300, 450, 500 };
+	for (size_t i = 0; i < 7; i++)
+		ck_assert_int_eq(p.t[i], want[i]);
+	pes_release(&p);
+	/* a thread of no call, a thread not in the trace */
+	ck_assert_int_eq(pes_from_thread(&p, &t, &nm, 4, 4, &skipped), -ENOENT);
+	ck_assert_int_eq(pes_from_thread(&p, &t, &nm, 9, 9, &skipped), -ENOENT);
+	hashmap_release(&t.thread_map);
+	idl_names_release(&nm);
+}
+END_TEST
+
 Suite *pes_suite(void)
 {
 	Suite *s = suite_create("pes");
@@ -563,6 +638,7 @@ Suite *pes_suite(void)
 	tcase_add_test(tc, test_simulate);
 	tcase_add_test(tc, test_periodogram);
 	tcase_add_test(tc, test_plot);
+	tcase_add_test(tc, test_from_thread);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
