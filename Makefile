@@ -54,8 +54,8 @@ CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 # ccsg pes: the periodogram (FFTW) and the pictures (cairo)
-PES_CFLAGS := $(shell pkg-config --cflags fftw3 cairo)
-PES_LIBS := $(shell pkg-config --libs fftw3 cairo)
+PES_CFLAGS := $(shell pkg-config --cflags fftw3 cairo fontconfig)
+PES_LIBS := $(shell pkg-config --libs fftw3 cairo fontconfig)
 TOOL_CFLAGS += $(PES_CFLAGS)
 
 # --- tests ----------------------------------------------------------------------

@@ -7,12 +7,13 @@ set -euo pipefail
 # libbpf-dev (libbpf and its BPF headers), bpftool (the skeleton) and clang
 # (the BPF target): the bpf clock (bpf/, causalctl/).  Built CO-RE, it needs
 # no kernel headers and no kernel BTF to build (only to load, at run time).
-# libfftw3-dev and libcairo2-dev: ccsg pes (the periodogram, the pictures).
+# libfftw3-dev, libcairo2-dev and libfontconfig-dev: ccsg pes (the
+# periodogram, the pictures).
 PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
       libmsgpack-dev check libsqlite3-dev sqlite3 rpcsvc-proto rpcbind
       util-linux zstd clang libclang-rt-14-dev clang-format python3 time
       graphviz man-db groff-base git libbpf-dev bpftool
-      libfftw3-dev libcairo2-dev)
+      libfftw3-dev libcairo2-dev libfontconfig-dev)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
