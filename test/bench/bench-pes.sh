@@ -56,7 +56,7 @@ run() {
 	/usr/bin/time -f '%e %M' -o "$dir/time" "$ccsg" pes "$dir/big.pes" "$@" \
 		> "$dir/out" 2> "$dir/err" || { cat "$dir/err"; exit 1; }
 	read -r secs kb < "$dir/time"
-	printf '  %-44s %6.2f s  %6d MB peak\n' "$label" "$secs" "$((kb / 1024))"
+	printf '  %-50s %6.2f s  %6d MB peak\n' "$label" "$secs" "$((kb / 1024))"
 }
 
 run "read (and write 1 entry)" --clip=event:0:0 --format=pes
