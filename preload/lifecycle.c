@@ -181,7 +181,7 @@ static void atfork_child(void)
 		self->tid = atomic_fetch_add(&causal_g.next_tid, 1);
 		self->parent_tid = 0;
 		self->start_ctx = causal_self.ctx;
-		causal_thread_begin(self);
+		causal_thread_begin(self, 0);
 	}
 	if (causal_writer_start())
 		disable("cannot start the log writer", 0);
@@ -217,6 +217,7 @@ static void init(void)
 	causal_identity_init(&causal_g.id);
 	atomic_store(&causal_g.next_tid, 1);
 	causal_tbufs_init();
+	causal_tid_init();
 	find_cpu_clock();
 	if (open_log(0))
 		goto out;
