@@ -35,8 +35,8 @@ static int edge_cmp(const void *a, const void *b)
 }
 
 static int64_t call_state(struct pes *p, const struct ccsg_trace *t,
-			  const struct idl_names *nm,
-			  const struct ccsg_call *c, int serving)
+			  const struct idl_names *nm, const struct ccsg_call *c,
+			  int serving)
 {
 	char name[512], fn[480];
 
@@ -74,8 +74,8 @@ int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
 		for (int serving = 0; serving < 2; serving++) {
 			int64_t a = serving ? c->skel_start_exit_ns
 					    : c->stub_start_ns;
-			int64_t b = serving ? c->skel_end_ns
-					    : c->stub_end_exit_ns;
+			int64_t b =
+				serving ? c->skel_end_ns : c->stub_end_exit_ns;
 
 			if ((serving ? c->server_proc : c->client_proc) !=
 				    proc ||
@@ -93,8 +93,8 @@ int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
 		}
 	}
 	if (!n) {
-		fail("thread %d:%d makes and serves no call in '%s'", proc,
-		     tid, t->path);
+		fail("thread %d:%d makes and serves no call in '%s'", proc, tid,
+		     t->path);
 		ret = -ENOENT;
 		goto out;
 	}
@@ -118,8 +118,8 @@ int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
 				depth--;
 			}
 		}
-		uint32_t now = depth ? (uint32_t)stack[depth - 1]
-				     : (uint32_t)running;
+		uint32_t now =
+			depth ? (uint32_t)stack[depth - 1] : (uint32_t)running;
 		if (p->seq[p->n - 1] == now)
 			continue;
 		if (p->t[p->n - 1] == e[i].t) {
