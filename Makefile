@@ -122,9 +122,24 @@ $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/to
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
 
-$(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+# `ccsg serve`: libmicrohttpd, and the page (web/) built into the binary
+MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+WEB_FILES := web/index.html web/app.js web/style.css
+$(BUILD)/tool/ccsg/cmd-serve.o: TOOL_CFLAGS += $(MHD_CFLAGS)
+
+$(BUILD)/gen/web-assets.c: web/embed.py $(WEB_FILES)
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)python3 web/embed.py $@ $(WEB_FILES)
+
+$(BUILD)/gen/web-assets.o: $(BUILD)/gen/web-assets.c
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o) \
+		$(BUILD)/gen/web-assets.o
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(PES_LIBS)
+	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(PES_LIBS) $(MHD_LIBS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
 	@mkdir -p $(dir $@)
@@ -249,6 +264,9 @@ bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 
 example: all $(EXAMPLES)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh
+	@echo "To explore the Figure 1 trace in the viewer (four linked trees in the browser):"
+	@echo "  $(BUILD)/ccsg serve --db $(BUILD)/example-logs/figure1/logs/trace.db --idl examples/figure1/figure1.x"
+	@echo "then open http://127.0.0.1:8080/ (Ctrl-C stops the server)"
 
 # Figure 1 twice (say_it 20% less on its host the second time): ccsg
 # impact's prediction from the first trace against the second run
@@ -338,7 +356,8 @@ help:
 	@echo "            another user gets one line saying they are skipped)"
 	@echo "  everything build what any other target builds (CI: with -Werror)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
-	@echo "  example   run the bundled example traced, merge, show the result"
+	@echo "  example   run the bundled example traced, merge, show the result (and"
+	@echo "            how to open it in the viewer, ccsg serve)"
 	@echo "  example-impact  Figure 1 run twice, say_it 20% less the second time:"
 	@echo "            ccsg impact's prediction from the first trace vs the second run"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
