@@ -42,7 +42,8 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-boot.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c preload/cpu-clock.c preload/monitor-rules.c
+	shim-rpc/xdr-tag.c preload/cpu-clock.c preload/monitor-rules.c \
+	preload/policy.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -57,6 +58,8 @@ TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 PES_CFLAGS := $(shell pkg-config --cflags fftw3 cairo fontconfig)
 PES_LIBS := $(shell pkg-config --libs fftw3 cairo fontconfig)
 TOOL_CFLAGS += $(PES_CFLAGS)
+# ccsg spikes symbolises with elfutils (libdw-dev)
+TOOL_LIBS += $(shell pkg-config --libs libdw)
 
 # --- tests ----------------------------------------------------------------------
 TEST_SRCS := $(wildcard test/check-*.c) test/run-tests.c
@@ -178,6 +181,9 @@ $(BUILD)/test/run-tests: $(addprefix $(BUILD)/test/obj/,$(TEST_SRCS:.c=.o) $(TES
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TEST_LIBS)
 
+# the sampler walks frame pointers (preload/sampler.h)
+$(BUILD)/test/progs/spike-%: CFLAGS += -fno-omit-frame-pointer
+
 $(BUILD)/test/progs/%: test/progs/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -261,6 +267,10 @@ everything: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BENCHES) \
 
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
+
+# bench-scale up to 10,000,000 calls: minutes, gigabytes (too long for bench)
+bench-large: all $(BENCHES)
+	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/bench-scale.sh 1000000 10000000
 
 example: all $(EXAMPLES)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh
@@ -356,6 +366,7 @@ help:
 	@echo "            another user gets one line saying they are skipped)"
 	@echo "  everything build what any other target builds (CI: with -Werror)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
+	@echo "  bench-large  merge and report 1M and 10M calls: how they grow (minutes)"
 	@echo "  example   run the bundled example traced, merge, show the result (and"
 	@echo "            how to open it in the viewer, ccsg serve)"
 	@echo "  example-impact  Figure 1 run twice, say_it 20% less the second time:"
@@ -372,6 +383,6 @@ help:
 	@echo "           CC=clang BUILD=build-clang (another compiler, in a directory apart),"
 	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
 
-.PHONY: all test check e2e everything bench example example-impact install clean help fuzz
+.PHONY: all test check e2e everything bench bench-large example example-impact install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sampler.h"
 
 CAUSAL_TLS struct causal_thread causal_self;
 
@@ -260,6 +261,7 @@ void causal_thread_begin(struct causal_tbuf *tb, int fresh)
 			      memory_order_release);
 	record_thread_start(tb, fresh);
 	pthread_setspecific(causal_g.end_key, tb);
+	causal_sampler_thread_begin(); /* with a policy: its CPU timer */
 }
 
 struct causal_tbuf *causal_thread_current(void)
@@ -294,6 +296,7 @@ void causal_thread_end(uint32_t how)
 
 	if (!tb)
 		return;
+	causal_sampler_thread_end();
 	now = causal_now_ns();
 	r = (void *)causal_record_begin_at(tb, CAUSAL_REC_THREAD_END,
 					   sizeof(*r), &pending, now);
