@@ -120,7 +120,9 @@ static inline void proc_release(struct proc *p)
 static inline bool merge_stores(uint64_t type)
 {
 	return type == CAUSAL_REC_RPC_SITE || type == CAUSAL_REC_RPC_OBJECT ||
-	       type == CAUSAL_REC_MONITOR;
+	       type == CAUSAL_REC_MONITOR ||
+	       (type >= CAUSAL_REC_SPIKE_SAMPLE &&
+		type <= CAUSAL_REC_SPIKE_PROFILE);
 }
 
 struct rpc_calls;

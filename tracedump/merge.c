@@ -47,6 +47,7 @@ struct merge {
 	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
 	sqlite3_stmt *ins_site, *ins_object, *ins_monitor;
+	struct spikes spikes;
 	struct rpc_calls rpc;
 	struct spawn_links spawns;	/* parent links made at the end */
 	msgpack_zone zone;		/* to decode RPC records again */
@@ -214,6 +215,8 @@ static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 	case CAUSAL_REC_RPC_OBJECT:
 		return take_rpc_meta(m, r);
 	}
+	if (spikes_record(r->type)) /* sporadic bottlenecks */
+		return spikes_put(&m->spikes, m->proc_id, (int64_t)seq, r);
 	return 0;
 }
 
@@ -590,7 +593,8 @@ static int open_db(struct merge *m, const char *path)
 	    /* RPC_SITE / RPC_OBJECT repeated for an id: the first wins */
 	    prepare(m, DB_RPC_SITES, "INSERT OR IGNORE", 1, &m->ins_site) ||
 	    prepare(m, DB_RPC_OBJECTS, "INSERT OR IGNORE", 1, &m->ins_object) ||
-	    prepare(m, DB_MONITOR_SWITCHES, "INSERT", 1, &m->ins_monitor))
+	    prepare(m, DB_MONITOR_SWITCHES, "INSERT", 1, &m->ins_monitor) ||
+	    spikes_open(&m->spikes, m->db))
 		return -1;
 	return 0;
 }
@@ -606,6 +610,7 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_site);
 	sqlite3_finalize(m->ins_object);
 	sqlite3_finalize(m->ins_monitor);
+	spikes_close(&m->spikes);
 	m->ins_recs = m->ins_site = m->ins_object = m->ins_monitor = NULL;
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
 	sqlite3_close(m->db);
@@ -778,7 +783,7 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 		.o = m->o, .ld = ld, .rpc = &m->rpc, .proc_id = 1
 	};
 	struct chunk_queue q;
-	uint64_t linked, spike_rows;
+	uint64_t linked;
 	pthread_t tid;
 	int rc;
 
@@ -805,8 +810,6 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 		return fail("database: parent links: %s", sqlite3_errmsg(m->db));
 	if ((rc = store_calls(m)))
 		return rc;
-	if (spikes_store(m->db, &spike_rows)) /* sporadic bottlenecks */
-		return -1;
 	if (schema_create_indexes(m->db) || exec(m->db, "COMMIT"))
 		return -1;
 	return 0;
