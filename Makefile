@@ -54,6 +54,10 @@ CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
 CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
+# ccsg pes: the periodogram (FFTW) and the pictures (cairo)
+PES_CFLAGS := $(shell pkg-config --cflags fftw3 cairo fontconfig)
+PES_LIBS := $(shell pkg-config --libs fftw3 cairo fontconfig)
+TOOL_CFLAGS += $(PES_CFLAGS)
 # ccsg spikes symbolises with elfutils (libdw-dev)
 TOOL_LIBS += $(shell pkg-config --libs libdw)
 
@@ -64,7 +68,8 @@ TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS) \
 TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
-TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(TIRPC_LIBS) -ldl -lpthread
+TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(PES_LIBS) $(TIRPC_LIBS) \
+	-ldl -lpthread
 PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
@@ -137,7 +142,7 @@ $(BUILD)/gen/web-assets.o: $(BUILD)/gen/web-assets.c
 $(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o) \
 		$(BUILD)/gen/web-assets.o
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(MHD_LIBS)
+	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(PES_LIBS) $(MHD_LIBS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
 	@mkdir -p $(dir $@)
@@ -220,7 +225,8 @@ $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
 		$(CCSG_ENGINE_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS) \
+		$(PES_LIBS)
 
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)

@@ -7,6 +7,8 @@ set -euo pipefail
 # libbpf-dev (libbpf and its BPF headers), bpftool (the skeleton) and clang
 # (the BPF target): the bpf clock (bpf/, causalctl/).  Built CO-RE, it needs
 # no kernel headers and no kernel BTF to build (only to load, at run time).
+# libfftw3-dev, libcairo2-dev and libfontconfig-dev: ccsg pes (the
+# periodogram, the pictures).
 # libdw-dev (elfutils): `ccsg spikes` symbolises sampled addresses offline.
 # libmicrohttpd-dev and node-d3: `ccsg serve` (the viewer: its HTTP server,
 # and d3, served from /usr/share/nodejs/d3); chromium, chromium-driver and
@@ -15,6 +17,7 @@ PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
       libmsgpack-dev check libsqlite3-dev sqlite3 rpcsvc-proto rpcbind
       util-linux zstd clang libclang-rt-14-dev clang-format python3 time
       graphviz man-db groff-base git libbpf-dev bpftool libdw-dev
+      libfftw3-dev libcairo2-dev libfontconfig-dev
       libmicrohttpd-dev node-d3 chromium chromium-driver python3-selenium)
 missing=()
 for p in "${PKGS[@]}"; do
