@@ -16,6 +16,7 @@ extern const struct command cmd_report;
 extern const struct command cmd_latency;
 extern const struct command cmd_compact;
 extern const struct command cmd_impact;
+extern const struct command cmd_export;
 
 /* The options the commands share: each lists those it takes. */
 enum {

@@ -1,0 +1,107 @@
+/*
+ * export-buf.h - the exports' output buffer: numbers and strings appended
+ * without stdio's formatting (a million calls are some 10 million
+ * numbers), written out in 64 KiB blocks.
+ */
+#ifndef CCSG_EXPORT_BUF_H
+#define CCSG_EXPORT_BUF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define XBUF_SIZE 65536
+
+struct xbuf {
+	FILE *f;
+	size_t n;
+	int err; /* a write failed */
+	char b[XBUF_SIZE];
+};
+
+static inline void xb_flush(struct xbuf *x)
+{
+	if (x->n && fwrite(x->b, 1, x->n, x->f) != x->n)
+		x->err = 1;
+	x->n = 0;
+}
+
+static inline void xb_put(struct xbuf *x, const char *s, size_t len)
+{
+	if (x->n + len > XBUF_SIZE) {
+		xb_flush(x);
+		if (len > XBUF_SIZE) {
+			if (fwrite(s, 1, len, x->f) != len)
+				x->err = 1;
+			return;
+		}
+	}
+	memcpy(x->b + x->n, s, len);
+	x->n += len;
+}
+
+static inline void xb_str(struct xbuf *x, const char *s)
+{
+	xb_put(x, s, strlen(s));
+}
+
+static inline void xb_ch(struct xbuf *x, char c)
+{
+	if (x->n == XBUF_SIZE)
+		xb_flush(x);
+	x->b[x->n++] = c;
+}
+
+static inline void xb_u64(struct xbuf *x, uint64_t v)
+{
+	char t[24];
+	int i = 24;
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	xb_put(x, t + i, (size_t)(24 - i));
+}
+
+static inline void xb_i64(struct xbuf *x, int64_t v)
+{
+	if (v < 0) {
+		xb_ch(x, '-');
+		xb_u64(x, (uint64_t)0 - (uint64_t)v);
+	} else {
+		xb_u64(x, (uint64_t)v);
+	}
+}
+
+/* Nanoseconds as microseconds with three decimals: 1234567 -> 1234.567. */
+static inline void xb_us(struct xbuf *x, int64_t ns)
+{
+	uint64_t a;
+	char t[3];
+
+	if (ns < 0)
+		xb_ch(x, '-');
+	a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	xb_u64(x, a / 1000);
+	t[0] = (char)('0' + a / 100 % 10);
+	t[1] = (char)('0' + a / 10 % 10);
+	t[2] = (char)('0' + a % 10);
+	xb_ch(x, '.');
+	xb_put(x, t, 3);
+}
+
+static inline void xb_hex(struct xbuf *x, const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		xb_ch(x, digits[p[i] >> 4]);
+		xb_ch(x, digits[p[i] & 15]);
+	}
+}
+
+/* A JSON string literal of s (util/json.h's rules). */
+void xb_json(struct xbuf *x, const char *s);
+
+#endif
