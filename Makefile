@@ -53,6 +53,8 @@ CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
 CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
+# ccsg export --endpoint: OTLP/HTTP with libcurl
+CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 
 # --- tests ----------------------------------------------------------------------
 TEST_SRCS := $(wildcard test/check-*.c) test/run-tests.c
@@ -61,7 +63,7 @@ TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS) \
 TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
-TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(TIRPC_LIBS) -ldl -lpthread
+TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(TIRPC_LIBS) -ldl -lpthread $(CURL_LIBS)
 PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
@@ -119,7 +121,7 @@ $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/to
 
 $(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
+	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(CURL_LIBS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
 	@mkdir -p $(dir $@)
@@ -199,7 +201,7 @@ $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
 		$(CCSG_ENGINE_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS) $(CURL_LIBS)
 
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)

@@ -166,8 +166,6 @@ static int parse(struct export_cli *o, int argc, char **argv)
 		return bad("unexpected argument '%s'", p.args[0]);
 	if (o->format < 0)
 		return bad("%s", "give --format=chrome|otlp|folded");
-	if (o->format == EXPORT_OTLP) /* STAGE: it follows */
-		return bad("format '%s' is not there yet", formats[o->format]);
 	if (o->weight >= 0 && o->format != EXPORT_FOLDED)
 		return bad("%s", "--weight goes with --format=folded");
 	if ((o->endpoint || o->nservices || o->batch || o->retries >= 0) &&

@@ -287,7 +287,7 @@ static int align(struct export_ctx *x)
 		struct export_host *e = &x->hosts[h];
 
 		if (e->ref >= 0 && (size_t)e->ref != h)
-			e->unix_ns = x->hosts[e->ref].unix_ns - e->offset_ns;
+			e->unix_ns = x->hosts[e->ref].unix_ns;
 	}
 	ret = 0;
 out:

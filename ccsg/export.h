@@ -41,7 +41,8 @@ struct export_host {
 	int64_t pairs;	   /* calls of the pair it was aligned by */
 	int32_t via;	   /* the host it was aligned against, -1 */
 	int32_t ref;	   /* the reference host of its component */
-	int64_t unix_ns;   /* unix time - aligned monotonic time, or 0 */
+	int64_t unix_ns;   /* unix time - aligned time (its reference's
+			    * real-time anchor), 0 when unknown */
 	uint8_t inconsistent; /* its pair's intervals do not intersect */
 };
 

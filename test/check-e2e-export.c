@@ -411,6 +411,277 @@ static int check_chrome(struct e2e *t)
 	return ncalls;
 }
 
+/* ---- otlp --------------------------------------------------------------- */
+
+struct span {
+	const char *trace, *id, *parent;
+	int kind;
+	double call, proc, tid;
+	int seen;
+};
+
+struct spans {
+	struct span *s;
+	int n;
+	int resources;
+};
+
+/* The value of attribute key in attrs, as a number (intValue strings
+ * too), or -1. */
+static double attr_num(const struct jval *attrs, const char *key)
+{
+	for (int i = 0; attrs && i < attrs->n; i++) {
+		const struct jval *a = &attrs->item[i];
+		const struct jval *v;
+
+		if (strcmp(json_need(a, "key", J_STR, "attribute")->str, key))
+			continue;
+		v = json_need(a, "value", J_OBJ, key);
+		if (json_get(v, "intValue"))
+			return atof(json_get(v, "intValue")->str);
+		if (json_get(v, "doubleValue"))
+			return json_get(v, "doubleValue")->num;
+	}
+	return -1;
+}
+
+static const char *attr_text(const struct jval *attrs, const char *key)
+{
+	for (int i = 0; attrs && i < attrs->n; i++) {
+		const struct jval *a = &attrs->item[i];
+
+		if (!strcmp(json_need(a, "key", J_STR, "attribute")->str, key) &&
+		    json_get(json_get(a, "value"), "stringValue"))
+			return json_get(json_get(a, "value"), "stringValue")->str;
+	}
+	return NULL;
+}
+
+/* Every span of an ExportTraceServiceRequest, appended to sp. */
+static void otlp_spans(const struct jval *doc, struct spans *sp)
+{
+	const struct jval *rs = json_need(doc, "resourceSpans", J_ARR, "otlp");
+
+	for (int r = 0; r < rs->n; r++) {
+		const struct jval *res = json_need(&rs->item[r], "resource",
+						   J_OBJ, "resourceSpans");
+		const struct jval *ra = json_need(res, "attributes", J_ARR, "resource");
+		const struct jval *ss = json_need(&rs->item[r], "scopeSpans",
+						  J_ARR, "resourceSpans");
+
+		ck_assert_ptr_nonnull(attr_text(ra, "host.name"));
+		ck_assert_ptr_nonnull(attr_text(ra, "service.name"));
+		ck_assert_ptr_nonnull(attr_text(ra, "process.executable.name"));
+		ck_assert_msg(attr_num(ra, "process.pid") > 0, "process.pid");
+		sp->resources++;
+		for (int k = 0; k < ss->n; k++) {
+			const struct jval *a = json_need(&ss->item[k], "spans",
+							 J_ARR, "scopeSpans");
+
+			sp->s = realloc(sp->s, (size_t)(sp->n + a->n + 1) *
+						       sizeof(*sp->s));
+			for (int i = 0; i < a->n; i++) {
+				const struct jval *o = &a->item[i];
+				const struct jval *at = json_get(o, "attributes");
+				struct span *x = &sp->s[sp->n++];
+
+				x->trace = json_need(o, "traceId", J_STR, "span")->str;
+				x->id = json_need(o, "spanId", J_STR, "span")->str;
+				x->parent = json_get(o, "parentSpanId")
+						    ? json_get(o, "parentSpanId")->str
+						    : "";
+				x->kind = (int)json_need(o, "kind", J_NUM, "span")->num;
+				x->call = attr_num(at, "causal.call_id");
+				x->proc = attr_num(at, "causal.proc_id");
+				x->tid = attr_num(at, "causal.tid");
+				x->seen = 0;
+				if (x->kind != 1) {
+					ck_assert_str_eq(attr_text(at, "rpc.system"),
+							 "onc_rpc");
+					ck_assert_ptr_nonnull(attr_text(at, "rpc.method"));
+					ck_assert_ptr_nonnull(attr_text(at, "rpc.service"));
+				}
+			}
+		}
+	}
+}
+
+static struct span *find_span(struct spans *sp, int kind, double call,
+			      double proc, double tid)
+{
+	struct span *found = NULL;
+
+	for (int i = 0; i < sp->n; i++) {
+		struct span *x = &sp->s[i];
+
+		if (x->kind == kind &&
+		    (kind == 1 ? x->proc == proc && x->tid == tid
+			       : x->call == call)) {
+			ck_assert_msg(!found, "two spans of kind %d for call %.0f"
+					      " / thread %.0f.%.0f",
+				      kind, call, proc, tid);
+			found = x;
+		}
+	}
+	return found;
+}
+
+struct chains {
+	char *chain[512], *trace[512];
+	int n;
+};
+
+/* Chain chain's calls are in trace trace, and no other chain's are. */
+static void same_trace(struct chains *c, const char *chain, const char *trace)
+{
+	for (int i = 0; i < c->n; i++) {
+		if (!strcmp(c->chain[i], chain)) {
+			ck_assert_msg(!strcmp(c->trace[i], trace),
+				      "chain %s: spans in traces %s and %s",
+				      chain, c->trace[i], trace);
+			return;
+		}
+		ck_assert_msg(strcmp(c->trace[i], trace),
+			      "chains %s and %s share trace %s", c->chain[i],
+			      chain, trace);
+	}
+	ck_assert_int_lt(c->n, 512);
+	c->chain[c->n] = (char *)chain;
+	c->trace[c->n++] = (char *)trace;
+}
+
+/*
+ * Node nd of the DSCG (ccsg dscg --format=json), whose parent's span is
+ * parent ("" for none) and whose chain is chain: its spans have that
+ * parent (a server span, its client span); returns how many spans it and
+ * its subtree have.
+ */
+static int dscg_walk(const struct jval *nd, struct spans *sp,
+		     const char *parent, const char *chain, struct chains *ch)
+{
+	const char *kind = json_need(nd, "kind", J_STR, "dscg node")->str;
+	const struct jval *kids = json_get(nd, "children");
+	const char *below = parent;
+	int n = 0;
+
+	if (!strcmp(kind, "thread")) {
+		struct span *x = find_span(sp, 1, -1,
+					   json_need(nd, "proc", J_NUM, "t")->num,
+					   json_need(nd, "tid", J_NUM, "t")->num);
+
+		if (x) {
+			ck_assert_msg(!strcmp(x->parent, parent),
+				      "thread span %s: parent '%s', the DSCG "
+				      "says '%s'",
+				      x->id, x->parent, parent);
+			x->seen++;
+			below = x->id;
+			n++;
+		}
+	} else if (!strcmp(kind, "chain")) {
+		chain = json_need(nd, "chain", J_STR, "chain")->str;
+	} else if (!strcmp(kind, "call")) {
+		double id = json_need(nd, "call_id", J_NUM, "call")->num;
+		struct span *c = find_span(sp, 3, id, 0, 0),
+			    *s = find_span(sp, 2, id, 0, 0);
+
+		ck_assert_msg(c || s, "call %.0f: no span", id);
+		ck_assert_msg(json_get(nd, "missing")->type != J_NULL || (c && s),
+			      "call %.0f: client span %p, server %p", id,
+			      (void *)c, (void *)s);
+		ck_assert_msg(!strcmp((c ? c : s)->parent, parent),
+			      "call %.0f: parent span '%s', the DSCG says '%s'",
+			      id, (c ? c : s)->parent, parent);
+		if (c && s)
+			ck_assert_msg(!strcmp(s->parent, c->id),
+				      "call %.0f: server span's parent %s, not "
+				      "its client span %s",
+				      id, s->parent, c->id);
+		if (c && s)
+			ck_assert_str_eq(c->trace, s->trace);
+		ck_assert_ptr_nonnull(chain);
+		same_trace(ch, chain, (c ? c : s)->trace);
+		if (c)
+			c->seen++;
+		if (s)
+			s->seen++;
+		n += (c != NULL) + (s != NULL);
+		below = s ? s->id : c->id;
+	}
+	for (int i = 0; kids && i < kids->n; i++)
+		n += dscg_walk(&kids->item[i], sp, below, chain, ch);
+	return n;
+}
+
+/* Run the proto check of a file when the npm tools are there. */
+static void proto_check(const char *path)
+{
+	const char *tools = npm_tools(), *src = getenv("CAUSAL_SRC");
+	char cmd[4 * PATH_MAX];
+	int status;
+
+	if (!tools) {
+		skip_line("the flame graph and the OTLP proto checks are");
+		return;
+	}
+	e2e_fmt(cmd, sizeof(cmd), "node '%s/test/otlp/check-otlp.js' '%s' '%s'",
+		src ? src : ".", tools, path);
+	status = system(cmd);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "%s: not a valid ExportTraceServiceRequest (%s)", path,
+		      cmd);
+}
+
+/*
+ * The OTLP export of t: valid against the protos; a span per side of
+ * every call, their parents the DSCG's, trace ids one per chain.
+ * Returns the number of spans.
+ */
+static int check_otlp(struct e2e *t)
+{
+	static const char *const args[] = { "--format=otlp", NULL };
+	const char *dargs[] = { tool_path("ccsg"), "dscg", "--format=json",
+				"--db", t->db, NULL };
+	char *text = export_run(t, "trace.otlp.json", args), path[PATH_MAX];
+	struct jval *doc = json_parse(text, "ccsg export --format=otlp"), *dscg;
+	struct spans sp = { 0 };
+	struct chains ch = { .n = 0 };
+	struct tool_out r;
+	int n;
+
+	e2e_fmt(path, sizeof(path), "%s/trace.otlp.json", t->dir);
+	proto_check(path);
+	otlp_spans(doc, &sp);
+	ck_assert_int_eq(sp.resources,
+			 e2e_query_int(t->sql, "SELECT count(*) FROM processes"));
+	r = tool_run(dargs);
+	e2e_assert_exit(r.status, 0, "ccsg dscg");
+	dscg = json_parse(r.out, "ccsg dscg");
+	n = dscg_walk(json_need(dscg, "root", J_OBJ, "dscg"), &sp, "", NULL, &ch);
+	ck_assert_int_eq(n, sp.n); /* no span the DSCG has no node for */
+	for (int i = 0; i < sp.n; i++)
+		ck_assert_int_eq(sp.s[i].seen, 1);
+	ck_assert_int_eq(ch.n, e2e_query_int(t->sql, "SELECT count(DISTINCT "
+						     "chain) FROM rpc_calls"));
+	/* one span per side of every call */
+	{
+		int sides = 0;
+
+		for (int i = 0; i < sp.n; i++)
+			sides += sp.s[i].kind != 1;
+		ck_assert_int_eq(sides, e2e_query_int(t->sql,
+						      "SELECT count(client_proc_id) "
+						      "+ count(server_proc_id) FROM "
+						      "rpc_calls"));
+	}
+	free(sp.s);
+	json_free(dscg);
+	tool_out_release(&r);
+	json_free(doc);
+	free(text);
+	return n;
+}
+
 /* ---- the tests ---------------------------------------------------------- */
 
 START_TEST(test_figure1)
@@ -464,6 +735,8 @@ START_TEST(test_figure1)
 	check_flamegraph(&t, "cpu.folded", "SAY_IT");
 
 	ck_assert_int_eq(check_chrome(&t), 1 + 1 + 1 + FIG1_SAY_TIMES);
+	/* 6 calls x 2 sides, main's thread, what_to_say's threads */
+	ck_assert_int_eq(check_otlp(&t), 12 + 1 + FIG1_THREADS);
 	e2e_release(&t);
 }
 END_TEST
@@ -517,6 +790,7 @@ START_TEST(test_multi)
 	free(check_folded(&t, NULL));
 	check_flamegraph(&t, "cpu.folded", "say_it");
 	ck_assert_int_eq(check_chrome(&t), 108);
+	ck_assert_int_ge(check_otlp(&t), 2 * 108);
 	e2e_release(&t);
 }
 END_TEST
