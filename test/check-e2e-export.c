@@ -624,12 +624,17 @@ static void proto_check(const char *path)
 		skip_line("the flame graph and the OTLP proto checks are");
 		return;
 	}
-	e2e_fmt(cmd, sizeof(cmd), "node '%s/test/otlp/check-otlp.js' '%s' '%s'",
-		src ? src : ".", tools, path);
+	e2e_fmt(cmd, sizeof(cmd),
+		"node '%s/test/otlp/check-otlp.js' '%s' '%s' > '%s.check' 2>&1",
+		src ? src : ".", tools, path, path);
 	status = system(cmd);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "%s: not a valid ExportTraceServiceRequest (%s)", path,
-		      cmd);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		char out[PATH_MAX + 8];
+
+		e2e_fmt(out, sizeof(out), "%s.check", path);
+		ck_abort_msg("%s: not a valid ExportTraceServiceRequest: %s",
+			     path, e2e_slurp(out, NULL));
+	}
 }
 
 /*
@@ -680,6 +685,209 @@ static int check_otlp(struct e2e *t)
 	json_free(doc);
 	free(text);
 	return n;
+}
+
+/* ---- otlp --endpoint ------------------------------------------------------ */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+/* test/otlp/receiver.py MODE in DIR/NAME; its port in *port. */
+static pid_t receiver_start(struct e2e *t, const char *mode, const char *name,
+			    char *dir, size_t len, int *port)
+{
+	const char *src = getenv("CAUSAL_SRC");
+	char script[PATH_MAX], portf[PATH_MAX + 8], o[PATH_MAX + 8],
+		e[PATH_MAX + 8];
+	const char *argv[] = { "/usr/bin/env", "python3", script, mode, dir, NULL };
+	pid_t pid;
+	char *text;
+
+	e2e_fmt(dir, len, "%s/%s", t->dir, name);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	e2e_fmt(script, sizeof(script), "%s/test/otlp/receiver.py",
+		src ? src : ".");
+	e2e_fmt(portf, sizeof(portf), "%s/port", dir);
+	e2e_fmt(o, sizeof(o), "%s/out", dir);
+	e2e_fmt(e, sizeof(e), "%s/err", dir);
+	pid = e2e_spawn(argv, NULL, o, e);
+	rpc_wait_file(portf, pid);
+	text = e2e_slurp(portf, NULL);
+	*port = atoi(text);
+	free(text);
+	ck_assert_int_gt(*port, 0);
+	return pid;
+}
+
+static void receiver_stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	e2e_wait(pid);
+}
+
+/* Lines of DIR/requests (0 when none came). */
+static int requests(const char *dir)
+{
+	char path[PATH_MAX + 16], *text;
+	int n = 0;
+
+	e2e_fmt(path, sizeof(path), "%s/requests", dir);
+	if (access(path, F_OK))
+		return 0;
+	text = e2e_slurp(path, NULL);
+	for (char *p = text; *p; p++)
+		n += *p == '\n';
+	ck_assert_msg(strstr(text, "/v1/traces application/json "),
+		      "requests: %s", text);
+	free(text);
+	return n;
+}
+
+/* `ccsg export --format=otlp --endpoint URL ARGS...`; its output. */
+static struct tool_out endpoint_run(struct e2e *t, int port,
+				    const char *const *args)
+{
+	char url[128];
+	const char *argv[24] = { tool_path("ccsg"), "export", "--db", t->db,
+				 "--format=otlp", "--endpoint", url };
+	int n = 7;
+
+	e2e_fmt(url, sizeof(url), "http://127.0.0.1:%d/v1/traces", port);
+	for (int i = 0; args[i] && n < 23; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return tool_run(argv);
+}
+
+/* Exit 1 with one line on stderr holding each of want; the file out
+ * complete, with nspans spans. */
+static void assert_failed(struct tool_out *r, const char *const *want,
+			  const char *out, int nspans)
+{
+	char *text;
+	struct jval *doc;
+	struct spans sp = { 0 };
+
+	e2e_assert_exit(r->status, 1, "ccsg export --endpoint");
+	ck_assert_msg(strchr(r->err, '\n') == r->err + strlen(r->err) - 1,
+		      "not one line: '%s'", r->err);
+	for (int i = 0; want[i]; i++)
+		ck_assert_msg(strstr(r->err, want[i]), "'%s' does not say '%s'",
+			      r->err, want[i]);
+	text = e2e_slurp(out, NULL);
+	doc = json_parse(text, out);
+	otlp_spans(doc, &sp);
+	ck_assert_int_eq(sp.n, nspans);
+	free(sp.s);
+	json_free(doc);
+	free(text);
+}
+
+/*
+ * --endpoint: a receiver that accepts gets every span once, in requests
+ * of at most --batch spans, each valid; one that refuses (400) is one
+ * clear error, without retries; one that is busy (503) is tried
+ * 1 + --retries times; one nobody listens on likewise; and the file of
+ * -o is complete whatever the receiver did.
+ */
+static void check_endpoint(struct e2e *t, int nspans)
+{
+	char dir[PATH_MAX], out[PATH_MAX];
+	struct spans sp = { 0 };
+	struct tool_out r;
+	int port, n;
+	pid_t pid;
+
+	pid = receiver_start(t, "accept", "accept", dir, sizeof(dir), &port);
+	{
+		static const char *const args[] = { "--batch", "50", NULL };
+
+		r = endpoint_run(t, port, args);
+	}
+	e2e_assert_exit(r.status, 0, "ccsg export --endpoint");
+	ck_assert_msg(!r.err[0] && !r.out[0], "stdout '%s', stderr '%s'",
+		      r.out, r.err);
+	tool_out_release(&r);
+	receiver_stop(pid);
+	n = requests(dir);
+	ck_assert_int_eq(n, (nspans + 49) / 50);
+	{
+		struct jval **docs = calloc((size_t)n + 1, sizeof(*docs));
+
+		for (int i = 1; i <= n; i++) {
+			char path[PATH_MAX + 32], *text;
+			int before = sp.n;
+
+			e2e_fmt(path, sizeof(path), "%s/request-%d.json", dir, i);
+			proto_check(path);
+			text = e2e_slurp(path, NULL);
+			docs[i] = json_parse(text, path);
+			otlp_spans(docs[i], &sp);
+			ck_assert_int_le(sp.n - before, 50);
+			free(text);
+		}
+		ck_assert_int_eq(sp.n, nspans);
+		for (int i = 0; i < sp.n; i++)
+			for (int j = i + 1; j < sp.n; j++)
+				ck_assert_msg(strcmp(sp.s[i].id, sp.s[j].id) ||
+						      strcmp(sp.s[i].trace,
+							     sp.s[j].trace),
+					      "span %s sent twice", sp.s[i].id);
+		for (int i = 1; i <= n; i++)
+			json_free(docs[i]);
+		free(docs);
+	}
+	free(sp.s);
+
+	/* refused: one request, one line, the file complete all the same */
+	pid = receiver_start(t, "refuse", "refuse", dir, sizeof(dir), &port);
+	e2e_fmt(out, sizeof(out), "%s/refused.json", t->dir);
+	{
+		const char *args[] = { "-o", out, "--retries", "3", NULL };
+		static const char *const want[] = { "refused", "HTTP 400",
+						    "cannot parse", NULL };
+
+		r = endpoint_run(t, port, args);
+		assert_failed(&r, want, out, nspans);
+	}
+	tool_out_release(&r);
+	receiver_stop(pid);
+	ck_assert_int_eq(requests(dir), 1);
+
+	/* busy: tried 1 + 2 times */
+	pid = receiver_start(t, "busy", "busy", dir, sizeof(dir), &port);
+	e2e_fmt(out, sizeof(out), "%s/busy.json", t->dir);
+	{
+		const char *args[] = { "-o", out, "--retries", "2", NULL };
+		static const char *const want[] = { "cannot send", "HTTP 503",
+						    "3 tries", NULL };
+
+		r = endpoint_run(t, port, args);
+		assert_failed(&r, want, out, nspans);
+	}
+	tool_out_release(&r);
+	receiver_stop(pid);
+	ck_assert_int_eq(requests(dir), 3);
+
+	/* nobody listens: a port just closed */
+	{
+		struct sockaddr_in a = { .sin_family = AF_INET };
+		socklen_t len = sizeof(a);
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		const char *args[] = { "-o", out, "--retries", "1", NULL };
+		static const char *const want[] = { "cannot send", "2 tries",
+						    NULL };
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+		ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+		close(fd);
+		e2e_fmt(out, sizeof(out), "%s/unreachable.json", t->dir);
+		r = endpoint_run(t, ntohs(a.sin_port), args);
+		assert_failed(&r, want, out, nspans);
+		tool_out_release(&r);
+	}
 }
 
 /* ---- the tests ---------------------------------------------------------- */
@@ -748,6 +956,7 @@ START_TEST(test_multi)
 	char *out;
 	struct e2e t;
 	pid_t c[3];
+	int n;
 
 	rpc_isolate();
 	e2e_init(&t);
@@ -790,7 +999,9 @@ START_TEST(test_multi)
 	free(check_folded(&t, NULL));
 	check_flamegraph(&t, "cpu.folded", "say_it");
 	ck_assert_int_eq(check_chrome(&t), 108);
-	ck_assert_int_ge(check_otlp(&t), 2 * 108);
+	n = check_otlp(&t);
+	ck_assert_int_ge(n, 2 * 108);
+	check_endpoint(&t, n);
 	e2e_release(&t);
 }
 END_TEST
