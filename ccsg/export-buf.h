@@ -45,6 +45,9 @@ static inline void xb_str(struct xbuf *x, const char *s)
 	xb_put(x, s, strlen(s));
 }
 
+/* A string literal: its length known at compile time. */
+#define XB_LIT(x, lit) xb_put((x), "" lit, sizeof(lit) - 1)
+
 static inline void xb_ch(struct xbuf *x, char c)
 {
 	if (x->n == XBUF_SIZE)
@@ -54,14 +57,19 @@ static inline void xb_ch(struct xbuf *x, char c)
 
 static inline void xb_u64(struct xbuf *x, uint64_t v)
 {
-	char t[24];
-	int i = 24;
+	char *p;
+	int n = 1;
 
+	for (uint64_t w = v; w >= 10; w /= 10)
+		n++;
+	if (x->n + 20 > XBUF_SIZE)
+		xb_flush(x);
+	p = x->b + x->n + n;
+	x->n += (size_t)n;
 	do {
-		t[--i] = (char)('0' + v % 10);
+		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	xb_put(x, t + i, (size_t)(24 - i));
 }
 
 static inline void xb_i64(struct xbuf *x, int64_t v)
@@ -75,30 +83,44 @@ static inline void xb_i64(struct xbuf *x, int64_t v)
 }
 
 /* Nanoseconds as microseconds with three decimals: 1234567 -> 1234.567. */
+/* Nanoseconds as microseconds with three decimals: 1234567 -> 1234.567. */
 static inline void xb_us(struct xbuf *x, int64_t ns)
 {
 	uint64_t a;
-	char t[3];
+	char *p;
 
 	if (ns < 0)
 		xb_ch(x, '-');
 	a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	xb_u64(x, a / 1000);
-	t[0] = (char)('0' + a / 100 % 10);
-	t[1] = (char)('0' + a / 10 % 10);
-	t[2] = (char)('0' + a % 10);
-	xb_ch(x, '.');
-	xb_put(x, t, 3);
+	if (x->n + 4 > XBUF_SIZE)
+		xb_flush(x);
+	p = x->b + x->n;
+	p[0] = '.';
+	p[1] = (char)('0' + a / 100 % 10);
+	p[2] = (char)('0' + a / 10 % 10);
+	p[3] = (char)('0' + a % 10);
+	x->n += 4;
 }
 
 static inline void xb_hex(struct xbuf *x, const uint8_t *p, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
+	char *q;
 
-	for (size_t i = 0; i < n; i++) {
-		xb_ch(x, digits[p[i] >> 4]);
-		xb_ch(x, digits[p[i] & 15]);
+	if (x->n + 2 * n > XBUF_SIZE) {
+		xb_flush(x);
+		if (2 * n > XBUF_SIZE) {
+			x->err = 1;
+			return;
+		}
 	}
+	q = x->b + x->n;
+	for (size_t i = 0; i < n; i++) {
+		*q++ = digits[p[i] >> 4];
+		*q++ = digits[p[i] & 15];
+	}
+	x->n += 2 * n;
 }
 
 /* A JSON string literal of s (util/json.h's rules). */

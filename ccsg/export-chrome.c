@@ -58,11 +58,11 @@ static void where(struct chrome *ch, int32_t proc, int32_t th, int64_t ts)
 {
 	struct xbuf *b = ch->b;
 
-	xb_str(b, ",\"pid\":");
+	XB_LIT(b, ",\"pid\":");
 	xb_i64(b, proc);
-	xb_str(b, ",\"tid\":");
+	XB_LIT(b, ",\"tid\":");
 	xb_i64(b, th >= 0 ? tid_of(ch->x, th) : 0);
-	xb_str(b, ",\"ts\":");
+	XB_LIT(b, ",\"ts\":");
 	xb_us(b, ts - ch->x->base_ns);
 }
 
@@ -73,41 +73,41 @@ static void metadata(struct chrome *ch)
 	struct xbuf *b = ch->b;
 	int64_t worst = 0;
 
-	xb_str(b, "{\"displayTimeUnit\":\"ns\",\n\"metadata\":{"
+	XB_LIT(b, "{\"displayTimeUnit\":\"ns\",\n\"metadata\":{"
 		  "\"generator\":\"ccsg export\",\"trace\":");
 	xb_json(b, t->path);
-	xb_str(b, ",\"clock\":\"each host's CLOCK_MONOTONIC plus its "
+	XB_LIT(b, ",\"clock\":\"each host's CLOCK_MONOTONIC plus its "
 		  "offset_ns; ts: microseconds from base_ns\",\"base_ns\":");
 	xb_i64(b, x->base_ns);
-	xb_str(b, ",\n \"hosts\":[");
+	XB_LIT(b, ",\n \"hosts\":[");
 	for (size_t h = 0; h < t->nhosts; h++) {
 		const struct export_host *e = &x->hosts[h];
 
 		xb_str(b, h ? ",\n  {\"host\":" : "\n  {\"host\":");
 		xb_json(b, t->hosts[h]);
-		xb_str(b, ",\"reference\":");
+		XB_LIT(b, ",\"reference\":");
 		xb_str(b, e->ref == (int32_t)h ? "true" : "false");
-		xb_str(b, ",\"aligned_against\":");
+		XB_LIT(b, ",\"aligned_against\":");
 		if (e->via >= 0)
 			xb_json(b, t->hosts[e->via]);
 		else
-			xb_str(b, "null");
-		xb_str(b, ",\"offset_ns\":");
+			XB_LIT(b, "null");
+		XB_LIT(b, ",\"offset_ns\":");
 		xb_i64(b, e->offset_ns);
-		xb_str(b, ",\"error_ns\":");
+		XB_LIT(b, ",\"error_ns\":");
 		xb_i64(b, e->error_ns);
-		xb_str(b, ",\"pairs\":");
+		XB_LIT(b, ",\"pairs\":");
 		xb_i64(b, e->pairs);
-		xb_str(b, ",\"consistent\":");
+		XB_LIT(b, ",\"consistent\":");
 		xb_str(b, e->inconsistent ? "false}" : "true}");
 		if (e->error_ns > worst)
 			worst = e->error_ns;
 	}
-	xb_str(b, "],\n \"max_error_ns\":");
+	XB_LIT(b, "],\n \"max_error_ns\":");
 	xb_i64(b, worst);
-	xb_str(b, ",\"clamped_calls\":");
+	XB_LIT(b, ",\"clamped_calls\":");
 	xb_i64(b, x->clamped);
-	xb_str(b, "},\n\"traceEvents\":[\n");
+	XB_LIT(b, "},\n\"traceEvents\":[\n");
 }
 
 static void names(struct chrome *ch)
@@ -121,11 +121,11 @@ static void names(struct chrome *ch)
 		if (!t->procs[p].present)
 			continue;
 		export_proc_label(x, (int32_t)p, label, sizeof(label));
-		xb_str(b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+		XB_LIT(b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
 		xb_i64(b, (int64_t)p);
-		xb_str(b, ",\"args\":{\"name\":");
+		XB_LIT(b, ",\"args\":{\"name\":");
 		xb_json(b, label);
-		xb_str(b, "}},\n");
+		XB_LIT(b, "}},\n");
 	}
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ccsg_thread *th = &t->threads[i];
@@ -140,11 +140,11 @@ static void names(struct chrome *ch)
 			 ch->role[i] & R_CALLS ? ", client" : "",
 			 ch->role[i] & R_SERVES ? ", server" : "",
 			 "");
-		xb_str(b, "{\"ph\":\"M\",\"name\":\"thread_name\"");
+		XB_LIT(b, "{\"ph\":\"M\",\"name\":\"thread_name\"");
 		where(ch, th->proc, (int32_t)i, x->base_ns);
-		xb_str(b, ",\"args\":{\"name\":");
+		XB_LIT(b, ",\"args\":{\"name\":");
 		xb_json(b, label);
-		xb_str(b, "}},\n");
+		XB_LIT(b, "}},\n");
 	}
 }
 
@@ -174,19 +174,19 @@ static void threads(struct chrome *ch)
 		e = e == CCSG_NONE || export_time(x, th->proc, e) < s
 			    ? s
 			    : export_time(x, th->proc, e);
-		xb_str(b, "{\"ph\":\"X\",\"cat\":\"thread\",\"name\":");
+		XB_LIT(b, "{\"ph\":\"X\",\"cat\":\"thread\",\"name\":");
 		xb_str(b, th->tid == 1 ? "\"main\"" : "\"thread\"");
 		where(ch, th->proc, (int32_t)i, s);
-		xb_str(b, ",\"dur\":");
+		XB_LIT(b, ",\"dur\":");
 		xb_us(b, e - s);
-		xb_str(b, ",\"args\":{\"tid\":");
+		XB_LIT(b, ",\"args\":{\"tid\":");
 		xb_i64(b, th->tid);
-		xb_str(b, ",\"cpu_us\":");
+		XB_LIT(b, ",\"cpu_us\":");
 		if (th->cpu_ns != CCSG_NONE)
 			xb_us(b, th->cpu_ns);
 		else
-			xb_str(b, "null");
-		xb_str(b, ",\"self_cpu_us\":");
+			XB_LIT(b, "null");
+		XB_LIT(b, ",\"self_cpu_us\":");
 		xb_us(b, x->g->thread_self[i]);
 		xb_str(b, th->end_mono_ns == CCSG_NONE ? ",\"ended\":false}},\n"
 						       : "}},\n");
@@ -204,15 +204,15 @@ static void threads(struct chrome *ch)
 					     : s;
 			int64_t id = 2 * (int64_t)t->ncalls + 1 + (int64_t)i;
 
-			xb_str(b, "{\"ph\":\"s\",\"cat\":\"spawn\","
+			XB_LIT(b, "{\"ph\":\"s\",\"cat\":\"spawn\","
 				  "\"name\":\"spawn\",\"id\":");
 			xb_i64(b, id);
 			where(ch, th->proc, pt, at > s ? s : at);
-			xb_str(b, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":"
+			XB_LIT(b, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":"
 				  "\"spawn\",\"name\":\"spawn\",\"id\":");
 			xb_i64(b, id);
 			where(ch, th->proc, (int32_t)i, e > s ? s + 1 : s);
-			xb_str(b, "},\n");
+			XB_LIT(b, "},\n");
 		}
 	}
 }
@@ -251,35 +251,38 @@ static void slice(struct chrome *ch, size_t i, int server, int64_t s,
 		char *q = n >= 0 ? ch->fn[n] : ch->lost;
 
 		xb_put(b, q, strlen(q) - 1);
-		xb_str(b, " [");
+		XB_LIT(b, " [");
 		xb_str(b, out);
-		xb_str(b, "]\",\"cname\":\"terrible\"");
+		XB_LIT(b, "]\",\"cname\":\"terrible\"");
 	} else {
 		xb_str(b, n >= 0 ? ch->fn[n] : ch->lost);
 	}
 	where(ch, proc, th, s);
-	xb_str(b, ",\"dur\":");
+	XB_LIT(b, ",\"dur\":");
 	xb_us(b, e >= s ? e - s : 0);
-	xb_str(b, ",\"args\":{\"call_id\":");
+	XB_LIT(b, ",\"args\":{\"call_id\":");
 	xb_i64(b, c->call_id);
-	xb_str(b, ",\"chain\":\"");
+	XB_LIT(b, ",\"chain\":\"");
 	xb_hex(b, t->chains[c->chain].id, DB_CHAIN_LEN);
-	xb_str(b, "\",\"program\":");
-	xb_u64(b, c->prog);
-	xb_str(b, ",\"version\":");
-	xb_u64(b, c->vers);
-	xb_str(b, ",\"procedure\":");
-	xb_u64(b, c->proc);
-	xb_str(b, ",\"args_bytes\":");
+	XB_LIT(b, "\"");
+	if (!server) { /* the server slice's name says the same */
+		XB_LIT(b, ",\"program\":");
+		xb_u64(b, c->prog);
+		XB_LIT(b, ",\"version\":");
+		xb_u64(b, c->vers);
+		XB_LIT(b, ",\"procedure\":");
+		xb_u64(b, c->proc);
+	}
+	XB_LIT(b, ",\"args_bytes\":");
 	xb_i64(b, server ? c->server_args_bytes : c->args_bytes);
-	xb_str(b, ",\"results_bytes\":");
+	XB_LIT(b, ",\"results_bytes\":");
 	xb_i64(b, server ? c->server_results_bytes : c->results_bytes);
-	xb_str(b, ",\"outcome\":\"");
+	XB_LIT(b, ",\"outcome\":\"");
 	xb_str(b, out);
 	xb_str(b, c->failed ? "\",\"failed\":true" : "\",\"failed\":false");
-	xb_str(b, ",\"self_cpu_us\":");
+	XB_LIT(b, ",\"self_cpu_us\":");
 	xb_us(b, x->g->call_self[i]);
-	xb_str(b, "}},\n");
+	XB_LIT(b, "}},\n");
 }
 
 static void flow(struct chrome *ch, int64_t id, const char *name,
@@ -288,17 +291,17 @@ static void flow(struct chrome *ch, int64_t id, const char *name,
 {
 	struct xbuf *b = ch->b;
 
-	xb_str(b, "{\"ph\":\"s\",\"cat\":\"rpc\",\"name\":\"");
+	XB_LIT(b, "{\"ph\":\"s\",\"cat\":\"rpc\",\"name\":\"");
 	xb_str(b, name);
-	xb_str(b, "\",\"id\":");
+	XB_LIT(b, "\",\"id\":");
 	xb_i64(b, id);
 	where(ch, from_proc, from_th, from_ts);
-	xb_str(b, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"rpc\",\"name\":\"");
+	XB_LIT(b, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"rpc\",\"name\":\"");
 	xb_str(b, name);
-	xb_str(b, "\",\"id\":");
+	XB_LIT(b, "\",\"id\":");
 	xb_i64(b, id);
 	where(ch, to_proc, to_th, to_ts);
-	xb_str(b, "},\n");
+	XB_LIT(b, "},\n");
 }
 
 /* A point inside [s, e]: 1 ns in from the given end when there is room,

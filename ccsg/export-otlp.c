@@ -330,40 +330,40 @@ static void key(struct xbuf *b, const char *k, int first)
 {
 	xb_str(b, first ? "{\"key\":\"" : ",{\"key\":\"");
 	xb_str(b, k);
-	xb_str(b, "\",\"value\":");
+	XB_LIT(b, "\",\"value\":");
 }
 
 static void attr_str(struct xbuf *b, const char *k, const char *v, int first)
 {
 	key(b, k, first);
-	xb_str(b, "{\"stringValue\":");
+	XB_LIT(b, "{\"stringValue\":");
 	xb_json(b, v);
-	xb_str(b, "}}");
+	XB_LIT(b, "}}");
 }
 
 /* A string attribute whose value is already JSON-escaped. */
 static void attr_raw(struct xbuf *b, const char *k, const char *v, size_t n)
 {
 	key(b, k, 0);
-	xb_str(b, "{\"stringValue\":\"");
+	XB_LIT(b, "{\"stringValue\":\"");
 	xb_put(b, v, n);
-	xb_str(b, "\"}}");
+	XB_LIT(b, "\"}}");
 }
 
 static void attr_int(struct xbuf *b, const char *k, int64_t v, int first)
 {
 	key(b, k, first);
-	xb_str(b, "{\"intValue\":\"");
+	XB_LIT(b, "{\"intValue\":\"");
 	xb_i64(b, v);
-	xb_str(b, "\"}}");
+	XB_LIT(b, "\"}}");
 }
 
 static void attr_us(struct xbuf *b, const char *k, int64_t ns)
 {
 	key(b, k, 0);
-	xb_str(b, "{\"doubleValue\":");
+	XB_LIT(b, "{\"doubleValue\":");
 	xb_us(b, ns);
-	xb_str(b, "}}");
+	XB_LIT(b, "}}");
 }
 
 /* ,"field":"HEX" */
@@ -373,7 +373,7 @@ static void hex_id(struct xbuf *b, const char *field, const uint8_t *id,
 	xb_ch(b, ',');
 	xb_ch(b, '"');
 	xb_str(b, field);
-	xb_str(b, "\":\"");
+	XB_LIT(b, "\":\"");
 	xb_hex(b, id, n);
 	xb_ch(b, '"');
 }
@@ -392,9 +392,9 @@ static void unix_time(struct xbuf *b, const char *field,
 {
 	int32_t h = ccsg_trace_host(x->t, proc);
 
-	xb_str(b, ",\"");
+	XB_LIT(b, ",\"");
 	xb_str(b, field);
-	xb_str(b, "\":\"");
+	XB_LIT(b, "\":\"");
 	xb_i64(b, t + (h >= 0 ? x->hosts[h].unix_ns : 0));
 	xb_ch(b, '"');
 }
@@ -420,7 +420,7 @@ static void open_resource(struct otlp *ot, int32_t p, int first)
 		attr_str(b, "process.executable.path", x->t->procs[p].exe, 0);
 	attr_str(b, "service.name", service, 0);
 	attr_str(b, "service.instance.id", x->uuid[p], 0);
-	xb_str(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"causal\","
+	XB_LIT(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"causal\","
 		  "\"version\":\"1\"},\"spans\":[\n");
 }
 
@@ -516,9 +516,9 @@ static void call_attrs(struct otlp *ot, const struct span_ref *r)
 		peer_attrs(b, object_address(t, c));
 	attr_int(b, "causal.call_id", c->call_id, 0);
 	key(b, "causal.chain_id", 0);
-	xb_str(b, "{\"stringValue\":\"");
+	XB_LIT(b, "{\"stringValue\":\"");
 	xb_hex(b, t->chains[c->chain].id, DB_CHAIN_LEN);
-	xb_str(b, "\"}}");
+	XB_LIT(b, "\"}}");
 	attr_str(b, "causal.side", r->kind == S_SERVER ? "server" : "client", 0);
 	if (r->kind == S_CLIENT) {
 		if (c->args_bytes != CCSG_NONE)
@@ -602,7 +602,7 @@ static void span(struct otlp *ot, const struct span_ref *r, int first)
 		xb_str(b, first ? "{\"name\":" : ",\n{\"name\":");
 		xb_str(b, name);
 	}
-	xb_str(b, ",\"kind\":");
+	XB_LIT(b, ",\"kind\":");
 	xb_ch(b, r->kind == S_CLIENT ? '3' : r->kind == S_SERVER ? '2' : '1');
 	hex_id(b, "traceId", trace, 16);
 	span_hex(b, "spanId", id);
@@ -611,7 +611,7 @@ static void span(struct otlp *ot, const struct span_ref *r, int first)
 		span_hex(b, "parentSpanId", parent);
 	unix_time(b, "startTimeUnixNano", x, proc, s);
 	unix_time(b, "endTimeUnixNano", x, proc, e);
-	xb_str(b, ",\"attributes\":[");
+	XB_LIT(b, ",\"attributes\":[");
 	if (r->kind == S_THREAD)
 		thread_attrs(ot, (size_t)r->i);
 	else
@@ -620,13 +620,13 @@ static void span(struct otlp *ot, const struct span_ref *r, int first)
 	if (parent && memcmp(trace, ptrace, 16)) {
 		/* the parent is in another trace (a thread spawned in a call
 		 * starts a chain of its own) */
-		xb_str(b, ",\"links\":[{\"traceId\":\"");
+		XB_LIT(b, ",\"links\":[{\"traceId\":\"");
 		xb_hex(b, ptrace, 16);
 		xb_ch(b, '"');
 		span_hex(b, "spanId", parent);
-		xb_str(b, ",\"attributes\":[");
+		XB_LIT(b, ",\"attributes\":[");
 		attr_str(b, "causal.relation", "parent", 1);
-		xb_str(b, "]}]");
+		XB_LIT(b, "]}]");
 	}
 	if (r->kind != S_THREAD && t->calls[r->i].failed) {
 		const struct ccsg_call *c = &t->calls[r->i];
@@ -637,7 +637,7 @@ static void span(struct otlp *ot, const struct span_ref *r, int first)
 				  : c->status_name >= 0 ? t->strings[c->status_name]
 							: "failed";
 
-		xb_str(b, ",\"status\":{\"code\":2,\"message\":");
+		XB_LIT(b, ",\"status\":{\"code\":2,\"message\":");
 		xb_json(b, why);
 		xb_ch(b, '}');
 	}
