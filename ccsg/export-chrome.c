@@ -232,6 +232,15 @@ static const char *outcome(const struct ccsg_trace *t,
 		       : "unknown";
 }
 
+static void size_arg(struct xbuf *b, const char *key, int64_t v)
+{
+	xb_str(b, key);
+	if (v == CCSG_NONE)
+		XB_LIT(b, "null");
+	else
+		xb_i64(b, v);
+}
+
 static void slice(struct chrome *ch, size_t i, int server, int64_t s,
 		  int64_t e)
 {
@@ -262,24 +271,28 @@ static void slice(struct chrome *ch, size_t i, int server, int64_t s,
 	xb_us(b, e >= s ? e - s : 0);
 	XB_LIT(b, ",\"args\":{\"call_id\":");
 	xb_i64(b, c->call_id);
-	XB_LIT(b, ",\"chain\":\"");
-	xb_hex(b, t->chains[c->chain].id, DB_CHAIN_LEN);
-	XB_LIT(b, "\"");
-	if (!server) { /* the server slice's name says the same */
-		XB_LIT(b, ",\"program\":");
+	/* the client slice says it all, the server slice (whose name says
+	 * the function) what its side saw: a million calls are a gigabyte */
+	if (!server) {
+		XB_LIT(b, ",\"chain\":\"");
+		xb_hex(b, t->chains[c->chain].id, DB_CHAIN_LEN);
+		XB_LIT(b, "\",\"program\":");
 		xb_u64(b, c->prog);
 		XB_LIT(b, ",\"version\":");
 		xb_u64(b, c->vers);
 		XB_LIT(b, ",\"procedure\":");
 		xb_u64(b, c->proc);
 	}
-	XB_LIT(b, ",\"args_bytes\":");
-	xb_i64(b, server ? c->server_args_bytes : c->args_bytes);
-	XB_LIT(b, ",\"results_bytes\":");
-	xb_i64(b, server ? c->server_results_bytes : c->results_bytes);
+	size_arg(b, ",\"args_bytes\":",
+		 server ? c->server_args_bytes : c->args_bytes);
+	size_arg(b, ",\"results_bytes\":",
+		 server ? c->server_results_bytes : c->results_bytes);
 	XB_LIT(b, ",\"outcome\":\"");
 	xb_str(b, out);
-	xb_str(b, c->failed ? "\",\"failed\":true" : "\",\"failed\":false");
+	if (!server)
+		xb_str(b, c->failed ? "\",\"failed\":true" : "\",\"failed\":false");
+	else
+		xb_ch(b, '"');
 	XB_LIT(b, ",\"self_cpu_us\":");
 	xb_us(b, x->g->call_self[i]);
 	XB_LIT(b, "}},\n");
