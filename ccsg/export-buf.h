@@ -125,5 +125,7 @@ static inline void xb_hex(struct xbuf *x, const uint8_t *p, size_t n)
 
 /* A JSON string literal of s (util/json.h's rules). */
 void xb_json(struct xbuf *x, const char *s);
+/* The same without its quotes. */
+void xb_json_body(struct xbuf *x, const char *s);
 
 #endif

@@ -261,7 +261,7 @@ static void slice(struct chrome *ch, size_t i, int server, int64_t s,
 
 		xb_put(b, q, strlen(q) - 1);
 		XB_LIT(b, " [");
-		xb_str(b, out);
+		xb_json_body(b, out);
 		XB_LIT(b, "]\",\"cname\":\"terrible\"");
 	} else {
 		xb_str(b, n >= 0 ? ch->fn[n] : ch->lost);
@@ -288,7 +288,7 @@ static void slice(struct chrome *ch, size_t i, int server, int64_t s,
 	size_arg(b, ",\"results_bytes\":",
 		 server ? c->server_results_bytes : c->results_bytes);
 	XB_LIT(b, ",\"outcome\":\"");
-	xb_str(b, out);
+	xb_json_body(b, out);
 	if (!server)
 		xb_str(b, c->failed ? "\",\"failed\":true" : "\",\"failed\":false");
 	else
