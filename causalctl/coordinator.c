@@ -161,7 +161,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 	return len < size ? 0 : -EINVAL;
 }
 
-static int is_number(const char *s)
+int coord_is_number(const char *s)
 {
 	const char *digits = "0123456789";
 
@@ -200,12 +200,12 @@ int coord_selection(const char *host, const char *iface, const char *func,
 {
 	if (!is_host(host))
 		return fail("bad host '%s': a host name or '*'", host), -EINVAL;
-	if (strcmp(iface, "*") && !is_number(iface))
+	if (strcmp(iface, "*") && !coord_is_number(iface))
 		return fail("bad interface '%s': '*' or a program number "
 			    "(decimal or 0x)",
 			    iface),
 		       -EINVAL;
-	if (strcmp(func, "*") && !is_number(func) &&
+	if (strcmp(func, "*") && !coord_is_number(func) &&
 	    !(is_name(func) && strlen(func) < 48))
 		return fail("bad function '%s': '*', a procedure number or "
 			    "a name",

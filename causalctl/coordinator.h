@@ -35,6 +35,9 @@ int coord_serve(const struct coord_opts *o);
  */
 int coord_types(int n, char *const words[], char *out, size_t size);
 
+/* A program or procedure number: decimal or 0x, at most 32 bits. */
+int coord_is_number(const char *s);
+
 /*
  * Check a selection {host, interface, function, on|off} as the
  * processes will read it (monitor.h): host a name or `*`; interface `*`

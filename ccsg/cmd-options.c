@@ -86,11 +86,11 @@ stop:
 int session_open(struct session *s, const struct cli *o, int graph)
 {
 	memset(s, 0, sizeof(*s));
-	ccsg_names_init(&s->names);
+	idl_names_init(&s->names);
 	for (size_t i = 0; i < o->nidl; i++)
-		if (ccsg_names_load_idl(&s->names, o->idl[i]))
+		if (idl_names_load(&s->names, o->idl[i]))
 			return 1;
-	ccsg_names_load_rpc(&s->names, "/etc/rpc");
+	idl_names_load_rpc(&s->names, "/etc/rpc");
 	if (ccsg_trace_load(&s->trace, o->db))
 		return 1;
 	if (ccsg_dscg_build(&s->dscg, &s->trace)) {
@@ -122,5 +122,5 @@ void session_close(struct session *s)
 	ccsg_dims_release(&s->dims);
 	ccsg_dscg_release(&s->dscg);
 	ccsg_trace_release(&s->trace);
-	ccsg_names_release(&s->names);
+	idl_names_release(&s->names);
 }

@@ -73,7 +73,7 @@ struct session {
 	struct ccsg_dims dims;
 	struct ccsg_graph graph; /* CPU, or bytes allocated */
 	struct ccsg_graph freed; /* --resource=memory: bytes freed */
-	struct ccsg_names names;
+	struct idl_names names;
 };
 
 /* Load the trace and build the DSCG (and, with graph, the CCSG of

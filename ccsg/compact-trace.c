@@ -50,7 +50,7 @@ static int32_t intern(struct compact_tree *t, struct name *nm)
 /* interface > version > function of (prog, vers, proc); by location
  * interface > function. */
 static void function_elems(struct name *nm, int hierarchy,
-			   const struct ccsg_names *names,
+			   const struct idl_names *names,
 			   const struct ccsg_trace *t, uint32_t prog,
 			   uint32_t vers, uint32_t proc, int32_t symbol)
 {
@@ -121,7 +121,7 @@ static int32_t *bfs(size_t n, int32_t root, const int32_t *first,
 }
 
 int compact_from_ccsg(struct compact_tree *t, const struct ccsg_graph *g,
-		      const struct ccsg_names *names, int hierarchy)
+		      const struct idl_names *names, int hierarchy)
 {
 	const struct ccsg_trace *tr = g->dscg->trace;
 	size_t n = g->nnodes, k = g->dims->n ? g->dims->n : 1, norder = 0;
@@ -200,7 +200,7 @@ out:
 }
 
 int compact_from_dscg(struct compact_tree *t, const struct ccsg_graph *g,
-		      const struct ccsg_names *names, int hierarchy)
+		      const struct idl_names *names, int hierarchy)
 {
 	const struct ccsg_dscg *d = g->dscg;
 	const struct ccsg_trace *tr = d->trace;

@@ -254,7 +254,7 @@ int compact_folded_read(struct compact_tree *t, FILE *f, const char *name,
 			int strict);
 
 struct ccsg_graph;
-struct ccsg_names;
+struct idl_names;
 
 enum compact_hierarchy {
 	COMPACT_BY_NAME,     /* interface > version > function */
@@ -270,8 +270,8 @@ enum compact_hierarchy {
  * server per function node).  0 or -ENOMEM.
  */
 int compact_from_ccsg(struct compact_tree *t, const struct ccsg_graph *g,
-		      const struct ccsg_names *nm, int hierarchy);
+		      const struct idl_names *nm, int hierarchy);
 int compact_from_dscg(struct compact_tree *t, const struct ccsg_graph *g,
-		      const struct ccsg_names *nm, int hierarchy);
+		      const struct idl_names *nm, int hierarchy);
 
 #endif

@@ -407,7 +407,7 @@ static void min_time(int64_t *base, int64_t v)
 }
 
 int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
-		    const struct ccsg_names *nm, int transports)
+		    const struct idl_names *nm, int transports)
 {
 	const struct ccsg_trace *t = g->dscg->trace;
 	size_t nt = t->nthreads + 1, np = t->nprocs + 1;

@@ -50,7 +50,7 @@ struct export_ctx {
 	const struct ccsg_graph *g;
 	const struct ccsg_dscg *d;
 	const struct ccsg_trace *t;
-	const struct ccsg_names *names;
+	const struct idl_names *names;
 	/* per thread, in trace.threads order; CCSG_NONE when unknown */
 	int64_t *th_start, *th_spawn;
 	int32_t *os_tid; /* the system's thread id, 0 when unknown */
@@ -71,7 +71,7 @@ struct export_ctx {
  * align the clocks.  0, or -1 after a fail().
  */
 int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
-		    const struct ccsg_names *nm, int transports);
+		    const struct idl_names *nm, int transports);
 void export_ctx_release(struct export_ctx *x);
 
 /* Monotonic time mono of process proc on the aligned clock. */

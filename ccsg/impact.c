@@ -210,11 +210,11 @@ static int node_match(const struct ccsg_graph *g, const struct ccsg_node *x,
 }
 
 /* Does the .x define a procedure the pattern names? */
-static int idl_defines(const struct ccsg_names *nm, const char *iface,
+static int idl_defines(const struct idl_names *nm, const char *iface,
 		       const char *func)
 {
 	for (size_t i = 0; nm && i < nm->n; i++) {
-		const struct ccsg_idl_proc *p = &nm->procs[i];
+		const struct idl_proc *p = &nm->procs[i];
 
 		if (part_match(iface, p->prog_name, strlen(p->prog_name),
 			       p->prog) &&
@@ -301,8 +301,8 @@ static int32_t call_host_in(const struct ccsg_impact *im,
 
 /* Function pattern f of c: its nodes into c->nodes (mark: already in). */
 static int resolve_function(struct ccsg_impact *im, struct ccsg_change *c,
-			    size_t f, const struct ccsg_names *nm,
-			    uint8_t *mark, size_t *cap)
+			    size_t f, const struct idl_names *nm, uint8_t *mark,
+			    size_t *cap)
 {
 	const struct ccsg_graph *g = im->g;
 	const struct ccsg_trace *t = g->dscg->trace;
@@ -372,7 +372,7 @@ static int resolve_function(struct ccsg_impact *im, struct ccsg_change *c,
 }
 
 int ccsg_impact_resolve(struct ccsg_impact *im, struct ccsg_change *c,
-			const struct ccsg_names *nm)
+			const struct idl_names *nm)
 {
 	const struct ccsg_graph *g = im->g;
 	const struct ccsg_trace *t = g->dscg->trace;

@@ -193,7 +193,7 @@ void ccsg_impact_release(struct ccsg_impact *im);
  * fail() naming the token: -EINVAL.  -ENOMEM.
  */
 int ccsg_impact_resolve(struct ccsg_impact *im, struct ccsg_change *c,
-			const struct ccsg_names *nm);
+			const struct idl_names *nm);
 
 /* Apply resolved change c on top of those applied before.  0;
  * -ERANGE when the factors compounded on one call no longer fit in 64

@@ -14,21 +14,31 @@
 #include <string.h>
 
 #include "json.h"
+#include "output-graph.h"
 #include "output.h"
 
-static const char *const kinds[] = { "main", "function", "thread" };
+/* The graphs of bytes allocated and freed, one structure. */
+struct mem_view {
+	const struct ccsg_graph *a, *fr;
+};
 
-static void json_bytes(FILE *f, const int64_t *v, size_t n)
-{
-	fputc('[', f);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%" PRId64, i ? ", " : "", v[i]);
-	fputc(']', f);
-}
+static void dot_label(FILE *f, const void *ctx, int32_t u);
 
-static int64_t node_count(const struct ccsg_node *n)
+static void memory_figures(struct ccsg_figures *fig, const struct mem_view *v)
 {
-	return n->kind == CCSG_THREAD ? n->threads : n->calls;
+	const struct ccsg_graph *a = v->a, *fr = v->fr;
+
+	*fig = (struct ccsg_figures){
+		.g = a,
+		.bytes = 1,
+		.n = 4,
+		.s = { { "self_alloc_bytes", a, 0 },
+		       { "desc_alloc_bytes", a, 1 },
+		       { "self_freed_bytes", fr, 0 },
+		       { "desc_freed_bytes", fr, 1 } },
+		.dot_label = dot_label,
+		.ctx = v,
+	};
 }
 
 static const char *host_name(const struct ccsg_trace *t,
@@ -151,7 +161,7 @@ static void memory_text(FILE *f, const struct ccsg_graph *a,
 			total_a ? 100.0 * (double)self / (double)total_a : 0.0,
 			self, ccsg_vec_sum(x->desc, k),
 			ccsg_vec_sum(y->self, k), ccsg_vec_sum(y->desc, k),
-			node_count(x));
+			ccsg_node_count(x));
 		for (size_t j = 0; j < k; j++)
 			fprintf(f, " %12" PRId64, x->self[j]);
 		fprintf(f, "  %s [%d]\n", x->name, order[i]);
@@ -172,7 +182,8 @@ static void memory_text(FILE *f, const struct ccsg_graph *a,
 				fprintf(f,
 					"%-7s %12s %12s %6" PRId64 "/%-6" PRId64
 					"  %s [%d]%s\n",
-					"", "", "", ed->count, node_count(x),
+					"", "", "", ed->count,
+					ccsg_node_count(x),
 					a->nodes[ed->from].name, ed->from,
 					ed->primary ? "" : " (secondary)");
 		}
@@ -185,7 +196,7 @@ static void memory_text(FILE *f, const struct ccsg_graph *a,
 			: u < 1000 ? 2
 				   : 1,
 			"", ccsg_vec_sum(x->self, k), ccsg_vec_sum(x->desc, k),
-			node_count(x), x->name);
+			ccsg_node_count(x), x->name);
 		for (size_t e = 0; e < a->nedges; e++) {
 			const struct ccsg_edge *ed = &a->edges[e];
 			const struct ccsg_node *c = &a->nodes[ed->to];
@@ -197,7 +208,7 @@ static void memory_text(FILE *f, const struct ccsg_graph *a,
 					"      %s [%d]\n",
 					"", ccsg_vec_sum(c->self, k),
 					ccsg_vec_sum(c->desc, k), ed->count,
-					node_count(c), c->name, ed->to);
+					ccsg_node_count(c), c->name, ed->to);
 		}
 		fputs("-----------------------------------------------\n", f);
 	}
@@ -209,9 +220,12 @@ static void memory_json(FILE *f, const struct ccsg_graph *a,
 			const struct ccsg_graph *fr)
 {
 	const struct ccsg_trace *t = a->dscg->trace;
+	const struct mem_view v = { a, fr };
+	struct ccsg_figures fig;
 	size_t k = a->dims->n;
 	int first = 1;
 
+	memory_figures(&fig, &v);
 	fputs("{\"trace\": ", f);
 	json_cstr(f, t->path);
 	fputs(", \"resource\": \"memory\", \"unit\": \"bytes\", \"hosts\": [",
@@ -223,9 +237,9 @@ static void memory_json(FILE *f, const struct ccsg_graph *a,
 	fputs("],\n \"summary\": ", f);
 	ccsg_summary_json(f, t, &a->dscg->stats);
 	fputs(",\n \"total_alloc_bytes\": ", f);
-	json_bytes(f, a->total, k);
+	ccsg_figures_json_vec(f, &fig, a->total);
 	fputs(", \"total_freed_bytes\": ", f);
-	json_bytes(f, fr->total, k);
+	ccsg_figures_json_vec(f, &fig, fr->total);
 	fprintf(f,
 		", \"heap_columns\": %s, \"clamped\": %" PRId64
 		", \"unmeasured_threads\": %" PRId64
@@ -251,108 +265,21 @@ static void memory_json(FILE *f, const struct ccsg_graph *a,
 			fprintf(f, ", \"peak_heap_bytes\": %" PRId64 "}",
 				p->peak_heap);
 	}
-	fputs("\n ],\n \"nodes\": [", f);
-	for (size_t i = 0; i < a->nnodes; i++) {
-		const struct ccsg_node *x = &a->nodes[i], *y = &fr->nodes[i];
-
-		fprintf(f, "%s\n  {\"id\": %zu, \"kind\": \"%s\", \"name\": ",
-			i ? "," : "", i, kinds[x->kind]);
-		json_cstr(f, x->name);
-		fputs(", \"self_alloc_bytes\": ", f);
-		json_bytes(f, x->self, k);
-		fputs(", \"desc_alloc_bytes\": ", f);
-		json_bytes(f, x->desc, k);
-		fputs(", \"self_freed_bytes\": ", f);
-		json_bytes(f, y->self, k);
-		fputs(", \"desc_freed_bytes\": ", f);
-		json_bytes(f, y->desc, k);
-		if (x->kind == CCSG_FUNCTION)
-			fprintf(f,
-				", \"program\": %u, \"version\": %u, "
-				"\"procedure\": %u, "
-				"\"calls\": %" PRId64 ", \"failed\": %" PRId64,
-				x->prog, x->vers, x->proc, x->calls, x->failed);
-		if (x->kind == CCSG_THREAD)
-			fprintf(f, ", \"parent\": %d, \"threads\": %" PRId64,
-				x->parent, x->threads);
-		fputc('}', f);
-	}
-	fputs("\n ],\n \"edges\": [", f);
-	for (size_t i = 0; i < a->nedges; i++) {
-		const struct ccsg_edge *e = &a->edges[i];
-
-		fprintf(f,
-			"%s\n  {\"from\": %d, \"to\": %d, \"count\": %" PRId64
-			", \"primary\": %s}",
-			i ? "," : "", e->from, e->to, e->count,
-			e->primary ? "true" : "false");
-	}
-	fputs("\n ]\n}\n", f);
-}
-
-static void xml_bytes(FILE *f, const int64_t *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%" PRId64, i ? " " : "", v[i]);
-}
-
-static void xml_node(FILE *f, const struct ccsg_graph *a,
-		     const struct ccsg_graph *fr, int32_t u, int64_t count,
-		     int depth)
-{
-	const struct ccsg_node *x = &a->nodes[u], *y = &fr->nodes[u];
-	size_t k = a->dims->n;
-	int children = 0;
-
-	fprintf(f, "%*s<node id=\"%d\" kind=\"%s\" name=\"", 2 * depth, "", u,
-		kinds[x->kind]);
-	ccsg_xml_str(f, x->name);
-	fputs("\" self_alloc_bytes=\"", f);
-	xml_bytes(f, x->self, k);
-	fputs("\" desc_alloc_bytes=\"", f);
-	xml_bytes(f, x->desc, k);
-	fputs("\" self_freed_bytes=\"", f);
-	xml_bytes(f, y->self, k);
-	fputs("\" desc_freed_bytes=\"", f);
-	xml_bytes(f, y->desc, k);
-	fputc('"', f);
-	if (x->kind == CCSG_FUNCTION)
-		fprintf(f,
-			" program=\"%u\" version=\"%u\" procedure=\"%u\" "
-			"calls=\"%" PRId64 "\" failed=\"%" PRId64 "\"",
-			x->prog, x->vers, x->proc, x->calls, x->failed);
-	if (x->kind == CCSG_THREAD)
-		fprintf(f, " threads=\"%" PRId64 "\"", x->threads);
-	if (count >= 0)
-		fprintf(f, " count=\"%" PRId64 "\"", count);
-	for (size_t e = 0; e < a->nedges; e++) {
-		const struct ccsg_edge *ed = &a->edges[e];
-
-		if (ed->from != u || !ed->primary)
-			continue;
-		if (!children++)
-			fputs(">\n", f);
-		xml_node(f, a, fr, ed->to, ed->count, depth + 1);
-	}
-	if (children)
-		fprintf(f, "%*s</node>\n", 2 * depth, "");
-	else
-		fputs("/>\n", f);
+	fputs("\n ],\n ", f);
+	ccsg_graph_json(f, &fig);
+	fputs("\n}\n", f);
 }
 
 static void memory_xml(FILE *f, const struct ccsg_graph *a,
 		       const struct ccsg_graph *fr)
 {
 	const struct ccsg_trace *t = a->dscg->trace;
+	const struct mem_view v = { a, fr };
+	struct ccsg_figures fig;
 
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ccsg trace=\"", f);
-	ccsg_xml_str(f, t->path);
-	fputs("\" hosts=\"", f);
-	for (size_t i = 0; i < a->dims->n; i++) {
-		fputs(i ? " " : "", f);
-		ccsg_xml_str(f, a->dims->names[i]);
-	}
-	fputs("\" resource=\"memory\" unit=\"bytes\">\n <processes>\n", f);
+	memory_figures(&fig, &v);
+	ccsg_graph_xml_open(f, a);
+	fputs(" resource=\"memory\" unit=\"bytes\">\n <processes>\n", f);
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct ccsg_proc *p = &t->procs[i];
 
@@ -368,59 +295,33 @@ static void memory_xml(FILE *f, const struct ccsg_graph *a,
 				p->peak_heap);
 		fputs("/>\n", f);
 	}
-	fputs(" </processes>\n <primary>\n", f);
-	xml_node(f, a, fr, 0, -1, 2);
-	fputs(" </primary>\n <secondary>\n", f);
-	for (size_t e = 0; e < a->nedges; e++)
-		if (!a->edges[e].primary)
-			fprintf(f,
-				"  <link from=\"%d\" to=\"%d\" count=\"%" PRId64
-				"\"/>\n",
-				a->edges[e].from, a->edges[e].to,
-				a->edges[e].count);
-	fputs(" </secondary>\n</ccsg>\n", f);
+	fputs(" </processes>\n", f);
+	ccsg_graph_xml_trees(f, &fig);
+	fputs("</ccsg>\n", f);
+}
+
+static void dot_label(FILE *f, const void *ctx, int32_t u)
+{
+	const struct mem_view *v = ctx;
+	const struct ccsg_node *x = &v->a->nodes[u], *y = &v->fr->nodes[u];
+	size_t k = v->a->dims->n;
+
+	fprintf(f,
+		"\\nalloc self %" PRId64 " B, desc %" PRId64 " B"
+		"\\nfreed self %" PRId64 " B, desc %" PRId64 " B",
+		ccsg_vec_sum(x->self, k), ccsg_vec_sum(x->desc, k),
+		ccsg_vec_sum(y->self, k), ccsg_vec_sum(y->desc, k));
 }
 
 static void memory_dot(FILE *f, const struct ccsg_graph *a,
 		       const struct ccsg_graph *fr)
 {
-	size_t k = a->dims->n;
+	const struct mem_view v = { a, fr };
+	struct ccsg_figures fig;
 
-	fputs("digraph ccsg {\n  rankdir=TB;\n  node [shape=box, "
-	      "fontname=\"monospace\"];\n",
-	      f);
-	for (size_t i = 0; i < a->nnodes; i++) {
-		const struct ccsg_node *x = &a->nodes[i], *y = &fr->nodes[i];
-
-		fprintf(f, "  n%zu [%slabel=\"", i,
-			x->kind == CCSG_THREAD ? "shape=ellipse, "
-			: x->kind == CCSG_MAIN ? "shape=doubleoctagon, "
-					       : "");
-		ccsg_dot_str(f, x->name);
-		fprintf(f,
-			"\\nalloc self %" PRId64 " B, desc %" PRId64 " B"
-			"\\nfreed self %" PRId64 " B, desc %" PRId64 " B",
-			ccsg_vec_sum(x->self, k), ccsg_vec_sum(x->desc, k),
-			ccsg_vec_sum(y->self, k), ccsg_vec_sum(y->desc, k));
-		if (x->kind == CCSG_FUNCTION) {
-			fprintf(f, "\\n%" PRId64 " calls", x->calls);
-			if (x->failed)
-				fprintf(f, ", %" PRId64 " failed", x->failed);
-		}
-		if (k > 1) {
-			fputs("\\n<", f);
-			for (size_t j = 0; j < k; j++)
-				fprintf(f, "%s%" PRId64, j ? ", " : "",
-					x->self[j]);
-			fputc('>', f);
-		}
-		fputs("\"];\n", f);
-	}
-	for (size_t e = 0; e < a->nedges; e++)
-		fprintf(f, "  n%d -> n%d [label=\"%" PRId64 "\"%s];\n",
-			a->edges[e].from, a->edges[e].to, a->edges[e].count,
-			a->edges[e].primary ? "" : ", style=dashed");
-	fputs("}\n", f);
+	memory_figures(&fig, &v);
+	ccsg_graph_dot_open(f);
+	ccsg_graph_dot_body(f, &fig);
 }
 
 int ccsg_memory_print(FILE *f, const struct ccsg_graph *alloc,

@@ -10,6 +10,7 @@
 
 #include "hex.h"
 #include "json.h"
+#include "output-graph.h"
 #include "output.h"
 #include "utf8.h"
 
@@ -62,8 +63,6 @@ void ccsg_xml_str(FILE *f, const char *s)
 	}
 }
 
-#define xml_str ccsg_xml_str
-
 void ccsg_dot_str(FILE *f, const char *s)
 {
 	while (s && *s) {
@@ -75,8 +74,6 @@ void ccsg_dot_str(FILE *f, const char *s)
 		s++;
 	}
 }
-
-#define dot_str ccsg_dot_str
 
 static int done(FILE *f)
 {
@@ -139,8 +136,6 @@ static void tally_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_ta
 		fprintf(f, "%s%s %zu", i ? ", " : "", t->strings[ty->v[i].str], ty->v[i].n);
 }
 
-#define summary_json ccsg_summary_json
-
 /* What the numbers cannot show: said in words, before the numbers. */
 void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
 		       const struct ccsg_dscg_stats *s)
@@ -186,8 +181,6 @@ void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
 	ccsg_monitoring_text(f, &t->mon);
 }
 
-#define summary_text ccsg_summary_text
-
 /* --- report ------------------------------------------------------------------ */
 
 static const struct ccsg_graph *sort_g;
@@ -217,11 +210,6 @@ static int cmp_total(const void *a, const void *b)
 	return *(const int32_t *)a - *(const int32_t *)b;
 }
 
-static int64_t node_count(const struct ccsg_node *n)
-{
-	return n->kind == CCSG_THREAD ? n->threads : n->calls;
-}
-
 static void report_text(FILE *f, const struct ccsg_graph *g)
 {
 	size_t k = g->dims->n, n = g->nnodes;
@@ -231,7 +219,7 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 	if (!order)
 		return;
 	fprintf(f, "ccsg report of %s\n", g->dscg->trace->path);
-	summary_text(f, g->dscg->trace, &g->dscg->stats);
+	ccsg_summary_text(f, g->dscg->trace, &g->dscg->stats);
 	fprintf(f, "user CPU of the whole system: %.3f ms", ms(total));
 	for (size_t i = 0; i < k; i++)
 		fprintf(f, "%s%s %.3f", i ? ", " : " (", g->dims->names[i], ms(g->total[i]));
@@ -258,8 +246,9 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 
 		if (x->kind == CCSG_MAIN)
 			continue;
-		fprintf(f, "%6.2f%% %10.3f %10.3f %9" PRId64, total ? 100.0 * self / total : 0.0,
-			ms(self), ms(ccsg_vec_sum(x->desc, k)), node_count(x));
+		fprintf(f, "%6.2f%% %10.3f %10.3f %9" PRId64,
+			total ? 100.0 * self / total : 0.0, ms(self),
+			ms(ccsg_vec_sum(x->desc, k)), ccsg_node_count(x));
 		if (x->kind == CCSG_FUNCTION)
 			fprintf(f, " %7" PRId64, x->failed);
 		else
@@ -285,23 +274,29 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 
 			if (ed->to != u)
 				continue;
-			fprintf(f, "%-7s %7s %10s %10s %6" PRId64 "/%-6" PRId64 "      %s [%d]%s\n",
-				"", "", "", "", ed->count, node_count(x), p->name, ed->from,
+			fprintf(f,
+				"%-7s %7s %10s %10s %6" PRId64 "/%-6" PRId64
+				"      %s [%d]%s\n",
+				"", "", "", "", ed->count, ccsg_node_count(x),
+				p->name, ed->from,
 				ed->primary ? "" : " (secondary)");
 		}
 		snprintf(idx, sizeof(idx), "[%d]", u);
-		fprintf(f, "%-7s %6.2f%% %10.3f %10.3f %13" PRId64 "  %s\n", idx,
-			total ? 100.0 * (self + desc) / total : 0.0, ms(self), ms(desc),
-			node_count(x), x->name);
+		fprintf(f, "%-7s %6.2f%% %10.3f %10.3f %13" PRId64 "  %s\n",
+			idx, total ? 100.0 * (self + desc) / total : 0.0,
+			ms(self), ms(desc), ccsg_node_count(x), x->name);
 		for (size_t e = 0; e < g->nedges; e++) {
 			const struct ccsg_edge *ed = &g->edges[e];
 			const struct ccsg_node *c = &g->nodes[ed->to];
 
 			if (ed->from != u)
 				continue;
-			fprintf(f, "%-7s %7s %10.3f %10.3f %6" PRId64 "/%-6" PRId64 "          %s [%d]\n",
-				"", "", ms(ccsg_vec_sum(c->self, k)), ms(ccsg_vec_sum(c->desc, k)),
-				ed->count, node_count(c), c->name, ed->to);
+			fprintf(f,
+				"%-7s %7s %10.3f %10.3f %6" PRId64 "/%-6" PRId64
+				"          %s [%d]\n",
+				"", "", ms(ccsg_vec_sum(c->self, k)),
+				ms(ccsg_vec_sum(c->desc, k)), ed->count,
+				ccsg_node_count(c), c->name, ed->to);
 		}
 		fputs("-----------------------------------------------\n", f);
 	}
@@ -478,11 +473,57 @@ static void impact_json_tail(FILE *f, const struct impact_view *iv,
 	free(edges);
 }
 
+/* A graph printer's context: the graph, and impact's view or NULL. */
+struct cpu_view {
+	const struct ccsg_graph *g;
+	const struct impact_view *iv;
+};
+
+static void impact_json_more(FILE *f, const void *ctx, int32_t u)
+{
+	const struct cpu_view *v = ctx;
+
+	node_impact_json(f, v->iv, v->g, (size_t)u);
+}
+
+static void xml_impact_attrs(FILE *f, const struct impact_view *iv,
+			     const struct ccsg_graph *g, int32_t u);
+
+static void impact_xml_more(FILE *f, const void *ctx, int32_t u)
+{
+	const struct cpu_view *v = ctx;
+
+	xml_impact_attrs(f, v->iv, v->g, u);
+}
+
+static void dot_label(FILE *f, const void *ctx, int32_t u);
+static void dot_style(FILE *f, const void *ctx, int32_t u);
+static void dot_edge_style(FILE *f, const void *ctx, size_t e);
+
+/* The CPU figures of g (and impact's, with iv) for output-graph.h. */
+static void cpu_figures(struct ccsg_figures *fig, const struct cpu_view *v)
+{
+	*fig = (struct ccsg_figures){
+		.g = v->g,
+		.n = 2,
+		.s = { { "self_cpu_us", v->g, 0 }, { "desc_cpu_us", v->g, 1 } },
+		.json_more = v->iv ? impact_json_more : NULL,
+		.xml_more = v->iv ? impact_xml_more : NULL,
+		.dot_label = dot_label,
+		.dot_style = v->iv ? dot_style : NULL,
+		.dot_edge_style = v->iv ? dot_edge_style : NULL,
+		.ctx = v,
+	};
+}
+
 static void report_json(FILE *f, const struct ccsg_graph *g,
 			const struct impact_view *iv)
 {
+	struct cpu_view v = { g, iv };
+	struct ccsg_figures fig;
 	size_t k = g->dims->n;
 
+	cpu_figures(&fig, &v);
 	fputs("{\"trace\": ", f);
 	json_cstr(f, g->dscg->trace->path);
 	fputs(", \"hosts\": [", f);
@@ -491,40 +532,14 @@ static void report_json(FILE *f, const struct ccsg_graph *g,
 		json_cstr(f, g->dims->names[i]);
 	}
 	fputs("],\n \"summary\": ", f);
-	summary_json(f, g->dscg->trace, &g->dscg->stats);
+	ccsg_summary_json(f, g->dscg->trace, &g->dscg->stats);
 	fputs(",\n \"total_cpu_us\": ", f);
 	json_vec(f, g->total, k);
-	fprintf(f, ", \"clamped\": %" PRId64 ", \"unmeasured_threads\": %" PRId64 ",\n \"nodes\": [",
+	fprintf(f,
+		", \"clamped\": %" PRId64 ", \"unmeasured_threads\": %" PRId64
+		",\n ",
 		g->clamped, g->unmeasured_threads);
-	for (size_t i = 0; i < g->nnodes; i++) {
-		const struct ccsg_node *x = &g->nodes[i];
-		static const char *const kinds[] = { "main", "function", "thread" };
-
-		fprintf(f, "%s\n  {\"id\": %zu, \"kind\": \"%s\", \"name\": ", i ? "," : "", i,
-			kinds[x->kind]);
-		json_cstr(f, x->name);
-		fputs(", \"self_cpu_us\": ", f);
-		json_vec(f, x->self, k);
-		fputs(", \"desc_cpu_us\": ", f);
-		json_vec(f, x->desc, k);
-		if (x->kind == CCSG_FUNCTION)
-			fprintf(f, ", \"program\": %u, \"version\": %u, \"procedure\": %u, "
-				"\"calls\": %" PRId64 ", \"failed\": %" PRId64, x->prog, x->vers,
-				x->proc, x->calls, x->failed);
-		if (x->kind == CCSG_THREAD)
-			fprintf(f, ", \"parent\": %d, \"threads\": %" PRId64, x->parent, x->threads);
-		if (iv)
-			node_impact_json(f, iv, g, i);
-		fputc('}', f);
-	}
-	fputs("\n ],\n \"edges\": [", f);
-	for (size_t i = 0; i < g->nedges; i++) {
-		const struct ccsg_edge *e = &g->edges[i];
-
-		fprintf(f, "%s\n  {\"from\": %d, \"to\": %d, \"count\": %" PRId64 ", \"primary\": %s}",
-			i ? "," : "", e->from, e->to, e->count, e->primary ? "true" : "false");
-	}
-	fputs("\n ]", f);
+	ccsg_graph_json(f, &fig);
 	if (iv)
 		impact_json_tail(f, iv, g);
 	fputs("\n}\n", f);
@@ -557,45 +572,6 @@ static void xml_impact_attrs(FILE *f, const struct impact_view *iv,
 		iv->im->affected[u] ? "true" : "false");
 }
 
-static void xml_node(FILE *f, const struct ccsg_graph *g,
-		     const struct impact_view *iv, int32_t u, int64_t count,
-		     int depth)
-{
-	const struct ccsg_node *x = &g->nodes[u];
-	static const char *const kinds[] = { "main", "function", "thread" };
-	int children = 0;
-
-	fprintf(f, "%*s<node id=\"%d\" kind=\"%s\" name=\"", 2 * depth, "", u, kinds[x->kind]);
-	xml_str(f, x->name);
-	fputs("\" self_cpu_us=\"", f);
-	xml_vec(f, x->self, g->dims->n);
-	fputs("\" desc_cpu_us=\"", f);
-	xml_vec(f, x->desc, g->dims->n);
-	fputc('"', f);
-	if (x->kind == CCSG_FUNCTION)
-		fprintf(f, " program=\"%u\" version=\"%u\" procedure=\"%u\" calls=\"%" PRId64
-			"\" failed=\"%" PRId64 "\"", x->prog, x->vers, x->proc, x->calls, x->failed);
-	if (x->kind == CCSG_THREAD)
-		fprintf(f, " threads=\"%" PRId64 "\"", x->threads);
-	if (count >= 0)
-		fprintf(f, " count=\"%" PRId64 "\"", count);
-	if (iv)
-		xml_impact_attrs(f, iv, g, u);
-	for (size_t e = 0; e < g->nedges; e++) {
-		const struct ccsg_edge *ed = &g->edges[e];
-
-		if (ed->from != u || !ed->primary)
-			continue;
-		if (!children++)
-			fputs(">\n", f);
-		xml_node(f, g, iv, ed->to, ed->count, depth + 1);
-	}
-	if (children)
-		fprintf(f, "%*s</node>\n", 2 * depth, "");
-	else
-		fputs("/>\n", f);
-}
-
 static void xml_changes(FILE *f, const struct ccsg_changes *cs)
 {
 	static const char *const scope[] = { "all", "processor group",
@@ -614,7 +590,7 @@ static void xml_changes(FILE *f, const struct ccsg_changes *cs)
 			c->kind == CCSG_REDUCTION ? "reduction" : "increase",
 			scope[c->scope], c->percent_value, c->num, c->den,
 			c->calls);
-		xml_str(f, text);
+		ccsg_xml_str(f, text);
 		fputs("</change>\n", f);
 	}
 	fputs(" </changes>\n", f);
@@ -637,13 +613,13 @@ static void xml_impact_tail(FILE *f, const struct impact_view *iv,
 			g->edges[edges[i]].from, g->edges[edges[i]].to,
 			g->edges[edges[i]].count);
 	fputs(" </ccdg>\n <latency unit=\"us\" estimate=\"", f);
-	xml_str(f, latency_caveat);
+	ccsg_xml_str(f, latency_caveat);
 	fputs("\">\n", f);
 	for (size_t i = 0; i < iv->nlat; i++) {
 		const struct ccsg_latency *l = &iv->lat[i];
 
 		fprintf(f, "  <function id=\"%d\" name=\"", l->node);
-		xml_str(f, g->nodes[l->node].name);
+		ccsg_xml_str(f, g->nodes[l->node].name);
 		fprintf(f,
 			"\" calls=\"%" PRId64 "\" mean_us=\"%.3f\" "
 			"mean_us_after=\"%.3f\" mean_us_delta=\"%.3f\"/>\n",
@@ -658,25 +634,16 @@ static void xml_impact_tail(FILE *f, const struct impact_view *iv,
 static void report_xml(FILE *f, const struct ccsg_graph *g,
 		       const struct impact_view *iv)
 {
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ccsg trace=\"", f);
-	xml_str(f, g->dscg->trace->path);
-	fputs("\" hosts=\"", f);
-	for (size_t i = 0; i < g->dims->n; i++) {
-		fputs(i ? " " : "", f);
-		xml_str(f, g->dims->names[i]);
-	}
-	fputs("\" unit=\"us\">\n", f);
+	struct cpu_view v = { g, iv };
+	struct ccsg_figures fig;
+
+	cpu_figures(&fig, &v);
+	ccsg_graph_xml_open(f, g);
+	fputs(" unit=\"us\">\n", f);
 	ccsg_monitoring_xml(f, &g->dscg->trace->mon);
 	if (iv)
 		xml_changes(f, iv->cs);
-	fputs(" <primary>\n", f);
-	xml_node(f, g, iv, 0, -1, 2);
-	fputs(" </primary>\n <secondary>\n", f);
-	for (size_t e = 0; e < g->nedges; e++)
-		if (!g->edges[e].primary)
-			fprintf(f, "  <link from=\"%d\" to=\"%d\" count=\"%" PRId64 "\"/>\n",
-				g->edges[e].from, g->edges[e].to, g->edges[e].count);
-	fputs(" </secondary>\n", f);
+	ccsg_graph_xml_trees(f, &fig);
 	if (iv)
 		xml_impact_tail(f, iv, g);
 	fputs("</ccsg>\n", f);
@@ -721,12 +688,47 @@ static void dot_impact_label(FILE *f, const struct impact_view *iv,
 		ms(s0), ms(s1), ms(s1 - s0), ms(d0), ms(d1), ms(d1 - d0));
 }
 
+static void dot_label(FILE *f, const void *ctx, int32_t u)
+{
+	const struct cpu_view *v = ctx;
+	const struct ccsg_node *x = &v->g->nodes[u];
+	size_t k = v->g->dims->n;
+
+	if (v->iv)
+		dot_impact_label(f, v->iv, v->g, u);
+	else
+		fprintf(f, "\\nself %.3f ms\\ndesc %.3f ms",
+			ms(ccsg_vec_sum(x->self, k)),
+			ms(ccsg_vec_sum(x->desc, k)));
+}
+
+static void dot_style(FILE *f, const void *ctx, int32_t u)
+{
+	const struct cpu_view *v = ctx;
+
+	fprintf(f, ", style=filled, color=\"%s\", fillcolor=\"%s\"",
+		dot_colour(v->iv, u, 0), dot_colour(v->iv, u, 1));
+}
+
+static void dot_edge_style(FILE *f, const void *ctx, size_t e)
+{
+	const struct cpu_view *v = ctx;
+
+	if (v->iv->im->edge_affected[e])
+		fprintf(f, ", penwidth=2, color=\"%s\"",
+			dot_colour(v->iv, v->g->edges[e].to, 0));
+	else
+		fputs(", color=\"grey50\"", f);
+}
+
 static void report_dot(FILE *f, const struct ccsg_graph *g,
 		       const struct impact_view *iv)
 {
-	size_t k = g->dims->n;
+	struct cpu_view v = { g, iv };
+	struct ccsg_figures fig;
 
-	fputs("digraph ccsg {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n", f);
+	cpu_figures(&fig, &v);
+	ccsg_graph_dot_open(f);
 	ccsg_monitoring_dot(f, &g->dscg->trace->mon);
 	if (iv) {
 		char text[2048];
@@ -734,57 +736,14 @@ static void report_dot(FILE *f, const struct ccsg_graph *g,
 		fputs("  labelloc=t;\n  label=\"", f);
 		for (size_t i = 0; i < iv->cs->n; i++) {
 			ccsg_change_format(&iv->cs->v[i], text, sizeof(text));
-			dot_str(f, text);
+			ccsg_dot_str(f, text);
 			fputs("\\n", f);
 		}
 		fputs("green: reduced, red: increased, blue: no net change, "
 		      "grey: unaffected\";\n",
 		      f);
 	}
-	for (size_t i = 0; i < g->nnodes; i++) {
-		const struct ccsg_node *x = &g->nodes[i];
-
-		fprintf(f, "  n%zu [%slabel=\"", i, x->kind == CCSG_THREAD ? "shape=ellipse, " :
-			x->kind == CCSG_MAIN ? "shape=doubleoctagon, " : "");
-		dot_str(f, x->name);
-		if (iv)
-			dot_impact_label(f, iv, g, (int32_t)i);
-		else
-			fprintf(f, "\\nself %.3f ms\\ndesc %.3f ms",
-				ms(ccsg_vec_sum(x->self, k)),
-				ms(ccsg_vec_sum(x->desc, k)));
-		if (x->kind == CCSG_FUNCTION) {
-			fprintf(f, "\\n%" PRId64 " calls", x->calls);
-			if (x->failed)
-				fprintf(f, ", %" PRId64 " failed", x->failed);
-		}
-		if (k > 1) {
-			fputs("\\n<", f);
-			for (size_t j = 0; j < k; j++)
-				fprintf(f, "%s%.3f", j ? ", " : "", ms(x->self[j]));
-			fputc('>', f);
-		}
-		fputc('"', f);
-		if (iv)
-			fprintf(f,
-				", style=filled, color=\"%s\", "
-				"fillcolor=\"%s\"",
-				dot_colour(iv, (int32_t)i, 0),
-				dot_colour(iv, (int32_t)i, 1));
-		fputs("];\n", f);
-	}
-	for (size_t e = 0; e < g->nedges; e++) {
-		fprintf(f, "  n%d -> n%d [label=\"%" PRId64 "\"%s",
-			g->edges[e].from, g->edges[e].to, g->edges[e].count,
-			g->edges[e].primary ? "" : ", style=dashed");
-		if (iv && iv->im->edge_affected[e])
-			fprintf(f, ", penwidth=2, color=\"%s\"",
-				dot_colour(iv, g->edges[e].to, 0));
-		else if (iv)
-			fputs(", color=\"grey50\"", f);
-		fputs("];\n", f);
-	}
-	fputs("}\n", f);
+	ccsg_graph_dot_body(f, &fig);
 }
 
 int ccsg_report_print(FILE *f, const struct ccsg_graph *g, int format)
@@ -899,8 +858,8 @@ static void flat_text(FILE *f, const struct ccsg_graph *g,
 			"%c %10.3f -> %10.3f %+10.3f  %10.3f -> %10.3f %+10.3f "
 			"%9" PRId64 "  %s [%d]\n",
 			iv->im->affected[u] ? '*' : ' ', ms(s0), ms(s1),
-			ms(s1 - s0), ms(d0), ms(d1), ms(d1 - d0), node_count(x),
-			x->name, u);
+			ms(s1 - s0), ms(d0), ms(d1), ms(d1 - d0),
+			ccsg_node_count(x), x->name, u);
 	}
 }
 
@@ -992,7 +951,7 @@ static void impact_text(FILE *f, const struct ccsg_graph *g,
 	if (!order)
 		return;
 	fprintf(f, "ccsg impact of %s\n", g->dscg->trace->path);
-	summary_text(f, g->dscg->trace, &g->dscg->stats);
+	ccsg_summary_text(f, g->dscg->trace, &g->dscg->stats);
 	changes_text(f, g, iv->cs);
 	total_text(f, g, iv->im);
 	if (g->clamped)
@@ -1046,7 +1005,7 @@ int ccsg_impact_print(FILE *f, const struct ccsg_impact *im,
 struct dprint {
 	FILE *f;
 	const struct ccsg_dscg *d;
-	const struct ccsg_names *nm;
+	const struct idl_names *nm;
 };
 
 /*
@@ -1394,7 +1353,8 @@ static void dnode_json(struct dprint *p, int32_t u)
 	fputs("]}", p->f);
 }
 
-int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names *nm, int format)
+int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d,
+		    const struct idl_names *nm, int format)
 {
 	struct dprint p = {f, d, nm};
 
@@ -1402,13 +1362,13 @@ int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names 
 		fputs("{\"trace\": ", f);
 		json_cstr(f, d->trace->path);
 		fputs(", \"summary\": ", f);
-		summary_json(f, d->trace, &d->stats);
+		ccsg_summary_json(f, d->trace, &d->stats);
 		fputs(",\n \"root\": ", f);
 		dnode_json(&p, d->main);
 		fputs("}\n", f);
 	} else {
 		fprintf(f, "dscg of %s\n", d->trace->path);
-		summary_text(f, d->trace, &d->stats);
+		ccsg_summary_text(f, d->trace, &d->stats);
 		fputc('\n', f);
 		dnode_text(&p, d->main, 0);
 	}
@@ -1426,7 +1386,7 @@ int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_la
 		fputs("{\"trace\": ", f);
 		json_cstr(f, t->path);
 		fputs(", \"unit\": \"us\",\n \"summary\": ", f);
-		summary_json(f, t, &g->dscg->stats);
+		ccsg_summary_json(f, t, &g->dscg->stats);
 		fputs(",\n \"functions\": [", f);
 		for (size_t i = 0; i < n; i++) {
 			const struct ccsg_node *x = &g->nodes[l[i].node];
@@ -1449,7 +1409,7 @@ int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_la
 		return done(f);
 	}
 	fprintf(f, "ccsg latency of %s\n", t->path);
-	summary_text(f, t, &g->dscg->stats);
+	ccsg_summary_text(f, t, &g->dscg->stats);
 	fputs("\nEnd-to-end latency (Equation 3: stub start to stub end, ms); shares of the total:\n"
 	      "net = network and runtime outside the skeleton, srv = the server's own code,\n"
 	      "kids = child calls, ? = not split (untraced server, a skeleton probe missing);\n"

@@ -34,7 +34,8 @@ void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
 		       const struct ccsg_dscg_stats *s);
 void ccsg_xml_str(FILE *f, const char *s);
 void ccsg_dot_str(FILE *f, const char *s);
-int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d, const struct ccsg_names *nm, int format);
+int ccsg_dscg_print(FILE *f, const struct ccsg_dscg *d,
+		    const struct idl_names *nm, int format);
 /*
  * `ccsg impact`: the CCSG with the CCDG of im superimposed (every node's
  * before, after and delta), the changes cs as parsed, and the mean

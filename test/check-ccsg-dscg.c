@@ -234,15 +234,15 @@ END_TEST
 
 static char *dscg_output(const struct ccsg_dscg *d, int format)
 {
-	struct ccsg_names nm;
+	struct idl_names nm;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	ccsg_names_init(&nm);
+	idl_names_init(&nm);
 	ck_assert_int_eq(ccsg_dscg_print(f, d, &nm, format), 0);
 	fclose(f);
-	ccsg_names_release(&nm);
+	idl_names_release(&nm);
 	return buf;
 }
 

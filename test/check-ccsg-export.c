@@ -25,13 +25,13 @@ struct loaded {
 	struct ccsg_dscg d;
 	struct ccsg_dims dims;
 	struct ccsg_graph g;
-	struct ccsg_names nm;
+	struct idl_names nm;
 	struct export_ctx x;
 };
 
 static void load(struct loaded *l, const char *path)
 {
-	ccsg_names_init(&l->nm);
+	idl_names_init(&l->nm);
 	ck_assert_int_eq(ccsg_trace_load(&l->t, path), 0);
 	ck_assert_int_eq(ccsg_dscg_build(&l->d, &l->t), 0);
 	ck_assert_int_eq(ccsg_dims_hosts(&l->dims, &l->t), 0);
@@ -47,7 +47,7 @@ static void unload(struct loaded *l)
 	ccsg_dims_release(&l->dims);
 	ccsg_dscg_release(&l->d);
 	ccsg_trace_release(&l->t);
-	ccsg_names_release(&l->nm);
+	idl_names_release(&l->nm);
 }
 
 /* Set the last call's four times (ns on each side's own clock, from

@@ -16,10 +16,10 @@ static const char demo[] =
 
 START_TEST(test_parse)
 {
-	struct ccsg_names nm;
+	struct idl_names nm;
 
-	ccsg_names_init(&nm);
-	ck_assert_int_eq(ccsg_names_parse_idl(&nm, demo, "demo.x"), 0);
+	idl_names_init(&nm);
+	ck_assert_int_eq(idl_names_parse(&nm, demo, "demo.x"), 0);
 	ck_assert_int_eq(nm.n, 4);
 	ck_assert_int_eq(nm.procs[1].prog, 0x20000c5a);
 	ck_assert_int_eq(nm.procs[1].vers, 1);
@@ -40,7 +40,7 @@ START_TEST(test_parse)
 		ccsg_function_name(&nm, &t, 100003, 3, 1, -1, buf, sizeof(buf));
 		ck_assert_str_eq(buf, "100003::proc1");
 	}
-	ccsg_names_release(&nm);
+	idl_names_release(&nm);
 }
 END_TEST
 
@@ -58,12 +58,13 @@ START_TEST(test_malformed)
 		"program P { version V { int F(int) = 99999999999; } = 1; } = 5;",
 		"",
 	};
-	struct ccsg_names nm;
+	struct idl_names nm;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ccsg_names_init(&nm);
-		ck_assert_msg(ccsg_names_parse_idl(&nm, bad[i], "bad.x") < 0, "accepted: %s", bad[i]);
-		ccsg_names_release(&nm);
+		idl_names_init(&nm);
+		ck_assert_msg(idl_names_parse(&nm, bad[i], "bad.x") < 0,
+			      "accepted: %s", bad[i]);
+		idl_names_release(&nm);
 	}
 }
 END_TEST
@@ -73,7 +74,7 @@ START_TEST(test_symbols)
 	char *strings[] = { "say_it_1", "main", "rpcb_getaddr_3", "_1", "twice_2" };
 	struct ccsg_site sites[] = { { 1, 2, 1 } };
 	struct ccsg_trace t = { .strings = strings, .nstrings = 5, .sites = sites, .nsites = 1 };
-	struct ccsg_names nm;
+	struct idl_names nm;
 	char buf[256];
 
 	ck_assert(ccsg_symbol_ok(&t, 0, 1));
@@ -82,10 +83,38 @@ START_TEST(test_symbols)
 	ck_assert(!ccsg_symbol_ok(&t, 3, 1));
 	ck_assert(!ccsg_symbol_ok(&t, 4, 1));	/* another version */
 	ck_assert(!ccsg_symbol_ok(&t, -1, 1));
-	ccsg_names_init(&nm);
+	idl_names_init(&nm);
 	ccsg_function_name(&nm, &t, 0x20000c5a, 1, 1, 0, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "0x20000c5a::say_it");
-	ccsg_names_release(&nm);
+	idl_names_release(&nm);
+}
+END_TEST
+
+/* causalctl select's lookups: programs by name, then procedures */
+START_TEST(test_find_by_name)
+{
+	static const char two[] =
+		"program P2 { version V1 { int SAY_IT(int) = 3; } = 1;\n"
+		" version V2 { int SAY_IT(int) = 4; } = 2; } = 77;\n";
+	const struct idl_proc *f[4];
+	struct idl_names nm;
+	uint32_t prog = 0;
+
+	idl_names_init(&nm);
+	ck_assert_int_eq(idl_names_parse(&nm, demo, "demo.x"), 0);
+	ck_assert_int_eq(idl_names_parse(&nm, two, "two.x"), 0);
+	ck_assert_int_eq(idl_names_find_prog(&nm, "demo_prog", &prog), 0);
+	ck_assert_uint_eq(prog, 0x20000c5a);
+	ck_assert_int_eq(idl_names_find_prog(&nm, "NOPE", &prog), -ENOENT);
+	ck_assert_uint_eq(
+		idl_names_find_proc(&nm, "say_it", 0, 0x20000c5a, f, 4), 1);
+	ck_assert_uint_eq(f[0]->proc, 1);
+	/* one name, two numbers in P2's versions; three in all programs */
+	ck_assert_uint_eq(idl_names_find_proc(&nm, "SAY_IT", 0, 77, f, 4), 2);
+	ck_assert_uint_eq(f[1]->proc, 4);
+	ck_assert_uint_eq(idl_names_find_proc(&nm, "SAY_IT", 1, 0, f, 1), 3);
+	ck_assert_uint_eq(idl_names_find_proc(&nm, "FOO", 1, 0, f, 4), 0);
+	idl_names_release(&nm);
 }
 END_TEST
 
@@ -97,6 +126,7 @@ Suite *ccsg_idl_suite(void)
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_symbols);
+	tcase_add_test(tc, test_find_by_name);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -41,7 +41,7 @@ struct loaded {
 	struct ccsg_dscg d;
 	struct ccsg_dims dims;
 	struct ccsg_graph g;
-	struct ccsg_names nm;
+	struct idl_names nm;
 	struct ccsg_impact im;
 	struct ccsg_changes cs;
 };
@@ -61,7 +61,7 @@ static void load(struct loaded *l, const char *path, const char *groups)
 		ck_assert_int_eq(ccsg_dims_hosts(&l->dims, &l->t), 0);
 	}
 	ck_assert_int_eq(ccsg_graph_build(&l->g, &l->d, &l->dims, 0), 0);
-	ccsg_names_init(&l->nm);
+	idl_names_init(&l->nm);
 	ck_assert_int_eq(ccsg_graph_name(&l->g, &l->nm), 0);
 	ck_assert_int_eq(ccsg_impact_init(&l->im, &l->g), 0);
 }
@@ -74,7 +74,7 @@ static void unload(struct loaded *l)
 	ccsg_dims_release(&l->dims);
 	ccsg_dscg_release(&l->d);
 	ccsg_trace_release(&l->t);
-	ccsg_names_release(&l->nm);
+	idl_names_release(&l->nm);
 }
 
 /* Parse, resolve and apply the statements of text; 0 or what failed. */
@@ -651,7 +651,7 @@ START_TEST(test_unknown_names)
 	struct loaded l;
 
 	load(&l, path, NULL);
-	ck_assert_int_eq(ccsg_names_parse_idl(&l.nm, idl, "f.x"), 0);
+	ck_assert_int_eq(idl_names_parse(&l.nm, idl, "f.x"), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char msg[1024];
 

@@ -61,14 +61,14 @@ static char *print(int what, int format)
 	struct ccsg_dscg d;
 	struct ccsg_dims dims;
 	struct ccsg_graph g;
-	struct ccsg_names nm;
+	struct idl_names nm;
 	struct ccsg_latency *l = NULL;
 	size_t nl = 0;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	ccsg_names_init(&nm);
+	idl_names_init(&nm);
 	ck_assert_int_eq(ccsg_trace_load(&t, bad_path), 0);
 	ck_assert_int_eq(ccsg_dscg_build(&d, &t), 0);
 	ck_assert_int_eq(ccsg_dims_hosts(&dims, &t), 0);
@@ -92,7 +92,7 @@ static char *print(int what, int format)
 	ccsg_dims_release(&dims);
 	ccsg_dscg_release(&d);
 	ccsg_trace_release(&t);
-	ccsg_names_release(&nm);
+	idl_names_release(&nm);
 	return buf;
 }
 

@@ -66,7 +66,7 @@ struct loaded {
 	struct ccsg_dscg d;
 	struct ccsg_dims dims;
 	struct ccsg_graph a, f;
-	struct ccsg_names nm;
+	struct idl_names nm;
 };
 
 static void load(struct loaded *l, const char *path)
@@ -80,7 +80,7 @@ static void load(struct loaded *l, const char *path)
 	ck_assert_int_eq(
 		ccsg_graph_build_res(&l->f, &l->d, &l->dims, 0, CCSG_RES_FREED),
 		0);
-	ccsg_names_init(&l->nm);
+	idl_names_init(&l->nm);
 	ck_assert_int_eq(ccsg_graph_name(&l->a, &l->nm), 0);
 	ck_assert_int_eq(ccsg_graph_name(&l->f, &l->nm), 0);
 }
@@ -92,7 +92,7 @@ static void unload(struct loaded *l, const char *path)
 	ccsg_dims_release(&l->dims);
 	ccsg_dscg_release(&l->d);
 	ccsg_trace_release(&l->t);
-	ccsg_names_release(&l->nm);
+	idl_names_release(&l->nm);
 	unlink(path);
 }
 

@@ -78,7 +78,7 @@ struct loaded {
 	struct ccsg_dscg d;
 	struct ccsg_dims dims;
 	struct ccsg_graph g;
-	struct ccsg_names nm;
+	struct idl_names nm;
 };
 
 static void load(struct loaded *l, const char *path, const char *groups, int by_object)
@@ -94,7 +94,7 @@ static void load(struct loaded *l, const char *path, const char *groups, int by_
 		ck_assert_int_eq(ccsg_dims_hosts(&l->dims, &l->t), 0);
 	}
 	ck_assert_int_eq(ccsg_graph_build(&l->g, &l->d, &l->dims, by_object), 0);
-	ccsg_names_init(&l->nm);
+	idl_names_init(&l->nm);
 	ck_assert_int_eq(ccsg_graph_name(&l->g, &l->nm), 0);
 }
 
@@ -104,7 +104,7 @@ static void unload(struct loaded *l, const char *path)
 	ccsg_dims_release(&l->dims);
 	ccsg_dscg_release(&l->d);
 	ccsg_trace_release(&l->t);
-	ccsg_names_release(&l->nm);
+	idl_names_release(&l->nm);
 	unlink(path);
 }
 

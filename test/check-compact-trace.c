@@ -78,7 +78,7 @@ struct loaded {
 	struct ccsg_dscg d;
 	struct ccsg_dims dims;
 	struct ccsg_graph g;
-	struct ccsg_names nm;
+	struct idl_names nm;
 	struct compact_tree t;
 };
 
@@ -93,7 +93,7 @@ static void load(struct loaded *l, const char *path, int tree, int hierarchy)
 				 tree == 'c' &&
 					 hierarchy == COMPACT_BY_LOCATION),
 		0);
-	ccsg_names_init(&l->nm);
+	idl_names_init(&l->nm);
 	ck_assert_int_eq(ccsg_graph_name(&l->g, &l->nm), 0);
 	ck_assert_int_eq(compact_tree_init(&l->t, "::"), 0);
 	ck_assert_int_eq(
@@ -111,7 +111,7 @@ static void unload(struct loaded *l)
 	ccsg_dims_release(&l->dims);
 	ccsg_dscg_release(&l->d);
 	ccsg_trace_release(&l->tr);
-	ccsg_names_release(&l->nm);
+	idl_names_release(&l->nm);
 }
 
 static char *print(struct compact_tree *t, int format)

@@ -173,7 +173,7 @@ END_TEST
 START_TEST(test_component_selection)
 {
 	struct rpc_server a;
-	char path[2][PATH_MAX];
+	char path[2][PATH_MAX], idl[PATH_MAX];
 	struct e2e t;
 	pid_t coord, c[2];
 	long long p[2];
@@ -189,9 +189,12 @@ START_TEST(test_component_selection)
 			       path[1], sizeof(path[1]));
 	mon_wait_connected(&t, 3);
 
-	/* nothing of DEMO_PROG but SAY_IT (1) and, by name, twice */
+	/* nothing of DEMO_PROG but SAY_IT (1, its names from demo.x) and,
+	 * by its stub's name, twice */
+	e2e_fmt(idl, sizeof(idl), "%s/test/rpc/gen/demo.x", e2e_build());
 	mon_publish(&t, ARGS("select", "*", "0x20000c5a", "*", "off"));
-	mon_publish(&t, ARGS("select", "*", "536874074", "1", "on"));
+	mon_publish(&t, ARGS("select", "--idl", idl, "*", "demo_prog", "SAY_IT",
+			     "on"));
 	mon_publish(&t, ARGS("select", "*", "*", "twice", "on"));
 	mon_step(path[0], 1, "siblings 3", c[0]);
 	/* hostD: everything (as specific as the program's off, later) */
@@ -249,6 +252,13 @@ START_TEST(test_component_selection)
 					    "%lld AND event = 4",
 					    p[1])),
 			 "hostD * * on 4");
+	/* the names became numbers before they were published */
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT interface || ' ' || "
+					    "function FROM monitor_switches "
+					    "WHERE proc_id = %lld AND event = "
+					    "2",
+					    p[1])),
+			 "0x20000c5a 1");
 	e2e_release(&t);
 }
 END_TEST
@@ -459,8 +469,20 @@ START_TEST(test_hostile_channel_and_bad_input)
 	ck_assert_msg(strstr(text, "no monitoring type given"), "%s", text);
 	free(text);
 	text = mon_ctl(&t, 2, ARGS("select", "*", "DEMO", "*", "on"));
-	ck_assert_msg(strstr(text, "causalctl: error: bad interface 'DEMO'"),
-		      "%s", text);
+	ck_assert_msg(
+		strstr(text, "causalctl: error: unknown interface 'DEMO'"),
+		"%s", text);
+	free(text);
+	text = mon_ctl(
+		&t, 2,
+		ARGS("select", "--idl", "/nonexistent.x", "*", "*", "*", "on"));
+	ck_assert_msg(
+		strstr(text, "causalctl: error: cannot open '/nonexistent.x'"),
+		"%s", text);
+	free(text);
+	text = mon_ctl(&t, 2, ARGS("select", "*", "0x1ffffffff", "*", "on"));
+	ck_assert_msg(strstr(text, "causalctl: error: unknown interface"), "%s",
+		      text);
 	free(text);
 	text = mon_ctl(&t, 2, ARGS("select", "*", "*", "*", "maybe"));
 	ck_assert_msg(strstr(text, "expected 'on' or 'off', not 'maybe'"), "%s",

@@ -75,29 +75,7 @@ E2E_FN pid_t mon_client(struct e2e *t, const char *name,
 			const char *const env[], const char *const args[],
 			int code, char **out)
 {
-	char outp[PATH_MAX], errp[PATH_MAX];
-	const char *argv[40];
-	int n = 0, status;
-	pid_t pid;
-
-	argv[n++] = rpc_prog("demo-client");
-	for (int i = 0; args[i] && n < 39; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	e2e_fmt(outp, sizeof(outp), "%s/%s.out", t->dir, name);
-	e2e_fmt(errp, sizeof(errp), "%s/%s.err", t->dir, name);
-	pid = e2e_spawn_traced(t, argv, env, outp, errp);
-	status = e2e_wait(pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != code) {
-		char *o = e2e_slurp(outp, NULL), *e = e2e_slurp(errp, NULL);
-
-		ck_abort_msg("client %s: status 0x%x, expected exit %d; "
-			     "stdout: %s stderr: %s",
-			     name, status, code, o, e);
-	}
-	if (out)
-		*out = e2e_slurp(outp, NULL);
-	return pid;
+	return rpc_client_env(t, name, 1, env, args, code, out);
 }
 
 /* The text of a query's single value, "NULL" for NULL (static buffer). */

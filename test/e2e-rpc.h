@@ -210,11 +210,13 @@ E2E_FN long long rpc_server_proc(struct e2e *t, struct rpc_server *s)
 }
 
 /*
- * Run demo-client with args, traced or not, output into dir/NAME.out;
- * it must exit with `code`.  Returns its pid; *out gets its stdout.
+ * Run demo-client with args, traced (with env added to its environment)
+ * or not, output into dir/NAME.out; it must exit with `code`.  Returns
+ * its pid; *out gets its stdout.
  */
-E2E_FN pid_t rpc_client(struct e2e *t, const char *name, int traced,
-			const char *const args[], int code, char **out)
+E2E_FN pid_t rpc_client_env(struct e2e *t, const char *name, int traced,
+			    const char *const env[], const char *const args[],
+			    int code, char **out)
 {
 	char outp[PATH_MAX], errp[PATH_MAX];
 	const char *argv[40];
@@ -228,9 +230,9 @@ E2E_FN pid_t rpc_client(struct e2e *t, const char *name, int traced,
 	e2e_fmt(outp, sizeof(outp), "%s/%s.out", t->dir, name);
 	e2e_fmt(errp, sizeof(errp), "%s/%s.err", t->dir, name);
 	if (traced)
-		pid = e2e_spawn_traced(t, argv, NULL, outp, errp);
+		pid = e2e_spawn_traced(t, argv, env, outp, errp);
 	else
-		pid = e2e_spawn(argv, NULL, outp, errp);
+		pid = e2e_spawn(argv, env, outp, errp);
 	status = e2e_wait(pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != code) {
 		char *o = e2e_slurp(outp, NULL), *e = e2e_slurp(errp, NULL);
@@ -242,6 +244,12 @@ E2E_FN pid_t rpc_client(struct e2e *t, const char *name, int traced,
 	if (out)
 		*out = e2e_slurp(outp, NULL);
 	return pid;
+}
+
+E2E_FN pid_t rpc_client(struct e2e *t, const char *name, int traced,
+			const char *const args[], int code, char **out)
+{
+	return rpc_client_env(t, name, traced, NULL, args, code, out);
 }
 
 /* printf into one of 8 rotating static buffers: a WHERE clause. */

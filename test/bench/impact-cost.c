@@ -37,7 +37,7 @@ static double now(void)
 
 /* Parse, resolve and apply one change; 0 or -1 after a message. */
 static int apply(struct ccsg_impact *im, struct ccsg_changes *cs,
-		 const char *text, const struct ccsg_names *nm)
+		 const char *text, const struct idl_names *nm)
 {
 	size_t n0 = cs->n;
 
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 	struct ccsg_dscg d;
 	struct ccsg_dims dims;
 	struct ccsg_graph g, g2;
-	struct ccsg_names nm;
+	struct idl_names nm;
 	struct ccsg_impact im;
 	struct ccsg_changes cs = { 0 };
 	struct rusage ru;
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: impact-cost DB CHANGE [CHANGE...]\n");
 		return 2;
 	}
-	ccsg_names_init(&nm);
+	idl_names_init(&nm);
 	t0 = now();
 	if (ccsg_trace_load(&t, argv[1]) || ccsg_dscg_build(&d, &t) ||
 	    ccsg_dims_hosts(&dims, &t) || ccsg_graph_build(&g, &d, &dims, 0) ||
@@ -122,6 +122,6 @@ int main(int argc, char **argv)
 	ccsg_dims_release(&dims);
 	ccsg_dscg_release(&d);
 	ccsg_trace_release(&t);
-	ccsg_names_release(&nm);
+	idl_names_release(&nm);
 	return 0;
 }
