@@ -124,7 +124,8 @@ static int parse(struct export_cli *o, int argc, char **argv)
 			o->output = v;
 			break;
 		case X_ENDPOINT:
-			if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
+			if (strncmp(v, "http://", 7) &&
+			    strncmp(v, "https://", 8))
 				return bad("--endpoint takes an http:// or "
 					   "https:// URL, not '%s'",
 					   v);
@@ -201,7 +202,8 @@ static int write_format(FILE *f, const struct export_ctx *x,
 {
 	switch (o->format) {
 	case EXPORT_FOLDED:
-		return export_folded(f, x, o->weight < 0 ? EXPORT_CPU : o->weight);
+		return export_folded(f, x,
+				     o->weight < 0 ? EXPORT_CPU : o->weight);
 	case EXPORT_CHROME:
 		return export_chrome(f, x);
 	default:
@@ -236,9 +238,10 @@ static int write_file(const struct export_ctx *x, const struct export_cli *o,
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	if (ret) {
-		ret = ret == -ENOMEM ? fail("out of memory writing '%s'", o->output)
-				     : fail("cannot write '%s': %s", o->output,
-					    strerror(errno ? errno : EIO));
+		ret = ret == -ENOMEM
+			      ? fail("out of memory writing '%s'", o->output)
+			      : fail("cannot write '%s': %s", o->output,
+				     strerror(errno ? errno : EIO));
 		goto fail;
 	}
 	if (rename(tmp, o->output)) {
@@ -257,11 +260,11 @@ fail:
 static int run(const struct export_cli *o)
 {
 	const char *dir = getenv("CAUSAL_LOG_DIR");
-	struct export_otlp_opts oo = {
-		(const char *const *)o->services, o->nservices,
-		o->batch ? (size_t)o->batch : 512,
-		o->retries >= 0 ? (int)o->retries : 4, 10000
-	};
+	struct export_otlp_opts oo = { (const char *const *)o->services,
+				       o->nservices,
+				       o->batch ? (size_t)o->batch : 512,
+				       o->retries >= 0 ? (int)o->retries : 4,
+				       10000 };
 	char db[PATH_MAX];
 	struct export_ctx x;
 	struct session s;

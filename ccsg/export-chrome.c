@@ -133,13 +133,12 @@ static void names(struct chrome *ch)
 		snprintf(label, sizeof(label), "%lld %s%s%s%s",
 			 (long long)tid_of(x, (int32_t)i),
 			 th->tid == 1 ? "main"
-			 : th->infra ? "infrastructure"
+			 : th->infra  ? "infrastructure"
 			 : th->spawn_call >= 0 || th->parent_thread >= 0
 				 ? "spawned"
 				 : "thread",
 			 ch->role[i] & R_CALLS ? ", client" : "",
-			 ch->role[i] & R_SERVES ? ", server" : "",
-			 "");
+			 ch->role[i] & R_SERVES ? ", server" : "", "");
 		XB_LIT(b, "{\"ph\":\"M\",\"name\":\"thread_name\"");
 		where(ch, th->proc, (int32_t)i, x->base_ns);
 		XB_LIT(b, ",\"args\":{\"name\":");
@@ -241,16 +240,15 @@ static void size_arg(struct xbuf *b, const char *key, int64_t v)
 		xb_i64(b, v);
 }
 
-static void slice(struct chrome *ch, size_t i, int server, int64_t s,
-		  int64_t e)
+static void slice(struct chrome *ch, size_t i, int server, int64_t s, int64_t e)
 {
 	const struct export_ctx *x = ch->x;
 	const struct ccsg_trace *t = x->t;
 	const struct ccsg_call *c = &t->calls[i];
 	struct xbuf *b = ch->b;
 	int32_t proc = server ? c->server_proc : c->client_proc;
-	int32_t th = ccsg_trace_thread(t, proc, server ? c->server_tid
-						       : c->client_tid);
+	int32_t th = ccsg_trace_thread(t, proc,
+				       server ? c->server_tid : c->client_tid);
 	int32_t n = x->g->call_node[i];
 	const char *out = outcome(t, c, server);
 
@@ -290,7 +288,8 @@ static void slice(struct chrome *ch, size_t i, int server, int64_t s,
 	XB_LIT(b, ",\"outcome\":\"");
 	xb_json_body(b, out);
 	if (!server)
-		xb_str(b, c->failed ? "\",\"failed\":true" : "\",\"failed\":false");
+		xb_str(b, c->failed ? "\",\"failed\":true"
+				    : "\",\"failed\":false");
 	else
 		xb_ch(b, '"');
 	XB_LIT(b, ",\"self_cpu_us\":");
@@ -364,11 +363,9 @@ static void calls(struct chrome *ch)
 		cth = ccsg_trace_thread(t, c->client_proc, c->client_tid);
 		sth = ccsg_trace_thread(t, c->server_proc, c->server_tid);
 		flow(ch, 2 * (int64_t)i + 1, "call", c->client_proc, cth,
-		     inside(c0, c1, 0), c->server_proc, sth,
-		     inside(s0, s1, 0));
+		     inside(c0, c1, 0), c->server_proc, sth, inside(s0, s1, 0));
 		flow(ch, 2 * (int64_t)i + 2, "reply", c->server_proc, sth,
-		     inside(s0, s1, 1), c->client_proc, cth,
-		     inside(c0, c1, 1));
+		     inside(s0, s1, 1), c->client_proc, cth, inside(c0, c1, 1));
 	}
 }
 
@@ -386,8 +383,8 @@ int export_chrome(FILE *f, const struct export_ctx *x)
 	if (!ch.b || !ch.fn || !ch.role || !ch.lost)
 		goto out;
 	for (size_t n = 0; n < nn; n++)
-		if (!(ch.fn[n] = json_of(x->g->nodes[n].name ? x->g->nodes[n].name
-							     : "?")))
+		if (!(ch.fn[n] = json_of(
+			      x->g->nodes[n].name ? x->g->nodes[n].name : "?")))
 			goto out;
 	for (size_t i = 0; i < t->ncalls; i++) {
 		const struct ccsg_call *c = &t->calls[i];

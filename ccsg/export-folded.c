@@ -99,11 +99,12 @@ static int32_t node_frame(struct folded *fo, int32_t u, int top)
 					   ? x->g->nodes[n].name
 					   : CCSG_LOST_NAME;
 
-		return frame_of(fo, frame_key(K_CALL, (uint32_t)(h + 1),
-					      (uint32_t)(n + 1)),
-				c->server_proc ? host_name(t, c->server_proc)
-					       : "<untraced>",
-				"", name);
+		return frame_of(
+			fo,
+			frame_key(K_CALL, (uint32_t)(h + 1), (uint32_t)(n + 1)),
+			c->server_proc ? host_name(t, c->server_proc)
+				       : "<untraced>",
+			"", name);
 	} else {
 		const struct ccsg_thread *th =
 			&t->threads[u - (int32_t)t->ncalls];
@@ -116,12 +117,12 @@ static int32_t node_frame(struct folded *fo, int32_t u, int top)
 					host_name(t, th->proc),
 					export_exe(x, th->proc),
 					main_thread ? "main" : "<thread>");
-		return frame_of(fo,
-				frame_key(K_THREAD,
-					  (uint32_t)(ccsg_trace_host(t, th->proc) +
-						     1),
-					  0),
-				host_name(t, th->proc), "", "<thread>");
+		return frame_of(
+			fo,
+			frame_key(K_THREAD,
+				  (uint32_t)(ccsg_trace_host(t, th->proc) + 1),
+				  0),
+			host_name(t, th->proc), "", "<thread>");
 	}
 }
 
@@ -185,7 +186,8 @@ static int64_t *weights(const struct export_ctx *x, int weight)
 		if (weight == EXPORT_CALLS) {
 			w[i] = 1;
 		} else if (weight == EXPORT_CPU) {
-			if (c->server_proc && ccsg_proc_dim(x->g, c->server_proc) >= 0)
+			if (c->server_proc &&
+			    ccsg_proc_dim(x->g, c->server_proc) >= 0)
 				w[i] = x->g->call_self[i];
 		} else {
 			int64_t l = call_latency(x, c);
@@ -218,7 +220,8 @@ static int32_t node_dim(const struct export_ctx *x, int32_t u)
 		return x->t->calls[u].server_proc
 			       ? ccsg_proc_dim(x->g, x->t->calls[u].server_proc)
 			       : -1;
-	return ccsg_proc_dim(x->g, x->t->threads[u - (int32_t)x->t->ncalls].proc);
+	return ccsg_proc_dim(x->g,
+			     x->t->threads[u - (int32_t)x->t->ncalls].proc);
 }
 
 /* Walk the DSCG in pre-order, each instance into its stack. */

@@ -69,7 +69,8 @@ static int send_batch(const char *json, size_t len, size_t nspans, void *arg)
 		rc = curl_easy_perform(s->curl);
 		if (rc != CURLE_OK) {
 			snprintf(why, sizeof(why), "%s",
-				 s->error[0] ? s->error : curl_easy_strerror(rc));
+				 s->error[0] ? s->error
+					     : curl_easy_strerror(rc));
 			continue;
 		}
 		curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
@@ -78,10 +79,11 @@ static int send_batch(const char *json, size_t len, size_t nspans, void *arg)
 			return 0;
 		}
 		if (code != 429 && code != 502 && code != 503 && code != 504)
-			return fail("the OTLP receiver '%s' refused request %zu "
-				    "(%zu spans): HTTP %ld%s%s",
-				    s->url, s->requests, nspans, code,
-				    s->body[0] ? ": " : "", s->body);
+			return fail(
+				"the OTLP receiver '%s' refused request %zu "
+				"(%zu spans): HTTP %ld%s%s",
+				s->url, s->requests, nspans, code,
+				s->body[0] ? ": " : "", s->body);
 		snprintf(why, sizeof(why), "HTTP %ld%s%s", code,
 			 s->body[0] ? ": " : "", s->body);
 	}

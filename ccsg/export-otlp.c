@@ -46,12 +46,12 @@ struct otlp {
 	/* spans grouped by process: refs[first[p] .. first[p + 1]) */
 	struct span_ref *refs;
 	size_t *first;
-	uint8_t *emit;	     /* per thread: it has a span */
-	int32_t *own;	     /* per thread: the first chain it started, -1 */
+	uint8_t *emit;	      /* per thread: it has a span */
+	int32_t *own;	      /* per thread: the first chain it started, -1 */
 	int64_t *self, *desc; /* per DSCG node: CPU (ns) */
 	uint8_t (*th_trace)[16];
 	uint8_t *th_trace_set;
-	char **fn;	/* per CCSG node: its name, JSON-escaped, no quotes */
+	char **fn; /* per CCSG node: its name, JSON-escaped, no quotes */
 	/* batching */
 	size_t in_batch, batches;
 	export_batch_fn fn_batch;
@@ -182,7 +182,8 @@ static void thread_trace(struct otlp *ot, size_t j)
 			break;
 		}
 		if (!ccsg_dscg_is_thread(x->d, p)) {
-			uint64_t a = thread_span(x, k), b = hash64(a ^ 0x5bd1e995);
+			uint64_t a = thread_span(x, k),
+				 b = hash64(a ^ 0x5bd1e995);
 
 			memcpy(t, &a, 8);
 			memcpy(t + 8, &b, 8);
@@ -286,7 +287,10 @@ static int prepare(struct otlp *ot)
 	if (!(ot->refs = malloc((n + 1) * sizeof(*ot->refs))))
 		goto nomem;
 #define PUT(p, k, idx)                                                         \
-	ot->refs[ot->first[p] + fill[p]++] = (struct span_ref){ k, (int32_t)(idx) }
+	ot->refs[ot->first[p] + fill[p]++] = (struct span_ref)                 \
+	{                                                                      \
+		k, (int32_t)(idx)                                              \
+	}
 	for (size_t j = 0; j < t->nthreads; j++)
 		if (ot->emit[j])
 			PUT(t->threads[j].proc, S_THREAD, j);
@@ -457,9 +461,8 @@ static void peer_attrs(struct xbuf *b, const char *peer)
 	long port;
 
 	if (!strncmp(peer, "unix:", 5) || !colon) {
-		attr_str(b, "server.address", strncmp(peer, "unix:", 5) ? peer
-								       : peer + 5,
-			 0);
+		attr_str(b, "server.address",
+			 strncmp(peer, "unix:", 5) ? peer : peer + 5, 0);
 		return;
 	}
 	port = strtol(colon + 1, &end, 10);
@@ -490,7 +493,8 @@ static void call_attrs(struct otlp *ot, const struct span_ref *r)
 	const struct ccsg_call *c = &t->calls[r->i];
 	struct xbuf *b = ot->b;
 	int32_t n = x->g->call_node[r->i];
-	const char *q = n >= 0 ? ot->fn[n] : NULL, *sep = q ? strstr(q, "::") : NULL;
+	const char *q = n >= 0 ? ot->fn[n] : NULL,
+		   *sep = q ? strstr(q, "::") : NULL;
 	const char *tr = x->transport && x->transport[r->i] >= 0
 				 ? t->strings[x->transport[r->i]]
 				 : NULL;
@@ -505,8 +509,8 @@ static void call_attrs(struct otlp *ot, const struct span_ref *r)
 	attr_int(b, "onc_rpc.version", c->vers, 0);
 	attr_int(b, "onc_rpc.procedure.number", c->proc, 0);
 	attr_int(b, "onc_rpc.program.number", c->prog, 0);
-	if (tr && (!strcmp(tr, "tcp") || !strcmp(tr, "udp") ||
-		   !strcmp(tr, "unix")))
+	if (tr &&
+	    (!strcmp(tr, "tcp") || !strcmp(tr, "udp") || !strcmp(tr, "unix")))
 		attr_str(b, "network.transport",
 			 strcmp(tr, "unix") ? tr : "unix", 0);
 	if (r->kind == S_CLIENT && c->peer >= 0)
@@ -519,22 +523,27 @@ static void call_attrs(struct otlp *ot, const struct span_ref *r)
 	XB_LIT(b, "{\"stringValue\":\"");
 	xb_hex(b, t->chains[c->chain].id, DB_CHAIN_LEN);
 	XB_LIT(b, "\"}}");
-	attr_str(b, "causal.side", r->kind == S_SERVER ? "server" : "client", 0);
+	attr_str(b, "causal.side", r->kind == S_SERVER ? "server" : "client",
+		 0);
 	if (r->kind == S_CLIENT) {
 		if (c->args_bytes != CCSG_NONE)
 			attr_int(b, "causal.args_bytes", c->args_bytes, 0);
 		if (c->results_bytes != CCSG_NONE)
-			attr_int(b, "causal.results_bytes", c->results_bytes, 0);
+			attr_int(b, "causal.results_bytes", c->results_bytes,
+				 0);
 		if (c->status_name >= 0)
-			attr_str(b, "causal.status", t->strings[c->status_name], 0);
+			attr_str(b, "causal.status", t->strings[c->status_name],
+				 0);
 	} else {
 		if (c->server_args_bytes != CCSG_NONE)
-			attr_int(b, "causal.args_bytes", c->server_args_bytes, 0);
+			attr_int(b, "causal.args_bytes", c->server_args_bytes,
+				 0);
 		if (c->server_results_bytes != CCSG_NONE)
 			attr_int(b, "causal.results_bytes",
 				 c->server_results_bytes, 0);
 		if (c->reply >= 0 && c->reply < CCSG_NREPLY)
-			attr_str(b, "causal.reply", ccsg_reply_names[c->reply], 0);
+			attr_str(b, "causal.reply", ccsg_reply_names[c->reply],
+				 0);
 		attr_us(b, "causal.cpu.self_us", ot->self[r->i]);
 		attr_us(b, "causal.cpu.descendant_us", ot->desc[r->i]);
 	}
@@ -634,8 +643,9 @@ static void span(struct otlp *ot, const struct span_ref *r, int first)
 					  ? t->strings[c->status_name]
 				  : c->reply >= 0 && c->reply < CCSG_NREPLY
 					  ? ccsg_reply_names[c->reply]
-				  : c->status_name >= 0 ? t->strings[c->status_name]
-							: "failed";
+				  : c->status_name >= 0
+					  ? t->strings[c->status_name]
+					  : "failed";
 
 		XB_LIT(b, ",\"status\":{\"code\":2,\"message\":");
 		xb_json(b, why);

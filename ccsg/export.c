@@ -107,9 +107,10 @@ static int thread_row(struct export_ctx *x, sqlite3_stmt *st)
 		return 0;
 	if ((i = ccsg_trace_thread(x->t, (int32_t)proc, (int32_t)tid)) < 0)
 		return 0;
-	x->os_tid[i] = (int32_t)(col_int(st, 2) > 0 && col_int(st, 2) <= INT32_MAX
-					 ? col_int(st, 2)
-					 : 0);
+	x->os_tid[i] =
+		(int32_t)(col_int(st, 2) > 0 && col_int(st, 2) <= INT32_MAX
+				  ? col_int(st, 2)
+				  : 0);
 	x->th_start[i] = col_int(st, 3);
 	x->th_spawn[i] = col_int(st, 4);
 	return 0;
@@ -162,11 +163,10 @@ static int load_columns(struct export_ctx *x, int transports)
 				       DB_THREADS_OS_TID,
 				       DB_THREADS_START_MONO_NS,
 				       DB_THREADS_SPAWN_MONO_NS };
-	static const int pr_cols[] = {
-		DB_PROCESSES_PROC_ID, DB_PROCESSES_UUID,
-		DB_PROCESSES_START_REALTIME_NS, DB_PROCESSES_START_MONO_NS,
-		DB_PROCESSES_END_MONO_NS
-	};
+	static const int pr_cols[] = { DB_PROCESSES_PROC_ID, DB_PROCESSES_UUID,
+				       DB_PROCESSES_START_REALTIME_NS,
+				       DB_PROCESSES_START_MONO_NS,
+				       DB_PROCESSES_END_MONO_NS };
 	static const int call_cols[] = { DB_RPC_CALLS_CALL_ID,
 					 DB_RPC_CALLS_TRANSPORT };
 	const char *path = x->t->path;
@@ -202,15 +202,14 @@ static int load_columns(struct export_ctx *x, int transports)
 /* ---- clock alignment ------------------------------------------------- */
 
 struct pair {
-	int32_t a, b;  /* a < b */
+	int32_t a, b;	/* a < b */
 	int64_t lo, hi; /* offset_b - offset_a in [lo, hi] */
 	int64_t n;
 	uint8_t used;
 };
 
-static int add_pair(struct pair **v, size_t *n, size_t *cap,
-		    struct hashmap *m, int32_t a, int32_t b, int64_t lo,
-		    int64_t hi)
+static int add_pair(struct pair **v, size_t *n, size_t *cap, struct hashmap *m,
+		    int32_t a, int32_t b, int64_t lo, int64_t hi)
 {
 	int32_t i = hashmap_get(m, hashmap_key2((uint32_t)a, (uint32_t)b));
 
@@ -394,9 +393,8 @@ void export_proc_label(const struct export_ctx *x, int32_t proc, char *buf,
 	int32_t h = ccsg_trace_host(x->t, proc);
 
 	snprintf(buf, len, "%s/%d/%s", h >= 0 ? x->t->hosts[h] : "?",
-		 proc > 0 && (size_t)proc < x->t->nprocs
-			 ? x->t->procs[proc].pid
-			 : 0,
+		 proc > 0 && (size_t)proc < x->t->nprocs ? x->t->procs[proc].pid
+							 : 0,
 		 export_exe(x, proc));
 }
 
@@ -450,16 +448,15 @@ int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
 	for (size_t i = 0; i < t->ncalls; i++) {
 		int64_t c0, c1, s0, s1;
 
-		x->clamped += export_call_times(x, &t->calls[i], &c0, &c1, &s0,
-						&s1);
+		x->clamped +=
+			export_call_times(x, &t->calls[i], &c0, &c1, &s0, &s1);
 		min_time(&x->base_ns, c0);
 		min_time(&x->base_ns, s0);
 	}
 	for (size_t i = 0; i < t->nthreads; i++)
 		if (x->th_start[i] != CCSG_NONE)
-			min_time(&x->base_ns,
-				 export_time(x, t->threads[i].proc,
-					     x->th_start[i]));
+			min_time(&x->base_ns, export_time(x, t->threads[i].proc,
+							  x->th_start[i]));
 	if (x->base_ns == CCSG_NONE)
 		x->base_ns = 0;
 	x->base_ns -= x->base_ns % 1000; /* a whole microsecond */

@@ -36,13 +36,13 @@ enum export_weight { EXPORT_CPU, EXPORT_LATENCY, EXPORT_CALLS };
  * least error first; the errors add along the path to the reference.
  */
 struct export_host {
-	int64_t offset_ns; /* added to the host's monotonic times */
-	int64_t error_ns;  /* bound of the residual error of offset_ns */
-	int64_t pairs;	   /* calls of the pair it was aligned by */
-	int32_t via;	   /* the host it was aligned against, -1 */
-	int32_t ref;	   /* the reference host of its component */
-	int64_t unix_ns;   /* unix time - aligned time (its reference's
-			    * real-time anchor), 0 when unknown */
+	int64_t offset_ns;    /* added to the host's monotonic times */
+	int64_t error_ns;     /* bound of the residual error of offset_ns */
+	int64_t pairs;	      /* calls of the pair it was aligned by */
+	int32_t via;	      /* the host it was aligned against, -1 */
+	int32_t ref;	      /* the reference host of its component */
+	int64_t unix_ns;      /* unix time - aligned time (its reference's
+			       * real-time anchor), 0 when unknown */
 	uint8_t inconsistent; /* its pair's intervals do not intersect */
 };
 

@@ -178,10 +178,10 @@ START_TEST(test_skew)
 			  J_ARR, "metadata");
 	ck_assert_int_eq(hosts->n, 3);
 	for (int i = 0; i < 3; i++)
-		ck_assert_int_eq(json_need(&hosts->item[i], "offset_ns", J_NUM,
-					   "host")
-					 ->num,
-				 l.x.hosts[i].offset_ns);
+		ck_assert_int_eq(
+			json_need(&hosts->item[i], "offset_ns", J_NUM, "host")
+				->num,
+			l.x.hosts[i].offset_ns);
 	json_free(doc);
 	free(buf);
 	unload(&l);
@@ -239,17 +239,17 @@ START_TEST(test_usage)
 		      2, "--weight goes with --format=folded");
 	expect_status(EXPORT("--format=folded", "--weight=bytes", "--db", path),
 		      2, "--weight takes");
-	expect_status(EXPORT("--format=otlp", "--batch", "10", "--db", path),
-		      2, "go with --endpoint");
-	expect_status(EXPORT("--format=otlp", "--endpoint", "ftp://x", "--db",
-			     path),
-		      2, "http://");
+	expect_status(EXPORT("--format=otlp", "--batch", "10", "--db", path), 2,
+		      "go with --endpoint");
+	expect_status(
+		EXPORT("--format=otlp", "--endpoint", "ftp://x", "--db", path),
+		2, "http://");
 	expect_status(EXPORT("--format=folded", "--endpoint",
 			     "http://127.0.0.1:1/", "--db", path),
 		      2, "go with --format=otlp");
-	expect_status(EXPORT("--format=otlp", "--service-name", "x", "--db",
-			     path),
-		      2, "EXE=NAME");
+	expect_status(
+		EXPORT("--format=otlp", "--service-name", "x", "--db", path), 2,
+		"EXE=NAME");
 	expect_status(EXPORT("--format=folded", "--db", "/nonexistent/t.db"), 1,
 		      "ccsg: error: ");
 	expect_status(EXPORT("--format=chrome", "--db", path, "-o", t.dir), 1,

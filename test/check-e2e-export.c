@@ -37,8 +37,9 @@ static char *export_run(struct e2e *t, const char *name,
 			const char *const *args)
 {
 	char path[PATH_MAX];
-	const char *argv[32] = { tool_path("ccsg"), "export", "--db", t->db,
-				 "-o", path };
+	const char *argv[32] = {
+		tool_path("ccsg"), "export", "--db", t->db, "-o", path
+	};
 	struct tool_out r;
 	int n = 6;
 
@@ -65,8 +66,12 @@ static char *check_folded(struct e2e *t, const char *idl)
 {
 	const char *args[] = { "--format=folded", idl ? "--idl" : NULL, idl,
 			       NULL };
-	const char *rep[] = { tool_path("ccsg"), "report", "--format=json",
-			      "--db", t->db, NULL };
+	const char *rep[] = { tool_path("ccsg"),
+			      "report",
+			      "--format=json",
+			      "--db",
+			      t->db,
+			      NULL };
 	char *text = export_run(t, "cpu.folded", args), *copy = strdup(text);
 	char *line, *save = NULL, path[PATH_MAX];
 	const struct jval *hosts, *total;
@@ -97,7 +102,8 @@ static char *check_folded(struct e2e *t, const char *idl)
 		for (h = 0; h < hosts->n; h++)
 			if (!strcmp(hosts->item[h].str, last))
 				break;
-		ck_assert_msg(h < hosts->n, "host '%s' not in the report", last);
+		ck_assert_msg(h < hosts->n, "host '%s' not in the report",
+			      last);
 		sum[h] += (double)count;
 		lines++;
 	}
@@ -111,8 +117,10 @@ static char *check_folded(struct e2e *t, const char *idl)
 	tool_out_release(&r);
 	free(copy);
 	{
-		const char *c[] = { tool_path("ccsg"), "compact", "--folded",
-				    path, "--strict", "--sep", ":", NULL };
+		const char *c[] = {
+			tool_path("ccsg"), "compact", "--folded", path,
+			"--strict",	   "--sep",   ":",	  NULL
+		};
 
 		e2e_fmt(path, sizeof(path), "%s/cpu.folded", t->dir);
 		r = tool_run(c);
@@ -128,7 +136,8 @@ static long long folded_count(const char *text, const char *stack)
 {
 	size_t n = strlen(stack);
 
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+	for (const char *p = text; p && *p;
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (!strncmp(p, stack, n) && p[n] == ' ')
 			return atoll(p + n + 1);
 	return -1;
@@ -138,7 +147,8 @@ static long long folded_count(const char *text, const char *stack)
 static const char *npm_tools(void)
 {
 	static char dir[PATH_MAX];
-	const char *env = getenv("CAUSAL_NPM_TOOLS"), *src = getenv("CAUSAL_SRC");
+	const char *env = getenv("CAUSAL_NPM_TOOLS"),
+		   *src = getenv("CAUSAL_SRC");
 	char probe[PATH_MAX + 64];
 
 	if (env && *env)
@@ -179,7 +189,8 @@ static void check_flamegraph(struct e2e *t, const char *name, const char *must)
 	 * separated by ',': the frames hold none (checked) */
 	e2e_fmt(cmd, sizeof(cmd),
 		"! grep -q , '%s/%s' && sed 's/;/,/g' '%s/%s' | "
-		"'%s/node_modules/.bin/stackvis' collapsed flamegraph-svg > '%s'",
+		"'%s/node_modules/.bin/stackvis' collapsed flamegraph-svg > "
+		"'%s'",
 		t->dir, name, t->dir, name, tools, svg);
 	status = system(cmd);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -251,7 +262,8 @@ static int has_flow(const struct events *ev, const char *name,
 	for (int i = 0; i < ev->n; i++) {
 		const struct ev *s = &ev->e[i];
 
-		if (strcmp(s->ph, "s") || strcmp(s->name, name) || !on_slice(s, a))
+		if (strcmp(s->ph, "s") || strcmp(s->name, name) ||
+		    !on_slice(s, a))
 			continue;
 		for (int j = 0; j < ev->n; j++) {
 			const struct ev *f = &ev->e[j];
@@ -311,18 +323,19 @@ static int check_chrome(struct e2e *t)
 	ck_assert_int_ge(refs, 1);
 	ck_assert_int_eq(json_need(meta, "clamped_calls", J_NUM, "m")->num, 0);
 
-	ck_assert_int_eq(sqlite3_prepare_v2(t->sql,
-					    "SELECT c.call_id, ct.os_tid, "
-					    "st.os_tid, c.client_proc_id, "
-					    "c.server_proc_id, c.status_name "
-					    "FROM rpc_calls c JOIN threads ct ON "
-					    "ct.proc_id = c.client_proc_id AND "
-					    "ct.tid = c.client_tid JOIN threads "
-					    "st ON st.proc_id = c.server_proc_id "
-					    "AND st.tid = c.server_tid WHERE "
-					    "c.missing IS NULL",
-					    -1, &st, NULL),
-			 SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(t->sql,
+				   "SELECT c.call_id, ct.os_tid, "
+				   "st.os_tid, c.client_proc_id, "
+				   "c.server_proc_id, c.status_name "
+				   "FROM rpc_calls c JOIN threads ct ON "
+				   "ct.proc_id = c.client_proc_id AND "
+				   "ct.tid = c.client_tid JOIN threads "
+				   "st ON st.proc_id = c.server_proc_id "
+				   "AND st.tid = c.server_tid WHERE "
+				   "c.missing IS NULL",
+				   -1, &st, NULL),
+		SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		double id = (double)sqlite3_column_int64(st, 0);
 		const struct ev *c = slice_of(&ev, id, "rpc.client"),
@@ -390,8 +403,9 @@ static int check_chrome(struct e2e *t)
 					from = s;
 			}
 		}
-		ck_assert_msg(from, "thread %.0f of process %.0f: no spawn flow "
-				    "from thread %.0f",
+		ck_assert_msg(from,
+			      "thread %.0f of process %.0f: no spawn flow "
+			      "from thread %.0f",
 			      tid, pid, ptid);
 		/* spawned in a call: from inside that call's skeleton */
 		for (int j = 0; j < ev.n; j++)
@@ -450,9 +464,11 @@ static const char *attr_text(const struct jval *attrs, const char *key)
 	for (int i = 0; attrs && i < attrs->n; i++) {
 		const struct jval *a = &attrs->item[i];
 
-		if (!strcmp(json_need(a, "key", J_STR, "attribute")->str, key) &&
+		if (!strcmp(json_need(a, "key", J_STR, "attribute")->str,
+			    key) &&
 		    json_get(json_get(a, "value"), "stringValue"))
-			return json_get(json_get(a, "value"), "stringValue")->str;
+			return json_get(json_get(a, "value"), "stringValue")
+				->str;
 	}
 	return NULL;
 }
@@ -465,7 +481,8 @@ static void otlp_spans(const struct jval *doc, struct spans *sp)
 	for (int r = 0; r < rs->n; r++) {
 		const struct jval *res = json_need(&rs->item[r], "resource",
 						   J_OBJ, "resourceSpans");
-		const struct jval *ra = json_need(res, "attributes", J_ARR, "resource");
+		const struct jval *ra =
+			json_need(res, "attributes", J_ARR, "resource");
 		const struct jval *ss = json_need(&rs->item[r], "scopeSpans",
 						  J_ARR, "resourceSpans");
 
@@ -482,24 +499,35 @@ static void otlp_spans(const struct jval *doc, struct spans *sp)
 						       sizeof(*sp->s));
 			for (int i = 0; i < a->n; i++) {
 				const struct jval *o = &a->item[i];
-				const struct jval *at = json_get(o, "attributes");
+				const struct jval *at =
+					json_get(o, "attributes");
 				struct span *x = &sp->s[sp->n++];
 
-				x->trace = json_need(o, "traceId", J_STR, "span")->str;
-				x->id = json_need(o, "spanId", J_STR, "span")->str;
-				x->parent = json_get(o, "parentSpanId")
-						    ? json_get(o, "parentSpanId")->str
-						    : "";
-				x->kind = (int)json_need(o, "kind", J_NUM, "span")->num;
+				x->trace =
+					json_need(o, "traceId", J_STR, "span")
+						->str;
+				x->id = json_need(o, "spanId", J_STR, "span")
+						->str;
+				x->parent =
+					json_get(o, "parentSpanId")
+						? json_get(o, "parentSpanId")
+							  ->str
+						: "";
+				x->kind =
+					(int)json_need(o, "kind", J_NUM, "span")
+						->num;
 				x->call = attr_num(at, "causal.call_id");
 				x->proc = attr_num(at, "causal.proc_id");
 				x->tid = attr_num(at, "causal.tid");
 				x->seen = 0;
 				if (x->kind != 1) {
-					ck_assert_str_eq(attr_text(at, "rpc.system"),
-							 "onc_rpc");
-					ck_assert_ptr_nonnull(attr_text(at, "rpc.method"));
-					ck_assert_ptr_nonnull(attr_text(at, "rpc.service"));
+					ck_assert_str_eq(
+						attr_text(at, "rpc.system"),
+						"onc_rpc");
+					ck_assert_ptr_nonnull(
+						attr_text(at, "rpc.method"));
+					ck_assert_ptr_nonnull(
+						attr_text(at, "rpc.service"));
 				}
 			}
 		}
@@ -517,8 +545,9 @@ static struct span *find_span(struct spans *sp, int kind, double call,
 		if (x->kind == kind &&
 		    (kind == 1 ? x->proc == proc && x->tid == tid
 			       : x->call == call)) {
-			ck_assert_msg(!found, "two spans of kind %d for call %.0f"
-					      " / thread %.0f.%.0f",
+			ck_assert_msg(!found,
+				      "two spans of kind %d for call %.0f"
+				      " / thread %.0f.%.0f",
 				      kind, call, proc, tid);
 			found = x;
 		}
@@ -565,9 +594,9 @@ static int dscg_walk(const struct jval *nd, struct spans *sp,
 	int n = 0;
 
 	if (!strcmp(kind, "thread")) {
-		struct span *x = find_span(sp, 1, -1,
-					   json_need(nd, "proc", J_NUM, "t")->num,
-					   json_need(nd, "tid", J_NUM, "t")->num);
+		struct span *x = find_span(
+			sp, 1, -1, json_need(nd, "proc", J_NUM, "t")->num,
+			json_need(nd, "tid", J_NUM, "t")->num);
 
 		if (x) {
 			ck_assert_msg(!strcmp(x->parent, parent),
@@ -586,7 +615,8 @@ static int dscg_walk(const struct jval *nd, struct spans *sp,
 			    *s = find_span(sp, 2, id, 0, 0);
 
 		ck_assert_msg(c || s, "call %.0f: no span", id);
-		ck_assert_msg(json_get(nd, "missing")->type != J_NULL || (c && s),
+		ck_assert_msg(json_get(nd, "missing")->type != J_NULL ||
+				      (c && s),
 			      "call %.0f: client span %p, server %p", id,
 			      (void *)c, (void *)s);
 		ck_assert_msg(!strcmp((c ? c : s)->parent, parent),
@@ -645,8 +675,9 @@ static void proto_check(const char *path)
 static int check_otlp(struct e2e *t)
 {
 	static const char *const args[] = { "--format=otlp", NULL };
-	const char *dargs[] = { tool_path("ccsg"), "dscg", "--format=json",
-				"--db", t->db, NULL };
+	const char *dargs[] = {
+		tool_path("ccsg"), "dscg", "--format=json", "--db", t->db, NULL
+	};
 	char *text = export_run(t, "trace.otlp.json", args), path[PATH_MAX];
 	struct jval *doc = json_parse(text, "ccsg export --format=otlp"), *dscg;
 	struct spans sp = { 0 };
@@ -657,12 +688,14 @@ static int check_otlp(struct e2e *t)
 	e2e_fmt(path, sizeof(path), "%s/trace.otlp.json", t->dir);
 	proto_check(path);
 	otlp_spans(doc, &sp);
-	ck_assert_int_eq(sp.resources,
-			 e2e_query_int(t->sql, "SELECT count(*) FROM processes"));
+	ck_assert_int_eq(
+		sp.resources,
+		e2e_query_int(t->sql, "SELECT count(*) FROM processes"));
 	r = tool_run(dargs);
 	e2e_assert_exit(r.status, 0, "ccsg dscg");
 	dscg = json_parse(r.out, "ccsg dscg");
-	n = dscg_walk(json_need(dscg, "root", J_OBJ, "dscg"), &sp, "", NULL, &ch);
+	n = dscg_walk(json_need(dscg, "root", J_OBJ, "dscg"), &sp, "", NULL,
+		      &ch);
 	ck_assert_int_eq(n, sp.n); /* no span the DSCG has no node for */
 	for (int i = 0; i < sp.n; i++)
 		ck_assert_int_eq(sp.s[i].seen, 1);
@@ -674,10 +707,11 @@ static int check_otlp(struct e2e *t)
 
 		for (int i = 0; i < sp.n; i++)
 			sides += sp.s[i].kind != 1;
-		ck_assert_int_eq(sides, e2e_query_int(t->sql,
-						      "SELECT count(client_proc_id) "
-						      "+ count(server_proc_id) FROM "
-						      "rpc_calls"));
+		ck_assert_int_eq(sides,
+				 e2e_query_int(t->sql,
+					       "SELECT count(client_proc_id) "
+					       "+ count(server_proc_id) FROM "
+					       "rpc_calls"));
 	}
 	free(sp.s);
 	json_free(dscg);
@@ -687,7 +721,8 @@ static int check_otlp(struct e2e *t)
 	return n;
 }
 
-/* ---- otlp --endpoint ------------------------------------------------------ */
+/* ---- otlp --endpoint ------------------------------------------------------
+ */
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -700,7 +735,8 @@ static pid_t receiver_start(struct e2e *t, const char *mode, const char *name,
 	const char *src = getenv("CAUSAL_SRC");
 	char script[PATH_MAX], portf[PATH_MAX + 8], o[PATH_MAX + 8],
 		e[PATH_MAX + 8];
-	const char *argv[] = { "/usr/bin/env", "python3", script, mode, dir, NULL };
+	const char *argv[] = { "/usr/bin/env", "python3", script,
+			       mode,	       dir,	  NULL };
 	pid_t pid;
 	char *text;
 
@@ -749,8 +785,8 @@ static struct tool_out endpoint_run(struct e2e *t, int port,
 				    const char *const *args)
 {
 	char url[128];
-	const char *argv[24] = { tool_path("ccsg"), "export", "--db", t->db,
-				 "--format=otlp", "--endpoint", url };
+	const char *argv[24] = { tool_path("ccsg"), "export",	  "--db", t->db,
+				 "--format=otlp",   "--endpoint", url };
 	int n = 7;
 
 	e2e_fmt(url, sizeof(url), "http://127.0.0.1:%d/v1/traces", port);
@@ -806,8 +842,8 @@ static void check_endpoint(struct e2e *t, int nspans)
 		r = endpoint_run(t, port, args);
 	}
 	e2e_assert_exit(r.status, 0, "ccsg export --endpoint");
-	ck_assert_msg(!r.err[0] && !r.out[0], "stdout '%s', stderr '%s'",
-		      r.out, r.err);
+	ck_assert_msg(!r.err[0] && !r.out[0], "stdout '%s', stderr '%s'", r.out,
+		      r.err);
 	tool_out_release(&r);
 	receiver_stop(pid);
 	n = requests(dir);
@@ -819,7 +855,8 @@ static void check_endpoint(struct e2e *t, int nspans)
 			char path[PATH_MAX + 32], *text;
 			int before = sp.n;
 
-			e2e_fmt(path, sizeof(path), "%s/request-%d.json", dir, i);
+			e2e_fmt(path, sizeof(path), "%s/request-%d.json", dir,
+				i);
 			proto_check(path);
 			text = e2e_slurp(path, NULL);
 			docs[i] = json_parse(text, path);
@@ -881,7 +918,8 @@ static void check_endpoint(struct e2e *t, int nspans)
 
 		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-		ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+		ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len),
+				 0);
 		close(fd);
 		e2e_fmt(out, sizeof(out), "%s/unreachable.json", t->dir);
 		r = endpoint_run(t, ntohs(a.sin_port), args);
@@ -968,12 +1006,19 @@ START_TEST(test_multi)
 	/* three clients at once, then one whose call fails */
 	{
 		const char *a = rpc_port(s[2].tcp);
-		const char *const threads[] = { rpc_prog("demo-client"), "-P", a,
-						"threads", "4", "25", NULL };
-		const char *const spawn[] = { rpc_prog("demo-client"), "-P", a,
-					      "spawn", "3", NULL };
-		const char *const burn[] = { rpc_prog("demo-client"), "-P", a,
-					     "burn", "1000", NULL };
+		const char *const threads[] = { rpc_prog("demo-client"),
+						"-P",
+						a,
+						"threads",
+						"4",
+						"25",
+						NULL };
+		const char *const spawn[] = {
+			rpc_prog("demo-client"), "-P", a, "spawn", "3", NULL
+		};
+		const char *const burn[] = {
+			rpc_prog("demo-client"), "-P", a, "burn", "1000", NULL
+		};
 		const char *const *argv[] = { threads, spawn, burn };
 		char o[PATH_MAX], e[PATH_MAX];
 
