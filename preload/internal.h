@@ -168,8 +168,13 @@ void causal_tbufs_unlock(void);
 /* This thread's buffer, registering the thread on first use; NULL when
  * the thread is not traced. */
 struct causal_tbuf *causal_thread_current(void);
-/* The new thread's first act: take tb over and record THREAD_START. */
-void causal_thread_begin(struct causal_tbuf *tb);
+/* The new thread's first act: take tb over and record THREAD_START;
+ * fresh: the library saw it start (its CPU clock is 0 there). */
+void causal_thread_begin(struct causal_tbuf *tb, int fresh);
+/* The kernel's id of the calling thread, from glibc's thread descriptor
+ * once checked (causal_tid_init at start-up), else gettid(). */
+void causal_tid_init(void);
+pid_t causal_os_tid(void);
 /* Record THREAD_END (enum causal_thread_end) and hand the buffer back. */
 void causal_thread_end(uint32_t how);
 
@@ -288,8 +293,10 @@ static inline struct causal_rec *causal_record_begin(struct causal_tbuf *tb,
 static inline void causal_record_commit(struct causal_tbuf *tb,
 					uint64_t pending)
 {
-	if (causal_ring_commit(&tb->ring, pending) >
-	    tb->ring.capacity / CAUSAL_WAKE_FRACTION)
+	uint64_t wake_at = tb->ring.capacity / CAUSAL_WAKE_FRACTION;
+
+	if (causal_ring_commit(&tb->ring, pending) > wake_at &&
+	    causal_ring_refresh(&tb->ring) > wake_at)
 		causal_writer_wake();
 }
 

@@ -4,6 +4,7 @@ void causal_ring_init(struct causal_ring *ring, void *data, uint64_t capacity)
 {
 	atomic_init(&ring->head, 0);
 	atomic_init(&ring->tail, 0);
+	ring->tail_seen = 0;
 	ring->capacity = capacity;
 	ring->data = data;
 }
@@ -59,4 +60,5 @@ void causal_ring_reset(struct causal_ring *ring)
 {
 	atomic_store_explicit(&ring->head, 0, memory_order_relaxed);
 	atomic_store_explicit(&ring->tail, 0, memory_order_relaxed);
+	ring->tail_seen = 0;
 }

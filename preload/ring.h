@@ -29,7 +29,8 @@ struct causal_rec {
 
 struct causal_ring {
 	_Atomic uint64_t head;	/* bytes ever committed; producer-owned */
-	char pad0[56];		/* keep producer and consumer lines apart */
+	uint64_t tail_seen;	/* producer: tail when it last read it */
+	char pad0[48];		/* keep producer and consumer lines apart */
 	_Atomic uint64_t tail;	/* bytes ever consumed; consumer-owned */
 	char pad1[56];
 	uint64_t capacity;	/* a power of two */
@@ -45,24 +46,32 @@ void causal_ring_init(struct causal_ring *ring, void *data, uint64_t capacity);
  * is full.  Fill the record, then causal_ring_commit(ring, *pending) it.
  * *pending is set to the bytes the commit will advance the head by: size,
  * plus the padding record when the record wraps to the start.
- * causal_ring_commit() returns the bytes the ring holds once committed
- * (committed and not yet consumed), so the caller can decide to wake the
- * consumer.
+ * causal_ring_commit() returns an upper bound of the bytes the ring holds
+ * once committed (committed and not yet consumed, as of the last tail the
+ * producer read), so the caller can decide to wake the consumer, after
+ * causal_ring_refresh() when the bound says so.  The producer reads the
+ * consumer's cache line only then, or when the ring looks full.
  */
 static inline struct causal_rec *causal_ring_reserve(struct causal_ring *ring,
 						      uint32_t size,
 						      uint64_t *pending)
 {
 	uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
-	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+	uint64_t tail = ring->tail_seen;
 	uint64_t off = head & (ring->capacity - 1);
 	uint64_t to_end = ring->capacity - off;
 	uint64_t need = size;
 
 	if (size > to_end)
 		need += to_end; /* pad to the end, then wrap */
-	if (head + need - tail > ring->capacity)
-		return NULL;
+	if (head + need - tail > ring->capacity) {
+		/* the consumer's line only when the last view is too full:
+		 * the bytes before a tail once seen stay free for us */
+		tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+		ring->tail_seen = tail;
+		if (head + need - tail > ring->capacity)
+			return NULL;
+	}
 	if (size > to_end) {
 		struct causal_rec *pad = (struct causal_rec *)(ring->data + off);
 
@@ -75,6 +84,8 @@ static inline struct causal_rec *causal_ring_reserve(struct causal_ring *ring,
 	return (struct causal_rec *)(ring->data + off);
 }
 
+/* Returns at least the bytes the ring holds (from the last tail seen):
+ * causal_ring_refresh() tells exactly. */
 static inline uint64_t causal_ring_commit(struct causal_ring *ring,
 					  uint64_t pending)
 {
@@ -82,8 +93,16 @@ static inline uint64_t causal_ring_commit(struct causal_ring *ring,
 
 	/* release: the consumer sees the record's bytes before the new head */
 	atomic_store_explicit(&ring->head, head + pending, memory_order_release);
-	return head + pending -
-	       atomic_load_explicit(&ring->tail, memory_order_relaxed);
+	return head + pending - ring->tail_seen;
+}
+
+/* Producer: read the consumer's tail again; the bytes the ring holds. */
+static inline uint64_t causal_ring_refresh(struct causal_ring *ring)
+{
+	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+
+	ring->tail_seen = tail;
+	return atomic_load_explicit(&ring->head, memory_order_relaxed) - tail;
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sampler.h"
 
 CAUSAL_TLS struct causal_thread causal_self;
 
@@ -164,7 +165,64 @@ void causal_record_simple(struct causal_tbuf *tb, uint16_t type, uint32_t aux)
 	causal_record_commit(tb, pending);
 }
 
-static void record_thread_start(struct causal_tbuf *tb)
+/*
+ * The kernel's id of the calling thread without a system call where glibc
+ * already knows it: glibc keeps it in its thread descriptor (struct
+ * pthread, which pthread_self() points at; the kernel writes it there at
+ * clone, CLONE_CHILD_SETTID, and fork sets it again), at an offset that
+ * is not part of its API.  So the offset is trusted only once checked
+ * against gettid(): by the main thread at start-up (causal_tid_init) and
+ * again by the first thread started after (a layout that matched the
+ * main thread by chance fails there), else every thread asks gettid().
+ */
+#define CAUSAL_GLIBC_TID_OFFSET 720 /* x86_64, glibc 2.26 to 2.41 at least */
+
+static _Atomic int tid_offset_state; /* 0 unchecked, 1 main ok, 2 ok, -1 no */
+
+static pid_t glibc_tid(void)
+{
+	const char *self = (const char *)pthread_self();
+	pid_t tid;
+
+	memcpy(&tid, self + CAUSAL_GLIBC_TID_OFFSET, sizeof(tid));
+	return tid;
+}
+
+void causal_tid_init(void)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	atomic_store(&tid_offset_state, glibc_tid() == gettid() ? 1 : -1);
+#else
+	atomic_store(&tid_offset_state, -1);
+#endif
+}
+
+pid_t causal_os_tid(void)
+{
+	int state =
+		atomic_load_explicit(&tid_offset_state, memory_order_relaxed);
+	pid_t tid;
+
+	if (state == 2)
+		return glibc_tid();
+	tid = gettid();
+	if (state == 1)
+		atomic_store_explicit(&tid_offset_state,
+				      glibc_tid() == tid ? 2 : -1,
+				      memory_order_relaxed);
+	return tid;
+}
+
+/*
+ * fresh: a thread the library saw start (its trampoline).  Its CPU
+ * clock at the start is 0 by definition, and that is the exact start for
+ * Equation 2: the kernel starts a new thread's clock at 0 at clone, and
+ * everything the thread ran since (glibc's start_thread, the trampoline)
+ * is its own CPU, which a read here would leave out.  A thread seen late
+ * (the main thread, threads started before the library was ready, the
+ * forking thread in a fork child) has run before: its clock is read.
+ */
+static void record_thread_start(struct causal_tbuf *tb, int fresh)
 {
 	uint64_t pending;
 	struct rec_thread_start *r;
@@ -181,7 +239,8 @@ static void record_thread_start(struct causal_tbuf *tb)
 	r->hdr.aux = tb->parent_tid;
 	r->os_tid = (uint32_t)tb->os_tid;
 	r->marker = ctx->marker;
-	r->cpu_ns = causal_self.cpu_at_start ? causal_thread_cpu_ns() : 0;
+	r->cpu_ns =
+		causal_self.cpu_at_start && !fresh ? causal_thread_cpu_ns() : 0;
 	r->mon_off = causal_self.cpu_at_start ? 0 : CAUSAL_MON_CPU;
 	r->ctx.set = causal_ctx_active(ctx);
 	memcpy(r->ctx.chain, ctx->chain, sizeof(r->ctx.chain));
@@ -191,17 +250,18 @@ static void record_thread_start(struct causal_tbuf *tb)
 	causal_record_commit(tb, pending);
 }
 
-void causal_thread_begin(struct causal_tbuf *tb)
+void causal_thread_begin(struct causal_tbuf *tb, int fresh)
 {
-	tb->os_tid = gettid();
+	tb->os_tid = causal_os_tid();
 	causal_ctx_inherit(&causal_self.ctx, &tb->start_ctx);
 	causal_self.tbuf = tb;
 	causal_self.status = CAUSAL_THREAD_LIVE;
 	causal_self.exiting = 0;
 	atomic_store_explicit(&tb->heap, &causal_self.heap,
 			      memory_order_release);
-	record_thread_start(tb);
+	record_thread_start(tb, fresh);
 	pthread_setspecific(causal_g.end_key, tb);
+	causal_sampler_thread_begin(); /* with a policy: its CPU timer */
 }
 
 struct causal_tbuf *causal_thread_current(void)
@@ -224,7 +284,7 @@ struct causal_tbuf *causal_thread_current(void)
 	tb->parent_tid = 0;
 	memset(&tb->start_ctx, 0, sizeof(tb->start_ctx));
 	tb->start_ctx.marker = causal_self.ctx.marker;
-	causal_thread_begin(tb);
+	causal_thread_begin(tb, 0);
 	return tb;
 }
 
@@ -232,19 +292,22 @@ void causal_thread_end(uint32_t how)
 {
 	struct causal_tbuf *tb = causal_self.tbuf;
 	struct rec_thread_end *r;
-	uint64_t pending;
+	uint64_t pending, now, cpu = 0;
 
 	if (!tb)
 		return;
-	r = (void *)causal_record_begin(tb, CAUSAL_REC_THREAD_END, sizeof(*r),
-					&pending);
+	causal_sampler_thread_end();
+	now = causal_now_ns();
+	r = (void *)causal_record_begin_at(tb, CAUSAL_REC_THREAD_END,
+					   sizeof(*r), &pending, now);
 	causal_heap_publish(); /* its live change into the process total */
 	if (r) {
 		r->hdr.aux = how;
 		/* a thread's CPU measured at its start is measured to its end
-		 */
-		r->cpu_ns =
-			causal_self.cpu_at_start ? causal_thread_cpu_ns() : 0;
+		 * (the bpf clock's, when it has this thread) */
+		if (causal_self.cpu_at_start && !causal_cpu_now(now, &cpu))
+			cpu = causal_thread_cpu_ns();
+		r->cpu_ns = causal_self.cpu_at_start ? cpu : 0;
 		r->mon_off = causal_self.cpu_at_start ? 0 : CAUSAL_MON_CPU;
 		CAUSAL_HEAP_FILL(r);
 		r->heap_peak = r->heap_epoch ? causal_self.heap.peak : 0;

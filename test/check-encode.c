@@ -1,5 +1,6 @@
 /* check-encode.c - ring records to msgpack, field by field (log-format.h) */
 #include <check.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -272,6 +273,84 @@ START_TEST(loss_lists_the_types_lost)
 }
 END_TEST
 
+/*
+ * Our packer writes msgpack-c's bytes: the encoding of a record equals
+ * msgpack-c's own packing of what it decodes to (the smallest form of
+ * every integer, str/bin/array headers), at every boundary between
+ * forms, and for strings longer than the packer's buffer.
+ */
+static void assert_canonical(const struct causal_rec *rec)
+{
+	msgpack_sbuffer sb, again;
+	msgpack_unpacked up;
+	msgpack_packer pk;
+
+	encode_and_unpack(rec, &sb, &up);
+	msgpack_sbuffer_init(&again);
+	msgpack_packer_init(&pk, &again, msgpack_sbuffer_write);
+	ck_assert_int_eq(msgpack_pack_object(&pk, up.data), 0);
+	ck_assert_uint_eq(again.size, sb.size);
+	ck_assert(memcmp(again.data, sb.data, sb.size) == 0);
+	msgpack_unpacked_destroy(&up);
+	msgpack_sbuffer_destroy(&sb);
+	msgpack_sbuffer_destroy(&again);
+}
+
+START_TEST(packing_is_msgpack_c_s)
+{
+	static const uint64_t u[] = {
+		0,	    1,	   127,	  128,		 255,
+		256,	    65535, 65536, 0xffffffffull, 0x100000000ull,
+		UINT64_MAX,
+	};
+	static const int64_t i[] = {
+		0,	   -1,	   -32,	   -33,	      -128,
+		-129,	   -32768, -32769, INT32_MIN, (int64_t)INT32_MIN - 1,
+		INT64_MIN, 127,	   128,	   65536,     INT64_MAX,
+	};
+	static char path[6000];
+	static uint64_t exbuf[(sizeof(struct rec_exec) + sizeof(path)) / 8 + 1];
+	struct rec_exec *ex = (void *)exbuf;
+	static const size_t lens[] = {
+		0, 31, 32, 255, 256, 511, 512, 513, 5000
+	};
+
+	for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++) {
+		struct rec_thread_end r = { 0 };
+
+		r.hdr.type = CAUSAL_REC_THREAD_END;
+		r.hdr.size = sizeof(r);
+		r.hdr.tid = (uint32_t)u[k];
+		r.hdr.aux = (uint32_t)u[k];
+		r.hdr.mono_ns = u[k];
+		r.cpu_ns = u[k];
+		r.heap_epoch = 1;
+		r.alloc_bytes = u[k];
+		r.heap_peak = i[k % (sizeof(i) / sizeof(i[0]))];
+		r.mon_off = (uint8_t)u[k];
+		assert_canonical(&r.hdr);
+	}
+	for (size_t k = 0; k < sizeof(i) / sizeof(i[0]); k++) {
+		struct rec_thread_end r = { 0 };
+
+		r.hdr.type = CAUSAL_REC_THREAD_END;
+		r.hdr.size = sizeof(r);
+		r.heap_peak = i[k];
+		assert_canonical(&r.hdr);
+	}
+	memset(path, 'p', sizeof(path));
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		memset(exbuf, 0, sizeof(exbuf));
+		ex->hdr.type = CAUSAL_REC_EXEC;
+		ex->hdr.size =
+			(uint32_t)CAUSAL_REC_ALIGN(sizeof(*ex) + lens[k]);
+		ex->hdr.aux = (uint32_t)lens[k];
+		memcpy(ex->tail, path, lens[k]);
+		assert_canonical(&ex->hdr);
+	}
+}
+END_TEST
+
 Suite *encode_suite(void)
 {
 	Suite *s = suite_create("encode");
@@ -285,6 +364,7 @@ Suite *encode_suite(void)
 	tcase_add_test(tc, uuids_differ_and_are_version_4);
 	tcase_add_test(tc, rpc_records_have_documented_shapes);
 	tcase_add_test(tc, loss_lists_the_types_lost);
+	tcase_add_test(tc, packing_is_msgpack_c_s);
 	suite_add_tcase(s, tc);
 	return s;
 }

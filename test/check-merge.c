@@ -20,6 +20,7 @@
 #include "test-sql.h"
 #include "test-root.h"
 #include "test-tmpdir.h"
+#include "causal/db-schema.h"
 #include "merge.h"
 #include "log-record.h"
 
@@ -91,7 +92,7 @@ START_TEST(test_merge_two_processes)
 	db = open_db(tmp_path("logs/trace.db"));
 	ck_assert_str_eq(
 		q_text(db, "SELECT value FROM meta WHERE key='schema_version'"),
-		"4");
+		DB_STR(DB_SCHEMA_VERSION));
 	ck_assert_str_eq(q_text(db, "SELECT value FROM meta WHERE key='format_version'"), "1");
 	ck_assert_str_eq(q_text(db, "SELECT group_concat(name, ',') FROM files"),
 			 "hostA.42.aa.clog,sub/hostB.43.bb.clog");

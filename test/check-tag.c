@@ -112,6 +112,45 @@ START_TEST(every_flipped_byte_is_caught)
 }
 END_TEST
 
+START_TEST(checksum_is_fnv1a_whatever_came_before)
+{
+	struct causal_tag a = sample(), b = sample(), out;
+	uint8_t buf[CAUSAL_TAG_LEN], bad[CAUSAL_TAG_LEN];
+
+	b.chain[0] = 0x11;
+	b.flags = CAUSAL_TAG_F_MON | 3;
+	for (int i = 0; i < 12; i++) {
+		struct causal_tag *t = i % 3 == 2 ? &b : &a;
+		uint32_t h = 2166136261u, got;
+
+		t->event_no = (uint64_t)i * 1000003;
+		causal_tag_encode(t, buf);
+		/* the checksum: FNV-1a of the 44 bytes before it (tag.h) */
+		for (int k = 0; k < 44; k++) {
+			h ^= buf[k];
+			h *= 16777619u;
+		}
+		got = (uint32_t)buf[44] << 24 | (uint32_t)buf[45] << 16 |
+		      (uint32_t)buf[46] << 8 | buf[47];
+		ck_assert_uint_eq(got, h);
+		/* a good tag, the same with its prefix damaged (its hash
+		 * must not be taken from the good one's), the good again */
+		ck_assert_int_eq(
+			causal_tag_decode(buf, sizeof(buf), t->xid, &out),
+			CAUSAL_TAG_OK);
+		ck_assert_uint_eq(out.event_no, t->event_no);
+		memcpy(bad, buf, sizeof(bad));
+		bad[16 + i] ^= 0x01;
+		ck_assert_int_eq(
+			causal_tag_decode(bad, sizeof(bad), t->xid, &out),
+			CAUSAL_TAG_MALFORMED);
+		ck_assert_int_eq(
+			causal_tag_decode(buf, sizeof(buf), t->xid, &out),
+			CAUSAL_TAG_OK);
+	}
+}
+END_TEST
+
 START_TEST(stale_xid_is_refused)
 {
 	struct causal_tag in = sample(), out;
@@ -468,6 +507,7 @@ Suite *tag_suite(void)
 	tcase_add_test(tc, monitoring_types_in_flags);
 	tcase_add_test(tc, untagged_bytes_are_absent);
 	tcase_add_test(tc, every_flipped_byte_is_caught);
+	tcase_add_test(tc, checksum_is_fnv1a_whatever_came_before);
 	tcase_add_test(tc, stale_xid_is_refused);
 	tcase_add_test(tc, hostile_values_are_refused);
 	suite_add_tcase(s, tc);

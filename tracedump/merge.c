@@ -34,6 +34,7 @@
 #include "logread.h"
 #include "merge.h"
 #include "rpc-calls.h"
+#include "spikes.h"
 #include "log-record.h"
 #include "schema.h"
 #include "spawn-links.h"
@@ -788,7 +789,7 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 {
 	struct merge_reader rd = { .o = m->o, .ld = ld };
 	struct chunk_queue q;
-	uint64_t linked;
+	uint64_t linked, spike_rows;
 	pthread_t tid;
 	int rc;
 
@@ -815,6 +816,8 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 		return fail("database: parent links: %s", sqlite3_errmsg(m->db));
 	if ((rc = store_calls(m)))
 		return rc;
+	if (spikes_store(m->db, &spike_rows)) /* sporadic bottlenecks */
+		return -1;
 	if (schema_create_indexes(m->db) || exec(m->db, "COMMIT"))
 		return -1;
 	return 0;

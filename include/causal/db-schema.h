@@ -28,9 +28,10 @@
  * BLOBs (rpc_calls.chain, threads.ctx_chain; 40 hex digits of TEXT in 2),
  * rpc_probes is a view over rpc_calls instead of a table.  4: heap memory
  * (processes.peak_heap_bytes, threads.alloc_bytes ... peak_heap_bytes,
- * rpc_calls.stub_alloc_bytes ... skel_freed_bytes), only added.
+ * rpc_calls.stub_alloc_bytes ... skel_freed_bytes), only added.  5: the
+ * spike_* tables (sporadic bottlenecks), only added.
  */
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 
