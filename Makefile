@@ -264,6 +264,10 @@ everything: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BENCHES) \
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
 
+# bench-scale up to 10,000,000 calls: minutes, gigabytes (too long for bench)
+bench-large: all $(BENCHES)
+	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/bench-scale.sh 1000000 10000000
+
 example: all $(EXAMPLES)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh
 	@echo "To explore the Figure 1 trace in the viewer (four linked trees in the browser):"
@@ -358,6 +362,7 @@ help:
 	@echo "            another user gets one line saying they are skipped)"
 	@echo "  everything build what any other target builds (CI: with -Werror)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
+	@echo "  bench-large  merge and report 1M and 10M calls: how they grow (minutes)"
 	@echo "  example   run the bundled example traced, merge, show the result (and"
 	@echo "            how to open it in the viewer, ccsg serve)"
 	@echo "  example-impact  Figure 1 run twice, say_it 20% less the second time:"
@@ -374,6 +379,6 @@ help:
 	@echo "           CC=clang BUILD=build-clang (another compiler, in a directory apart),"
 	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
 
-.PHONY: all test check e2e everything bench example example-impact install clean help fuzz
+.PHONY: all test check e2e everything bench bench-large example example-impact install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

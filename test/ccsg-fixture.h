@@ -39,7 +39,7 @@ static void fx_open(void)
 	close(fd);
 	unlink(fx_path);
 	ck_assert_int_eq(sqlite3_open(fx_path, &fx_db), SQLITE_OK);
-	ck_assert_int_eq(schema_create(fx_db), 0);
+	ck_assert_int_eq(schema_create(fx_db, true), 0);
 	ck_assert_int_eq(schema_create_indexes(fx_db), 0);
 	fx_exec("BEGIN");
 }

@@ -1,14 +1,12 @@
 /*
  * spikes.c - the spike_* tables from the SPIKE_* records (spikes.h).
  *
- * A pass after the merge over what it stored in `records`, so that the
- * merge's own loop needs no case for them: the records are few (a
- * window's samples, the maps, one row per sampled address), and the
- * scan by type is one read of the table.
+ * The merge hands each SPIKE_* record to spikes_put() as it stores the
+ * process's other records (merge_stores()): they are few (a window's
+ * samples, the maps, one row per sampled address).
  */
 #include <string.h>
 
-#include <msgpack.h>
 #include <sqlite3.h>
 
 #include "causal/log-format.h"
@@ -17,13 +15,7 @@
 #include "spikes.h"
 #include "usage.h"
 
-struct spikes {
-	sqlite3 *db;
-	sqlite3_stmt *ins[4]; /* breaches, samples, maps, profile */
-	uint64_t rows;
-};
-
-static int put(struct spikes *s, int64_t proc_id, int64_t seq,
+int spikes_put(struct spikes *s, int64_t proc_id, int64_t seq,
 	       const struct record *r)
 {
 	sqlite3_stmt *st;
@@ -109,58 +101,30 @@ static int put(struct spikes *s, int64_t proc_id, int64_t seq,
 	return 0;
 }
 
-int spikes_store(sqlite3 *db, uint64_t *rows)
+int spikes_open(struct spikes *s, sqlite3 *db)
 {
 	static const enum db_table tables[4] = { DB_SPIKE_BREACHES,
 						 DB_SPIKE_SAMPLES,
 						 DB_SPIKE_MAPS,
 						 DB_SPIKE_PROFILE };
-	struct spikes s = { .db = db };
-	sqlite3_stmt *q = NULL;
-	msgpack_zone zone;
-	int rc = 0, i;
 
-	*rows = 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT proc_id, seq, data FROM records"
-			       " WHERE type BETWEEN ?1 AND ?2",
-			       -1, &q, NULL) != SQLITE_OK)
-		return fail("database: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int(q, 1, CAUSAL_REC_SPIKE_SAMPLE);
-	sqlite3_bind_int(q, 2, CAUSAL_REC_SPIKE_PROFILE);
-	for (i = 0; i < 4; i++)
+	memset(s, 0, sizeof(*s));
+	s->db = db;
+	for (int i = 0; i < 4; i++)
 		if (schema_prepare_insert(db, tables[i],
 					  i >= 2 ? "INSERT OR IGNORE"
 						 : "INSERT",
-					  1, &s.ins[i])) {
-			rc = -1;
-			goto out;
+					  1, &s->ins[i])) {
+			spikes_close(s);
+			return -1;
 		}
-	if (!msgpack_zone_init(&zone, 4096)) {
-		rc = fail("out of memory");
-		goto out;
-	}
-	while (!rc && (i = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *data = sqlite3_column_blob(q, 2);
-		size_t len = (size_t)sqlite3_column_bytes(q, 2), off = 0;
-		msgpack_object obj;
-		struct record r;
+	return 0;
+}
 
-		msgpack_zone_clear(&zone);
-		/* the merge decoded it once: a record that fails is skipped */
-		if (!data || msgpack_unpack(data, len, &off, &zone, &obj) < 0 ||
-		    record_decode(&obj, &r) < 0)
-			continue;
-		rc = put(&s, sqlite3_column_int64(q, 0),
-			 sqlite3_column_int64(q, 1), &r);
+void spikes_close(struct spikes *s)
+{
+	for (int i = 0; i < 4; i++) {
+		sqlite3_finalize(s->ins[i]);
+		s->ins[i] = NULL;
 	}
-	if (!rc && i != SQLITE_DONE)
-		rc = fail("database: %s", sqlite3_errmsg(db));
-	msgpack_zone_destroy(&zone);
-out:
-	for (i = 0; i < 4; i++)
-		sqlite3_finalize(s.ins[i]);
-	sqlite3_finalize(q);
-	*rows = s.rows;
-	return rc;
 }
