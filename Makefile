@@ -58,6 +58,8 @@ TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 PES_CFLAGS := $(shell pkg-config --cflags fftw3 cairo fontconfig)
 PES_LIBS := $(shell pkg-config --libs fftw3 cairo fontconfig)
 TOOL_CFLAGS += $(PES_CFLAGS)
+# ccsg export --endpoint: OTLP/HTTP with libcurl
+CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 # ccsg spikes symbolises with elfutils (libdw-dev)
 TOOL_LIBS += $(shell pkg-config --libs libdw)
 
@@ -69,7 +71,7 @@ TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
 TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(PES_LIBS) $(TIRPC_LIBS) \
-	-ldl -lpthread
+	-ldl -lpthread $(CURL_LIBS)
 PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
@@ -142,7 +144,7 @@ $(BUILD)/gen/web-assets.o: $(BUILD)/gen/web-assets.c
 $(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o) \
 		$(BUILD)/gen/web-assets.o
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(PES_LIBS) $(MHD_LIBS)
+	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(PES_LIBS) $(MHD_LIBS) $(CURL_LIBS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
 	@mkdir -p $(dir $@)
@@ -226,7 +228,7 @@ $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS) \
-		$(PES_LIBS)
+		$(PES_LIBS) $(CURL_LIBS)
 
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)

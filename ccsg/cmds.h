@@ -17,6 +17,7 @@ extern const struct command cmd_latency;
 extern const struct command cmd_compact;
 extern const struct command cmd_impact;
 extern const struct command cmd_pes;
+extern const struct command cmd_export;
 extern const struct command cmd_serve;
 extern const struct command cmd_spikes;
 

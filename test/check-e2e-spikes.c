@@ -192,8 +192,13 @@ START_TEST(memory_policy)
 	ck_assert_str_eq(json_need(b, "policy", J_STR, "b")->str, "rss>48MB");
 	ck_assert(json_need(b, "threshold", J_NUM, "b")->num == 48 << 20);
 	ck_assert(json_need(b, "value", J_NUM, "b")->num > 48 << 20);
-	ck_assert(json_need(b, "value", J_NUM, "b")->num <=
-		  (double)peak_kb * 1024);
+	/* statm's RSS is the kernel's per-CPU counters read without their
+	 * pending deltas and the peak getrusage gives is updated lazily:
+	 * the two agree to a few batches of pages, not to the byte */
+	ck_assert_msg(json_need(b, "value", J_NUM, "b")->num <=
+			      (double)peak_kb * 1024 * 1.05 + (4 << 20),
+		      "rss %.0f at the breach, peak %ld KiB",
+		      json_need(b, "value", J_NUM, "b")->num, peak_kb);
 	ck_assert_msg(samples_of(json_need(b, "top_after", J_ARR, "b"),
 				 "hog_memory") > 0,
 		      "hog_memory not sampled after the breach");
