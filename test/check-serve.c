@@ -22,61 +22,6 @@
 #include "json-valid.h"
 #include "tool-run.h"
 
-#define CHAIN "00000000000000000000000000000000000000ab"
-
-/* Figure 1, as check-compact-trace.c's: foo (A) calls times (B),
- * what_to_say (C, two threads) and say_it three times (D). */
-static const char *figure1(void)
-{
-	fx_open();
-	fx_host(1, "A");
-	fx_host(2, "B");
-	fx_host(3, "C");
-	fx_host(4, "D");
-	fx_proc(1, 1);
-	fx_proc(2, 1);
-	fx_proc(3, 2);
-	fx_proc(4, 3);
-	fx_proc(5, 4);
-	{
-		long long ev[4] = { 0, 1, 22, 23 },
-			  c[4] = { 0, 1000, 1000 + 3700, 100 };
-
-		fx_call(CHAIN, 0x20000001, 1, "foo_1", 1, 1, 2, 1, 11, ev, c);
-	}
-	{
-		long long ev[4] = { 2, 3, 4, 5 },
-			  c[4] = { 1000, 500, 500 + 2700, 1100 };
-
-		fx_call(CHAIN, 0x20000001, 2, "times_1", 2, 1, 3, 1, 21, ev, c);
-	}
-	{
-		long long ev[4] = { 6, 7, 8, 9 },
-			  c[4] = { 1100, 0, 3000, 1200 };
-
-		fx_call(CHAIN, 0x20000001, 3, "what_to_say_1", 2, 1, 4, 1, 31,
-			ev, c);
-	}
-	{
-		static const long long self[3] = { 2600, 2500, 2700 };
-		long long cpu = 1200;
-
-		for (int i = 0; i < 3; i++) {
-			long long ev[4] = { 10 + 4 * i, 11 + 4 * i, 12 + 4 * i,
-					    13 + 4 * i };
-			long long c[4] = { cpu, 10000 * i, 10000 * i + self[i],
-					   cpu + 100 };
-
-			fx_call(CHAIN, 0x20000001, 4, "say_it_1", 2, 1, 5, 1,
-				51 + i, ev, c);
-			cpu += 100;
-		}
-	}
-	fx_thread(4, 2, 1, 2000, 31);
-	fx_thread(4, 3, 1, 2000, 31);
-	return fx_close();
-}
-
 /* ---- a server and a client ---------------------------------------------- */
 
 struct server {
@@ -297,7 +242,7 @@ START_TEST(test_endpoints)
 	struct e2e t;
 
 	e2e_init(&t);
-	serve_start(&s, figure1(), NULL);
+	serve_start(&s, fx_figure1(), NULL);
 
 	doc = get(s.port, "/api/info");
 	ck_assert_int_eq(json_need(doc, "hosts", J_ARR, "info")->n, 4);
@@ -557,7 +502,7 @@ START_TEST(test_errors)
 	struct e2e t;
 
 	e2e_init(&t);
-	serve_start(&s, figure1(), NULL);
+	serve_start(&s, fx_figure1(), NULL);
 	for (size_t i = 0; i < sizeof(not_found) / sizeof(not_found[0]); i++)
 		json_free(api(s.port, "GET", not_found[i], 404));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -620,7 +565,7 @@ START_TEST(test_db_disappears)
 	const char *db;
 
 	e2e_init(&t);
-	db = figure1();
+	db = fx_figure1();
 	serve_start(&s, db, NULL);
 	ck_assert_int_eq(unlink(db), 0);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
@@ -650,7 +595,7 @@ START_TEST(test_sparse_ids)
 	struct e2e t;
 
 	e2e_init(&t);
-	db = figure1();
+	db = fx_figure1();
 	ck_assert_int_eq(sqlite3_open(db, &sql), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(sql,
 				      "UPDATE rpc_calls SET call_id = "
@@ -733,7 +678,7 @@ START_TEST(test_fuzz)
 	struct e2e t;
 
 	e2e_init(&t);
-	serve_start(&s, figure1(), NULL);
+	serve_start(&s, fx_figure1(), NULL);
 	for (int i = 0; i < 1500; i++) {
 		char target[2048];
 		int n = snprintf(
@@ -792,7 +737,7 @@ START_TEST(test_bad_input)
 	FILE *f;
 
 	e2e_init(&t);
-	db = figure1();
+	db = fx_figure1();
 	st = refused((const char *[]){ tool_path("ccsg"), "serve", "--db",
 				       "missing.db", "--listen", "127.0.0.1:0",
 				       NULL },
