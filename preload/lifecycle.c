@@ -183,7 +183,7 @@ static void atfork_child(void)
 		self->tid = atomic_fetch_add(&causal_g.next_tid, 1);
 		self->parent_tid = 0;
 		self->start_ctx = causal_self.ctx;
-		causal_thread_begin(self, 0);
+		causal_thread_begin(self);
 	}
 	if (causal_writer_start())
 		disable("cannot start the log writer", 0);
