@@ -59,6 +59,15 @@ def row(name):
                       "no row '%s'" % name)
 
 
+def click(find, what):
+    """Click what find(driver) gives; again if the page replaced the
+    element between finding and clicking (rows and menus are redrawn)."""
+    def attempt(d):
+        find(d).click()
+        return True
+    wait.until(attempt, "cannot click %s" % what)
+
+
 def tab(tree):
     drv.find_element(By.CSS_SELECTOR, '#tabs button[data-tree="%s"]' % tree).click()
     wait.until(lambda d: "tree=" + tree in d.current_url and len(rows()) > 0,
@@ -86,14 +95,14 @@ try:
     shot("dscg")
     tab("ccsg")
     # expand foo: its callees appear
-    row("FIG1_PROG::FOO").click()
+    click(lambda d: row("FIG1_PROG::FOO"), "FIG1_PROG::FOO")
     row("FIG1_PROG::SAY_IT")
     row("FIG1_PROG::TIMES")
     assert is_open("FIG1_PROG::FOO"), "foo did not open"
     shot("ccsg")
     # CCSG SAY_IT -> DSCG: three invocations, grouped by host D
-    row("FIG1_PROG::SAY_IT").click()
-    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "button.goto-dscg")).click()
+    click(lambda d: row("FIG1_PROG::SAY_IT"), "FIG1_PROG::SAY_IT")
+    click(lambda d: d.find_element(By.CSS_SELECTOR, "button.goto-dscg"), "button.goto-dscg")
     nodes = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#linkform .lf-node")
                        if len(d.find_elements(By.CSS_SELECTOR, "#linkform .lf-node")) >= 3
                        else None, "no linking form")
@@ -103,14 +112,15 @@ try:
     assert all(n.text.startswith("FIG1_PROG::SAY_IT") for n in nodes), \
         [n.text for n in nodes]
     shot("link-ccsg-to-dscg")
-    nodes[0].click()
+    click(lambda d: d.find_elements(By.CSS_SELECTOR, "#linkform .lf-node")[0],
+          "the first invocation")
     wait.until(lambda d: "tree=dscg" in d.current_url, "not in the DSCG")
     sel = selected()
     assert sel.get_attribute("data-name") == "FIG1_PROG::SAY_IT", sel.get_attribute("data-name")
     row("FIG1_PROG::FOO")  # its caller opened on the way
     shot("dscg-say_it")
     # DSCG -> IDT: one procedure, brought into focus, calls = 3
-    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "button.goto-idt")).click()
+    click(lambda d: d.find_element(By.CSS_SELECTOR, "button.goto-idt"), "button.goto-idt")
     wait.until(lambda d: "tree=idt" in d.current_url, "not in the IDT")
     sel = selected()
     assert sel.get_attribute("data-name") == "SAY_IT", sel.get_attribute("data-name")
@@ -140,7 +150,8 @@ try:
     row("hostA")
     row("hostD")
     shot("dscg-by-host")
-    row("hostA").find_element(By.CLASS_NAME, "op-expand").click()
+    click(lambda d: row("hostA").find_element(By.CLASS_NAME, "op-expand"),
+          "hostA's expand")
     wait.until(lambda d: any(n.startswith("hostA::") for n in names()),
                "hostA did not open")
     shot("dscg-by-host-hostA-open")
@@ -151,7 +162,7 @@ try:
     spec.clear()
     spec.send_keys(SPEC)
     drv.find_element(By.ID, "estimate").click()
-    row("FIG1_PROG::FOO").click()
+    click(lambda d: row("FIG1_PROG::FOO"), "FIG1_PROG::FOO")
     row("FIG1_PROG::SAY_IT")
     wait.until(lambda d: names(".affected"), "nothing affected")
     affected = set(names(".affected"))
