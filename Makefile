@@ -42,7 +42,8 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-boot.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c preload/cpu-clock.c preload/monitor-rules.c
+	shim-rpc/xdr-tag.c preload/cpu-clock.c preload/monitor-rules.c \
+	preload/policy.c
 
 # --- tools --------------------------------------------------------------------
 UTIL_SRCS := $(wildcard util/*.c)
@@ -53,6 +54,14 @@ CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
 CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
+# ccsg pes: the periodogram (FFTW) and the pictures (cairo)
+PES_CFLAGS := $(shell pkg-config --cflags fftw3 cairo fontconfig)
+PES_LIBS := $(shell pkg-config --libs fftw3 cairo fontconfig)
+TOOL_CFLAGS += $(PES_CFLAGS)
+# ccsg export --endpoint: OTLP/HTTP with libcurl
+CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
+# ccsg spikes symbolises with elfutils (libdw-dev)
+TOOL_LIBS += $(shell pkg-config --libs libdw)
 
 # --- tests ----------------------------------------------------------------------
 TEST_SRCS := $(wildcard test/check-*.c) test/run-tests.c
@@ -61,7 +70,8 @@ TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS) \
 TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
-TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(TIRPC_LIBS) -ldl -lpthread
+TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(PES_LIBS) $(TIRPC_LIBS) \
+	-ldl -lpthread $(CURL_LIBS)
 PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
@@ -117,9 +127,24 @@ $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/to
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
 
-$(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+# `ccsg serve`: libmicrohttpd, and the page (web/) built into the binary
+MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+WEB_FILES := web/index.html web/app.js web/style.css
+$(BUILD)/tool/ccsg/cmd-serve.o: TOOL_CFLAGS += $(MHD_CFLAGS)
+
+$(BUILD)/gen/web-assets.c: web/embed.py $(WEB_FILES)
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)python3 web/embed.py $@ $(WEB_FILES)
+
+$(BUILD)/gen/web-assets.o: $(BUILD)/gen/web-assets.c
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o) \
+		$(BUILD)/gen/web-assets.o
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
+	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(PES_LIBS) $(MHD_LIBS) $(CURL_LIBS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
 	@mkdir -p $(dir $@)
@@ -157,6 +182,9 @@ $(BUILD)/test/obj/%.o: %.c $(BUILD)/test/suites.h
 $(BUILD)/test/run-tests: $(addprefix $(BUILD)/test/obj/,$(TEST_SRCS:.c=.o) $(TEST_UNIT_SRCS:.c=.o))
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TEST_LIBS)
+
+# the sampler walks frame pointers (preload/sampler.h)
+$(BUILD)/test/progs/spike-%: CFLAGS += -fno-omit-frame-pointer
 
 $(BUILD)/test/progs/%: test/progs/%.c
 	@mkdir -p $(dir $@)
@@ -199,7 +227,8 @@ $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
 		$(CCSG_ENGINE_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS) \
+		$(PES_LIBS) $(CURL_LIBS)
 
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
@@ -241,8 +270,15 @@ everything: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BENCHES) \
 bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
 
+# bench-scale up to 10,000,000 calls: minutes, gigabytes (too long for bench)
+bench-large: all $(BENCHES)
+	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/bench-scale.sh 1000000 10000000
+
 example: all $(EXAMPLES)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh
+	@echo "To explore the Figure 1 trace in the viewer (four linked trees in the browser):"
+	@echo "  $(BUILD)/ccsg serve --db $(BUILD)/example-logs/figure1/logs/trace.db --idl examples/figure1/figure1.x"
+	@echo "then open http://127.0.0.1:8080/ (Ctrl-C stops the server)"
 
 # Figure 1 twice (say_it 20% less on its host the second time): ccsg
 # impact's prediction from the first trace against the second run
@@ -332,7 +368,9 @@ help:
 	@echo "            another user gets one line saying they are skipped)"
 	@echo "  everything build what any other target builds (CI: with -Werror)"
 	@echo "  bench     run the benchmarks, printing traced/untraced ratios"
-	@echo "  example   run the bundled example traced, merge, show the result"
+	@echo "  bench-large  merge and report 1M and 10M calls: how they grow (minutes)"
+	@echo "  example   run the bundled example traced, merge, show the result (and"
+	@echo "            how to open it in the viewer, ccsg serve)"
 	@echo "  example-impact  Figure 1 run twice, say_it 20% less the second time:"
 	@echo "            ccsg impact's prediction from the first trace vs the second run"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
@@ -347,6 +385,6 @@ help:
 	@echo "           CC=clang BUILD=build-clang (another compiler, in a directory apart),"
 	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
 
-.PHONY: all test check e2e everything bench example example-impact install clean help fuzz
+.PHONY: all test check e2e everything bench bench-large example example-impact install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

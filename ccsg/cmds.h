@@ -16,6 +16,10 @@ extern const struct command cmd_report;
 extern const struct command cmd_latency;
 extern const struct command cmd_compact;
 extern const struct command cmd_impact;
+extern const struct command cmd_pes;
+extern const struct command cmd_export;
+extern const struct command cmd_serve;
+extern const struct command cmd_spikes;
 
 /* The options the commands share: each lists those it takes. */
 enum {

@@ -199,11 +199,16 @@ static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db)
 
 int ccsg_monitoring_load(struct ccsg_monitoring *m, sqlite3 *db)
 {
+	return ccsg_monitoring_load_cuts(m, db, 1);
+}
+
+int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts)
+{
 	memset(m, 0, sizeof(*m));
 	if (!has_table(db, "monitor_switches"))
 		return 0;
 	m->present = 1;
-	if (load_intervals(m, db) || load_cuts(m, db)) {
+	if (load_intervals(m, db) || (cuts && load_cuts(m, db))) {
 		ccsg_monitoring_release(m);
 		return -1;
 	}

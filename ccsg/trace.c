@@ -2,9 +2,10 @@
  * trace.c - load a merged trace database into the arrays of trace.h.
  *
  * One query per table, its columns named by db-schema.h; rpc_calls is
- * read once, ordered by chain and by the first event of each call, so
- * that the DSCG scan (dscg.c) finds each chain's calls together.  No
- * per-call query: a million calls load in a few seconds.
+ * read once, in call_id order, and sorted here by chain and by the first
+ * event of each call, so that the DSCG scan (dscg.c) finds each chain's
+ * calls together.  No per-call query: a million calls load in about a
+ * second.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -56,7 +57,16 @@ static const char *const marker_names[] = { CAUSAL_VALUES_marker(NAME_OF) };
 struct reader {
 	sqlite3_stmt *st;
 	const char *path, *table;
-	char row[96];			/* "call_id 17", or "#3" before the key is read */
+	char row[96];	 /* "call_id 17", or "" for "#3" (n) */
+	int64_t call_id; /* rpc_calls: the row's, made text only */
+	int has_call_id; /* for a message (2 snprintf a row: 9%) */
+	/* rd_intern(): the last short string of each column and its index
+	 * (a million calls name few strings, mostly the row before's) */
+	struct {
+		uint8_t ok, len;
+		int32_t k;
+		char s[40];
+	} last[MAX_COLS];
 	size_t n;			/* rows read */
 	int bad;
 	signed char at[MAX_COLS]; /* table column -> query column, -1 */
@@ -102,6 +112,11 @@ static void bad_value(struct reader *r, int col, const char *fmt, ...)
 
 	if (r->bad++)
 		return;
+	if (r->has_call_id)
+		snprintf(r->row, sizeof(r->row), "call_id %lld",
+			 (long long)r->call_id);
+	else if (!r->row[0])
+		snprintf(r->row, sizeof(r->row), "#%zu", r->n);
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
@@ -223,7 +238,9 @@ static int rd_next(struct reader *r, sqlite3 *db)
 		return 0;
 	rc = sqlite3_step(r->st);
 	if (rc == SQLITE_ROW) {
-		snprintf(r->row, sizeof(r->row), "#%zu", ++r->n);
+		r->row[0] = '\0';
+		r->has_call_id = 0;
+		r->n++;
 		return 1;
 	}
 	if (rc != SQLITE_DONE) {
@@ -642,21 +659,43 @@ static const int call_cols[] = {
 };
 #define CALL_HEAP_COLS 4
 
-static const char calls_order[] =
-	"ORDER BY chain, coalesce(stub_start_event, skel_start_event,"
-	" skel_end_event, stub_end_event), call_id";
+/*
+ * The order of trace.calls: by chain, then by the first event of the
+ * call (SQL: coalesce(stub_start_event, skel_start_event, skel_end_event,
+ * stub_end_event), NULL first), then call_id.  The rows are read in
+ * call_id order (the table's own, no sort) and sorted here: SQLite's
+ * ORDER BY walked the chain index and fetched each row from it (1M calls:
+ * 5 s against 0.3 s).
+ */
+struct call_key {
+	uint32_t chain; /* rank of the chain id among the distinct ones */
+	uint32_t index; /* into the calls as read */
+	int64_t event;	/* CCSG_NONE (INT64_MIN) for NULL: first */
+	int64_t call_id;
+};
 
 /* An optional string column interned: its index, -1 for NULL, -2 after an error. */
 static int32_t rd_intern(struct reader *r, struct ccsg_trace *t, int col)
 {
 	const char *s = rd_text(r, col, 1);
+	size_t len;
 	int32_t k;
 
 	if (!s)
 		return r->bad ? -2 : -1;
+	len = strlen(s);
+	if (r->last[col].ok && r->last[col].len == len &&
+	    !memcmp(r->last[col].s, s, len))
+		return r->last[col].k;
 	if ((k = ccsg_trace_intern(t, s)) < 0) {
 		nomem(r);
 		return -2;
+	}
+	r->last[col].ok = len < sizeof(r->last[col].s);
+	if (r->last[col].ok) {
+		r->last[col].len = (uint8_t)len;
+		r->last[col].k = k;
+		memcpy(r->last[col].s, s, len);
 	}
 	return k;
 }
@@ -793,54 +832,254 @@ static int read_chain(struct reader *r, int version, uint8_t id[DB_CHAIN_LEN])
 	return -1;
 }
 
-static int load_calls(struct ccsg_trace *t, sqlite3 *db)
+/* coalesce(stub_start_event, skel_start_event, skel_end_event,
+ * stub_end_event): CCSG_NONE when all four are NULL */
+static int64_t first_event(const struct ccsg_call *c)
 {
-	size_t cap = 0, ccap = 0;
-	uint8_t prev[DB_CHAIN_LEN];
-	struct reader r;
+	static const enum ccsg_probe order[] = { CCSG_STUB_START,
+						 CCSG_SKEL_START, CCSG_SKEL_END,
+						 CCSG_STUB_END };
 
-	if (rd_open(&r, db, DB_RPC_CALLS, call_cols,
-		    sizeof(call_cols) / sizeof(call_cols[0]) -
-			    (t->has_heap ? 0 : CALL_HEAP_COLS),
-		    calls_order, t->path))
+	for (size_t i = 0; i < 4; i++)
+		if (c->ev[order[i]] != CCSG_NONE)
+			return c->ev[order[i]];
+	return CCSG_NONE;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct call_key *x = a, *y = b;
+
+	if (x->chain != y->chain)
+		return x->chain < y->chain ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->call_id != y->call_id)
+		return x->call_id < y->call_id ? -1 : 1;
+	return 0;
+}
+
+/* Distinct chain ids, as first seen, then ranked by their bytes. */
+struct chain_set {
+	uint8_t (*id)[DB_CHAIN_LEN];
+	size_t n, cap;
+	struct hashmap map; /* hash of the id -> index */
+	uint32_t *rank;	    /* index -> rank in byte order */
+};
+
+static int64_t chain_set_add(struct chain_set *cs, const uint8_t *id)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int32_t i;
+
+	for (int k = 0; k < DB_CHAIN_LEN; k++)
+		h = (h ^ id[k]) * 0x100000001b3ULL;
+	/* collisions move to the next key: at worst a short walk */
+	for (;; h++) {
+		if ((i = hashmap_get(&cs->map, h)) < 0)
+			break;
+		if (!memcmp(cs->id[i], id, DB_CHAIN_LEN))
+			return i;
+	}
+	if (cs->n >= INT32_MAX || GROW(cs->id, cs->cap, cs->n + 1) ||
+	    hashmap_put(&cs->map, h, (int32_t)cs->n) < 0)
+		return -ENOMEM;
+	memcpy(cs->id[cs->n], id, DB_CHAIN_LEN);
+	return (int64_t)cs->n++;
+}
+
+static const struct chain_set *sort_set;
+
+static int cmp_chain(const void *a, const void *b)
+{
+	return memcmp(sort_set->id[*(const uint32_t *)a],
+		      sort_set->id[*(const uint32_t *)b], DB_CHAIN_LEN);
+}
+
+/* Rank the distinct chain ids by their bytes: 0 or -ENOMEM. */
+static int chain_set_rank(struct chain_set *cs)
+{
+	uint32_t *order = malloc((cs->n + 1) * sizeof(*order));
+
+	if (!order || !(cs->rank = malloc((cs->n + 1) * sizeof(*cs->rank)))) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cs->n; i++)
+		order[i] = (uint32_t)i;
+	sort_set = cs;
+	qsort(order, cs->n, sizeof(*order), cmp_chain);
+	sort_set = NULL;
+	for (size_t i = 0; i < cs->n; i++)
+		cs->rank[order[i]] = (uint32_t)i;
+	free(order);
+	return 0;
+}
+
+static void chain_set_release(struct chain_set *cs)
+{
+	free(cs->id);
+	free(cs->rank);
+	hashmap_release(&cs->map);
+}
+
+/*
+ * Put the calls in key order: calls[i] becomes the call key[i] names,
+ * moved along the permutation's cycles (no second array of calls).
+ */
+static void permute_calls(struct ccsg_trace *t, struct call_key *key)
+{
+	for (size_t i = 0; i < t->ncalls; i++) {
+		struct ccsg_call tmp;
+		size_t j = i;
+
+		if (key[i].index == i)
+			continue;
+		tmp = t->calls[i];
+		while (key[j].index != i) {
+			size_t k = key[j].index;
+
+			t->calls[j] = t->calls[k];
+			key[j].index = (uint32_t)j;
+			j = k;
+		}
+		t->calls[j] = tmp;
+		key[j].index = (uint32_t)j;
+	}
+}
+
+/*
+ * Whether the client_mon and server_mon values read so far (text, NULL
+ * aside) are all one: *first holds it (malloc'd), *mixed says not.
+ */
+static int note_mon(struct reader *r, int col, char **first, int *mixed)
+{
+	int i = r->at[col];
+	const unsigned char *s;
+
+	if (i < 0 || *mixed || sqlite3_column_type(r->st, i) == SQLITE_NULL)
+		return 0;
+	s = sqlite3_column_text(r->st, i);
+	if (!s)
+		return nomem(r);
+	if (!*first)
+		return (*first = strdup((const char *)s)) ? 0 : nomem(r);
+	*mixed = strcmp(*first, (const char *)s) != 0;
+	return 0;
+}
+
+static int load_calls(struct ccsg_trace *t, sqlite3 *db, int with_mon,
+		      int *mon_mixed)
+{
+	size_t ncols = sizeof(call_cols) / sizeof(call_cols[0]) -
+		       (t->has_heap ? 0 : CALL_HEAP_COLS);
+	int cols[sizeof(call_cols) / sizeof(call_cols[0]) + 2];
+	size_t cap = 0, kcap = 0, ccap = 0;
+	struct chain_set cs = { 0 };
+	struct call_key *key = NULL;
+	char *mon = NULL;
+	struct reader r;
+	int ret = -1;
+
+	memcpy(cols, call_cols, sizeof(call_cols));
+	if (with_mon) {
+		cols[ncols++] = DB_RPC_CALLS_CLIENT_MON;
+		cols[ncols++] = DB_RPC_CALLS_SERVER_MON;
+	}
+	*mon_mixed = 0;
+	if (rd_open(&r, db, DB_RPC_CALLS, cols, ncols, "ORDER BY call_id",
+		    t->path))
 		return -1;
 	while (rd_next(&r, db)) {
 		int64_t id = rd_int(&r, DB_RPC_CALLS_CALL_ID, INT64_MIN + 1,
 				    INT64_MAX, 0);
+		struct ccsg_call *c;
 		uint8_t cid[DB_CHAIN_LEN];
+		int64_t chain;
 
 		if (r.bad)
 			break;
-		snprintf(r.row, sizeof(r.row), "call_id %lld", (long long)id);
+		r.call_id = id;
+		r.has_call_id = 1;
 		if (read_chain(&r, t->schema_version, cid))
 			break;
-		if (GROW(t->calls, cap, t->ncalls + 1))
-			return nomem(&r), rd_close(&r);
-		if (read_call(&r, t, &t->calls[t->ncalls]))
+		if (t->ncalls >= INT32_MAX ||
+		    GROW(t->calls, cap, t->ncalls + 1) ||
+		    GROW(key, kcap, t->ncalls + 1) ||
+		    (chain = chain_set_add(&cs, cid)) < 0) {
+			nomem(&r);
 			break;
-		t->calls[t->ncalls].call_id = id;
-		if (!t->nchains || memcmp(prev, cid, sizeof(cid))) {
-			struct ccsg_chain *ch;
-
-			if (GROW(t->chains, ccap, t->nchains + 1))
-				return nomem(&r), rd_close(&r);
-			ch = &t->chains[t->nchains++];
-			memset(ch, 0, sizeof(*ch));
-			ch->first = (int32_t)t->ncalls;
-			ch->owner = -1;
-			memcpy(ch->id, cid, sizeof(cid));
-			memcpy(prev, cid, sizeof(cid));
 		}
-		t->chains[t->nchains - 1].n++;
-		t->calls[t->ncalls].chain = (int32_t)t->nchains - 1;
+		c = &t->calls[t->ncalls];
+		if (read_call(&r, t, c) ||
+		    note_mon(&r, DB_RPC_CALLS_CLIENT_MON, &mon, mon_mixed) ||
+		    note_mon(&r, DB_RPC_CALLS_SERVER_MON, &mon, mon_mixed))
+			break;
+		c->call_id = id;
+		c->chain = (int32_t)chain;
+		key[t->ncalls] =
+			(struct call_key){ (uint32_t)chain, (uint32_t)t->ncalls,
+					   first_event(c), id };
 		t->ncalls++;
 	}
-	return rd_close(&r);
+	if (rd_close(&r))
+		goto out;
+	if (chain_set_rank(&cs)) {
+		fail("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < t->ncalls; i++)
+		key[i].chain = cs.rank[key[i].chain];
+	if (t->ncalls)
+		qsort(key, t->ncalls, sizeof(*key), cmp_key);
+	permute_calls(t, key);
+	/* the chains in order, each with its run of calls */
+	for (size_t i = 0; i < t->ncalls; i++) {
+		if (!i || key[i].chain != key[i - 1].chain) {
+			struct ccsg_chain *ch;
+
+			if (GROW(t->chains, ccap, t->nchains + 1)) {
+				fail("out of memory");
+				goto out;
+			}
+			ch = &t->chains[t->nchains++];
+			memset(ch, 0, sizeof(*ch));
+			ch->first = (int32_t)i;
+			ch->owner = -1;
+			memcpy(ch->id, cs.id[t->calls[i].chain], DB_CHAIN_LEN);
+		}
+		t->chains[t->nchains - 1].n++;
+		t->calls[i].chain = (int32_t)t->nchains - 1;
+	}
+	ret = 0;
+out:
+	free(mon);
+	free(key);
+	chain_set_release(&cs);
+	return ret;
+}
+
+/* Does the database have table name? */
+static int has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int found;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM sqlite_master WHERE type = "
+			       "'table' AND name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
 }
 
 int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 {
 	int32_t *host_index = NULL;
+	int with_mon, mon_mixed;
 	size_t nindex = 0;
 	struct stat sb;
 	sqlite3 *db;
@@ -860,10 +1099,13 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 	if (!t->path || check_schema(db, path, &t->schema_version))
 		goto out;
 	t->has_heap = t->schema_version >= CCSG_SCHEMA_HEAP;
+	/* the monitoring columns come with monitor_switches */
+	with_mon = has_table(db, "monitor_switches");
 	if (load_hosts(t, db, &host_index, &nindex) ||
 	    load_procs(t, db, host_index, nindex) || load_threads(t, db) ||
-	    load_sites_objects(t, db) || load_calls(t, db) ||
-	    ccsg_monitoring_load(&t->mon, db))
+	    load_sites_objects(t, db) ||
+	    load_calls(t, db, with_mon, &mon_mixed) ||
+	    ccsg_monitoring_load_cuts(&t->mon, db, mon_mixed))
 		goto out;
 	if (t->nproc_rows)
 		ret = 0;

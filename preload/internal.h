@@ -168,9 +168,8 @@ void causal_tbufs_unlock(void);
 /* This thread's buffer, registering the thread on first use; NULL when
  * the thread is not traced. */
 struct causal_tbuf *causal_thread_current(void);
-/* The new thread's first act: take tb over and record THREAD_START;
- * fresh: the library saw it start (its CPU clock is 0 there). */
-void causal_thread_begin(struct causal_tbuf *tb, int fresh);
+/* The new thread's first act: take tb over and record THREAD_START. */
+void causal_thread_begin(struct causal_tbuf *tb);
 /* The kernel's id of the calling thread, from glibc's thread descriptor
  * once checked (causal_tid_init at start-up), else gettid(). */
 void causal_tid_init(void);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sampler.h"
 
 struct causal_global causal_g;
 struct causal_cpu_clock causal_cpu_clock;
@@ -176,12 +177,13 @@ static void atfork_child(void)
 			   NULL);
 	if (open_log(1))
 		return;
+	causal_spikes_after_fork();
 	if (self) {
 		/* the forking thread is the child's first thread */
 		self->tid = atomic_fetch_add(&causal_g.next_tid, 1);
 		self->parent_tid = 0;
 		self->start_ctx = causal_self.ctx;
-		causal_thread_begin(self, 0);
+		causal_thread_begin(self);
 	}
 	if (causal_writer_start())
 		disable("cannot start the log writer", 0);
@@ -230,6 +232,7 @@ static void init(void)
 			      memory_order_release);
 	/* the start-up state first: the first thread's start obeys it */
 	causal_monitor_start();
+	causal_spikes_start();	 /* a resource policy, if any (sampler.h) */
 	causal_thread_current(); /* the thread that loaded us, normally main */
 	causal_signals_install();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
@@ -253,5 +256,6 @@ __attribute__((constructor)) static void causal_constructor(void)
 /* Runs after the program's atexit handlers: the log sees all of exit. */
 __attribute__((destructor)) static void causal_destructor(void)
 {
+	causal_spikes_finish(); /* the last windows and the profile */
 	causal_writer_finish(CAUSAL_END_EXIT, 0, 0);
 }

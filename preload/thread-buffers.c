@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sampler.h"
 
 CAUSAL_TLS struct causal_thread causal_self;
 
@@ -213,15 +214,13 @@ pid_t causal_os_tid(void)
 }
 
 /*
- * fresh: a thread the library saw start (its trampoline).  Its CPU
- * clock at the start is 0 by definition, and that is the exact start for
- * Equation 2: the kernel starts a new thread's clock at 0 at clone, and
- * everything the thread ran since (glibc's start_thread, the trampoline)
- * is its own CPU, which a read here would leave out.  A thread seen late
- * (the main thread, threads started before the library was ready, the
- * forking thread in a fork child) has run before: its clock is read.
+ * The thread's CPU clock is read here, also for a thread the library saw
+ * start: taking 0 (the kernel's clock at clone) charged the thread with
+ * glibc's start_thread and its first page faults, milliseconds on a
+ * loaded VM, and Equation 2's threads then disagreed with what the
+ * programs measured (README, "Thread start and end").
  */
-static void record_thread_start(struct causal_tbuf *tb, int fresh)
+static void record_thread_start(struct causal_tbuf *tb)
 {
 	uint64_t pending;
 	struct rec_thread_start *r;
@@ -238,8 +237,7 @@ static void record_thread_start(struct causal_tbuf *tb, int fresh)
 	r->hdr.aux = tb->parent_tid;
 	r->os_tid = (uint32_t)tb->os_tid;
 	r->marker = ctx->marker;
-	r->cpu_ns =
-		causal_self.cpu_at_start && !fresh ? causal_thread_cpu_ns() : 0;
+	r->cpu_ns = causal_self.cpu_at_start ? causal_thread_cpu_ns() : 0;
 	r->mon_off = causal_self.cpu_at_start ? 0 : CAUSAL_MON_CPU;
 	r->ctx.set = causal_ctx_active(ctx);
 	memcpy(r->ctx.chain, ctx->chain, sizeof(r->ctx.chain));
@@ -249,7 +247,7 @@ static void record_thread_start(struct causal_tbuf *tb, int fresh)
 	causal_record_commit(tb, pending);
 }
 
-void causal_thread_begin(struct causal_tbuf *tb, int fresh)
+void causal_thread_begin(struct causal_tbuf *tb)
 {
 	tb->os_tid = causal_os_tid();
 	causal_ctx_inherit(&causal_self.ctx, &tb->start_ctx);
@@ -258,8 +256,9 @@ void causal_thread_begin(struct causal_tbuf *tb, int fresh)
 	causal_self.exiting = 0;
 	atomic_store_explicit(&tb->heap, &causal_self.heap,
 			      memory_order_release);
-	record_thread_start(tb, fresh);
+	record_thread_start(tb);
 	pthread_setspecific(causal_g.end_key, tb);
+	causal_sampler_thread_begin(); /* with a policy: its CPU timer */
 }
 
 struct causal_tbuf *causal_thread_current(void)
@@ -282,7 +281,7 @@ struct causal_tbuf *causal_thread_current(void)
 	tb->parent_tid = 0;
 	memset(&tb->start_ctx, 0, sizeof(tb->start_ctx));
 	tb->start_ctx.marker = causal_self.ctx.marker;
-	causal_thread_begin(tb, 0);
+	causal_thread_begin(tb);
 	return tb;
 }
 
@@ -294,6 +293,7 @@ void causal_thread_end(uint32_t how)
 
 	if (!tb)
 		return;
+	causal_sampler_thread_end();
 	now = causal_now_ns();
 	r = (void *)causal_record_begin_at(tb, CAUSAL_REC_THREAD_END,
 					   sizeof(*r), &pending, now);

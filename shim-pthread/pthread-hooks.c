@@ -21,7 +21,7 @@ static void *trampoline(void *arg)
 	void *fn_arg = tb->start_arg;
 	void *ret;
 
-	causal_thread_begin(tb, 1);
+	causal_thread_begin(tb);
 	ret = fn(fn_arg);
 	causal_thread_end(CAUSAL_THREAD_RETURNED);
 	return ret;

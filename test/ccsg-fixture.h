@@ -39,7 +39,7 @@ static void fx_open(void)
 	close(fd);
 	unlink(fx_path);
 	ck_assert_int_eq(sqlite3_open(fx_path, &fx_db), SQLITE_OK);
-	ck_assert_int_eq(schema_create(fx_db), 0);
+	ck_assert_int_eq(schema_create(fx_db, true), 0);
 	ck_assert_int_eq(schema_create_indexes(fx_db), 0);
 	fx_exec("BEGIN");
 }
@@ -253,6 +253,64 @@ static __attribute__((unused)) const char *fx_outcomes(void)
 	fx_call(FX_CHAIN(), 7, FX_INCOMPLETE, NULL, 0, 0, 2, 1, FX_INCOMPLETE, server, n);
 	fx_set("reply = 'success', tag = 'incomplete'");
 #undef FX_CHAIN
+	return fx_close();
+}
+
+/* Figure 1 in one chain: self CPU foo 3200 us (A), times 2700 (B),
+ * what_to_say 3000 and its two threads 2 x 2000 (C), say_it 2600, 2500,
+ * 2700 (D). */
+#define FX_FIG1_CHAIN "00000000000000000000000000000000000000ab"
+
+static __attribute__((unused)) const char *fx_figure1(void)
+{
+	fx_open();
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_host(3, "C");
+	fx_host(4, "D");
+	fx_proc(1, 1);
+	fx_proc(2, 1);
+	fx_proc(3, 2);
+	fx_proc(4, 3);
+	fx_proc(5, 4);
+	{
+		long long ev[4] = { 0, 1, 22, 23 },
+			  c[4] = { 0, 1000, 1000 + 3700, 100 };
+
+		fx_call(FX_FIG1_CHAIN, 0x20000001, 1, "foo_1", 1, 1, 2, 1, 11,
+			ev, c);
+	}
+	{
+		long long ev[4] = { 2, 3, 4, 5 },
+			  c[4] = { 1000, 500, 500 + 2700, 1100 };
+
+		fx_call(FX_FIG1_CHAIN, 0x20000001, 2, "times_1", 2, 1, 3, 1, 21,
+			ev, c);
+	}
+	{
+		long long ev[4] = { 6, 7, 8, 9 },
+			  c[4] = { 1100, 0, 3000, 1200 };
+
+		fx_call(FX_FIG1_CHAIN, 0x20000001, 3, "what_to_say_1", 2, 1, 4,
+			1, 31, ev, c);
+	}
+	{
+		static const long long self[3] = { 2600, 2500, 2700 };
+		long long cpu = 1200;
+
+		for (int i = 0; i < 3; i++) {
+			long long ev[4] = { 10 + 4 * i, 11 + 4 * i, 12 + 4 * i,
+					    13 + 4 * i };
+			long long c[4] = { cpu, 10000 * i, 10000 * i + self[i],
+					   cpu + 100 };
+
+			fx_call(FX_FIG1_CHAIN, 0x20000001, 4, "say_it_1", 2, 1,
+				5, 1, 51 + i, ev, c);
+			cpu += 100;
+		}
+	}
+	fx_thread(4, 2, 1, 2000, 31);
+	fx_thread(4, 3, 1, 2000, 31);
 	return fx_close();
 }
 

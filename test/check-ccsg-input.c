@@ -77,6 +77,79 @@ static void base_db(void)
 	       "server_results_bytes = 4, one_way = 0, transport = 'tcp'");
 }
 
+/*
+ * The loader reads rpc_calls in call_id order and sorts it itself: the
+ * calls come out as SQL's ORDER BY chain, coalesce(stub_start_event,
+ * skel_start_event, skel_end_event, stub_end_event), call_id would give
+ * them (NULL first), each chain a run, whatever order the rows have.
+ */
+START_TEST(test_call_order)
+{
+	/* chain ids whose byte order is not their insertion order */
+	static const char *const chains[] = {
+		"ff00000000000000000000000000000000000001",
+		"0000000000000000000000000000000000000002",
+		"8000000000000000000000000000000000000003",
+	};
+	static const long long evs[][4] = {
+		{ 5, 6, 7, 8 },	      { 1, 2, 3, 4 },
+		{ NUL, 3, 4, NUL },   { NUL, NUL, 9, NUL },
+		{ NUL, NUL, NUL, 2 }, { NUL, NUL, NUL, NUL },
+		{ 1, 2, 3, 4 },
+	};
+	long long cpu[4] = { 0, 1, 2, 3 };
+	struct ccsg_trace t;
+	char want[512] = "", got[512] = "";
+	const char *path;
+	sqlite3_stmt *st;
+	int k = 0;
+
+	fx_open();
+	fx_host(1, "A");
+	fx_proc(1, 1);
+	fx_proc(2, 1);
+	fx_thread(1, 1, 0, 500, -1);
+	fx_thread(2, 1, 0, 700, -1);
+	for (int i = 0; i < 21; i++) {
+		const long long *ev = evs[(i * 5) % 7];
+		int client = ev[0] != NUL || ev[3] != NUL;
+
+		fx_call(chains[(i * 2) % 3], 7, 1, "f", client, client, 2, 1, 1,
+			ev, cpu);
+	}
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(
+			fx_db,
+			"SELECT call_id, chain FROM rpc_calls ORDER BY chain,"
+			" coalesce(stub_start_event, skel_start_event, "
+			"skel_end_event,"
+			" stub_end_event), call_id",
+			-1, &st, NULL),
+		SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		k += snprintf(
+			want + k, sizeof(want) - (size_t)k, "%lld/%02x ",
+			(long long)sqlite3_column_int64(st, 0),
+			((const unsigned char *)sqlite3_column_blob(st, 1))[0]);
+	sqlite3_finalize(st);
+	path = fx_close();
+	ck_assert_int_eq(ccsg_trace_load(&t, path), 0);
+	k = 0;
+	for (size_t i = 0; i < t.ncalls; i++) {
+		const struct ccsg_chain *ch = &t.chains[t.calls[i].chain];
+
+		ck_assert(ch->first <= (int32_t)i &&
+			  (int32_t)i < ch->first + ch->n);
+		k += snprintf(got + k, sizeof(got) - (size_t)k, "%lld/%02x ",
+			      (long long)t.calls[i].call_id, ch->id[0]);
+	}
+	ck_assert_uint_eq(t.nchains, 3);
+	ck_assert_str_eq(got, want);
+	ccsg_trace_release(&t);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_valid_base)
 {
 	char msg[512];
@@ -95,7 +168,7 @@ START_TEST(test_schema_version)
 	static const struct {
 		const char *value, *says;
 	} cases[] = {
-		{ "5", "schema version 5" }, /* newer than ccsg knows */
+		{ "7", "schema version 7" }, /* newer than ccsg knows */
 		{ "99", "schema version 99" },
 		{ "1", "schema version 1" }, /* older, without rpc tables */
 		{ "2x", "'2x'" },	     /* not a number */
@@ -289,7 +362,7 @@ END_TEST
 START_TEST(test_cli_exit_status)
 {
 	static const char *const spoil[] = {
-		"UPDATE meta SET value = '5' WHERE key = 'schema_version'",
+		"UPDATE meta SET value = '7' WHERE key = 'schema_version'",
 		"UPDATE rpc_calls SET results_bytes = 'many'",
 	};
 	static const char *const cmds[] = { "dscg", "report", "latency" };
@@ -338,6 +411,7 @@ Suite *ccsg_input_suite(void)
 	tcase_add_loop_test(tc, test_bad_chains, 0,
 			    sizeof(bad_chains) / sizeof(bad_chains[0]));
 	tcase_add_test(tc, test_cli_exit_status);
+	tcase_add_test(tc, test_call_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

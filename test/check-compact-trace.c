@@ -17,62 +17,6 @@
 #include "names.h"
 #include "tool-run.h"
 
-#define CHAIN "00000000000000000000000000000000000000ab"
-
-/* As check-ccsg.c's: self CPU foo 3200 us (A), times 2700 (B),
- * what_to_say 3000 and its two threads 2 x 2000 (C), say_it 2600, 2500,
- * 2700 (D). */
-static const char *figure1(void)
-{
-	fx_open();
-	fx_host(1, "A");
-	fx_host(2, "B");
-	fx_host(3, "C");
-	fx_host(4, "D");
-	fx_proc(1, 1);
-	fx_proc(2, 1);
-	fx_proc(3, 2);
-	fx_proc(4, 3);
-	fx_proc(5, 4);
-	{
-		long long ev[4] = { 0, 1, 22, 23 },
-			  c[4] = { 0, 1000, 1000 + 3700, 100 };
-
-		fx_call(CHAIN, 0x20000001, 1, "foo_1", 1, 1, 2, 1, 11, ev, c);
-	}
-	{
-		long long ev[4] = { 2, 3, 4, 5 },
-			  c[4] = { 1000, 500, 500 + 2700, 1100 };
-
-		fx_call(CHAIN, 0x20000001, 2, "times_1", 2, 1, 3, 1, 21, ev, c);
-	}
-	{
-		long long ev[4] = { 6, 7, 8, 9 },
-			  c[4] = { 1100, 0, 3000, 1200 };
-
-		fx_call(CHAIN, 0x20000001, 3, "what_to_say_1", 2, 1, 4, 1, 31,
-			ev, c);
-	}
-	{
-		static const long long self[3] = { 2600, 2500, 2700 };
-		long long cpu = 1200;
-
-		for (int i = 0; i < 3; i++) {
-			long long ev[4] = { 10 + 4 * i, 11 + 4 * i, 12 + 4 * i,
-					    13 + 4 * i };
-			long long c[4] = { cpu, 10000 * i, 10000 * i + self[i],
-					   cpu + 100 };
-
-			fx_call(CHAIN, 0x20000001, 4, "say_it_1", 2, 1, 5, 1,
-				51 + i, ev, c);
-			cpu += 100;
-		}
-	}
-	fx_thread(4, 2, 1, 2000, 31);
-	fx_thread(4, 3, 1, 2000, 31);
-	return fx_close();
-}
-
 struct loaded {
 	struct ccsg_trace tr;
 	struct ccsg_dscg d;
@@ -151,7 +95,7 @@ static const char by_host[] = "<main> [x20700]\n"
 
 START_TEST(test_dscg_by_location)
 {
-	const char *path = figure1();
+	const char *path = fx_figure1();
 	struct loaded l;
 	char *json;
 	struct jv v;
@@ -192,7 +136,7 @@ END_TEST
 
 START_TEST(test_dscg_by_name)
 {
-	const char *path = figure1();
+	const char *path = fx_figure1();
 	struct loaded l;
 
 	load(&l, path, 'd', COMPACT_BY_NAME);
@@ -215,7 +159,7 @@ END_TEST
 
 START_TEST(test_ccsg_by_location)
 {
-	const char *path = figure1();
+	const char *path = fx_figure1();
 	struct loaded l;
 
 	load(&l, path, 'c', COMPACT_BY_LOCATION);
@@ -242,7 +186,7 @@ START_TEST(test_command)
 	struct e2e t;
 
 	e2e_init(&t);
-	path = figure1();
+	path = fx_figure1();
 	r = tool_run((const char *[]){ tool_path("ccsg"), "compact",
 				       "--tree=dscg", "--hierarchy=location",
 				       "--db", path, "--level", "1", NULL });

@@ -163,6 +163,27 @@ START_TEST(test_statements_name_columns)
 }
 END_TEST
 
+/* Without --raw: every table but records, and the same indexes. */
+START_TEST(test_created_without_records)
+{
+	sqlite3 *db;
+
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_int_eq(schema_create(db, false), 0);
+	ck_assert_int_eq(schema_create_indexes(db), 0);
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema"
+				   " WHERE type = 'table'"),
+			 DB_NTABLES - 1);
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema"
+				   " WHERE name = 'records'"),
+			 0);
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema"
+				   " WHERE name = 'rpc_probes'"),
+			 1);
+	sqlite3_close(db);
+}
+END_TEST
+
 /* What schema_create() makes: the definition's tables, columns and types. */
 START_TEST(test_created_database)
 {
@@ -170,7 +191,7 @@ START_TEST(test_created_database)
 	char sql[256];
 
 	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
-	ck_assert_int_eq(schema_create(db), 0);
+	ck_assert_int_eq(schema_create(db, true), 0);
 	ck_assert_int_eq(schema_create_indexes(db), 0);
 	snprintf(sql, sizeof(sql), "%d", DB_SCHEMA_VERSION);
 	ck_assert_str_eq(
@@ -226,7 +247,7 @@ START_TEST(test_created_database)
 		q_int(db,
 		      "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
 		      " AND name NOT LIKE 'sqlite_%'"),
-		7);
+		4);
 	sqlite3_close(db);
 }
 END_TEST
@@ -240,6 +261,7 @@ Suite *db_schema_suite(void)
 	tcase_add_test(tc, test_column_enums);
 	tcase_add_test(tc, test_statements_name_columns);
 	tcase_add_test(tc, test_created_database);
+	tcase_add_test(tc, test_created_without_records);
 	suite_add_tcase(s, tc);
 	return s;
 }

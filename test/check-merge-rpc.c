@@ -185,7 +185,10 @@ static sqlite3 *merged(struct merge_stats *s)
 	sqlite3 *db;
 
 	write_logs();
-	o = (struct merge_opts){ .dir = tmp_path("logs"), .output = tmp_path("t.db") };
+	/* --raw: the probes are checked against their records */
+	o = (struct merge_opts){ .dir = tmp_path("logs"),
+				 .output = tmp_path("t.db"),
+				 .raw = true };
 	ck_assert_int_eq(merge_run(&o, s), 0);
 	db = open_db(tmp_path("t.db"));
 	return db;
@@ -295,6 +298,62 @@ START_TEST(test_rpc_calls_joined)
 }
 END_TEST
 
+/*
+ * Without --raw: no records table, and every other table the same, row
+ * for row, as with it (the probes reach the join without it).
+ */
+START_TEST(test_rpc_without_raw)
+{
+	struct merge_stats s, r;
+	struct merge_opts o;
+	sqlite3 *db = merged(&r);
+	static const char *const tables[] = { "files",	   "hosts",
+					      "processes", "threads",
+					      "rpc_sites", "rpc_objects",
+					      "rpc_calls", "monitor_switches",
+					      "meta" };
+	char sql[512];
+
+	sqlite3_close(db);
+	o = (struct merge_opts){ .dir = tmp_path("logs"),
+				 .output = tmp_path("plain.db") };
+	ck_assert_int_eq(merge_run(&o, &s), 0);
+	ck_assert_uint_eq(s.records, r.records);
+	ck_assert_uint_eq(s.rpc_calls, r.rpc_calls);
+	ck_assert_uint_eq(s.rpc_no_server, r.rpc_no_server);
+	ck_assert_uint_eq(s.rpc_no_client, r.rpc_no_client);
+	db = open_db(tmp_path("plain.db"));
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema"
+				   " WHERE name='records'"),
+			 0);
+	snprintf(sql, sizeof(sql), "ATTACH '%s' AS raw", tmp_path("t.db"));
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM raw.records"),
+			 (int)r.records);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		const char *t = tables[i];
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM main.%s", t);
+		/* the fixture has no MONITOR record */
+		if (strcmp(t, "monitor_switches"))
+			ck_assert_msg(q_int(db, sql) > 0, "%s is empty", t);
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM (SELECT * FROM main.%s EXCEPT"
+			 " SELECT * FROM raw.%s)",
+			 t, t);
+		ck_assert_msg(q_int(db, sql) == 0, "%s: rows not in --raw's",
+			      t);
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM (SELECT * FROM raw.%s EXCEPT"
+			 " SELECT * FROM main.%s)",
+			 t, t);
+		ck_assert_msg(q_int(db, sql) == 0, "%s: --raw's rows missing",
+			      t);
+	}
+	sqlite3_close(db);
+}
+END_TEST
+
 START_TEST(test_rpc_probes_sites_objects)
 {
 	struct merge_stats s;
@@ -335,7 +394,7 @@ START_TEST(test_rpc_probes_sites_objects)
 		q_int(db,
 		      "SELECT count(*) FROM sqlite_schema WHERE type='index'"
 		      " AND name LIKE 'rpc_%'"),
-		4);
+		1);
 	sqlite3_close(db);
 }
 END_TEST
@@ -391,6 +450,7 @@ Suite *merge_rpc_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_rpc_calls_joined);
 	tcase_add_test(tc, test_rpc_probes_sites_objects);
+	tcase_add_test(tc, test_rpc_without_raw);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rpc_names");
 	tcase_add_test(tc, test_rpc_names);

@@ -699,6 +699,40 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 				       tail_str(&t, s1, r->netid_len));
 		break;
 	}
+	case CAUSAL_REC_SPIKE_SAMPLE: {
+		struct rec_spike_sample *r = (void *)rec;
+		struct tail_reader t = { r->tail };
+
+		fixture_log_spike_sample(
+			fl, tid, mono, r->idx, r->thread, r->ip, r->kind,
+			r->ctx.set ? r->ctx.chain : NULL, r->ctx.event,
+			r->ctx.function, tail_take(&t, rec->aux), rec->aux);
+		break;
+	}
+	case CAUSAL_REC_SPIKE_BREACH: {
+		struct rec_spike_breach *r = (void *)rec;
+		struct tail_reader t = { r->tail };
+		const char *res = tail_str(&t, s1, r->resource_len);
+
+		fixture_log_spike_breach(fl, tid, mono, r->mark, r->n, r->value,
+					 r->threshold, r->window_ms, r->lost,
+					 res, tail_str(&t, s2, r->rule_len));
+		break;
+	}
+	case CAUSAL_REC_SPIKE_MAP: {
+		struct rec_spike_map *r = (void *)rec;
+		struct tail_reader t = { r->tail };
+
+		fixture_log_spike_map(fl, tid, mono, r->start, r->end,
+				      r->offset, tail_str(&t, s1, r->path_len));
+		break;
+	}
+	case CAUSAL_REC_SPIKE_PROFILE: {
+		struct rec_spike_profile *r = (void *)rec;
+
+		fixture_log_spike_profile(fl, tid, mono, r->ip, r->samples);
+		break;
+	}
 	default:
 		ck_abort_msg("type %u: no fixture writes it", rec->type);
 	}

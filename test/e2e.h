@@ -329,13 +329,15 @@ E2E_FN int e2e_count_logs(const char *dir)
 }
 
 /*
- * `tracedump merge t->logs`, which must exit 0, then open the database.
+ * `tracedump merge --raw t->logs`, which must exit 0, then open the
+ * database.
  * Its stderr is kept in dir/merge.err for the failure message.
  */
 E2E_FN void e2e_merge(struct e2e *t)
 {
 	char td[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
-	const char *argv[] = {td, "merge", t->logs, NULL};
+	/* --raw: suites count and read the records themselves */
+	const char *argv[] = { td, "merge", "--raw", t->logs, NULL };
 	int status;
 
 	e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());

@@ -425,6 +425,67 @@ static inline void fixture_log_rpc_object(struct fixture_log *fl, uint64_t tid,
 	fixture_log_str(fl, netid);
 }
 
+/* SPIKE_SAMPLE: chain NULL for a nil ctx; stack NULL (nil) when empty. */
+static inline void
+fixture_log_spike_sample(struct fixture_log *fl, uint64_t tid, uint64_t mono,
+			 uint64_t idx, uint64_t thread, uint64_t ip,
+			 unsigned kind, const uint8_t *chain, uint64_t event,
+			 uint64_t function, const void *stack, size_t len)
+{
+	fixture_log_begin(fl, CAUSAL_REC_SPIKE_SAMPLE, tid, mono, 6);
+	msgpack_pack_uint64(&fl->pk, idx);
+	msgpack_pack_uint64(&fl->pk, thread);
+	msgpack_pack_uint64(&fl->pk, ip);
+	msgpack_pack_uint64(&fl->pk, kind);
+	if (!chain) {
+		msgpack_pack_nil(&fl->pk);
+	} else {
+		msgpack_pack_array(&fl->pk, 3);
+		fixture_log_bin(fl, chain, CAUSAL_CHAIN_ID_LEN);
+		msgpack_pack_uint64(&fl->pk, event);
+		msgpack_pack_uint64(&fl->pk, function);
+	}
+	fixture_log_bin(fl, stack, len);
+}
+
+static inline void
+fixture_log_spike_breach(struct fixture_log *fl, uint64_t tid, uint64_t mono,
+			 uint64_t mark, uint64_t n, uint64_t value,
+			 uint64_t threshold, uint64_t window_ms, uint64_t lost,
+			 const char *resource, const char *rule)
+{
+	fixture_log_begin(fl, CAUSAL_REC_SPIKE_BREACH, tid, mono, 8);
+	msgpack_pack_uint64(&fl->pk, mark);
+	msgpack_pack_uint64(&fl->pk, n);
+	msgpack_pack_uint64(&fl->pk, value);
+	msgpack_pack_uint64(&fl->pk, threshold);
+	msgpack_pack_uint64(&fl->pk, window_ms);
+	msgpack_pack_uint64(&fl->pk, lost);
+	fixture_log_str(fl, resource);
+	fixture_log_str(fl, rule);
+}
+
+static inline void fixture_log_spike_map(struct fixture_log *fl, uint64_t tid,
+					 uint64_t mono, uint64_t start,
+					 uint64_t end, uint64_t offset,
+					 const char *path)
+{
+	fixture_log_begin(fl, CAUSAL_REC_SPIKE_MAP, tid, mono, 4);
+	msgpack_pack_uint64(&fl->pk, start);
+	msgpack_pack_uint64(&fl->pk, end);
+	msgpack_pack_uint64(&fl->pk, offset);
+	fixture_log_str(fl, path);
+}
+
+static inline void fixture_log_spike_profile(struct fixture_log *fl,
+					     uint64_t tid, uint64_t mono,
+					     uint64_t ip, uint64_t samples)
+{
+	fixture_log_begin(fl, CAUSAL_REC_SPIKE_PROFILE, tid, mono, 2);
+	msgpack_pack_uint64(&fl->pk, ip);
+	msgpack_pack_uint64(&fl->pk, samples);
+}
+
 /* A record type no format version defines (above CAUSAL_REC_RPC_LAST). */
 #define FIXTURE_UNKNOWN_TYPE 99
 

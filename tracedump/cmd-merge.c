@@ -14,6 +14,9 @@ static const struct opt merge_opts[] = {
 	{ "output", 'o', "DB",
 	  "write the database to DB (default DIR/trace.db), which must be "
 	  "a regular file or not exist" },
+	{ "raw", 'r', NULL,
+	  "also store every record as it was logged (table records: twice "
+	  "the size and time; tracedump dump reads the logs themselves)" },
 	OPT_END
 };
 
@@ -41,6 +44,8 @@ static int run_merge(int argc, char **argv)
 	while ((c = opt_next(&p, &v)) > 0)
 		if (c == 'o')
 			o.output = v;
+		else if (c == 'r')
+			o.raw = true;
 	if (c == OPT_STOP)
 		return p.status;
 	if (p.nargs != 1)
@@ -73,10 +78,15 @@ static int run_merge(int argc, char **argv)
 		       s.write_failed, s.disk_full, s.lost);
 	if (s.bad_records)
 		printf("bad records:     %" PRIu64 "\n", s.bad_records);
+	printf("merged in:       %.2f s, %.0f records/s\n", s.seconds,
+	       s.seconds > 0 ? (double)s.records / s.seconds : 0.0);
 	return 0;
 }
 
 const struct command cmd_merge = {
-	"merge", run_merge, "DIR [-o DB]",
-	"load every log under DIR into one SQLite database", merge_opts,
+	"merge",
+	run_merge,
+	"DIR [-o DB] [--raw]",
+	"load every log under DIR into one SQLite database",
+	merge_opts,
 };

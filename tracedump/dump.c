@@ -178,6 +178,8 @@ static void raw(const struct dump_ctx *c, const char *k,
 #define SHOW_ADDR(c, k, v, KIND, en) addr(c, k, &(v))
 #define SHOW_CTX(c, k, v, KIND, en) context(c, k, &(v))
 #define SHOW_RAW(c, k, v, KIND, en) raw(c, k, v)
+/* SPIKE_SAMPLE.stack: its frames, 8 bytes each (records.def) */
+#define SHOW_FRAMES(c, k, v, KIND, en) u64(c, k, (uint64_t)((v).len / 8))
 
 #define SHOW_FIELD(name, KIND, SHOW, en, dump)                                 \
 	SHOW_##SHOW(c, dump, m->name, KIND, en);

@@ -112,6 +112,21 @@ static inline void proc_release(struct proc *p)
 #define BATCH 64
 
 /* The reader thread's state: nothing in it is touched by the other. */
+/*
+ * The records the store itself reads (merge.c): RPC_SITE, RPC_OBJECT and
+ * MONITOR have tables of their own.  The probes go to the join in the
+ * reader thread; the rest only to the records table (--raw).
+ */
+static inline bool merge_stores(uint64_t type)
+{
+	return type == CAUSAL_REC_RPC_SITE || type == CAUSAL_REC_RPC_OBJECT ||
+	       type == CAUSAL_REC_MONITOR ||
+	       (type >= CAUSAL_REC_SPIKE_SAMPLE &&
+		type <= CAUSAL_REC_SPIKE_PROFILE);
+}
+
+struct rpc_calls;
+
 struct merge_reader {
 	const struct merge_opts *o;
 	const struct logdir *ld;
@@ -120,13 +135,15 @@ struct merge_reader {
 	struct proc p;
 	uint8_t (*uuids)[CAUSAL_UUID_LEN];
 	size_t n_uuids, cap_uuids;
+	struct rpc_calls *rpc; /* the probes go to the join from here */
+	int64_t proc_id;       /* of the file being read: loaded ones + 1 */
 };
 
 /*
  * Thread body (merge-read.c): read rd->ld's files in order into chunks
  * pushed to rd->q, each file ending with an eof chunk; a NULL pushed says
  * it ran out of memory.  Stops early once the queue is cancelled.  rd must
- * be zeroed but for o, ld and q; returns NULL.
+ * be zeroed but for o, ld, q and rpc; returns NULL.
  */
 void *merge_reader_main(void *rd);
 

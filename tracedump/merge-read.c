@@ -1,8 +1,10 @@
 /*
  * merge-read.c - the reader thread of `tracedump merge`: reads the logs
  * in sorted order (decompression and msgpack in logread.c, decoding in
- * log-record.c), builds each file's process and thread rows in memory and
- * hands the records, in file order, to the store through a chunk queue.
+ * log-record.c), builds each file's process and thread rows in memory,
+ * pairs the RPC probes into the call join (rpc-calls.c) and hands the
+ * records the store needs (merge_stores(), or all of them for --raw), in
+ * file order, to the store through a chunk queue.
  *
  * Nothing here touches SQLite: the store (merge.c) alone does, in the
  * calling thread, taking the chunks in the order they were pushed.
@@ -22,6 +24,7 @@
 #include "logread.h"
 #include "merge.h"
 #include "msgpack-json.h"
+#include "rpc-calls.h"
 
 /* The thread row of tid, made on first sight; NULL when out of memory. */
 static struct thread *thread_get(struct thread_map *tm, uint64_t tid)
@@ -257,10 +260,13 @@ static int on_record(void *arg, const struct logread_record *lr)
 			return STOP_NO_HEADER;
 		if ((rc = take_header(rd, &r)))
 			return rc;
-	} else if ((rc = take_record(p, &r))) {
+	} else if ((rc = take_record(p, &r)) ||
+		   (rc = rpc_calls_add(rd->rpc, p->records, &r))) {
 		return rc;
 	}
-	if ((rc = chunk_add(rd, p->records, lr)))
+	/* The store needs the records of its own tables, and all for --raw. */
+	if ((rd->o->raw || merge_stores(r.type)) &&
+	    (rc = chunk_add(rd, p->records, lr)))
 		return rc;
 	p->records++;
 	return 0;
@@ -283,8 +289,15 @@ void *merge_reader_main(void *arg)
 			c = NULL;
 		} else {
 			struct logread_result res;
+			bool loaded;
 
+			rpc_calls_file_begin(rd->rpc, rd->proc_id);
 			rc = logread_file(path, on_record, rd, &res);
+			/* as the store decides it (merge.c, finish_file) */
+			loaded = rd->p.have_header && rc >= 0 &&
+				 rc != STOP_DUPLICATE;
+			rpc_calls_file_end(rd->rpc, loaded);
+			rd->proc_id += loaded;
 			if ((c = rd->cur))
 				c->res = res;
 		}

@@ -34,6 +34,7 @@
 #include "logread.h"
 #include "merge.h"
 #include "rpc-calls.h"
+#include "spikes.h"
 #include "log-record.h"
 #include "schema.h"
 #include "spawn-links.h"
@@ -46,6 +47,7 @@ struct merge {
 	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
 	sqlite3_stmt *ins_site, *ins_object, *ins_monitor;
+	struct spikes spikes;
 	struct rpc_calls rpc;
 	struct spawn_links spawns;	/* parent links made at the end */
 	msgpack_zone zone;		/* to decode RPC records again */
@@ -139,7 +141,7 @@ static void bind_addr(sqlite3_stmt *st, int col, const struct record_bin *b)
 }
 
 /* RPC_SITE and RPC_OBJECT: the first record of an id wins. */
-static int take_rpc_meta(struct merge *m, uint64_t seq, const struct record *r)
+static int take_rpc_meta(struct merge *m, const struct record *r)
 {
 	sqlite3_stmt *st;
 
@@ -153,8 +155,6 @@ static int take_rpc_meta(struct merge *m, uint64_t seq, const struct record *r)
 		schema_bind_text_copy(st, DB_RPC_SITES_MODULE,
 				      r->rpc_site.module.ptr,
 				      (int)r->rpc_site.module.len);
-		if (rpc_calls_add(&m->rpc, m->proc_id, seq, r))
-			return -ENOMEM;
 		return step(m, st, "insert rpc site");
 	}
 	st = m->ins_object;
@@ -202,36 +202,25 @@ static int take_monitor(struct merge *m, uint64_t seq, const struct record *r)
 }
 
 /*
- * Main thread: an RPC record (number seq of the process).  A probe goes
- * to the call join only: rpc_calls has every probe's columns (the view
- * rpc_probes lists them one per row).
+ * Main thread: a record of merge_stores() (number seq of the process).
+ * The probes went to the call join in the reader thread: rpc_calls has
+ * every probe's columns (the view rpc_probes lists them one per row).
  */
 static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 {
 	switch (r->type) {
 	case CAUSAL_REC_MONITOR:
 		return take_monitor(m, seq, r);
-	case CAUSAL_REC_RPC_STUB_START:
-	case CAUSAL_REC_RPC_STUB_END:
-	case CAUSAL_REC_RPC_SKEL_START:
-	case CAUSAL_REC_RPC_SKEL_END:
-		return rpc_calls_add(&m->rpc, m->proc_id, seq, r);
 	case CAUSAL_REC_RPC_SITE:
 	case CAUSAL_REC_RPC_OBJECT:
-		return take_rpc_meta(m, seq, r);
+		return take_rpc_meta(m, r);
 	}
+	if (spikes_record(r->type)) /* sporadic bottlenecks */
+		return spikes_put(&m->spikes, m->proc_id, (int64_t)seq, r);
 	return 0;
 }
 
-/* The records stored in a table of their own besides records. */
-static bool is_rpc(uint64_t type)
-{
-	return (type >= CAUSAL_REC_RPC_STUB_START &&
-		type <= CAUSAL_REC_RPC_OBJECT) ||
-	       type == CAUSAL_REC_MONITOR;
-}
-
-/* Decode an RPC record again from its bytes: few, so not worth a copy. */
+/* Decode such a record again from its bytes: few, so not worth a copy. */
 static int chunk_rpc(struct merge *m, const struct chunk *c,
 		     const struct chunk_rec *cr)
 {
@@ -246,16 +235,17 @@ static int chunk_rpc(struct merge *m, const struct chunk *c,
 	return take_rpc(m, cr->seq, &r);
 }
 
-/* Insert a chunk's records, BATCH at a time, the rest one by one. */
+/* Store a chunk's records; for --raw, BATCH at a time, the rest one by one. */
 static int chunk_store(struct merge *m, const struct chunk *c)
 {
 	sqlite3_stmt *st = m->ins_recs;
 	int i = 0, row = 0, rc;
 
 	for (int k = 0; k < c->n; k++)
-		if (is_rpc(c->rec[k].type) && (rc = chunk_rpc(m, c, &c->rec[k])))
+		if (merge_stores(c->rec[k].type) &&
+		    (rc = chunk_rpc(m, c, &c->rec[k])))
 			return rc;
-	while (i < c->n) {
+	while (m->o->raw && i < c->n) {
 		const struct chunk_rec *cr = &c->rec[i];
 		int col = row * DB_RECORDS_NCOLS; /* row's first column */
 
@@ -279,7 +269,6 @@ static int chunk_store(struct merge *m, const struct chunk *c)
 		sqlite3_reset(st);
 		row = 0;
 	}
-	m->stats->records += c->n;
 	progress(m, false);
 	return 0;
 }
@@ -545,6 +534,7 @@ static int finish_file(struct merge *m, const char *name, int64_t file_id,
 		warning("'%s' is %s: %s", path, shown, err);
 	}
 
+	m->stats->records += m->p->records;
 	rc = store_file(m, file_id, name, &res, loaded ? m->p->records : 0,
 			status, err[0] ? err : NULL);
 	if (!rc && loaded)
@@ -592,17 +582,19 @@ static int open_db(struct merge *m, const char *path)
 		 " PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 		 " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
 		 " PRAGMA threads=2; BEGIN") ||
-	    schema_create(m->db) ||
+	    schema_create(m->db, m->o->raw) ||
 	    prepare(m, DB_FILES, "INSERT", 1, &m->ins_file) ||
 	    prepare(m, DB_HOSTS, "INSERT", 1, &m->ins_host) ||
 	    prepare(m, DB_PROCESSES, "INSERT", 1, &m->ins_proc) ||
 	    prepare(m, DB_THREADS, "INSERT", 1, &m->ins_thread) ||
-	    prepare(m, DB_RECORDS, "INSERT", 1, &m->ins_rec) ||
-	    prepare(m, DB_RECORDS, "INSERT", BATCH, &m->ins_recs) ||
+	    (m->o->raw &&
+	     (prepare(m, DB_RECORDS, "INSERT", 1, &m->ins_rec) ||
+	      prepare(m, DB_RECORDS, "INSERT", BATCH, &m->ins_recs))) ||
 	    /* RPC_SITE / RPC_OBJECT repeated for an id: the first wins */
 	    prepare(m, DB_RPC_SITES, "INSERT OR IGNORE", 1, &m->ins_site) ||
 	    prepare(m, DB_RPC_OBJECTS, "INSERT OR IGNORE", 1, &m->ins_object) ||
-	    prepare(m, DB_MONITOR_SWITCHES, "INSERT", 1, &m->ins_monitor))
+	    prepare(m, DB_MONITOR_SWITCHES, "INSERT", 1, &m->ins_monitor) ||
+	    spikes_open(&m->spikes, m->db))
 		return -1;
 	return 0;
 }
@@ -618,6 +610,7 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_site);
 	sqlite3_finalize(m->ins_object);
 	sqlite3_finalize(m->ins_monitor);
+	spikes_close(&m->spikes);
 	m->ins_recs = m->ins_site = m->ins_object = m->ins_monitor = NULL;
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
 	sqlite3_close(m->db);
@@ -786,7 +779,9 @@ static int store_all(struct merge *m, struct chunk_queue *q,
 
 static int merge_all(struct merge *m, const struct logdir *ld)
 {
-	struct merge_reader rd = { .o = m->o, .ld = ld };
+	struct merge_reader rd = {
+		.o = m->o, .ld = ld, .rpc = &m->rpc, .proc_id = 1
+	};
 	struct chunk_queue q;
 	uint64_t linked;
 	pthread_t tid;
@@ -824,6 +819,7 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 {
 	struct merge m = { .o = o, .stats = stats };
 	char output[4096], tmp[4200];
+	uint64_t start = now_ns();
 	struct logdir ld;
 	int rc;
 
@@ -875,5 +871,6 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 	spawn_links_release(&m.spawns);
 	msgpack_zone_destroy(&m.zone);
 	logdir_release(&ld);
+	stats->seconds = (double)(now_ns() - start) / 1e9;
 	return rc ? -1 : 0;
 }

@@ -17,6 +17,7 @@ struct merge_opts {
 	const char *dir;
 	const char *output;	/* NULL: DIR/trace.db */
 	bool progress;		/* \r progress line on stderr */
+	bool raw;		/* --raw: the records table too */
 };
 
 /* Rows of rpc_calls with one value of a column. */
@@ -43,6 +44,7 @@ struct merge_stats {
 	uint64_t rpc_calls;	/* rows of rpc_calls */
 	uint64_t rpc_no_server;	/* calls with missing = 'server' */
 	uint64_t rpc_no_client;	/* calls with missing = 'client' */
+	double seconds;		/* the merge's wall time */
 	/*
 	 * Calls by tag status at the skeleton start (tag) and of the reply
 	 * (reply_tag): every value the table holds, NULL aside, 'ok' first,

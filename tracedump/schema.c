@@ -74,12 +74,12 @@ static int insert_meta(sqlite3 *db, sqlite3_stmt *st, const char *key,
 	return 0;
 }
 
-int schema_create(sqlite3 *db)
+int schema_create(sqlite3 *db, bool raw)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (exec_schema(db, DB_SQL_TABLES) ||
+	if (exec_schema(db, DB_SQL_TABLES | (raw ? 0 : DB_SQL_NO_RECORDS)) ||
 	    schema_prepare_insert(db, DB_META, "INSERT", 1, &st))
 		return -1;
 	rc = insert_meta(db, st, "format_version", CAUSAL_FORMAT_VERSION);

@@ -7,14 +7,18 @@
 #ifndef CAUSAL_SCHEMA_H
 #define CAUSAL_SCHEMA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <sqlite3.h>
 
 #include "causal/db-schema.h"
 
-/* Create the tables and the view, fill meta.  Returns 0 or -1 after fail(). */
-int schema_create(sqlite3 *db);
+/*
+ * Create the tables and the view, fill meta; the records table only when
+ * raw.  Returns 0 or -1 after fail().
+ */
+int schema_create(sqlite3 *db, bool raw);
 
 /* Create the indexes; called after the bulk insert, which is faster. */
 int schema_create_indexes(sqlite3 *db);

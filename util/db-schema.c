@@ -140,9 +140,11 @@ int db_schema_write(FILE *f, unsigned what)
 	/* a blank line between tables, none between indexes */
 	if (what & DB_SQL_TABLES) {
 #define DB_TABLE(ID, name, comment)                                            \
-	fputs(first ? "" : "\n", f);                                           \
-	first = 0;                                                             \
-	write_table(f, &db_tables[DB_##ID]);
+	if (DB_##ID != DB_RECORDS || !(what & DB_SQL_NO_RECORDS)) {            \
+		fputs(first ? "" : "\n", f);                                   \
+		first = 0;                                                     \
+		write_table(f, &db_tables[DB_##ID]);                           \
+	}
 #define DB_VIEW(name, comment, select)                                         \
 	fputs(first ? "" : "\n", f);                                           \
 	first = 0;                                                             \

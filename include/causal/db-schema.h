@@ -28,9 +28,13 @@
  * BLOBs (rpc_calls.chain, threads.ctx_chain; 40 hex digits of TEXT in 2),
  * rpc_probes is a view over rpc_calls instead of a table.  4: heap memory
  * (processes.peak_heap_bytes, threads.alloc_bytes ... peak_heap_bytes,
- * rpc_calls.stub_alloc_bytes ... skel_freed_bytes), only added.
+ * rpc_calls.stub_alloc_bytes ... skel_freed_bytes), only added.  5: the
+ * spike_* tables (sporadic bottlenecks), only added.  6: the records
+ * table only with `tracedump merge --raw` (the logs are the archive; it
+ * was half of the database and a third of the merge time), one index over
+ * rpc_calls.
  */
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 6
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 
@@ -90,6 +94,7 @@ enum {
 	DB_SQL_TABLES = 1 << 0,	 /* CREATE TABLE and CREATE VIEW */
 	DB_SQL_INDEXES = 1 << 1, /* CREATE INDEX */
 	DB_SQL_ALL = DB_SQL_TABLES | DB_SQL_INDEXES,
+	DB_SQL_NO_RECORDS = 1 << 2, /* ... but the records table */
 };
 
 /*

@@ -1,0 +1,349 @@
+/*
+ * cmd-export.c - `ccsg export`: the trace as a Perfetto / chrome://tracing
+ * timeline, OTLP/JSON spans (to a file or an OTLP/HTTP receiver) or
+ * folded stacks for flame graphs (export.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "export.h"
+#include "usage.h"
+
+enum {
+	X_WEIGHT = OPT_LONG + 200,
+	X_ENDPOINT,
+	X_SERVICE,
+	X_BATCH,
+	X_RETRIES,
+	X_TIMING,
+};
+
+static const struct opt export_opts[] = {
+	{ "format", CLI_FORMAT, "chrome|otlp|folded",
+	  "the Trace Event Format (Perfetto, chrome://tracing), OTLP/JSON, or "
+	  "folded stacks" },
+	{ "output", 'o', "FILE",
+	  "write to FILE (through a temporary file renamed when complete), "
+	  "not to standard output" },
+	{ "weight", X_WEIGHT, "cpu|latency|calls",
+	  "folded: what a stack weighs, in microseconds or calls (default "
+	  "cpu)" },
+	{ "endpoint", X_ENDPOINT, "URL",
+	  "otlp: POST the spans to the OTLP/HTTP receiver at URL "
+	  "(http://HOST:4318/v1/traces)" },
+	{ "service-name", X_SERVICE, "EXE=NAME",
+	  "otlp: service.name of the processes of executable EXE "
+	  "(repeatable; default: the executable)" },
+	{ "batch", X_BATCH, "N",
+	  "otlp --endpoint: spans per request (default 512)" },
+	{ "retries", X_RETRIES, "N",
+	  "otlp --endpoint: tries again a request that failed N times "
+	  "(default 4)" },
+	{ "timing", X_TIMING, NULL,
+	  "say on standard error how long loading and exporting took" },
+	CLI_OPT_DB,
+	CLI_OPT_IDL,
+	OPT_END
+};
+
+struct export_cli {
+	int format; /* -1 until given */
+	int weight; /* -1 until given */
+	const char *output, *endpoint;
+	const char *db;
+	const char **idl;
+	size_t nidl;
+	const char **services;
+	size_t nservices;
+	long batch, retries;
+	int timing;
+};
+
+#define bad(...) opt_bad(&cmd_export, __VA_ARGS__)
+
+static int add(const char ***v, size_t *n, const char *s)
+{
+	const char **m = realloc(*v, (*n + 1) * sizeof(*m));
+
+	if (!m)
+		die("out of memory");
+	*v = m;
+	m[(*n)++] = s;
+	return 0;
+}
+
+static int number(const char *v, long lo, long hi, long *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < lo || n > hi)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* 0, -1 after --help, or 2 after a bad-usage message. */
+static int parse(struct export_cli *o, int argc, char **argv)
+{
+	static const char *const formats[] = { "chrome", "otlp", "folded" };
+	static const char *const weights[] = { "cpu", "latency", "calls" };
+	struct opt_parser p;
+	const char *v;
+	int c;
+
+	opt_init(&p, &cmd_export, argc, argv);
+	while ((c = opt_next(&p, &v)) > 0) {
+		switch (c) {
+		case CLI_FORMAT:
+			o->format = -1;
+			for (int i = 0; i < 3; i++)
+				if (!strcmp(v, formats[i]))
+					o->format = i;
+			if (o->format < 0)
+				return bad("unknown format '%s'", v);
+			break;
+		case X_WEIGHT:
+			for (int i = 0; i < 3; i++)
+				if (!strcmp(v, weights[i]))
+					o->weight = i;
+			if (o->weight < 0)
+				return bad("--weight takes 'cpu', 'latency' or "
+					   "'calls', not '%s'",
+					   v);
+			break;
+		case 'o':
+			o->output = v;
+			break;
+		case X_ENDPOINT:
+			if (strncmp(v, "http://", 7) &&
+			    strncmp(v, "https://", 8))
+				return bad("--endpoint takes an http:// or "
+					   "https:// URL, not '%s'",
+					   v);
+			o->endpoint = v;
+			break;
+		case X_SERVICE:
+			if (!strchr(v, '=') || *v == '=' || !strchr(v, '=')[1])
+				return bad("--service-name takes EXE=NAME, not "
+					   "'%s'",
+					   v);
+			add(&o->services, &o->nservices, v);
+			break;
+		case X_BATCH:
+			if (number(v, 1, 1000000, &o->batch))
+				return bad("--batch takes a number of spans "
+					   "(1 to 1000000), not '%s'",
+					   v);
+			break;
+		case X_RETRIES:
+			if (number(v, 0, 100, &o->retries))
+				return bad("--retries takes a number (0 to "
+					   "100), not '%s'",
+					   v);
+			break;
+		case X_TIMING:
+			o->timing = 1;
+			break;
+		case CLI_DB:
+			o->db = v;
+			break;
+		case CLI_IDL:
+			add(&o->idl, &o->nidl, v);
+			break;
+		}
+	}
+	if (c == OPT_STOP)
+		return p.status ? p.status : -1;
+	if (p.nargs)
+		return bad("unexpected argument '%s'", p.args[0]);
+	if (o->format < 0)
+		return bad("%s", "give --format=chrome|otlp|folded");
+	if (o->weight >= 0 && o->format != EXPORT_FOLDED)
+		return bad("%s", "--weight goes with --format=folded");
+	if ((o->endpoint || o->nservices || o->batch || o->retries >= 0) &&
+	    o->format != EXPORT_OTLP)
+		return bad("%s", "--endpoint, --service-name, --batch and "
+				 "--retries go with --format=otlp");
+	if ((o->batch || o->retries >= 0) && !o->endpoint)
+		return bad("%s", "--batch and --retries go with --endpoint");
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Refuse an output that is there and not a regular file. */
+static int check_output(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return fail("cannot write '%s': not a regular file", path);
+	return 0;
+}
+
+static int write_format(FILE *f, const struct export_ctx *x,
+			const struct export_cli *o,
+			const struct export_otlp_opts *oo)
+{
+	switch (o->format) {
+	case EXPORT_FOLDED:
+		return export_folded(f, x,
+				     o->weight < 0 ? EXPORT_CPU : o->weight);
+	case EXPORT_CHROME:
+		return export_chrome(f, x);
+	default:
+		return export_otlp(f, x, oo);
+	}
+}
+
+/* Write the export to o->output through a temporary file beside it. */
+static int write_file(const struct export_ctx *x, const struct export_cli *o,
+		      const struct export_otlp_opts *oo)
+{
+	char *tmp = malloc(strlen(o->output) + 8);
+	mode_t mask = umask(0);
+	FILE *f = NULL;
+	int fd, ret;
+
+	umask(mask);
+	if (!tmp)
+		return fail("out of memory");
+	sprintf(tmp, "%s.XXXXXX", o->output);
+	if ((fd = mkstemp(tmp)) < 0) {
+		ret = fail("cannot write '%s': %s", o->output, strerror(errno));
+		free(tmp);
+		return ret;
+	}
+	if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+		ret = fail("cannot write '%s': %s", tmp, strerror(errno));
+		close(fd);
+		goto fail;
+	}
+	ret = write_format(f, x, o, oo);
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	if (ret) {
+		ret = ret == -ENOMEM
+			      ? fail("out of memory writing '%s'", o->output)
+			      : fail("cannot write '%s': %s", o->output,
+				     strerror(errno ? errno : EIO));
+		goto fail;
+	}
+	if (rename(tmp, o->output)) {
+		ret = fail("cannot rename '%s' to '%s': %s", tmp, o->output,
+			   strerror(errno));
+		goto fail;
+	}
+	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	free(tmp);
+	return -1;
+}
+
+static int run(const struct export_cli *o)
+{
+	const char *dir = getenv("CAUSAL_LOG_DIR");
+	struct export_otlp_opts oo = { (const char *const *)o->services,
+				       o->nservices,
+				       o->batch ? (size_t)o->batch : 512,
+				       o->retries >= 0 ? (int)o->retries : 4,
+				       10000 };
+	char db[PATH_MAX];
+	struct export_ctx x;
+	struct session s;
+	struct cli c;
+	double t0 = now(), t1;
+	int ret = 1;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(db, sizeof(db), "%s/trace.db", dir && *dir ? dir : "logs");
+	c.db = o->db ? o->db : db;
+	c.idl = o->idl;
+	c.nidl = o->nidl;
+	if (o->output && check_output(o->output))
+		return 1;
+	if (session_open(&s, &c, 1)) {
+		session_close(&s);
+		return 1;
+	}
+	if (export_ctx_init(&x, &s.graph, &s.names, o->format == EXPORT_OTLP)) {
+		session_close(&s);
+		return 1;
+	}
+	t1 = now();
+	if (o->output) {
+		if (write_file(&x, o, &oo))
+			goto out;
+	} else if (!o->endpoint) {
+		int r = write_format(stdout, &x, o, &oo);
+
+		if (!r && fflush(stdout))
+			r = -EIO;
+		if (r) {
+			if (r == -ENOMEM)
+				fail("out of memory");
+			else
+				fail("cannot write the export: %s",
+				     strerror(errno ? errno : EIO));
+			goto out;
+		}
+	}
+	if (o->endpoint && export_otlp_send(&x, &oo, o->endpoint))
+		goto out;
+	if (o->timing) {
+		double t2 = now();
+
+		fprintf(stderr,
+			"ccsg: %zu calls: loaded in %.3f s, exported in %.3f s "
+			"(%.0f calls/s)\n",
+			s.trace.ncalls, t1 - t0, t2 - t1,
+			t2 > t1 ? (double)s.trace.ncalls / (t2 - t1) : 0.0);
+	}
+	ret = 0;
+out:
+	export_ctx_release(&x);
+	session_close(&s);
+	return ret;
+}
+
+static int run_export(int argc, char **argv)
+{
+	struct export_cli o = { .format = -1, .weight = -1, .retries = -1 };
+	int status = parse(&o, argc, argv);
+
+	if (!status)
+		status = run(&o);
+	else if (status < 0)
+		status = 0;
+	free(o.idl);
+	free(o.services);
+	return status;
+}
+
+const struct command cmd_export = {
+	"export",
+	run_export,
+	"--format=chrome|otlp|folded [-o FILE] [--weight=cpu|latency|calls] "
+	"[--endpoint URL] [--service-name EXE=NAME]... [--db PATH] "
+	"[--idl FILE.x]...",
+	"the trace for other tools: a Perfetto timeline, OpenTelemetry spans, "
+	"flame graphs",
+	export_opts,
+};

@@ -1,0 +1,131 @@
+/*
+ * export-buf.h - the exports' output buffer: numbers and strings appended
+ * without stdio's formatting (a million calls are some 10 million
+ * numbers), written out in 64 KiB blocks.
+ */
+#ifndef CCSG_EXPORT_BUF_H
+#define CCSG_EXPORT_BUF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define XBUF_SIZE 65536
+
+struct xbuf {
+	FILE *f;
+	size_t n;
+	int err; /* a write failed */
+	char b[XBUF_SIZE];
+};
+
+static inline void xb_flush(struct xbuf *x)
+{
+	if (x->n && fwrite(x->b, 1, x->n, x->f) != x->n)
+		x->err = 1;
+	x->n = 0;
+}
+
+static inline void xb_put(struct xbuf *x, const char *s, size_t len)
+{
+	if (x->n + len > XBUF_SIZE) {
+		xb_flush(x);
+		if (len > XBUF_SIZE) {
+			if (fwrite(s, 1, len, x->f) != len)
+				x->err = 1;
+			return;
+		}
+	}
+	memcpy(x->b + x->n, s, len);
+	x->n += len;
+}
+
+static inline void xb_str(struct xbuf *x, const char *s)
+{
+	xb_put(x, s, strlen(s));
+}
+
+/* A string literal: its length known at compile time. */
+#define XB_LIT(x, lit) xb_put((x), "" lit, sizeof(lit) - 1)
+
+static inline void xb_ch(struct xbuf *x, char c)
+{
+	if (x->n == XBUF_SIZE)
+		xb_flush(x);
+	x->b[x->n++] = c;
+}
+
+static inline void xb_u64(struct xbuf *x, uint64_t v)
+{
+	char *p;
+	int n = 1;
+
+	for (uint64_t w = v; w >= 10; w /= 10)
+		n++;
+	if (x->n + 20 > XBUF_SIZE)
+		xb_flush(x);
+	p = x->b + x->n + n;
+	x->n += (size_t)n;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+}
+
+static inline void xb_i64(struct xbuf *x, int64_t v)
+{
+	if (v < 0) {
+		xb_ch(x, '-');
+		xb_u64(x, (uint64_t)0 - (uint64_t)v);
+	} else {
+		xb_u64(x, (uint64_t)v);
+	}
+}
+
+/* Nanoseconds as microseconds with three decimals: 1234567 -> 1234.567. */
+/* Nanoseconds as microseconds with three decimals: 1234567 -> 1234.567. */
+static inline void xb_us(struct xbuf *x, int64_t ns)
+{
+	uint64_t a;
+	char *p;
+
+	if (ns < 0)
+		xb_ch(x, '-');
+	a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	xb_u64(x, a / 1000);
+	if (x->n + 4 > XBUF_SIZE)
+		xb_flush(x);
+	p = x->b + x->n;
+	p[0] = '.';
+	p[1] = (char)('0' + a / 100 % 10);
+	p[2] = (char)('0' + a / 10 % 10);
+	p[3] = (char)('0' + a % 10);
+	x->n += 4;
+}
+
+static inline void xb_hex(struct xbuf *x, const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *q;
+
+	if (x->n + 2 * n > XBUF_SIZE) {
+		xb_flush(x);
+		if (2 * n > XBUF_SIZE) {
+			x->err = 1;
+			return;
+		}
+	}
+	q = x->b + x->n;
+	for (size_t i = 0; i < n; i++) {
+		*q++ = digits[p[i] >> 4];
+		*q++ = digits[p[i] & 15];
+	}
+	x->n += 2 * n;
+}
+
+/* A JSON string literal of s (util/json.h's rules). */
+void xb_json(struct xbuf *x, const char *s);
+/* The same without its quotes. */
+void xb_json_body(struct xbuf *x, const char *s);
+
+#endif

@@ -1,0 +1,422 @@
+/*
+ * export-chrome.c - the Trace Event Format (export.h), JSON that Perfetto
+ * UI and chrome://tracing open.
+ *
+ * A process track per traced process (its pid in the file is its proc_id:
+ * pids of different hosts may be equal), named host/pid/executable; a
+ * thread track per thread, named by its system thread id and its role,
+ * with a slice over its life; each call a complete event ("X") for the
+ * stub on the calling thread and one for the skeleton on the serving
+ * thread, flows (v1: "s" then "f" bound to the enclosing slice) from the
+ * stub's start into the skeleton and from the skeleton's end back into
+ * the stub, and one from the spawning thread (in the spawning call's
+ * skeleton) into each thread it made.  Times are microseconds on the
+ * aligned clock (export.c) from the metadata's base_ns; the alignment of
+ * each host and its error bound are in "metadata".
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export-buf.h"
+#include "export.h"
+#include "json.h"
+
+struct chrome {
+	const struct export_ctx *x;
+	struct xbuf *b;
+	char **fn;     /* per CCSG node: its name as a JSON string */
+	char *lost;    /* CCSG_LOST_NAME as one */
+	uint8_t *role; /* per thread: R_* */
+};
+
+enum { R_SERVES = 1, R_CALLS = 2 };
+
+static char *json_of(const char *s)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&p, &n);
+
+	if (!m)
+		return NULL;
+	json_cstr(m, s);
+	if (fclose(m)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int64_t tid_of(const struct export_ctx *x, int32_t th)
+{
+	return x->os_tid[th] ? x->os_tid[th] : x->t->threads[th].tid;
+}
+
+/* ,"pid":P,"tid":T,"ts":TS */
+static void where(struct chrome *ch, int32_t proc, int32_t th, int64_t ts)
+{
+	struct xbuf *b = ch->b;
+
+	XB_LIT(b, ",\"pid\":");
+	xb_i64(b, proc);
+	XB_LIT(b, ",\"tid\":");
+	xb_i64(b, th >= 0 ? tid_of(ch->x, th) : 0);
+	XB_LIT(b, ",\"ts\":");
+	xb_us(b, ts - ch->x->base_ns);
+}
+
+static void metadata(struct chrome *ch)
+{
+	const struct export_ctx *x = ch->x;
+	const struct ccsg_trace *t = x->t;
+	struct xbuf *b = ch->b;
+	int64_t worst = 0;
+
+	XB_LIT(b, "{\"displayTimeUnit\":\"ns\",\n\"metadata\":{"
+		  "\"generator\":\"ccsg export\",\"trace\":");
+	xb_json(b, t->path);
+	XB_LIT(b, ",\"clock\":\"each host's CLOCK_MONOTONIC plus its "
+		  "offset_ns; ts: microseconds from base_ns\",\"base_ns\":");
+	xb_i64(b, x->base_ns);
+	XB_LIT(b, ",\n \"hosts\":[");
+	for (size_t h = 0; h < t->nhosts; h++) {
+		const struct export_host *e = &x->hosts[h];
+
+		xb_str(b, h ? ",\n  {\"host\":" : "\n  {\"host\":");
+		xb_json(b, t->hosts[h]);
+		XB_LIT(b, ",\"reference\":");
+		xb_str(b, e->ref == (int32_t)h ? "true" : "false");
+		XB_LIT(b, ",\"aligned_against\":");
+		if (e->via >= 0)
+			xb_json(b, t->hosts[e->via]);
+		else
+			XB_LIT(b, "null");
+		XB_LIT(b, ",\"offset_ns\":");
+		xb_i64(b, e->offset_ns);
+		XB_LIT(b, ",\"error_ns\":");
+		xb_i64(b, e->error_ns);
+		XB_LIT(b, ",\"pairs\":");
+		xb_i64(b, e->pairs);
+		XB_LIT(b, ",\"consistent\":");
+		xb_str(b, e->inconsistent ? "false}" : "true}");
+		if (e->error_ns > worst)
+			worst = e->error_ns;
+	}
+	XB_LIT(b, "],\n \"max_error_ns\":");
+	xb_i64(b, worst);
+	XB_LIT(b, ",\"clamped_calls\":");
+	xb_i64(b, x->clamped);
+	XB_LIT(b, "},\n\"traceEvents\":[\n");
+}
+
+static void names(struct chrome *ch)
+{
+	const struct export_ctx *x = ch->x;
+	const struct ccsg_trace *t = x->t;
+	struct xbuf *b = ch->b;
+	char label[1024];
+
+	for (size_t p = 1; p < t->nprocs; p++) {
+		if (!t->procs[p].present)
+			continue;
+		export_proc_label(x, (int32_t)p, label, sizeof(label));
+		XB_LIT(b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+		xb_i64(b, (int64_t)p);
+		XB_LIT(b, ",\"args\":{\"name\":");
+		xb_json(b, label);
+		XB_LIT(b, "}},\n");
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct ccsg_thread *th = &t->threads[i];
+
+		snprintf(label, sizeof(label), "%lld %s%s%s%s",
+			 (long long)tid_of(x, (int32_t)i),
+			 th->tid == 1 ? "main"
+			 : th->infra  ? "infrastructure"
+			 : th->spawn_call >= 0 || th->parent_thread >= 0
+				 ? "spawned"
+				 : "thread",
+			 ch->role[i] & R_CALLS ? ", client" : "",
+			 ch->role[i] & R_SERVES ? ", server" : "", "");
+		XB_LIT(b, "{\"ph\":\"M\",\"name\":\"thread_name\"");
+		where(ch, th->proc, (int32_t)i, x->base_ns);
+		XB_LIT(b, ",\"args\":{\"name\":");
+		xb_json(b, label);
+		XB_LIT(b, "}},\n");
+	}
+}
+
+/* The end of a thread: its end record, else its process's. */
+static int64_t thread_end(const struct export_ctx *x, size_t i)
+{
+	const struct ccsg_thread *th = &x->t->threads[i];
+
+	return th->end_mono_ns != CCSG_NONE ? th->end_mono_ns
+					    : x->proc_end[th->proc];
+}
+
+static void threads(struct chrome *ch)
+{
+	const struct export_ctx *x = ch->x;
+	const struct ccsg_trace *t = x->t;
+	struct xbuf *b = ch->b;
+
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct ccsg_thread *th = &t->threads[i];
+		int64_t s = x->th_start[i], e = thread_end(x, i);
+		int32_t pt;
+
+		if (s == CCSG_NONE)
+			continue;
+		s = export_time(x, th->proc, s);
+		e = e == CCSG_NONE || export_time(x, th->proc, e) < s
+			    ? s
+			    : export_time(x, th->proc, e);
+		XB_LIT(b, "{\"ph\":\"X\",\"cat\":\"thread\",\"name\":");
+		xb_str(b, th->tid == 1 ? "\"main\"" : "\"thread\"");
+		where(ch, th->proc, (int32_t)i, s);
+		XB_LIT(b, ",\"dur\":");
+		xb_us(b, e - s);
+		XB_LIT(b, ",\"args\":{\"tid\":");
+		xb_i64(b, th->tid);
+		XB_LIT(b, ",\"cpu_us\":");
+		if (th->cpu_ns != CCSG_NONE)
+			xb_us(b, th->cpu_ns);
+		else
+			XB_LIT(b, "null");
+		XB_LIT(b, ",\"self_cpu_us\":");
+		xb_us(b, x->g->thread_self[i]);
+		xb_str(b, th->end_mono_ns == CCSG_NONE ? ",\"ended\":false}},\n"
+						       : "}},\n");
+		/* the spawn: from the parent thread (inside the spawning
+		 * call's skeleton when a call made it) to this one */
+		pt = th->parent_tid > 0 && th->parent_tid != th->tid
+			     ? ccsg_trace_thread(t, th->proc, th->parent_tid)
+			     : -1;
+		if (pt < 0)
+			continue;
+		{
+			int64_t at = x->th_spawn[i] != CCSG_NONE
+					     ? export_time(x, th->proc,
+							   x->th_spawn[i])
+					     : s;
+			int64_t id = 2 * (int64_t)t->ncalls + 1 + (int64_t)i;
+
+			XB_LIT(b, "{\"ph\":\"s\",\"cat\":\"spawn\","
+				  "\"name\":\"spawn\",\"id\":");
+			xb_i64(b, id);
+			where(ch, th->proc, pt, at > s ? s : at);
+			XB_LIT(b, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":"
+				  "\"spawn\",\"name\":\"spawn\",\"id\":");
+			xb_i64(b, id);
+			where(ch, th->proc, (int32_t)i, e > s ? s + 1 : s);
+			XB_LIT(b, "},\n");
+		}
+	}
+}
+
+/* The outcome: the client's status, or the server's reply. */
+static const char *outcome(const struct ccsg_trace *t,
+			   const struct ccsg_call *c, int server)
+{
+	if (!server && c->status >= 0 && c->status_name >= 0)
+		return t->strings[c->status_name];
+	if (server && c->reply >= 0 && c->reply < CCSG_NREPLY)
+		return ccsg_reply_names[c->reply];
+	if (c->status >= 0 && c->status_name >= 0)
+		return t->strings[c->status_name];
+	return c->reply >= 0 && c->reply < CCSG_NREPLY
+		       ? ccsg_reply_names[c->reply]
+		       : "unknown";
+}
+
+static void size_arg(struct xbuf *b, const char *key, int64_t v)
+{
+	xb_str(b, key);
+	if (v == CCSG_NONE)
+		XB_LIT(b, "null");
+	else
+		xb_i64(b, v);
+}
+
+static void slice(struct chrome *ch, size_t i, int server, int64_t s, int64_t e)
+{
+	const struct export_ctx *x = ch->x;
+	const struct ccsg_trace *t = x->t;
+	const struct ccsg_call *c = &t->calls[i];
+	struct xbuf *b = ch->b;
+	int32_t proc = server ? c->server_proc : c->client_proc;
+	int32_t th = ccsg_trace_thread(t, proc,
+				       server ? c->server_tid : c->client_tid);
+	int32_t n = x->g->call_node[i];
+	const char *out = outcome(t, c, server);
+
+	xb_str(b, server ? "{\"ph\":\"X\",\"cat\":\"rpc.server\",\"name\":"
+			 : "{\"ph\":\"X\",\"cat\":\"rpc.client\",\"name\":");
+	if (c->failed) { /* the name says it: "FIG1_PROG::FOO [RPC_TIMEDOUT]" */
+		char *q = n >= 0 ? ch->fn[n] : ch->lost;
+
+		xb_put(b, q, strlen(q) - 1);
+		XB_LIT(b, " [");
+		xb_json_body(b, out);
+		XB_LIT(b, "]\",\"cname\":\"terrible\"");
+	} else {
+		xb_str(b, n >= 0 ? ch->fn[n] : ch->lost);
+	}
+	where(ch, proc, th, s);
+	XB_LIT(b, ",\"dur\":");
+	xb_us(b, e >= s ? e - s : 0);
+	XB_LIT(b, ",\"args\":{\"call_id\":");
+	xb_i64(b, c->call_id);
+	/* the client slice says it all, the server slice (whose name says
+	 * the function) what its side saw: a million calls are a gigabyte */
+	if (!server) {
+		XB_LIT(b, ",\"chain\":\"");
+		xb_hex(b, t->chains[c->chain].id, DB_CHAIN_LEN);
+		XB_LIT(b, "\",\"program\":");
+		xb_u64(b, c->prog);
+		XB_LIT(b, ",\"version\":");
+		xb_u64(b, c->vers);
+		XB_LIT(b, ",\"procedure\":");
+		xb_u64(b, c->proc);
+	}
+	size_arg(b, ",\"args_bytes\":",
+		 server ? c->server_args_bytes : c->args_bytes);
+	size_arg(b, ",\"results_bytes\":",
+		 server ? c->server_results_bytes : c->results_bytes);
+	XB_LIT(b, ",\"outcome\":\"");
+	xb_json_body(b, out);
+	if (!server)
+		xb_str(b, c->failed ? "\",\"failed\":true"
+				    : "\",\"failed\":false");
+	else
+		xb_ch(b, '"');
+	XB_LIT(b, ",\"self_cpu_us\":");
+	xb_us(b, x->g->call_self[i]);
+	XB_LIT(b, "}},\n");
+}
+
+static void flow(struct chrome *ch, int64_t id, const char *name,
+		 int32_t from_proc, int32_t from_th, int64_t from_ts,
+		 int32_t to_proc, int32_t to_th, int64_t to_ts)
+{
+	struct xbuf *b = ch->b;
+
+	XB_LIT(b, "{\"ph\":\"s\",\"cat\":\"rpc\",\"name\":\"");
+	xb_str(b, name);
+	XB_LIT(b, "\",\"id\":");
+	xb_i64(b, id);
+	where(ch, from_proc, from_th, from_ts);
+	XB_LIT(b, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"rpc\",\"name\":\"");
+	xb_str(b, name);
+	XB_LIT(b, "\",\"id\":");
+	xb_i64(b, id);
+	where(ch, to_proc, to_th, to_ts);
+	XB_LIT(b, "},\n");
+}
+
+/* A point inside [s, e]: 1 ns in from the given end when there is room,
+ * so that the flow binds to this slice, not its neighbour. */
+static int64_t inside(int64_t s, int64_t e, int at_end)
+{
+	if (e - s < 2)
+		return at_end ? e : s;
+	return at_end ? e - 1 : s + 1;
+}
+
+static void calls(struct chrome *ch)
+{
+	const struct export_ctx *x = ch->x;
+	const struct ccsg_trace *t = x->t;
+
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ccsg_call *c = &t->calls[i];
+		int64_t c0, c1, s0, s1;
+		int client, server;
+		int32_t cth, sth;
+
+		export_call_times(x, c, &c0, &c1, &s0, &s1);
+		/* a side without its start or end: where it was seen */
+		if (c0 == CCSG_NONE)
+			c0 = c1;
+		if (c1 == CCSG_NONE)
+			c1 = c0;
+		if (s0 == CCSG_NONE)
+			s0 = s1;
+		if (s1 == CCSG_NONE)
+			s1 = s0;
+		/* a reply sent before the skeleton start's exit probe (an
+		 * unknown procedure): an empty slice */
+		if (s1 != CCSG_NONE && s1 < s0)
+			s1 = s0;
+		if (c1 != CCSG_NONE && c1 < c0)
+			c1 = c0;
+		client = c->client_proc && c0 != CCSG_NONE;
+		server = c->server_proc && s0 != CCSG_NONE;
+		if (client)
+			slice(ch, i, 0, c0, c1);
+		if (server)
+			slice(ch, i, 1, s0, s1);
+		if (!client || !server)
+			continue;
+		cth = ccsg_trace_thread(t, c->client_proc, c->client_tid);
+		sth = ccsg_trace_thread(t, c->server_proc, c->server_tid);
+		flow(ch, 2 * (int64_t)i + 1, "call", c->client_proc, cth,
+		     inside(c0, c1, 0), c->server_proc, sth, inside(s0, s1, 0));
+		flow(ch, 2 * (int64_t)i + 2, "reply", c->server_proc, sth,
+		     inside(s0, s1, 1), c->client_proc, cth, inside(c0, c1, 1));
+	}
+}
+
+int export_chrome(FILE *f, const struct export_ctx *x)
+{
+	const struct ccsg_trace *t = x->t;
+	struct chrome ch = { .x = x };
+	size_t nn = x->g->nnodes;
+	int ret = -ENOMEM;
+
+	ch.b = malloc(sizeof(*ch.b));
+	ch.fn = calloc(nn + 1, sizeof(char *));
+	ch.role = calloc(t->nthreads + 1, 1);
+	ch.lost = json_of(CCSG_LOST_NAME);
+	if (!ch.b || !ch.fn || !ch.role || !ch.lost)
+		goto out;
+	for (size_t n = 0; n < nn; n++)
+		if (!(ch.fn[n] = json_of(
+			      x->g->nodes[n].name ? x->g->nodes[n].name : "?")))
+			goto out;
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ccsg_call *c = &t->calls[i];
+		int32_t a = ccsg_trace_thread(t, c->client_proc, c->client_tid),
+			s = ccsg_trace_thread(t, c->server_proc, c->server_tid);
+
+		if (a >= 0)
+			ch.role[a] |= R_CALLS;
+		if (s >= 0)
+			ch.role[s] |= R_SERVES;
+	}
+	ch.b->f = f;
+	ch.b->n = 0;
+	ch.b->err = 0;
+	metadata(&ch);
+	names(&ch);
+	threads(&ch);
+	calls(&ch);
+	/* no comma after the last event: it is still in the buffer (a put
+	 * flushes before it appends) */
+	if (ch.b->n >= 2 && !memcmp(ch.b->b + ch.b->n - 2, ",\n", 2))
+		ch.b->n -= 2;
+	xb_str(ch.b, "\n]}\n");
+	xb_flush(ch.b);
+	ret = ch.b->err ? -EIO : 0;
+out:
+	if (ch.fn)
+		for (size_t n = 0; n < nn; n++)
+			free(ch.fn[n]);
+	free(ch.fn);
+	free(ch.lost);
+	free(ch.role);
+	free(ch.b);
+	return ret;
+}

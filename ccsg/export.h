@@ -1,0 +1,149 @@
+/*
+ * export.h - a trace in the formats other tools read (`ccsg export`):
+ * the Trace Event Format of chrome://tracing and Perfetto (chrome),
+ * OTLP/JSON, the ExportTraceServiceRequest of OpenTelemetry (otlp), and
+ * folded stacks for flame graphs (folded).
+ *
+ * Every format works on one context built from the CPU graph of a trace
+ * (ccsg.h): what the graph lacks is read from the database (each thread's
+ * start and spawn times and system thread id, each process's UUID and
+ * real-time anchor, each call's transport), and the hosts' monotonic
+ * clocks are aligned on one another from the calls between them
+ * (export_align()).  The printers return 0, -EIO when writing failed,
+ * -ENOMEM.
+ */
+#ifndef CCSG_EXPORT_H
+#define CCSG_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ccsg.h"
+#include "names.h"
+
+enum export_format { EXPORT_CHROME, EXPORT_OTLP, EXPORT_FOLDED };
+enum export_weight { EXPORT_CPU, EXPORT_LATENCY, EXPORT_CALLS };
+
+/*
+ * A host's clock against the reference host's.  A call from host a to
+ * host b says that b's skeleton ran inside a's stub: with d = offset_b -
+ * offset_a, c0 - s0 <= d <= c1 - s1 (client stub start and end c0, c1,
+ * server skeleton start and end s0, s1, each on its own host's clock).
+ * The calls between two hosts narrow d to the intersection [L, U] of
+ * their intervals; d is its middle and (U - L) / 2 the error bound (the
+ * classic offset estimate of a request/response pair, over all pairs).
+ * Hosts are aligned along a spanning tree of the host pairs, the pair of
+ * least error first; the errors add along the path to the reference.
+ */
+struct export_host {
+	int64_t offset_ns;    /* added to the host's monotonic times */
+	int64_t error_ns;     /* bound of the residual error of offset_ns */
+	int64_t pairs;	      /* calls of the pair it was aligned by */
+	int32_t via;	      /* the host it was aligned against, -1 */
+	int32_t ref;	      /* the reference host of its component */
+	int64_t unix_ns;      /* unix time - aligned time (its reference's
+			       * real-time anchor), 0 when unknown */
+	uint8_t inconsistent; /* its pair's intervals do not intersect */
+};
+
+struct export_ctx {
+	const struct ccsg_graph *g;
+	const struct ccsg_dscg *d;
+	const struct ccsg_trace *t;
+	const struct idl_names *names;
+	/* per thread, in trace.threads order; CCSG_NONE when unknown */
+	int64_t *th_start, *th_spawn;
+	int32_t *os_tid; /* the system's thread id, 0 when unknown */
+	/* per process (proc_id) */
+	char (*uuid)[33];
+	int64_t *proc_start, *proc_end; /* monotonic, CCSG_NONE */
+	/* per call: trace.strings index of rpc_calls.transport, or -1 (only
+	 * with export_ctx_init(..., transports = 1)) */
+	int32_t *transport;
+	/* per host */
+	struct export_host *hosts;
+	int64_t clamped; /* server sides moved into their client's interval */
+	int64_t base_ns; /* the earliest aligned time (chrome's zero) */
+};
+
+/*
+ * Read what g's trace lacks from its database (g->dscg->trace->path) and
+ * align the clocks.  0, or -1 after a fail().
+ */
+int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
+		    const struct idl_names *nm, int transports);
+void export_ctx_release(struct export_ctx *x);
+
+/* Monotonic time mono of process proc on the aligned clock. */
+static inline int64_t export_time(const struct export_ctx *x, int32_t proc,
+				  int64_t mono)
+{
+	int32_t h = ccsg_trace_host(x->t, proc);
+
+	return h >= 0 ? mono + x->hosts[h].offset_ns : mono;
+}
+
+/*
+ * A call's sides on the aligned clock: [*c0, *c1] of the stub and [*s0,
+ * *s1] of the skeleton, CCSG_NONE where a probe is missing.  A skeleton
+ * the alignment leaves outside its stub (clocks that drift, an error
+ * bound added up over several hosts) is moved inside it: returns 1 then.
+ */
+int export_call_times(const struct export_ctx *x, const struct ccsg_call *c,
+		      int64_t *c0, int64_t *c1, int64_t *s0, int64_t *s1);
+
+/* "host/pid/executable" of a process, into buf. */
+void export_proc_label(const struct export_ctx *x, int32_t proc, char *buf,
+		       size_t len);
+/* The executable's base name, "?" when unknown. */
+const char *export_exe(const struct export_ctx *x, int32_t proc);
+
+/*
+ * Folded stacks: a line per distinct stack, "FRAME;FRAME;... COUNT", each
+ * frame HOST:NAME, from the DSCG's root threads down through the calls
+ * (on their server's host) and the threads they spawn (<thread>), the
+ * count the stack's own weight in microseconds of CPU (Equations 1 and
+ * 2) or of latency, or its number of calls.  Counts are whole numbers,
+ * rounded so that each host's counts add up to its total.
+ */
+int export_folded(FILE *f, const struct export_ctx *x, int weight);
+
+/* The Trace Event Format, one JSON object. */
+int export_chrome(FILE *f, const struct export_ctx *x);
+
+/*
+ * OTLP/JSON.  A process's service.name is its executable's base name
+ * unless services maps it: "EXE=NAME" entries.
+ */
+struct export_otlp_opts {
+	const char *const *services;
+	size_t nservices;
+	size_t batch; /* spans per request (--endpoint) */
+	int retries;  /* further tries of a request that failed */
+	long timeout_ms;
+};
+
+/* The whole trace as one ExportTraceServiceRequest. */
+int export_otlp(FILE *f, const struct export_ctx *x,
+		const struct export_otlp_opts *o);
+
+/*
+ * Each request of at most o->batch spans to a callback: 0 to go on,
+ * non-zero to stop (returned).
+ */
+typedef int (*export_batch_fn)(const char *json, size_t len, size_t nspans,
+			       void *arg);
+int export_otlp_batches(const struct export_ctx *x,
+			const struct export_otlp_opts *o, export_batch_fn fn,
+			void *arg);
+
+/*
+ * POST the trace's requests to an OTLP/HTTP receiver (libcurl): each
+ * batch tried 1 + o->retries times when the receiver cannot be reached
+ * or answers 429, 502, 503 or 504 (waiting 100 ms, doubling), any other
+ * answer but 2xx is a refusal.  0, or -1 after one fail() line.
+ */
+int export_otlp_send(const struct export_ctx *x,
+		     const struct export_otlp_opts *o, const char *url);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * pes-trace.c - a thread's program execution sequence from a merged
+ * trace (pes-trace.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "names.h"
+#include "pes-trace.h"
+#include "usage.h"
+
+/* One end of an interval the thread spent in a call. */
+struct edge {
+	int64_t t;
+	int64_t len;   /* the interval's length */
+	int32_t state; /* the state inside */
+	int start;     /* 1: it begins here, 0: it ends */
+};
+
+/* At one time: ends first, the inner (shorter) first; then starts, the
+ * outer (longer) first, so that nesting survives equal time stamps. */
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->start != y->start)
+		return x->start - y->start;
+	if (x->len != y->len)
+		return (x->len < y->len) == !x->start ? -1 : 1;
+	return 0;
+}
+
+static int64_t call_state(struct pes *p, const struct ccsg_trace *t,
+			  const struct idl_names *nm, const struct ccsg_call *c,
+			  int serving)
+{
+	char name[512], fn[480];
+
+	ccsg_call_name(nm, t, c, fn, sizeof(fn));
+	for (char *s = fn; *s; s++)
+		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ||
+		    *s == '\v' || *s == '\f')
+			*s = '_';
+	snprintf(name, sizeof(name), "%s:%s", serving ? "serving" : "waiting",
+		 fn);
+	return pes_state(p, name, 1);
+}
+
+int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
+		    const struct idl_names *nm, int32_t proc, int32_t tid,
+		    size_t *skipped)
+{
+	struct edge *e = NULL;
+	size_t n = 0, cap = 0, depth = 0, cap_stack = 0;
+	int32_t *stack = NULL, th = ccsg_trace_thread(t, proc, tid);
+	int64_t running, s;
+	int ret = -ENOMEM;
+
+	*skipped = 0;
+	if (pes_init(p, "ns"))
+		return -EINVAL;
+	if (th < 0)
+		return fail("no thread %d:%d in '%s'", proc, tid, t->path),
+		       -ENOENT;
+	if ((running = pes_state(p, "running", 1)) < 0)
+		goto out;
+	for (size_t i = 0; i < t->ncalls; i++) {
+		const struct ccsg_call *c = &t->calls[i];
+
+		for (int serving = 0; serving < 2; serving++) {
+			int64_t a = serving ? c->skel_start_exit_ns
+					    : c->stub_start_ns;
+			int64_t b =
+				serving ? c->skel_end_ns : c->stub_end_exit_ns;
+
+			if ((serving ? c->server_proc : c->client_proc) !=
+				    proc ||
+			    (serving ? c->server_tid : c->client_tid) != tid)
+				continue;
+			if (a == CCSG_NONE || b == CCSG_NONE || b < a) {
+				(*skipped)++;
+				continue;
+			}
+			if ((s = call_state(p, t, nm, c, serving)) < 0 ||
+			    GROW(e, cap, n + 2))
+				goto out;
+			e[n++] = (struct edge){ a, b - a, (int32_t)s, 1 };
+			e[n++] = (struct edge){ b, b - a, (int32_t)s, 0 };
+		}
+	}
+	if (!n) {
+		fail("thread %d:%d makes and serves no call in '%s'", proc, tid,
+		     t->path);
+		ret = -ENOENT;
+		goto out;
+	}
+	qsort(e, n, sizeof(*e), edge_cmp);
+	if (pes_append(p, e[0].t, (uint32_t)running))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].start) {
+			if (GROW(stack, cap_stack, depth + 1))
+				goto out;
+			stack[depth++] = e[i].state;
+		} else {
+			/* the innermost open call of that state */
+			size_t k = depth;
+
+			while (k > 0 && stack[k - 1] != e[i].state)
+				k--;
+			if (k > 0) {
+				memmove(stack + k - 1, stack + k,
+					(depth - k) * sizeof(*stack));
+				depth--;
+			}
+		}
+		uint32_t now =
+			depth ? (uint32_t)stack[depth - 1] : (uint32_t)running;
+		if (p->seq[p->n - 1] == now)
+			continue;
+		if (p->t[p->n - 1] == e[i].t) {
+			/* no time in the state before: replace it */
+			p->seq[p->n - 1] = now;
+			if (p->n > 1 && p->seq[p->n - 2] == now)
+				p->n--;
+			continue;
+		}
+		if (pes_append(p, e[i].t, now))
+			goto out;
+	}
+	const struct ccsg_thread *tt = &t->threads[th];
+	if (tt->end_mono_ns != CCSG_NONE && tt->end_mono_ns >= p->t[p->n - 1]) {
+		if ((s = pes_state(p, "exited", 1)) < 0 ||
+		    pes_append(p, tt->end_mono_ns, (uint32_t)s))
+			goto out;
+	}
+	ret = 0;
+out:
+	if (ret == -ENOMEM)
+		fail("out of memory");
+	free(e);
+	free(stack);
+	if (ret)
+		pes_release(p);
+	return ret;
+}

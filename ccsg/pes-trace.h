@@ -1,0 +1,34 @@
+/*
+ * pes-trace.h - the program execution sequence of one thread of a merged
+ * trace (pes.h's contract: states named with pes_state(), entries
+ * appended with pes_append(), the time base ns of the host's monotonic
+ * clock).
+ *
+ * The states, from the rpc_calls and threads tables:
+ *   running                 its own code (no call of it open)
+ *   serving:FUNCTION        inside a skeleton: skeleton start (exit) to
+ *                           skeleton end, on the server thread
+ *   waiting:FUNCTION        inside a stub, blocked on a remote call: stub
+ *                           start to stub end (exit), on the client thread
+ *   exited                  from threads.end_mono_ns on
+ * Nested calls (a server calling out while serving) show the innermost.
+ * A call missing either probe of the pair is left out and counted.
+ * FUNCTION is ccsg's name of the call ("INTERFACE::FUNCTION", names.h),
+ * its blanks made '_'.  Waiting for and holding locks will come from the
+ * lock records of shim-pthread, which the trace does not hold yet.
+ */
+#ifndef CCSG_PES_TRACE_H
+#define CCSG_PES_TRACE_H
+
+#include "idl.h"
+#include "pes.h"
+#include "trace.h"
+
+/* p (initialised here, time base ns) gets the PES of thread (proc, tid):
+ * 0, -ENOENT after a message when the trace has no such thread or no call
+ * of it, -ENOMEM.  *skipped counts the calls left out. */
+int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
+		    const struct idl_names *nm, int32_t proc, int32_t tid,
+		    size_t *skipped);
+
+#endif

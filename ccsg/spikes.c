@@ -1,0 +1,744 @@
+/*
+ * spikes.c - the engine of `ccsg spikes` (spikes.h): breaches, windows,
+ * chains and profiles from the spike_* tables of a merged trace, with
+ * addresses symbolised offline by libdwfl from the recorded maps.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <elfutils/libdwfl.h>
+#include <sqlite3.h>
+
+#include "hashmap.h"
+#include "hex.h"
+#include "json.h"
+#include "spikes.h"
+#include "usage.h"
+
+struct proc {
+	int64_t pid;
+	uint64_t start_real, start_mono;
+	char *exe, *host;
+	Dwfl *dwfl; /* NULL until first needed */
+	int dwfl_failed;
+};
+
+struct priv {
+	sqlite3 *db;
+	struct proc *procs; /* by proc_id; [0] unused */
+	size_t nprocs;
+	struct hashmap syms; /* (proc_id, address) -> names[] */
+	char **names;	     /* interned */
+	size_t nnames, capnames;
+	struct hashmap byname; /* hash of a name -> names[] (first) */
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+/* One copy of each name, so that lists compare names by pointer. */
+static const char *intern(struct priv *p, const char *s)
+{
+	uint64_t h = str_hash(s);
+	int32_t i = hashmap_get(&p->byname, h);
+
+	if (i >= 0 && !strcmp(p->names[i], s))
+		return p->names[i];
+	if (i >= 0) /* a collision: linear, rare */
+		for (size_t k = 0; k < p->nnames; k++)
+			if (!strcmp(p->names[k], s))
+				return p->names[k];
+	if (p->nnames == p->capnames) {
+		size_t cap = p->capnames ? 2 * p->capnames : 256;
+		char **v = realloc(p->names, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		p->names = v;
+		p->capnames = cap;
+	}
+	if (!(p->names[p->nnames] = strdup(s)))
+		return NULL;
+	if (i < 0 && hashmap_put(&p->byname, h, (int32_t)p->nnames) < 0)
+		return NULL;
+	return p->names[p->nnames++];
+}
+
+/* The process's maps as /proc/PID/maps text, reported to a new Dwfl. */
+static Dwfl *symboliser(struct priv *p, int64_t proc_id)
+{
+	struct proc *pr = &p->procs[proc_id];
+	sqlite3_stmt *st;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	Dwfl *d = NULL;
+
+	if (pr->dwfl || pr->dwfl_failed)
+		return pr->dwfl;
+	pr->dwfl_failed = 1;
+	if (!(f = open_memstream(&text, &len)))
+		return NULL;
+	if (sqlite3_prepare_v2(p->db,
+			       "SELECT start_addr, end_addr, file_offset, path"
+			       " FROM spike_maps WHERE proc_id = ?"
+			       " ORDER BY start_addr",
+			       -1, &st, NULL) != SQLITE_OK) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	sqlite3_bind_int64(st, 1, proc_id);
+	/* libdwfl tells files apart by device and inode: one per path */
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(st, 3);
+
+		fprintf(f,
+			"%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
+			" 00:01 %" PRIu64 " %s\n",
+			(uint64_t)sqlite3_column_int64(st, 0),
+			(uint64_t)sqlite3_column_int64(st, 1),
+			(uint64_t)sqlite3_column_int64(st, 2),
+			str_hash(path ? path : "") >> 34, path ? path : "");
+	}
+	sqlite3_finalize(st);
+	fclose(f);
+	f = fmemopen(text, len ? len : 1, "r");
+	if (f && len && (d = dwfl_begin(&callbacks))) {
+		dwfl_report_begin(d);
+		if (dwfl_linux_proc_maps_report(d, f) != 0) {
+			dwfl_end(d);
+			d = NULL;
+		} else {
+			dwfl_report_end(d, NULL, NULL);
+		}
+	}
+	if (f)
+		fclose(f);
+	free(text);
+	pr->dwfl = d;
+	pr->dwfl_failed = !d;
+	return d;
+}
+
+/*
+ * The function at addr in process proc_id: its symbol, "[module]" when
+ * the module has none there, "[unknown]" outside every recorded map.  A
+ * return address is looked up one byte back, in the call.
+ */
+static const char *symbol(struct priv *p, int64_t proc_id, uint64_t addr,
+			  int is_return)
+{
+	uint64_t a = is_return && addr ? addr - 1 : addr;
+	uint64_t key = (uint64_t)proc_id << 48 ^ a;
+	int32_t i = hashmap_get(&p->syms, key);
+	const char *name = NULL, *s;
+	char buf[512];
+	Dwfl *d;
+	Dwfl_Module *m;
+
+	if (i >= 0)
+		return p->names[i];
+	d = proc_id > 0 && (size_t)proc_id < p->nprocs ? symboliser(p, proc_id)
+						       : NULL;
+	m = d ? dwfl_addrmodule(d, a) : NULL;
+	if (m && (s = dwfl_module_addrname(m, a))) {
+		name = s;
+	} else if (m) {
+		const char *mod = dwfl_module_info(m, NULL, NULL, NULL, NULL,
+						   NULL, NULL, NULL);
+		const char *base = mod ? strrchr(mod, '/') : NULL;
+
+		snprintf(buf, sizeof(buf), "[%s]",
+			 base  ? base + 1
+			 : mod ? mod
+			       : "?");
+		name = buf;
+	} else {
+		name = "[unknown]";
+	}
+	name = intern(p, name);
+	if (!name)
+		return NULL;
+	for (i = 0; (size_t)i < p->nnames && p->names[i] != name; i++)
+		;
+	hashmap_put(&p->syms, key, i);
+	return name;
+}
+
+/* ---- counted lists ------------------------------------------------------- */
+
+static int add(struct spikes_list *l, const char *name, uint64_t n,
+	       const void *ref)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].name == name) {
+			l->v[i].samples += n;
+			return 0;
+		}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct spikes_count *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct spikes_count){ name, n, ref };
+	return 0;
+}
+
+static int by_samples(const void *a, const void *b)
+{
+	const struct spikes_count *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void sort(struct spikes_list *l, size_t keep)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), by_samples);
+	if (l->n > keep)
+		l->n = keep;
+}
+
+/* ---- loading ----------------------------------------------------------- */
+
+static char *dup_col(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? strdup((const char *)s) : NULL;
+}
+
+static int load_procs(struct priv *p)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(p->db,
+			       "SELECT p.proc_id, p.pid, p.exe, h.name,"
+			       " p.start_realtime_ns, p.start_mono_ns"
+			       " FROM processes p JOIN hosts h USING(host_id)"
+			       " ORDER BY p.proc_id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		struct proc *pr;
+
+		if (id <= 0 || id > 1 << 20)
+			continue;
+		if ((size_t)id >= p->nprocs) {
+			struct proc *v = realloc(p->procs,
+						 (size_t)(id + 1) * sizeof(*v));
+
+			if (!v)
+				break;
+			memset(v + p->nprocs, 0,
+			       ((size_t)id + 1 - p->nprocs) * sizeof(*v));
+			p->procs = v;
+			p->nprocs = (size_t)id + 1;
+		}
+		pr = &p->procs[id];
+		pr->pid = sqlite3_column_int64(st, 1);
+		pr->exe = dup_col(st, 2);
+		pr->host = dup_col(st, 3);
+		pr->start_real = (uint64_t)sqlite3_column_int64(st, 4);
+		pr->start_mono = (uint64_t)sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The chain's root call: its function and who called it. */
+static struct spikes_chain *chain_of(struct spikes_report *r,
+				     const uint8_t *chain)
+{
+	struct priv *p = r->priv;
+	char hex[41];
+	struct spikes_chain *c, **v;
+	sqlite3_stmt *st;
+
+	hex_encode(hex, chain, 20);
+	for (size_t i = 0; i < r->nchains; i++)
+		if (!strcmp(r->chains[i]->hex, hex))
+			return r->chains[i];
+	v = realloc(r->chains, (r->nchains + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	r->chains = v;
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	r->chains[r->nchains++] = c;
+	memcpy(c->hex, hex, sizeof(hex));
+	if (sqlite3_prepare_v2(
+		    p->db,
+		    "SELECT c.site_symbol, c.prog, c.vers, c.proc, h.name,"
+		    " cp.pid FROM rpc_calls c"
+		    " LEFT JOIN processes cp ON cp.proc_id = c.client_proc_id"
+		    " LEFT JOIN hosts h ON h.host_id = cp.host_id"
+		    " WHERE c.chain = ?"
+		    " ORDER BY coalesce(c.stub_start_event, c.skel_start_event)"
+		    " LIMIT 1",
+		    -1, &st, NULL) != SQLITE_OK)
+		return c;
+	sqlite3_bind_blob(st, 1, chain, 20, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *sym = (const char *)sqlite3_column_text(st, 0);
+		const char *us = sym ? strrchr(sym, '_') : NULL;
+		char buf[512];
+
+		/* the client stub 'compute_1' is the procedure 'compute' */
+		if (us && us > sym && us[1] &&
+		    strtoul(us + 1, NULL, 10) ==
+			    (unsigned long)sqlite3_column_int64(st, 2))
+			snprintf(buf, sizeof(buf), "%.*s", (int)(us - sym),
+				 sym);
+		else
+			snprintf(buf, sizeof(buf), "prog%lld.%lld::proc%lld",
+				 (long long)sqlite3_column_int64(st, 1),
+				 (long long)sqlite3_column_int64(st, 2),
+				 (long long)sqlite3_column_int64(st, 3));
+		c->root_function = strdup(buf);
+		c->client_host = dup_col(st, 4);
+		c->client_pid = sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	return c;
+}
+
+/* Count the samples of [lo, hi) of a process into the breach. */
+static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
+		  uint64_t hi, struct spikes_list *top, uint64_t *count)
+{
+	struct priv *p = r->priv;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(p->db,
+			       "SELECT ip, stack, ctx_chain FROM spike_samples"
+			       " WHERE proc_id = ? AND idx >= ? AND idx < ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, b->proc_id);
+	sqlite3_bind_int64(st, 2, (int64_t)lo);
+	sqlite3_bind_int64(st, 3, (int64_t)hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t ip = (uint64_t)sqlite3_column_int64(st, 0);
+		const uint8_t *stack = sqlite3_column_blob(st, 1);
+		int nstack = sqlite3_column_bytes(st, 1) / 8;
+		const uint8_t *chain = sqlite3_column_blob(st, 2);
+		const char *fn = symbol(p, b->proc_id, ip, 0), *s;
+		char frames[2048];
+		size_t len;
+
+		if (!fn || add(top, fn, 1, NULL))
+			break;
+		(*count)++;
+		len = (size_t)snprintf(frames, sizeof(frames), "%s", fn);
+		for (int i = 0; i < nstack && i < 16 && len < sizeof(frames);
+		     i++) {
+			uint64_t a = 0;
+
+			memcpy(&a, stack + 8 * i, 8); /* little-endian */
+			s = symbol(p, b->proc_id, a, 1);
+			len += (size_t)snprintf(frames + len,
+						sizeof(frames) - len, " <- %s",
+						s ? s : "?");
+		}
+		if (!(s = intern(p, frames)) || add(&b->stacks, s, 1, NULL))
+			break;
+		if (chain && sqlite3_column_bytes(st, 2) == 20) {
+			struct spikes_chain *c = chain_of(r, chain);
+
+			if (!c || add(&b->chains, intern(p, c->hex), 1, c))
+				break;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int load_breaches(struct spikes_report *r)
+{
+	struct priv *p = r->priv;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(p->db,
+			       "SELECT proc_id, mono_ns, resource, rule, value,"
+			       " threshold, mark, n FROM spike_breaches"
+			       " ORDER BY proc_id, seq",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct spikes_breach *v =
+			realloc(r->b, (r->nb + 1) * sizeof(*v));
+		struct spikes_breach *b;
+		const struct proc *pr;
+
+		if (!v)
+			break;
+		r->b = v;
+		b = &r->b[r->nb++];
+		memset(b, 0, sizeof(*b));
+		b->proc_id = sqlite3_column_int64(st, 0);
+		if (b->proc_id > 0 && (size_t)b->proc_id < p->nprocs) {
+			pr = &p->procs[b->proc_id];
+			b->pid = pr->pid;
+			b->host = pr->host;
+			b->exe = pr->exe;
+			b->time_ns = pr->start_real +
+				     ((uint64_t)sqlite3_column_int64(st, 1) -
+				      pr->start_mono);
+		}
+		b->resource = dup_col(st, 2);
+		b->rule = dup_col(st, 3);
+		b->value = (uint64_t)sqlite3_column_int64(st, 4);
+		b->threshold = (uint64_t)sqlite3_column_int64(st, 5);
+		b->mark = (uint64_t)sqlite3_column_int64(st, 6);
+		b->n = (uint64_t)sqlite3_column_int64(st, 7);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	for (size_t i = 0; i < r->nb; i++) {
+		struct spikes_breach *b = &r->b[i];
+		uint64_t lo = b->mark > b->n ? b->mark - b->n : 0;
+
+		if (window(r, b, lo, b->mark, &b->top_before, &b->before) ||
+		    window(r, b, b->mark, b->mark + b->n, &b->top_after,
+			   &b->after))
+			return -1;
+		sort(&b->top_before, SPIKES_TOP_FUNCTIONS);
+		sort(&b->top_after, SPIKES_TOP_FUNCTIONS);
+		sort(&b->stacks, SPIKES_TOP_STACKS);
+		sort(&b->chains, (size_t)-1);
+	}
+	return 0;
+}
+
+/* The windows' profile (each sample once) and the whole run's. */
+static int load_profiles(struct spikes_report *r)
+{
+	struct priv *p = r->priv;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(p->db, "SELECT proc_id, ip FROM spike_samples",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *fn =
+			symbol(p, sqlite3_column_int64(st, 0),
+			       (uint64_t)sqlite3_column_int64(st, 1), 0);
+
+		if (!fn || add(&r->window, fn, 1, NULL))
+			break;
+		r->window_samples++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	if (sqlite3_prepare_v2(p->db,
+			       "SELECT proc_id, ip, samples FROM spike_profile",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t ip = (uint64_t)sqlite3_column_int64(st, 1);
+		uint64_t n = (uint64_t)sqlite3_column_int64(st, 2);
+		const char *fn =
+			ip ? symbol(p, sqlite3_column_int64(st, 0), ip, 0)
+			   : intern(p, "[not counted]");
+
+		if (!fn || add(&r->run, fn, n, NULL))
+			break;
+		r->run_samples += n;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	sort(&r->window, SPIKES_TOP_PROFILE);
+	sort(&r->run, SPIKES_TOP_PROFILE);
+	return 0;
+}
+
+int spikes_load(struct spikes_report *r, const char *path)
+{
+	struct priv *p = calloc(1, sizeof(*p));
+	sqlite3_stmt *st;
+	int ok;
+
+	memset(r, 0, sizeof(*r));
+	if (!p)
+		return fail("out of memory");
+	r->priv = p;
+	if (sqlite3_open_v2(path, &p->db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK)
+		return fail("cannot open '%s': %s", path,
+			    p->db ? sqlite3_errmsg(p->db) : "out of memory");
+	if (sqlite3_prepare_v2(p->db,
+			       "SELECT 1 FROM sqlite_master WHERE name ="
+			       " 'spike_breaches'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return fail("'%s' is not a trace database: %s", path,
+			    sqlite3_errmsg(p->db));
+	ok = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (!ok)
+		return fail("'%s' has no spike tables: merge the logs again "
+			    "with this tracedump",
+			    path);
+	if (load_procs(p) || load_breaches(r) || load_profiles(r))
+		return fail("'%s': %s", path, sqlite3_errmsg(p->db));
+	return 0;
+}
+
+static void list_free(struct spikes_list *l)
+{
+	free(l->v);
+}
+
+void spikes_release(struct spikes_report *r)
+{
+	struct priv *p = r->priv;
+
+	for (size_t i = 0; i < r->nb; i++) {
+		struct spikes_breach *b = &r->b[i];
+
+		free(b->resource);
+		free(b->rule);
+		list_free(&b->top_before);
+		list_free(&b->top_after);
+		list_free(&b->stacks);
+		list_free(&b->chains);
+	}
+	free(r->b);
+	for (size_t i = 0; i < r->nchains; i++) {
+		free(r->chains[i]->root_function);
+		free(r->chains[i]->client_host);
+		free(r->chains[i]);
+	}
+	free(r->chains);
+	list_free(&r->window);
+	list_free(&r->run);
+	if (p) {
+		for (size_t i = 0; i < p->nprocs; i++) {
+			free(p->procs[i].exe);
+			free(p->procs[i].host);
+			if (p->procs[i].dwfl)
+				dwfl_end(p->procs[i].dwfl);
+		}
+		free(p->procs);
+		for (size_t i = 0; i < p->nnames; i++)
+			free(p->names[i]);
+		free(p->names);
+		hashmap_release(&p->syms);
+		hashmap_release(&p->byname);
+		sqlite3_close(p->db);
+		free(p);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static int is_share(const char *resource)
+{
+	return resource &&
+	       (!strcmp(resource, "cpu") || !strcmp(resource, "blocked"));
+}
+
+static void text_value(FILE *out, const char *resource, uint64_t v)
+{
+	if (is_share(resource))
+		fprintf(out, "%" PRIu64 ".%02" PRIu64 "%%", v / 100, v % 100);
+	else
+		fprintf(out, "%" PRIu64 " bytes", v);
+}
+
+static void text_list(FILE *out, const char *title, const struct spikes_list *l)
+{
+	fprintf(out, "  %s:\n", title);
+	if (!l->n)
+		fputs("    -\n", out);
+	for (size_t i = 0; i < l->n; i++)
+		fprintf(out, "    %6" PRIu64 "  %s\n", l->v[i].samples,
+			l->v[i].name);
+}
+
+int spikes_print_text(FILE *out, const struct spikes_report *r)
+{
+	if (!r->nb)
+		fputs("no breach of a resource policy in the trace\n", out);
+	for (size_t i = 0; i < r->nb; i++) {
+		const struct spikes_breach *b = &r->b[i];
+		time_t sec = (time_t)(b->time_ns / 1000000000u);
+		struct tm tm;
+		char when[64] = "?";
+
+		if (gmtime_r(&sec, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		fprintf(out,
+			"breach %zu: %s.%03u UTC, host %s, pid %" PRId64
+			" (%s): %s at ",
+			i + 1, when, (unsigned)(b->time_ns / 1000000 % 1000),
+			b->host ? b->host : "?", b->pid, b->exe ? b->exe : "?",
+			b->rule ? b->rule : "?");
+		text_value(out, b->resource, b->value);
+		fputs(", threshold ", out);
+		text_value(out, b->resource, b->threshold);
+		fprintf(out,
+			"\n  samples: %" PRIu64 " before, %" PRIu64
+			" after (of %" PRIu64 " each)\n",
+			b->before, b->after, b->n);
+		text_list(out, "top functions before", &b->top_before);
+		text_list(out, "top functions after", &b->top_after);
+		text_list(out, "top call stacks (innermost first)", &b->stacks);
+		fputs("  RPC chains in progress:\n", out);
+		if (!b->chains.n)
+			fputs("    -\n", out);
+		for (size_t k = 0; k < b->chains.n; k++) {
+			const struct spikes_chain *c = b->chains.v[k].ref;
+
+			fprintf(out, "    %6" PRIu64 "  %s root %s",
+				b->chains.v[k].samples, c->hex,
+				c->root_function ? c->root_function : "?");
+			if (c->client_host)
+				fprintf(out, " from %s pid %" PRId64,
+					c->client_host, c->client_pid);
+			fputc('\n', out);
+		}
+	}
+	fprintf(out, "window profile (%" PRIu64 " samples):\n",
+		r->window_samples);
+	for (size_t i = 0; i < r->window.n; i++)
+		fprintf(out, "  %6" PRIu64 "  %s\n", r->window.v[i].samples,
+			r->window.v[i].name);
+	fprintf(out, "whole-run profile (%" PRIu64 " sampling periods):\n",
+		r->run_samples);
+	for (size_t i = 0; i < r->run.n; i++)
+		fprintf(out, "  %6" PRIu64 "  %s\n", r->run.v[i].samples,
+			r->run.v[i].name);
+	return ferror(out) ? -1 : 0;
+}
+
+static void json_value(FILE *out, const char *resource, uint64_t v)
+{
+	if (is_share(resource))
+		fprintf(out, "%" PRIu64 ".%02" PRIu64, v / 100, v % 100);
+	else
+		fprintf(out, "%" PRIu64, v);
+}
+
+static void json_list(FILE *out, const struct spikes_list *l)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < l->n; i++) {
+		fputs(i ? ", {\"function\": " : "{\"function\": ", out);
+		json_cstr(out, l->v[i].name);
+		fprintf(out, ", \"samples\": %" PRIu64 "}", l->v[i].samples);
+	}
+	fputc(']', out);
+}
+
+/* A stack's frames from its "a <- b <- c" name. */
+static void json_frames(FILE *out, const char *s)
+{
+	const char *sep;
+
+	fputc('[', out);
+	for (int first = 1;; first = 0) {
+		sep = strstr(s, " <- ");
+		if (!first)
+			fputs(", ", out);
+		json_string(out, s, sep ? (size_t)(sep - s) : strlen(s));
+		if (!sep)
+			break;
+		s = sep + 4;
+	}
+	fputc(']', out);
+}
+
+int spikes_print_json(FILE *out, const struct spikes_report *r)
+{
+	fputs("{\"breaches\": [", out);
+	for (size_t i = 0; i < r->nb; i++) {
+		const struct spikes_breach *b = &r->b[i];
+
+		fprintf(out, "%s\n  {\"time_ns\": %" PRIu64 ", \"host\": ",
+			i ? "," : "", b->time_ns);
+		json_cstr(out, b->host);
+		fprintf(out, ", \"pid\": %" PRId64 ", \"exe\": ", b->pid);
+		json_cstr(out, b->exe);
+		fputs(", \"policy\": ", out);
+		json_cstr(out, b->rule);
+		fputs(", \"value\": ", out);
+		json_value(out, b->resource, b->value);
+		fputs(", \"threshold\": ", out);
+		json_value(out, b->resource, b->threshold);
+		fprintf(out,
+			", \"samples_before\": %" PRIu64
+			", \"samples_after\": %" PRIu64
+			",\n   \"top_before\": ",
+			b->before, b->after);
+		json_list(out, &b->top_before);
+		fputs(",\n   \"top_after\": ", out);
+		json_list(out, &b->top_after);
+		fputs(",\n   \"stacks\": [", out);
+		for (size_t k = 0; k < b->stacks.n; k++) {
+			fputs(k ? ", {\"frames\": " : "{\"frames\": ", out);
+			json_frames(out, b->stacks.v[k].name);
+			fprintf(out, ", \"samples\": %" PRIu64 "}",
+				b->stacks.v[k].samples);
+		}
+		fputs("],\n   \"chains\": [", out);
+		for (size_t k = 0; k < b->chains.n; k++) {
+			const struct spikes_chain *c = b->chains.v[k].ref;
+
+			fputs(k ? ", {\"chain\": " : "{\"chain\": ", out);
+			json_cstr(out, c->hex);
+			fputs(", \"root_function\": ", out);
+			if (c->root_function)
+				json_cstr(out, c->root_function);
+			else
+				fputs("null", out);
+			fputs(", \"client_host\": ", out);
+			if (c->client_host)
+				json_cstr(out, c->client_host);
+			else
+				fputs("null", out);
+			if (c->client_pid)
+				fprintf(out, ", \"client_pid\": %" PRId64 "}",
+					c->client_pid);
+			else
+				fputs(", \"client_pid\": null}", out);
+		}
+		fputs("]}", out);
+	}
+	fputs("],\n \"window_profile\": ", out);
+	json_list(out, &r->window);
+	fputs(",\n \"run_profile\": ", out);
+	json_list(out, &r->run);
+	fputs("}\n", out);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,349 @@
+/*
+ * sampler.c - the CPU-time sampling profiler of sporadic bottlenecks
+ * (sampler.h says how and why; README, "Sporadic bottlenecks").
+ *
+ * Signal handler rules: errno saved and restored, no malloc, no stdio,
+ * no lock; everything it touches is initial-exec TLS, or memory mapped
+ * once at start-up.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "sampler.h"
+
+struct causal_sampler causal_sampler;
+struct causal_sampled_thread causal_sampled[CAUSAL_SAMPLED_THREADS];
+struct causal_profile_slot *causal_profile;
+
+/* Set by the loader: the main thread's stack top. */
+extern void *__libc_stack_end;
+
+/* What each sampled thread keeps: initial-exec, safe in the handler. */
+struct sampler_tls {
+	timer_t timer;
+	uintptr_t top; /* frames above it are not walked */
+	struct causal_sampled_thread *slot;
+	uint8_t armed;
+};
+
+static CAUSAL_TLS struct sampler_tls sampler_self;
+
+/* ---- the ring ------------------------------------------------------------ */
+
+static struct causal_sample *claim(uint64_t *idx)
+{
+	struct causal_sampler *s = &causal_sampler;
+	struct causal_sample *slot;
+
+	*idx = atomic_fetch_add_explicit(&s->head, 1, memory_order_relaxed);
+	slot = &s->ring[*idx % s->cap];
+	/* a seqlock per slot: 0 while written, idx + 1 once complete */
+	atomic_store_explicit(&slot->seq, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	return slot;
+}
+
+static void publish(struct causal_sample *slot, uint64_t idx)
+{
+	atomic_store_explicit(&slot->seq, idx + 1, memory_order_release);
+}
+
+void causal_sampler_put(const struct causal_sample *smp)
+{
+	uint64_t idx;
+	struct causal_sample *slot = claim(&idx);
+
+	memcpy((char *)slot + sizeof(slot->seq),
+	       (const char *)smp + sizeof(smp->seq),
+	       sizeof(*slot) - sizeof(slot->seq));
+	publish(slot, idx);
+}
+
+int causal_sampler_get(uint64_t idx, struct causal_sample *out)
+{
+	const struct causal_sample *slot =
+		&causal_sampler.ring[idx % causal_sampler.cap];
+	uint64_t before =
+		atomic_load_explicit(&slot->seq, memory_order_acquire);
+
+	if (before != idx + 1)
+		return -1;
+	memcpy((char *)out + sizeof(out->seq),
+	       (const char *)slot + sizeof(slot->seq),
+	       sizeof(*out) - sizeof(out->seq));
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&slot->seq, memory_order_relaxed) != before)
+		return -1;
+	out->depth = out->depth > CAUSAL_POLICY_DEPTH_MAX
+			     ? CAUSAL_POLICY_DEPTH_MAX
+			     : out->depth;
+	return 0;
+}
+
+/* ---- the whole-run profile: a counter per address ------------------------ */
+
+static void count(uint64_t ip, uint64_t periods)
+{
+	uint64_t h = (ip * 0x9e3779b97f4a7c15ull) >> 50; /* 14 bits */
+	unsigned i;
+
+	for (i = 0; i < 64; i++) {
+		struct causal_profile_slot *p =
+			&causal_profile[(h + i) & (CAUSAL_PROFILE_SLOTS - 1)];
+		uint64_t cur =
+			atomic_load_explicit(&p->ip, memory_order_relaxed);
+
+		if (!cur && atomic_compare_exchange_strong_explicit(
+				    &p->ip, &cur, ip, memory_order_relaxed,
+				    memory_order_relaxed))
+			cur = ip;
+		if (cur == ip) {
+			atomic_fetch_add_explicit(&p->count, periods,
+						  memory_order_relaxed);
+			return;
+		}
+	}
+	atomic_fetch_add_explicit(&causal_sampler.profile_overflow, periods,
+				  memory_order_relaxed);
+}
+
+/* ---- the handler --------------------------------------------------------- */
+
+/*
+ * Walk the frame pointers from fp: each frame must lie above the last one
+ * and below the stack's top, 8-aligned, so the walk only ever reads the
+ * thread's own mapped stack; it stops (a truncated stack) at the first
+ * frame that does not.
+ */
+static unsigned walk(uintptr_t fp, uintptr_t sp, uintptr_t top, uint64_t *stack,
+		     unsigned max)
+{
+	unsigned n = 0;
+
+	while (n < max && fp >= sp && fp <= top - 16 && !(fp & 7)) {
+		const uintptr_t *frame = (const uintptr_t *)fp;
+		uintptr_t next = frame[0], ret = frame[1];
+
+		if (!ret)
+			break;
+		stack[n++] = ret;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+static void on_sample(int sig, siginfo_t *si, void *ucv)
+{
+	const ucontext_t *uc = ucv;
+	struct causal_thread *t = &causal_self;
+	struct causal_sample *slot;
+	uintptr_t ip = 0, sp = 0, fp = 0;
+	int saved = errno;
+	uint64_t idx;
+
+	(void)sig;
+	/* our timer's only: a kill() of this signal by anyone is ignored */
+	if (si->si_code != SI_TIMER || !sampler_self.armed ||
+	    !atomic_load_explicit(&causal_sampler.on, memory_order_relaxed) ||
+	    !t->tbuf)
+		goto out;
+#if defined(__x86_64__)
+	ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+#elif defined(__aarch64__)
+	ip = (uintptr_t)uc->uc_mcontext.pc;
+	sp = (uintptr_t)uc->uc_mcontext.sp;
+	fp = (uintptr_t)uc->uc_mcontext.regs[29];
+#else
+	(void)uc;
+#endif
+	/*
+	 * The kernel checks CPU timers on its tick: at 1 kHz on a 250 Hz
+	 * kernel one signal stands for 4 periods, the 3 it missed in
+	 * si_overrun.  The counters count periods (CPU time), the ring
+	 * signals.
+	 */
+	count(ip, 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0));
+	slot = claim(&idx);
+	slot->mono_ns = causal_now_ns();
+	slot->ip = ip;
+	slot->tid = t->tbuf->tid;
+	slot->kind = CAUSAL_SAMPLE_CPU;
+	slot->ctx_set = (uint8_t)causal_ctx_active(&t->ctx);
+	memcpy(slot->chain, t->ctx.chain, sizeof(slot->chain));
+	slot->event = t->ctx.event_no;
+	slot->function = t->ctx.function_id;
+	slot->depth = (uint8_t)walk(fp, sp, sampler_self.top, slot->stack,
+				    causal_sampler.policy.depth);
+	publish(slot, idx);
+out:
+	errno = saved;
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+static struct causal_sampled_thread *register_thread(pid_t os_tid, uint32_t tid,
+						     uintptr_t top)
+{
+	for (unsigned i = 0; i < CAUSAL_SAMPLED_THREADS; i++) {
+		struct causal_sampled_thread *st = &causal_sampled[i];
+		int32_t zero = 0;
+
+		if (atomic_load_explicit(&st->os_tid, memory_order_relaxed) ||
+		    !atomic_compare_exchange_strong(&st->os_tid, &zero, -1))
+			continue;
+		st->tid = tid;
+		st->top = top;
+		atomic_fetch_add(&st->gen, 1);
+		atomic_store_explicit(&st->os_tid, os_tid,
+				      memory_order_release);
+		return st;
+	}
+	return NULL;
+}
+
+void causal_sampler_thread_begin(void)
+{
+	struct causal_sampler *s = &causal_sampler;
+	struct sampler_tls *me = &sampler_self;
+	struct causal_tbuf *tb = causal_self.tbuf;
+	struct sigevent sev;
+	struct itimerspec its;
+	uint64_t ns;
+
+	if (!s->ring || !tb || causal_self.ctx.marker != CAUSAL_MARKER_USER)
+		return;
+	/* a fork child keeps the parent's TLS: its timer is gone */
+	me->armed = 0;
+	me->slot = NULL;
+	/*
+	 * The top of the frames the thread can have: the main thread's from
+	 * the loader; glibc puts a thread's descriptor (pthread_self()) at
+	 * the top of its stack block, its own or one the program gave, so
+	 * everything between a frame and it is the same mapping.
+	 */
+	me->top = getpid() == gettid() ? (uintptr_t)__libc_stack_end
+				       : (uintptr_t)pthread_self();
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = s->signo;
+	sev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &me->timer))
+		return;
+	ns = 1000000000ull / s->policy.rate_hz;
+	its.it_interval.tv_sec = (time_t)(ns / 1000000000ull);
+	its.it_interval.tv_nsec = (long)(ns % 1000000000ull);
+	its.it_value = its.it_interval;
+	me->slot = register_thread(gettid(), tb->tid, me->top);
+	me->armed = 1;
+	if (timer_settime(me->timer, 0, &its, NULL)) {
+		me->armed = 0;
+		timer_delete(me->timer);
+	}
+}
+
+void causal_sampler_thread_end(void)
+{
+	struct sampler_tls *me = &sampler_self;
+
+	if (me->slot) {
+		atomic_store_explicit(&me->slot->os_tid, 0,
+				      memory_order_release);
+		me->slot = NULL;
+	}
+	if (!me->armed)
+		return;
+	me->armed = 0;
+	timer_delete(me->timer);
+}
+
+/* ---- start, end, fork ------------------------------------------------ */
+
+static void *map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void causal_spikes_start(void)
+{
+	struct causal_sampler *s = &causal_sampler;
+	struct sigaction sa;
+	char err[256];
+	int ret = causal_policy_load(&s->policy, (causal_getenv_fn)getenv, err,
+				     sizeof(err));
+
+	if (ret == 0)
+		return; /* no policy: nothing runs, nothing costs */
+	if (ret < 0) {
+		causal_say("causal: ", err, "; sampling stays off", NULL);
+		return;
+	}
+	s->signo = s->policy.signo ? s->policy.signo : SIGRTMAX - 3;
+	s->cap = 2 * (uint64_t)s->policy.n;
+	s->ring = map(s->cap * sizeof(*s->ring));
+	causal_profile = map(CAUSAL_PROFILE_SLOTS * sizeof(*causal_profile));
+	if (!s->ring || !causal_profile) {
+		causal_say("causal: policy: cannot map the sample ring; "
+			   "sampling stays off",
+			   NULL);
+		s->ring = NULL;
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sample;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	causal_real_resolve();
+	if (causal_real.sigaction(s->signo, &sa, NULL) ||
+	    causal_spikes_monitor_start()) {
+		causal_say("causal: policy: cannot install the sampling "
+			   "signal or start the monitor; sampling stays off",
+			   NULL);
+		s->ring = NULL;
+		return;
+	}
+	atomic_store(&s->on, 1);
+}
+
+void causal_spikes_finish(void)
+{
+	if (!causal_sampler.ring)
+		return;
+	atomic_store(&causal_sampler.on, 0);
+	causal_spikes_monitor_stop();
+}
+
+void causal_spikes_after_fork(void)
+{
+	struct causal_sampler *s = &causal_sampler;
+
+	if (!s->ring)
+		return;
+	/* the parent's samples and threads are the parent's */
+	atomic_store(&s->head, 0);
+	memset(s->ring, 0, s->cap * sizeof(*s->ring));
+	memset(causal_profile, 0,
+	       CAUSAL_PROFILE_SLOTS * sizeof(*causal_profile));
+	for (unsigned i = 0; i < CAUSAL_SAMPLED_THREADS; i++)
+		atomic_store(&causal_sampled[i].os_tid, 0);
+	atomic_store(&s->profile_overflow, 0);
+	sampler_self.slot = NULL;
+	sampler_self.armed = 0;
+	if (causal_spikes_monitor_start()) {
+		atomic_store(&s->on, 0);
+		s->ring = NULL;
+	}
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""viewer-test.py URL OUTDIR - the viewer (ccsg serve) in headless Chromium,
+driven by Selenium, on the Figure 1 trace (issue 13, item 5): open each
+tree, expand foo, follow CCSG FIG1_PROG::SAY_IT -> DSCG (three invocations
+offered, grouped by host D) -> IDT (its procedure, calls = 3), reload the
+URL and find the same node, fold the DSCG by host and open one, enter an
+impact specification and see the CCDG mark say_it, foo and main as
+affected.  Screenshots of each step go to OUTDIR.  Exit 0 when all holds;
+any failure raises (exit 1) with what was expected."""
+import os
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import (NoSuchElementException,
+                                        StaleElementReferenceException)
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+URL, OUT = sys.argv[1], sys.argv[2]
+SPEC = ("reduction on processor { hostD } by 20% to function "
+        "{ FIG1_PROG::SAY_IT }")
+os.makedirs(OUT, exist_ok=True)
+
+opts = Options()
+opts.binary_location = "/usr/bin/chromium"
+for a in ("--headless=new", "--no-sandbox", "--disable-gpu",
+          "--disable-dev-shm-usage", "--window-size=1280,800",
+          "--no-first-run", "--disable-extensions"):
+    opts.add_argument(a)
+drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+# rows fade out and are replaced as trees change: a stale one is retried
+wait = WebDriverWait(drv, 60, ignored_exceptions=(
+    NoSuchElementException, StaleElementReferenceException))
+
+
+def shot(name):
+    drv.save_screenshot(os.path.join(OUT, name + ".png"))
+
+
+def rows():
+    return drv.find_elements(By.CSS_SELECTOR, "#tree div.row[data-name]")
+
+
+def names(cls=""):
+    """The names of the rows shown (of class cls), read in one go."""
+    return drv.execute_script(
+        "return [...document.querySelectorAll('#tree div.row%s[data-name]')]"
+        ".filter(r => r.style.opacity !== '0')"
+        ".map(r => r.dataset.name)" % cls)
+
+
+def row(name):
+    """The row of the node named name, once it is shown."""
+    sel = '#tree div.row[data-name="%s"]' % name
+    return wait.until(lambda d: d.find_element(By.CSS_SELECTOR, sel),
+                      "no row '%s'" % name)
+
+
+def click(find, what):
+    """Click what find(driver) gives; again if the page replaced the
+    element between finding and clicking (rows and menus are redrawn)."""
+    def attempt(d):
+        find(d).click()
+        return True
+    wait.until(attempt, "cannot click %s" % what)
+
+
+def tab(tree):
+    drv.find_element(By.CSS_SELECTOR, '#tabs button[data-tree="%s"]' % tree).click()
+    wait.until(lambda d: "tree=" + tree in d.current_url and len(rows()) > 0,
+               "the %s shows no node" % tree)
+
+
+def selected():
+    return wait.until(lambda d: d.find_element(By.CSS_SELECTOR,
+                                               "#tree div.row.selected"),
+                      "no node selected")
+
+
+def is_open(name):
+    return "\u25be" in row(name).find_element(By.CLASS_NAME, "toggle").text
+
+
+try:
+    drv.get(URL)
+    wait.until(lambda d: len(rows()) > 0, "the page shows no tree")
+    # each tree
+    tab("idt")
+    row("FIG1_PROG")
+    shot("idt")
+    tab("dscg")
+    shot("dscg")
+    tab("ccsg")
+    # expand foo: its callees appear
+    click(lambda d: row("FIG1_PROG::FOO"), "FIG1_PROG::FOO")
+    row("FIG1_PROG::SAY_IT")
+    row("FIG1_PROG::TIMES")
+    assert is_open("FIG1_PROG::FOO"), "foo did not open"
+    shot("ccsg")
+    # CCSG SAY_IT -> DSCG: three invocations, grouped by host D
+    click(lambda d: row("FIG1_PROG::SAY_IT"), "FIG1_PROG::SAY_IT")
+    click(lambda d: d.find_element(By.CSS_SELECTOR, "button.goto-dscg"), "button.goto-dscg")
+    nodes = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#linkform .lf-node")
+                       if len(d.find_elements(By.CSS_SELECTOR, "#linkform .lf-node")) >= 3
+                       else None, "no linking form")
+    hosts = [h.text for h in drv.find_elements(By.CSS_SELECTOR, "#linkform .lf-host")]
+    assert len(nodes) == 3, "%d invocations offered, not 3" % len(nodes)
+    assert hosts == ["host hostD"], "grouped by %s, not host hostD" % hosts
+    assert all(n.text.startswith("FIG1_PROG::SAY_IT") for n in nodes), \
+        [n.text for n in nodes]
+    shot("link-ccsg-to-dscg")
+    click(lambda d: d.find_elements(By.CSS_SELECTOR, "#linkform .lf-node")[0],
+          "the first invocation")
+    wait.until(lambda d: "tree=dscg" in d.current_url, "not in the DSCG")
+    sel = selected()
+    assert sel.get_attribute("data-name") == "FIG1_PROG::SAY_IT", sel.get_attribute("data-name")
+    row("FIG1_PROG::FOO")  # its caller opened on the way
+    shot("dscg-say_it")
+    # DSCG -> IDT: one procedure, brought into focus, calls = 3
+    click(lambda d: d.find_element(By.CSS_SELECTOR, "button.goto-idt"), "button.goto-idt")
+    wait.until(lambda d: "tree=idt" in d.current_url, "not in the IDT")
+    sel = selected()
+    assert sel.get_attribute("data-name") == "SAY_IT", sel.get_attribute("data-name")
+    calls = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#info td.v-calls"))
+    assert calls.text == "3", "calls = %s, not 3" % calls.text
+    shot("idt-say_it")
+    # the URL names the tree and the node: reloading shows it again
+    url = drv.current_url
+    assert "node=f" in url, url
+    drv.get("about:blank")
+    drv.get(url)
+    sel = selected()
+    assert sel.get_attribute("data-name") == "SAY_IT", "after reload: %s" % sel.get_attribute("data-name")
+    # search by name
+    box = drv.find_element(By.ID, "search")
+    box.send_keys("times", Keys.ENTER)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results .lf-node"),
+               "no search result")
+    # compaction: the DSCG folded by host, then one host opened
+    tab("dscg")
+    drv.find_element(By.CSS_SELECTOR, '#view option[value="location"]').click()
+    row("<main>")
+    lv = drv.find_element(By.ID, "level")
+    lv.clear()
+    lv.send_keys("1")
+    drv.find_element(By.ID, "setlevel").click()
+    row("hostA")
+    row("hostD")
+    shot("dscg-by-host")
+    click(lambda d: row("hostA").find_element(By.CLASS_NAME, "op-expand"),
+          "hostA's expand")
+    wait.until(lambda d: any(n.startswith("hostA::") for n in names()),
+               "hostA did not open")
+    shot("dscg-by-host-hostA-open")
+    # CCDG: the specification typed in the page
+    tab("ccsg")
+    drv.find_element(By.CSS_SELECTOR, '#tabs button[data-tree="ccdg"]').click()
+    spec = wait.until(lambda d: d.find_element(By.ID, "spec"))
+    spec.clear()
+    spec.send_keys(SPEC)
+    drv.find_element(By.ID, "estimate").click()
+    click(lambda d: row("FIG1_PROG::FOO"), "FIG1_PROG::FOO")
+    row("FIG1_PROG::SAY_IT")
+    wait.until(lambda d: names(".affected"), "nothing affected")
+    affected = set(names(".affected"))
+    for name in ("<main>", "FIG1_PROG::FOO", "FIG1_PROG::SAY_IT"):
+        assert name in affected, "%s not affected: %s" % (name, affected)
+    assert "FIG1_PROG::TIMES" not in affected, affected
+    shot("ccdg")
+    print("viewer-test: ok, screenshots in %s" % OUT)
+except Exception:
+    shot("failure")
+    raise
+finally:
+    drv.quit()

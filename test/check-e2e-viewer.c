@@ -1,0 +1,112 @@
+/*
+ * check-e2e-viewer.c - the viewer's page in a real browser (issue 13,
+ * item 5): the Figure 1 example traced on four simulated hosts and merged,
+ * `ccsg serve` on it, and test/browser/viewer-test.py driving headless
+ * Chromium through Selenium (chromium, chromium-driver and
+ * python3-selenium, installed by scripts/setup.sh): each tree opened,
+ * foo expanded, CCSG FIG1_PROG::SAY_IT followed to its three invocations
+ * in the DSCG (grouped by host D) and to its IDT procedure (calls = 3),
+ * the URL reloaded, the DSCG folded by host, the CCDG of a typed
+ * specification marking say_it, foo and main.  Screenshots go to
+ * build/browser/.  Without the browser packages the test says so on one
+ * line and passes.
+ */
+#include <check.h>
+
+#include "e2e-figure1.h"
+#include "tool-run.h"
+
+#define CHROMIUM "/usr/bin/chromium"
+#define DRIVER "/usr/bin/chromedriver"
+#define PYTHON "/usr/bin/python3"
+
+/* What is missing of the browser packages, or NULL. */
+static const char *browser_missing(void)
+{
+	if (access(CHROMIUM, X_OK))
+		return "chromium";
+	if (access(DRIVER, X_OK))
+		return "chromium-driver";
+	if (access(PYTHON, X_OK) ||
+	    e2e_run_plain(
+		    (const char *[]){ PYTHON, "-c", "import selenium", NULL },
+		    NULL, NULL))
+		return "python3-selenium";
+	return NULL;
+}
+
+START_TEST(test_browser)
+{
+	struct fig1_deploy d = four_hosts;
+	const char *missing = browser_missing();
+	char out[PATH_MAX], err[PATH_MAX], url[128], shots[PATH_MAX];
+	char script[PATH_MAX], idl[PATH_MAX], home[PATH_MAX], *text = NULL;
+	struct tool_out r;
+	struct e2e t;
+	pid_t serve;
+	int status;
+
+	if (missing) {
+		printf("skipped the browser test: %s is not installed "
+		       "(scripts/setup.sh installs it)\n",
+		       missing);
+		return;
+	}
+	rpc_isolate();
+	e2e_init(&t);
+	fig1_run(&t, &d);
+
+	e2e_fmt(idl, sizeof(idl), "%s/examples/figure1/figure1.x",
+		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
+	e2e_fmt(out, sizeof(out), "%s/serve.out", t.dir);
+	e2e_fmt(err, sizeof(err), "%s/serve.err", t.dir);
+	serve = e2e_spawn((const char *[]){ tool_path("ccsg"), "serve", "--db",
+					    t.db, "--idl", idl, "--listen",
+					    "127.0.0.1:0", NULL },
+			  NULL, out, err);
+	url[0] = '\0';
+	for (int ms = 0; ms < TOOL_DEADLINE_S * 1000 && !url[0]; ms += 20) {
+		const char *u;
+
+		free(text);
+		text = access(out, R_OK) ? NULL : e2e_slurp(out, NULL);
+		if (text && (u = strstr(text, "http://")) && strchr(u, '\n'))
+			snprintf(url, sizeof(url), "%.*s",
+				 (int)strcspn(u, " \n"), u);
+		else if (waitpid(serve, &status, WNOHANG) == serve)
+			ck_abort_msg("ccsg serve exited: %s",
+				     e2e_slurp(err, NULL));
+		else
+			e2e_sleep_ms(20);
+	}
+	free(text);
+	ck_assert_msg(url[0], "ccsg serve printed no URL");
+
+	e2e_fmt(script, sizeof(script), "%s/test/browser/viewer-test.py",
+		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
+	e2e_fmt(shots, sizeof(shots), "%s/browser", e2e_build());
+	e2e_fmt(home, sizeof(home), "HOME=%s", t.dir);
+	r = tool_run_env((const char *[]){ PYTHON, script, url, shots, NULL },
+			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		      "viewer-test.py failed (screenshots in %s):\n%s%s", shots,
+		      r.out, r.err);
+	tool_out_release(&r);
+
+	ck_assert_int_eq(kill(serve, SIGTERM), 0);
+	e2e_assert_exit(e2e_wait(serve), 0, "ccsg serve");
+	e2e_release(&t);
+}
+END_TEST
+
+Suite *e2e_viewer_suite(void)
+{
+	Suite *s = suite_create("e2e-viewer");
+	TCase *tc = tcase_create("viewer");
+
+	tcase_set_timeout(tc, 2 * E2E_TIMEOUT);
+	e2e_add_fixture(tc);
+	tcase_add_test(tc, test_browser);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,466 @@
+/*
+ * app.js - the viewer's page (ccsg serve): the four coordinated trees of
+ * the CPU paper's Section 5 (IDT, DSCG, CCSG, CCDG), loaded lazily from the
+ * JSON API (ccsg/api.h) a page of children at a time, linked navigation
+ * (Figure 4: a menu of the other trees, a linking form grouped by host >
+ * process > thread when several nodes correspond), local compaction of the
+ * DSCG and CCSG, the CCDG of an impact specification.  d3 (Debian's
+ * node-d3, served by ccsg serve) joins the rows, so nodes that merge or
+ * open fade in and out.  The URL's hash holds the tree, the view, the
+ * node and the specification: a view can be shared or reloaded.
+ */
+'use strict';
+
+const TREES = ['idt', 'dscg', 'ccsg', 'ccdg'];
+const NAMES = { idt: 'IDT', dscg: 'DSCG', ccsg: 'CCSG', ccdg: 'CCDG' };
+const PAGE = 200;
+const S = {
+	info: null,
+	tree: 'ccsg',
+	view: { dscg: '', ccsg: '' },
+	spec: '',
+	states: new Map(), // "tree|view" -> { root, byId }
+	selected: null,
+};
+
+/* d3 5 (Debian's) passes the datum and sets d3.event; d3 6 and later
+ * pass the event first: both are understood. */
+function evArgs(a, b) {
+	return a instanceof Event ? { ev: a, d: b } : { ev: d3.event, d: a };
+}
+
+function fmtNs(ns) {
+	if (ns === undefined || ns === null || ns === -1) return '-';
+	const a = Math.abs(ns);
+	if (a >= 1e9) return (ns / 1e9).toFixed(2) + ' s';
+	if (a >= 1e6) return (ns / 1e6).toFixed(1) + ' ms';
+	if (a >= 1e3) return (ns / 1e3).toFixed(1) + ' us';
+	return ns + ' ns';
+}
+
+function message(text) {
+	document.getElementById('message').textContent = text || '';
+}
+
+async function api(path, params, method) {
+	const q = new URLSearchParams();
+	for (const [k, v] of Object.entries(params || {}))
+		if (v !== undefined && v !== null && v !== '') q.set(k, v);
+	const r = await fetch(path + '?' + q.toString(), { method: method || 'GET' });
+	const body = await r.json();
+	if (!r.ok) {
+		const e = new Error(body.error || r.statusText);
+		e.status = r.status;
+		throw e;
+	}
+	return body;
+}
+
+function viewOf(tree) {
+	return tree === 'dscg' || tree === 'ccsg' ? S.view[tree] : '';
+}
+
+function treeParams(tree) {
+	const p = { tree };
+	if (viewOf(tree)) p.compact = viewOf(tree);
+	if (tree === 'ccdg') p.spec = S.spec;
+	return p;
+}
+
+function rootId(tree) {
+	return viewOf(tree) ? 'k:' : S.info.roots[tree];
+}
+
+function stateOf(tree) {
+	const key = tree + '|' + viewOf(tree) + (tree === 'ccdg' ? '|' + S.spec : '');
+	if (!S.states.has(key)) S.states.set(key, { root: null, byId: new Map(), key });
+	return S.states.get(key);
+}
+
+function adopt(st, data) {
+	let n = st.byId.get(data.id);
+	if (!n) {
+		n = { kids: null, nkids: 0, open: false };
+		st.byId.set(data.id, n);
+	}
+	Object.assign(n, data);
+	return n;
+}
+
+async function loadRoot(tree) {
+	const st = stateOf(tree);
+	if (!st.root) {
+		const data = await api('/api/node', { ...treeParams(tree), id: rootId(tree) });
+		st.root = adopt(st, data);
+	}
+	return st;
+}
+
+/* Load children of n until index `upto` (or one page) is there. */
+async function loadKids(tree, n, upto) {
+	const st = stateOf(tree);
+	if (!n.kids) n.kids = [];
+	while (n.kids.length === 0 || (upto !== undefined && upto >= n.kids.length &&
+	       n.kids.length < n.nkids)) {
+		const r = await api('/api/children', { ...treeParams(tree), id: n.id,
+			offset: n.kids.length, limit: PAGE });
+		n.nkids = r.total;
+		for (const c of r.children) n.kids.push(adopt(st, c));
+		if (r.children.length === 0) break;
+	}
+}
+
+/* The visible rows, depth first. */
+function flatten(st) {
+	const rows = [];
+	const walk = (n, depth) => {
+		rows.push({ key: 'n:' + n.id, node: n, depth });
+		if (!n.open || !n.kids) return;
+		for (const c of n.kids) walk(c, depth + 1);
+		if (n.kids.length < n.nkids)
+			rows.push({ key: 'm:' + n.id, more: n, depth: depth + 1 });
+	};
+	if (st.root) walk(st.root, 0);
+	return rows;
+}
+
+function heat(frac) {
+	const f = Math.max(0, Math.min(1, frac));
+	return typeof d3 !== 'undefined' ? d3.interpolateYlOrRd(0.12 + 0.88 * f)
+		: 'rgb(' + Math.round(255) + ',' + Math.round(220 - 200 * f) + ',60)';
+}
+
+function hostTotals(n) {
+	if (!n.self_v) return null;
+	return n.self_v.map((s, i) => s + (n.desc_v ? n.desc_v[i] : 0));
+}
+
+function fillRow(div, row, st) {
+	const sel = d3.select(div);
+	sel.selectAll('*').remove();
+	sel.style('padding-left', (6 + 16 * row.depth) + 'px');
+	if (row.more) {
+		sel.attr('class', 'row more').text('more... (' + row.more.kids.length +
+			' of ' + row.more.nkids + ')');
+		return;
+	}
+	const n = row.node;
+	const rootTotal = Math.max(1, st.root.total || 0,
+		...(st.root.kids || []).map((k) => k.total || 0));
+	const cls = ['row'];
+	if (S.selected && S.selected.tree === S.tree && S.selected.id === n.id) cls.push('selected');
+	if (S.tree === 'ccdg' && n.affected !== undefined) cls.push(n.affected ? 'affected' : 'unaffected');
+	sel.attr('class', cls.join(' ')).attr('data-id', n.id).attr('data-name', n.name);
+	sel.append('span').attr('class', 'toggle').text(n.has_children ? (n.open ? '\u25be' : '\u25b8') : '');
+	sel.append('span').attr('class', 'name').attr('title', n.name).text(n.name);
+	const total = n.total || 0;
+	sel.append('span').attr('class', 'cpu')
+		.style('width', Math.max(1, Math.round(140 * total / rootTotal)) + 'px')
+		.style('background', heat((n.self || 0) / rootTotal * 4));
+	sel.append('span').attr('class', 'num').text(fmtNs(total) +
+		(n.calls !== undefined ? '  x' + n.calls : ''));
+	if (n.host !== undefined && n.host !== '')
+		sel.append('span').attr('class', 'num').text('@' + n.host);
+	const ht = hostTotals(n);
+	if (ht && ht.length > 1) {
+		const max = Math.max(1, ...ht);
+		const hb = sel.append('span').attr('class', 'hosts').attr('title',
+			S.info.dims.map((h, i) => h + ' ' + fmtNs(ht[i])).join(', '));
+		ht.forEach((v) => hb.append('span').style('height', Math.max(1, Math.round(14 * v / max)) + 'px')
+			.style('background', heat(v / rootTotal * 2)));
+	}
+	if (S.tree === 'ccdg' && n.delta !== undefined && n.delta !== 0)
+		sel.append('span').attr('class', 'delta').text('\u0394 ' + fmtNs(n.delta));
+	if (viewOf(S.tree)) {
+		const ops = sel.append('span').attr('class', 'ops');
+		ops.append('button').attr('class', 'op-compact').attr('title', 'compact: one element less')
+			.text('\u2212').on('click', (a) => { evArgs(a).ev.stopPropagation(); compactOp('compact', n.id); });
+		ops.append('button').attr('class', 'op-expand').attr('title', 'expand: one element more')
+			.text('+').on('click', (a) => { evArgs(a).ev.stopPropagation(); compactOp('expand', n.id); });
+	}
+}
+
+function render() {
+	const st = stateOf(S.tree);
+	const rows = flatten(st);
+	const t = d3.transition().duration(250);
+	d3.select('#tree').selectAll('div.row').data(rows, (r) => r.key).join(
+		(enter) => enter.append('div').style('opacity', 0)
+			.each(function (r) { fillRow(this, r, st); })
+			.call((e) => e.transition(t).style('opacity', 1)),
+		(update) => update.each(function (r) { fillRow(this, r, st); }),
+		(exit) => exit.transition(t).style('opacity', 0).remove())
+		.order()
+		.on('click', (a, b) => onRow(evArgs(a, b).d));
+}
+
+async function onRow(r) {
+	try {
+		if (r.more) {
+			await loadKids(S.tree, r.more, r.more.kids.length);
+		} else {
+			const n = r.node;
+			if (n.has_children) {
+				n.open = !n.open;
+				if (n.open) await loadKids(S.tree, n);
+			}
+			await select(S.tree, n.id);
+		}
+		render();
+	} catch (e) { message(e.message); }
+}
+
+function setHash() {
+	const p = new URLSearchParams();
+	p.set('tree', S.tree);
+	if (viewOf(S.tree)) p.set('view', viewOf(S.tree));
+	if (S.selected && S.selected.tree === S.tree) p.set('node', S.selected.id);
+	if (S.spec) p.set('spec', S.spec);
+	history.replaceState(null, '', '#' + p.toString());
+}
+
+function detailRows(tbl, obj) {
+	for (const [k, v] of Object.entries(obj)) {
+		if (typeof v === 'object' && v !== null) continue;
+		const tr = tbl.append('tr');
+		tr.append('td').text(k);
+		const ns = ['self', 'desc', 'total', 'latency', 'before', 'after', 'delta',
+			'latency_mean', 'latency_sd', 'cpu_mean', 'cpu_sd', 'thread_cpu'];
+		tr.append('td').attr('class', 'v-' + k).text(ns.includes(k) ? fmtNs(v) + ' (' + v + ')' : String(v));
+	}
+}
+
+async function select(tree, id) {
+	S.selected = { tree, id };
+	setHash();
+	const n = await api('/api/node', { ...treeParams(tree), id });
+	const info = d3.select('#info');
+	info.text('');
+	info.append('h2').text(n.name);
+	const tbl = info.append('table').attr('class', 'fields');
+	detailRows(tbl, n);
+	for (const side of ['client', 'server'])
+		if (n[side]) {
+			info.append('div').text(side);
+			detailRows(info.append('table'), n[side]);
+		}
+	if (n.self_v) {
+		info.append('div').text('per host (self + descendants)');
+		const hb = info.append('table').attr('class', 'hostbars');
+		const ht = hostTotals(n), max = Math.max(1, ...ht);
+		S.info.dims.forEach((h, i) => {
+			const tr = hb.append('tr');
+			tr.append('td').text(h);
+			tr.append('td').text(fmtNs(n.self_v[i]) + ' + ' + fmtNs(n.desc_v[i]));
+			tr.append('td').attr('class', 'bar').append('div')
+				.style('width', Math.round(120 * ht[i] / max) + 'px');
+		});
+	}
+	if (n.callers && n.callers.length) {
+		/* the CCSG is a graph: the primary tree shows one caller, the
+		 * others are secondary (cross) links */
+		info.append('div').text('called from');
+		for (const c of n.callers)
+			info.append('div').attr('class', 'lf-node caller').attr('data-id', c.id)
+				.text((c.primary ? '' : '\u2197 ') + c.name + '  x' + c.count +
+					(c.primary ? ' (primary tree)' : ' (cross link)'))
+				.on('click', () => focus(tree, c.id));
+	}
+	if (tree === 'ccsg' || tree === 'ccdg') {
+		const r = await api('/api/children', { ...treeParams(tree), id, limit: 1, secondary: 1 });
+		if (r.secondary && r.secondary.length) {
+			info.append('div').text('also calls (cross links, under another caller in the tree)');
+			for (const c of r.secondary)
+				info.append('div').attr('class', 'lf-node secondary').attr('data-id', c.id)
+					.text('\u2197 ' + c.name + '  x' + c.count)
+					.on('click', () => focus(tree, c.id));
+		}
+	}
+	if (n.hosts) {
+		info.append('div').text('per host');
+		const hb = info.append('table').attr('class', 'idt-hosts');
+		for (const h of n.hosts) detailRows(hb, h);
+	}
+	const go = d3.select('#goto');
+	go.selectAll('*').remove();
+	d3.select('#linkform').selectAll('*').remove();
+	if (viewOf(tree)) {
+		go.append('div').text('compacted view: open the tree view to link to the others');
+	} else {
+		go.append('span').text('open in: ');
+		for (const to of TREES)
+			if (to !== tree)
+				go.append('button').attr('class', 'goto goto-' + to)
+					.text('\u2192 ' + NAMES[to]).on('click', () => linkTo(tree, id, to));
+	}
+}
+
+/* Figure 4: the candidates in the destination tree; one is focused at
+ * once, several are offered grouped by host > process > thread. */
+async function linkTo(from, id, to) {
+	try {
+		message('');
+		const p = { from, id, to };
+		if (from === 'ccdg' || to === 'ccdg') p.spec = S.spec;
+		const r = await api('/api/link', p);
+		const all = [];
+		for (const g of r.groups) for (const pr of g.processes)
+			for (const th of pr.threads) for (const n of th.nodes) all.push(n);
+		const form = d3.select('#linkform');
+		form.selectAll('*').remove();
+		if (all.length === 0) {
+			message('no corresponding node in the ' + NAMES[to]);
+			return;
+		}
+		if (all.length === 1) {
+			await focus(to, all[0].id);
+			return;
+		}
+		form.append('h2').text(r.count + ' nodes in the ' + NAMES[to] +
+			(r.shown < r.count ? ' (first ' + r.shown + ')' : ''));
+		for (const g of r.groups) {
+			const hd = form.append('div').attr('class', 'lf-group');
+			if (g.host !== '') hd.append('div').attr('class', 'lf-host').text('host ' + g.host);
+			for (const pr of g.processes) {
+				if (pr.process !== '') hd.append('div').attr('class', 'lf-process').text('process ' + pr.process);
+				for (const th of pr.threads) {
+					if (th.tid) hd.append('div').attr('class', 'lf-thread').text('thread ' + th.tid);
+					for (const n of th.nodes)
+						hd.append('div').attr('class', 'lf-node').attr('data-id', n.id)
+							.text(n.name + '  ' + fmtNs(n.total))
+							.on('click', () => focus(to, n.id));
+				}
+			}
+		}
+	} catch (e) { message(e.message); }
+}
+
+/* Bring node id of tree into focus: its ancestors opened, the page of
+ * children that holds it loaded, selected and scrolled to. */
+async function focus(tree, id, keepView) {
+	try {
+		if (!keepView && (tree === 'dscg' || tree === 'ccsg')) S.view[tree] = '';
+		await showTree(tree);
+		const path = await api('/api/path', { ...treeParams(tree), id });
+		const st = stateOf(tree);
+		let n = st.root;
+		for (let i = 1; i < path.path.length; i++) {
+			n.open = true;
+			await loadKids(tree, n, path.path[i].index);
+			n = st.byId.get(path.path[i].node.id);
+			if (!n) throw new Error('node ' + path.path[i].node.id + ' not loaded');
+		}
+		await select(tree, id);
+		render();
+		const row = document.querySelector('#tree div.row[data-id="' + CSS.escape(id) + '"]');
+		if (row) row.scrollIntoView({ block: 'center' });
+	} catch (e) { message(e.message); }
+}
+
+/* The root open, and its child too when it is the only one (main
+ * under the root of a compacted tree). */
+async function openTop(tree, st) {
+	let n = st.root;
+	for (let i = 0; i < 2 && n && n.has_children; i++) {
+		n.open = true;
+		await loadKids(tree, n);
+		n = n.kids.length === 1 ? n.kids[0] : null;
+	}
+}
+
+async function showTree(tree) {
+	S.tree = tree;
+	d3.selectAll('#tabs button').classed('active', function () { return this.dataset.tree === tree; });
+	d3.select('#viewbar').style('display', tree === 'dscg' || tree === 'ccsg' ? null : 'none');
+	d3.select('#levelbar').style('display', viewOf(tree) ? null : 'none');
+	d3.select('#specbar').style('display', tree === 'ccdg' ? null : 'none');
+	document.getElementById('view').value = viewOf(tree);
+	d3.select('#tree').selectAll('*').remove();
+	setHash();
+	if (tree === 'ccdg' && !S.spec) {
+		message('type an impact specification and press estimate');
+		return;
+	}
+	message('');
+	const st = await loadRoot(tree);
+	await openTop(tree, st);
+	render();
+}
+
+/* Compact or expand a node of a compacted tree, then reload what was
+ * open: merged rows fade out, the new ones in. */
+async function compactOp(op, id, level) {
+	const tree = S.tree;
+	try {
+		message('');
+		const r = await api('/api/compact', { tree, hierarchy: viewOf(tree), op, id, level }, 'POST');
+		const old = stateOf(tree);
+		const open = new Set([...old.byId.values()].filter((n) => n.open).map((n) => n.id));
+		S.states.delete(old.key);
+		const st = await loadRoot(tree);
+		await openTop(tree, st);
+		const queue = [st.root];
+		while (queue.length) {
+			const n = queue.shift();
+			for (const c of n.kids || []) {
+				if (!c.has_children || !(c.open || open.has(c.id))) continue;
+				c.open = true;
+				await loadKids(tree, c);
+				queue.push(c);
+			}
+		}
+		render();
+		if (r.node && r.node.id !== 'k:') await focus(tree, r.node.id, true);
+	} catch (e) { message(e.message); }
+}
+
+async function search(q) {
+	const res = d3.select('#results');
+	res.selectAll('*').remove();
+	if (!q) return;
+	try {
+		const r = await api('/api/search', { ...treeParams(S.tree), q, limit: 50 });
+		res.append('h2').text(r.total + ' matches in the ' + NAMES[S.tree]);
+		const tree = S.tree;
+		for (const n of r.results)
+			res.append('div').attr('class', 'lf-node').attr('data-id', n.id)
+				.text(n.name + '  ' + fmtNs(n.total) + (n.host ? ' @' + n.host : ''))
+				.on('click', () => focus(tree, n.id, true));
+	} catch (e) { message(e.message); }
+}
+
+async function start() {
+	if (typeof d3 === 'undefined') {
+		document.body.textContent = 'd3 is missing: install node-d3 (apt-get install node-d3)';
+		return;
+	}
+	S.info = await api('/api/info');
+	d3.select('#trace').text(S.info.db + ' - ' + S.info.hosts.length + ' hosts, ' +
+		S.info.calls + ' calls, ' + S.info.threads + ' threads');
+	const h = new URLSearchParams(location.hash.slice(1));
+	S.spec = h.get('spec') || S.info.change || '';
+	document.getElementById('spec').value = S.spec;
+	const tree = TREES.includes(h.get('tree')) ? h.get('tree') : 'ccsg';
+	if ((tree === 'dscg' || tree === 'ccsg') && ['name', 'location'].includes(h.get('view')))
+		S.view[tree] = h.get('view');
+	d3.selectAll('#tabs button').on('click', function () { showTree(this.dataset.tree).catch((e) => message(e.message)); });
+	d3.select('#view').on('change', function () {
+		S.view[S.tree] = this.value;
+		showTree(S.tree).catch((e) => message(e.message));
+	});
+	d3.select('#setlevel').on('click', () => compactOp('level', undefined,
+		document.getElementById('level').value));
+	d3.select('#reset').on('click', () => compactOp('reset'));
+	d3.select('#estimate').on('click', () => {
+		S.spec = document.getElementById('spec').value.trim();
+		showTree('ccdg').catch((e) => message(e.message));
+	});
+	d3.select('#search').on('keydown', (a) => {
+		const ev = evArgs(a).ev;
+		if (ev.key === 'Enter') search(ev.target.value.trim());
+	});
+	if (h.get('node') && !viewOf(tree)) await focus(tree, h.get('node'));
+	else await showTree(tree);
+}
+
+start().catch((e) => message(e.message));
