@@ -57,7 +57,7 @@ enum {
 /* Is any type on, so that an RPC probe writes its record?  With none, a
  * probe records nothing; with memory alone, the causality and the heap
  * counters (so a call's own allocations are its own), no clock read. */
-#define CAUSAL_MON_RECORD(types) (((types) & CAUSAL_MON_ALL) != 0)
+#define CAUSAL_MON_RECORD(types) (((types)&CAUSAL_MON_ALL) != 0)
 
 /* ---- component selection (pure: monitor-rules.c) ------------------------ */
 

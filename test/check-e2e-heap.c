@@ -434,9 +434,9 @@ END_TEST
 static void memory_figures(struct e2e *t, long long f[2][4][3])
 {
 	static const char *const keys[] = { "self_alloc_bytes",
-					     "self_freed_bytes",
-					     "desc_alloc_bytes",
-					     "desc_freed_bytes" };
+					    "self_freed_bytes",
+					    "desc_alloc_bytes",
+					    "desc_freed_bytes" };
 	static const char *const hosts[] = { "ha", "hb", "hc" };
 	char *json = memory_report(t, "json");
 	struct jval *doc =
@@ -449,9 +449,9 @@ static void memory_figures(struct e2e *t, long long f[2][4][3])
 	for (int fn = 0; fn < 2; fn++)
 		for (int k = 0; k < 4; k++)
 			for (int h = 0; h < 3; h++)
-				f[fn][k][h] = vec(function_node(doc, fn + 1),
-						  keys[k], host_index(doc, hosts[h]),
-						  n);
+				f[fn][k][h] =
+					vec(function_node(doc, fn + 1), keys[k],
+					    host_index(doc, hosts[h]), n);
 	json_free(doc);
 	free(json);
 }
