@@ -10,6 +10,7 @@
 #include "causal/log-format.h"
 #include "json.h"
 #include "monitoring.h"
+#include "trace.h"
 #include "usage.h"
 
 #define ALL_TYPES 0xfu
@@ -34,22 +35,6 @@ static unsigned types_of(const unsigned char *s)
 			s++;
 	}
 	return bits;
-}
-
-static int has_table(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st;
-	int found = 0;
-
-	if (sqlite3_prepare_v2(db,
-			       "SELECT 1 FROM sqlite_master WHERE type = "
-			       "'table' AND name = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
 }
 
 static char *dup_text(sqlite3_stmt *st, int col)
@@ -205,7 +190,7 @@ int ccsg_monitoring_load(struct ccsg_monitoring *m, sqlite3 *db)
 int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts)
 {
 	memset(m, 0, sizeof(*m));
-	if (!has_table(db, "monitor_switches"))
+	if (ccsg_db_has_table(db, "monitor_switches") <= 0)
 		return 0;
 	m->present = 1;
 	if (load_intervals(m, db) || (cuts && load_cuts(m, db))) {

@@ -334,6 +334,22 @@ static long parse_version(const char *s)
 	return v;
 }
 
+int ccsg_db_has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int found;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM sqlite_master WHERE type = "
+			       "'table' AND name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
 /*
  * Is this a merged trace that ccsg reads?  Say what is wrong if not; its
  * schema version in *version.
@@ -381,13 +397,10 @@ static int check_schema(sqlite3 *db, const char *path, int *schema_version)
 			    DB_SCHEMA_VERSION);
 	*schema_version = (int)version;
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' "
-				       "AND name = ?", -1, &st, NULL) != SQLITE_OK)
-			return fail("cannot read '%s': %s", path, sqlite3_errmsg(db));
-		sqlite3_bind_text(st, 1, db_tables[need[i]].name, -1,
-				  SQLITE_STATIC);
-		found = sqlite3_step(st) == SQLITE_ROW;
-		sqlite3_finalize(st);
+		found = ccsg_db_has_table(db, db_tables[need[i]].name);
+		if (found < 0)
+			return fail("cannot read '%s': %s", path,
+				    sqlite3_errmsg(db));
 		if (!found)
 			return fail("'%s' is not a causal trace database "
 				    "(no table '%s')",
@@ -1059,23 +1072,6 @@ out:
 	return ret;
 }
 
-/* Does the database have table name? */
-static int has_table(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st;
-	int found;
-
-	if (sqlite3_prepare_v2(db,
-			       "SELECT 1 FROM sqlite_master WHERE type = "
-			       "'table' AND name = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
-
 int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 {
 	int32_t *host_index = NULL;
@@ -1100,7 +1096,7 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 		goto out;
 	t->has_heap = t->schema_version >= CCSG_SCHEMA_HEAP;
 	/* the monitoring columns come with monitor_switches */
-	with_mon = has_table(db, "monitor_switches");
+	with_mon = ccsg_db_has_table(db, "monitor_switches") > 0;
 	if (load_hosts(t, db, &host_index, &nindex) ||
 	    load_procs(t, db, host_index, nindex) || load_threads(t, db) ||
 	    load_sites_objects(t, db) ||

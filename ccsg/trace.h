@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include <sqlite3.h>
+
 #include "causal/db-schema.h"
 #include "hashmap.h"
 #include "monitoring.h"
@@ -169,6 +171,8 @@ struct ccsg_trace {
  * fail(): -1 and nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
+/* Has db a table name?  1 or 0; -1 when sqlite cannot say. */
+int ccsg_db_has_table(sqlite3 *db, const char *name);
 void ccsg_trace_release(struct ccsg_trace *t);
 
 /*
