@@ -456,22 +456,27 @@ void causal_own_free(void *p)
 }
 
 /*
- * CAUSAL_MEMORY=0 starts the process with memory accounting off (1, the
- * default: on).  Read by a constructor of its own, before the library's
- * start-up, so that the allocations of the program's constructors follow
- * it; it also registers the fork handler.  The run-time switch (CAUSAL_MONITOR,
- * the coordinator) goes through causal_heap_set_enabled() as well.
+ * CAUSAL_MONITOR without memory (`cpu,latency,semantics`, `none`) starts
+ * the process with memory accounting off, from its first allocation: read
+ * here by a constructor of its own, before the library's start-up, so
+ * that the allocations of the program's constructors follow it (a bad
+ * value is the library's to report: its default, all, keeps accounting
+ * on).  It also registers the fork handler.  The run-time switch (the
+ * coordinator) goes through causal_heap_set_enabled() as well.
+ * CAUSAL_MEMORY, the second knob this once had, is no longer read: said
+ * once, so that a process that set it does not count memory unawares.
  */
 __attribute__((constructor(101))) static void heap_env(void)
 {
-	const char *v = getenv("CAUSAL_MEMORY");
+	const char *v = getenv("CAUSAL_MONITOR");
+	uint32_t types;
 
 	pthread_atfork(NULL, NULL, heap_atfork_child);
-	if (!v)
-		return;
-	if (!strcmp(v, "0"))
+	if (v && !causal_parse_monitor(v, &types) &&
+	    !(types & CAUSAL_MON_MEMORY))
 		causal_heap_set_enabled(0);
-	else if (strcmp(v, "1"))
-		causal_say("causal: CAUSAL_MEMORY must be 0 or 1, not '", v,
-			   "'; using 1", NULL);
+	v = getenv("CAUSAL_MEMORY");
+	if (v)
+		causal_say("causal: CAUSAL_MEMORY is no longer read, not '", v,
+			   "'; CAUSAL_MONITOR says whether memory is on", NULL);
 }

@@ -78,9 +78,15 @@ void causal_heap_set_enabled(int on);
  * CAUSAL_FIELDS_HEAP) with this thread's counters: heap_epoch as
  * causal_heap_epoch(), and zeros when it is 0.
  */
-#define CAUSAL_HEAP_FILL(r)                                                    \
+#define CAUSAL_HEAP_FILL(r) CAUSAL_HEAP_FILL_IF(r, 1)
+
+/*
+ * The same for an RPC probe: only if on (the call is monitored with
+ * memory), else heap_epoch 0 and zeros, as when accounting is off.
+ */
+#define CAUSAL_HEAP_FILL_IF(r, on)                                             \
 	do {                                                                   \
-		uint32_t epoch_ = causal_heap_epoch();                         \
+		uint32_t epoch_ = (on) ? causal_heap_epoch() : 0;              \
 		const struct causal_heap_tls *h_ = &causal_self.heap;          \
                                                                                \
 		(r)->heap_epoch = epoch_;                                      \

@@ -177,12 +177,8 @@ static void take_buffer(void)
 
 void causal_monitor_start(void)
 {
-	const char *memory = getenv("CAUSAL_MEMORY");
 	uint32_t types = causal_g.cfg.monitor;
 
-	/* CAUSAL_MEMORY=0 (heap.c) takes memory out of CAUSAL_MONITOR */
-	if (memory && !strcmp(memory, "0"))
-		types &= ~(uint32_t)CAUSAL_MON_MEMORY;
 	take_buffer();
 	causal_monitor_apply(0, CAUSAL_MONITOR_INITIAL, types, NULL, NULL, NULL,
 			     0);

@@ -15,8 +15,9 @@
  * Causality (chain ids, event numbers, function ids, the tag, thread
  * parent and child) is always on, so that whatever is recorded stays
  * linked.  A type that is off costs its probes one predictable branch:
- * no clock read, no record (an RPC probe with none of semantics, latency
- * and cpu writes nothing).
+ * no clock read, no record (an RPC probe with no type on writes nothing;
+ * with memory alone, it writes the causality and the heap counters, no
+ * clock read).
  *
  * What a call is monitored with (README, "Selective monitoring"):
  *
@@ -50,9 +51,13 @@ enum {
 };
 
 #define CAUSAL_MON_ALL 0xfu
-/* What the RPC probes measure: with none of these a probe records nothing. */
+/* What the RPC probes measure besides the heap: a record's mon_off. */
 #define CAUSAL_MON_PROBES                                                      \
 	(CAUSAL_MON_SEMANTICS | CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)
+/* Is any type on, so that an RPC probe writes its record?  With none, a
+ * probe records nothing; with memory alone, the causality and the heap
+ * counters (so a call's own allocations are its own), no clock read. */
+#define CAUSAL_MON_RECORD(types) (((types)&CAUSAL_MON_ALL) != 0)
 
 /* ---- component selection (pure: monitor-rules.c) ------------------------ */
 

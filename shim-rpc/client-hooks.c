@@ -129,8 +129,8 @@ static uint32_t encoded_size(xdrproc_t proc, void *p)
 /*
  * cpu0: the thread's CPU clock at the probe's entry (Equation 1).  types:
  * what the call is monitored with (monitor.h); the caller writes no
- * record when it has none of CAUSAL_MON_PROBES, and reads no clock of a
- * type that is off (entry and cpu0 are then 0).
+ * record when it has no type on (CAUSAL_MON_RECORD), and reads no clock
+ * of a type that is off (entry and cpu0 are then 0).
  */
 static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 		       rpcproc_t proc, uint64_t entry, uint64_t cpu0,
@@ -160,7 +160,7 @@ static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 	r->p.hdr.aux = causal_copy_addr(r->tail, t->peer, peer_len);
 	r->site_id = site;
 	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
-	CAUSAL_HEAP_FILL(r);
+	CAUSAL_HEAP_FILL_IF(r, types & CAUSAL_MON_MEMORY);
 	r->p.cpu_ns = cpu0;
 	r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0;
 	causal_record_commit(tb, pending);
@@ -187,7 +187,7 @@ static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 	r->args_bytes = args_bytes;
 	r->results_bytes = results_bytes;
 	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
-	CAUSAL_HEAP_FILL(r);
+	CAUSAL_HEAP_FILL_IF(r, types & CAUSAL_MON_MEMORY);
 	/* Equation 1 takes the stub's CPU up to its very end */
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
 		exit_ns = causal_now_ns();
@@ -289,7 +289,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	st.tag.event_no = start_event;
 	/* the callee is monitored as this stub is (causal overriding) */
 	st.tag.flags = CAUSAL_TAG_F_MON | (types & CAUSAL_TAG_F_MON_TYPES);
-	if (types & CAUSAL_MON_PROBES)
+	if (CAUSAL_MON_RECORD(types))
 		stub_start(tb, &tc->target, proc, entry, cpu0, start_event, fid,
 			   flags, ip, types);
 	marker = ctx->marker;
@@ -318,7 +318,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	else if (reply_may_hide_events(status, &st))
 		ctx->event_no += CAUSAL_RPC_EVENT_SKIP - 1;
 	end_event = causal_ctx_next_event(ctx);
-	if (types & CAUSAL_MON_PROBES)
+	if (CAUSAL_MON_RECORD(types))
 		stub_end(tb, status, &st, entry, end_event, fid,
 			 types & CAUSAL_MON_SEMANTICS
 				 ? encoded_size(xargs, argsp)
@@ -484,7 +484,7 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 	causal_self.in_hook = 1;
 	event = causal_ctx_next_event(ctx);
 	fid = causal_rpc_next_function_id();
-	if (types & CAUSAL_MON_PROBES)
+	if (CAUSAL_MON_RECORD(types))
 		stub_start(tb, &target, proc, entry, cpu0, event, fid,
 			   CAUSAL_RPC_BROADCAST,
 			   (uintptr_t)__builtin_return_address(0), types);
@@ -494,7 +494,7 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 					nettype);
 	causal_self.in_hook = 1;
 	event = causal_ctx_next_event(ctx);
-	if (types & CAUSAL_MON_PROBES)
+	if (CAUSAL_MON_RECORD(types))
 		stub_end(tb, status, &st,
 			 types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0,
 			 event, fid,

@@ -143,7 +143,7 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	ctx->function_id = s->fid;
 	/* the calls it makes and the threads it spawns are monitored too */
 	ctx->mon = (uint8_t)types;
-	if (!tb || !(types & CAUSAL_MON_PROBES))
+	if (!tb || !CAUSAL_MON_RECORD(types))
 		goto out;
 	if (!(types & CAUSAL_MON_SEMANTICS))
 		len = 0;
@@ -166,7 +166,7 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 	r->object_id = object;
 	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
 	r->p.hdr.aux = causal_copy_addr(r->tail, peer->buf, len);
-	CAUSAL_HEAP_FILL(r);
+	CAUSAL_HEAP_FILL_IF(r, types & CAUSAL_MON_MEMORY);
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
 		exit_ns = causal_now_ns();
 	r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY ? exit_ns : 0;
@@ -192,7 +192,7 @@ static uint64_t skeleton_end(struct serving *s, int reply, uint32_t results,
 
 	uint32_t types = s->types;
 
-	if (tb && (types & CAUSAL_MON_PROBES)) {
+	if (tb && CAUSAL_MON_RECORD(types)) {
 		r = (void *)causal_record_begin_at(
 			tb, CAUSAL_REC_RPC_SKEL_END, sizeof(*r), &pending,
 			types & CAUSAL_MON_LATENCY ? entry : 0);
@@ -203,7 +203,7 @@ static uint64_t skeleton_end(struct serving *s, int reply, uint32_t results,
 			r->reply = sem ? (uint32_t)reply : 0;
 			r->results_bytes = sem ? results : 0;
 			r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
-			CAUSAL_HEAP_FILL(r);
+			CAUSAL_HEAP_FILL_IF(r, types & CAUSAL_MON_MEMORY);
 			/* read at the probe's entry */
 			r->p.cpu_ns = types & CAUSAL_MON_CPU ? cpu : 0;
 			r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY

@@ -182,19 +182,25 @@ struct run {
 	long long work_alloc, work_freed, child_alloc, child_freed, big;
 };
 
-/* The three hosts: WORK on ha calls CHILD on hb for the client on hc. */
-static void run_three(struct e2e *t, struct run *r, const char *b_env)
+/*
+ * The three hosts: WORK on ha calls CHILD on hb for the client on hc.
+ * env: the environment of all three ("" or "NAME=value ..."), b_env
+ * server b's besides; ports: PORT_A and PORT_B plus port_off.
+ */
+static void run_three_env(struct e2e *t, struct run *r, const char *env,
+			  const char *b_env, int port_off)
 {
-	char port_a[16], port_b[16], child[32], *out;
+	char port_a[16], port_b[16], child[32], benv[256], *out;
 	int status;
 
-	e2e_fmt(port_a, sizeof(port_a), "%d", PORT_A);
-	e2e_fmt(port_b, sizeof(port_b), "%d", PORT_B);
-	e2e_fmt(child, sizeof(child), "%d:4444", PORT_B);
-	r->b = heap_demo(t, "b", "hb", b_env, ARGS("serve", "-p", port_b), 1);
-	r->a = heap_demo(t, "a", "ha", "",
+	e2e_fmt(port_a, sizeof(port_a), "%d", PORT_A + port_off);
+	e2e_fmt(port_b, sizeof(port_b), "%d", PORT_B + port_off);
+	e2e_fmt(child, sizeof(child), "%d:4444", PORT_B + port_off);
+	e2e_fmt(benv, sizeof(benv), "%s %s", env, b_env);
+	r->b = heap_demo(t, "b", "hb", benv, ARGS("serve", "-p", port_b), 1);
+	r->a = heap_demo(t, "a", "ha", env,
 			 ARGS("serve", "-p", port_a, "-n", port_b), 1);
-	r->c = heap_demo(t, "c", "hc", "",
+	r->c = heap_demo(t, "c", "hc", env,
 			 ARGS("call", "-P", port_a, "-a", "1000", "-g",
 			      "100:5000", "-m", "256:3000", "-G", "777", "-T",
 			      "999", "-o", "-c", child, "-b", "8000000"),
@@ -215,6 +221,11 @@ static void run_three(struct e2e *t, struct run *r, const char *b_env)
 	r->big = rpc_fact(out, "big", "usable");
 	free(out);
 	e2e_merge(t);
+}
+
+static void run_three(struct e2e *t, struct run *r, const char *b_env)
+{
+	run_three_env(t, r, "", b_env, 0);
 }
 
 /* Every figure to the byte, in every format. */
@@ -367,7 +378,7 @@ START_TEST(test_memory_off)
 
 	rpc_isolate();
 	e2e_init(&t);
-	run_three(&t, &r, "CAUSAL_MEMORY=0");
+	run_three(&t, &r, "CAUSAL_MONITOR=semantics,latency,cpu");
 	json = memory_report(&t, "json");
 	doc = json_parse(json, "ccsg report --resource=memory --format=json");
 	ha = host_index(doc, "ha");
@@ -416,12 +427,106 @@ START_TEST(test_memory_off)
 }
 END_TEST
 
+/*
+ * What the memory report says of WORK and CHILD: for each function node,
+ * its self and desc alloc and freed bytes on ha, hb and hc in that order.
+ */
+static void memory_figures(struct e2e *t, long long f[2][4][3])
+{
+	static const char *const keys[] = { "self_alloc_bytes",
+					    "self_freed_bytes",
+					    "desc_alloc_bytes",
+					    "desc_freed_bytes" };
+	static const char *const hosts[] = { "ha", "hb", "hc" };
+	char *json = memory_report(t, "json");
+	struct jval *doc =
+		json_parse(json, "ccsg report --resource=memory --format=json");
+	int n = json_need(doc, "hosts", J_ARR, "report")->n;
+
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(
+		json_need(doc, "unmeasured_calls", J_NUM, "report")->num, 0);
+	for (int fn = 0; fn < 2; fn++)
+		for (int k = 0; k < 4; k++)
+			for (int h = 0; h < 3; h++)
+				f[fn][k][h] =
+					vec(function_node(doc, fn + 1), keys[k],
+					    host_index(doc, hosts[h]), n);
+	json_free(doc);
+	free(json);
+}
+
+/*
+ * Memory the only type on (CAUSAL_MONITOR=memory in all three): the
+ * probes write the causality and the heap counters, so each call's own
+ * bytes are the same as with every type on, to the byte; no clock was
+ * read (latency and CPU NULL) and nothing of semantics recorded.
+ */
+START_TEST(test_memory_alone)
+{
+	long long all[2][4][3], alone[2][4][3];
+	struct run r, r2;
+	struct e2e t, t2;
+
+	rpc_isolate();
+	e2e_init(&t);
+	run_three(&t, &r, "");
+	memory_figures(&t, all);
+	ck_assert_int_eq(all[0][0][0], r.work_alloc);
+	e2e_release(&t);
+
+	e2e_init(&t2);
+	run_three_env(&t2, &r2, "CAUSAL_MONITOR=memory", "", 10);
+	memory_figures(&t2, alone);
+	/* the programs did the same both times, and so says the report */
+	ck_assert_int_eq(r2.work_alloc, r.work_alloc);
+	ck_assert_int_eq(r2.child_alloc, r.child_alloc);
+	ck_assert_int_eq(alone[0][0][0], r2.work_alloc);
+	ck_assert_int_eq(alone[0][1][0], r2.work_freed);
+	ck_assert_int_eq(alone[0][2][1], r2.child_alloc);
+	for (int fn = 0; fn < 2; fn++)
+		for (int k = 0; k < 4; k++)
+			for (int h = 0; h < 3; h++)
+				ck_assert_msg(alone[fn][k][h] == all[fn][k][h],
+					      "function %d figure %d host %d: "
+					      "%lld with memory alone, %lld "
+					      "with all types",
+					      fn + 1, k, h, alone[fn][k][h],
+					      all[fn][k][h]);
+	/* both calls, both sides, heap counted; nothing of the types off */
+	ck_assert_int_eq(
+		e2e_query_int(
+			t2.sql,
+			"SELECT count(*) FROM rpc_calls WHERE prog = %d AND"
+			" missing IS NULL AND stub_alloc_bytes IS NOT NULL AND"
+			" skel_alloc_bytes IS NOT NULL",
+			0x20000c61),
+		2);
+	ck_assert_int_eq(
+		e2e_query_int(
+			t2.sql,
+			"SELECT count(*) FROM rpc_calls WHERE prog = %d AND"
+			" coalesce(stub_start_ns, stub_start_exit_ns,"
+			" stub_start_cpu_ns, stub_end_ns, stub_end_exit_ns,"
+			" stub_end_cpu_ns, skel_start_ns, skel_start_exit_ns,"
+			" skel_start_cpu_ns, skel_end_ns, skel_end_exit_ns,"
+			" skel_end_cpu_ns, status, site_symbol, args_bytes,"
+			" reply, tag) IS NULL AND stub_start_event IS NOT NULL"
+			" AND skel_end_event IS NOT NULL",
+			0x20000c61),
+		2);
+	e2e_release(&t2);
+}
+END_TEST
+
 /* Allocation before main and in constructors: the same output, traced. */
 START_TEST(test_allocation_before_main)
 {
-	static const char *const envs[][2] = { { NULL },
-					       { "CAUSAL_MEMORY=0", NULL },
-					       { "CAUSAL_MEMORY=x", NULL } };
+	static const char *const envs[][2] = {
+		{ NULL },
+		{ "CAUSAL_MONITOR=semantics,latency,cpu", NULL },
+		{ "CAUSAL_MEMORY=0", NULL }
+	};
 	const char *argv[] = { e2e_prog("heap-early"), NULL };
 	char out[PATH_MAX], err[PATH_MAX];
 	char *plain, *traced, *msg;
@@ -444,16 +549,18 @@ START_TEST(test_allocation_before_main)
 		traced = e2e_slurp(out, NULL);
 		ck_assert_str_eq(traced, plain);
 		msg = e2e_slurp(err, NULL);
-		/* a bad value: said once, the default used */
-		ck_assert_str_eq(msg, i == 2 ? "causal: CAUSAL_MEMORY must be "
-					       "0 or 1, not 'x';"
-					       " using 1\n"
+		/* the knob that is gone: said once, memory still on */
+		ck_assert_str_eq(msg, i == 2 ? "causal: CAUSAL_MEMORY is no "
+					       "longer read, not '0';"
+					       " CAUSAL_MONITOR says whether "
+					       "memory is on\n"
 					     : "");
 		free(traced);
 		free(msg);
 	}
 	e2e_merge(&t);
-	/* counted in two runs out of three; main's own blocks at least */
+	/* counted in two runs out of three (not without memory in
+	 * CAUSAL_MONITOR); main's own blocks at least */
 	ck_assert_int_eq(
 		e2e_query_int(t.sql,
 			      "SELECT count(*) FROM processes WHERE complete"),
@@ -520,6 +627,7 @@ Suite *e2e_heap_suite(void)
 	tcase_set_timeout(tc, E2E_TIMEOUT);
 	tcase_add_test(tc, test_memory_to_the_byte);
 	tcase_add_test(tc, test_memory_off);
+	tcase_add_test(tc, test_memory_alone);
 	tcase_add_test(tc, test_allocation_before_main);
 	tcase_add_test(tc, test_fork_child_peak);
 	suite_add_tcase(s, tc);

@@ -47,7 +47,7 @@ START_TEST(test_types_switched_mid_run)
 	rpc_client(&t, "plain1", 0, ARGS("-P", rpc_port(a.tcp), "say", "20"), 0,
 		   NULL);
 	mon_publish(&t, ARGS("off", "semantics"));
-	mon_step(path, 3, "say 3", c); /* nothing */
+	mon_step(path, 3, "say 3", c); /* memory alone */
 	rpc_client(&t, "plain2", 0, ARGS("-P", rpc_port(a.tcp), "say", "30"), 0,
 		   NULL);
 	mon_publish(&t, ARGS("on", "cpu"));
@@ -66,8 +66,8 @@ START_TEST(test_types_switched_mid_run)
 	cp = e2e_query_int(t.sql, "SELECT proc_id FROM processes WHERE exe "
 				  "LIKE '%%demo-client'");
 
-	/* four of the five calls recorded, as each was monitored */
-	rpc_assert_calls(&t, CLIENT_CALLS(cp), "missing IS NULL", 4);
+	/* the five calls recorded, each as it was monitored */
+	rpc_assert_calls(&t, CLIENT_CALLS(cp), "missing IS NULL", 5);
 	rpc_assert_calls(&t, NTH(cp, 0),
 			 RPC_LINKED " AND client_mon = 'semantics|latency|cpu'"
 				    " AND server_mon = client_mon",
@@ -78,18 +78,32 @@ START_TEST(test_types_switched_mid_run)
 			 "NULL AND status_name = 'RPC_SUCCESS' AND args_bytes "
 			 "= 4 AND skel_start_event = stub_start_event + 1",
 			 1);
+	/* memory alone: the causality and the heap counters, no clock */
 	rpc_assert_calls(&t, NTH(cp, 2),
+			 "client_mon = '' AND server_mon = '' AND status IS "
+			 "NULL AND stub_start_ns IS NULL AND stub_end_cpu_ns "
+			 "IS NULL AND skel_end_ns IS NULL AND stub_alloc_bytes "
+			 ">= 0 AND skel_alloc_bytes >= 0 AND skel_start_event "
+			 "= stub_start_event + 1",
+			 1);
+	rpc_assert_calls(&t, NTH(cp, 3),
 			 "client_mon = 'cpu' AND server_mon = 'cpu' AND "
 			 "status IS NULL AND stub_start_ns IS NULL AND "
 			 "stub_end_cpu_ns >= stub_start_cpu_ns AND "
 			 "skel_start_event = stub_start_event + 1",
 			 1);
-	rpc_assert_calls(&t, NTH(cp, 3),
+	rpc_assert_calls(&t, NTH(cp, 4),
 			 RPC_LINKED " AND client_mon = 'semantics|latency|cpu'",
 			 1);
 	/* the untraced clients' calls: as the server was then */
-	rpc_assert_calls(&t, rpc_q("missing = 'client'"),
-			 "server_mon = 'semantics' AND server_args_bytes = 4",
+	rpc_assert_calls(&t, rpc_q("missing = 'client'"), "1", 2);
+	rpc_assert_calls(&t,
+			 rpc_q("missing = 'client' AND server_mon = "
+			       "'semantics'"),
+			 "server_args_bytes = 4", 1);
+	rpc_assert_calls(&t,
+			 rpc_q("missing = 'client' AND server_mon = ''"),
+			 "server_args_bytes IS NULL AND skel_alloc_bytes >= 0",
 			 1);
 	/* every switch in both logs, in order, with the state after it */
 	for (int i = 0; i < 2; i++) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-malloc - what heap memory accounting adds to a malloc + free pair
 # ($BUILD/bench/malloc-cost): traced with memory accounting on, traced
-# with it off (CAUSAL_MEMORY=0), and untraced, each ratio measured inside
+# with it off (CAUSAL_MONITOR=semantics,latency,cpu), and untraced, each ratio measured inside
 # one process against glibc's own entry points (see malloc-cost.c), so
 # that both sides see the same machine.  Two patterns:
 #
@@ -33,9 +33,9 @@ run() {
 	rm -rf "$tmp/logs"
 	case $how in
 	untraced) "$prog" "$rounds" 10000 "$slots" ;;
-	on) LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs CAUSAL_MEMORY=1 \
+	on) LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs CAUSAL_MONITOR=all \
 		"$prog" "$rounds" 10000 "$slots" ;;
-	off) LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs CAUSAL_MEMORY=0 \
+	off) LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs CAUSAL_MONITOR=semantics,latency,cpu \
 		"$prog" "$rounds" 10000 "$slots" ;;
 	esac | awk '/^malloc-cost/ { print $5, $7, $9 }'
 }
