@@ -8,8 +8,14 @@
 #
 # Per call: throughput, and the CPU each side spends (the client's
 # getrusage() around its loop, the server's read by CPU_NS before and
-# after).  Target: every type off adds at most 0.2 us of CPU per call on
-# each side; a miss prints TARGET MISSED and fails.
+# after).  Over loopback a call costs each side some 6 us, most of it in
+# the kernel, and that varies between rounds by more than the 0.2 us
+# target: those figures are shown, not judged.  The target is judged on
+# calls through memory (demo-server -m raw -b: clnt_raw to svc_raw in one
+# thread, the same client and server probes, no kernel), whose process
+# CPU per call differs by a few ns between rounds: every type off adds at
+# most 0.4 us per call, client and server side together (0.2 us a side);
+# a miss prints TARGET MISSED and fails.
 #
 #   BUILD=/abs/build bash test/bench/bench-monitor.sh [ROUNDS [CALLS]]
 set -euo pipefail
@@ -114,11 +120,54 @@ for proc in null say; do
 			p, pw / ow, pw / aw
 		oc_add = (oc - pc) / n / 1e3
 		os_add = (os - ps) / n / 1e3
-		printf "  %s added CPU per call, all types off: client %.3f us, server %.3f us (target <= 0.2)\n",
+		printf "  %s added CPU per call, all types off: client %.3f us, server %.3f us\n",
 			p, oc_add, os_add
 		printf "  %s added CPU per call, all types on: client %.3f us, server %.3f us\n",
 			p, (ac - pc) / n / 1e3, (as - ps) / n / 1e3
-		if (oc_add > 0.2 || os_add > 0.2) {
+	}'
+done
+
+# Through memory: "KIND PROC cpu_ns" lines, rotating rounds.
+raw_round() {
+	local kind=$1
+	rm -rf "$tmp/logs"
+	env $(envof "$kind") taskset -c 0 "$server" -m raw -b "$raw_calls" |
+		awk -v k="$kind" '/^rawbench/ {
+			if ($8 != 0) exit 1; print k, $2, $6 }' >>"$tmp/raw"
+}
+raw_calls=$((calls * 4))
+: >"$tmp/raw"
+raw_round plain # warm up
+: >"$tmp/raw"
+for ((r = 1; r <= rounds; r++)); do
+	case $((r % 3)) in
+	0) order="plain off all" ;;
+	1) order="off all plain" ;;
+	2) order="all plain off" ;;
+	esac
+	for kind in $order; do
+		raw_round "$kind"
+	done
+done
+printf "%d calls through memory (clnt_raw to svc_raw, one thread: client and server probes), median of %d rounds:\n" \
+	"$raw_calls" "$rounds"
+for proc in null say; do
+	for kind in plain off all; do
+		n=$(awk -v k="$kind" -v p="$proc" '$1 == k && $2 == p' \
+			"$tmp/raw" | wc -l)
+		[ "$n" -eq "$rounds" ] ||
+			{ echo "bench-monitor: a raw $kind $proc run failed" >&2; exit 1; }
+		awk -v k="$kind" -v p="$proc" '$1 == k && $2 == p { print $3 }' \
+			"$tmp/raw" | median >"$tmp/raw.$kind.$proc"
+	done
+	awk -v p="$proc" -v n="$raw_calls" -v pc="$(cat "$tmp/raw.plain.$proc")" \
+		-v oc="$(cat "$tmp/raw.off.$proc")" -v ac="$(cat "$tmp/raw.all.$proc")" 'BEGIN {
+		off = (oc - pc) / n / 1e3
+		printf "  %-4s untraced %.3f us/call, all types off %.3f, all on %.3f\n",
+			p, pc / n / 1e3, oc / n / 1e3, ac / n / 1e3
+		printf "  %-4s added per call, both sides: all types off %.3f us (%.3f a side; target <= 0.2), all on %.3f us\n",
+			p, off, off / 2, (ac - pc) / n / 1e3
+		if (off > 0.4) {
 			printf "  TARGET MISSED: %s, all types off adds more than 0.2 us a call on a side\n", p
 			exit 1
 		}

@@ -2,7 +2,7 @@
  * demo-server - serves DEMO_PROG (demo.x) through rpcgen's dispatch
  * function demo_prog_1(), for the RPC end-to-end suites and benchmark.
  *
- *   demo-server [-m MODE] [-r READY] [-n PORT] [-u PATH] [-1] [-y]
+ *   demo-server [-m MODE] [-b N] [-r READY] [-n PORT] [-u PATH] [-1] [-y]
  *
  * -m  how the service is created and registered (default svc_register):
  *     svc_register       svctcp_create + svcudp_create, svc_register(.., 0)
@@ -21,6 +21,10 @@
  *                        "raw say 41 = Y status S" and "raw fill ok K
  *                        status S", and exits (no ready file: nothing
  *                        to wait for)
+ * -b  with -m raw: then N calls of the null procedure and N of SAY_IT
+ *     through memory (no kernel, no network: what the probes add per
+ *     call, client and server side in one thread), printing each loop's
+ *     process CPU: "rawbench null calls N cpu_ns C failed F"
  * -r  written once serving: "pid PID\ntcp PORT\nudp PORT\n" (0: not served
  *     or only known to rpcbind)
  * -n  TCP port on 127.0.0.1 of the next hop, for BURN and SPAWN
@@ -349,8 +353,39 @@ static struct netconfig *netconf(const char *netid)
 	return nc;
 }
 
+static long long process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * -m rawbench: n calls of kind through the raw handle; the process's CPU
+ * (the tracer's writer thread included) around the loop.  0 or -1.
+ */
+static int raw_bench(const char *kind, CLIENT *c, int n)
+{
+	long long cpu0 = process_cpu_ns();
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		int x = i, y = 0;
+
+		if (!strcmp(kind, "null"))
+			bad += demo_null_1(NULL, NULL, c) != RPC_SUCCESS;
+		else
+			bad += say_it_1(&x, &y, c) != RPC_SUCCESS ||
+			       y != x + 1;
+	}
+	printf("rawbench %s calls %d cpu_ns %lld failed %d\n", kind, n,
+	       process_cpu_ns() - cpu0, bad);
+	return bad ? -1 : 0;
+}
+
 /* -m raw: serve and call in this very process, through memory. */
-static int run_raw(void)
+static int run_raw(int bench_calls)
 {
 	SVCXPRT *x = svc_raw_create();
 	fill_req req = {{100, NULL}, 50};
@@ -385,6 +420,10 @@ static int run_raw(void)
 	printf("raw fill ok %d status %s\n", ok, demo_stat_name(s2));
 	xdr_free((xdrproc_t)xdr_blob, (char *)&res);
 	free(req.data.blob_val);
+	if (bench_calls > 0 && s1 == RPC_SUCCESS && ok &&
+	    (raw_bench("null", c, bench_calls) ||
+	     raw_bench("say", c, bench_calls)))
+		ok = 0;
 	clnt_destroy(c);
 	return s1 == RPC_SUCCESS && y == 42 && ok ? 0 : 1;
 }
@@ -474,14 +513,17 @@ int main(int argc, char **argv)
 {
 	const char *mode = "svc_register", *ready = NULL, *unix_path = NULL;
 	struct sigaction sa = {.sa_handler = on_term};
-	int opt, one_thread = 0, threads;
+	int opt, one_thread = 0, threads, bench_calls = 0;
 	pthread_t th;
 	char text[128];
 
-	while ((opt = getopt(argc, argv, "m:r:n:u:1y")) != -1) {
+	while ((opt = getopt(argc, argv, "m:b:r:n:u:1y")) != -1) {
 		switch (opt) {
 		case 'm':
 			mode = optarg;
+			break;
+		case 'b':
+			bench_calls = atoi(optarg);
 			break;
 		case 'r':
 			ready = optarg;
@@ -499,7 +541,7 @@ int main(int argc, char **argv)
 			burn_sleeps = 1;
 			break;
 		default:
-			demo_die("usage: demo-server [-m MODE] [-r READY] "
+			demo_die("usage: demo-server [-m MODE] [-b N] [-r READY] "
 				 "[-n PORT] [-u PATH] [-1] [-y]");
 		}
 	}
@@ -509,7 +551,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (!strcmp(mode, "raw"))
-		return run_raw();
+		return run_raw(bench_calls);
 	threads = start(mode, unix_path) && !one_thread;
 	if (threads && pthread_create(&th, NULL, serve_udp, NULL))
 		demo_die("demo-server: pthread_create failed");
