@@ -376,8 +376,7 @@ static int raw_bench(const char *kind, CLIENT *c, int n)
 		if (!strcmp(kind, "null"))
 			bad += demo_null_1(NULL, NULL, c) != RPC_SUCCESS;
 		else
-			bad += say_it_1(&x, &y, c) != RPC_SUCCESS ||
-			       y != x + 1;
+			bad += say_it_1(&x, &y, c) != RPC_SUCCESS || y != x + 1;
 	}
 	printf("rawbench %s calls %d cpu_ns %lld failed %d\n", kind, n,
 	       process_cpu_ns() - cpu0, bad);
@@ -541,7 +540,8 @@ int main(int argc, char **argv)
 			burn_sleeps = 1;
 			break;
 		default:
-			demo_die("usage: demo-server [-m MODE] [-b N] [-r READY] "
+			demo_die("usage: demo-server [-m MODE] [-b N] [-r "
+				 "READY] "
 				 "[-n PORT] [-u PATH] [-1] [-y]");
 		}
 	}
