@@ -10,7 +10,11 @@
  *
  * Wire layout, big-endian, CAUSAL_TAG_LEN bytes:
  *   magic u32 | version u16 | length u16 | xid u32 | flags u32 (below) |
- *   chain[20] | event_no u64 | check u32 (FNV-1a of the 44 bytes before)
+ *   chain[20] | event_no u64 | check u32 (of the 44 bytes before: tag.c)
+ *
+ * Version 2 differs from 1 only by its checksum (a multiply per 8 bytes
+ * instead of FNV-1a's per byte); a version 1 tag from an older libcausal
+ * is still read.
  */
 #ifndef CAUSAL_TAG_H
 #define CAUSAL_TAG_H
@@ -21,7 +25,7 @@
 #include "causal/log-format.h"
 
 #define CAUSAL_TAG_MAGIC 0x43534c54u /* "CSLT" */
-#define CAUSAL_TAG_VERSION 1
+#define CAUSAL_TAG_VERSION 2
 #define CAUSAL_TAG_LEN 48
 /* Event numbers beyond this are refused: no chain gets near it, and it
  * keeps a hostile value from wrapping the counters it feeds. */

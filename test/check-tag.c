@@ -112,41 +112,54 @@ START_TEST(every_flipped_byte_is_caught)
 }
 END_TEST
 
-START_TEST(checksum_is_fnv1a_whatever_came_before)
+/*
+ * A version 1 tag (an older libcausal: FNV-1a checksum) still decodes,
+ * and is refused once damaged; this version's tags are version 2, whose
+ * checksum is not FNV-1a; a version this one does not know is refused.
+ */
+START_TEST(version_1_tags_still_read)
 {
-	struct causal_tag a = sample(), b = sample(), out;
+	struct causal_tag a = sample(), out;
 	uint8_t buf[CAUSAL_TAG_LEN], bad[CAUSAL_TAG_LEN];
 
-	b.chain[0] = 0x11;
-	b.flags = CAUSAL_TAG_F_MON | 3;
 	for (int i = 0; i < 12; i++) {
-		struct causal_tag *t = i % 3 == 2 ? &b : &a;
-		uint32_t h = 2166136261u, got;
+		uint32_t h = 2166136261u;
 
-		t->event_no = (uint64_t)i * 1000003;
-		causal_tag_encode(t, buf);
-		/* the checksum: FNV-1a of the 44 bytes before it (tag.h) */
+		a.event_no = (uint64_t)i * 1000003;
+		a.chain[0] = (uint8_t)i;
+		causal_tag_encode(&a, buf);
+		ck_assert_uint_eq(buf[4] << 8 | buf[5], 2);
 		for (int k = 0; k < 44; k++) {
 			h ^= buf[k];
 			h *= 16777619u;
 		}
-		got = (uint32_t)buf[44] << 24 | (uint32_t)buf[45] << 16 |
-		      (uint32_t)buf[46] << 8 | buf[47];
-		ck_assert_uint_eq(got, h);
-		/* a good tag, the same with its prefix damaged (its hash
-		 * must not be taken from the good one's), the good again */
-		ck_assert_int_eq(
-			causal_tag_decode(buf, sizeof(buf), t->xid, &out),
-			CAUSAL_TAG_OK);
-		ck_assert_uint_eq(out.event_no, t->event_no);
+		ck_assert_msg(((uint32_t)buf[44] << 24 | (uint32_t)buf[45] << 16 |
+			       (uint32_t)buf[46] << 8 | buf[47]) != h,
+			      "version 2 tag %d checksummed as version 1", i);
+		/* the same tag as version 1 writes it */
+		buf[5] = 1;
+		h = 2166136261u;
+		for (int k = 0; k < 44; k++) {
+			h ^= buf[k];
+			h *= 16777619u;
+		}
+		buf[44] = (uint8_t)(h >> 24);
+		buf[45] = (uint8_t)(h >> 16);
+		buf[46] = (uint8_t)(h >> 8);
+		buf[47] = (uint8_t)h;
+		ck_assert_int_eq(causal_tag_decode(buf, sizeof(buf), a.xid, &out),
+				 CAUSAL_TAG_OK);
+		ck_assert_uint_eq(out.event_no, a.event_no);
+		ck_assert_uint_eq(out.chain[0], (uint8_t)i);
 		memcpy(bad, buf, sizeof(bad));
 		bad[16 + i] ^= 0x01;
-		ck_assert_int_eq(
-			causal_tag_decode(bad, sizeof(bad), t->xid, &out),
-			CAUSAL_TAG_MALFORMED);
-		ck_assert_int_eq(
-			causal_tag_decode(buf, sizeof(buf), t->xid, &out),
-			CAUSAL_TAG_OK);
+		ck_assert_int_eq(causal_tag_decode(bad, sizeof(bad), a.xid, &out),
+				 CAUSAL_TAG_MALFORMED);
+		/* a version 3 is not read as either */
+		memcpy(bad, buf, sizeof(bad));
+		bad[5] = 3;
+		ck_assert_int_eq(causal_tag_decode(bad, sizeof(bad), a.xid, &out),
+				 CAUSAL_TAG_MALFORMED);
 	}
 }
 END_TEST
@@ -507,7 +520,7 @@ Suite *tag_suite(void)
 	tcase_add_test(tc, monitoring_types_in_flags);
 	tcase_add_test(tc, untagged_bytes_are_absent);
 	tcase_add_test(tc, every_flipped_byte_is_caught);
-	tcase_add_test(tc, checksum_is_fnv1a_whatever_came_before);
+	tcase_add_test(tc, version_1_tags_still_read);
 	tcase_add_test(tc, stale_xid_is_refused);
 	tcase_add_test(tc, hostile_values_are_refused);
 	suite_add_tcase(s, tc);
