@@ -133,7 +133,8 @@ START_TEST(version_1_tags_still_read)
 			h ^= buf[k];
 			h *= 16777619u;
 		}
-		ck_assert_msg(((uint32_t)buf[44] << 24 | (uint32_t)buf[45] << 16 |
+		ck_assert_msg(((uint32_t)buf[44] << 24 |
+			       (uint32_t)buf[45] << 16 |
 			       (uint32_t)buf[46] << 8 | buf[47]) != h,
 			      "version 2 tag %d checksummed as version 1", i);
 		/* the same tag as version 1 writes it */
@@ -147,19 +148,22 @@ START_TEST(version_1_tags_still_read)
 		buf[45] = (uint8_t)(h >> 16);
 		buf[46] = (uint8_t)(h >> 8);
 		buf[47] = (uint8_t)h;
-		ck_assert_int_eq(causal_tag_decode(buf, sizeof(buf), a.xid, &out),
-				 CAUSAL_TAG_OK);
+		ck_assert_int_eq(
+			causal_tag_decode(buf, sizeof(buf), a.xid, &out),
+			CAUSAL_TAG_OK);
 		ck_assert_uint_eq(out.event_no, a.event_no);
 		ck_assert_uint_eq(out.chain[0], (uint8_t)i);
 		memcpy(bad, buf, sizeof(bad));
 		bad[16 + i] ^= 0x01;
-		ck_assert_int_eq(causal_tag_decode(bad, sizeof(bad), a.xid, &out),
-				 CAUSAL_TAG_MALFORMED);
+		ck_assert_int_eq(
+			causal_tag_decode(bad, sizeof(bad), a.xid, &out),
+			CAUSAL_TAG_MALFORMED);
 		/* a version 3 is not read as either */
 		memcpy(bad, buf, sizeof(bad));
 		bad[5] = 3;
-		ck_assert_int_eq(causal_tag_decode(bad, sizeof(bad), a.xid, &out),
-				 CAUSAL_TAG_MALFORMED);
+		ck_assert_int_eq(
+			causal_tag_decode(bad, sizeof(bad), a.xid, &out),
+			CAUSAL_TAG_MALFORMED);
 	}
 }
 END_TEST
