@@ -478,21 +478,32 @@ START_TEST(test_memory_alone)
 	e2e_init(&t2);
 	run_three_env(&t2, &r2, "CAUSAL_MONITOR=memory", "", 10);
 	memory_figures(&t2, alone);
-	/* the programs did the same both times, and so says the report */
-	ck_assert_int_eq(r2.work_alloc, r.work_alloc);
-	ck_assert_int_eq(r2.child_alloc, r.child_alloc);
+	/* each report says what its programs measured, to the byte */
 	ck_assert_int_eq(alone[0][0][0], r2.work_alloc);
 	ck_assert_int_eq(alone[0][1][0], r2.work_freed);
 	ck_assert_int_eq(alone[0][2][1], r2.child_alloc);
-	for (int fn = 0; fn < 2; fn++)
-		for (int k = 0; k < 4; k++)
-			for (int h = 0; h < 3; h++)
-				ck_assert_msg(alone[fn][k][h] == all[fn][k][h],
-					      "function %d figure %d host %d: "
-					      "%lld with memory alone, %lld "
-					      "with all types",
-					      fn + 1, k, h, alone[fn][k][h],
-					      all[fn][k][h]);
+	ck_assert_int_eq(all[0][1][0], r.work_freed);
+	ck_assert_int_eq(all[0][2][1], r.child_alloc);
+	/*
+	 * and where the programs did the same both times (the usable sizes
+	 * WORK's realloc growth gets depend on the heap's state, and may
+	 * differ by a few bytes from run to run: CI saw 20,184 against
+	 * 20,216), every figure is the same
+	 */
+	if (r2.work_alloc == r.work_alloc && r2.work_freed == r.work_freed &&
+	    r2.child_alloc == r.child_alloc && r2.child_freed == r.child_freed)
+		for (int fn = 0; fn < 2; fn++)
+			for (int k = 0; k < 4; k++)
+				for (int h = 0; h < 3; h++)
+					ck_assert_msg(
+						alone[fn][k][h] ==
+							all[fn][k][h],
+						"function %d figure %d host "
+						"%d: "
+						"%lld with memory alone, %lld "
+						"with all types",
+						fn + 1, k, h, alone[fn][k][h],
+						all[fn][k][h]);
 	/* both calls, both sides, heap counted; nothing of the types off */
 	ck_assert_int_eq(
 		e2e_query_int(
