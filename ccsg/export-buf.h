@@ -1,7 +1,9 @@
 /*
  * export-buf.h - the exports' output buffer: numbers and strings appended
  * without stdio's formatting (a million calls are some 10 million
- * numbers), written out in 64 KiB blocks.
+ * numbers), written out in 64 KiB blocks: by the caller, or, once
+ * xb_pipe_start() succeeded, by a writer thread while the caller formats
+ * the next blocks (export-pipe.c).
  */
 #ifndef CCSG_EXPORT_BUF_H
 #define CCSG_EXPORT_BUF_H
@@ -12,29 +14,58 @@
 
 #define XBUF_SIZE 65536
 
+struct xb_pipe;
+
 struct xbuf {
 	FILE *f;
 	size_t n;
-	int err; /* a write failed */
-	char b[XBUF_SIZE];
+	int err;	      /* a write failed */
+	char *b;	      /* the block being filled: mem, or the pipe's */
+	struct xb_pipe *pipe; /* the writer thread's, or NULL */
+	char mem[XBUF_SIZE];
 };
+
+static inline void xb_init(struct xbuf *x, FILE *f)
+{
+	x->f = f;
+	x->n = 0;
+	x->err = 0;
+	x->b = x->mem;
+	x->pipe = NULL;
+}
+
+/*
+ * Writes to x->f from a thread of their own from now on (a writer thread
+ * and a few blocks in flight), so that the kernel's copy of a gigabyte
+ * overlaps the formatting.  0, or -ENOMEM / -EAGAIN: x writes as before.
+ */
+int xb_pipe_start(struct xbuf *x);
+/* Hand the full block to the writer thread; take an empty one. */
+void xb_pipe_pass(struct xbuf *x);
+/* Everything written (the last block too) and the thread gone. */
+void xb_pipe_end(struct xbuf *x);
 
 static inline void xb_flush(struct xbuf *x)
 {
-	if (x->n && fwrite(x->b, 1, x->n, x->f) != x->n)
+	if (x->pipe)
+		xb_pipe_pass(x);
+	else if (x->n && fwrite(x->b, 1, x->n, x->f) != x->n)
 		x->err = 1;
 	x->n = 0;
 }
 
+/* Whole in one block when it fits (the chrome export takes its last
+ * ",\n" back from the block): a block is flushed before, not during. */
 static inline void xb_put(struct xbuf *x, const char *s, size_t len)
 {
-	if (x->n + len > XBUF_SIZE) {
+	if (x->n + len > XBUF_SIZE)
 		xb_flush(x);
-		if (len > XBUF_SIZE) {
-			if (fwrite(s, 1, len, x->f) != len)
-				x->err = 1;
-			return;
-		}
+	while (len > XBUF_SIZE) { /* longer than a block: block by block */
+		memcpy(x->b, s, XBUF_SIZE);
+		x->n = XBUF_SIZE;
+		xb_flush(x);
+		s += XBUF_SIZE;
+		len -= XBUF_SIZE;
 	}
 	memcpy(x->b + x->n, s, len);
 	x->n += len;

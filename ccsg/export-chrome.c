@@ -28,6 +28,9 @@ struct chrome {
 	char **fn;     /* per CCSG node: its name as a JSON string */
 	char *lost;    /* CCSG_LOST_NAME as one */
 	uint8_t *role; /* per thread: R_* */
+	/* per call: its client's and its server's thread index (or -1),
+	 * looked up once, for the slices and the flows */
+	int32_t (*th)[2];
 };
 
 enum { R_SERVES = 1, R_CALLS = 2 };
@@ -247,8 +250,7 @@ static void slice(struct chrome *ch, size_t i, int server, int64_t s, int64_t e)
 	const struct ccsg_call *c = &t->calls[i];
 	struct xbuf *b = ch->b;
 	int32_t proc = server ? c->server_proc : c->client_proc;
-	int32_t th = ccsg_trace_thread(t, proc,
-				       server ? c->server_tid : c->client_tid);
+	int32_t th = ch->th[i][server];
 	int32_t n = x->g->call_node[i];
 	const char *out = outcome(t, c, server);
 
@@ -360,8 +362,8 @@ static void calls(struct chrome *ch)
 			slice(ch, i, 1, s0, s1);
 		if (!client || !server)
 			continue;
-		cth = ccsg_trace_thread(t, c->client_proc, c->client_tid);
-		sth = ccsg_trace_thread(t, c->server_proc, c->server_tid);
+		cth = ch->th[i][0];
+		sth = ch->th[i][1];
 		flow(ch, 2 * (int64_t)i + 1, "call", c->client_proc, cth,
 		     inside(c0, c1, 0), c->server_proc, sth, inside(s0, s1, 0));
 		flow(ch, 2 * (int64_t)i + 2, "reply", c->server_proc, sth,
@@ -379,8 +381,9 @@ int export_chrome(FILE *f, const struct export_ctx *x)
 	ch.b = malloc(sizeof(*ch.b));
 	ch.fn = calloc(nn + 1, sizeof(char *));
 	ch.role = calloc(t->nthreads + 1, 1);
+	ch.th = malloc((t->ncalls + 1) * sizeof(*ch.th));
 	ch.lost = json_of(CCSG_LOST_NAME);
-	if (!ch.b || !ch.fn || !ch.role || !ch.lost)
+	if (!ch.b || !ch.fn || !ch.role || !ch.th || !ch.lost)
 		goto out;
 	for (size_t n = 0; n < nn; n++)
 		if (!(ch.fn[n] = json_of(
@@ -391,14 +394,15 @@ int export_chrome(FILE *f, const struct export_ctx *x)
 		int32_t a = ccsg_trace_thread(t, c->client_proc, c->client_tid),
 			s = ccsg_trace_thread(t, c->server_proc, c->server_tid);
 
+		ch.th[i][0] = a;
+		ch.th[i][1] = s;
 		if (a >= 0)
 			ch.role[a] |= R_CALLS;
 		if (s >= 0)
 			ch.role[s] |= R_SERVES;
 	}
-	ch.b->f = f;
-	ch.b->n = 0;
-	ch.b->err = 0;
+	xb_init(ch.b, f);
+	xb_pipe_start(ch.b); /* else written as it goes */
 	metadata(&ch);
 	names(&ch);
 	threads(&ch);
@@ -409,6 +413,7 @@ int export_chrome(FILE *f, const struct export_ctx *x)
 		ch.b->n -= 2;
 	xb_str(ch.b, "\n]}\n");
 	xb_flush(ch.b);
+	xb_pipe_end(ch.b);
 	ret = ch.b->err ? -EIO : 0;
 out:
 	if (ch.fn)
@@ -417,6 +422,7 @@ out:
 	free(ch.fn);
 	free(ch.lost);
 	free(ch.role);
+	free(ch.th);
 	free(ch.b);
 	return ret;
 }

@@ -305,9 +305,7 @@ int export_folded(FILE *f, const struct export_ctx *x, int weight)
 
 	if (!w || !sum || !shown || !b || build(&fo, w))
 		goto out;
-	b->f = f;
-	b->n = 0;
-	b->err = 0;
+	xb_init(b, f);
 	for (size_t s = 0; s < fo.nst && !b->err; s++) {
 		const struct stack *st = &fo.st[s];
 		size_t h = st->dim >= 0 ? (size_t)st->dim : k - 1;

@@ -722,9 +722,7 @@ static int setup(struct otlp *ot, const struct export_ctx *x,
 	ot->o = o;
 	if (!(ot->b = malloc(sizeof(*ot->b))))
 		return -ENOMEM;
-	ot->b->f = f;
-	ot->b->n = 0;
-	ot->b->err = 0;
+	xb_init(ot->b, f);
 	if (prepare(ot))
 		return -ENOMEM;
 	for (size_t n = 0; n < x->g->nnodes; n++) {

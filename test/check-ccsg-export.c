@@ -9,11 +9,15 @@
  *             pair is marked inconsistent, the skeletons moved inside
  *             their stubs and counted (clamped_calls)
  *   usage     bad usage (exit 2) and bad input (exit 1, one line)
+ *   pipe      the output buffer with its writer thread (export-pipe.c):
+ *             every byte in order, whatever the sizes put; a failed write
+ *             said, without a hang
  *
  * The end-to-end checks of the three formats on real traces are in
  * check-e2e-export.c.
  */
 #include "ccsg-fixture.h"
+#include "export-buf.h"
 #include "export.h"
 #include "json-read.h"
 #include "tool-run.h"
@@ -276,6 +280,81 @@ START_TEST(test_usage)
 }
 END_TEST
 
+/* Bytes of a known sequence, n of them from position at. */
+static void pattern(char *p, size_t at, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (char)('a' + (at + i) * 7919 % 26);
+}
+
+START_TEST(test_pipe)
+{
+	static const size_t sizes[] = { 1,
+					7,
+					100,
+					4096,
+					XBUF_SIZE - 3,
+					XBUF_SIZE,
+					XBUF_SIZE + 1,
+					3 * XBUF_SIZE + 5 };
+	struct xbuf *x = malloc(sizeof(*x));
+	size_t total = 0, max = 3 * XBUF_SIZE + 5;
+	char *chunk = malloc(max), *back;
+	FILE *f = tmpfile(), *full;
+	long len;
+
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_nonnull(f);
+	xb_init(x, f);
+	XB_LIT(x, "head"); /* buffered before the thread starts: kept first */
+	total = 4;
+	ck_assert_int_eq(xb_pipe_start(x), 0);
+	/* some 40 blocks: the ring of 8 wraps round, the caller waits */
+	for (int round = 0; round < 12; round++)
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			pattern(chunk, total, sizes[k]);
+			xb_put(x, chunk, sizes[k]);
+			total += sizes[k];
+		}
+	xb_u64(x, 1234567890123ull);
+	xb_flush(x);
+	xb_pipe_end(x);
+	ck_assert_int_eq(x->err, 0);
+	ck_assert_ptr_null(x->pipe);
+	fflush(f);
+	len = ftell(f);
+	ck_assert_int_eq(len, (long)total + 13);
+	back = malloc((size_t)len);
+	rewind(f);
+	ck_assert_uint_eq(fread(back, 1, (size_t)len, f), (size_t)len);
+	ck_assert_int_eq(memcmp(back, "head", 4), 0);
+	for (size_t at = 4; at < total; at += max) {
+		size_t n = total - at < max ? total - at : max;
+
+		pattern(chunk, at, n);
+		ck_assert_msg(!memcmp(back + at, chunk, n), "bytes from %zu",
+			      at);
+	}
+	ck_assert_int_eq(memcmp(back + total, "1234567890123", 13), 0);
+	fclose(f);
+	free(back);
+
+	/* a device that takes nothing: the error comes back, no hang */
+	full = fopen("/dev/full", "w");
+	ck_assert_ptr_nonnull(full);
+	setvbuf(full, NULL, _IONBF, 0);
+	xb_init(x, full);
+	ck_assert_int_eq(xb_pipe_start(x), 0);
+	for (int i = 0; i < 40; i++)
+		xb_put(x, chunk, XBUF_SIZE);
+	xb_pipe_end(x);
+	ck_assert_int_eq(x->err, 1);
+	fclose(full);
+	free(chunk);
+	free(x);
+}
+END_TEST
+
 Suite *ccsg_export_suite(void)
 {
 	Suite *s = suite_create("ccsg-export");
@@ -285,6 +364,7 @@ Suite *ccsg_export_suite(void)
 	tcase_add_test(tc, test_skew);
 	tcase_add_test(tc, test_drift);
 	tcase_add_test(tc, test_usage);
+	tcase_add_test(tc, test_pipe);
 	suite_add_tcase(s, tc);
 	return s;
 }
