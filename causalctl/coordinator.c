@@ -114,8 +114,11 @@ static void queue_event(struct coord *co, struct conn *c, size_t seq)
 
 /* ---- validating what is published ------------------------------------- */
 
+/* The bits of enums.def's monitor_types: `all`, the types of calls, is
+ * the first four; locks is named alone. */
 static const char *const type_names[] = { "semantics", "latency", "cpu",
-					  "memory" };
+					  "memory", "locks" };
+#define NTYPES (sizeof(type_names) / sizeof(type_names[0]))
 
 int coord_types(int n, char *const words[], char *out, size_t size)
 {
@@ -124,7 +127,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 
 	if (n <= 0)
 		return fail("no monitoring type given (semantics, latency, "
-			    "cpu, memory, all)"),
+			    "cpu, memory, all, locks)"),
 		       -EINVAL;
 	for (int i = 0; i < n; i++) {
 		const char *s = words[i];
@@ -133,7 +136,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 			size_t l = strcspn(s, ",");
 			unsigned b = 0;
 
-			for (unsigned t = 0; t < 4; t++)
+			for (unsigned t = 0; t < NTYPES; t++)
 				if (strlen(type_names[t]) == l &&
 				    !strncmp(s, type_names[t], l))
 					b = 1u << t;
@@ -142,7 +145,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 			if (!b)
 				return fail("unknown monitoring type '%.*s' "
 					    "(semantics, latency, cpu, "
-					    "memory, all)",
+					    "memory, all, locks)",
 					    (int)l, s),
 				       -EINVAL;
 			bits |= b;
@@ -153,7 +156,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 		}
 	}
 	out[0] = '\0';
-	for (unsigned t = 0; t < 4; t++)
+	for (unsigned t = 0; t < NTYPES; t++)
 		if (bits & (1u << t))
 			len += (size_t)snprintf(
 				out + len, len < size ? size - len : 0, "%s%s",

@@ -22,8 +22,8 @@ struct xb_pipe {
 	FILE *f;
 	char *block[XB_BLOCKS];
 	size_t len[XB_BLOCKS];
-	unsigned head;	     /* next to write */
-	unsigned queued;     /* blocks passed and not yet written */
+	unsigned head;	 /* next to write */
+	unsigned queued; /* blocks passed and not yet written */
 	int ending;
 	int err;
 };

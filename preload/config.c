@@ -29,9 +29,13 @@ int causal_parse_monitor(const char *s, uint32_t *types)
 		const char *name;
 		uint32_t bits;
 	} names[] = {
-		{ "semantics", 1u << 0 }, { "latency", 1u << 1 },
-		{ "cpu", 1u << 2 },	  { "memory", 1u << 3 },
-		{ "all", 0xfu },	  { "none", 0 },
+		{ "semantics", 1u << 0 },
+		{ "latency", 1u << 1 },
+		{ "cpu", 1u << 2 },
+		{ "memory", 1u << 3 },
+		{ "locks", 1u << 4 },
+		{ "all", 0xfu },
+		{ "none", 0 },
 	};
 	uint32_t v = 0;
 

@@ -77,8 +77,9 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 		       char *problems, size_t problems_size);
 
 /*
- * Parse a list of monitoring types ("cpu,latency", "all", "none") into
- * CAUSAL_MON_* bits; 0 on success, -1 if malformed or a name is unknown.
+ * Parse a list of monitoring types ("cpu,latency", "all", "none",
+ * "all,locks") into CAUSAL_MON_* bits ("all": the four types of calls,
+ * not locks); 0 on success, -1 if malformed or a name is unknown.
  */
 int causal_parse_monitor(const char *s, uint32_t *types);
 

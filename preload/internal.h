@@ -57,9 +57,39 @@ struct causal_real_table {
 			    const posix_spawn_file_actions_t *,
 			    const posix_spawnattr_t *, char *const[],
 			    char *const[]);
+	int (*pthread_mutex_timedlock)(pthread_mutex_t *,
+				       const struct timespec *);
+	int (*pthread_rwlock_tryrdlock)(pthread_rwlock_t *);
+	int (*pthread_rwlock_trywrlock)(pthread_rwlock_t *);
 };
 
 extern struct causal_real_table causal_real;
+
+/*
+ * glibc's mutex functions by the names libc still exports for old
+ * binaries (__pthread_mutex_lock@GLIBC_2.2.5 on x86_64: bound at link
+ * time, no lookup): the library's own mutexes, which must never go
+ * through the LOCK records' wrappers (shim-pthread/mutex-hooks.c) as the
+ * program's locks do, and those wrappers' way to the real functions.
+ */
+#if defined(__x86_64__)
+#define CAUSAL_GLIBC_FIRST "GLIBC_2.2.5"
+#elif defined(__aarch64__)
+#define CAUSAL_GLIBC_FIRST "GLIBC_2.17"
+#else
+#error "the first glibc symbol version of this architecture is not known"
+#endif
+#define CAUSAL_GLIBC_SYM(ours, theirs)                                         \
+	__asm__(".symver " #ours ", " #theirs "@" CAUSAL_GLIBC_FIRST)
+int causal_glibc_mutex_lock(pthread_mutex_t *m);
+int causal_glibc_mutex_trylock(pthread_mutex_t *m);
+int causal_glibc_mutex_unlock(pthread_mutex_t *m);
+CAUSAL_GLIBC_SYM(causal_glibc_mutex_lock, __pthread_mutex_lock);
+CAUSAL_GLIBC_SYM(causal_glibc_mutex_trylock, __pthread_mutex_trylock);
+CAUSAL_GLIBC_SYM(causal_glibc_mutex_unlock, __pthread_mutex_unlock);
+#define causal_mutex_lock(m) causal_glibc_mutex_lock(m)
+#define causal_mutex_trylock(m) causal_glibc_mutex_trylock(m)
+#define causal_mutex_unlock(m) causal_glibc_mutex_unlock(m)
 
 /* Fill causal_real once; safe to call from any wrapper at any time. */
 void causal_real_resolve(void);

@@ -17,7 +17,8 @@
 _Static_assert((int)CAUSAL_MON_SEMANTICS == (int)CAUSAL_MONTYPE_SEMANTICS &&
 		       (int)CAUSAL_MON_LATENCY == (int)CAUSAL_MONTYPE_LATENCY &&
 		       (int)CAUSAL_MON_CPU == (int)CAUSAL_MONTYPE_CPU &&
-		       (int)CAUSAL_MON_MEMORY == (int)CAUSAL_MONTYPE_MEMORY,
+		       (int)CAUSAL_MON_MEMORY == (int)CAUSAL_MONTYPE_MEMORY &&
+		       (int)CAUSAL_MON_LOCKS == (int)CAUSAL_MONTYPE_LOCKS,
 	       "monitor.h and enums.def name the same bits");
 
 struct causal_monitor causal_mon = { .types = CAUSAL_MON_ALL };
@@ -116,7 +117,7 @@ int causal_monitor_apply(uint64_t seq, unsigned kind, uint32_t named,
 {
 	uint32_t types = causal_mon_types(), before = types;
 
-	named &= CAUSAL_MON_ALL;
+	named &= CAUSAL_MON_KNOWN;
 	switch (kind) {
 	case CAUSAL_MONITOR_INITIAL:
 		types = named;

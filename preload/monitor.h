@@ -47,10 +47,16 @@ enum {
 	CAUSAL_MON_SEMANTICS = 1u << 0,
 	CAUSAL_MON_LATENCY = 1u << 1,
 	CAUSAL_MON_CPU = 1u << 2,
-	CAUSAL_MON_MEMORY = 1u << 3
+	CAUSAL_MON_MEMORY = 1u << 3,
+	/* the LOCK records of this process (shim-pthread/mutex-hooks.c):
+	 * not a type of calls, not in `all`, off unless named */
+	CAUSAL_MON_LOCKS = 1u << 4
 };
 
+/* The types of calls (`all`): what a call's tag carries. */
 #define CAUSAL_MON_ALL 0xfu
+/* Every type a switch may name. */
+#define CAUSAL_MON_KNOWN (CAUSAL_MON_ALL | CAUSAL_MON_LOCKS)
 /* What the RPC probes measure besides the heap: a record's mon_off. */
 #define CAUSAL_MON_PROBES                                                      \
 	(CAUSAL_MON_SEMANTICS | CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)

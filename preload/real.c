@@ -32,6 +32,9 @@ static void resolve(void)
 	RESOLVE(sigset);
 	RESOLVE(posix_spawn);
 	RESOLVE(posix_spawnp);
+	RESOLVE(pthread_mutex_timedlock);
+	RESOLVE(pthread_rwlock_tryrdlock);
+	RESOLVE(pthread_rwlock_trywrlock);
 }
 
 void causal_real_resolve(void)

@@ -54,12 +54,12 @@ void causal_tbufs_count_lost(uint64_t n)
 
 void causal_tbufs_lock(void)
 {
-	pthread_mutex_lock(&pool_lock);
+	causal_mutex_lock(&pool_lock);
 }
 
 void causal_tbufs_unlock(void)
 {
-	pthread_mutex_unlock(&pool_lock);
+	causal_mutex_unlock(&pool_lock);
 }
 
 static void tbuf_reset(struct causal_tbuf *tb)
@@ -99,11 +99,11 @@ struct causal_tbuf *causal_tbuf_acquire(void)
 {
 	struct causal_tbuf *tb;
 
-	pthread_mutex_lock(&pool_lock);
+	causal_mutex_lock(&pool_lock);
 	tb = free_list;
 	if (tb)
 		free_list = tb->next_free;
-	pthread_mutex_unlock(&pool_lock);
+	causal_mutex_unlock(&pool_lock);
 	if (!tb)
 		return tbuf_new();
 	tbuf_reset(tb);
@@ -115,12 +115,12 @@ struct causal_tbuf *causal_tbuf_acquire(void)
 void causal_tbuf_release(struct causal_tbuf *tb)
 {
 	tbuf_reset(tb);
-	pthread_mutex_lock(&pool_lock);
+	causal_mutex_lock(&pool_lock);
 	atomic_store_explicit(&tb->state, CAUSAL_TBUF_FREE,
 			      memory_order_relaxed);
 	tb->next_free = free_list;
 	free_list = tb;
-	pthread_mutex_unlock(&pool_lock);
+	causal_mutex_unlock(&pool_lock);
 }
 
 void causal_tbuf_recycle(struct causal_tbuf *tb)

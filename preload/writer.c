@@ -92,16 +92,16 @@ void causal_writer_wake(void)
 
 void causal_writer_lock(void)
 {
-	pthread_mutex_lock(&writer_mutex);
-	pthread_mutex_lock(&flush_mutex);
+	causal_mutex_lock(&writer_mutex);
+	causal_mutex_lock(&flush_mutex);
 	atomic_store(&lock_owner, gettid());
 }
 
 void causal_writer_unlock(void)
 {
 	atomic_store(&lock_owner, 0);
-	pthread_mutex_unlock(&flush_mutex);
-	pthread_mutex_unlock(&writer_mutex);
+	causal_mutex_unlock(&flush_mutex);
+	causal_mutex_unlock(&writer_mutex);
 }
 
 /*
@@ -118,15 +118,15 @@ static int writer_lock_from_signal(void)
 		return -1;
 	for (i = 0; i < 200; i++) {
 		if (!have)
-			have = pthread_mutex_trylock(&writer_mutex) == 0;
-		if (have && pthread_mutex_trylock(&flush_mutex) == 0) {
+			have = causal_mutex_trylock(&writer_mutex) == 0;
+		if (have && causal_mutex_trylock(&flush_mutex) == 0) {
 			atomic_store(&lock_owner, gettid());
 			return 0;
 		}
 		nanosleep(&ms, NULL);
 	}
 	if (have)
-		pthread_mutex_unlock(&writer_mutex);
+		causal_mutex_unlock(&writer_mutex);
 	return -1;
 }
 
@@ -464,9 +464,9 @@ static void *writer_main(void *arg)
 		else if (!busy)
 			futex_wait(&wake_word, &period); /* the probes' */
 		atomic_store_explicit(&wake_word, 0, memory_order_relaxed);
-		pthread_mutex_lock(&writer_mutex);
+		causal_mutex_lock(&writer_mutex);
 		if (!causal_running() || getpid() != causal_g.id.pid) {
-			pthread_mutex_unlock(&writer_mutex);
+			causal_mutex_unlock(&writer_mutex);
 			break;
 		}
 		head = atomic_load_explicit(&lf->q_head, memory_order_relaxed);
@@ -493,7 +493,7 @@ static void *writer_main(void *arg)
 			    head ||
 		    full || atomic_load(&lf->failed))
 			futex_wake(&flush_word);
-		pthread_mutex_unlock(&writer_mutex);
+		causal_mutex_unlock(&writer_mutex);
 		busy = busy > 0;
 	}
 	return NULL;
@@ -512,16 +512,16 @@ static void *flusher_main(void *arg)
 	flusher_os_tid = gettid();
 	while (causal_running()) {
 		futex_wait(&flush_word, &period);
-		pthread_mutex_lock(&flush_mutex);
+		causal_mutex_lock(&flush_mutex);
 		if (!causal_running() || getpid() != causal_g.id.pid) {
-			pthread_mutex_unlock(&flush_mutex);
+			causal_mutex_unlock(&flush_mutex);
 			break;
 		}
 		while (causal_log_file_write_one(lf))
 			if (atomic_exchange(&starved, 0))
 				futex_wake(&room_word);
 		write_loss(0);
-		pthread_mutex_unlock(&flush_mutex);
+		causal_mutex_unlock(&flush_mutex);
 	}
 	return NULL;
 }

@@ -103,7 +103,7 @@ uint64_t causal_rpc_object(struct causal_tbuf *tb, const SVCXPRT *xprt,
 	key.vers = vers;
 	key.transport = transport;
 
-	pthread_mutex_lock(&objects_lock);
+	causal_mutex_lock(&objects_lock);
 	for (i = 0; i < nobjects; i++)
 		if (!memcmp(&objects[i], &key, sizeof(key)))
 			break;
@@ -114,7 +114,7 @@ uint64_t causal_rpc_object(struct causal_tbuf *tb, const SVCXPRT *xprt,
 		id = (uint64_t)++nobjects;
 		write_object(tb, id, &key);
 	}
-	pthread_mutex_unlock(&objects_lock);
+	causal_mutex_unlock(&objects_lock);
 	last.xprt = xprt;
 	last.prog = prog;
 	last.vers = vers;

@@ -479,7 +479,7 @@ CAUSAL_EXPORT void xprt_register(SVCXPRT *xprt)
 	    wrapper_of(xprt->xp_ops))
 		return;
 	orig = xprt->xp_ops;
-	pthread_mutex_lock(&wrappers_lock);
+	causal_mutex_lock(&wrappers_lock);
 	for (i = 0; i < nwrappers && wrappers[i].orig != orig; i++)
 		;
 	if (i == nwrappers && nwrappers < XP_WRAPPERS) {
@@ -493,7 +493,7 @@ CAUSAL_EXPORT void xprt_register(SVCXPRT *xprt)
 		wrappers[i].transport_kind = kind_of_fd(xprt->xp_fd);
 		nwrappers++;
 	}
-	pthread_mutex_unlock(&wrappers_lock);
+	causal_mutex_unlock(&wrappers_lock);
 	if (i < XP_WRAPPERS)
 		xprt->xp_ops = &wrappers[i].ops;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "monitor.h"
 
 static const char *env_names[5], *env_values[5];
 
@@ -217,6 +218,12 @@ START_TEST(monitor_types_are_parsed)
 	ck_assert_uint_eq(t, 1 | 8);
 	ck_assert_int_eq(causal_parse_monitor("all", &t), 0);
 	ck_assert_uint_eq(t, 0xf);
+	/* locks: named alone, not part of all */
+	ck_assert_int_eq(causal_parse_monitor("all,locks", &t), 0);
+	ck_assert_uint_eq(t, CAUSAL_MON_ALL | CAUSAL_MON_LOCKS);
+	ck_assert_int_eq(causal_parse_monitor("locks", &t), 0);
+	ck_assert_uint_eq(t, CAUSAL_MON_LOCKS);
+	ck_assert_uint_eq(CAUSAL_MON_ALL & CAUSAL_MON_LOCKS, 0);
 	ck_assert_int_eq(causal_parse_monitor("cpu,", &t), -1);
 	ck_assert_int_eq(causal_parse_monitor(",cpu", &t), -1);
 	ck_assert_int_eq(causal_parse_monitor("CPU", &t), -1);

@@ -602,6 +602,12 @@ static void fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 	case CAUSAL_REC_THREAD_SPAWN:
 		fixture_log_spawn(fl, tid, mono, rec->aux);
 		break;
+	case CAUSAL_REC_LOCK: {
+		struct rec_lock *r = (void *)rec;
+
+		fixture_log_lock(fl, tid, mono, rec->aux, r->lock, r->kind);
+		break;
+	}
 	case CAUSAL_REC_MONITOR: {
 		struct rec_monitor *r = (void *)rec;
 		struct tail_reader t = { r->tail };

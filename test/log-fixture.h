@@ -256,6 +256,16 @@ static inline void fixture_log_spawn(struct fixture_log *fl, uint64_t tid,
 	msgpack_pack_uint64(&fl->pk, child_tid);
 }
 
+static inline void fixture_log_lock(struct fixture_log *fl, uint64_t tid,
+				    uint64_t mono, unsigned op, uint64_t lock,
+				    unsigned kind)
+{
+	fixture_log_begin(fl, CAUSAL_REC_LOCK, tid, mono, 3);
+	msgpack_pack_uint64(&fl->pk, op);
+	msgpack_pack_uint64(&fl->pk, lock);
+	msgpack_pack_uint64(&fl->pk, kind);
+}
+
 static inline void fixture_log_fork(struct fixture_log *fl, uint64_t tid,
 				    uint64_t mono, int64_t child_pid,
 				    unsigned how)

@@ -113,14 +113,14 @@ static inline void proc_release(struct proc *p)
 
 /* The reader thread's state: nothing in it is touched by the other. */
 /*
- * The records the store itself reads (merge.c): RPC_SITE, RPC_OBJECT and
- * MONITOR have tables of their own.  The probes go to the join in the
- * reader thread; the rest only to the records table (--raw).
+ * The records the store itself reads (merge.c): RPC_SITE, RPC_OBJECT,
+ * MONITOR, LOCK and SPIKE_* have tables of their own.  The probes go to the
+ * join in the reader thread; the rest only to the records table (--raw).
  */
 static inline bool merge_stores(uint64_t type)
 {
 	return type == CAUSAL_REC_RPC_SITE || type == CAUSAL_REC_RPC_OBJECT ||
-	       type == CAUSAL_REC_MONITOR ||
+	       type == CAUSAL_REC_MONITOR || type == CAUSAL_REC_LOCK ||
 	       (type >= CAUSAL_REC_SPIKE_SAMPLE &&
 		type <= CAUSAL_REC_SPIKE_PROFILE);
 }

@@ -46,7 +46,7 @@ struct merge {
 	sqlite3 *db;
 	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
-	sqlite3_stmt *ins_site, *ins_object, *ins_monitor;
+	sqlite3_stmt *ins_site, *ins_object, *ins_monitor, *ins_lock;
 	struct spikes spikes;
 	struct rpc_calls rpc;
 	struct spawn_links spawns;	/* parent links made at the end */
@@ -201,6 +201,22 @@ static int take_monitor(struct merge *m, uint64_t seq, const struct record *r)
 	return step(m, st, "insert monitor switch");
 }
 
+static int take_lock(struct merge *m, uint64_t seq, const struct record *r)
+{
+	sqlite3_stmt *st = m->ins_lock;
+	const char *op = record_lock_op_name(r->lock.op);
+	const char *kind = record_lock_kind_name(r->lock.kind);
+
+	schema_bind_int(st, DB_LOCK_EVENTS_PROC_ID, m->proc_id);
+	schema_bind_u64(st, DB_LOCK_EVENTS_SEQ, seq);
+	schema_bind_u64(st, DB_LOCK_EVENTS_TID, r->tid);
+	schema_bind_u64(st, DB_LOCK_EVENTS_MONO_NS, r->mono_ns);
+	schema_bind_text(st, DB_LOCK_EVENTS_OP, op ? op : "unknown", -1);
+	schema_bind_u64(st, DB_LOCK_EVENTS_LOCK, r->lock.lock);
+	schema_bind_text(st, DB_LOCK_EVENTS_KIND, kind ? kind : "unknown", -1);
+	return step(m, st, "insert lock event");
+}
+
 /*
  * Main thread: a record of merge_stores() (number seq of the process).
  * The probes went to the call join in the reader thread: rpc_calls has
@@ -215,6 +231,8 @@ static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 	case CAUSAL_REC_RPC_OBJECT:
 		return take_rpc_meta(m, r);
 	}
+	if (r->type == CAUSAL_REC_LOCK)
+		return take_lock(m, seq, r);
 	if (spikes_record(r->type)) /* sporadic bottlenecks */
 		return spikes_put(&m->spikes, m->proc_id, (int64_t)seq, r);
 	return 0;
@@ -594,6 +612,7 @@ static int open_db(struct merge *m, const char *path)
 	    prepare(m, DB_RPC_SITES, "INSERT OR IGNORE", 1, &m->ins_site) ||
 	    prepare(m, DB_RPC_OBJECTS, "INSERT OR IGNORE", 1, &m->ins_object) ||
 	    prepare(m, DB_MONITOR_SWITCHES, "INSERT", 1, &m->ins_monitor) ||
+	    prepare(m, DB_LOCK_EVENTS, "INSERT", 1, &m->ins_lock) ||
 	    spikes_open(&m->spikes, m->db))
 		return -1;
 	return 0;
@@ -610,6 +629,8 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_site);
 	sqlite3_finalize(m->ins_object);
 	sqlite3_finalize(m->ins_monitor);
+	sqlite3_finalize(m->ins_lock);
+	m->ins_lock = NULL;
 	spikes_close(&m->spikes);
 	m->ins_recs = m->ins_site = m->ins_object = m->ins_monitor = NULL;
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;

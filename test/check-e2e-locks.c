@@ -1,0 +1,169 @@
+/*
+ * check-e2e-locks.c - end to end: the LOCK records (monitoring type
+ * locks, README "Locks") of test/progs/locks, as merged into lock_events,
+ * against what the program did and saw itself.
+ *
+ *   on        CAUSAL_MONITOR=all,locks: mutex a's N uncontended pairs are
+ *             N acquired + N released by main; mutex b, held by main, is
+ *             a failed trylock, a wait then a failed timedlock and a
+ *             wait then an acquired lock by the second thread, each with
+ *             the return value the program saw; the rwlock read, then
+ *             write, each released; every thread's events alternate
+ *             acquired / released per lock
+ *   off       the default (locks not named): no lock event, the same
+ *             output and exit status
+ *   alone     CAUSAL_MONITOR=locks: the locks recorded with no type of
+ *             calls on, and the initial state says so
+ */
+#include "e2e.h"
+
+struct locks_run {
+	long long a, b, c; /* the locks' addresses */
+	int pairs;
+	char *out;
+};
+
+static void run_locks(struct e2e *t, const char *monitor,
+		      struct locks_run *r)
+{
+	const char *argv[] = { e2e_prog("locks"), "500", NULL };
+	char env[64], outp[PATH_MAX], errp[PATH_MAX];
+	const char *extra[] = { env, NULL };
+	int status;
+
+	e2e_fmt(env, sizeof(env), "CAUSAL_MONITOR=%s", monitor);
+	e2e_fmt(outp, sizeof(outp), "%s/out", t->dir);
+	e2e_fmt(errp, sizeof(errp), "%s/err", t->dir);
+	status = e2e_run_traced(t, argv, monitor ? extra : NULL, outp, errp);
+	e2e_assert_exit(status, 0, "locks");
+	r->out = e2e_slurp(outp, NULL);
+	ck_assert_msg(sscanf(r->out, "a %lld b %lld c %lld\na_pairs %d",
+			     &r->a, &r->b, &r->c, &r->pairs) == 4,
+		      "output: %s", r->out);
+	ck_assert_int_eq(r->pairs, 500);
+	e2e_merge(t);
+}
+
+static long long events(struct e2e *t, long long lock, const char *where)
+{
+	return e2e_query_int(t->sql,
+			     "SELECT count(*) FROM lock_events WHERE lock = "
+			     "%lld AND %s",
+			     lock, where);
+}
+
+START_TEST(test_on)
+{
+	struct locks_run r;
+	struct e2e t;
+	char *seq;
+
+	e2e_init(&t);
+	run_locks(&t, "all,locks", &r);
+	/* a: main's uncontended pairs, nothing else */
+	ck_assert_int_eq(events(&t, r.a, "1"), 2 * r.pairs);
+	ck_assert_int_eq(events(&t, r.a, "op = 'acquired' AND kind = 'mutex' "
+					 "AND tid = 1"),
+			 r.pairs);
+	ck_assert_int_eq(events(&t, r.a, "op = 'released' AND tid = 1"),
+			 r.pairs);
+	/* b by the second thread, in its order: trylock (EBUSY), timedlock
+	 * (ETIMEDOUT), lock (waited), unlock */
+	seq = e2e_query_text(t.sql,
+			     "SELECT group_concat(op, ' ') FROM (SELECT op "
+			     "FROM lock_events WHERE lock = %lld AND tid = 2 "
+			     "ORDER BY seq)",
+			     r.b);
+	ck_assert_str_eq(seq, "failed wait failed wait acquired released");
+	free(seq);
+	ck_assert_msg(strstr(r.out, "b_trylock 16\nb_timedlock 110\nb_lock 0"),
+		      "%s", r.out);
+	/* main took b first and let it go while the thread waited */
+	seq = e2e_query_text(t.sql,
+			     "SELECT group_concat(op, ' ') FROM (SELECT op "
+			     "FROM lock_events WHERE lock = %lld AND tid = 1 "
+			     "ORDER BY seq)",
+			     r.b);
+	ck_assert_str_eq(seq, "acquired released");
+	free(seq);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql,
+			      "SELECT (SELECT mono_ns FROM lock_events WHERE "
+			      "lock = %lld AND tid = 1 AND op = 'released') "
+			      "BETWEEN (SELECT max(mono_ns) FROM lock_events "
+			      "WHERE lock = %lld AND tid = 2 AND op = 'wait') "
+			      "AND (SELECT mono_ns FROM lock_events WHERE lock "
+			      "= %lld AND tid = 2 AND op = 'acquired')",
+			      r.b, r.b, r.b),
+		1);
+	/* the rwlock: read, then write, each released */
+	seq = e2e_query_text(t.sql,
+			     "SELECT group_concat(op || ':' || kind, ' ') FROM "
+			     "(SELECT op, kind FROM lock_events WHERE lock = "
+			     "%lld ORDER BY seq)",
+			     r.c);
+	ck_assert_str_eq(seq, "acquired:read released:rwlock acquired:write "
+			      "released:rwlock");
+	free(seq);
+	/* nothing of the library's own locks: only the program's three */
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(DISTINCT lock) FROM "
+				       "lock_events"),
+			 3);
+	free(r.out);
+	e2e_release(&t);
+}
+END_TEST
+
+START_TEST(test_off)
+{
+	struct locks_run r, on;
+	struct e2e t;
+
+	e2e_init(&t);
+	run_locks(&t, NULL, &r);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql, "SELECT count(*) FROM lock_events"), 0);
+	e2e_release(&t);
+	/* the program said the same with the locks recorded (the
+	 * addresses aside: the executable is position-independent) */
+	e2e_init(&t);
+	run_locks(&t, "all,locks", &on);
+	ck_assert_str_eq(strchr(r.out, '\n'), strchr(on.out, '\n'));
+	free(r.out);
+	free(on.out);
+	e2e_release(&t);
+}
+END_TEST
+
+START_TEST(test_locks_alone)
+{
+	struct locks_run r;
+	struct e2e t;
+	char *types;
+
+	e2e_init(&t);
+	run_locks(&t, "locks", &r);
+	ck_assert_int_eq(events(&t, r.a, "op = 'acquired'"), r.pairs);
+	types = e2e_query_text(t.sql, "SELECT types FROM monitor_switches "
+				      "WHERE kind = 'initial'");
+	ck_assert_str_eq(types, "locks");
+	free(types);
+	free(r.out);
+	e2e_release(&t);
+}
+END_TEST
+
+Suite *e2e_locks_suite(void)
+{
+	Suite *s = suite_create("e2e-locks");
+	TCase *tc = tcase_create("locks");
+
+	e2e_add_fixture(tc);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_on);
+	tcase_add_test(tc, test_off);
+	tcase_add_test(tc, test_locks_alone);
+	suite_add_tcase(s, tc);
+	return s;
+}
