@@ -36,8 +36,11 @@ void xb_json(struct xbuf *x, const char *s)
 		xb_ch(x, '"');
 		return;
 	}
-	xb_flush(x);
-	json_cstr(x->f, s);
+	/* through the buffer (never x->f itself: a writer thread may own
+	 * it, export-pipe.c) */
+	xb_ch(x, '"');
+	xb_json_body(x, s);
+	xb_ch(x, '"');
 }
 
 void xb_json_body(struct xbuf *x, const char *s)

@@ -7,12 +7,12 @@
  * program may take a lock millions of times a second.  Off, a wrapper is
  * one relaxed load and a branch before glibc's own function (called by
  * the __pthread_* name libc exports for old binaries, bound at link
- * time: no lookup, even before the library started).  On, an uncontended lock is a trylock that succeeds
- * (one ACQUIRED record); a busy one WAIT, then glibc's blocking call,
- * then ACQUIRED or FAILED.  The library's own locks never come here
- * (internal.h: causal_mutex_lock), nor a lock taken inside a hook.  Not
- * recorded: rwlock trylocks and timed rwlocks, condition variables (the
- * mutex a wait releases and takes back inside glibc).
+ * time: no lookup, even before the library started).  On, an uncontended lock
+ * is a trylock that succeeds (one ACQUIRED record); a busy one WAIT, then
+ * glibc's blocking call, then ACQUIRED or FAILED.  The library's own locks
+ * never come here (internal.h: causal_mutex_lock), nor a lock taken inside a
+ * hook.  Not recorded: rwlock trylocks and timed rwlocks, condition variables
+ * (the mutex a wait releases and takes back inside glibc).
  */
 #include <errno.h>
 
@@ -89,8 +89,9 @@ static inline int acquired(int err)
 			record((tb), CAUSAL_LOCK_WAIT, (lock), (kind));        \
 			err_ = (block);                                        \
 		}                                                              \
-		record((tb), acquired(err_) ? CAUSAL_LOCK_ACQUIRED             \
-					    : CAUSAL_LOCK_FAILED,              \
+		record((tb),                                                   \
+		       acquired(err_) ? CAUSAL_LOCK_ACQUIRED                   \
+				      : CAUSAL_LOCK_FAILED,                    \
 		       (lock), (kind));                                        \
 		err_;                                                          \
 	})
@@ -119,8 +120,8 @@ CAUSAL_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 		return causal_glibc_mutex_trylock(m);
 	saved = errno;
 	err = causal_glibc_mutex_trylock(m);
-	record(tb, acquired(err) ? CAUSAL_LOCK_ACQUIRED : CAUSAL_LOCK_FAILED,
-	       m, CAUSAL_LOCK_MUTEX);
+	record(tb, acquired(err) ? CAUSAL_LOCK_ACQUIRED : CAUSAL_LOCK_FAILED, m,
+	       CAUSAL_LOCK_MUTEX);
 	leave();
 	errno = saved;
 	return err;

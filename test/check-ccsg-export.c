@@ -287,6 +287,14 @@ static void pattern(char *p, size_t at, size_t n)
 		p[i] = (char)('a' + (at + i) * 7919 % 26);
 }
 
+/* A file that takes its time over each write: the writer thread lags
+ * behind, so that anything written around it would come out of order. */
+static ssize_t slow_write(void *cookie, const char *buf, size_t n)
+{
+	usleep(300);
+	return (ssize_t)fwrite(buf, 1, n, cookie);
+}
+
 START_TEST(test_pipe)
 {
 	static const size_t sizes[] = { 1,
@@ -300,12 +308,16 @@ START_TEST(test_pipe)
 	struct xbuf *x = malloc(sizeof(*x));
 	size_t total = 0, max = 3 * XBUF_SIZE + 5;
 	char *chunk = malloc(max), *back;
-	FILE *f = tmpfile(), *full;
+	FILE *f = tmpfile(), *full, *slow;
 	long len;
 
 	ck_assert_ptr_nonnull(x);
 	ck_assert_ptr_nonnull(f);
-	xb_init(x, f);
+	slow = fopencookie(f, "w",
+			   (cookie_io_functions_t){ .write = slow_write });
+	ck_assert_ptr_nonnull(slow);
+	setvbuf(slow, NULL, _IONBF, 0);
+	xb_init(x, slow);
 	XB_LIT(x, "head"); /* buffered before the thread starts: kept first */
 	total = 4;
 	ck_assert_int_eq(xb_pipe_start(x), 0);
@@ -317,13 +329,16 @@ START_TEST(test_pipe)
 			total += sizes[k];
 		}
 	xb_u64(x, 1234567890123ull);
+	/* a string to escape goes through the blocks too, in its place */
+	xb_json(x, "q\"\n");
 	xb_flush(x);
 	xb_pipe_end(x);
 	ck_assert_int_eq(x->err, 0);
 	ck_assert_ptr_null(x->pipe);
+	fclose(slow);
 	fflush(f);
 	len = ftell(f);
-	ck_assert_int_eq(len, (long)total + 13);
+	ck_assert_int_eq(len, (long)total + 13 + 7);
 	back = malloc((size_t)len);
 	rewind(f);
 	ck_assert_uint_eq(fread(back, 1, (size_t)len, f), (size_t)len);
@@ -335,7 +350,8 @@ START_TEST(test_pipe)
 		ck_assert_msg(!memcmp(back + at, chunk, n), "bytes from %zu",
 			      at);
 	}
-	ck_assert_int_eq(memcmp(back + total, "1234567890123", 13), 0);
+	ck_assert_int_eq(memcmp(back + total, "1234567890123\"q\\\"\\n\"", 20),
+			 0);
 	fclose(f);
 	free(back);
 

@@ -23,8 +23,7 @@ struct locks_run {
 	char *out;
 };
 
-static void run_locks(struct e2e *t, const char *monitor,
-		      struct locks_run *r)
+static void run_locks(struct e2e *t, const char *monitor, struct locks_run *r)
 {
 	const char *argv[] = { e2e_prog("locks"), "500", NULL };
 	char env[64], outp[PATH_MAX], errp[PATH_MAX];
@@ -37,8 +36,8 @@ static void run_locks(struct e2e *t, const char *monitor,
 	status = e2e_run_traced(t, argv, monitor ? extra : NULL, outp, errp);
 	e2e_assert_exit(status, 0, "locks");
 	r->out = e2e_slurp(outp, NULL);
-	ck_assert_msg(sscanf(r->out, "a %lld b %lld c %lld\na_pairs %d",
-			     &r->a, &r->b, &r->c, &r->pairs) == 4,
+	ck_assert_msg(sscanf(r->out, "a %lld b %lld c %lld\na_pairs %d", &r->a,
+			     &r->b, &r->c, &r->pairs) == 4,
 		      "output: %s", r->out);
 	ck_assert_int_eq(r->pairs, 500);
 	e2e_merge(t);
@@ -62,8 +61,9 @@ START_TEST(test_on)
 	run_locks(&t, "all,locks", &r);
 	/* a: main's uncontended pairs, nothing else */
 	ck_assert_int_eq(events(&t, r.a, "1"), 2 * r.pairs);
-	ck_assert_int_eq(events(&t, r.a, "op = 'acquired' AND kind = 'mutex' "
-					 "AND tid = 1"),
+	ck_assert_int_eq(events(&t, r.a,
+				"op = 'acquired' AND kind = 'mutex' "
+				"AND tid = 1"),
 			 r.pairs);
 	ck_assert_int_eq(events(&t, r.a, "op = 'released' AND tid = 1"),
 			 r.pairs);

@@ -73,8 +73,8 @@ int main(int argc, char **argv)
 	usleep(50 * 1000); /* it is blocked in pthread_mutex_lock by now */
 	pthread_mutex_unlock(&b);
 	pthread_join(th, NULL);
-	printf("b_trylock %d\nb_timedlock %d\nb_lock %d\n", try_ret,
-	       timed_ret, lock_ret);
+	printf("b_trylock %d\nb_timedlock %d\nb_lock %d\n", try_ret, timed_ret,
+	       lock_ret);
 
 	pthread_rwlock_rdlock(&c);
 	pthread_rwlock_unlock(&c);
