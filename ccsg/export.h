@@ -108,6 +108,10 @@ const char *export_exe(const struct export_ctx *x, int32_t proc);
  */
 int export_folded(FILE *f, const struct export_ctx *x, int weight);
 
+/* Calls a batch of the chrome export's formatter threads take, and how
+ * many calls a trace needs for them (fewer: formatted in order by the
+ * caller); variables for the tests. */
+extern size_t export_chrome_par_batch, export_chrome_par_min;
 /* The Trace Event Format, one JSON object. */
 int export_chrome(FILE *f, const struct export_ctx *x);
 

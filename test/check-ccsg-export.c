@@ -9,6 +9,8 @@
  *             pair is marked inconsistent, the skeletons moved inside
  *             their stubs and counted (clamped_calls)
  *   usage     bad usage (exit 2) and bad input (exit 1, one line)
+ *   chrome_threads  the chrome export's formatter threads: the same
+ *             bytes as the calls formatted in order
  *   pipe      the output buffer with its writer thread (export-pipe.c):
  *             every byte in order, whatever the sizes put; a failed write
  *             said, without a hang
@@ -280,6 +282,72 @@ START_TEST(test_usage)
 }
 END_TEST
 
+/* The chrome export of l as text. */
+static char *chrome_text(struct loaded *l, size_t *len)
+{
+	char *p = NULL;
+	FILE *m = open_memstream(&p, len);
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(export_chrome(m, &l->x), 0);
+	ck_assert_int_eq(fclose(m), 0);
+	return p;
+}
+
+/*
+ * The formatter threads (export-chrome.c) give the same bytes as the
+ * calls formatted in order: 300 calls in batches of 7 (43 batches, more
+ * than wait at once), of 1, of 300 and of 1000.
+ */
+START_TEST(test_chrome_threads)
+{
+	static const char chain[] = "0000000000000000000000000000000000000002";
+	static const long long n[4] = { NUL, NUL, NUL, NUL };
+	static const size_t batches[] = { 7, 1, 300, 1000 };
+	size_t keep_batch = export_chrome_par_batch;
+	size_t keep_min = export_chrome_par_min, len, plen;
+	struct loaded l;
+	char *serial;
+
+	fx_open();
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_proc(1, 1);
+	fx_proc(2, 2);
+	fx_thread(1, 1, 0, 100, -1);
+	fx_thread(2, 1, 0, 100, -1);
+	for (long long i = 0; i < 300; i++) {
+		fx_call(chain, 7, 1 + i % 3, i % 3 ? "two_1" : "one_1", 1, 1, 2,
+			1, 1,
+			(const long long[4]){ 4 * i, 4 * i + 1, 4 * i + 2,
+					      4 * i + 3 },
+			n);
+		times(1000 * i * US, 1000 * i * US + 10 * US,
+		      1000 * i * US + 20 * US + i, 1000 * i * US + 40 * US);
+	}
+	load(&l, fx_close());
+	export_chrome_par_min = SIZE_MAX;
+	serial = chrome_text(&l, &len);
+	ck_assert_msg(strstr(serial, "\"cat\":\"rpc.server\""), "%.200s",
+		      serial);
+	export_chrome_par_min = 0;
+	for (size_t k = 0; k < sizeof(batches) / sizeof(batches[0]); k++) {
+		char *par;
+
+		export_chrome_par_batch = batches[k];
+		par = chrome_text(&l, &plen);
+		ck_assert_msg(plen == len && !memcmp(par, serial, len),
+			      "batches of %zu: %zu bytes, in order %zu",
+			      batches[k], plen, len);
+		free(par);
+	}
+	export_chrome_par_batch = keep_batch;
+	export_chrome_par_min = keep_min;
+	free(serial);
+	unload(&l);
+}
+END_TEST
+
 /* Bytes of a known sequence, n of them from position at. */
 static void pattern(char *p, size_t at, size_t n)
 {
@@ -381,6 +449,7 @@ Suite *ccsg_export_suite(void)
 	tcase_add_test(tc, test_drift);
 	tcase_add_test(tc, test_usage);
 	tcase_add_test(tc, test_pipe);
+	tcase_add_test(tc, test_chrome_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
