@@ -409,14 +409,24 @@ static int read_thread(struct pes *p, const struct pes_cli *o)
 {
 	struct ccsg_trace t;
 	struct idl_names nm;
+	sqlite3 *db = NULL;
 	size_t skipped;
 	int ret;
 
 	if (ccsg_trace_load(&t, o->db))
 		return -1;
+	if (sqlite3_open_v2(o->db, &db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
+		fail("cannot open '%s': %s", o->db,
+		     db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		ccsg_trace_release(&t);
+		return -1;
+	}
 	idl_names_init(&nm);
 	idl_names_load_rpc(&nm, "/etc/rpc");
-	ret = pes_from_thread(p, &t, &nm, o->proc, o->tid, &skipped);
+	ret = pes_from_thread(p, &t, db, &nm, o->proc, o->tid, &skipped);
+	sqlite3_close(db);
 	if (!ret && skipped)
 		warning("%zu calls of thread %d:%d left out: a probe missing",
 			skipped, o->proc, o->tid);

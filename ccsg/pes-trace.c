@@ -6,21 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "array.h"
 #include "names.h"
 #include "pes-trace.h"
 #include "usage.h"
 
-/* One end of an interval the thread spent in a call. */
+/* One end of an interval the thread spent in a call or waiting for a
+ * lock, or a change of the state under them (EDGE_BASE: holding N). */
 struct edge {
 	int64_t t;
 	int64_t len;   /* the interval's length */
 	int32_t state; /* the state inside */
-	int start;     /* 1: it begins here, 0: it ends */
+	int start;     /* 1: it begins here, 0: it ends, EDGE_BASE */
 };
 
+#define EDGE_BASE 2
+
 /* At one time: ends first, the inner (shorter) first; then starts, the
- * outer (longer) first, so that nesting survives equal time stamps. */
+ * outer (longer) first, so that nesting survives equal time stamps; then
+ * changes of the held locks. */
 static int edge_cmp(const void *a, const void *b)
 {
 	const struct edge *x = a, *y = b;
@@ -50,14 +56,96 @@ static int64_t call_state(struct pes *p, const struct ccsg_trace *t,
 	return pes_state(p, name, 1);
 }
 
-int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
+/*
+ * The thread's LOCK records (table lock_events of db, when given and the
+ * trace has it):
+ * waiting-for-lock from each wait to the acquired or failed of the same
+ * lock, and the base state, running or holding:N, at each acquired and
+ * released.  0, -ENOMEM, or -EIO after a message.
+ */
+static int lock_edges(struct pes *p, const struct ccsg_trace *t, sqlite3 *db,
+		      int32_t proc, int32_t tid, int64_t running,
+		      struct edge **e, size_t *n, size_t *cap)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t wait_at = CCSG_NONE, wait_lock = 0, waiting, held = 0;
+	int ret = -EIO, rc, has;
+
+	if (!db)
+		return 0;
+	if ((has = ccsg_db_has_table(db, "lock_events")) <= 0) {
+		ret = has ? -EIO : 0;
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db,
+			       "SELECT op, mono_ns, lock FROM lock_events "
+			       "WHERE proc_id = ? AND tid = ? ORDER BY seq",
+			       -1, &st, NULL) != SQLITE_OK ||
+	    (waiting = pes_state(p, "waiting-for-lock", 1)) < 0)
+		goto out;
+	sqlite3_bind_int(st, 1, proc);
+	sqlite3_bind_int(st, 2, tid);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *op = (const char *)sqlite3_column_text(st, 0);
+		int64_t at = sqlite3_column_int64(st, 1);
+		int64_t lock = sqlite3_column_int64(st, 2);
+		int64_t base = -1;
+		char name[32];
+
+		if (!op)
+			continue;
+		if (!strcmp(op, "wait")) {
+			wait_at = at;
+			wait_lock = lock;
+			continue;
+		}
+		if (wait_at != CCSG_NONE && lock == wait_lock &&
+		    at >= wait_at) {
+			if (GROW(*e, *cap, *n + 2))
+				goto nomem;
+			(*e)[(*n)++] = (struct edge){ wait_at, at - wait_at,
+						      (int32_t)waiting, 1 };
+			(*e)[(*n)++] = (struct edge){ at, at - wait_at,
+						      (int32_t)waiting, 0 };
+			wait_at = CCSG_NONE;
+		}
+		if (!strcmp(op, "acquired"))
+			held++;
+		else if (!strcmp(op, "released") && held > 0)
+			held--;
+		else
+			continue;
+		if (!held) {
+			base = running;
+		} else {
+			snprintf(name, sizeof(name), "holding:%lld",
+				 (long long)held);
+			if ((base = pes_state(p, name, 1)) < 0)
+				goto nomem;
+		}
+		if (GROW(*e, *cap, *n + 1))
+			goto nomem;
+		(*e)[(*n)++] = (struct edge){ at, 0, (int32_t)base, EDGE_BASE };
+	}
+	ret = rc == SQLITE_DONE ? 0 : -EIO;
+	goto out;
+nomem:
+	ret = -ENOMEM;
+out:
+	if (ret == -EIO)
+		fail("'%s': lock events: %s", t->path, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int pes_from_thread(struct pes *p, const struct ccsg_trace *t, sqlite3 *db,
 		    const struct idl_names *nm, int32_t proc, int32_t tid,
 		    size_t *skipped)
 {
 	struct edge *e = NULL;
 	size_t n = 0, cap = 0, depth = 0, cap_stack = 0;
 	int32_t *stack = NULL, th = ccsg_trace_thread(t, proc, tid);
-	int64_t running, s;
+	int64_t running, s, base;
 	int ret = -ENOMEM;
 
 	*skipped = 0;
@@ -68,6 +156,7 @@ int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
 		       -ENOENT;
 	if ((running = pes_state(p, "running", 1)) < 0)
 		goto out;
+	base = running;
 	for (size_t i = 0; i < t->ncalls; i++) {
 		const struct ccsg_call *c = &t->calls[i];
 
@@ -92,9 +181,15 @@ int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
 			e[n++] = (struct edge){ b, b - a, (int32_t)s, 0 };
 		}
 	}
+	if ((ret = lock_edges(p, t, db, proc, tid, running, &e, &n, &cap))) {
+		if (ret == -EIO)
+			ret = -ENOENT; /* said */
+		goto out;
+	}
+	ret = -ENOMEM;
 	if (!n) {
-		fail("thread %d:%d makes and serves no call in '%s'", proc, tid,
-		     t->path);
+		fail("thread %d:%d makes, serves and locks nothing in '%s'",
+		     proc, tid, t->path);
 		ret = -ENOENT;
 		goto out;
 	}
@@ -102,7 +197,9 @@ int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
 	if (pes_append(p, e[0].t, (uint32_t)running))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		if (e[i].start) {
+		if (e[i].start == EDGE_BASE) {
+			base = e[i].state;
+		} else if (e[i].start) {
 			if (GROW(stack, cap_stack, depth + 1))
 				goto out;
 			stack[depth++] = e[i].state;
@@ -119,7 +216,7 @@ int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
 			}
 		}
 		uint32_t now =
-			depth ? (uint32_t)stack[depth - 1] : (uint32_t)running;
+			depth ? (uint32_t)stack[depth - 1] : (uint32_t)base;
 		if (p->seq[p->n - 1] == now)
 			continue;
 		if (p->t[p->n - 1] == e[i].t) {

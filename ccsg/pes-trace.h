@@ -10,24 +10,31 @@
  *                           skeleton end, on the server thread
  *   waiting:FUNCTION        inside a stub, blocked on a remote call: stub
  *                           start to stub end (exit), on the client thread
+ *   waiting-for-lock        from a LOCK wait to the acquired (or failed)
+ *                           of that lock (table lock_events)
+ *   holding:N               its own code, N locks held (acquired and not
+ *                           yet released): in place of running
  *   exited                  from threads.end_mono_ns on
- * Nested calls (a server calling out while serving) show the innermost.
- * A call missing either probe of the pair is left out and counted.
- * FUNCTION is ccsg's name of the call ("INTERFACE::FUNCTION", names.h),
- * its blanks made '_'.  Waiting for and holding locks will come from the
- * lock records of shim-pthread, which the trace does not hold yet.
+ * Nested calls (a server calling out while serving) show the innermost;
+ * a call or a lock wait shows over holding:N.  A call missing either
+ * probe of the pair is left out and counted.  FUNCTION is ccsg's name of
+ * the call ("INTERFACE::FUNCTION", names.h), its blanks made '_'.
  */
 #ifndef CCSG_PES_TRACE_H
 #define CCSG_PES_TRACE_H
+
+#include <sqlite3.h>
 
 #include "idl.h"
 #include "pes.h"
 #include "trace.h"
 
-/* p (initialised here, time base ns) gets the PES of thread (proc, tid):
- * 0, -ENOENT after a message when the trace has no such thread or no call
- * of it, -ENOMEM.  *skipped counts the calls left out. */
-int pes_from_thread(struct pes *p, const struct ccsg_trace *t,
+/* p (initialised here, time base ns) gets the PES of thread (proc, tid)
+ * of t, with its lock events from db (t's database; NULL: none): 0,
+ * -ENOENT after a message when the trace has no such thread, or nothing
+ * of it, or db cannot be read, -ENOMEM.  *skipped counts the calls left
+ * out. */
+int pes_from_thread(struct pes *p, const struct ccsg_trace *t, sqlite3 *db,
 		    const struct idl_names *nm, int32_t proc, int32_t tid,
 		    size_t *skipped);
 

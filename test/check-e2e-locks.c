@@ -9,13 +9,17 @@
  *             wait then an acquired lock by the second thread, each with
  *             the return value the program saw; the rwlock read, then
  *             write, each released; every thread's events alternate
- *             acquired / released per lock
+ *             acquired / released per lock; and the second thread's PES
+ *             (`ccsg pes --db --thread`): waiting-for-lock (the timedlock,
+ *             at least its 20 ms), running, waiting-for-lock (the lock),
+ *             holding:1, running, exited
  *   off       the default (locks not named): no lock event, the same
  *             output and exit status
  *   alone     CAUSAL_MONITOR=locks: the locks recorded with no type of
  *             calls on, and the initial state says so
  */
 #include "e2e.h"
+#include "tool-run.h"
 
 struct locks_run {
 	long long a, b, c; /* the locks' addresses */
@@ -105,6 +109,39 @@ START_TEST(test_on)
 	ck_assert_str_eq(seq, "acquired:read released:rwlock acquired:write "
 			      "released:rwlock");
 	free(seq);
+	/* the second thread's execution sequence, from its lock events */
+	{
+		const char *argv[] = {
+			tool_path("ccsg"), "pes", "--db",	  t.db,
+			"--thread",	   "1:2", "--format=pes", NULL
+		};
+		struct tool_out o = tool_run(argv);
+		char names[256] = "", *line, *save;
+		long long first = -1, second = -1;
+
+		e2e_assert_exit(o.status, 0, "ccsg pes");
+		for (line = strtok_r(o.out, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			long long at;
+			char state[64];
+
+			if (sscanf(line, "%lld %63s", &at, state) != 2)
+				continue;
+			if (first < 0)
+				first = at;
+			else if (second < 0)
+				second = at;
+			strncat(names, state,
+				sizeof(names) - strlen(names) - 2);
+			strcat(names, " ");
+		}
+		ck_assert_str_eq(names, "waiting-for-lock running "
+					"waiting-for-lock holding:1 running "
+					"exited ");
+		ck_assert_msg(second - first >= 20 * 1000 * 1000,
+			      "the timedlock's wait: %lld ns", second - first);
+		tool_out_release(&o);
+	}
 	/* nothing of the library's own locks: only the program's three */
 	ck_assert_int_eq(e2e_query_int(t.sql,
 				       "SELECT count(DISTINCT lock) FROM "

@@ -7,6 +7,7 @@
  * steady-state test), the simulation and the periodogram.
  */
 #include <check.h>
+#include <sqlite3.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -599,7 +600,7 @@ START_TEST(test_from_thread)
 	ck_assert_int_ge(hashmap_put(&t.thread_map, hashmap_key2(1, 1), 0), 0);
 	ck_assert_int_ge(hashmap_put(&t.thread_map, hashmap_key2(4, 4), 1), 0);
 	idl_names_init(&nm);
-	ck_assert_int_eq(pes_from_thread(&p, &t, &nm, 1, 1, &skipped), 0);
+	ck_assert_int_eq(pes_from_thread(&p, &t, NULL, &nm, 1, 1, &skipped), 0);
 	ck_assert_uint_eq(skipped, 1);
 	ck_assert_str_eq(p.unit, "ns");
 	ck_assert_str_eq(names(&p),
@@ -610,9 +611,63 @@ START_TEST(test_from_thread)
 	for (size_t i = 0; i < 7; i++)
 		ck_assert_int_eq(p.t[i], want[i]);
 	pes_release(&p);
+	/*
+	 * With its lock events: a lock taken at 210 (none held before: it
+	 * was free), a second waited for from 220, got at 240 (holding:2),
+	 * one released at 260 (holding:1), a wait inside the serving call
+	 * from 320 to 330 (shows over serving), the last lock released at
+	 * 350 while serving; after 450 running again.
+	 */
+	{
+		static const char *const rows[] = {
+			"1, 210, 'acquired', 16", "1, 220, 'wait', 32",
+			"1, 240, 'acquired', 32", "1, 260, 'released', 16",
+			"1, 320, 'wait', 48",	  "1, 330, 'failed', 48",
+			"1, 350, 'released', 32", "2, 230, 'wait', 16",
+		};
+		/* the release at 350 is under the serving call: unseen */
+		static const int64_t at[] = { 100, 120, 150, 200, 210, 220, 240,
+					      260, 300, 320, 330, 450, 500 };
+		sqlite3 *db;
+		char sql[256];
+
+		ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+		ck_assert_int_eq(
+			sqlite3_exec(db,
+				     "CREATE TABLE lock_events(proc_id, seq, "
+				     "tid, mono_ns, op, lock, kind)",
+				     NULL, NULL, NULL),
+			SQLITE_OK);
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			snprintf(sql, sizeof(sql),
+				 "INSERT INTO lock_events VALUES(1, %zu, %s, "
+				 "'mutex')",
+				 i, rows[i]);
+			ck_assert_int_eq(
+				sqlite3_exec(db, sql, NULL, NULL, NULL),
+				SQLITE_OK);
+		}
+		ck_assert_int_eq(
+			pes_from_thread(&p, &t, db, &nm, 1, 1, &skipped), 0);
+		ck_assert_str_eq(names(&p),
+				 "serving:0x20000001::proc1 "
+				 "waiting:0x20000001::proc2 "
+				 "serving:0x20000001::proc1 running holding:1 "
+				 "waiting-for-lock holding:2 holding:1 "
+				 "serving:0x20000001::proc1 waiting-for-lock "
+				 "serving:0x20000001::proc1 running exited");
+		ck_assert_uint_eq(p.n, sizeof(at) / sizeof(at[0]));
+		for (size_t i = 0; i < p.n; i++)
+			ck_assert_msg(p.t[i] == at[i], "entry %zu at %lld", i,
+				      (long long)p.t[i]);
+		pes_release(&p);
+		sqlite3_close(db);
+	}
 	/* a thread of no call, a thread not in the trace */
-	ck_assert_int_eq(pes_from_thread(&p, &t, &nm, 4, 4, &skipped), -ENOENT);
-	ck_assert_int_eq(pes_from_thread(&p, &t, &nm, 9, 9, &skipped), -ENOENT);
+	ck_assert_int_eq(pes_from_thread(&p, &t, NULL, &nm, 4, 4, &skipped),
+			 -ENOENT);
+	ck_assert_int_eq(pes_from_thread(&p, &t, NULL, &nm, 9, 9, &skipped),
+			 -ENOENT);
 	hashmap_release(&t.thread_map);
 	idl_names_release(&nm);
 }
