@@ -253,10 +253,10 @@ RUN_TESTS = CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) \
 check: all $(BUILD)/test/run-tests
 	$(Q)$(RUN_TESTS) --unit $(SUITE)
 
-e2e: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLE_PROGS)
+e2e: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLE_PROGS) $(EXAMPLES)
 	$(Q)$(RUN_TESTS) --e2e $(SUITE)
 
-test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(FUZZERS)
+test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLES) $(FUZZERS)
 	@echo "fuzzing the RPC tag decoder for 2 s, its stream readers for 4 s, the log reader for 4 s"
 	$(call run-fuzz,tag,2)
 	$(call run-fuzz,tag-stream,4)

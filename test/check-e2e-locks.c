@@ -17,8 +17,17 @@
  *             output and exit status
  *   alone     CAUSAL_MONITOR=locks: the locks recorded with no type of
  *             calls on, and the initial state says so
+ *   philosophers  the Chitra paper's case study (Section 3): the dining
+ *             philosophers (examples/philosophers.c), N = 2, 3 and 4,
+ *             traced unchanged with locks on; each philosopher's PES from
+ *             its lock events, everything between thinking (running) and
+ *             eating (holding:2) aggregated into A (acquiring: parallel
+ *             aggregation); the model's mean occupancy of A against the
+ *             mean acquisition time the philosopher measured itself,
+ *             within 10%; the fairness (largest mean over smallest) said
  */
 #include "e2e.h"
+#include "json-read.h"
 #include "tool-run.h"
 
 struct locks_run {
@@ -191,6 +200,108 @@ START_TEST(test_locks_alone)
 }
 END_TEST
 
+/* The model's mean occupancy of A in thread tid's PES, aggregated. */
+static double acquiring_mean(struct e2e *t, long long tid)
+{
+	char thread[32];
+	const char *argv[] = { tool_path("ccsg"),
+			       "pes",
+			       "--db",
+			       t->db,
+			       "--thread",
+			       thread,
+			       "--aggregate=parallel:running holding:2 -> A",
+			       "--format=json",
+			       NULL };
+	struct tool_out o;
+	struct jval *doc;
+	const struct jval *states;
+	double mean = -1;
+
+	e2e_fmt(thread, sizeof(thread), "1:%lld", tid);
+	o = tool_run(argv);
+	e2e_assert_exit(o.status, 0, "ccsg pes");
+	doc = json_parse(o.out, "ccsg pes --format=json");
+	states = json_need(doc, "states", J_ARR, "model");
+	for (int i = 0; i < states->n; i++) {
+		const struct jval *st = &states->item[i];
+
+		if (!strcmp(json_need(st, "name", J_STR, "state")->str, "A"))
+			mean = json_need(st, "mean", J_NUM, "state")->num;
+	}
+	ck_assert_msg(mean >= 0, "no state A: %s", o.out);
+	json_free(doc);
+	tool_out_release(&o);
+	return mean;
+}
+
+START_TEST(test_philosophers)
+{
+	static const char *const ns[] = { "2", "3", "4" };
+
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		const char *argv[] = { e2e_prog("../../examples/philosophers"),
+				       "-n",
+				       ns[k],
+				       "-x",
+				       "1000",
+				       "-e",
+				       "2000",
+				       "-m",
+				       "100",
+				       NULL };
+		const char *extra[] = { "CAUSAL_MONITOR=all,locks", NULL };
+		char outp[PATH_MAX], errp[PATH_MAX], *out, *line, *save;
+		int seen = 0;
+		struct e2e t;
+		long long proc;
+
+		e2e_init(&t);
+		e2e_fmt(outp, sizeof(outp), "%s/out", t.dir);
+		e2e_fmt(errp, sizeof(errp), "%s/err", t.dir);
+		e2e_assert_exit(e2e_run_traced(&t, argv, extra, outp, errp), 0,
+				"philosophers");
+		e2e_merge(&t);
+		proc = e2e_query_int(t.sql, "SELECT proc_id FROM processes");
+		ck_assert_int_eq(proc, 1);
+		out = e2e_slurp(outp, NULL);
+		for (line = strtok_r(out, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			int i, os, meals;
+			double measured, modelled, fairness;
+
+			if (sscanf(line, "fairness %lf", &fairness) == 1) {
+				printf("philosophers: N = %s, fairness %.2f "
+				       "(largest mean acquisition time over "
+				       "smallest)\n",
+				       ns[k], fairness);
+				continue;
+			}
+			ck_assert_msg(sscanf(line,
+					     "philosopher %d tid %d meals %d "
+					     "acquire_mean_ns %lf",
+					     &i, &os, &meals, &measured) == 4,
+				      "output: %s", line);
+			ck_assert_int_eq(meals, 100);
+			modelled = acquiring_mean(&t, e2e_tid(&t, proc, os));
+			printf("philosophers: N = %s, philosopher %d: mean "
+			       "acquisition %.0f us measured, %.0f us by the "
+			       "model\n",
+			       ns[k], i, measured / 1e3, modelled / 1e3);
+			ck_assert_msg(modelled >= 0.9 * measured &&
+					      modelled <= 1.1 * measured,
+				      "N = %s, philosopher %d: the model says "
+				      "%.0f ns, it measured %.0f ns",
+				      ns[k], i, modelled, measured);
+			seen++;
+		}
+		ck_assert_int_eq(seen, atoi(ns[k]));
+		free(out);
+		e2e_release(&t);
+	}
+}
+END_TEST
+
 Suite *e2e_locks_suite(void)
 {
 	Suite *s = suite_create("e2e-locks");
@@ -201,6 +312,7 @@ Suite *e2e_locks_suite(void)
 	tcase_add_test(tc, test_on);
 	tcase_add_test(tc, test_off);
 	tcase_add_test(tc, test_locks_alone);
+	tcase_add_test(tc, test_philosophers);
 	suite_add_tcase(s, tc);
 	return s;
 }
