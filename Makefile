@@ -285,6 +285,12 @@ example: all $(EXAMPLES)
 example-impact: all $(EXAMPLE_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh impact
 
+# the dining philosophers traced with the lock records: philosopher 0's
+# PES, its model and its views before and after filtering, in
+# $(BUILD)/example-pes/
+example-pes: all $(EXAMPLES)
+	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh pes
+
 MANDIR ?= $(PREFIX)/share/man
 
 install: all
@@ -385,6 +391,6 @@ help:
 	@echo "           CC=clang BUILD=build-clang (another compiler, in a directory apart),"
 	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
 
-.PHONY: all test check e2e everything bench bench-large example example-impact install clean help fuzz
+.PHONY: all test check e2e everything bench bench-large example example-impact example-pes install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -2,7 +2,7 @@
 # run-example - `make example`: trace the bundled examples, merge their logs
 # and show what causal saw.
 #
-#   BUILD=/abs/build bash examples/run-example.sh [figure1|pipeline|impact|all]
+#   BUILD=/abs/build bash examples/run-example.sh [figure1|pipeline|impact|pes|all]
 #
 # 1. figure1 (default part): the example of Figure 1 of the CPU paper
 #    (examples/figure1/): main calls foo on host A; foo calls times on
@@ -17,6 +17,12 @@
 #    by figure1-server); `ccsg impact` predicts the second run from the
 #    first trace, and every node's predicted CPU is shown against the
 #    second run's measured CPU, per host, with foo's latency.
+# 4. pes (`make example-pes`, not part of all): the dining philosophers
+#    (examples/philosophers.c, N = 3) traced with the lock records on;
+#    philosopher 0's program execution sequence from its lock events: the
+#    model, then its time, event and frequency views before and after
+#    event filtering (states seen fewer than 10 times dropped) and with
+#    acquiring aggregated, as SVG and PNG pictures in $BUILD/example-pes/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${BUILD:=$PWD/build}"
@@ -314,10 +320,53 @@ impact() {
 	echo "The traces are $db1 and $db2"
 }
 
+# ---- the dining philosophers' PES -------------------------------------------
+
+pes() {
+	local out=$BUILD/example-pes logs db tid agg
+	rm -rf "$out"
+	mkdir -p "$out"
+	logs=$out/logs
+	echo "== the dining philosophers (Chitra's case study): 3 philosophers, forks"
+	echo "   as mutexes, thinking 1 ms, eating 2 ms, 100 meals each; traced with"
+	echo "   the lock records on"
+	echo "\$ CAUSAL_MONITOR=all,locks LD_PRELOAD=$BUILD/libcausal.so CAUSAL_LOG_DIR=$logs $BUILD/examples/philosophers -n 3 -x 1000 -e 2000 -m 100"
+	CAUSAL_MONITOR=all,locks LD_PRELOAD=$BUILD/libcausal.so CAUSAL_LOG_DIR=$logs \
+		"$BUILD/examples/philosophers" -n 3 -x 1000 -e 2000 -m 100 | tee "$out/measured.txt"
+	"$BUILD/tracedump" merge "$logs" >/dev/null
+	db=$logs/trace.db
+	tid=$(sqlite3 "$db" "SELECT tid FROM threads WHERE os_tid = \
+		$(awk '/^philosopher 0 / { print $4 }' "$out/measured.txt")")
+	echo
+	echo "\$ ccsg pes --db $db --thread 1:$tid      # philosopher 0: the model"
+	"$BUILD/ccsg" pes --db "$db" --thread "1:$tid"
+	echo
+	agg='--aggregate=parallel:running holding:2 -> A'
+	echo "\$ ccsg pes --db $db --thread 1:$tid '$agg'"
+	echo "   (A: everything between thinking and eating, the acquisition; its mean"
+	echo "   occupancy against the program's own acquire_mean_ns above)"
+	"$BUILD/ccsg" pes --db "$db" --thread "1:$tid" "$agg" | sed -n '/^state/,/^$/p'
+	for view in time event frequency; do
+		"$BUILD/ccsg" pes --db "$db" --thread "1:$tid" --view=$view \
+			-o "$out/$view-before.svg"
+		"$BUILD/ccsg" pes --db "$db" --thread "1:$tid" --filter=event:10 \
+			--view=$view -o "$out/$view-after.svg"
+		"$BUILD/ccsg" pes --db "$db" --thread "1:$tid" --filter=event:10 \
+			--view=$view -o "$out/$view-after.png"
+		"$BUILD/ccsg" pes --db "$db" --thread "1:$tid" --filter=event:10 \
+			"$agg" --view=$view -o "$out/$view-aggregated.svg"
+	done
+	echo
+	echo "The views (time, event and frequency; before and after filtering out the"
+	echo "states seen fewer than 10 times, and with A aggregated) are in $out:"
+	(cd "$out" && ls ./*.svg ./*.png | sed 's|^\./|  |')
+}
+
 case $part in
 figure1) figure1 ;;
 pipeline) pipeline ;;
 impact) impact ;;
+pes) pes ;;
 all) figure1; pipeline ;;
-*) echo "usage: run-example.sh [figure1|pipeline|impact|all]" >&2; exit 2 ;;
+*) echo "usage: run-example.sh [figure1|pipeline|impact|pes|all]" >&2; exit 2 ;;
 esac
