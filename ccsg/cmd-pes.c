@@ -57,7 +57,8 @@ static const struct opt pes_opts[] = {
 	{ "seed", PES_SEED, "N", "the simulation's seed (default 1)" },
 	CLI_OPT_DB,
 	{ "thread", PES_THREAD, "PROC:TID",
-	  "with --db: the PES of that thread of the trace (proc_id:tid)" },
+	  "with --db: the PES of that thread of the trace (proc_id:tid); "
+	  "given more than once (at most 8), the tuple of their states" },
 	{ "steady-tolerance", PES_TOL, "FRACTION",
 	  "steady state: rates of the two halves within FRACTION (0.1)" },
 	OPT_END
@@ -68,11 +69,14 @@ struct step {
 	const char *value;
 };
 
+#define PES_MAX_THREADS 8
+
 struct pes_cli {
 	struct step *steps;
 	size_t nsteps;
 	const char *file, *output, *signal, *db;
-	int32_t proc, tid; /* --thread */
+	int32_t proc[PES_MAX_THREADS], tid[PES_MAX_THREADS]; /* --thread */
+	size_t nthreads;
 	int view;	   /* -1: none */
 	int format;	   /* -1: not given */
 	int64_t sample;	   /* 0: the event domain */
@@ -304,9 +308,12 @@ static int parse(struct pes_cli *o, int argc, char **argv)
 			int64_t a, b;
 
 			bad = parse_range(v, &a, &b) || a <= 0 || b <= 0 ||
-			      a > INT32_MAX || b > INT32_MAX;
-			o->proc = (int32_t)a;
-			o->tid = (int32_t)b;
+			      a > INT32_MAX || b > INT32_MAX ||
+			      o->nthreads == PES_MAX_THREADS;
+			if (!bad) {
+				o->proc[o->nthreads] = (int32_t)a;
+				o->tid[o->nthreads++] = (int32_t)b;
+			}
 			break;
 		}
 		}
@@ -324,7 +331,7 @@ static int parse(struct pes_cli *o, int argc, char **argv)
 		free(o->steps);
 		return op.status;
 	}
-	if (o->db ? op.nargs || !o->proc : op.nargs != 1 || o->proc) {
+	if (o->db ? op.nargs || !o->nthreads : op.nargs != 1 || o->nthreads) {
 		free(o->steps);
 		return opt_bad(&cmd_pes, "expected one PES file, or --db PATH "
 					 "and --thread PROC:TID");
@@ -404,14 +411,16 @@ static int write_model(struct pes *p, const struct pes_cli *o, FILE *out,
 	return ret;
 }
 
-/* The PES of --thread in the trace --db names. */
+/* The PES of the --thread(s) in the trace --db names: one thread's, or
+ * the tuple of several. */
 static int read_thread(struct pes *p, const struct pes_cli *o)
 {
+	struct pes parts[PES_MAX_THREADS];
 	struct ccsg_trace t;
 	struct idl_names nm;
 	sqlite3 *db = NULL;
-	size_t skipped;
-	int ret;
+	size_t skipped, made = 0;
+	int ret = 0;
 
 	if (ccsg_trace_load(&t, o->db))
 		return -1;
@@ -425,11 +434,25 @@ static int read_thread(struct pes *p, const struct pes_cli *o)
 	}
 	idl_names_init(&nm);
 	idl_names_load_rpc(&nm, "/etc/rpc");
-	ret = pes_from_thread(p, &t, db, &nm, o->proc, o->tid, &skipped);
+	for (size_t i = 0; i < o->nthreads && !ret; i++) {
+		struct pes *one = o->nthreads == 1 ? p : &parts[i];
+
+		ret = pes_from_thread(one, &t, db, &nm, o->proc[i], o->tid[i],
+				      &skipped);
+		if (ret)
+			break;
+		made++;
+		if (skipped)
+			warning("%zu calls of thread %d:%d left out: a probe "
+				"missing",
+				skipped, o->proc[i], o->tid[i]);
+	}
+	if (!ret && o->nthreads > 1)
+		ret = pes_tuple(p, parts, o->nthreads);
+	if (o->nthreads > 1)
+		for (size_t i = 0; i < made; i++)
+			pes_release(&parts[i]);
 	sqlite3_close(db);
-	if (!ret && skipped)
-		warning("%zu calls of thread %d:%d left out: a probe missing",
-			skipped, o->proc, o->tid);
 	idl_names_release(&nm);
 	ccsg_trace_release(&t);
 	return ret;

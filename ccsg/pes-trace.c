@@ -245,3 +245,69 @@ out:
 		pes_release(p);
 	return ret;
 }
+
+int pes_tuple(struct pes *out, const struct pes *parts, size_t k)
+{
+	size_t *cur = calloc(k ? k : 1, sizeof(*cur));
+	char name[1024];
+	int64_t at = INT64_MIN, last = -1;
+	int ret = -ENOMEM;
+
+	if (pes_init(out, "ns")) {
+		free(cur);
+		return -EINVAL;
+	}
+	if (!cur)
+		goto out;
+	for (size_t i = 0; i < k; i++) {
+		if (!parts[i].n) {
+			fail("thread %zu of the tuple has no state", i + 1);
+			ret = -ENOENT;
+			goto out;
+		}
+		if (parts[i].t[0] > at)
+			at = parts[i].t[0];
+	}
+	for (;;) {
+		int64_t next = INT64_MAX;
+		size_t len = 0;
+		int64_t s;
+
+		/* each part's entry in force at `at` */
+		for (size_t i = 0; i < k; i++) {
+			while (cur[i] + 1 < parts[i].n &&
+			       parts[i].t[cur[i] + 1] <= at)
+				cur[i]++;
+			if (cur[i] + 1 < parts[i].n &&
+			    parts[i].t[cur[i] + 1] < next)
+				next = parts[i].t[cur[i] + 1];
+			len += (size_t)snprintf(
+				name + len,
+				len < sizeof(name) ? sizeof(name) - len : 0,
+				"%s%s", i ? "," : "",
+				parts[i].states[parts[i].seq[cur[i]]].name);
+		}
+		if (len >= sizeof(name)) {
+			fail("a tuple state is longer than %zu bytes",
+			     sizeof(name) - 1);
+			ret = -EINVAL;
+			goto out;
+		}
+		if ((s = pes_state(out, name, 1)) < 0)
+			goto out;
+		if (s != last && pes_append(out, at, (uint32_t)s))
+			goto out;
+		last = s;
+		if (next == INT64_MAX)
+			break;
+		at = next;
+	}
+	ret = 0;
+out:
+	if (ret == -ENOMEM)
+		fail("out of memory");
+	free(cur);
+	if (ret)
+		pes_release(out);
+	return ret;
+}

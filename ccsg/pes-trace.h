@@ -38,4 +38,14 @@ int pes_from_thread(struct pes *p, const struct ccsg_trace *t, sqlite3 *db,
 		    const struct idl_names *nm, int32_t proc, int32_t tid,
 		    size_t *skipped);
 
+/*
+ * out (initialised here, time base ns) gets the program states of the k
+ * sequences parts (Chitra's N-tuple): from the latest of their first
+ * entries on, an entry each time one of them changes, named by their
+ * states in order, joined by ',' ("running,holding:2").  0, -ENOENT
+ * after a message when a part is empty, -EINVAL (a name too long),
+ * -ENOMEM.
+ */
+int pes_tuple(struct pes *out, const struct pes *parts, size_t k);
+
 #endif

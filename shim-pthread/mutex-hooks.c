@@ -57,12 +57,12 @@ static void leave(void)
 	causal_self.in_hook = 0;
 }
 
-static void record(struct causal_tbuf *tb, unsigned op, const void *lock,
-		   unsigned kind)
+static void record_at(struct causal_tbuf *tb, unsigned op, const void *lock,
+		      unsigned kind, uint64_t at)
 {
 	uint64_t pending;
-	struct rec_lock *r = (void *)causal_record_begin(
-		tb, CAUSAL_REC_LOCK, sizeof(struct rec_lock), &pending);
+	struct rec_lock *r = (void *)causal_record_begin_at(
+		tb, CAUSAL_REC_LOCK, sizeof(struct rec_lock), &pending, at);
 
 	if (!r)
 		return;
@@ -70,6 +70,12 @@ static void record(struct causal_tbuf *tb, unsigned op, const void *lock,
 	r->lock = (uint64_t)(uintptr_t)lock;
 	r->kind = (uint8_t)kind;
 	causal_record_commit(tb, pending);
+}
+
+static void record(struct causal_tbuf *tb, unsigned op, const void *lock,
+		   unsigned kind)
+{
+	record_at(tb, op, lock, kind, causal_now_ns());
 }
 
 /* 0, or EOWNERDEAD (a robust mutex: held, its owner died): acquired. */
@@ -149,14 +155,18 @@ CAUSAL_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 CAUSAL_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct causal_tbuf *tb;
+	uint64_t at;
 	int saved, err;
 
 	if (!locks_on() || !(tb = enter()))
 		return causal_glibc_mutex_unlock(m);
 	saved = errno;
+	/* stamped before: another thread may take it as soon as it is
+	 * given back, and its acquired must not come first */
+	at = causal_now_ns();
 	err = causal_glibc_mutex_unlock(m);
 	if (!err)
-		record(tb, CAUSAL_LOCK_RELEASED, m, CAUSAL_LOCK_MUTEX);
+		record_at(tb, CAUSAL_LOCK_RELEASED, m, CAUSAL_LOCK_MUTEX, at);
 	leave();
 	errno = saved;
 	return err;
@@ -203,14 +213,18 @@ CAUSAL_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 CAUSAL_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	struct causal_tbuf *tb;
+	uint64_t at;
 	int saved, err;
 
 	if (!locks_on() || !(tb = enter()))
 		return causal_glibc_rwlock_unlock(l);
 	saved = errno;
+	/* stamped before: another thread may take it as soon as it is
+	 * given back, and its acquired must not come first */
+	at = causal_now_ns();
 	err = causal_glibc_rwlock_unlock(l);
 	if (!err)
-		record(tb, CAUSAL_LOCK_RELEASED, l, CAUSAL_LOCK_RWLOCK);
+		record_at(tb, CAUSAL_LOCK_RELEASED, l, CAUSAL_LOCK_RWLOCK, at);
 	leave();
 	errno = saved;
 	return err;

@@ -151,6 +151,26 @@ START_TEST(test_on)
 			      "the timedlock's wait: %lld ns", second - first);
 		tool_out_release(&o);
 	}
+	/* the tuple of main's and the second thread's states (Chitra's
+	 * N-tuple): while main holds b the thread waits, then main has let
+	 * go and the thread holds it */
+	{
+		const char *argv[] = {
+			tool_path("ccsg"), "pes", "--db",     t.db,
+			"--thread",	   "1:1", "--thread", "1:2",
+			"--format=pes",	   NULL
+		};
+		struct tool_out o = tool_run(argv);
+
+		e2e_assert_exit(o.status, 0, "ccsg pes, two threads");
+		ck_assert_msg(strstr(o.out, " holding:1,waiting-for-lock\n"),
+			      "%s", o.out);
+		ck_assert_msg(strstr(o.out, " running,holding:1\n"), "%s",
+			      o.out);
+		ck_assert_msg(!strstr(o.out, " holding:1,holding:1\n"),
+			      "both held b at once: %s", o.out);
+		tool_out_release(&o);
+	}
 	/* nothing of the library's own locks: only the program's three */
 	ck_assert_int_eq(e2e_query_int(t.sql,
 				       "SELECT count(DISTINCT lock) FROM "

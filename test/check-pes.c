@@ -673,6 +673,46 @@ START_TEST(test_from_thread)
 }
 END_TEST
 
+/* Chitra's N-tuple: two sequences, from the later start, an entry at
+ * every change of either, named by both states. */
+START_TEST(test_tuple)
+{
+	struct pes parts[2], out;
+	static const char *const a_states[] = { "a", "b", "a" };
+	static const int64_t a_t[] = { 0, 10, 20 };
+	static const char *const b_states[] = { "x", "y", "y" };
+	static const int64_t b_t[] = { 5, 15, 18 };
+	static const int64_t want_t[] = { 5, 10, 15, 20 };
+
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(pes_init(&parts[k], "ns"), 0);
+		for (int i = 0; i < 3; i++) {
+			int64_t st = pes_state(
+				&parts[k], k ? b_states[i] : a_states[i], 1);
+
+			ck_assert_int_ge(st, 0);
+			ck_assert_int_eq(pes_append(&parts[k],
+						    k ? b_t[i] : a_t[i],
+						    (uint32_t)st),
+					 0);
+		}
+	}
+	ck_assert_int_eq(pes_tuple(&out, parts, 2), 0);
+	/* y then y again at 18 is no change of the tuple */
+	ck_assert_str_eq(names(&out), "a,x b,x b,y a,y");
+	ck_assert_uint_eq(out.n, 4);
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_int_eq(out.t[i], want_t[i]);
+	pes_release(&out);
+	/* an empty part: said, no sequence */
+	pes_release(&parts[1]);
+	ck_assert_int_eq(pes_init(&parts[1], "ns"), 0);
+	ck_assert_int_eq(pes_tuple(&out, parts, 2), -ENOENT);
+	pes_release(&parts[0]);
+	pes_release(&parts[1]);
+}
+END_TEST
+
 Suite *pes_suite(void)
 {
 	Suite *s = suite_create("pes");
@@ -694,6 +734,7 @@ Suite *pes_suite(void)
 	tcase_add_test(tc, test_periodogram);
 	tcase_add_test(tc, test_plot);
 	tcase_add_test(tc, test_from_thread);
+	tcase_add_test(tc, test_tuple);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
