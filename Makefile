@@ -379,6 +379,8 @@ help:
 	@echo "            how to open it in the viewer, ccsg serve)"
 	@echo "  example-impact  Figure 1 run twice, say_it 20% less the second time:"
 	@echo "            ccsg impact's prediction from the first trace vs the second run"
+	@echo "  example-pes  the dining philosophers traced with the lock records:"
+	@echo "            a philosopher's PES, its model and views in build/example-pes/"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
 	@echo "            (FUZZ_SECONDS=30 each)"
 	@echo "  install   install the library, tracedump, ccsg, causalctl and the man pages"
