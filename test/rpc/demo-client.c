@@ -46,6 +46,12 @@
  *                    PATH.N, runs the command it holds ("say X",
  *                    "siblings X", "burn X", "spawn X"), then writes
  *                    PATH.N.done; "stop" ends it
+ *   periodic say|burn|sleep N US  N calls of SAY_IT, of BURN(200) (200 us
+ *                    of the server's CPU) or of SLEEP_MS(1), one every US
+ *                    microseconds on the monotonic clock (absolute
+ *                    deadlines, so the period holds on average):
+ *                    "periodic KIND calls N period_ns P" (P the mean
+ *                    interval between the calls' starts, as it came out)
  *   bench null|say N N calls on one handle:
  *                    "bench KIND calls N client_cpu_ns C server_cpu_ns S
  * wall_ns W" S is the clnt_stat's enumerator name.  Exit status 0 when every
@@ -559,6 +565,47 @@ static int cmd_bench(const char *kind, int n)
 	return bad == 0;
 }
 
+static int cmd_periodic(const char *kind, int n, int us)
+{
+	int burn = !strcmp(kind, "burn"), sleep = !strcmp(kind, "sleep");
+	int bad = 0;
+	long long first = 0, last = 0;
+	struct timespec at;
+	CLIENT *c = make_client();
+
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	for (int i = 0; i < n; i++) {
+		int y;
+
+		at.tv_nsec += (long)us * 1000;
+		while (at.tv_nsec >= 1000000000) {
+			at.tv_sec++;
+			at.tv_nsec -= 1000000000;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at,
+				       NULL) == EINTR)
+			;
+		last = wall_ns();
+		if (!i)
+			first = last;
+		if (burn) {
+			int us_cpu = 200;
+
+			bad += burn_1(&us_cpu, &y, c) != RPC_SUCCESS;
+		} else if (sleep) {
+			int ms = 1;
+
+			bad += sleep_ms_1(&ms, &y, c) != RPC_SUCCESS || y != 1;
+		} else {
+			bad += say_it_1(&i, &y, c) != RPC_SUCCESS || y != i + 1;
+		}
+	}
+	clnt_destroy(c);
+	printf("periodic %s calls %d period_ns %lld\n", kind, n,
+	       n > 1 ? (last - first) / (n - 1) : 0);
+	return bad == 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
@@ -622,6 +669,8 @@ int main(int argc, char **argv)
 		ok = cmd_steps(argv[optind + 1]);
 	else if (!strcmp(cmd, "bench") && optind + 2 < argc)
 		ok = cmd_bench(argv[optind + 1], ARG(2));
+	else if (!strcmp(cmd, "periodic") && optind + 3 < argc)
+		ok = cmd_periodic(argv[optind + 1], ARG(2), ARG(3));
 	else
 		goto usage;
 #undef ARG
