@@ -135,6 +135,18 @@ static void fx_call(const char *chain, unsigned prog, unsigned proc, const char 
 }
 
 /* Set columns of the last rpc_calls row: fx_set("status = 5, reply = NULL"). */
+/* Host A with process 1, host B with process 2, each one thread (tid 1,
+ * 100 us of CPU): the two ends of the calls most suites make. */
+static __attribute__((unused)) void fx_two_procs(void)
+{
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_proc(1, 1);
+	fx_proc(2, 2);
+	fx_thread(1, 1, 0, 100, -1);
+	fx_thread(2, 1, 0, 100, -1);
+}
+
 static __attribute__((unused)) void fx_set(const char *assignments)
 {
 	char sql[1024];
@@ -175,12 +187,7 @@ static __attribute__((unused)) const char *fx_outcomes(void)
 
 #define FX_CHAIN() (snprintf(ch, sizeof(ch), "%038d%02x", 0, 0xe0 + k++), ch)
 	fx_open();
-	fx_host(1, "A");
-	fx_host(2, "B");
-	fx_proc(1, 1);
-	fx_proc(2, 2);
-	fx_thread(1, 1, 0, 100, -1);
-	fx_thread(2, 1, 0, 100, -1);
+	fx_two_procs();
 	fx_call(FX_CHAIN(), 7, FX_OK, "ok_1", 1, 1, 2, 1, FX_OK, whole, n);
 	fx_set("status = 0, status_name = 'RPC_SUCCESS', reply = 'success', tag = 'ok', "
 	       "reply_tag = 'ok', args_bytes = 8, results_bytes = 4, server_args_bytes = 8, "

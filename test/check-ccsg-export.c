@@ -310,12 +310,7 @@ START_TEST(test_chrome_threads)
 	char *serial;
 
 	fx_open();
-	fx_host(1, "A");
-	fx_host(2, "B");
-	fx_proc(1, 1);
-	fx_proc(2, 2);
-	fx_thread(1, 1, 0, 100, -1);
-	fx_thread(2, 1, 0, 100, -1);
+	fx_two_procs();
 	for (long long i = 0; i < 300; i++) {
 		fx_call(chain, 7, 1 + i % 3, i % 3 ? "two_1" : "one_1", 1, 1, 2,
 			1, 1,

@@ -71,20 +71,26 @@ round() {
 # shellcheck source=test/bench/lib.sh
 . test/bench/lib.sh # median (the scripts run from the top of the tree)
 
-: >"$tmp/results"
-round plain # warm up
-: >"$tmp/results"
-for ((r = 1; r <= rounds; r++)); do
-	# rotate the order, so no kind always follows the same one
-	case $((r % 3)) in
-	0) order="plain off all" ;;
-	1) order="off all plain" ;;
-	2) order="all plain off" ;;
-	esac
-	for kind in $order; do
-		round "$kind"
+# rounds FUNC: a warm-up run of FUNC plain, then $rounds rounds of FUNC for
+# each kind, the order rotating so that no kind always follows the same one
+rounds() {
+	local r kind order
+	"$1" plain
+	: >"$2"
+	for ((r = 1; r <= rounds; r++)); do
+		case $((r % 3)) in
+		0) order="plain off all" ;;
+		1) order="off all plain" ;;
+		2) order="all plain off" ;;
+		esac
+		for kind in $order; do
+			"$1" "$kind"
+		done
 	done
-done
+}
+
+: >"$tmp/results"
+rounds round "$tmp/results"
 
 printf "%d calls over TCP loopback, client and server on CPU 0, median of %d rounds:\n" \
 	"$calls" "$rounds"
@@ -137,18 +143,7 @@ raw_round() {
 }
 raw_calls=$((calls * 4))
 : >"$tmp/raw"
-raw_round plain # warm up
-: >"$tmp/raw"
-for ((r = 1; r <= rounds; r++)); do
-	case $((r % 3)) in
-	0) order="plain off all" ;;
-	1) order="off all plain" ;;
-	2) order="all plain off" ;;
-	esac
-	for kind in $order; do
-		raw_round "$kind"
-	done
-done
+rounds raw_round "$tmp/raw"
 printf "%d calls through memory (clnt_raw to svc_raw, one thread: client and server probes), median of %d rounds:\n" \
 	"$raw_calls" "$rounds"
 for proc in null say; do
