@@ -32,10 +32,9 @@
  * spike_* tables (sporadic bottlenecks), only added.  6: the records
  * table only with `tracedump merge --raw` (the logs are the archive; it
  * was half of the database and a third of the merge time), one index over
- * rpc_calls.  7: rpc_calls.tree and threads.tree (chain trees), only
- * added.  8: the lock_events table (LOCK records), only added.
+ * rpc_calls.  7: the lock_events table (LOCK records), only added.
  */
-#define DB_SCHEMA_VERSION 8
+#define DB_SCHEMA_VERSION 7
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 
