@@ -17,6 +17,10 @@
  *             output and exit status
  *   alone     CAUSAL_MONITOR=locks: the locks recorded with no type of
  *             calls on, and the initial state says so
+ *   switched  `causalctl on locks` and `off locks` while a stepped
+ *             demo-client runs (libtirpc's own mutexes are the program's
+ *             locks): lock events only between the two switches, and the
+ *             call types untouched
  *   philosophers  the Chitra paper's case study (Section 3): the dining
  *             philosophers (examples/philosophers.c), N = 2, 3 and 4,
  *             traced unchanged with locks on; each philosopher's PES from
@@ -26,7 +30,7 @@
  *             mean acquisition time the philosopher measured itself,
  *             within 10%; the fairness (largest mean over smallest) said
  */
-#include "e2e.h"
+#include "e2e-monitor.h"
 #include "json-read.h"
 #include "tool-run.h"
 
@@ -220,6 +224,69 @@ START_TEST(test_locks_alone)
 }
 END_TEST
 
+START_TEST(test_switched)
+{
+	struct rpc_server a;
+	char path[PATH_MAX];
+	struct e2e t;
+	pid_t coord, c;
+	long long cp;
+
+	rpc_isolate();
+	e2e_init(&t);
+	coord = mon_coord_start(&t, MON_PORT);
+	mon_server_start(&t, &a, "a", NULL, ENV(MON_COORD), NULL);
+	c = mon_step_client(&t, "c", NULL, a.tcp, ENV(MON_COORD), path,
+			    sizeof(path));
+	mon_wait_connected(&t, 2);
+	mon_step(path, 1, "say 1", c); /* locks off: the default */
+	mon_publish(&t, ARGS("on", "locks"));
+	mon_step(path, 2, "say 2", c);
+	mon_publish(&t, ARGS("off", "locks"));
+	mon_step(path, 3, "say 3", c);
+	mon_step(path, 4, "stop", c);
+	e2e_assert_exit(e2e_wait(c), 0, "client");
+	rpc_server_stop(&a);
+	kill(coord, SIGTERM);
+	e2e_assert_exit(e2e_wait(coord), 0, "causalctl serve");
+	e2e_merge(&t);
+	cp = e2e_query_int(t.sql, "SELECT proc_id FROM processes WHERE exe "
+				  "LIKE '%%demo-client'");
+	/* the client's switches, with the call types as they were */
+	ck_assert_str_eq(mon_text(&t, rpc_q("SELECT group_concat(kind || ':' "
+					    "|| types, ' ') FROM (SELECT * "
+					    "FROM monitor_switches WHERE "
+					    "proc_id = %lld ORDER BY seq)",
+					    cp)),
+			 "initial:semantics|latency|cpu|memory "
+			 "on:semantics|latency|cpu|memory|locks "
+			 "off:semantics|latency|cpu|memory");
+	/* its lock events all lie between the two switches, and some do:
+	 * the second call took libtirpc's mutexes */
+	ck_assert_int_gt(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM lock_events "
+				       "WHERE proc_id = %lld",
+				       cp),
+			 0);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql,
+			      "SELECT count(*) FROM lock_events l WHERE "
+			      "proc_id = %lld AND (mono_ns < (SELECT mono_ns "
+			      "FROM monitor_switches WHERE proc_id = %lld AND "
+			      "kind = 'on') OR mono_ns > (SELECT mono_ns FROM "
+			      "monitor_switches WHERE proc_id = %lld AND kind "
+			      "= 'off'))",
+			      cp, cp, cp),
+		0);
+	/* the three calls recorded whole all along */
+	rpc_assert_calls(&t, rpc_q("client_proc_id = %lld", cp),
+			 "missing IS NULL AND client_mon = "
+			 "'semantics|latency|cpu'",
+			 3);
+	e2e_release(&t);
+}
+END_TEST
+
 /* The model's mean occupancy of A in thread tid's PES, aggregated. */
 static double acquiring_mean(struct e2e *t, long long tid)
 {
@@ -332,6 +399,7 @@ Suite *e2e_locks_suite(void)
 	tcase_add_test(tc, test_on);
 	tcase_add_test(tc, test_off);
 	tcase_add_test(tc, test_locks_alone);
+	tcase_add_test(tc, test_switched);
 	tcase_add_test(tc, test_philosophers);
 	suite_add_tcase(s, tc);
 	return s;
