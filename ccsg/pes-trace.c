@@ -194,8 +194,18 @@ int pes_from_thread(struct pes *p, const struct ccsg_trace *t, sqlite3 *db,
 		goto out;
 	}
 	qsort(e, n, sizeof(*e), edge_cmp);
-	if (pes_append(p, e[0].t, (uint32_t)running))
-		goto out;
+	/* from the thread's start when the trace has it: what it did before
+	 * its first call or lock (a philosopher's first thinking) counts */
+	{
+		const struct ccsg_thread *st = &t->threads[th];
+		int64_t from = st->start_mono_ns != CCSG_NONE &&
+					       st->start_mono_ns < e[0].t
+				       ? st->start_mono_ns
+				       : e[0].t;
+
+		if (pes_append(p, from, (uint32_t)running))
+			goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (e[i].start == EDGE_BASE) {
 			base = e[i].state;

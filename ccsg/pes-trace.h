@@ -5,7 +5,9 @@
  * clock).
  *
  * The states, from the rpc_calls and threads tables:
- *   running                 its own code (no call of it open)
+ *   running                 its own code (no call of it open), from the
+ *                           thread's start (threads.start_mono_ns) when
+ *                           the trace has it, else its first event
  *   serving:FUNCTION        inside a skeleton: skeleton start (exit) to
  *                           skeleton end, on the server thread
  *   waiting:FUNCTION        inside a stub, blocked on a remote call: stub

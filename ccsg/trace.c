@@ -497,6 +497,7 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 {
 	static const int cols[] = { DB_THREADS_PROC_ID, DB_THREADS_TID,
 				    DB_THREADS_PARENT_TID, DB_THREADS_MARKER,
+				    DB_THREADS_START_MONO_NS,
 				    DB_THREADS_END_MONO_NS, DB_THREADS_CPU_NS,
 				    DB_THREADS_CTX_FUNCTION,
 				    /* from version 4 on */
@@ -528,6 +529,8 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 				   sizeof(marker_names) /
 					   sizeof(marker_names[0])) ==
 			   CAUSAL_MARKER_INFRA;
+		th.start_mono_ns =
+			rd_int(&r, DB_THREADS_START_MONO_NS, 0, MAX_NS, 1);
 		th.end_mono_ns =
 			rd_int(&r, DB_THREADS_END_MONO_NS, 0, MAX_NS, 1);
 		th.cpu_ns = rd_int(&r, DB_THREADS_CPU_NS, 0, MAX_NS, 1);

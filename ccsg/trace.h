@@ -99,6 +99,7 @@ struct ccsg_thread {
 	int64_t cpu_ns;			/* CCSG_NONE when not measured */
 	int64_t heap[2];		/* bytes allocated, freed; CCSG_NONE */
 	int64_t heap_peak;		/* highest live bytes; CCSG_NONE */
+	int64_t start_mono_ns;		/* CCSG_NONE without THREAD_START */
 	int64_t end_mono_ns;		/* CCSG_NONE without THREAD_END */
 	int64_t ctx_function;		/* CCSG_NONE */
 	/* Filled by ccsg_dscg_build(). */

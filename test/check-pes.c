@@ -591,10 +591,12 @@ START_TEST(test_from_thread)
 	t.path = "fake.db";
 	t.calls = calls;
 	t.ncalls = sizeof(calls) / sizeof(calls[0]);
-	threads[0] =
-		(struct ccsg_thread){ .proc = 1, .tid = 1, .end_mono_ns = 500 };
-	threads[1] =
-		(struct ccsg_thread){ .proc = 4, .tid = 4, .end_mono_ns = X };
+	threads[0] = (struct ccsg_thread){
+		.proc = 1, .tid = 1, .start_mono_ns = X, .end_mono_ns = 500
+	};
+	threads[1] = (struct ccsg_thread){
+		.proc = 4, .tid = 4, .start_mono_ns = X, .end_mono_ns = X
+	};
 	t.threads = threads;
 	t.nthreads = 2;
 	ck_assert_int_ge(hashmap_put(&t.thread_map, hashmap_key2(1, 1), 0), 0);
@@ -663,6 +665,16 @@ START_TEST(test_from_thread)
 		pes_release(&p);
 		sqlite3_close(db);
 	}
+	/* with its start known, running from there (what it did before its
+	 * first call counts) */
+	threads[0].start_mono_ns = 50;
+	ck_assert_int_eq(pes_from_thread(&p, &t, NULL, &nm, 1, 1, &skipped), 0);
+	ck_assert(
+		!strncmp(names(&p), "running serving:0x20000001::proc1 ", 34));
+	ck_assert_int_eq(p.t[0], 50);
+	ck_assert_int_eq(p.t[1], 100);
+	pes_release(&p);
+	threads[0].start_mono_ns = X;
 	/* a thread of no call, a thread not in the trace */
 	ck_assert_int_eq(pes_from_thread(&p, &t, NULL, &nm, 4, 4, &skipped),
 			 -ENOENT);
