@@ -238,7 +238,8 @@ static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 	return 0;
 }
 
-/* Decode such a record again from its bytes: few, so not worth a copy. */
+/* Decode such a record again from its bytes (the reader decoded it once):
+ * most kinds are few; LOCK records can be millions, and pay it twice. */
 static int chunk_rpc(struct merge *m, const struct chunk *c,
 		     const struct chunk_rec *cr)
 {

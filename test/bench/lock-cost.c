@@ -1,7 +1,7 @@
 /*
  * lock-cost - what tracing adds to an uncontended pthread_mutex_lock +
- * pthread_mutex_unlock pair, measured in one process as malloc-cost.c
- * does: batches of pairs through the public names, which the tracer
+ * pthread_mutex_unlock pair, measured in one process (paired-batches.h):
+ * batches of pairs through the public names, which the tracer
  * interposes when preloaded (shim-pthread/mutex-hooks.c), alternate with
  * batches through glibc's own __pthread_mutex_lock / __pthread_mutex_unlock
  * (the names libc still exports for old binaries), which it never sees.
@@ -25,8 +25,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "paired-batches.h"
 
 int plain_lock(pthread_mutex_t *m);
 int plain_unlock(pthread_mutex_t *m);
@@ -35,25 +36,22 @@ __asm__(".symver plain_unlock, __pthread_mutex_unlock@GLIBC_2.2.5");
 
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 
-static int64_t mono_ns(void)
+/* One batch of *(long *)pairs pairs, through the wrappers or glibc's own
+ * functions; its time in ns. */
+static int64_t batch(int wrapped, void *pairs)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* One batch of n pairs; its time in ns. */
-static int64_t batch(int (*volatile lock)(pthread_mutex_t *),
-		     int (*volatile unlock)(pthread_mutex_t *), long n)
-{
-	int64_t t0 = mono_ns();
+	int (*volatile lock)(pthread_mutex_t *) =
+		wrapped ? pthread_mutex_lock : plain_lock;
+	int (*volatile unlock)(pthread_mutex_t *) =
+		wrapped ? pthread_mutex_unlock : plain_unlock;
+	long n = *(long *)pairs;
+	int64_t t0 = pb_mono_ns();
 
 	for (long i = 0; i < n; i++) {
 		lock(&mutex);
 		unlock(&mutex);
 	}
-	return mono_ns() - t0;
+	return pb_mono_ns() - t0;
 }
 
 static void *idle(void *arg)
@@ -64,20 +62,13 @@ static void *idle(void *arg)
 	return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
 	long batches = argc > 1 ? atol(argv[1]) : 1000;
 	long pairs = argc > 2 ? atol(argv[2]) : 10000;
-	int64_t plain = INT64_MAX, wrapped = INT64_MAX;
+	int64_t plain, wrapped;
 	pthread_t other;
-	double *ratio;
+	double *ratio, median;
 
 	if (batches < 1 || pairs < 1) {
 		fprintf(stderr, "usage: lock-cost [ROUNDS [PAIRS]]\n");
@@ -88,29 +79,10 @@ int main(int argc, char **argv)
 		perror("lock-cost");
 		return 1;
 	}
-	batch(pthread_mutex_lock, pthread_mutex_unlock, pairs); /* warm up */
-	batch(plain_lock, plain_unlock, pairs);
-	for (long b = 0; b < batches; b++) {
-		/* alternate which goes first, so neither always follows */
-		int64_t x, y;
-
-		if (b & 1) {
-			x = batch(pthread_mutex_lock, pthread_mutex_unlock,
-				  pairs);
-			y = batch(plain_lock, plain_unlock, pairs);
-		} else {
-			y = batch(plain_lock, plain_unlock, pairs);
-			x = batch(pthread_mutex_lock, pthread_mutex_unlock,
-				  pairs);
-		}
-		wrapped = x < wrapped ? x : wrapped;
-		plain = y < plain ? y : plain;
-		ratio[b] = (double)x / (double)(y ? y : 1);
-	}
-	qsort(ratio, (size_t)batches, sizeof(*ratio), cmp_double);
+	median = pb_run(batches, batch, &pairs, ratio, &plain, &wrapped);
 	printf("lock-cost %ld pairs plain %.2f wrapped %.2f ratio %.3f\n",
 	       batches * pairs, (double)plain / (double)pairs,
-	       (double)wrapped / (double)pairs, ratio[batches / 2]);
+	       (double)wrapped / (double)pairs, median);
 	free(ratio);
 	return 0;
 }

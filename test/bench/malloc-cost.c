@@ -32,19 +32,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "paired-batches.h"
 
 /* glibc's allocator under its own names (exported since 2.2.5) */
 extern void *__libc_malloc(size_t n);
 extern void __libc_free(void *p);
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static unsigned sum;
 static long slots;
@@ -64,10 +57,11 @@ static uint64_t next_rand(struct pool *pl)
 }
 
 /* One batch of n pairs; its time in ns, or -1 when memory runs out. */
-static int64_t batch(void *(*volatile alloc)(size_t),
-		     void (*volatile release)(void *), struct pool *pl, long n)
+static int64_t batch_of(void *(*volatile alloc)(size_t),
+			void (*volatile release)(void *), struct pool *pl,
+			long n)
 {
-	int64_t t0 = mono_ns();
+	int64_t t0 = pb_mono_ns();
 
 	for (long i = 0; i < n; i++) {
 		unsigned char *p;
@@ -88,7 +82,24 @@ static int64_t batch(void *(*volatile alloc)(size_t),
 		if (!slots)
 			release(p);
 	}
-	return mono_ns() - t0;
+	return pb_mono_ns() - t0;
+}
+
+/* What pb_run() needs: the two pools and the pairs a batch. */
+struct pools {
+	struct pool wrapped, plain;
+	long pairs;
+};
+
+/* A batch through malloc()/free() (the tracer's when preloaded) or
+ * through glibc's own entry points, each kind with its own pool. */
+static int64_t batch(int wrapped, void *arg)
+{
+	struct pools *p = arg;
+
+	return wrapped ? batch_of(malloc, free, &p->wrapped, p->pairs)
+		       : batch_of(__libc_malloc, __libc_free, &p->plain,
+				  p->pairs);
 }
 
 static int pool_init(struct pool *pl, void *(*alloc)(size_t))
@@ -106,62 +117,34 @@ static int pool_init(struct pool *pl, void *(*alloc)(size_t))
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
 	long batches = argc > 1 ? atol(argv[1]) : 1000;
-	long pairs = argc > 2 ? atol(argv[2]) : 10000;
-	int64_t plain = INT64_MAX, wrapped = INT64_MAX;
-	struct pool pw = { 0 }, pp = { 0 };
-	double *ratio;
+	struct pools pools = { .pairs = argc > 2 ? atol(argv[2]) : 10000 };
+	int64_t plain, wrapped;
+	double *ratio, median;
 
 	slots = argc > 3 ? atol(argv[3]) : 0;
-	if (batches < 1 || pairs < 1 || slots < 0) {
+	if (batches < 1 || pools.pairs < 1 || slots < 0) {
 		fprintf(stderr,
 			"usage: malloc-cost [ROUNDS [PAIRS [SLOTS]]]\n");
 		return 2;
 	}
 	ratio = __libc_malloc((size_t)batches * sizeof(*ratio));
-	if (!ratio || pool_init(&pw, malloc) || pool_init(&pp, __libc_malloc)) {
+	if (!ratio || pool_init(&pools.wrapped, malloc) ||
+	    pool_init(&pools.plain, __libc_malloc)) {
 		perror("malloc");
 		return 1;
 	}
-	batch(malloc, free, &pw, pairs); /* warm up both */
-	batch(__libc_malloc, __libc_free, &pp, pairs);
-	for (long b = 0; b < batches; b++) {
-		/* alternate which goes first, so neither always follows */
-		int64_t x = batch(b & 1 ? malloc : __libc_malloc,
-				  b & 1 ? free : __libc_free, b & 1 ? &pw : &pp,
-				  pairs);
-		int64_t y = batch(b & 1 ? __libc_malloc : malloc,
-				  b & 1 ? __libc_free : free, b & 1 ? &pp : &pw,
-				  pairs);
-
-		if (x < 0 || y < 0) {
-			perror("malloc");
-			return 1;
-		}
-		if (!(b & 1)) {
-			int64_t t = x;
-
-			x = y; /* x: wrapped, y: plain */
-			y = t;
-		}
-		wrapped = x < wrapped ? x : wrapped;
-		plain = y < plain ? y : plain;
-		ratio[b] = (double)x / (double)(y ? y : 1);
+	median = pb_run(batches, batch, &pools, ratio, &plain, &wrapped);
+	if (median < 0) {
+		perror("malloc");
+		return 1;
 	}
-	qsort(ratio, (size_t)batches, sizeof(*ratio), cmp_double);
 	printf("malloc-cost %ld pairs plain %.2f wrapped %.2f ratio %.3f "
 	       "sum %u\n",
-	       batches * pairs, (double)plain / (double)pairs,
-	       (double)wrapped / (double)pairs, ratio[batches / 2], sum);
+	       batches * pools.pairs, (double)plain / (double)pools.pairs,
+	       (double)wrapped / (double)pools.pairs, median, sum);
 	__libc_free(ratio);
 	return 0;
 }
