@@ -38,8 +38,7 @@ static int pb_cmp_double(const void *a, const void *b)
  * median over the rounds of wrapped / plain, or -1 after an error.
  */
 static double pb_run(long rounds, int64_t (*batch)(int wrapped, void *arg),
-		     void *arg, double *ratio, int64_t *plain,
-		     int64_t *wrapped)
+		     void *arg, double *ratio, int64_t *plain, int64_t *wrapped)
 {
 	*plain = *wrapped = INT64_MAX;
 	if (batch(1, arg) < 0 || batch(0, arg) < 0)
@@ -47,7 +46,8 @@ static double pb_run(long rounds, int64_t (*batch)(int wrapped, void *arg),
 	for (long r = 0; r < rounds; r++) {
 		int first = (int)(r & 1);
 		int64_t a = batch(first, arg), b = batch(!first, arg);
-		int64_t x = first ? a : b, y = first ? b : a; /* wrapped, plain */
+		int64_t x = first ? a : b,
+			y = first ? b : a; /* wrapped, plain */
 
 		if (a < 0 || b < 0)
 			return -1;
