@@ -58,8 +58,10 @@ TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 PES_CFLAGS := $(shell pkg-config --cflags fftw3 cairo fontconfig)
 PES_LIBS := $(shell pkg-config --libs fftw3 cairo fontconfig)
 TOOL_CFLAGS += $(PES_CFLAGS)
-# ccsg export --endpoint: OTLP/HTTP with libcurl
+# libcurl: ccsg export --endpoint (OTLP/HTTP) and the ClickHouse store
+# (util/clickhouse.c, in every tool that links util/)
 CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
+TOOL_LIBS += $(CURL_LIBS)
 # ccsg spikes symbolises with elfutils (libdw-dev)
 TOOL_LIBS += $(shell pkg-config --libs libdw)
 
@@ -71,7 +73,7 @@ TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
 TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(PES_LIBS) $(TIRPC_LIBS) \
-	-ldl -lpthread $(CURL_LIBS)
+	-ldl -lpthread
 PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
@@ -144,7 +146,7 @@ $(BUILD)/gen/web-assets.o: $(BUILD)/gen/web-assets.c
 $(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o) \
 		$(BUILD)/gen/web-assets.o
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(PES_LIBS) $(MHD_LIBS) $(CURL_LIBS)
+	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(PES_LIBS) $(MHD_LIBS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/kernel-types.h include/causal/bpf-clock.h
 	@mkdir -p $(dir $@)
@@ -165,7 +167,7 @@ $(BUILD)/tool/causalctl/bpf-clock.o: $(BPF_SKEL)
 
 $(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(TOOL_SAN)
+	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(CURL_LIBS) $(TOOL_SAN)
 
 # The test runner: unit suites link the library's pure modules and the
 # tools' engines; end-to-end suites drive the built binaries.
@@ -228,7 +230,7 @@ $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS) \
-		$(PES_LIBS) $(CURL_LIBS)
+		$(PES_LIBS)
 
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
@@ -338,7 +340,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 $(BUILD)/fuzz/fuzz-log: $(BUILD)/fuzz/obj/test/fuzz/fuzz-log.o $(FUZZ_LOG_OBJS)
 	@echo "  LINK    $@"
 	$(Q)clang -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ -lzstd -lmsgpackc \
-		-lsqlite3 -lm
+		-lsqlite3 -lm $(CURL_LIBS)
 
 # $(call run-fuzz,NAME,SECONDS): quiet, the log's tail on a finding.
 # The targets' own stderr is closed (dump's warnings on every damaged

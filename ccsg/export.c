@@ -172,7 +172,7 @@ static int load_columns(struct export_ctx *x, int transports)
 				       DB_PROCESSES_END_MONO_NS };
 	static const int call_cols[] = { DB_RPC_CALLS_CALL_ID,
 					 DB_RPC_CALLS_TRANSPORT };
-	const char *path = x->t->path;
+	const char *path = x->t->file;
 	sqlite3 *db = NULL;
 	int ret;
 

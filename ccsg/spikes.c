@@ -16,6 +16,7 @@
 #include "hex.h"
 #include "json.h"
 #include "spikes.h"
+#include "store.h"
 #include "usage.h"
 
 struct proc {
@@ -492,6 +493,9 @@ int spikes_load(struct spikes_report *r, const char *path)
 	if (!p)
 		return fail("out of memory");
 	r->priv = p;
+	path = ccsg_store_path(path);
+	if (!path)
+		return -1;
 	if (sqlite3_open_v2(path, &p->db, SQLITE_OPEN_READONLY, NULL) !=
 	    SQLITE_OK)
 		return fail("cannot open '%s': %s", path,

@@ -19,6 +19,7 @@
 #include "array.h"
 #include "causal/db-schema.h"
 #include "causal/log-format.h"
+#include "store.h"
 #include "trace.h"
 #include "usage.h"
 
@@ -1075,8 +1076,9 @@ out:
 	return ret;
 }
 
-int ccsg_trace_load(struct ccsg_trace *t, const char *path)
+int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 {
+	const char *path;
 	int32_t *host_index = NULL;
 	int with_mon, mon_mixed;
 	size_t nindex = 0;
@@ -1085,6 +1087,10 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 	int ret = -1;
 
 	memset(t, 0, sizeof(*t));
+	/* a store URL: its copy as an SQLite file */
+	path = ccsg_store_path(given);
+	if (!path)
+		return -1;
 	if (stat(path, &sb))
 		return fail("cannot open trace database '%s': %s", path, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
@@ -1094,8 +1100,9 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path)
 		sqlite3_close(db);
 		return -1;
 	}
-	t->path = strdup(path);
-	if (!t->path || check_schema(db, path, &t->schema_version))
+	t->path = strdup(given);
+	t->file = strdup(path);
+	if (!t->path || !t->file || check_schema(db, path, &t->schema_version))
 		goto out;
 	t->has_heap = t->schema_version >= CCSG_SCHEMA_HEAP;
 	/* the monitoring columns come with monitor_switches */
@@ -1137,6 +1144,7 @@ void ccsg_trace_release(struct ccsg_trace *t)
 	free(t->sites);
 	free(t->strings);
 	free(t->path);
+	free(t->file);
 	hashmap_release(&t->thread_map);
 	hashmap_release(&t->string_map);
 	ccsg_monitoring_release(&t->mon);

@@ -1,11 +1,13 @@
 /*
- * cmd-merge.c - `tracedump merge DIR [-o DB]`: options and the summary.
+ * cmd-merge.c - `tracedump merge DIR [-o DB | --db STORE]`: options and
+ * the summary.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ch-load.h"
 #include "cmds.h"
 #include "merge.h"
 #include "usage.h"
@@ -14,6 +16,9 @@ static const struct opt merge_opts[] = {
 	{ "output", 'o', "DB",
 	  "write the database to DB (default DIR/trace.db), which must be "
 	  "a regular file or not exist" },
+	{ "db", 'd', "STORE",
+	  "the same as -o, or load DIR into a shared ClickHouse store: "
+	  "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE" },
 	{ "raw", 'r', NULL,
 	  "also store every record as it was logged (table records: twice "
 	  "the size and time; tracedump dump reads the logs themselves)" },
@@ -32,30 +37,10 @@ static void print_counts(const char *label, const struct merge_count *v,
 	putchar('\n');
 }
 
-static int run_merge(int argc, char **argv)
+static void print_summary(const struct merge_stats *sp)
 {
-	struct merge_opts o = { 0 };
-	struct merge_stats s;
-	struct opt_parser p;
-	const char *v;
-	int c;
+	const struct merge_stats s = *sp;
 
-	opt_init(&p, &cmd_merge, argc, argv);
-	while ((c = opt_next(&p, &v)) > 0)
-		if (c == 'o')
-			o.output = v;
-		else if (c == 'r')
-			o.raw = true;
-	if (c == OPT_STOP)
-		return p.status;
-	if (p.nargs != 1)
-		return opt_bad(&cmd_merge, p.nargs ? "too many arguments" :
-				"a log directory is needed");
-	o.dir = p.args[0];
-	/* A \r line only makes sense to a person watching. */
-	o.progress = isatty(STDERR_FILENO);
-	if (merge_run(&o, &s))
-		return 1;
 	printf("hosts:           %" PRIu64 "\n"
 	       "processes:       %" PRIu64 "\n"
 	       "threads:         %" PRIu64 "\n"
@@ -80,13 +65,70 @@ static int run_merge(int argc, char **argv)
 		printf("bad records:     %" PRIu64 "\n", s.bad_records);
 	printf("merged in:       %.2f s, %.0f records/s\n", s.seconds,
 	       s.seconds > 0 ? (double)s.records / s.seconds : 0.0);
+}
+
+/* DIR into a ClickHouse store, then the summaries of both steps. */
+static int load_store(struct merge_opts *o, struct merge_stats *s)
+{
+	struct ch_load_stats ls;
+	struct store_url u;
+	char why[512];
+
+	if (store_url_parse(o->output, &u, why, sizeof(why)))
+		return opt_bad(&cmd_merge, "%s", why);
+	if (o->raw)
+		return opt_bad(&cmd_merge, "--raw is for an SQLite database; "
+					   "a ClickHouse store has no records table");
+	if (ch_load_run(o, &u, s, &ls))
+		return 1;
+	print_summary(s);
+	printf("store:           %s\n", u.shown);
+	if (ls.load_id)
+		printf("load:            %" PRIu64 ", %" PRIu64
+		       " processes, %" PRIu64 " rows in %.2f s, %.0f rows/s\n",
+		       ls.load_id, ls.processes, ls.rows, ls.seconds,
+		       ls.seconds > 0 ? (double)ls.rows / ls.seconds : 0.0);
+	else
+		printf("load:            none: the store holds these logs already\n");
+	if (ls.skipped)
+		printf("already loaded:  %" PRIu64 " processes\n", ls.skipped);
+	return 0;
+}
+
+static int run_merge(int argc, char **argv)
+{
+	struct merge_opts o = { 0 };
+	struct merge_stats s;
+	struct opt_parser p;
+	const char *v;
+	int c;
+
+	opt_init(&p, &cmd_merge, argc, argv);
+	while ((c = opt_next(&p, &v)) > 0)
+		if (c == 'o' || c == 'd')
+			o.output = v;
+		else if (c == 'r')
+			o.raw = true;
+	if (c == OPT_STOP)
+		return p.status;
+	if (p.nargs != 1)
+		return opt_bad(&cmd_merge, p.nargs ? "too many arguments" :
+				"a log directory is needed");
+	o.dir = p.args[0];
+	/* A \r line only makes sense to a person watching. */
+	o.progress = isatty(STDERR_FILENO);
+	if (o.output && store_is_url(o.output))
+		return load_store(&o, &s);
+	if (merge_run(&o, &s))
+		return 1;
+	print_summary(&s);
 	return 0;
 }
 
 const struct command cmd_merge = {
 	"merge",
 	run_merge,
-	"DIR [-o DB] [--raw]",
-	"load every log under DIR into one SQLite database",
+	"DIR [-o DB | --db STORE] [--raw]",
+	"load every log under DIR into one SQLite database, or into a ClickHouse store",
 	merge_opts,
 };

@@ -1,0 +1,745 @@
+/*
+ * store.c - a ClickHouse store read into a temporary SQLite file
+ * (store.h).
+ *
+ * Every table's rows of the finished loads come over in RowBinary into
+ * staging tables of the file (s_<table>: load_id, then the columns), and
+ * SQL makes the merged tables from them: the map of kept processes to
+ * their new ids (pmap, in the order of their log names), of files (fmap)
+ * and hosts (hmap), then each table with its ids mapped, in its key's
+ * order.  The calls are joined in C, on their keys only: one list of
+ * client sides, one of server sides, each in (new proc_id, call_id)
+ * order, which is merge's (proc_id, seq) order within a load.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "ch-store.h"
+#include "clickhouse.h"
+#include "db-clickhouse.h"
+#include "hashmap.h"
+#include "rowbinary.h"
+#include "store.h"
+#include "usage.h"
+
+struct copy {
+	char url[4096];
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	bool at_exit; /* remove_copy() is registered */
+};
+
+/* The one copy a process makes (a command reads one store). */
+static struct copy made;
+
+static void remove_copy(void)
+{
+	if (!made.path[0])
+		return;
+	unlink(made.path);
+	rmdir(made.dir);
+	made.path[0] = '\0';
+}
+
+struct reader {
+	struct ch_client *ch;
+	sqlite3 *db;
+	const char *shown; /* the URL, for messages */
+};
+
+static int db_fail(struct reader *r, const char *what)
+{
+	return fail("%s: the copy of the store: %s: %s", r->shown, what,
+		    sqlite3_errmsg(r->db));
+}
+
+static int exec(struct reader *r, const char *sql)
+{
+	return sqlite3_exec(r->db, sql, NULL, NULL, NULL) == SQLITE_OK
+		       ? 0
+		       : db_fail(r, sql);
+}
+
+/* ---- staging: the rows of finished loads as they are ------------------- */
+
+struct fetch {
+	struct reader *r;
+	enum db_table t;
+	sqlite3_stmt *ins;
+	unsigned char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static bool is_integer(enum db_table t, int col)
+{
+	return !strncmp(db_tables[t].cols[col].type, "INTEGER", 7);
+}
+
+/* One row from [*p, end) into the INSERT: 1 done, 0 cut short, -1 bad. */
+static int stage_row(struct fetch *f, struct rb_reader *rd)
+{
+	const struct db_table_def *d = &db_tables[f->t];
+	sqlite3_stmt *st = f->ins;
+	uint64_t v;
+
+	if (rb_get_u64(rd, &v))
+		return 0;
+	sqlite3_bind_int64(st, 1, (int64_t)v);
+	for (int i = 0; i < d->ncols; i++) {
+		if (db_ch_nullable(f->t, i)) {
+			uint8_t null;
+
+			if (rb_get_u8(rd, &null))
+				return 0;
+			if (null) {
+				sqlite3_bind_null(st, i + 2);
+				continue;
+			}
+		}
+		if (is_integer(f->t, i)) {
+			if (rb_get_u64(rd, &v))
+				return 0;
+			sqlite3_bind_int64(st, i + 2, (int64_t)v);
+		} else {
+			const unsigned char *s;
+			size_t n;
+
+			if (rb_get_string(rd, &s, &n))
+				return 0;
+			if (n > INT_MAX)
+				return -1;
+			if (!strcmp(d->cols[i].type, "BLOB") ||
+			    strstr(d->cols[i].type, "BLOB "))
+				sqlite3_bind_blob(st, i + 2, s, (int)n,
+						  SQLITE_TRANSIENT);
+			else
+				sqlite3_bind_text(st, i + 2, (const char *)s,
+						  (int)n, SQLITE_TRANSIENT);
+		}
+	}
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	sqlite3_reset(st);
+	return 1;
+}
+
+static int on_rows(const char *p, size_t n, void *arg)
+{
+	struct fetch *f = arg;
+	struct rb_reader rd;
+	int rc;
+
+	if (f->len + n > f->cap) {
+		size_t cap = f->cap ? f->cap : 1 << 16;
+		unsigned char *b;
+
+		while (cap < f->len + n)
+			cap *= 2;
+		b = realloc(f->buf, cap);
+		if (!b)
+			return ch_fail(f->r->ch, "out of memory");
+		f->buf = b;
+		f->cap = cap;
+	}
+	memcpy(f->buf + f->len, p, n);
+	f->len += n;
+	rd.p = f->buf;
+	rd.end = f->buf + f->len;
+	for (;;) {
+		const unsigned char *at = rd.p;
+
+		rc = stage_row(f, &rd);
+		if (rc <= 0) {
+			rd.p = at;
+			break;
+		}
+	}
+	if (rc < 0) {
+		f->failed = true;
+		return ch_fail(f->r->ch, "table %s: a row the copy refused: %s",
+			       db_tables[f->t].name, sqlite3_errmsg(f->r->db));
+	}
+	f->len = (size_t)(rd.end - rd.p);
+	memmove(f->buf, rd.p, f->len);
+	return 0;
+}
+
+/* s_<t>: load_id and t's columns, typeless. */
+static int stage_table(struct reader *r, enum db_table t)
+{
+	const struct db_table_def *d = &db_tables[t];
+	struct fetch f = { .r = r, .t = t };
+	char *create = NULL, *ins = NULL, *sel = NULL;
+	size_t n_create, n_ins, n_sel;
+	FILE *fc = open_memstream(&create, &n_create);
+	FILE *fi = open_memstream(&ins, &n_ins);
+	FILE *fs = open_memstream(&sel, &n_sel);
+	int ret = -1;
+
+	if (!fc || !fi || !fs) {
+		if (fc)
+			fclose(fc);
+		if (fi)
+			fclose(fi);
+		if (fs)
+			fclose(fs);
+		free(create);
+		free(ins);
+		free(sel);
+		return fail("out of memory");
+	}
+	fprintf(fc, "CREATE TABLE s_%s(load_id", d->name);
+	fprintf(fi, "INSERT INTO s_%s VALUES(?", d->name);
+	fputs("SELECT load_id", fs);
+	for (int i = 0; i < d->ncols; i++) {
+		fprintf(fc, ", %s", d->cols[i].name);
+		fputs(", ?", fi);
+		fprintf(fs, ", %s", d->cols[i].name);
+	}
+	fputc(')', fc);
+	fputc(')', fi);
+	fprintf(fs, " FROM %s WHERE load_id IN (" CH_FINISHED_LOADS
+		    ") FORMAT RowBinary",
+		d->name);
+	if (fclose(fc) | fclose(fi) | fclose(fs)) {
+		fail("out of memory");
+		goto out;
+	}
+	if (exec(r, create))
+		goto out;
+	if (sqlite3_prepare_v2(r->db, ins, -1, &f.ins, NULL) != SQLITE_OK) {
+		db_fail(r, ins);
+		goto out;
+	}
+	if (ch_select(r->ch, sel, on_rows, &f)) {
+		fail("%s", ch_error(r->ch));
+		goto out;
+	}
+	if (f.len) {
+		fail("%s: the answer for table %s ends in the middle of a row",
+		     r->shown, d->name);
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(f.ins);
+	free(f.buf);
+	free(create);
+	free(ins);
+	free(sel);
+	return ret;
+}
+
+/* ---- the maps of ids --------------------------------------------------- */
+
+static const char maps_sql[] =
+	/* a process from the last finished load that has it */
+	"CREATE TABLE kept AS SELECT p.load_id, p.proc_id FROM s_processes p"
+	"  WHERE p.load_id = (SELECT max(q.load_id) FROM s_processes q"
+	"                     WHERE q.uuid = p.uuid);"
+	"CREATE TABLE pmap(new_id INTEGER PRIMARY KEY, load_id, proc_id,"
+	"  UNIQUE(load_id, proc_id));"
+	"INSERT INTO pmap(load_id, proc_id)"
+	"  SELECT k.load_id, k.proc_id FROM kept k"
+	"  JOIN s_processes p ON p.load_id = k.load_id AND p.proc_id = k.proc_id"
+	"  LEFT JOIN s_files f ON f.load_id = p.load_id AND f.file_id = p.file_id"
+	"  ORDER BY f.name, p.uuid;"
+	/* files: the kept processes', and those without a process (logs
+	   that could not be read) from the last load naming them */
+	"CREATE TABLE fsel AS"
+	"  SELECT p.load_id, p.file_id, f.name FROM pmap m"
+	"  JOIN s_processes p ON p.load_id = m.load_id AND p.proc_id = m.proc_id"
+	"  JOIN s_files f ON f.load_id = p.load_id AND f.file_id = p.file_id;"
+	"INSERT INTO fsel SELECT f.load_id, f.file_id, f.name FROM s_files f"
+	"  WHERE NOT EXISTS (SELECT 1 FROM s_processes p"
+	"                    WHERE p.load_id = f.load_id AND p.file_id = f.file_id)"
+	"  AND NOT EXISTS (SELECT 1 FROM fsel s WHERE s.name = f.name)"
+	"  AND f.load_id = (SELECT max(g.load_id) FROM s_files g"
+	"                   WHERE g.name = f.name);"
+	"CREATE TABLE fmap(new_id INTEGER PRIMARY KEY, load_id, file_id,"
+	"  UNIQUE(load_id, file_id));"
+	"INSERT INTO fmap(load_id, file_id)"
+	"  SELECT load_id, file_id FROM fsel ORDER BY name, load_id;"
+	/* hosts in order of first appearance, as merge numbers them */
+	"CREATE TABLE hmap(new_id INTEGER PRIMARY KEY, name UNIQUE);"
+	"INSERT OR IGNORE INTO hmap(name)"
+	"  SELECT h.name FROM pmap m"
+	"  JOIN s_processes p ON p.load_id = m.load_id AND p.proc_id = m.proc_id"
+	"  JOIN s_hosts h ON h.load_id = p.load_id AND h.host_id = p.host_id"
+	"  ORDER BY m.new_id;"
+	"INSERT INTO meta SELECT key, value FROM s_meta"
+	"  WHERE load_id = (SELECT max(load_id) FROM s_meta);";
+
+/* ---- the tables from the staging ones ---------------------------------- */
+
+/*
+ * What column col of t becomes in the merged table: the staged row is x,
+ * its process's map entry pm; NULL for "x.<col>".
+ */
+static const char *mapped(enum db_table t, int col)
+{
+	const char *name = db_tables[t].cols[col].name;
+
+	if (!strcmp(name, "proc_id"))
+		return "pm.new_id";
+	if (t == DB_PROCESSES && !strcmp(name, "host_id"))
+		return "(SELECT hm.new_id FROM s_hosts h JOIN hmap hm"
+		       " ON hm.name = h.name WHERE h.load_id = x.load_id"
+		       " AND h.host_id = x.host_id)";
+	if (t == DB_PROCESSES && !strcmp(name, "file_id"))
+		return "(SELECT fm.new_id FROM fmap fm WHERE fm.load_id ="
+		       " x.load_id AND fm.file_id = x.file_id)";
+	return NULL;
+}
+
+/* The columns of t's key after proc_id: ", seq" of PRIMARY KEY(proc_id, seq). */
+static void key_rest(FILE *f, enum db_table t)
+{
+	const char *key = strstr(db_tables[t].key, "PRIMARY KEY(proc_id");
+
+	if (key) {
+		key += strlen("PRIMARY KEY(proc_id");
+		fprintf(f, "%.*s", (int)strcspn(key, ")"), key);
+	}
+}
+
+/* A table whose rows belong to a process (its first column proc_id). */
+static int build_table(struct reader *r, enum db_table t)
+{
+	const struct db_table_def *d = &db_tables[t];
+	char *sql = NULL;
+	size_t n;
+	FILE *f = open_memstream(&sql, &n);
+	int ret;
+
+	if (!f)
+		return fail("out of memory");
+	fprintf(f, "INSERT INTO %s SELECT ", d->name);
+	for (int i = 0; i < d->ncols; i++) {
+		const char *m = mapped(t, i);
+
+		fprintf(f, "%s", i ? ", " : "");
+		if (m)
+			fputs(m, f);
+		else
+			fprintf(f, "x.%s", d->cols[i].name);
+	}
+	fprintf(f, " FROM s_%s x JOIN pmap pm ON pm.load_id = x.load_id AND "
+		   "pm.proc_id = x.proc_id ORDER BY pm.new_id",
+		d->name);
+	key_rest(f, t);
+	if (fclose(f)) {
+		free(sql);
+		return fail("out of memory");
+	}
+	ret = exec(r, sql);
+	free(sql);
+	return ret;
+}
+
+static int build_files_hosts(struct reader *r)
+{
+	return exec(r, "INSERT INTO hosts SELECT new_id, name FROM hmap "
+		       "ORDER BY new_id;"
+		       "INSERT INTO files SELECT fm.new_id, f.name, f.bytes, "
+		       "f.frames, f.records, f.status, f.error FROM fmap fm "
+		       "JOIN s_files f ON f.load_id = fm.load_id AND "
+		       "f.file_id = fm.file_id ORDER BY fm.new_id");
+}
+
+/* ---- the calls --------------------------------------------------------- */
+
+/* Which side of a call a column of rpc_calls describes. */
+enum side { SHARED, CLIENT, SERVER, OWN };
+
+static enum side column_side(const char *name)
+{
+	static const char *const client[] = {
+		"flags", "one_way", "site_symbol", "peer", "status",
+		"status_name", "args_bytes", "results_bytes", "reply_tag",
+	};
+	static const char *const server[] = {
+		"object_id", "caller_address", "reply", "tag",
+	};
+
+	if (!strcmp(name, "call_id") || !strcmp(name, "missing"))
+		return OWN;
+	if (!strncmp(name, "client_", 7) || !strncmp(name, "stub_", 5))
+		return CLIENT;
+	if (!strncmp(name, "server_", 7) || !strncmp(name, "skel_", 5))
+		return SERVER;
+	for (size_t i = 0; i < sizeof(client) / sizeof(*client); i++)
+		if (!strcmp(name, client[i]))
+			return CLIENT;
+	for (size_t i = 0; i < sizeof(server) / sizeof(*server); i++)
+		if (!strcmp(name, server[i]))
+			return SERVER;
+	return SHARED; /* chain, prog, vers, proc, transport, xid */
+}
+
+struct side_key {
+	int64_t rowid;
+	uint8_t chain[DB_CHAIN_LEN];
+	int64_t event;
+	bool has_event; /* a start probe: the side can join */
+	bool used;	/* a server joined */
+	uint32_t next;	/* the next server with its key, or NONE */
+};
+
+#define NONE UINT32_MAX
+
+struct sides {
+	struct side_key *v;
+	size_t n, cap;
+};
+
+/* The sides of the kept processes, in (new proc id, call_id) order. */
+static int read_sides(struct reader *r, bool server, struct sides *s)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	int rc;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT x.rowid, x.chain, x.%s, %s FROM s_rpc_calls x "
+		 "JOIN pmap pm ON pm.load_id = x.load_id AND pm.proc_id = x.%s "
+		 "ORDER BY pm.new_id, x.call_id",
+		 server ? "skel_start_event" : "stub_start_event",
+		 server ? "x.tag = 'ok'" : "1",
+		 server ? "server_proc_id" : "client_proc_id");
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(r, sql);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct side_key *k;
+		const void *chain = sqlite3_column_blob(st, 1);
+
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? 2 * s->cap : 1024;
+			struct side_key *v = realloc(s->v, cap * sizeof(*v));
+
+			if (!v) {
+				sqlite3_finalize(st);
+				return fail("out of memory");
+			}
+			s->v = v;
+			s->cap = cap;
+		}
+		k = &s->v[s->n++];
+		memset(k, 0, sizeof(*k));
+		k->rowid = sqlite3_column_int64(st, 0);
+		if (chain && sqlite3_column_bytes(st, 1) == DB_CHAIN_LEN)
+			memcpy(k->chain, chain, DB_CHAIN_LEN);
+		k->has_event = sqlite3_column_type(st, 2) != SQLITE_NULL &&
+			       sqlite3_column_int(st, 3);
+		k->event = sqlite3_column_int64(st, 2);
+		k->next = NONE;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(r, "reading the calls");
+}
+
+static uint64_t key_hash(const uint8_t *chain, int64_t event)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (int i = 0; i < DB_CHAIN_LEN; i++)
+		h = (h ^ chain[i]) * 1099511628211ull;
+	return (h ^ (uint64_t)event) * 1099511628211ull;
+}
+
+/* The first server with s's key, by linear probing from its hash. */
+static int32_t find_server(const struct hashmap *map, const struct sides *sv,
+			   const uint8_t *chain, int64_t event, uint64_t *h)
+{
+	int32_t j;
+
+	for (*h = key_hash(chain, event);; (*h)++) {
+		if ((j = hashmap_get(map, *h)) < 0)
+			return -1;
+		if (!memcmp(sv->v[j].chain, chain, DB_CHAIN_LEN) &&
+		    sv->v[j].event == event)
+			return j;
+	}
+}
+
+/*
+ * pairs(seq, c, s): the rows of rpc_calls in order, as rowids of staged
+ * rows: each client side with the first unused server side of its key
+ * (or none), then the server sides left alone.
+ */
+static int join_sides(struct reader *r, struct sides *cl, struct sides *sv)
+{
+	struct hashmap map = { 0 };
+	uint32_t *tail = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (exec(r, "CREATE TABLE pairs(seq INTEGER PRIMARY KEY, c, s)"))
+		return -1;
+	tail = calloc(sv->n ? sv->n : 1, sizeof(*tail));
+	if (!tail) {
+		fail("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < sv->n; i++) {
+		struct side_key *s = &sv->v[i];
+		uint64_t h;
+		int32_t j;
+
+		if (!s->has_event)
+			continue;
+		j = find_server(&map, sv, s->chain, s->event, &h);
+		if (j < 0) {
+			if (hashmap_put(&map, h, (int32_t)i) < 0) {
+				fail("out of memory");
+				goto out;
+			}
+			tail[i] = (uint32_t)i;
+		} else {
+			sv->v[tail[j]].next = (uint32_t)i;
+			tail[j] = (uint32_t)i;
+		}
+	}
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO pairs(c, s) VALUES(?, ?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		db_fail(r, "pairs");
+		goto out;
+	}
+	for (size_t i = 0; i < cl->n; i++) {
+		const struct side_key *c = &cl->v[i];
+		uint32_t k = NONE;
+		uint64_t h;
+
+		if (c->has_event) {
+			int32_t j = find_server(&map, sv, c->chain,
+						c->event + 1, &h);
+
+			for (k = j < 0 ? NONE : (uint32_t)j;
+			     k != NONE && sv->v[k].used; k = sv->v[k].next)
+				;
+		}
+		sqlite3_bind_int64(st, 1, c->rowid);
+		if (k != NONE) {
+			sv->v[k].used = true;
+			sqlite3_bind_int64(st, 2, sv->v[k].rowid);
+		} else {
+			sqlite3_bind_null(st, 2);
+		}
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			db_fail(r, "pairs");
+			goto out;
+		}
+		sqlite3_reset(st);
+	}
+	for (size_t i = 0; i < sv->n; i++) {
+		if (sv->v[i].used)
+			continue;
+		sqlite3_bind_null(st, 1);
+		sqlite3_bind_int64(st, 2, sv->v[i].rowid);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			db_fail(r, "pairs");
+			goto out;
+		}
+		sqlite3_reset(st);
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	hashmap_release(&map);
+	free(tail);
+	return ret;
+}
+
+/* The rows of rpc_calls from the pairs. */
+static int build_calls(struct reader *r)
+{
+	const struct db_table_def *d = &db_tables[DB_RPC_CALLS];
+	struct sides cl = { 0 }, sv = { 0 };
+	char *sql = NULL;
+	size_t n;
+	FILE *f;
+	int ret = -1;
+
+	if (read_sides(r, false, &cl) || read_sides(r, true, &sv) ||
+	    join_sides(r, &cl, &sv))
+		goto out;
+	f = open_memstream(&sql, &n);
+	if (!f) {
+		fail("out of memory");
+		goto out;
+	}
+	fputs("INSERT INTO rpc_calls SELECT ", f);
+	for (int i = 0; i < d->ncols; i++) {
+		const char *name = d->cols[i].name;
+
+		fputs(i ? ", " : "", f);
+		if (!strcmp(name, "call_id"))
+			fputs("pr.seq", f);
+		else if (!strcmp(name, "missing"))
+			fputs("CASE WHEN pr.c IS NULL THEN 'client' WHEN pr.s "
+			      "IS NULL THEN 'server' END",
+			      f);
+		else if (!strcmp(name, "client_proc_id"))
+			fputs("pc.new_id", f);
+		else if (!strcmp(name, "server_proc_id"))
+			fputs("ps.new_id", f);
+		else if (!strcmp(name, "xid"))
+			/* the stub learns the xid only while encoding */
+			fputs("coalesce(nullif(c.xid, 0), s.xid, c.xid)", f);
+		else if (column_side(name) == SHARED)
+			fprintf(f,
+				"CASE WHEN c.stub_start_event IS NOT NULL "
+				"OR s.rowid IS NULL THEN c.%s ELSE s.%s END",
+				name, name);
+		else
+			fprintf(f, "%s.%s",
+				column_side(name) == CLIENT ? "c" : "s", name);
+	}
+	fputs(" FROM pairs pr"
+	      " LEFT JOIN s_rpc_calls c ON c.rowid = pr.c"
+	      " LEFT JOIN s_rpc_calls s ON s.rowid = pr.s"
+	      " LEFT JOIN pmap pc ON pc.load_id = c.load_id"
+	      "  AND pc.proc_id = c.client_proc_id"
+	      " LEFT JOIN pmap ps ON ps.load_id = s.load_id"
+	      "  AND ps.proc_id = s.server_proc_id"
+	      " ORDER BY pr.seq",
+	      f);
+	if (fclose(f)) {
+		fail("out of memory");
+		goto out;
+	}
+	ret = exec(r, sql);
+out:
+	free(sql);
+	free(cl.v);
+	free(sv.v);
+	return ret;
+}
+
+/* ---- the whole copy ---------------------------------------------------- */
+
+static int create_schema(struct reader *r, unsigned what)
+{
+	char *sql = NULL;
+	size_t n;
+	FILE *f = open_memstream(&sql, &n);
+	int ret;
+
+	if (!f)
+		return fail("out of memory");
+	if (db_schema_write(f, what) | fclose(f)) {
+		free(sql);
+		return fail("out of memory");
+	}
+	ret = exec(r, sql);
+	free(sql);
+	return ret;
+}
+
+static int copy_store(struct reader *r)
+{
+	char *loads;
+
+	if (ch_store_check(r->ch, false))
+		return fail("%s", ch_error(r->ch));
+	loads = ch_select_text(r->ch, "SELECT count() FROM loads WHERE "
+				      "state = 'finished' FORMAT TabSeparated");
+	if (!loads)
+		return fail("%s", ch_error(r->ch));
+	if (!strcmp(loads, "0")) {
+		free(loads);
+		return fail("%s: the store holds no finished load (tracedump "
+			    "merge DIR --db URL loads one)",
+			    r->shown);
+	}
+	free(loads);
+	if (exec(r, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+		    "PRAGMA cache_size=-65536; BEGIN") ||
+	    create_schema(r, DB_SQL_TABLES | DB_SQL_NO_RECORDS))
+		return -1;
+	for (int t = 0; t < DB_NTABLES; t++)
+		if (db_ch_has_table(t) && stage_table(r, t))
+			return -1;
+	if (exec(r, maps_sql) || build_files_hosts(r))
+		return -1;
+	for (int t = 0; t < DB_NTABLES; t++) {
+		if (!db_ch_has_table(t) || t == DB_META || t == DB_FILES ||
+		    t == DB_HOSTS || t == DB_RPC_CALLS)
+			continue;
+		if (build_table(r, t))
+			return -1;
+	}
+	if (build_calls(r))
+		return -1;
+	for (int t = 0; t < DB_NTABLES; t++) {
+		char sql[128];
+
+		if (!db_ch_has_table(t))
+			continue;
+		snprintf(sql, sizeof(sql), "DROP TABLE s_%s", db_tables[t].name);
+		if (exec(r, sql))
+			return -1;
+	}
+	if (exec(r, "DROP TABLE kept; DROP TABLE pmap; DROP TABLE fsel; "
+		    "DROP TABLE fmap; DROP TABLE hmap; DROP TABLE pairs") ||
+	    create_schema(r, DB_SQL_INDEXES) || exec(r, "COMMIT"))
+		return -1;
+	return 0;
+}
+
+const char *ccsg_store_path(const char *db)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	struct reader r = { 0 };
+	struct store_url u;
+	char why[512];
+	int failed;
+
+	if (!store_is_url(db))
+		return db;
+	if (made.path[0] && !strcmp(made.url, db))
+		return made.path;
+	if (store_url_parse(db, &u, why, sizeof(why))) {
+		fail("%s", why);
+		return NULL;
+	}
+	remove_copy();
+	snprintf(made.dir, sizeof(made.dir), "%s/causal-store.XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(made.dir)) {
+		fail("cannot make a temporary directory '%s': %s", made.dir,
+		     strerror(errno));
+		return NULL;
+	}
+	snprintf(made.path, sizeof(made.path), "%s/trace.db", made.dir);
+	snprintf(made.url, sizeof(made.url), "%s", db);
+	if (!made.at_exit) {
+		atexit(remove_copy);
+		made.at_exit = true;
+	}
+	r.shown = u.shown;
+	r.ch = ch_open(&u);
+	if (!r.ch) {
+		fail("out of memory");
+		remove_copy();
+		return NULL;
+	}
+	if (sqlite3_open(made.path, &r.db) != SQLITE_OK)
+		failed = db_fail(&r, "open");
+	else
+		failed = copy_store(&r);
+	sqlite3_close(r.db);
+	ch_close(r.ch);
+	if (failed) {
+		remove_copy();
+		return NULL;
+	}
+	return made.path;
+}

@@ -1,0 +1,30 @@
+/*
+ * store.h - the trace a --db names, as an SQLite file to read.
+ *
+ * A path is the file itself.  A clickhouse:// URL (store-url.h) is read
+ * once per process into a temporary SQLite file, removed at exit, that
+ * is what `tracedump merge` would have made of all the logs the store's
+ * finished loads hold (README, "ClickHouse store"):
+ *
+ *  - of a process loaded more than once, the last finished load;
+ *  - ids given again as one merge gives them: processes and files in
+ *    the order of the log names, hosts in order of first appearance;
+ *  - the calls whose client and server sides were loaded apart (two
+ *    hosts, two loads) joined by merge's rule (rpc-calls.h): a client
+ *    side with stub start (chain C, event e) and the first unused server
+ *    side with skeleton start (C, e + 1) and tag 'ok'.
+ *
+ * Every command reads that file as it reads a merged database, so the
+ * results are those of one merge of the same logs.
+ */
+#ifndef CAUSAL_CCSG_STORE_H
+#define CAUSAL_CCSG_STORE_H
+
+/*
+ * The SQLite file of db: db itself when it is a path (not checked here),
+ * else the copy of the store (made on the first call for that URL).
+ * NULL after printing one line of why (fail()).
+ */
+const char *ccsg_store_path(const char *db);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * clickhouse.c - ClickHouse's HTTP interface with libcurl (clickhouse.h).
+ *
+ * A request answers 200 with the result, or another status with the
+ * server's exception as text ("Code: 60, e.displayText() =
+ * DB::Exception: Table t.x doesn't exist., e.what() = DB::Exception" in
+ * 18.16; "Code: 60. DB::Exception: Table t.x does not exist. (NAME)
+ * (version ...)" in current releases): the message between
+ * "DB::Exception: " and the end of its sentence is what ch_error() says.
+ */
+#include <curl/curl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clickhouse.h"
+
+/* A server that sends nothing for this long is taken as gone. */
+#define CH_CONNECT_TIMEOUT_S 10L
+#define CH_STALL_S 300L
+
+struct ch_client {
+	CURL *curl;
+	struct store_url url;
+	char base[600];	 /* http://host:port/?database=db */
+	char error[1200];
+	/* the request in progress */
+	ch_sink_fn sink;
+	void *arg;
+	bool sink_failed;
+	char body[1024]; /* an error answer's beginning */
+	size_t nbody;
+	char curl_error[CURL_ERROR_SIZE];
+};
+
+static bool curl_ready;
+
+struct ch_client *ch_open(const struct store_url *u)
+{
+	struct ch_client *c;
+
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT))
+			return NULL;
+		curl_ready = true;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->url = *u;
+	c->curl = curl_easy_init();
+	if (!c->curl) {
+		free(c);
+		return NULL;
+	}
+	snprintf(c->base, sizeof(c->base), "http://%s:%d/", u->host, u->port);
+	return c;
+}
+
+void ch_close(struct ch_client *c)
+{
+	if (!c)
+		return;
+	curl_easy_cleanup(c->curl);
+	free(c);
+}
+
+const char *ch_error(const struct ch_client *c)
+{
+	return c->error;
+}
+
+int ch_fail(struct ch_client *c, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(c->error, sizeof(c->error), "%s: %s", c->url.shown, msg);
+	return -1;
+}
+
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+	struct ch_client *c = arg;
+	size_t len = size * n;
+	long code = 0;
+
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (code != 200 || !c->sink) {
+		for (size_t i = 0; i < len && c->nbody + 1 < sizeof(c->body);
+		     i++)
+			c->body[c->nbody++] = p[i];
+		c->body[c->nbody] = '\0';
+		return len;
+	}
+	if (c->sink(p, len, c->arg)) {
+		c->sink_failed = true;
+		return 0; /* curl stops: CURLE_WRITE_ERROR */
+	}
+	return len;
+}
+
+/* The server's message in an error answer, as one short line. */
+static void server_message(const char *body, char *out, size_t outlen)
+{
+	const char *m = strstr(body, "DB::Exception: ");
+	const char *end;
+	size_t n;
+
+	m = m ? m + strlen("DB::Exception: ") : body;
+	end = strstr(m, ", e.what()");
+	if (!end)
+		end = strstr(m, " (version ");
+	if (!end)
+		end = m + strcspn(m, "\n");
+	n = (size_t)(end - m);
+	/* current releases end with " (ERROR_NAME)" */
+	if (n > 2 && m[n - 1] == ')') {
+		const char *open = memchr(m, '(', n);
+
+		while (open && memchr(open + 1, '(', (size_t)(m + n - open - 1)))
+			open = memchr(open + 1, '(', (size_t)(m + n - open - 1));
+		if (open && open > m + 1 && open[-1] == ' ')
+			n = (size_t)(open - 1 - m);
+	}
+	while (n && (m[n - 1] == '.' || m[n - 1] == ' ' || m[n - 1] == '\n'))
+		n--;
+	if (n > outlen - 1)
+		n = outlen - 1;
+	for (size_t i = 0; i < n; i++)
+		out[i] = m[i] >= 0x20 && m[i] < 0x7f ? m[i] : ' ';
+	out[n] = '\0';
+}
+
+/*
+ * One request: POST body (len bytes) to the URL with query (NULL: none)
+ * and, unless no_db, the database.
+ */
+static int request(struct ch_client *c, const char *query, const void *body,
+		   size_t len, bool no_db)
+{
+	char *url, *esc = NULL;
+	size_t urllen;
+	long code = 0;
+	CURLcode rc;
+
+	if (query && !(esc = curl_easy_escape(c->curl, query, 0)))
+		return ch_fail(c, "out of memory");
+	urllen = strlen(c->base) + strlen(c->url.database) +
+		 (esc ? strlen(esc) : 0) + 32;
+	url = malloc(urllen);
+	if (!url) {
+		curl_free(esc);
+		return ch_fail(c, "out of memory");
+	}
+	snprintf(url, urllen, "%s?%s%s%s%s", c->base,
+		 no_db ? "" : "database=", no_db ? "" : c->url.database,
+		 esc ? (no_db ? "query=" : "&query=") : "", esc ? esc : "");
+	curl_free(esc);
+	curl_easy_reset(c->curl);
+	curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->curl_error);
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, CH_CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c->curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_LOW_SPEED_TIME, CH_STALL_S);
+	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	if (c->url.has_user) {
+		curl_easy_setopt(c->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(c->curl, CURLOPT_USERNAME, c->url.user);
+		curl_easy_setopt(c->curl, CURLOPT_PASSWORD, c->url.password);
+	}
+	c->nbody = 0;
+	c->body[0] = c->curl_error[0] = '\0';
+	c->sink_failed = false;
+	rc = curl_easy_perform(c->curl);
+	free(url);
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (c->sink_failed)
+		return -1; /* the sink said why */
+	if (rc != CURLE_OK)
+		return ch_fail(c, "%s: %s",
+			       code ? "the answer broke off" : "cannot connect",
+			       c->curl_error[0] ? c->curl_error
+						: curl_easy_strerror(rc));
+	if (code != 200) {
+		char msg[300];
+
+		server_message(c->body, msg, sizeof(msg));
+		return ch_fail(c, "%s (HTTP %ld)", msg[0] ? msg : "refused",
+			       code);
+	}
+	return 0;
+}
+
+int ch_exec(struct ch_client *c, const char *sql)
+{
+	c->sink = NULL;
+	return request(c, NULL, sql, strlen(sql), false);
+}
+
+int ch_create_database(struct ch_client *c)
+{
+	char sql[200];
+
+	snprintf(sql, sizeof(sql), "CREATE DATABASE IF NOT EXISTS %s",
+		 c->url.database);
+	c->sink = NULL;
+	return request(c, NULL, sql, strlen(sql), true);
+}
+
+int ch_select(struct ch_client *c, const char *sql, ch_sink_fn sink,
+	      void *arg)
+{
+	int ret;
+
+	c->sink = sink;
+	c->arg = arg;
+	ret = request(c, NULL, sql, strlen(sql), false);
+	c->sink = NULL;
+	return ret;
+}
+
+struct text {
+	char *p;
+	size_t len, cap;
+	struct ch_client *c;
+};
+
+static int keep_text(const char *p, size_t n, void *arg)
+{
+	struct text *t = arg;
+
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		char *q;
+
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		q = realloc(t->p, cap);
+		if (!q)
+			return ch_fail(t->c, "out of memory");
+		t->p = q;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->len, p, n);
+	t->len += n;
+	t->p[t->len] = '\0';
+	return 0;
+}
+
+char *ch_select_text(struct ch_client *c, const char *sql)
+{
+	struct text t = { .c = c };
+
+	if (ch_select(c, sql, keep_text, &t)) {
+		free(t.p);
+		return NULL;
+	}
+	if (!t.p && keep_text("", 0, &t))
+		return NULL;
+	if (t.len && t.p[t.len - 1] == '\n')
+		t.p[--t.len] = '\0';
+	return t.p;
+}
+
+int ch_insert(struct ch_client *c, const char *into, const void *data,
+	      size_t len)
+{
+	char *query;
+	size_t n = strlen(into) + 64;
+	int ret;
+
+	query = malloc(n);
+	if (!query)
+		return ch_fail(c, "out of memory");
+	snprintf(query, n, "INSERT INTO %s FORMAT RowBinary", into);
+	c->sink = NULL;
+	ret = request(c, query, data, len, false);
+	free(query);
+	return ret;
+}

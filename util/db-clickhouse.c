@@ -1,0 +1,141 @@
+/*
+ * db-clickhouse.c - the ClickHouse form of the trace tables
+ * (db-clickhouse.h), made from db-schema.def.
+ *
+ * Every table is a MergeTree partitioned by the day of its load (so that
+ * old loads go with DROP PARTITION) and ordered by load_id, then by the
+ * SQLite table's key: (load_id, proc_id, seq) for a table keyed so,
+ * (load_id, call_id) for rpc_calls.  Both 18.16 (Debian bookworm) and
+ * current releases accept these statements.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "db-clickhouse.h"
+
+#define LOAD_DAY                                                          \
+	"toDate(toDateTime(intDiv(load_id, 4096000000)))" /* 2^12 * 10^6 */
+
+bool db_ch_has_table(enum db_table t)
+{
+	return t != DB_RECORDS;
+}
+
+bool db_ch_nullable(enum db_table t, int col)
+{
+	const char *type = db_tables[t].cols[col].type;
+
+	return !strstr(type, "NOT NULL") && !strstr(type, "PRIMARY KEY");
+}
+
+const char *db_ch_type(enum db_table t, int col)
+{
+	bool integer = !strncmp(db_tables[t].cols[col].type, "INTEGER", 7);
+
+	if (db_ch_nullable(t, col))
+		return integer ? "Nullable(Int64)" : "Nullable(String)";
+	return integer ? "Int64" : "String";
+}
+
+struct sql {
+	char *p;
+	size_t len;
+	FILE *f;
+};
+
+static int sql_open(struct sql *q)
+{
+	q->p = NULL;
+	q->f = open_memstream(&q->p, &q->len);
+	return q->f ? 0 : -1;
+}
+
+static char *sql_close(struct sql *q)
+{
+	if (fclose(q->f)) {
+		free(q->p);
+		return NULL;
+	}
+	return q->p;
+}
+
+/* The ORDER BY of t after load_id: the SQLite key's columns. */
+static void write_order(FILE *f, enum db_table t)
+{
+	const struct db_table_def *d = &db_tables[t];
+	const char *key = strstr(d->key, "PRIMARY KEY(");
+
+	fputs("load_id", f);
+	if (key) {
+		key += strlen("PRIMARY KEY(");
+		fprintf(f, ", %.*s", (int)strcspn(key, ")"), key);
+		return;
+	}
+	for (int i = 0; i < d->ncols; i++)
+		if (strstr(d->cols[i].type, "PRIMARY KEY"))
+			fprintf(f, ", %s", d->cols[i].name);
+}
+
+static const char loads_ddl[] =
+	"CREATE TABLE IF NOT EXISTS " DB_CH_LOADS " (\n"
+	"    load_id UInt64,\n"
+	"    state String,          -- 'started', then 'finished'\n"
+	"    at_ns UInt64,          -- realtime clock of the loader\n"
+	"    loader_host String,    -- where tracedump merge ran\n"
+	"    dir String,            -- its DIR\n"
+	"    schema_version UInt32, -- meta.schema_version it wrote\n"
+	"    processes UInt64,      -- processes it loaded\n"
+	"    rows UInt64            -- rows it wrote (finished)\n"
+	") ENGINE = MergeTree PARTITION BY " LOAD_DAY "\n"
+	"ORDER BY (load_id, state)";
+
+char *db_ch_create(int t)
+{
+	const struct db_table_def *d;
+	struct sql q;
+
+	if (t == DB_NTABLES)
+		return strdup(loads_ddl);
+	d = &db_tables[t];
+	if (sql_open(&q))
+		return NULL;
+	fprintf(q.f, "CREATE TABLE IF NOT EXISTS %s (\n    load_id UInt64",
+		d->name);
+	for (int i = 0; i < d->ncols; i++)
+		fprintf(q.f, ",\n    %s %s", d->cols[i].name, db_ch_type(t, i));
+	fputs("\n) ENGINE = MergeTree PARTITION BY " LOAD_DAY "\nORDER BY (",
+	      q.f);
+	write_order(q.f, t);
+	fputc(')', q.f);
+	return sql_close(&q);
+}
+
+char *db_ch_into(enum db_table t)
+{
+	const struct db_table_def *d = &db_tables[t];
+	struct sql q;
+
+	if (sql_open(&q))
+		return NULL;
+	fprintf(q.f, "%s (load_id", d->name);
+	for (int i = 0; i < d->ncols; i++)
+		fprintf(q.f, ", %s", d->cols[i].name);
+	fputc(')', q.f);
+	return sql_close(&q);
+}
+
+int db_ch_schema_write(FILE *f)
+{
+	for (int t = 0; t <= DB_NTABLES; t++) {
+		char *sql;
+
+		if (t < DB_NTABLES && !db_ch_has_table(t))
+			continue;
+		sql = db_ch_create(t);
+		if (!sql)
+			return -1;
+		fprintf(f, "%s%s;\n", t ? "\n" : "", sql);
+		free(sql);
+	}
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * db-clickhouse.h - the trace database's tables (db-schema.def) as a
+ * ClickHouse store: the same tables and columns, with the SQLite types
+ * mapped (INTEGER: Int64, TEXT and BLOB: String, Nullable(...) unless
+ * NOT NULL or a key), the records table left out, and in front of every
+ * table the column load_id: which load wrote the row.  README.md
+ * ("ClickHouse store") shows the statements (db_ch_schema_write()).
+ *
+ * A load is one `tracedump merge DIR --db clickhouse://...`: its rows
+ * keep the ids its own merge gave (proc_id 1.. of DIR's logs), and the
+ * table loads says when it started and when it finished.  Readers take
+ * only finished loads, and of a process (processes.uuid) loaded more than
+ * once only the last finished load.
+ */
+#ifndef CAUSAL_DB_CLICKHOUSE_H
+#define CAUSAL_DB_CLICKHOUSE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "causal/db-schema.h"
+
+/* The table of loads, ClickHouse's only. */
+#define DB_CH_LOADS "loads"
+
+/* load_id: microseconds of the realtime clock at its start << 12, plus
+ * 12 random bits, so that ids sort by time and never collide. */
+#define DB_CH_LOAD_ID_SHIFT 12
+
+/* Whether table t is in a ClickHouse store (not the records table). */
+bool db_ch_has_table(enum db_table t);
+
+/* ClickHouse's type of column col of t: "Int64", "Nullable(String)"... */
+const char *db_ch_type(enum db_table t, int col);
+
+/* Whether column col of t may be NULL. */
+bool db_ch_nullable(enum db_table t, int col);
+
+/*
+ * "CREATE TABLE IF NOT EXISTS name (load_id UInt64, ...) ENGINE = ...":
+ * t's, or the loads table's for t = DB_NTABLES.  Malloc'd; NULL without
+ * memory.
+ */
+char *db_ch_create(int t);
+
+/*
+ * "name (load_id, col1, col2, ...)": what an INSERT of all of t's
+ * columns goes INTO.  Malloc'd; NULL without memory.
+ */
+char *db_ch_into(enum db_table t);
+
+/* Every statement of db_ch_create(), as README.md shows them. */
+int db_ch_schema_write(FILE *f);
+
+#endif
