@@ -255,10 +255,12 @@ RUN_TESTS = CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) \
 check: all $(BUILD)/test/run-tests
 	$(Q)$(RUN_TESTS) --unit $(SUITE)
 
-e2e: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLE_PROGS) $(EXAMPLES)
+e2e: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLE_PROGS) $(EXAMPLES) \
+		$(BUILD)/bench/gen-rpc-logs
 	$(Q)$(RUN_TESTS) --e2e $(SUITE)
 
-test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLES) $(FUZZERS)
+test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLES) $(FUZZERS) \
+		$(BUILD)/bench/gen-rpc-logs
 	@echo "fuzzing the RPC tag decoder for 2 s, its stream readers for 4 s, the log reader for 4 s"
 	$(call run-fuzz,tag,2)
 	$(call run-fuzz,tag-stream,4)

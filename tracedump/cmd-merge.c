@@ -74,8 +74,10 @@ static int load_store(struct merge_opts *o, struct merge_stats *s)
 	struct store_url u;
 	char why[512];
 
-	if (store_url_parse(o->output, &u, why, sizeof(why)))
-		return opt_bad(&cmd_merge, "%s", why);
+	if (store_url_parse(o->output, &u, why, sizeof(why))) {
+		fail("%s", why);
+		return 1;
+	}
 	if (o->raw)
 		return opt_bad(&cmd_merge, "--raw is for an SQLite database; "
 					   "a ClickHouse store has no records table");

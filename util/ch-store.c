@@ -80,10 +80,15 @@ int ch_store_check(struct ch_client *c, bool create)
 			   "no table '" DB_CH_LOADS "'");
 		goto out;
 	}
-	for (int t = 0; t <= DB_NTABLES; t++) {
+	/* loads first: it marks the database as a store for the others,
+	 * which may be making the rest of the tables at the same time */
+	for (int i = 0; i <= DB_NTABLES; i++) {
+		int t = i ? i - 1 : DB_NTABLES;
 		const char *have;
 		size_t n;
 
+		if (i && t == DB_NTABLES)
+			continue;
 		if (t < DB_NTABLES && !db_ch_has_table(t))
 			continue;
 		if (expected_columns(t, want, sizeof(want))) {

@@ -208,16 +208,6 @@ int ch_exec(struct ch_client *c, const char *sql)
 	return request(c, NULL, sql, strlen(sql), false);
 }
 
-int ch_create_database(struct ch_client *c)
-{
-	char sql[200];
-
-	snprintf(sql, sizeof(sql), "CREATE DATABASE IF NOT EXISTS %s",
-		 c->url.database);
-	c->sink = NULL;
-	return request(c, NULL, sql, strlen(sql), true);
-}
-
 int ch_select(struct ch_client *c, const char *sql, ch_sink_fn sink,
 	      void *arg)
 {
@@ -271,6 +261,33 @@ char *ch_select_text(struct ch_client *c, const char *sql)
 	if (t.len && t.p[t.len - 1] == '\n')
 		t.p[--t.len] = '\0';
 	return t.p;
+}
+
+/* Made only when missing: a user may read and write but not create. */
+int ch_create_database(struct ch_client *c)
+{
+	struct text t = { .c = c };
+	char sql[200];
+	bool exists;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT count() FROM system.databases WHERE name = '%s'",
+		 c->url.database);
+	c->sink = keep_text;
+	c->arg = &t;
+	if (request(c, NULL, sql, strlen(sql), true)) {
+		c->sink = NULL;
+		free(t.p);
+		return -1;
+	}
+	exists = t.p && t.p[0] == '1';
+	free(t.p);
+	c->sink = NULL;
+	if (exists)
+		return 0;
+	snprintf(sql, sizeof(sql), "CREATE DATABASE IF NOT EXISTS %s",
+		 c->url.database);
+	return request(c, NULL, sql, strlen(sql), true);
 }
 
 int ch_insert(struct ch_client *c, const char *into, const void *data,

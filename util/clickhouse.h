@@ -28,7 +28,7 @@ const char *ch_error(const struct ch_client *c);
 /* Run a statement whose answer is not wanted.  0, or -1 (ch_error()). */
 int ch_exec(struct ch_client *c, const char *sql);
 
-/* CREATE DATABASE IF NOT EXISTS <the URL's>.  0, or -1 (ch_error()). */
+/* Make the URL's database unless it exists.  0, or -1 (ch_error()). */
 int ch_create_database(struct ch_client *c);
 
 /*

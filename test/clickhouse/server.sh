@@ -7,13 +7,17 @@
 #        answers, print its PID; DIR holds config.xml, users.xml, data/
 #        and the logs (server.log, err.log, stdout); a DIR used before
 #        keeps its data (a restarted server finds its tables again)
+#   bash test/clickhouse/server.sh run DIR PORT     the same server in the
+#        foreground (exec: its PID is the caller's child's), for a test
+#        that starts it itself and waits until it answers
 #   bash test/clickhouse/server.sh stop DIR         kill -9 the PID in
 #        DIR/pid and wait until it is gone
 #   bash test/clickhouse/server.sh have             exit 0 if
 #        clickhouse-server is installed (scripts/setup.sh installs it)
 #
-# Users: "default" without a password, and "causal" with the password
-# "secret" (the tests of a wrong password).  The native protocol's port
+# Users: "default" without a password, "causal" with the password
+# "secret" (the tests of a wrong password) and "reader", read-only (the
+# tests of a refused insert).  The native protocol's port
 # is PORT + 1, the inter-server one PORT + 2.
 set -euo pipefail
 
@@ -24,8 +28,8 @@ case "${1:-}" in
 have)
 	[ -n "$server" ]
 	;;
-start)
-	dir=$2 port=$3
+start|run)
+	mode=$1 dir=$2 port=$3
 	[ -n "$server" ] || { echo "server.sh: clickhouse-server is not installed (bash scripts/setup.sh)" >&2; exit 2; }
 	mkdir -p "$dir/data" "$dir/tmp" "$dir/user_files" "$dir/format_schemas"
 	dir=$(cd "$dir" && pwd)
@@ -52,15 +56,21 @@ XML
 	cat >"$dir/users.xml" <<XML
 <?xml version="1.0"?>
 <yandex>
-  <profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>
+  <profiles><default><max_memory_usage>4000000000</max_memory_usage></default>
+    <readonly><readonly>1</readonly></readonly></profiles>
   <users>
     <default><password></password><networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota></default>
     <causal><password>secret</password><networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota></causal>
+    <reader><password></password><networks><ip>::/0</ip></networks><profile>readonly</profile><quota>default</quota></reader>
   </users>
   <quotas><default/></quotas>
 </yandex>
 XML
-	# shellcheck disable=SC2086 # "clickhouse server" is two words
+	if [ "$mode" = run ]; then
+		# shellcheck disable=SC2086 # "clickhouse server" is two words
+		exec $server --config-file="$dir/config.xml" >"$dir/stdout" 2>&1 </dev/null
+	fi
+	# shellcheck disable=SC2086
 	setsid $server --config-file="$dir/config.xml" >"$dir/stdout" 2>&1 </dev/null &
 	pid=$!
 	echo "$pid" >"$dir/pid"
@@ -89,7 +99,7 @@ stop)
 	rm -f "$dir/pid"
 	;;
 *)
-	echo "usage: server.sh start DIR PORT | stop DIR | have" >&2
+	echo "usage: server.sh start DIR PORT | run DIR PORT | stop DIR | have" >&2
 	exit 2
 	;;
 esac

@@ -1,0 +1,647 @@
+/*
+ * check-e2e-clickhouse.c - end to end: traces loaded into a real
+ * clickhouse-server (Debian's, started by the test in its own network
+ * namespace, port 8123 there, its data in the test's directory, stopped
+ * by PID) by `tracedump merge DIR --db clickhouse://...`, then read back
+ * by ccsg.  The store must give what one SQLite merge of the same logs
+ * gives: the outputs of `ccsg report`, `latency`, `dscg` and `export`
+ * are compared byte for byte (the trace's name aside), which compares
+ * the call graph node by node.
+ *
+ *   figure1     Figure 1 on four hosts, its logs loaded by two loaders
+ *               at the same time (hosts A+B, hosts C+D): the calls
+ *               between them are joined when the store is read; loading
+ *               the same logs again adds nothing
+ *   two_hosts   the same programs in two server processes, one loader
+ *               per host
+ *   interrupted a load stopped after rpc_calls by killing the server:
+ *               nothing of it is read; the load again: all of it, once
+ *   scale       50,000 synthetic calls (bench-scale's generator: 4 hosts,
+ *               8 processes, thread spawns) loaded host by host
+ *   errors      no server, an unknown scheme, a wrong password, a
+ *               database that is not a causal store or is of another
+ *               schema, a refused insert (a read-only user), a store
+ *               without a finished load: one line, a non-zero exit
+ *
+ * Without clickhouse-server (scripts/setup.sh installs it) each test
+ * says so in one line and passes.
+ */
+
+#include "clickhouse.h"
+#include "e2e-figure1.h"
+
+#define CH_PORT 8123
+#define CH_URL(db) "clickhouse://127.0.0.1:8123/" db
+
+struct chs {
+	char dir[PATH_MAX];
+	pid_t pid;
+};
+
+static const char *src_dir(void)
+{
+	const char *s = getenv("CAUSAL_SRC");
+
+	return s && *s ? s : ".";
+}
+
+static int ch_installed(void)
+{
+	if (access("/usr/bin/clickhouse-server", X_OK) == 0 ||
+	    access("/usr/sbin/clickhouse-server", X_OK) == 0 ||
+	    access("/usr/bin/clickhouse", X_OK) == 0)
+		return 1;
+	printf("e2e-clickhouse: skipped: clickhouse-server is not installed "
+	       "(bash scripts/setup.sh)\n");
+	fflush(stdout);
+	return 0;
+}
+
+/* Run sql on the test's server (database db; NULL: none needed). */
+static char *ch_sql(const char *db, const char *sql)
+{
+	struct store_url u;
+	struct ch_client *c;
+	char why[256], url[128], *text;
+
+	e2e_fmt(url, sizeof(url), "clickhouse://127.0.0.1:%d/%s", CH_PORT,
+		db ? db : "default");
+	ck_assert_msg(store_url_parse(url, &u, why, sizeof(why)) == 0, "%s",
+		      why);
+	c = ch_open(&u);
+	ck_assert(c);
+	text = ch_select_text(c, sql);
+	ck_assert_msg(text, "%s: %s", sql, ch_error(c));
+	ch_close(c);
+	return text;
+}
+
+static long long ch_count(const char *db, const char *sql)
+{
+	char *text = ch_sql(db, sql);
+	long long n = atoll(text);
+
+	free(text);
+	return n;
+}
+
+/* Start the server (again: its data stays in dir) and wait for it. */
+static void chs_start(struct e2e *t, struct chs *s)
+{
+	char script[PATH_MAX], port[16];
+	const char *argv[] = { "/bin/bash", script, "run", s->dir, port, NULL };
+
+	if (!s->dir[0])
+		e2e_fmt(s->dir, sizeof(s->dir), "%s/clickhouse", t->dir);
+	e2e_fmt(script, sizeof(script), "%s/test/clickhouse/server.sh",
+		src_dir());
+	e2e_fmt(port, sizeof(port), "%d", CH_PORT);
+	s->pid = e2e_spawn(argv, NULL, NULL, NULL);
+	for (int i = 0;; i++) {
+		char out[PATH_MAX];
+		const char *curl[] = { "/usr/bin/curl", "-sf",
+				       "http://127.0.0.1:8123/?query=SELECT%201",
+				       NULL };
+		int status;
+
+		e2e_fmt(out, sizeof(out), "%s/curl.out", t->dir);
+		if (e2e_run_plain(curl, out, NULL) == 0)
+			return;
+		ck_assert_msg(waitpid(s->pid, &status, WNOHANG) == 0,
+			      "clickhouse-server ended (status 0x%x): see "
+			      "%s/stdout",
+			      status, s->dir);
+		ck_assert_msg(i < 1200, "clickhouse-server did not answer "
+					"in 60 s");
+		e2e_sleep_ms(50);
+	}
+}
+
+static void chs_stop(struct chs *s)
+{
+	if (s->pid <= 0)
+		return;
+	kill(s->pid, SIGKILL);
+	e2e_wait(s->pid);
+	s->pid = 0;
+}
+
+/* ---- running the tools -------------------------------------------------- */
+
+struct run {
+	int status;
+	char *out, *err;
+};
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static struct run run_tool(struct e2e *t, const char *tool,
+			   const char *const args[], const char *const env[])
+{
+	static int n;
+	char path[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+	const char *argv[24];
+	struct run r;
+	int k = 0;
+
+	e2e_fmt(path, sizeof(path), "%s/%s", e2e_build(), tool);
+	argv[k++] = path;
+	for (int i = 0; args[i] && k < 23; i++)
+		argv[k++] = args[i];
+	argv[k] = NULL;
+	e2e_fmt(out, sizeof(out), "%s/run%d.out", t->dir, n);
+	e2e_fmt(err, sizeof(err), "%s/run%d.err", t->dir, n++);
+	r.status = e2e_wait(e2e_spawn(argv, env, out, err));
+	r.out = e2e_slurp(out, NULL);
+	r.err = e2e_slurp(err, NULL);
+	return r;
+}
+
+/* `tracedump merge dir --db url` must succeed; its stdout. */
+static char *load(struct e2e *t, const char *dir, const char *url)
+{
+	const char *args[] = { "merge", dir, "--db", url, NULL };
+	struct run r = run_tool(t, "tracedump", args, NULL);
+
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		      "tracedump merge %s --db %s: status 0x%x: %s", dir, url,
+		      r.status, r.err);
+	free(r.err);
+	return r.out;
+}
+
+/* The tool must fail with one line on stderr holding each of want[]. */
+static void assert_refused(struct e2e *t, const char *tool,
+			   const char *const args[], const char *const want[])
+{
+	struct run r = run_tool(t, tool, args, NULL);
+	char *nl = strchr(r.err, '\n');
+
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0,
+		      "%s %s %s: should fail, status 0x%x", tool, args[0],
+		      args[1], r.status);
+	ck_assert_msg(nl && !nl[1], "%s %s: one line of error expected: '%s'",
+		      tool, args[0], r.err);
+	for (int i = 0; want[i]; i++) {
+		int found = 0;
+
+		for (const char *p = r.err; *p && !found; p++)
+			found = !strncasecmp(p, want[i], strlen(want[i]));
+		ck_assert_msg(found, "%s %s: '%s' should say '%s'", tool,
+			      args[0], r.err, want[i]);
+	}
+	printf("e2e-clickhouse: %s %s refused: %s", tool, args[0], r.err);
+	fflush(stdout);
+	run_free(&r);
+}
+
+/* Every occurrence of name in text replaced by "<trace>" (in place). */
+static void unname(char *text, const char *name)
+{
+	size_t n = strlen(name);
+	char *p;
+
+	while ((p = strstr(text, name))) {
+		memcpy(p, "<trace>", 7);
+		memmove(p + 7, p + n, strlen(p + n) + 1);
+	}
+}
+
+/*
+ * The same ccsg command on the SQLite database and on the store: the
+ * same output, the trace's name aside.
+ */
+static void assert_same(struct e2e *t, const char *db, const char *url,
+			const char *const cmd[])
+{
+	const char *args[12];
+	struct run a, b;
+	int k = 0;
+
+	for (int i = 0; cmd[i] && k < 9; i++)
+		args[k++] = cmd[i];
+	args[k++] = "--db";
+	args[k + 1] = NULL;
+	args[k] = db;
+	a = run_tool(t, "ccsg", args, NULL);
+	args[k] = url;
+	b = run_tool(t, "ccsg", args, NULL);
+	ck_assert_msg(WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0,
+		      "ccsg %s --db %s: %s", cmd[0], db, a.err);
+	ck_assert_msg(WIFEXITED(b.status) && WEXITSTATUS(b.status) == 0,
+		      "ccsg %s --db %s: %s", cmd[0], url, b.err);
+	unname(a.out, db);
+	unname(b.out, url);
+	ck_assert_msg(strlen(a.out) > 100, "ccsg %s: little output: %s",
+		      cmd[0], a.out);
+	if (strcmp(a.out, b.out)) {
+		size_t i = 0;
+
+		while (a.out[i] == b.out[i])
+			i++;
+		ck_abort_msg("ccsg %s %s: the store's output differs from "
+			     "SQLite's at byte %zu: '%.80s' vs '%.80s'",
+			     cmd[0], cmd[1] ? cmd[1] : "", i, a.out + i,
+			     b.out + i);
+	}
+	run_free(&a);
+	run_free(&b);
+}
+
+static void assert_all_same(struct e2e *t, const char *db, const char *url)
+{
+	static const char *const cmds[][4] = {
+		{ "report", "--format=json", NULL },
+		{ "report", "--format=text", NULL },
+		{ "report", "--resource=memory", "--format=json", NULL },
+		{ "latency", "--format=json", NULL },
+		{ "dscg", "--format=json", NULL },
+		{ "export", "--format=folded", NULL },
+		{ "export", "--format=otlp", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++)
+		assert_same(t, db, url, cmds[i]);
+}
+
+/*
+ * Link the logs of t->logs whose host (the name's first field) is one
+ * of hosts (space-separated) into dir; returns how many.
+ */
+static int split_logs(const char *from, const char *dir, const char *hosts)
+{
+	DIR *d = opendir(from);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_msg(d, "cannot open '%s'", from);
+	ck_assert_msg(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir %s",
+		      dir);
+	while ((e = readdir(d))) {
+		char host[128], a[PATH_MAX], b[PATH_MAX], key[130];
+		const char *dot = strchr(e->d_name, '.');
+
+		if (!dot || !strstr(e->d_name, CAUSAL_LOG_SUFFIX) ||
+		    (size_t)(dot - e->d_name) >= sizeof(host))
+			continue;
+		memcpy(host, e->d_name, (size_t)(dot - e->d_name));
+		host[dot - e->d_name] = '\0';
+		e2e_fmt(key, sizeof(key), " %s ", host);
+		{
+			char list[256];
+
+			e2e_fmt(list, sizeof(list), " %s ", hosts);
+			if (!strstr(list, key))
+				continue;
+		}
+		e2e_fmt(a, sizeof(a), "%s/%s", from, e->d_name);
+		e2e_fmt(b, sizeof(b), "%s/%s", dir, e->d_name);
+		ck_assert_msg(link(a, b) == 0, "link %s: %s", b,
+			      strerror(errno));
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Load the groups of hosts from t->logs, each by its own loader, all at
+ * once; returns when all are done. */
+static void load_groups(struct e2e *t, const char *url,
+			const char *const groups[], int n)
+{
+	pid_t pids[8];
+	char dirs[8][PATH_MAX], outs[8][PATH_MAX], errs[8][PATH_MAX];
+	char td[PATH_MAX];
+
+	e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());
+	for (int i = 0; i < n; i++) {
+		const char *argv[] = { td, "merge", dirs[i], "--db", url,
+				       NULL };
+
+		e2e_fmt(dirs[i], PATH_MAX, "%s/load%d", t->dir, i);
+		e2e_fmt(outs[i], PATH_MAX, "%s/load%d.out", t->dir, i);
+		e2e_fmt(errs[i], PATH_MAX, "%s/load%d.err", t->dir, i);
+		ck_assert_msg(split_logs(t->logs, dirs[i], groups[i]) > 0,
+			      "no logs of %s", groups[i]);
+		pids[i] = e2e_spawn(argv, NULL, outs[i], errs[i]);
+	}
+	for (int i = 0; i < n; i++) {
+		int status = e2e_wait(pids[i]);
+		char *out = e2e_slurp(outs[i], NULL);
+
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "loader of %s: status 0x%x: %s", groups[i],
+			      status, e2e_slurp(errs[i], NULL));
+		ck_assert_msg(strstr(out, "\nload:            ") &&
+				      !strstr(out, "load:            none"),
+			      "loader of %s loaded nothing: %s", groups[i],
+			      out);
+		free(out);
+	}
+}
+
+/* Every table's rows in the store, summed. */
+static long long store_rows(const char *db)
+{
+	return ch_count(db, "SELECT (SELECT count() FROM rpc_calls) + "
+			    "(SELECT count() FROM threads) + (SELECT count() "
+			    "FROM processes) + (SELECT count() FROM files)");
+}
+
+/* ---- the tests ---------------------------------------------------------- */
+
+START_TEST(test_figure1)
+{
+	static const char *const groups[] = { "hostA hostB", "hostC hostD" };
+	struct fig1_deploy d = four_hosts;
+	struct chs s = { 0 };
+	struct e2e t;
+	long long rows;
+
+	if (!ch_installed())
+		return;
+	rpc_isolate();
+	e2e_init(&t);
+	fig1_run(&t, &d);
+	chs_start(&t, &s);
+	load_groups(&t, CH_URL("fig1"), groups, 2);
+	ck_assert_int_eq(ch_count("fig1", "SELECT count() FROM loads WHERE "
+					  "state = 'finished'"),
+			 2);
+	/* the calls from A to C and D have their sides in two loads */
+	ck_assert_int_ge(ch_count("fig1", "SELECT count() FROM rpc_calls "
+					  "WHERE missing = 'server'"),
+			 4);
+	assert_all_same(&t, t.db, CH_URL("fig1"));
+
+	/* the same logs again, by one loader: nothing added */
+	rows = store_rows("fig1");
+	{
+		char dir[PATH_MAX], *out;
+
+		e2e_fmt(dir, sizeof(dir), "%s/load0", t.dir);
+		out = load(&t, dir, CH_URL("fig1"));
+		ck_assert_msg(strstr(out, "load:            none"),
+			      "a second load of the same logs: %s", out);
+		free(out);
+		out = load(&t, t.logs, CH_URL("fig1"));
+		ck_assert_msg(strstr(out, "load:            none"),
+			      "all the logs again: %s", out);
+		free(out);
+	}
+	ck_assert_int_eq(store_rows("fig1"), rows);
+	ck_assert_int_eq(ch_count("fig1", "SELECT count() FROM loads WHERE "
+					  "state = 'finished'"),
+			 2);
+	assert_same(&t, t.db, CH_URL("fig1"),
+		    (const char *const[]){ "report", "--format=json", NULL });
+	chs_stop(&s);
+	e2e_release(&t);
+}
+END_TEST
+
+START_TEST(test_two_hosts)
+{
+	static const char *const groups[] = { "hostAB", "hostCD" };
+	struct fig1_deploy d = two_hosts;
+	struct chs s = { 0 };
+	struct e2e t;
+
+	if (!ch_installed())
+		return;
+	rpc_isolate();
+	e2e_init(&t);
+	fig1_run(&t, &d);
+	chs_start(&t, &s);
+	load_groups(&t, CH_URL("two"), groups, 2);
+	assert_all_same(&t, t.db, CH_URL("two"));
+	chs_stop(&s);
+	e2e_release(&t);
+}
+END_TEST
+
+START_TEST(test_interrupted)
+{
+	struct fig1_deploy d = two_hosts;
+	struct chs s = { 0 };
+	char pause[PATH_MAX], env_pause[PATH_MAX + 32], td[PATH_MAX];
+	char out[PATH_MAX], err[PATH_MAX], *text;
+	struct e2e t;
+	int status;
+	pid_t loader;
+
+	if (!ch_installed())
+		return;
+	rpc_isolate();
+	e2e_init(&t);
+	fig1_run(&t, &d);
+	chs_start(&t, &s);
+
+	e2e_fmt(pause, sizeof(pause), "%s/paused", t.dir);
+	e2e_fmt(env_pause, sizeof(env_pause), "CAUSAL_TEST_LOAD_PAUSE=%s",
+		pause);
+	e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());
+	e2e_fmt(out, sizeof(out), "%s/cut.out", t.dir);
+	e2e_fmt(err, sizeof(err), "%s/cut.err", t.dir);
+	{
+		const char *argv[] = { td, "merge", t.logs, "--db",
+				       CH_URL("cut"), NULL };
+		const char *env[] = { env_pause, NULL };
+
+		loader = e2e_spawn(argv, env, out, err);
+	}
+	/* rpc_calls is in; the server dies before the load finishes */
+	rpc_wait_file(pause, loader);
+	ck_assert_int_gt(ch_count("cut", "SELECT count() FROM rpc_calls"), 0);
+	chs_stop(&s);
+	unlink(pause);
+	status = e2e_wait(loader);
+	text = e2e_slurp(err, NULL);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
+			      strstr(text, CH_URL("cut")) &&
+			      strchr(text, '\n') == text + strlen(text) - 1,
+		      "a load whose server died: status 0x%x, '%s'", status,
+		      text);
+	printf("e2e-clickhouse: the load cut short: %s", text);
+	free(text);
+
+	chs_start(&t, &s);
+	/* what it wrote is there, and is not read */
+	ck_assert_int_gt(ch_count("cut", "SELECT count() FROM rpc_calls"), 0);
+	assert_refused(&t, "ccsg",
+		       (const char *const[]){ "report", "--db", CH_URL("cut"),
+					      NULL },
+		       (const char *const[]){ CH_URL("cut"),
+					      "no finished load", NULL });
+	/* again: everything, once */
+	free(load(&t, t.logs, CH_URL("cut")));
+	ck_assert_int_eq(ch_count("cut", "SELECT count() FROM loads WHERE "
+					 "state = 'finished'"),
+			 1);
+	ck_assert_int_eq(ch_count("cut", "SELECT count() FROM rpc_calls WHERE "
+					 "load_id IN (SELECT load_id FROM "
+					 "loads WHERE state = 'finished')"),
+			 e2e_query_int(t.sql, "SELECT count(*) FROM rpc_calls"));
+	assert_all_same(&t, t.db, CH_URL("cut"));
+	chs_stop(&s);
+	e2e_release(&t);
+}
+END_TEST
+
+/* Synthetic logs of calls calls on 4 hosts into t->logs. */
+static void gen_logs(struct e2e *t, const char *calls)
+{
+	char gen[PATH_MAX], out[PATH_MAX];
+	const char *argv[] = { gen, t->logs, calls, NULL };
+
+	e2e_fmt(gen, sizeof(gen), "%s/bench/gen-rpc-logs", e2e_build());
+	e2e_fmt(out, sizeof(out), "%s/gen.out", t->dir);
+	ck_assert_msg(e2e_run_plain(argv, out, NULL) == 0, "gen-rpc-logs");
+}
+
+START_TEST(test_scale)
+{
+	static const char *const groups[] = { "host0 host1", "host2",
+					      "host3" };
+	struct chs s = { 0 };
+	struct e2e t;
+	char td[PATH_MAX];
+
+	if (!ch_installed())
+		return;
+	rpc_isolate();
+	e2e_init(&t);
+	gen_logs(&t, "50000");
+	{
+		const char *argv[] = { td, "merge", t.logs, NULL };
+
+		e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());
+		ck_assert_int_eq(e2e_run_plain(argv, NULL, NULL), 0);
+	}
+	chs_start(&t, &s);
+	load_groups(&t, CH_URL("scale"), groups, 3);
+	assert_same(&t, t.db, CH_URL("scale"),
+		    (const char *const[]){ "report", "--format=json", NULL });
+	assert_same(&t, t.db, CH_URL("scale"),
+		    (const char *const[]){ "export", "--format=folded", NULL });
+	assert_same(&t, t.db, CH_URL("scale"),
+		    (const char *const[]){ "latency", "--format=json", NULL });
+	chs_stop(&s);
+	e2e_release(&t);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+	struct chs s = { 0 };
+	struct e2e t;
+
+	if (!ch_installed())
+		return;
+	rpc_isolate();
+	e2e_init(&t);
+	gen_logs(&t, "100");
+
+	/* no server at all */
+	assert_refused(&t, "tracedump",
+		       (const char *const[]){ "merge", t.logs, "--db",
+					      CH_URL("x"), NULL },
+		       (const char *const[]){ CH_URL("x"), "cannot connect",
+					      NULL });
+	assert_refused(&t, "ccsg",
+		       (const char *const[]){ "report", "--db", CH_URL("x"),
+					      NULL },
+		       (const char *const[]){ CH_URL("x"), "cannot connect",
+					      NULL });
+	/* a scheme nobody knows, a URL without a database */
+	assert_refused(&t, "tracedump",
+		       (const char *const[]){ "merge", t.logs, "--db",
+					      "postgres://h/db", NULL },
+		       (const char *const[]){ "unknown store URL scheme "
+					      "'postgres'",
+					      NULL });
+	assert_refused(&t, "ccsg",
+		       (const char *const[]){ "report", "--db",
+					      "clickhouse://127.0.0.1:8123",
+					      NULL },
+		       (const char *const[]){ "no /DATABASE", NULL });
+
+	chs_start(&t, &s);
+	assert_refused(&t, "tracedump",
+		       (const char *const[]){
+			       "merge", t.logs, "--db",
+			       "clickhouse://causal:wrong@127.0.0.1:8123/x",
+			       NULL },
+		       (const char *const[]){ "clickhouse://causal@127.0.0.1:"
+					      "8123/x",
+					      "password", NULL });
+	/* a database of someone else's */
+	free(ch_sql(NULL, "CREATE DATABASE other"));
+	free(ch_sql("other", "CREATE TABLE t (a Int64) ENGINE = "
+			     "MergeTree ORDER BY a"));
+	assert_refused(&t, "tracedump",
+		       (const char *const[]){ "merge", t.logs, "--db",
+					      CH_URL("other"), NULL },
+		       (const char *const[]){ "not a causal store", NULL });
+	assert_refused(&t, "ccsg",
+		       (const char *const[]){ "report", "--db",
+					      CH_URL("other"), NULL },
+		       (const char *const[]){ "not a causal store", NULL });
+	/* a store of another schema: its tables have other columns */
+	free(ch_sql(NULL, "CREATE DATABASE old"));
+	free(ch_sql("old", "CREATE TABLE loads (load_id UInt64, state "
+			   "String) ENGINE = MergeTree ORDER BY load_id"));
+	assert_refused(&t, "tracedump",
+		       (const char *const[]){ "merge", t.logs, "--db",
+					      CH_URL("old"), NULL },
+		       (const char *const[]){ "table 'loads' has other columns",
+					      NULL });
+	/* an empty database is not a store to read */
+	free(ch_sql(NULL, "CREATE DATABASE empty"));
+	assert_refused(&t, "ccsg",
+		       (const char *const[]){ "report", "--db",
+					      CH_URL("empty"), NULL },
+		       (const char *const[]){ "no table", NULL });
+	/* a user who may read only: the store exists, the insert is refused */
+	free(load(&t, t.logs, CH_URL("ro")));
+	{
+		char more[PATH_MAX];
+		struct e2e t2 = t;
+
+		e2e_fmt(more, sizeof(more), "%s/more", t.dir);
+		e2e_fmt(t2.logs, sizeof(t2.logs), "%s", more);
+		gen_logs(&t2, "200"); /* other processes: something to load */
+		assert_refused(&t, "tracedump",
+			       (const char *const[]){
+				       "merge", more, "--db",
+				       "clickhouse://reader@127.0.0.1:8123/ro",
+				       NULL },
+			       (const char *const[]){ "readonly", NULL });
+	}
+	ck_assert_int_eq(ch_count("ro", "SELECT count() FROM loads WHERE "
+					"state = 'finished'"),
+			 1);
+	chs_stop(&s);
+	e2e_release(&t);
+}
+END_TEST
+
+Suite *e2e_clickhouse_suite(void)
+{
+	Suite *s = suite_create("e2e-clickhouse");
+	TCase *tc = tcase_create("clickhouse");
+
+	tcase_set_timeout(tc, 2 * E2E_TIMEOUT);
+	e2e_add_fixture(tc);
+	tcase_add_test(tc, test_figure1);
+	tcase_add_test(tc, test_two_hosts);
+	tcase_add_test(tc, test_interrupted);
+	tcase_add_test(tc, test_scale);
+	tcase_add_test(tc, test_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
