@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "causal/db-schema.h"
+#include "db-clickhouse.h"
 #include "schema.h"
 #include "test-sql.h"
 
@@ -37,6 +38,7 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* The SQLite schema (what: DB_SQL_...), or the ClickHouse one for ~0u. */
 static char *schema_text(unsigned what)
 {
 	char *buf = NULL;
@@ -44,30 +46,41 @@ static char *schema_text(unsigned what)
 	FILE *f = open_memstream(&buf, &len);
 
 	ck_assert(f != NULL);
-	ck_assert_int_eq(db_schema_write(f, what), 0);
+	if (what == ~0u)
+		ck_assert_int_eq(db_ch_schema_write(f), 0);
+	else
+		ck_assert_int_eq(db_schema_write(f, what), 0);
 	fclose(f);
 	return buf;
 }
 
-/* The ```sql block of README's "### The database" section (malloc'd). */
-static char *readme_block(const char *readme)
+/* The ```sql block of README's "### <title>" section (malloc'd). */
+static char *readme_block(const char *readme, const char *title)
 {
-	const char *sec = strstr(readme, "\n### The database\n"), *start, *end;
+	char head[128];
+	const char *sec, *start, *end;
 
-	ck_assert_msg(sec != NULL, "README.md has no section 'The database'");
+	snprintf(head, sizeof(head), "\n### %s\n", title);
+	sec = strstr(readme, head);
+	ck_assert_msg(sec != NULL, "README.md has no section '%s'", title);
 	start = strstr(sec, "\n```sql\n");
-	ck_assert_msg(start != NULL,
-		      "README.md's 'The database' has no ```sql block");
+	ck_assert_msg(start != NULL, "README.md's '%s' has no ```sql block",
+		      title);
 	start += strlen("\n```sql\n");
 	end = strstr(start, "\n```\n");
 	ck_assert_msg(end != NULL, "README.md's ```sql block does not end");
 	return strndup(start, (size_t)(end - start) + 1);
 }
 
-START_TEST(test_readme_is_the_schema)
+/*
+ * README's ```sql block of section title is code, byte for byte; else
+ * the suite writes what it should be into CAUSAL_BUILD/file.
+ */
+static void assert_readme_block(const char *title, const char *code,
+				const char *file)
 {
 	const char *src = getenv("CAUSAL_SRC"), *build = getenv("CAUSAL_BUILD");
-	char path[4096], version[64], *readme, *block, *code;
+	char path[4096], *readme, *block;
 	int line = 1;
 	size_t i;
 
@@ -76,31 +89,71 @@ START_TEST(test_readme_is_the_schema)
 		      "with `make check`");
 	snprintf(path, sizeof(path), "%s/README.md", src);
 	readme = slurp(path);
-	block = readme_block(readme);
-	code = schema_text(DB_SQL_ALL);
+	block = readme_block(readme, title);
 	for (i = 0; block[i] && block[i] == code[i]; i++)
 		line += block[i] == '\n';
 	if (block[i] || code[i]) {
 		FILE *f;
 
-		snprintf(path, sizeof(path), "%s/db-schema.sql", build);
+		snprintf(path, sizeof(path), "%s/%s", build, file);
 		f = fopen(path, "w");
 		ck_assert(f != NULL);
 		fputs(code, f);
 		fclose(f);
-		ck_abort_msg("README.md's schema differs from db-schema.def's "
+		ck_abort_msg("README.md's '%s' differs from db-schema.def's "
 			     "at line %d of its ```sql block; the block "
 			     "should be '%s'",
-			     line, path);
+			     title, line, path);
 	}
+	free(block);
+	free(readme);
+}
+
+START_TEST(test_readme_is_the_schema)
+{
+	const char *src = getenv("CAUSAL_SRC");
+	char path[4096], version[64], *readme, *code;
+
+	code = schema_text(DB_SQL_ALL);
+	assert_readme_block("The database", code, "db-schema.sql");
 	/* and the prose says the same version */
+	snprintf(path, sizeof(path), "%s/README.md", src);
+	readme = slurp(path);
 	snprintf(version, sizeof(version),
 		 "Schema version %d (`meta.schema_version`", DB_SCHEMA_VERSION);
 	ck_assert_msg(strstr(readme, version), "README.md does not say '%s'",
 		      version);
 	free(code);
-	free(block);
 	free(readme);
+}
+END_TEST
+
+/* The ClickHouse store's tables: README's block, the types, the keys. */
+START_TEST(test_clickhouse_schema)
+{
+	char *code = schema_text(~0u), *sql;
+
+	assert_readme_block("ClickHouse store", code, "db-clickhouse.sql");
+	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_CHAIN), "String");
+	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_CALL_ID), "Int64");
+	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_XID),
+			 "Nullable(Int64)");
+	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_PEER),
+			 "Nullable(String)");
+	ck_assert(!db_ch_has_table(DB_RECORDS));
+	sql = db_ch_create(DB_THREADS);
+	ck_assert_msg(strstr(sql, "ORDER BY (load_id, proc_id, tid)"), "%s", sql);
+	free(sql);
+	sql = db_ch_create(DB_RPC_CALLS);
+	ck_assert_msg(strstr(sql, "ORDER BY (load_id, call_id)"), "%s", sql);
+	free(sql);
+	sql = db_ch_into(DB_HOSTS);
+	ck_assert_str_eq(sql, "hosts (load_id, host_id, name)");
+	free(sql);
+	/* no column without a table of the store but records' */
+	for (int t = 0; t < DB_NTABLES; t++)
+		ck_assert(db_ch_has_table(t) == (t != DB_RECORDS));
+	free(code);
 }
 END_TEST
 
@@ -258,6 +311,7 @@ Suite *db_schema_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_readme_is_the_schema);
+	tcase_add_test(tc, test_clickhouse_schema);
 	tcase_add_test(tc, test_column_enums);
 	tcase_add_test(tc, test_statements_name_columns);
 	tcase_add_test(tc, test_created_database);

@@ -16,7 +16,7 @@ static const struct opt merge_opts[] = {
 	{ "output", 'o', "DB",
 	  "write the database to DB (default DIR/trace.db), which must be "
 	  "a regular file or not exist" },
-	{ "db", 'd', "STORE",
+	{ "db", OPT_LONG, "STORE",
 	  "the same as -o, or load DIR into a shared ClickHouse store: "
 	  "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE" },
 	{ "raw", 'r', NULL,
@@ -107,7 +107,7 @@ static int run_merge(int argc, char **argv)
 
 	opt_init(&p, &cmd_merge, argc, argv);
 	while ((c = opt_next(&p, &v)) > 0)
-		if (c == 'o' || c == 'd')
+		if (c == 'o' || c == OPT_LONG)
 			o.output = v;
 		else if (c == 'r')
 			o.raw = true;
