@@ -134,15 +134,18 @@ START_TEST(test_clickhouse_schema)
 	char *code = schema_text(~0u), *sql;
 
 	assert_readme_block("ClickHouse store", code, "db-clickhouse.sql");
-	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_CHAIN), "String");
-	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_CALL_ID), "Int64");
+	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_CHAIN),
+			 "String");
+	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_CALL_ID),
+			 "Int64");
 	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_XID),
 			 "Nullable(Int64)");
 	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_PEER),
 			 "Nullable(String)");
 	ck_assert(!db_ch_has_table(DB_RECORDS));
 	sql = db_ch_create(DB_THREADS);
-	ck_assert_msg(strstr(sql, "ORDER BY (load_id, proc_id, tid)"), "%s", sql);
+	ck_assert_msg(strstr(sql, "ORDER BY (load_id, proc_id, tid)"), "%s",
+		      sql);
 	free(sql);
 	sql = db_ch_create(DB_RPC_CALLS);
 	ck_assert_msg(strstr(sql, "ORDER BY (load_id, call_id)"), "%s", sql);
