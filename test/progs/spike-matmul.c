@@ -33,9 +33,15 @@ static uint64_t ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * foo's body outweighs the loop that calls it many times over, so that
+ * the samples name foo and not foo_phase, whatever the processor (one
+ * increment was an even split with the loop on an AMD EPYC).
+ */
 __attribute__((noinline)) void foo(void)
 {
-	foo_calls++;
+	for (int i = 0; i < 16; i++)
+		foo_calls++;
 }
 
 __attribute__((noinline)) void matmul(void)
@@ -56,7 +62,7 @@ __attribute__((noinline)) static void foo_phase(uint64_t ms)
 	uint64_t end = ns(CLOCK_THREAD_CPUTIME_ID) + ms * 1000000;
 
 	do {
-		for (int i = 0; i < 65536; i++)
+		for (int i = 0; i < 8192; i++)
 			foo();
 	} while (ns(CLOCK_THREAD_CPUTIME_ID) < end);
 }
