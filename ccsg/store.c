@@ -61,9 +61,32 @@ static int db_fail(struct reader *r, const char *what)
 
 static int exec(struct reader *r, const char *sql)
 {
-	return sqlite3_exec(r->db, sql, NULL, NULL, NULL) == SQLITE_OK
-		       ? 0
-		       : db_fail(r, sql);
+	char what[64];
+
+	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	/* the statement's beginning says which */
+	snprintf(what, sizeof(what), "%.60s", sql);
+	for (char *p = what; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	return db_fail(r, what);
+}
+
+/* Close f, the memstream of *sql, and run *sql; frees it. */
+static int exec_built(struct reader *r, FILE *f, char **sql)
+{
+	int ret;
+
+	if (fclose(f)) {
+		free(*sql);
+		*sql = NULL;
+		return fail("out of memory");
+	}
+	ret = exec(r, *sql);
+	free(*sql);
+	*sql = NULL;
+	return ret;
 }
 
 /* ---- staging: the rows of finished loads as they are ------------------- */
@@ -72,9 +95,7 @@ struct fetch {
 	struct reader *r;
 	enum db_table t;
 	sqlite3_stmt *ins;
-	unsigned char *buf;
-	size_t len, cap;
-	bool failed;
+	struct rb_buf buf; /* what came and is not a whole row yet */
 };
 
 static bool is_integer(enum db_table t, int col)
@@ -136,22 +157,11 @@ static int on_rows(const char *p, size_t n, void *arg)
 	struct rb_reader rd;
 	int rc;
 
-	if (f->len + n > f->cap) {
-		size_t cap = f->cap ? f->cap : 1 << 16;
-		unsigned char *b;
-
-		while (cap < f->len + n)
-			cap *= 2;
-		b = realloc(f->buf, cap);
-		if (!b)
-			return ch_fail(f->r->ch, "out of memory");
-		f->buf = b;
-		f->cap = cap;
-	}
-	memcpy(f->buf + f->len, p, n);
-	f->len += n;
-	rd.p = f->buf;
-	rd.end = f->buf + f->len;
+	rb_put(&f->buf, p, n);
+	if (f->buf.oom)
+		return ch_fail(f->r->ch, "out of memory");
+	rd.p = f->buf.p;
+	rd.end = f->buf.p + f->buf.len;
 	for (;;) {
 		const unsigned char *at = rd.p;
 
@@ -161,13 +171,11 @@ static int on_rows(const char *p, size_t n, void *arg)
 			break;
 		}
 	}
-	if (rc < 0) {
-		f->failed = true;
+	if (rc < 0)
 		return ch_fail(f->r->ch, "table %s: a row the copy refused: %s",
 			       db_tables[f->t].name, sqlite3_errmsg(f->r->db));
-	}
-	f->len = (size_t)(rd.end - rd.p);
-	memmove(f->buf, rd.p, f->len);
+	f->buf.len = (size_t)(rd.end - rd.p);
+	memmove(f->buf.p, rd.p, f->buf.len);
 	return 0;
 }
 
@@ -222,7 +230,7 @@ static int stage_table(struct reader *r, enum db_table t)
 		fail("%s", ch_error(r->ch));
 		goto out;
 	}
-	if (f.len) {
+	if (f.buf.len) {
 		fail("%s: the answer for table %s ends in the middle of a row",
 		     r->shown, d->name);
 		goto out;
@@ -230,7 +238,7 @@ static int stage_table(struct reader *r, enum db_table t)
 	ret = 0;
 out:
 	sqlite3_finalize(f.ins);
-	free(f.buf);
+	rb_release(&f.buf);
 	free(create);
 	free(ins);
 	free(sel);
@@ -317,7 +325,6 @@ static int build_table(struct reader *r, enum db_table t)
 	char *sql = NULL;
 	size_t n;
 	FILE *f = open_memstream(&sql, &n);
-	int ret;
 
 	if (!f)
 		return fail("out of memory");
@@ -335,13 +342,7 @@ static int build_table(struct reader *r, enum db_table t)
 		   "pm.proc_id = x.proc_id ORDER BY pm.new_id",
 		d->name);
 	key_rest(f, t);
-	if (fclose(f)) {
-		free(sql);
-		return fail("out of memory");
-	}
-	ret = exec(r, sql);
-	free(sql);
-	return ret;
+	return exec_built(r, f, &sql);
 }
 
 static int build_files_hosts(struct reader *r)
@@ -469,6 +470,23 @@ static int32_t find_server(const struct hashmap *map, const struct sides *sv,
 	}
 }
 
+/* One row of pairs: client c and server s, as rowids (-1: none). */
+static int add_pair(struct reader *r, sqlite3_stmt *st, int64_t c, int64_t s)
+{
+	if (c < 0)
+		sqlite3_bind_null(st, 1);
+	else
+		sqlite3_bind_int64(st, 1, c);
+	if (s < 0)
+		sqlite3_bind_null(st, 2);
+	else
+		sqlite3_bind_int64(st, 2, s);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return db_fail(r, "pairs");
+	sqlite3_reset(st);
+	return 0;
+}
+
 /*
  * pairs(seq, c, s): the rows of rpc_calls in order, as rowids of staged
  * rows: each client side with the first unused server side of its key
@@ -525,30 +543,14 @@ static int join_sides(struct reader *r, struct sides *cl, struct sides *sv)
 			     k != NONE && sv->v[k].used; k = sv->v[k].next)
 				;
 		}
-		sqlite3_bind_int64(st, 1, c->rowid);
-		if (k != NONE) {
+		if (k != NONE)
 			sv->v[k].used = true;
-			sqlite3_bind_int64(st, 2, sv->v[k].rowid);
-		} else {
-			sqlite3_bind_null(st, 2);
-		}
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			db_fail(r, "pairs");
+		if (add_pair(r, st, c->rowid, k != NONE ? sv->v[k].rowid : -1))
 			goto out;
-		}
-		sqlite3_reset(st);
 	}
-	for (size_t i = 0; i < sv->n; i++) {
-		if (sv->v[i].used)
-			continue;
-		sqlite3_bind_null(st, 1);
-		sqlite3_bind_int64(st, 2, sv->v[i].rowid);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			db_fail(r, "pairs");
+	for (size_t i = 0; i < sv->n; i++)
+		if (!sv->v[i].used && add_pair(r, st, -1, sv->v[i].rowid))
 			goto out;
-		}
-		sqlite3_reset(st);
-	}
 	ret = 0;
 out:
 	sqlite3_finalize(st);
@@ -611,11 +613,7 @@ static int build_calls(struct reader *r)
 	      "  AND ps.proc_id = s.server_proc_id"
 	      " ORDER BY pr.seq",
 	      f);
-	if (fclose(f)) {
-		fail("out of memory");
-		goto out;
-	}
-	ret = exec(r, sql);
+	ret = exec_built(r, f, &sql);
 out:
 	free(sql);
 	free(cl.v);
@@ -630,17 +628,11 @@ static int create_schema(struct reader *r, unsigned what)
 	char *sql = NULL;
 	size_t n;
 	FILE *f = open_memstream(&sql, &n);
-	int ret;
 
 	if (!f)
 		return fail("out of memory");
-	if (db_schema_write(f, what) | fclose(f)) {
-		free(sql);
-		return fail("out of memory");
-	}
-	ret = exec(r, sql);
-	free(sql);
-	return ret;
+	db_schema_write(f, what);
+	return exec_built(r, f, &sql);
 }
 
 static int copy_store(struct reader *r)

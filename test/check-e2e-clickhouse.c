@@ -352,6 +352,20 @@ static long long store_rows(const char *db)
 			    "FROM processes) + (SELECT count() FROM files)");
 }
 
+/*
+ * Deployment d of Figure 1 run and merged into t, a server started, and
+ * its logs loaded into url by one loader per group of hosts at once.
+ */
+static void fig1_in_store(struct e2e *t, struct fig1_deploy *d, struct chs *s,
+			  const char *url, const char *const groups[], int n)
+{
+	rpc_isolate();
+	e2e_init(t);
+	fig1_run(t, d);
+	chs_start(t, s);
+	load_groups(t, url, groups, n);
+}
+
 /* ---- the tests ---------------------------------------------------------- */
 
 START_TEST(test_figure1)
@@ -364,11 +378,7 @@ START_TEST(test_figure1)
 
 	if (!ch_installed())
 		return;
-	rpc_isolate();
-	e2e_init(&t);
-	fig1_run(&t, &d);
-	chs_start(&t, &s);
-	load_groups(&t, CH_URL("fig1"), groups, 2);
+	fig1_in_store(&t, &d, &s, CH_URL("fig1"), groups, 2);
 	ck_assert_int_eq(ch_count("fig1", "SELECT count() FROM loads WHERE "
 					  "state = 'finished'"),
 			 2);
@@ -413,11 +423,7 @@ START_TEST(test_two_hosts)
 
 	if (!ch_installed())
 		return;
-	rpc_isolate();
-	e2e_init(&t);
-	fig1_run(&t, &d);
-	chs_start(&t, &s);
-	load_groups(&t, CH_URL("two"), groups, 2);
+	fig1_in_store(&t, &d, &s, CH_URL("two"), groups, 2);
 	assert_all_same(&t, t.db, CH_URL("two"));
 	chs_stop(&s);
 	e2e_release(&t);
