@@ -1,7 +1,8 @@
 /*
  * clickhouse.c - ClickHouse's HTTP interface with libcurl (clickhouse.h).
  *
- * A request answers 200 with the result, or another status with the
+ * A request answers 200 with the result (whole: wait_end_of_query), or
+ * another status with the
  * server's exception as text ("Code: 60, e.displayText() =
  * DB::Exception: Table t.x doesn't exist., e.what() = DB::Exception" in
  * 18.16; "Code: 60. DB::Exception: Table t.x does not exist. (NAME)
@@ -152,15 +153,21 @@ static int request(struct ch_client *c, const char *query, const void *body,
 	if (query && !(esc = curl_easy_escape(c->curl, query, 0)))
 		return ch_fail(c, "out of memory");
 	urllen = strlen(c->base) + strlen(c->url.database) +
-		 (esc ? strlen(esc) : 0) + 32;
+		 (esc ? strlen(esc) : 0) + 64;
 	url = malloc(urllen);
 	if (!url) {
 		curl_free(esc);
 		return ch_fail(c, "out of memory");
 	}
-	snprintf(url, urllen, "%s?%s%s%s%s", c->base,
-		 no_db ? "" : "database=", no_db ? "" : c->url.database,
-		 esc ? (no_db ? "query=" : "&query=") : "", esc ? esc : "");
+	/*
+	 * An answer streamed as it is computed gets an error appended after
+	 * 200 and some rows, which a reader could take for more rows: with
+	 * wait_end_of_query the server keeps the answer (in memory, then a
+	 * temporary file) until the query ends, and a failure is a status.
+	 */
+	snprintf(url, urllen, "%s?wait_end_of_query=1%s%s%s%s", c->base,
+		 no_db ? "" : "&database=", no_db ? "" : c->url.database,
+		 esc ? "&query=" : "", esc ? esc : "");
 	curl_free(esc);
 	curl_easy_reset(c->curl);
 	curl_easy_setopt(c->curl, CURLOPT_URL, url);
