@@ -2,11 +2,10 @@
  * clickhouse.c - ClickHouse's HTTP interface with libcurl (clickhouse.h).
  *
  * A request answers 200 with the result (whole: wait_end_of_query), or
- * another status with the server's exception as text ("Code: 60,
- * e.displayText() =
- * DB::Exception: Table t.x doesn't exist., e.what() = DB::Exception" in
- * 18.16; "Code: 60. DB::Exception: Table t.x does not exist. (NAME)
- * (version ...)" in current releases): the message between
+ * another status with the server's exception as text: "Code: 60,
+ * e.displayText() = DB::Exception: Table t.x doesn't exist., e.what() =
+ * DB::Exception" in 18.16, "Code: 60. DB::Exception: Table t.x does not
+ * exist. (NAME) (version ...)" in current releases.  The message between
  * "DB::Exception: " and the end of its sentence is what ch_error() says.
  */
 #include <curl/curl.h>
