@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "causal/monitor-proto.h"
+#include "causal/log-format.h"
 #include "coordinator.h"
 #include "usage.h"
 
@@ -116,8 +117,7 @@ static void queue_event(struct coord *co, struct conn *c, size_t seq)
 
 /* The bits of enums.def's monitor_types: `all`, the types of calls, is
  * the first four; locks is named alone. */
-static const char *const type_names[] = { "semantics", "latency", "cpu",
-					  "memory", "locks" };
+static const char *const type_names[] = CAUSAL_MONTYPE_NAMES;
 #define NTYPES (sizeof(type_names) / sizeof(type_names[0]))
 
 int coord_types(int n, char *const words[], char *out, size_t size)

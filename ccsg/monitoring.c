@@ -15,8 +15,8 @@
 
 #define ALL_TYPES 0xfu
 
-static const char *const type_names[] = { "semantics", "latency", "cpu",
-					  "memory" };
+/* the types of calls: the first four of them */
+static const char *const type_names[] = CAUSAL_MONTYPE_NAMES;
 
 /* 'semantics|cpu' -> bits; NULL -> 0. */
 static unsigned types_of(const unsigned char *s)

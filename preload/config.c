@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "causal/bpf-clock.h"
+#include "causal/log-format.h"
 #include "config.h"
 
 int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out)
@@ -25,32 +26,31 @@ int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 
 int causal_parse_monitor(const char *s, uint32_t *types)
 {
-	static const struct {
-		const char *name;
-		uint32_t bits;
-	} names[] = {
-		{ "semantics", 1u << 0 },
-		{ "latency", 1u << 1 },
-		{ "cpu", 1u << 2 },
-		{ "memory", 1u << 3 },
-		{ "locks", 1u << 4 },
-		{ "all", 0xfu },
-		{ "none", 0 },
-	};
+	static const char *const names[] = CAUSAL_MONTYPE_NAMES;
+	enum { NTYPES = sizeof(names) / sizeof(names[0]) };
 	uint32_t v = 0;
 
 	if (!s || !*s)
 		return -1;
 	for (;;) {
 		size_t len = strcspn(s, ","), i;
+		uint32_t bits;
 
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strlen(names[i].name) == len &&
-			    !strncmp(s, names[i].name, len))
+		for (i = 0; i < NTYPES; i++)
+			if (strlen(names[i]) == len &&
+			    !strncmp(s, names[i], len))
 				break;
-		if (i == sizeof(names) / sizeof(names[0]))
+		if (i < NTYPES)
+			bits = 1u << i;
+		else if (len == 3 && !strncmp(s, "all", 3))
+			bits = CAUSAL_MONTYPE_SEMANTICS |
+			       CAUSAL_MONTYPE_LATENCY | CAUSAL_MONTYPE_CPU |
+			       CAUSAL_MONTYPE_MEMORY;
+		else if (len == 4 && !strncmp(s, "none", 4))
+			bits = 0;
+		else
 			return -1;
-		v |= names[i].bits;
+		v |= bits;
 		s += len;
 		if (!*s)
 			break;

@@ -121,6 +121,14 @@ enum { CAUSAL_RECORDS(CAUSAL_REC_ELEMS) };
 #define CAUSAL_ENUM_DECL(ctype, stem, KIND) CAUSAL_ENUM_DECL_##KIND(ctype, stem)
 
 CAUSAL_ENUMS(CAUSAL_ENUM_DECL)
+
+/*
+ * The names of the monitoring types in bit order, [i] naming 1 << i
+ * (enums.def gives them so): the one list the library, causalctl and
+ * ccsg parse and print.
+ */
+#define CAUSAL_MONTYPE_NAME(constant, value, name) name,
+#define CAUSAL_MONTYPE_NAMES { CAUSAL_VALUES_monitor_types(CAUSAL_MONTYPE_NAME) }
 /* clang-format on */
 
 #endif /* CAUSAL_LOG_FORMAT_H */
