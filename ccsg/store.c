@@ -213,8 +213,9 @@ static int stage_table(struct reader *r, enum db_table t)
 	}
 	fputc(')', fc);
 	fputc(')', fi);
-	fprintf(fs, " FROM %s WHERE load_id IN (" CH_FINISHED_LOADS
-		    ") FORMAT RowBinary",
+	fprintf(fs,
+		" FROM %s WHERE load_id IN (" CH_FINISHED_LOADS
+		") FORMAT RowBinary",
 		d->name);
 	if (fclose(fc) | fclose(fi) | fclose(fs)) {
 		fail("out of memory");
@@ -256,18 +257,22 @@ static const char maps_sql[] =
 	"  UNIQUE(load_id, proc_id));"
 	"INSERT INTO pmap(load_id, proc_id)"
 	"  SELECT k.load_id, k.proc_id FROM kept k"
-	"  JOIN s_processes p ON p.load_id = k.load_id AND p.proc_id = k.proc_id"
-	"  LEFT JOIN s_files f ON f.load_id = p.load_id AND f.file_id = p.file_id"
+	"  JOIN s_processes p ON p.load_id = k.load_id AND p.proc_id = "
+	"k.proc_id"
+	"  LEFT JOIN s_files f ON f.load_id = p.load_id AND f.file_id = "
+	"p.file_id"
 	"  ORDER BY f.name, p.uuid;"
 	/* files: the kept processes', and those without a process (logs
 	   that could not be read) from the last load naming them */
 	"CREATE TABLE fsel AS"
 	"  SELECT p.load_id, p.file_id, f.name FROM pmap m"
-	"  JOIN s_processes p ON p.load_id = m.load_id AND p.proc_id = m.proc_id"
+	"  JOIN s_processes p ON p.load_id = m.load_id AND p.proc_id = "
+	"m.proc_id"
 	"  JOIN s_files f ON f.load_id = p.load_id AND f.file_id = p.file_id;"
 	"INSERT INTO fsel SELECT f.load_id, f.file_id, f.name FROM s_files f"
 	"  WHERE NOT EXISTS (SELECT 1 FROM s_processes p"
-	"                    WHERE p.load_id = f.load_id AND p.file_id = f.file_id)"
+	"                    WHERE p.load_id = f.load_id AND p.file_id = "
+	"f.file_id)"
 	"  AND NOT EXISTS (SELECT 1 FROM fsel s WHERE s.name = f.name)"
 	"  AND f.load_id = (SELECT max(g.load_id) FROM s_files g"
 	"                   WHERE g.name = f.name);"
@@ -279,7 +284,8 @@ static const char maps_sql[] =
 	"CREATE TABLE hmap(new_id INTEGER PRIMARY KEY, name UNIQUE);"
 	"INSERT OR IGNORE INTO hmap(name)"
 	"  SELECT h.name FROM pmap m"
-	"  JOIN s_processes p ON p.load_id = m.load_id AND p.proc_id = m.proc_id"
+	"  JOIN s_processes p ON p.load_id = m.load_id AND p.proc_id = "
+	"m.proc_id"
 	"  JOIN s_hosts h ON h.load_id = p.load_id AND h.host_id = p.host_id"
 	"  ORDER BY m.new_id;"
 	"INSERT INTO meta SELECT key, value FROM s_meta"
@@ -307,7 +313,8 @@ static const char *mapped(enum db_table t, int col)
 	return NULL;
 }
 
-/* The columns of t's key after proc_id: ", seq" of PRIMARY KEY(proc_id, seq). */
+/* The columns of t's key after proc_id: ", seq" of PRIMARY KEY(proc_id, seq).
+ */
 static void key_rest(FILE *f, enum db_table t)
 {
 	const char *key = strstr(db_tables[t].key, "PRIMARY KEY(proc_id");
@@ -338,8 +345,9 @@ static int build_table(struct reader *r, enum db_table t)
 		else
 			fprintf(f, "x.%s", d->cols[i].name);
 	}
-	fprintf(f, " FROM s_%s x JOIN pmap pm ON pm.load_id = x.load_id AND "
-		   "pm.proc_id = x.proc_id ORDER BY pm.new_id",
+	fprintf(f,
+		" FROM s_%s x JOIN pmap pm ON pm.load_id = x.load_id AND "
+		"pm.proc_id = x.proc_id ORDER BY pm.new_id",
 		d->name);
 	key_rest(f, t);
 	return exec_built(r, f, &sql);
@@ -363,11 +371,15 @@ enum side { SHARED, CLIENT, SERVER, OWN };
 static enum side column_side(const char *name)
 {
 	static const char *const client[] = {
-		"flags", "one_way", "site_symbol", "peer", "status",
-		"status_name", "args_bytes", "results_bytes", "reply_tag",
+		"flags",      "one_way",       "site_symbol",
+		"peer",	      "status",	       "status_name",
+		"args_bytes", "results_bytes", "reply_tag",
 	};
 	static const char *const server[] = {
-		"object_id", "caller_address", "reply", "tag",
+		"object_id",
+		"caller_address",
+		"reply",
+		"tag",
 	};
 
 	if (!strcmp(name, "call_id") || !strcmp(name, "missing"))
@@ -675,7 +687,8 @@ static int copy_store(struct reader *r)
 
 		if (!db_ch_has_table(t))
 			continue;
-		snprintf(sql, sizeof(sql), "DROP TABLE s_%s", db_tables[t].name);
+		snprintf(sql, sizeof(sql), "DROP TABLE s_%s",
+			 db_tables[t].name);
 		if (exec(r, sql))
 			return -1;
 	}

@@ -137,8 +137,8 @@ struct ccsg_site {
 };
 
 struct ccsg_trace {
-	char *path; /* the --db as given: a path or a store URL */
-	char *file; /* the SQLite file read (store.h: a store's copy) */
+	char *path;	    /* the --db as given: a path or a store URL */
+	char *file;	    /* the SQLite file read (store.h: a store's copy) */
 	int schema_version; /* meta.schema_version */
 	int has_heap;	    /* the heap columns: version >= CCSG_SCHEMA_HEAP */
 	char **hosts;			/* names, in host_id order */
@@ -166,11 +166,11 @@ struct ccsg_trace {
 
 /*
  * Load the database at path, or the store a URL names (store.h).  A
- * missing file, a database that is not a merged trace (no rpc_calls / threads / processes / hosts tables), a
- * schema version before CCSG_SCHEMA_OLDEST or after DB_SCHEMA_VERSION, a
- * value of the wrong type or out of range in a column ccsg reads (fail()
- * names the table, row and column) or a trace without processes is a
- * fail(): -1 and nothing to release.
+ * missing file, a database that is not a merged trace (no rpc_calls / threads /
+ * processes / hosts tables), a schema version before CCSG_SCHEMA_OLDEST or
+ * after DB_SCHEMA_VERSION, a value of the wrong type or out of range in a
+ * column ccsg reads (fail() names the table, row and column) or a trace without
+ * processes is a fail(): -1 and nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
 /* Has db a table name?  1 or 0; -1 when sqlite cannot say. */

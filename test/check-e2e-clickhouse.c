@@ -99,9 +99,10 @@ static void chs_start(struct e2e *t, struct chs *s)
 	s->pid = e2e_spawn(argv, NULL, NULL, NULL);
 	for (int i = 0;; i++) {
 		char out[PATH_MAX];
-		const char *curl[] = { "/usr/bin/curl", "-sf",
-				       "http://127.0.0.1:8123/?query=SELECT%201",
-				       NULL };
+		const char *curl[] = {
+			"/usr/bin/curl", "-sf",
+			"http://127.0.0.1:8123/?query=SELECT%201", NULL
+		};
 		int status;
 
 		e2e_fmt(out, sizeof(out), "%s/curl.out", t->dir);
@@ -236,8 +237,8 @@ static void assert_same(struct e2e *t, const char *db, const char *url,
 		      "ccsg %s --db %s: %s", cmd[0], url, b.err);
 	unname(a.out, db);
 	unname(b.out, url);
-	ck_assert_msg(strlen(a.out) > 100, "ccsg %s: little output: %s",
-		      cmd[0], a.out);
+	ck_assert_msg(strlen(a.out) > 100, "ccsg %s: little output: %s", cmd[0],
+		      a.out);
 	if (strcmp(a.out, b.out)) {
 		size_t i = 0;
 
@@ -319,8 +320,9 @@ static void load_groups(struct e2e *t, const char *url,
 
 	e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());
 	for (int i = 0; i < n; i++) {
-		const char *argv[] = { td, "merge", dirs[i], "--db", url,
-				       NULL };
+		const char *argv[] = {
+			td, "merge", dirs[i], "--db", url, NULL
+		};
 
 		e2e_fmt(dirs[i], PATH_MAX, "%s/load%d", t->dir, i);
 		e2e_fmt(outs[i], PATH_MAX, "%s/load%d.out", t->dir, i);
@@ -454,8 +456,8 @@ START_TEST(test_interrupted)
 	e2e_fmt(out, sizeof(out), "%s/cut.out", t.dir);
 	e2e_fmt(err, sizeof(err), "%s/cut.err", t.dir);
 	{
-		const char *argv[] = { td, "merge", t.logs, "--db",
-				       CH_URL("cut"), NULL };
+		const char *argv[] = { td,     "merge",	      t.logs,
+				       "--db", CH_URL("cut"), NULL };
 		const char *env[] = { env_pause, NULL };
 
 		loader = e2e_spawn(argv, env, out, err);
@@ -478,20 +480,21 @@ START_TEST(test_interrupted)
 	chs_start(&t, &s);
 	/* what it wrote is there, and is not read */
 	ck_assert_int_gt(ch_count("cut", "SELECT count() FROM rpc_calls"), 0);
-	assert_refused(&t, "ccsg",
-		       (const char *const[]){ "report", "--db", CH_URL("cut"),
-					      NULL },
-		       (const char *const[]){ CH_URL("cut"),
-					      "no finished load", NULL });
+	assert_refused(
+		&t, "ccsg",
+		(const char *const[]){ "report", "--db", CH_URL("cut"), NULL },
+		(const char *const[]){ CH_URL("cut"), "no finished load",
+				       NULL });
 	/* again: everything, once */
 	free(load(&t, t.logs, CH_URL("cut")));
 	ck_assert_int_eq(ch_count("cut", "SELECT count() FROM loads WHERE "
 					 "state = 'finished'"),
 			 1);
-	ck_assert_int_eq(ch_count("cut", "SELECT count() FROM rpc_calls WHERE "
-					 "load_id IN (SELECT load_id FROM "
-					 "loads WHERE state = 'finished')"),
-			 e2e_query_int(t.sql, "SELECT count(*) FROM rpc_calls"));
+	ck_assert_int_eq(
+		ch_count("cut", "SELECT count() FROM rpc_calls WHERE "
+				"load_id IN (SELECT load_id FROM "
+				"loads WHERE state = 'finished')"),
+		e2e_query_int(t.sql, "SELECT count(*) FROM rpc_calls"));
 	assert_all_same(&t, t.db, CH_URL("cut"));
 	chs_stop(&s);
 	e2e_release(&t);
@@ -511,8 +514,7 @@ static void gen_logs(struct e2e *t, const char *calls)
 
 START_TEST(test_scale)
 {
-	static const char *const groups[] = { "host0 host1", "host2",
-					      "host3" };
+	static const char *const groups[] = { "host0 host1", "host2", "host3" };
 	struct chs s = { 0 };
 	struct e2e t;
 	char td[PATH_MAX];
@@ -553,16 +555,15 @@ START_TEST(test_errors)
 	gen_logs(&t, "100");
 
 	/* no server at all */
-	assert_refused(&t, "tracedump",
-		       (const char *const[]){ "merge", t.logs, "--db",
-					      CH_URL("x"), NULL },
-		       (const char *const[]){ CH_URL("x"), "cannot connect",
-					      NULL });
-	assert_refused(&t, "ccsg",
-		       (const char *const[]){ "report", "--db", CH_URL("x"),
-					      NULL },
-		       (const char *const[]){ CH_URL("x"), "cannot connect",
-					      NULL });
+	assert_refused(
+		&t, "tracedump",
+		(const char *const[]){ "merge", t.logs, "--db", CH_URL("x"),
+				       NULL },
+		(const char *const[]){ CH_URL("x"), "cannot connect", NULL });
+	assert_refused(
+		&t, "ccsg",
+		(const char *const[]){ "report", "--db", CH_URL("x"), NULL },
+		(const char *const[]){ CH_URL("x"), "cannot connect", NULL });
 	/* a scheme nobody knows, a URL without a database */
 	assert_refused(&t, "tracedump",
 		       (const char *const[]){ "merge", t.logs, "--db",
@@ -594,8 +595,8 @@ START_TEST(test_errors)
 					      CH_URL("other"), NULL },
 		       (const char *const[]){ "not a causal store", NULL });
 	assert_refused(&t, "ccsg",
-		       (const char *const[]){ "report", "--db",
-					      CH_URL("other"), NULL },
+		       (const char *const[]){ "report", "--db", CH_URL("other"),
+					      NULL },
 		       (const char *const[]){ "not a causal store", NULL });
 	/* a store of another schema: its tables have other columns */
 	free(ch_sql(NULL, "CREATE DATABASE old"));
@@ -609,8 +610,8 @@ START_TEST(test_errors)
 	/* an empty database is not a store to read */
 	free(ch_sql(NULL, "CREATE DATABASE empty"));
 	assert_refused(&t, "ccsg",
-		       (const char *const[]){ "report", "--db",
-					      CH_URL("empty"), NULL },
+		       (const char *const[]){ "report", "--db", CH_URL("empty"),
+					      NULL },
 		       (const char *const[]){ "no table", NULL });
 	/* a user who may read only: the store exists, the insert is refused */
 	free(load(&t, t.logs, CH_URL("ro")));

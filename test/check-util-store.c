@@ -17,8 +17,8 @@ static struct store_url parse_ok(const char *arg)
 {
 	struct store_url u;
 
-	ck_assert_msg(store_url_parse(arg, &u, why, sizeof(why)) == 0,
-		      "%s: %s", arg, why);
+	ck_assert_msg(store_url_parse(arg, &u, why, sizeof(why)) == 0, "%s: %s",
+		      arg, why);
 	return u;
 }
 
@@ -28,8 +28,8 @@ static void parse_bad(const char *arg, const char *says)
 
 	ck_assert_msg(store_url_parse(arg, &u, why, sizeof(why)) == -1,
 		      "'%s' should be refused", arg);
-	ck_assert_msg(strstr(why, says), "'%s': '%s' should say '%s'", arg,
-		      why, says);
+	ck_assert_msg(strstr(why, says), "'%s': '%s' should say '%s'", arg, why,
+		      says);
 	ck_assert_msg(!strchr(why, '\n'), "one line: %s", why);
 }
 

@@ -90,8 +90,8 @@ static int pick_processes(struct loader *l, uint64_t *nproc)
 	int ret = -1, rc;
 	static const char head[] =
 		"SELECT DISTINCT concat(uuid, ' ', toString(records), ' ', "
-		"toString(complete)) FROM processes WHERE load_id IN ("
-		CH_FINISHED_LOADS ") AND uuid IN (";
+		"toString(complete)) FROM processes WHERE load_id IN "
+		"(" CH_FINISHED_LOADS ") AND uuid IN (";
 
 	*nproc = 0;
 	if (sqlite3_prepare_v2(l->db,
@@ -108,7 +108,8 @@ static int pick_processes(struct loader *l, uint64_t *nproc)
 		rb_put(&sql, uuid, strlen(uuid)); /* 32 hex digits */
 		rb_put(&sql, "'", 1);
 	}
-	rb_put(&sql, ") FORMAT TabSeparated", strlen(") FORMAT TabSeparated") + 1);
+	rb_put(&sql, ") FORMAT TabSeparated",
+	       strlen(") FORMAT TabSeparated") + 1);
 	if (rc != SQLITE_DONE || sql.oom) {
 		ch_fail(l->ch, "the merged database: %s",
 			sql.oom ? "out of memory" : sqlite3_errmsg(l->db));
@@ -166,8 +167,8 @@ static bool row_wanted(struct loader *l, enum db_table t, sqlite3_stmt *st)
 				: DB_RPC_CALLS_CLIENT_PROC_ID;
 			if (sqlite3_column_type(st, col) != SQLITE_NULL &&
 			    hashmap_get(&l->procs,
-					(uint64_t)sqlite3_column_int64(st,
-								       col)) >= 0)
+					(uint64_t)sqlite3_column_int64(
+						st, col)) >= 0)
 				return true;
 		}
 		return false;
@@ -197,7 +198,8 @@ static int copy_table(struct loader *l, enum db_table t)
 		goto out;
 	}
 	if (sqlite3_prepare_v2(l->db, select, -1, &st, NULL) != SQLITE_OK) {
-		ch_fail(l->ch, "the merged database: %s", sqlite3_errmsg(l->db));
+		ch_fail(l->ch, "the merged database: %s",
+			sqlite3_errmsg(l->db));
 		goto out;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -213,12 +215,14 @@ static int copy_table(struct loader *l, enum db_table t)
 			if (type == SQLITE_NULL && nullable)
 				continue;
 			if (!strncmp(d->cols[i].type, "INTEGER", 7)) {
-				rb_put_u64(&b, (uint64_t)sqlite3_column_int64(st, i));
+				rb_put_u64(&b, (uint64_t)sqlite3_column_int64(
+						       st, i));
 			} else {
 				const void *p = sqlite3_column_blob(st, i);
 
-				rb_put_string(&b, p ? p : "",
-					      (size_t)sqlite3_column_bytes(st, i));
+				rb_put_string(
+					&b, p ? p : "",
+					(size_t)sqlite3_column_bytes(st, i));
 			}
 		}
 		l->stats->rows++;
@@ -233,7 +237,8 @@ static int copy_table(struct loader *l, enum db_table t)
 		}
 	}
 	if (rc != SQLITE_DONE) {
-		ch_fail(l->ch, "the merged database: %s", sqlite3_errmsg(l->db));
+		ch_fail(l->ch, "the merged database: %s",
+			sqlite3_errmsg(l->db));
 		goto out;
 	}
 	if (b.len && ch_insert(l->ch, into, b.p, b.len))
@@ -315,7 +320,8 @@ int ch_load_run(const struct merge_opts *o, const struct store_url *u,
 	mo.raw = false;
 	if (merge_run(&mo, ms))
 		goto out;
-	if (sqlite3_open_v2(db, &l.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(db, &l.db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
 		fail("cannot open the merged database '%s': %s", db,
 		     sqlite3_errmsg(l.db));
 		goto out;

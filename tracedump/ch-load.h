@@ -23,11 +23,11 @@
 #include "store-url.h"
 
 struct ch_load_stats {
-	uint64_t load_id;    /* 0: nothing was loaded */
-	uint64_t processes;  /* loaded by this load */
-	uint64_t skipped;    /* already in the store as they are */
-	uint64_t rows;	     /* written, all tables */
-	double seconds;	     /* copying into the store */
+	uint64_t load_id;   /* 0: nothing was loaded */
+	uint64_t processes; /* loaded by this load */
+	uint64_t skipped;   /* already in the store as they are */
+	uint64_t rows;	    /* written, all tables */
+	double seconds;	    /* copying into the store */
 };
 
 /*

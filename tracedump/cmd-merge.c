@@ -79,8 +79,9 @@ static int load_store(struct merge_opts *o, struct merge_stats *s)
 		return 1;
 	}
 	if (o->raw)
-		return opt_bad(&cmd_merge, "--raw is for an SQLite database; "
-					   "a ClickHouse store has no records table");
+		return opt_bad(&cmd_merge,
+			       "--raw is for an SQLite database; "
+			       "a ClickHouse store has no records table");
 	if (ch_load_run(o, &u, s, &ls))
 		return 1;
 	print_summary(s);
@@ -91,7 +92,8 @@ static int load_store(struct merge_opts *o, struct merge_stats *s)
 		       ls.load_id, ls.processes, ls.rows, ls.seconds,
 		       ls.seconds > 0 ? (double)ls.rows / ls.seconds : 0.0);
 	else
-		printf("load:            none: the store holds these logs already\n");
+		printf("load:            none: the store holds these logs "
+		       "already\n");
 	if (ls.skipped)
 		printf("already loaded:  %" PRIu64 " processes\n", ls.skipped);
 	return 0;
@@ -114,8 +116,9 @@ static int run_merge(int argc, char **argv)
 	if (c == OPT_STOP)
 		return p.status;
 	if (p.nargs != 1)
-		return opt_bad(&cmd_merge, p.nargs ? "too many arguments" :
-				"a log directory is needed");
+		return opt_bad(&cmd_merge,
+			       p.nargs ? "too many arguments"
+				       : "a log directory is needed");
 	o.dir = p.args[0];
 	/* A \r line only makes sense to a person watching. */
 	o.progress = isatty(STDERR_FILENO);
@@ -131,6 +134,7 @@ const struct command cmd_merge = {
 	"merge",
 	run_merge,
 	"DIR [-o DB | --db STORE] [--raw]",
-	"load every log under DIR into one SQLite database, or into a ClickHouse store",
+	"load every log under DIR into one SQLite database, or into a "
+	"ClickHouse store",
 	merge_opts,
 };

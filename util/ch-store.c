@@ -16,10 +16,10 @@ static int cmp_str(const void *a, const void *b)
 /* "load_id,a,b,...": t's columns sorted, as the check query gives them. */
 static int expected_columns(int t, char *out, size_t len)
 {
-	static const char *const loads[] = { "at_ns", "dir", "load_id",
-					     "loader_host", "processes",
-					     "rows", "schema_version",
-					     "state" };
+	static const char *const loads[] = { "at_ns",	       "dir",
+					     "load_id",	       "loader_host",
+					     "processes",      "rows",
+					     "schema_version", "state" };
 	const char *names[128];
 	size_t n = 0, used = 0;
 
@@ -54,7 +54,8 @@ static const char *find_table(const char *listing, const char *name)
 {
 	size_t n = strlen(name);
 
-	for (const char *l = listing; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+	for (const char *l = listing; l && *l;
+	     l = strchr(l, '\n'), l = l ? l + 1 : l)
 		if (!strncmp(l, name, n) && l[n] == '\t')
 			return l + n + 1;
 	return NULL;
@@ -119,17 +120,18 @@ int ch_store_check(struct ch_client *c, bool create)
 		}
 		n = strcspn(have, "\n");
 		if (n != strlen(want) || strncmp(have, want, n)) {
-			ch_fail(c, "table '%s' has other columns than a causal "
-				   "store of schema version %d has (another "
-				   "version, or not a causal store)",
+			ch_fail(c,
+				"table '%s' has other columns than a causal "
+				"store of schema version %d has (another "
+				"version, or not a causal store)",
 				table_name(t), DB_SCHEMA_VERSION);
 			goto out;
 		}
 	}
-	versions = ch_select_text(c, "SELECT DISTINCT schema_version FROM "
-				     "loads WHERE schema_version != "
-				  DB_STR(DB_SCHEMA_VERSION)
-				     " FORMAT TabSeparated");
+	versions = ch_select_text(
+		c, "SELECT DISTINCT schema_version FROM "
+		   "loads WHERE schema_version != " DB_STR(
+			   DB_SCHEMA_VERSION) " FORMAT TabSeparated");
 	if (!versions)
 		goto out;
 	for (char *p = versions; *p; p++)

@@ -10,8 +10,7 @@
 #include "clickhouse.h"
 
 /* The loads a reader takes: those that finished. */
-#define CH_FINISHED_LOADS                                                 \
-	"SELECT load_id FROM loads WHERE state = 'finished'"
+#define CH_FINISHED_LOADS "SELECT load_id FROM loads WHERE state = 'finished'"
 
 /*
  * Check that c's database is a causal store of this schema version:

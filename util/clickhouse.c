@@ -24,7 +24,7 @@
 struct ch_client {
 	CURL *curl;
 	struct store_url url;
-	char base[600];	 /* http://host:port/?database=db */
+	char base[600]; /* http://host:port/?database=db */
 	char error[1200];
 	/* the request in progress */
 	ch_sink_fn sink;
@@ -123,8 +123,10 @@ static void server_message(const char *body, char *out, size_t outlen)
 	if (n > 2 && m[n - 1] == ')') {
 		const char *open = memchr(m, '(', n);
 
-		while (open && memchr(open + 1, '(', (size_t)(m + n - open - 1)))
-			open = memchr(open + 1, '(', (size_t)(m + n - open - 1));
+		while (open &&
+		       memchr(open + 1, '(', (size_t)(m + n - open - 1)))
+			open = memchr(open + 1, '(',
+				      (size_t)(m + n - open - 1));
 		if (open && open > m + 1 && open[-1] == ' ')
 			n = (size_t)(open - 1 - m);
 	}
@@ -181,7 +183,8 @@ static int request(struct ch_client *c, const char *query, const void *body,
 	curl_easy_setopt(c->curl, CURLOPT_LOW_SPEED_TIME, CH_STALL_S);
 	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	if (c->url.has_user) {
-		curl_easy_setopt(c->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(c->curl, CURLOPT_HTTPAUTH,
+				 (long)CURLAUTH_BASIC);
 		curl_easy_setopt(c->curl, CURLOPT_USERNAME, c->url.user);
 		curl_easy_setopt(c->curl, CURLOPT_PASSWORD, c->url.password);
 	}
@@ -214,8 +217,7 @@ int ch_exec(struct ch_client *c, const char *sql)
 	return request(c, NULL, sql, strlen(sql), false);
 }
 
-int ch_select(struct ch_client *c, const char *sql, ch_sink_fn sink,
-	      void *arg)
+int ch_select(struct ch_client *c, const char *sql, ch_sink_fn sink, void *arg)
 {
 	int ret;
 

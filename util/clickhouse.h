@@ -37,8 +37,7 @@ int ch_create_database(struct ch_client *c);
  * with ch_fail()).  0, or -1 (ch_error()).
  */
 typedef int (*ch_sink_fn)(const char *p, size_t n, void *arg);
-int ch_select(struct ch_client *c, const char *sql, ch_sink_fn sink,
-	      void *arg);
+int ch_select(struct ch_client *c, const char *sql, ch_sink_fn sink, void *arg);
 
 /*
  * The answer of a SELECT as one NUL-terminated string, malloc'd (its

@@ -13,7 +13,7 @@
 
 #include "db-clickhouse.h"
 
-#define LOAD_DAY                                                          \
+#define LOAD_DAY                                                               \
 	"toDate(toDateTime(intDiv(load_id, 4096000000)))" /* 2^12 * 10^6 */
 
 bool db_ch_has_table(enum db_table t)

@@ -145,8 +145,9 @@ int store_url_parse(const char *arg, struct store_url *u, char *why,
 		return bad(why, whylen, arg, "no database name");
 	for (const char *q = p; *q; q++)
 		if (!isalnum((unsigned char)*q) && *q != '_')
-			return bad(why, whylen, arg,
-				   "a database name is letters, digits and '_'");
+			return bad(
+				why, whylen, arg,
+				"a database name is letters, digits and '_'");
 	if (strlen(p) >= sizeof(u->database))
 		return bad(why, whylen, arg, "database name too long");
 	strcpy(u->database, p);

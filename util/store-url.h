@@ -23,7 +23,7 @@ struct store_url {
 	char database[128];
 	char user[128];
 	char password[128];
-	bool has_user;	/* a user from the URL or the environment */
+	bool has_user;	 /* a user from the URL or the environment */
 	char shown[768]; /* the URL without its password, for messages */
 };
 
