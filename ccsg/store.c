@@ -91,16 +91,40 @@ static int exec_built(struct reader *r, FILE *f, char **sql)
 
 /* ---- staging: the rows of finished loads as they are ------------------- */
 
+/* How a column comes (RowBinary) and goes (SQLite). */
+enum col_kind {
+	COL_NULLABLE = 1 << 0,
+	COL_INTEGER = 1 << 1, /* else a String: TEXT or BLOB */
+	COL_BLOB = 1 << 2,
+};
+
+#define MAX_COLS 64
+
 struct fetch {
 	struct reader *r;
 	enum db_table t;
 	sqlite3_stmt *ins;
-	struct rb_buf buf; /* what came and is not a whole row yet */
+	struct rb_buf buf;	/* what came and is not a whole row yet */
+	uint8_t kind[MAX_COLS]; /* enum col_kind of each column */
 };
 
-static bool is_integer(enum db_table t, int col)
+/* The kinds of t's columns, worked out once, not per value. */
+static int col_kinds(enum db_table t, uint8_t kind[MAX_COLS])
 {
-	return !strncmp(db_tables[t].cols[col].type, "INTEGER", 7);
+	const struct db_table_def *d = &db_tables[t];
+
+	if (d->ncols > MAX_COLS)
+		return fail("table %s has more than %d columns", d->name,
+			    MAX_COLS);
+	for (int i = 0; i < d->ncols; i++) {
+		const char *type = d->cols[i].type;
+
+		kind[i] = (uint8_t)((db_ch_nullable(t, i) ? COL_NULLABLE : 0) |
+				    (!strncmp(type, "INTEGER", 7) ? COL_INTEGER
+								  : 0) |
+				    (!strncmp(type, "BLOB", 4) ? COL_BLOB : 0));
+	}
+	return 0;
 }
 
 /* One row from [*p, end) into the INSERT: 1 done, 0 cut short, -1 bad. */
@@ -114,7 +138,7 @@ static int stage_row(struct fetch *f, struct rb_reader *rd)
 		return 0;
 	sqlite3_bind_int64(st, 1, (int64_t)v);
 	for (int i = 0; i < d->ncols; i++) {
-		if (db_ch_nullable(f->t, i)) {
+		if (f->kind[i] & COL_NULLABLE) {
 			uint8_t null;
 
 			if (rb_get_u8(rd, &null))
@@ -124,7 +148,7 @@ static int stage_row(struct fetch *f, struct rb_reader *rd)
 				continue;
 			}
 		}
-		if (is_integer(f->t, i)) {
+		if (f->kind[i] & COL_INTEGER) {
 			if (rb_get_u64(rd, &v))
 				return 0;
 			sqlite3_bind_int64(st, i + 2, (int64_t)v);
@@ -136,13 +160,12 @@ static int stage_row(struct fetch *f, struct rb_reader *rd)
 				return 0;
 			if (n > INT_MAX)
 				return -1;
-			if (!strcmp(d->cols[i].type, "BLOB") ||
-			    strstr(d->cols[i].type, "BLOB "))
+			if (f->kind[i] & COL_BLOB)
 				sqlite3_bind_blob(st, i + 2, s, (int)n,
-						  SQLITE_TRANSIENT);
+						  SQLITE_STATIC);
 			else
 				sqlite3_bind_text(st, i + 2, (const char *)s,
-						  (int)n, SQLITE_TRANSIENT);
+						  (int)n, SQLITE_STATIC);
 		}
 	}
 	if (sqlite3_step(st) != SQLITE_DONE)
@@ -202,6 +225,12 @@ static int stage_table(struct reader *r, enum db_table t)
 		free(ins);
 		free(sel);
 		return fail("out of memory");
+	}
+	if (col_kinds(t, f.kind)) {
+		fclose(fc);
+		fclose(fi);
+		fclose(fs);
+		goto out;
 	}
 	fprintf(fc, "CREATE TABLE s_%s(load_id", d->name);
 	fprintf(fi, "INSERT INTO s_%s VALUES(?", d->name);
@@ -398,6 +427,7 @@ static enum side column_side(const char *name)
 }
 
 struct side_key {
+	int64_t proc, call_id; /* its order: new proc_id, then call_id */
 	int64_t rowid;
 	uint8_t chain[DB_CHAIN_LEN];
 	int64_t event;
@@ -413,7 +443,19 @@ struct sides {
 	size_t n, cap;
 };
 
-/* The sides of the kept processes, in (new proc id, call_id) order. */
+static int cmp_side(const void *a, const void *b)
+{
+	const struct side_key *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->call_id > y->call_id) - (x->call_id < y->call_id);
+}
+
+/*
+ * The sides of the kept processes, in (new proc id, call_id) order (a
+ * sort here, on the keys alone, is much faster than SQL's ORDER BY).
+ */
 static int read_sides(struct reader *r, bool server, struct sides *s)
 {
 	char sql[512];
@@ -421,9 +463,9 @@ static int read_sides(struct reader *r, bool server, struct sides *s)
 	int rc;
 
 	snprintf(sql, sizeof(sql),
-		 "SELECT x.rowid, x.chain, x.%s, %s FROM s_rpc_calls x "
-		 "JOIN pmap pm ON pm.load_id = x.load_id AND pm.proc_id = x.%s "
-		 "ORDER BY pm.new_id, x.call_id",
+		 "SELECT x.rowid, x.chain, x.%s, %s, pm.new_id, x.call_id "
+		 "FROM s_rpc_calls x JOIN pmap pm ON pm.load_id = x.load_id "
+		 "AND pm.proc_id = x.%s",
 		 server ? "skel_start_event" : "stub_start_event",
 		 server ? "x.tag = 'ok'" : "1",
 		 server ? "server_proc_id" : "client_proc_id");
@@ -452,10 +494,16 @@ static int read_sides(struct reader *r, bool server, struct sides *s)
 		k->has_event = sqlite3_column_type(st, 2) != SQLITE_NULL &&
 			       sqlite3_column_int(st, 3);
 		k->event = sqlite3_column_int64(st, 2);
+		k->proc = sqlite3_column_int64(st, 4);
+		k->call_id = sqlite3_column_int64(st, 5);
 		k->next = NONE;
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(r, "reading the calls");
+	if (rc != SQLITE_DONE)
+		return db_fail(r, "reading the calls");
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_side);
+	return 0;
 }
 
 static uint64_t key_hash(const uint8_t *chain, int64_t event)
@@ -682,19 +730,9 @@ static int copy_store(struct reader *r)
 	}
 	if (build_calls(r))
 		return -1;
-	for (int t = 0; t < DB_NTABLES; t++) {
-		char sql[128];
-
-		if (!db_ch_has_table(t))
-			continue;
-		snprintf(sql, sizeof(sql), "DROP TABLE s_%s",
-			 db_tables[t].name);
-		if (exec(r, sql))
-			return -1;
-	}
-	if (exec(r, "DROP TABLE kept; DROP TABLE pmap; DROP TABLE fsel; "
-		    "DROP TABLE fmap; DROP TABLE hmap; DROP TABLE pairs") ||
-	    create_schema(r, DB_SQL_INDEXES) || exec(r, "COMMIT"))
+	/* the staging tables stay: the copy lives as long as the command,
+	 * and dropping 600 MB of them (1M calls) only costs time */
+	if (create_schema(r, DB_SQL_INDEXES) || exec(r, "COMMIT"))
 		return -1;
 	return 0;
 }
