@@ -9,7 +9,8 @@
  * the call graph node by node.
  *
  *   figure1     Figure 1 on four hosts, its logs loaded by two loaders
- *               at the same time (hosts A+B, hosts C+D): the calls
+ *               at the same time, each on a simulated host of its own
+ *               (unshare --uts; hosts A+B, hosts C+D): the calls
  *               between them are joined when the store is read; loading
  *               the same logs again adds nothing
  *   two_hosts   the same programs in two server processes, one loader
@@ -316,17 +317,22 @@ static void load_groups(struct e2e *t, const char *url,
 {
 	pid_t pids[8];
 	char dirs[8][PATH_MAX], outs[8][PATH_MAX], errs[8][PATH_MAX];
-	char td[PATH_MAX];
+	char scripts[8][PATH_MAX + 64], hosts[8][32], td[PATH_MAX];
 
 	e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());
 	for (int i = 0; i < n; i++) {
-		const char *argv[] = {
-			td, "merge", dirs[i], "--db", url, NULL
-		};
+		/* each loader on a simulated host of its own */
+		const char *argv[] = { "/usr/bin/unshare", "--uts",
+				       "/bin/sh",	   "-c",
+				       scripts[i],	   NULL };
 
 		e2e_fmt(dirs[i], PATH_MAX, "%s/load%d", t->dir, i);
 		e2e_fmt(outs[i], PATH_MAX, "%s/load%d.out", t->dir, i);
 		e2e_fmt(errs[i], PATH_MAX, "%s/load%d.err", t->dir, i);
+		e2e_fmt(hosts[i], sizeof(hosts[i]), "loader%d", i);
+		e2e_fmt(scripts[i], sizeof(scripts[i]),
+			"hostname %s && exec %s merge %s --db %s", hosts[i], td,
+			dirs[i], url);
 		ck_assert_msg(split_logs(t->logs, dirs[i], groups[i]) > 0,
 			      "no logs of %s", groups[i]);
 		pids[i] = e2e_spawn(argv, NULL, outs[i], errs[i]);
@@ -343,6 +349,16 @@ static void load_groups(struct e2e *t, const char *url,
 			      "loader of %s loaded nothing: %s", groups[i],
 			      out);
 		free(out);
+	}
+	/* the loads say where they ran */
+	for (int i = 0; i < n; i++) {
+		char sql[160], *db = strrchr(url, '/') + 1;
+
+		e2e_fmt(sql, sizeof(sql),
+			"SELECT count() FROM loads WHERE state = 'finished' "
+			"AND loader_host = '%s'",
+			hosts[i]);
+		ck_assert_int_eq(ch_count(db, sql), 1);
 	}
 }
 
