@@ -27,12 +27,12 @@
 #include "hashmap.h"
 #include "rowbinary.h"
 #include "store.h"
+#include "tmp-cleanup.h"
 #include "usage.h"
 
 struct copy {
 	char url[4096];
 	char dir[PATH_MAX], path[PATH_MAX + 16];
-	bool at_exit; /* remove_copy() is registered */
 };
 
 /* The one copy a process makes (a command reads one store). */
@@ -42,6 +42,7 @@ static void remove_copy(void)
 {
 	if (!made.path[0])
 		return;
+	tmp_cleanup_forget(made.path, made.dir);
 	unlink(made.path);
 	rmdir(made.dir);
 	made.path[0] = '\0';
@@ -763,10 +764,8 @@ const char *ccsg_store_path(const char *db)
 	}
 	snprintf(made.path, sizeof(made.path), "%s/trace.db", made.dir);
 	snprintf(made.url, sizeof(made.url), "%s", db);
-	if (!made.at_exit) {
-		atexit(remove_copy);
-		made.at_exit = true;
-	}
+	/* removed at exit, and if the command is interrupted */
+	tmp_cleanup_add(made.path, made.dir);
 	r.shown = u.shown;
 	r.ch = ch_open(&u);
 	if (!r.ch) {

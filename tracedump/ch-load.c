@@ -19,6 +19,7 @@
 #include "db-clickhouse.h"
 #include "hashmap.h"
 #include "rowbinary.h"
+#include "tmp-cleanup.h"
 #include "usage.h"
 
 /* Rows go to the server in inserts of about this many bytes. */
@@ -316,6 +317,7 @@ int ch_load_run(const struct merge_opts *o, const struct store_url *u,
 		return fail("cannot make a temporary directory '%s': %s", dir,
 			    strerror(errno));
 	snprintf(db, sizeof(db), "%s/trace.db", dir);
+	tmp_cleanup_add(db, dir);
 	mo.output = db;
 	mo.raw = false;
 	if (merge_run(&mo, ms))
@@ -339,6 +341,7 @@ out:
 	ch_close(l.ch);
 	sqlite3_close(l.db);
 	hashmap_release(&l.procs);
+	tmp_cleanup_forget(db, dir);
 	unlink(db);
 	rmdir(dir);
 	return ret;

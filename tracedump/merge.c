@@ -38,6 +38,7 @@
 #include "log-record.h"
 #include "schema.h"
 #include "spawn-links.h"
+#include "tmp-cleanup.h"
 #include "usage.h"
 
 struct merge {
@@ -868,6 +869,8 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 		logdir_release(&ld);
 		return -1;
 	}
+	/* an interrupted merge leaves no temporary database behind */
+	tmp_cleanup_add(tmp, NULL);
 
 	rpc_calls_init(&m.rpc);
 	if (!msgpack_zone_init(&m.zone, 8192))
@@ -885,6 +888,7 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 			   strerror(errno));
 	if (rc)
 		unlink(tmp);
+	tmp_cleanup_forget(tmp, NULL);
 
 	for (size_t i = 0; i < m.n_hosts; i++)
 		free(m.hosts[i]);
