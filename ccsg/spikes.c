@@ -270,14 +270,12 @@ static int load_procs(struct priv *p)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The chain's root call: its function and who called it. */
+/* The chain's entry; its root call is found later (resolve_chains()). */
 static struct spikes_chain *chain_of(struct spikes_report *r,
 				     const uint8_t *chain)
 {
-	struct priv *p = r->priv;
 	char hex[41];
 	struct spikes_chain *c, **v;
-	sqlite3_stmt *st;
 
 	hex_encode(hex, chain, 20);
 	for (size_t i = 0; i < r->nchains; i++)
@@ -290,41 +288,129 @@ static struct spikes_chain *chain_of(struct spikes_report *r,
 	if (!(c = calloc(1, sizeof(*c))))
 		return NULL;
 	r->chains[r->nchains++] = c;
+	memcpy(c->id, chain, 20);
 	memcpy(c->hex, hex, sizeof(hex));
-	if (sqlite3_prepare_v2(
-		    p->db,
-		    "SELECT c.site_symbol, c.prog, c.vers, c.proc, h.name,"
-		    " cp.pid FROM rpc_calls c"
-		    " LEFT JOIN processes cp ON cp.proc_id = c.client_proc_id"
-		    " LEFT JOIN hosts h ON h.host_id = cp.host_id"
-		    " WHERE c.chain = ?"
-		    " ORDER BY coalesce(c.stub_start_event, c.skel_start_event)"
-		    " LIMIT 1",
-		    -1, &st, NULL) != SQLITE_OK)
-		return c;
-	sqlite3_bind_blob(st, 1, chain, 20, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *sym = (const char *)sqlite3_column_text(st, 0);
-		const char *us = sym ? strrchr(sym, '_') : NULL;
-		char buf[512];
+	return c;
+}
 
-		/* the client stub 'compute_1' is the procedure 'compute' */
-		if (us && us > sym && us[1] &&
-		    strtoul(us + 1, NULL, 10) ==
-			    (unsigned long)sqlite3_column_int64(st, 2))
-			snprintf(buf, sizeof(buf), "%.*s", (int)(us - sym),
-				 sym);
-		else
-			snprintf(buf, sizeof(buf), "prog%lld.%lld::proc%lld",
-				 (long long)sqlite3_column_int64(st, 1),
-				 (long long)sqlite3_column_int64(st, 2),
-				 (long long)sqlite3_column_int64(st, 3));
-		c->root_function = strdup(buf);
-		c->client_host = dup_col(st, 4);
-		c->client_pid = sqlite3_column_int64(st, 5);
+static uint64_t chain_hash(const uint8_t *id)
+{
+	uint64_t h;
+
+	memcpy(&h, id, sizeof(h)); /* chain ids are random enough */
+	return h;
+}
+
+/* The root call's function: 'compute_1' is the procedure 'compute'. */
+static char *root_name(sqlite3_stmt *st)
+{
+	const char *sym = (const char *)sqlite3_column_text(st, 1);
+	const char *us = sym ? strrchr(sym, '_') : NULL;
+	char buf[512];
+
+	if (us && us > sym && us[1] &&
+	    strtoul(us + 1, NULL, 10) ==
+		    (unsigned long)sqlite3_column_int64(st, 3))
+		snprintf(buf, sizeof(buf), "%.*s", (int)(us - sym), sym);
+	else
+		snprintf(buf, sizeof(buf), "prog%lld.%lld::proc%lld",
+			 (long long)sqlite3_column_int64(st, 2),
+			 (long long)sqlite3_column_int64(st, 3),
+			 (long long)sqlite3_column_int64(st, 4));
+	return strdup(buf);
+}
+
+/*
+ * Each chain's root call (its first start event; a call without start
+ * probes first, as SQL sorts NULL) and who made it, in one scan of
+ * rpc_calls for all the chains, which has no index by chain.
+ */
+static int resolve_chains(struct spikes_report *r)
+{
+	struct priv *p = r->priv;
+	struct hashmap at = { 0 };
+	int64_t *best_ev = NULL, *best_id = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret = -1, rc;
+
+	if (!r->nchains)
+		return 0;
+	best_ev = calloc(r->nchains, sizeof(*best_ev));
+	best_id = calloc(r->nchains, sizeof(*best_id));
+	if (!best_ev || !best_id ||
+	    sqlite3_exec(p->db,
+			 "CREATE TEMP TABLE spikes_want(chain BLOB PRIMARY "
+			 "KEY) WITHOUT ROWID",
+			 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(p->db, "INSERT INTO spikes_want VALUES(?)", -1,
+			       &st, NULL) != SQLITE_OK)
+		goto out;
+	for (size_t i = 0; i < r->nchains; i++) {
+		best_id[i] = -1;
+		if (hashmap_put(&at, chain_hash(r->chains[i]->id), (int32_t)i) <
+		    0)
+			goto out;
+		sqlite3_bind_blob(st, 1, r->chains[i]->id, 20, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
-	return c;
+	if (sqlite3_prepare_v2(
+		    p->db,
+		    "SELECT c.chain, c.site_symbol, c.prog, c.vers, c.proc,"
+		    " h.name, cp.pid, coalesce(c.stub_start_event,"
+		    " c.skel_start_event), c.call_id FROM rpc_calls c"
+		    " JOIN spikes_want w ON w.chain = c.chain"
+		    " LEFT JOIN processes cp ON cp.proc_id = c.client_proc_id"
+		    " LEFT JOIN hosts h ON h.host_id = cp.host_id",
+		    -1, &st, NULL) != SQLITE_OK) {
+		st = NULL;
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const uint8_t *id = sqlite3_column_blob(st, 0);
+		int64_t ev = sqlite3_column_type(st, 7) == SQLITE_NULL
+				     ? INT64_MIN
+				     : sqlite3_column_int64(st, 7);
+		int64_t call = sqlite3_column_int64(st, 8);
+		struct spikes_chain *c;
+		int32_t i;
+
+		if (!id || sqlite3_column_bytes(st, 0) != 20 ||
+		    (i = hashmap_get(&at, chain_hash(id))) < 0)
+			continue;
+		/* two chains whose ids share 8 bytes: look them through */
+		while (memcmp(r->chains[i]->id, id, 20)) {
+			size_t j;
+
+			for (j = 0; j < r->nchains; j++)
+				if (!memcmp(r->chains[j]->id, id, 20))
+					break;
+			if (j == r->nchains)
+				break;
+			i = (int32_t)j;
+		}
+		c = r->chains[i];
+		if (memcmp(c->id, id, 20) ||
+		    (best_id[i] >= 0 &&
+		     (ev > best_ev[i] || (ev == best_ev[i] && call > best_id[i]))))
+			continue;
+		best_ev[i] = ev;
+		best_id[i] = call;
+		free(c->root_function);
+		free(c->client_host);
+		c->root_function = root_name(st);
+		c->client_host = dup_col(st, 5);
+		c->client_pid = sqlite3_column_int64(st, 6);
+	}
+	ret = rc == SQLITE_DONE ? 0 : -1;
+out:
+	sqlite3_finalize(st);
+	hashmap_release(&at);
+	free(best_ev);
+	free(best_id);
+	return ret;
 }
 
 /* Count the samples of [lo, hi) of a process into the breach. */
@@ -512,7 +598,8 @@ int spikes_load(struct spikes_report *r, const char *path)
 		return fail("'%s' has no spike tables: merge the logs again "
 			    "with this tracedump",
 			    path);
-	if (load_procs(p) || load_breaches(r) || load_profiles(r))
+	if (load_procs(p) || load_breaches(r) || resolve_chains(r) ||
+	    load_profiles(r))
 		return fail("'%s': %s", path, sqlite3_errmsg(p->db));
 	return 0;
 }

@@ -28,6 +28,7 @@ struct spikes_list {
 };
 
 struct spikes_chain {
+	uint8_t id[20];
 	char hex[41];
 	char *root_function; /* NULL: no call of it in the trace */
 	char *client_host;   /* NULL: unknown (untraced client) */

@@ -156,17 +156,16 @@ START_TEST(test_merge_two_processes)
 	/* [4, 2, 1004, 5] */
 	ck_assert_str_eq(q_text(db, "SELECT hex(data) FROM records WHERE proc_id=1 AND seq=4"),
 			 "940402CD03EC05");
-	/* indexed: threads by parent, calls by chain, processes by host;
-	 * no more over rpc_calls (each costs a scan and a sort of it) */
+	/* indexed: threads by parent, processes by host; none over
+	 * rpc_calls (each costs a scan and a sort of it) */
 	ck_assert_int_eq(
 		q_int(db,
 		      "SELECT count(*) FROM sqlite_schema WHERE type='index'"
-		      " AND name IN ('threads_parent', 'rpc_calls_chain',"
-		      " 'processes_host')"),
-		3);
+		      " AND name IN ('threads_parent', 'processes_host')"),
+		2);
 	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE"
 				   " type='index' AND tbl_name='rpc_calls'"),
-			 1);
+			 0);
 	sqlite3_close(db);
 }
 END_TEST
