@@ -96,31 +96,9 @@ query() {
 	curl -sf "http://127.0.0.1:$port/" --data-binary "$1" >/dev/null
 }
 
-# measure NAME CMD...: sets secs, cpu and peak_mb; the command's output
-# goes to $dir/NAME.out
-measure() {
-	local name=$1
-	shift
-	if [ -n "$timer" ]; then
-		"$timer" -v -o "$dir/$name.time" "$@" >"$dir/$name.out" 2>"$dir/$name.err" ||
-			{ echo "bench-clickhouse: $name failed:" >&2; tail -5 "$dir/$name.err" >&2; exit 1; }
-		secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {
-			n = split($2, p, ":"); s = 0
-			for (i = 1; i <= n; i++) s = s * 60 + p[i]
-			print s }' "$dir/$name.time")
-		cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$dir/$name.time")
-		peak_mb=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$dir/$name.time")
-	else
-		local start end
-		start=$(date +%s.%N)
-		"$@" >"$dir/$name.out" 2>"$dir/$name.err" ||
-			{ echo "bench-clickhouse: $name failed:" >&2; tail -5 "$dir/$name.err" >&2; exit 1; }
-		end=$(date +%s.%N)
-		secs=$(awk -v s="$start" -v e="$end" 'BEGIN { print e - s }')
-		cpu=$secs
-		peak_mb=0
-	fi
-}
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # measure (the scripts run from the top of the tree)
+bench="bench-clickhouse"
 
 # load_loop OUT DB HOSTDIR...: loads each host directory in turn into DB
 load_loop() {

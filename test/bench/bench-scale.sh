@@ -36,31 +36,9 @@ timer=/usr/bin/time
 dir=$(mktemp -d "${TMPDIR:-/tmp}/bench-scale.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
-# measure NAME CMD...: sets secs and peak_mb; the command's output goes to
-# $dir/NAME.out
-measure() {
-	local name=$1
-	shift
-	if [ -n "$timer" ]; then
-		"$timer" -v -o "$dir/$name.time" "$@" >"$dir/$name.out" 2>"$dir/$name.err" ||
-			{ echo "bench-scale: $name failed:" >&2; tail -5 "$dir/$name.err" >&2; exit 1; }
-		secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {
-			n = split($2, p, ":"); s = 0
-			for (i = 1; i <= n; i++) s = s * 60 + p[i]
-			print s }' "$dir/$name.time")
-		cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$dir/$name.time")
-		peak_mb=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$dir/$name.time")
-	else
-		local start end
-		start=$(date +%s.%N)
-		"$@" >"$dir/$name.out" 2>"$dir/$name.err" ||
-			{ echo "bench-scale: $name failed:" >&2; tail -5 "$dir/$name.err" >&2; exit 1; }
-		end=$(date +%s.%N)
-		secs=$(awk -v s="$start" -v e="$end" 'BEGIN { print e - s }')
-		cpu=$secs
-		peak_mb=0
-	fi
-}
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # measure (the scripts run from the top of the tree)
+bench="bench-scale"
 
 printf '%-9s %-6s %8s %8s %12s %9s\n' calls step seconds cpu_s calls/s peak_MB
 status=0
