@@ -33,9 +33,14 @@ enum {
 	CLI_RESOURCE
 };
 
-#define CLI_OPT_DB { "db", CLI_DB, "PATH|URL", \
-	"the trace (default logs/trace.db, or $CAUSAL_LOG_DIR/trace.db), " \
-	"or a ClickHouse store: clickhouse://HOST[:PORT]/DATABASE" }
+#define CLI_OPT_DB                                                             \
+	{                                                                      \
+		"db", CLI_DB, "PATH|URL",                                      \
+			"the trace (default logs/trace.db, or "                \
+			"$CAUSAL_LOG_DIR/trace.db), "                          \
+			"or a ClickHouse store: "                              \
+			"clickhouse://HOST[:PORT]/DATABASE"                    \
+	}
 #define CLI_OPT_FORMAT(formats) { "format", CLI_FORMAT, formats, \
 	"output format (default text)" }
 #define CLI_OPT_BY { "by", CLI_BY, "function|object", \

@@ -1,4 +1,5 @@
 # lib.sh - what the benchmark scripts share; sourced, not run.
+# shellcheck shell=bash
 
 # The median of the numbers on standard input, one a line.
 median() {
@@ -12,6 +13,7 @@ median() {
 # largest resident set, from /usr/bin/time -v when $timer names it, else
 # 0).  A failure prints the command's last lines as "$bench: NAME failed"
 # and exits 1.  The caller sets dir, timer and bench.
+# shellcheck disable=SC2154,SC2034 # dir, timer, bench: the caller's; secs, cpu, peak_mb: for it
 measure() {
 	local name=$1
 	shift
