@@ -394,7 +394,8 @@ static int resolve_chains(struct spikes_report *r)
 		c = r->chains[i];
 		if (memcmp(c->id, id, 20) ||
 		    (best_id[i] >= 0 &&
-		     (ev > best_ev[i] || (ev == best_ev[i] && call > best_id[i]))))
+		     (ev > best_ev[i] ||
+		      (ev == best_ev[i] && call > best_id[i]))))
 			continue;
 		best_ev[i] = ev;
 		best_id[i] = call;

@@ -85,7 +85,7 @@ START_TEST(test_signals)
 
 		make_files();
 		status = child_ends_by(sigs[i], 0);
-		/* the command still dies by the signal, as its caller expects */
+		/* it still dies by the signal, as its caller expects */
 		ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i]);
 		assert_gone(strsignal(sigs[i]));
 	}
