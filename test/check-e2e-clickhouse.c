@@ -19,6 +19,9 @@
  *               nothing of it is read; the load again: all of it, once
  *   scale       50,000 synthetic calls (bench-scale's generator: 4 hosts,
  *               8 processes, thread spawns) loaded host by host
+ *   every_table the dining philosophers with locks on and spike-matmul
+ *               under a CPU policy: every table's rows in the store, and
+ *               `ccsg spikes` and `ccsg pes` of a thread equal SQLite's
  *   errors      no server, an unknown scheme, a wrong password, a
  *               database that is not a causal store or is of another
  *               schema, a refused insert (a read-only user), a store
@@ -559,6 +562,101 @@ START_TEST(test_scale)
 }
 END_TEST
 
+/* The rows of table in the SQLite database and in the store's one load. */
+static void assert_rows_equal(struct e2e *t, const char *db, const char *table)
+{
+	char sql[128];
+	long long want;
+
+	want = e2e_query_int(t->sql, "SELECT count(*) FROM %s", table);
+	e2e_fmt(sql, sizeof(sql), "SELECT count() FROM %s", table);
+	ck_assert_msg(ch_count(db, sql) == want,
+		      "table %s: %lld rows in the store, %lld in SQLite", table,
+		      ch_count(db, sql), want);
+}
+
+/*
+ * Every table through the store: a philosophers run with locks on
+ * (lock_events, monitor_switches) and spike-matmul under a CPU policy
+ * (the spike_* tables) in one log directory, loaded, then the commands
+ * that read those tables compared with SQLite's.
+ */
+START_TEST(test_every_table)
+{
+	static const char *const tables[] = {
+		"processes",
+		"threads",
+		"files",
+		"hosts",
+		"rpc_sites",
+		"rpc_objects",
+		"monitor_switches",
+		"lock_events",
+		"spike_breaches",
+		"spike_samples",
+		"spike_maps",
+		"spike_profile",
+	};
+	const char *phil[] = { e2e_prog("../../examples/philosophers"),
+			       "-n",
+			       "3",
+			       "-x",
+			       "500",
+			       "-e",
+			       "1000",
+			       "-m",
+			       "50",
+			       NULL };
+	const char *spikes[] = { e2e_prog("spike-matmul"), "300", "1", "200",
+				 NULL };
+	const char *locks_env[] = { "CAUSAL_MONITOR=all,locks", NULL };
+	const char *policy_env[] = {
+		"CAUSAL_POLICY=cpu>50%/100ms, n=25, period=50ms", NULL
+	};
+	struct chs s = { 0 };
+	struct e2e t;
+	char thread[48];
+
+	if (!ch_installed())
+		return;
+	rpc_isolate();
+	e2e_init(&t);
+	e2e_assert_exit(e2e_run_traced(&t, phil, locks_env, NULL, NULL), 0,
+			"philosophers");
+	e2e_assert_exit(e2e_run_traced(&t, spikes, policy_env, NULL, NULL), 0,
+			"spike-matmul");
+	e2e_merge(&t);
+	ck_assert_int_gt(e2e_query_int(t.sql, "SELECT count(*) FROM "
+					      "lock_events"),
+			 0);
+	ck_assert_int_gt(e2e_query_int(t.sql, "SELECT count(*) FROM "
+					      "spike_samples"),
+			 0);
+	chs_start(&t, &s);
+	free(load(&t, t.logs, CH_URL("every")));
+	for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
+		assert_rows_equal(&t, "every", tables[i]);
+	/* what reads them: spikes, a philosopher's PES from its lock events */
+	assert_same(&t, t.db, CH_URL("every"),
+		    (const char *const[]){ "spikes", "--format=json", NULL });
+	{
+		char *text = e2e_query_text(
+			t.sql, "SELECT proc_id || ':' || tid FROM lock_events "
+			       "ORDER BY proc_id, tid DESC LIMIT 1");
+
+		e2e_fmt(thread, sizeof(thread), "%s", text);
+		free(text);
+	}
+	assert_same(&t, t.db, CH_URL("every"),
+		    (const char *const[]){ "pes", "--thread", thread,
+					   "--format=pes", NULL });
+	assert_same(&t, t.db, CH_URL("every"),
+		    (const char *const[]){ "report", "--format=json", NULL });
+	chs_stop(&s);
+	e2e_release(&t);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	struct chs s = { 0 };
@@ -664,6 +762,7 @@ Suite *e2e_clickhouse_suite(void)
 	tcase_add_test(tc, test_two_hosts);
 	tcase_add_test(tc, test_interrupted);
 	tcase_add_test(tc, test_scale);
+	tcase_add_test(tc, test_every_table);
 	tcase_add_test(tc, test_errors);
 	suite_add_tcase(s, tc);
 	return s;
