@@ -92,41 +92,13 @@ static int exec_built(struct reader *r, FILE *f, char **sql)
 
 /* ---- staging: the rows of finished loads as they are ------------------- */
 
-/* How a column comes (RowBinary) and goes (SQLite). */
-enum col_kind {
-	COL_NULLABLE = 1 << 0,
-	COL_INTEGER = 1 << 1, /* else a String: TEXT or BLOB */
-	COL_BLOB = 1 << 2,
-};
-
-#define MAX_COLS 64
-
 struct fetch {
 	struct reader *r;
 	enum db_table t;
 	sqlite3_stmt *ins;
-	struct rb_buf buf;	/* what came and is not a whole row yet */
-	uint8_t kind[MAX_COLS]; /* enum col_kind of each column */
+	struct rb_buf buf;	      /* what came and is not a whole row yet */
+	uint8_t kind[DB_CH_MAX_COLS]; /* enum db_ch_kind of each column */
 };
-
-/* The kinds of t's columns, worked out once, not per value. */
-static int col_kinds(enum db_table t, uint8_t kind[MAX_COLS])
-{
-	const struct db_table_def *d = &db_tables[t];
-
-	if (d->ncols > MAX_COLS)
-		return fail("table %s has more than %d columns", d->name,
-			    MAX_COLS);
-	for (int i = 0; i < d->ncols; i++) {
-		const char *type = d->cols[i].type;
-
-		kind[i] = (uint8_t)((db_ch_nullable(t, i) ? COL_NULLABLE : 0) |
-				    (!strncmp(type, "INTEGER", 7) ? COL_INTEGER
-								  : 0) |
-				    (!strncmp(type, "BLOB", 4) ? COL_BLOB : 0));
-	}
-	return 0;
-}
 
 /* One row from [*p, end) into the INSERT: 1 done, 0 cut short, -1 bad. */
 static int stage_row(struct fetch *f, struct rb_reader *rd)
@@ -139,7 +111,7 @@ static int stage_row(struct fetch *f, struct rb_reader *rd)
 		return 0;
 	sqlite3_bind_int64(st, 1, (int64_t)v);
 	for (int i = 0; i < d->ncols; i++) {
-		if (f->kind[i] & COL_NULLABLE) {
+		if (f->kind[i] & DB_CH_NULLABLE) {
 			uint8_t null;
 
 			if (rb_get_u8(rd, &null))
@@ -149,7 +121,7 @@ static int stage_row(struct fetch *f, struct rb_reader *rd)
 				continue;
 			}
 		}
-		if (f->kind[i] & COL_INTEGER) {
+		if (f->kind[i] & DB_CH_INTEGER) {
 			if (rb_get_u64(rd, &v))
 				return 0;
 			sqlite3_bind_int64(st, i + 2, (int64_t)v);
@@ -161,7 +133,7 @@ static int stage_row(struct fetch *f, struct rb_reader *rd)
 				return 0;
 			if (n > INT_MAX)
 				return -1;
-			if (f->kind[i] & COL_BLOB)
+			if (f->kind[i] & DB_CH_BLOB)
 				sqlite3_bind_blob(st, i + 2, s, (int)n,
 						  SQLITE_STATIC);
 			else
@@ -227,10 +199,12 @@ static int stage_table(struct reader *r, enum db_table t)
 		free(sel);
 		return fail("out of memory");
 	}
-	if (col_kinds(t, f.kind)) {
+	if (db_ch_col_kinds(t, f.kind)) {
 		fclose(fc);
 		fclose(fi);
 		fclose(fs);
+		fail("table %s has more than %d columns", d->name,
+		     DB_CH_MAX_COLS);
 		goto out;
 	}
 	fprintf(fc, "CREATE TABLE s_%s(load_id", d->name);

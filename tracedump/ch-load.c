@@ -183,14 +183,17 @@ static bool row_wanted(struct loader *l, enum db_table t, sqlite3_stmt *st)
 static int copy_table(struct loader *l, enum db_table t)
 {
 	const struct db_table_def *d = &db_tables[t];
+	uint8_t kind[DB_CH_MAX_COLS];
+	int cols[DB_CH_MAX_COLS];
 	struct rb_buf b = { 0 };
-	char *select, *into;
+	char *select = NULL, *into = NULL;
 	sqlite3_stmt *st = NULL;
 	int ret = -1, rc;
 
-	int cols[128];
-
-	for (int i = 0; i < d->ncols && i < 128; i++)
+	if (db_ch_col_kinds(t, kind))
+		return ch_fail(l->ch, "table %s has more than %d columns",
+			       d->name, DB_CH_MAX_COLS);
+	for (int i = 0; i < d->ncols; i++)
 		cols[i] = i;
 	select = db_sql_select(t, cols, (size_t)d->ncols, "");
 	into = db_ch_into(t);
@@ -208,14 +211,14 @@ static int copy_table(struct loader *l, enum db_table t)
 			continue;
 		rb_put_u64(&b, l->load_id);
 		for (int i = 0; i < d->ncols; i++) {
-			int type = sqlite3_column_type(st, i);
-			bool nullable = db_ch_nullable(t, i);
+			int null = sqlite3_column_type(st, i) == SQLITE_NULL;
 
-			if (nullable)
-				rb_put_u8(&b, type == SQLITE_NULL);
-			if (type == SQLITE_NULL && nullable)
-				continue;
-			if (!strncmp(d->cols[i].type, "INTEGER", 7)) {
+			if (kind[i] & DB_CH_NULLABLE) {
+				rb_put_u8(&b, (uint8_t)null);
+				if (null)
+					continue;
+			}
+			if (kind[i] & DB_CH_INTEGER) {
 				rb_put_u64(&b, (uint64_t)sqlite3_column_int64(
 						       st, i));
 			} else {

@@ -28,6 +28,24 @@ bool db_ch_nullable(enum db_table t, int col)
 	return !strstr(type, "NOT NULL") && !strstr(type, "PRIMARY KEY");
 }
 
+int db_ch_col_kinds(enum db_table t, uint8_t kind[DB_CH_MAX_COLS])
+{
+	const struct db_table_def *d = &db_tables[t];
+
+	if (d->ncols > DB_CH_MAX_COLS)
+		return -1;
+	for (int i = 0; i < d->ncols; i++) {
+		const char *type = d->cols[i].type;
+
+		kind[i] =
+			(uint8_t)((db_ch_nullable(t, i) ? DB_CH_NULLABLE : 0) |
+				  (!strncmp(type, "INTEGER", 7) ? DB_CH_INTEGER
+								: 0) |
+				  (!strncmp(type, "BLOB", 4) ? DB_CH_BLOB : 0));
+	}
+	return 0;
+}
+
 const char *db_ch_type(enum db_table t, int col)
 {
 	bool integer = !strncmp(db_tables[t].cols[col].type, "INTEGER", 7);

@@ -16,6 +16,7 @@
 #define CAUSAL_DB_CLICKHOUSE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "causal/db-schema.h"
@@ -29,6 +30,22 @@
 
 /* Whether table t is in a ClickHouse store (not the records table). */
 bool db_ch_has_table(enum db_table t);
+
+/* How a column goes into and comes out of RowBinary (db_ch_col_kinds()). */
+enum db_ch_kind {
+	DB_CH_NULLABLE = 1 << 0, /* a flag byte before the value */
+	DB_CH_INTEGER = 1 << 1,	 /* Int64; else a String: TEXT or BLOB */
+	DB_CH_BLOB = 1 << 2,	 /* bytes, not text, in SQLite */
+};
+
+#define DB_CH_MAX_COLS 64
+
+/*
+ * The enum db_ch_kind of each column of t into kind[], worked out once
+ * for a table rather than per value.  -1 when t has more than
+ * DB_CH_MAX_COLS columns.
+ */
+int db_ch_col_kinds(enum db_table t, uint8_t kind[DB_CH_MAX_COLS]);
 
 /* ClickHouse's type of column col of t: "Int64", "Nullable(String)"... */
 const char *db_ch_type(enum db_table t, int col);
