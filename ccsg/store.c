@@ -11,13 +11,11 @@
  * client sides, one of server sides, each in (new proc_id, call_id)
  * order, which is merge's (proc_id, seq) order within a load.
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -30,23 +28,11 @@
 #include "tmp-cleanup.h"
 #include "usage.h"
 
-struct copy {
-	char url[4096];
-	char dir[PATH_MAX], path[PATH_MAX + 16];
-};
-
 /* The one copy a process makes (a command reads one store). */
-static struct copy made;
-
-static void remove_copy(void)
-{
-	if (!made.path[0])
-		return;
-	tmp_cleanup_forget(made.path, made.dir);
-	unlink(made.path);
-	rmdir(made.dir);
-	made.path[0] = '\0';
-}
+static struct copy {
+	char url[4096];
+	struct tmp_file file;
+} made;
 
 struct reader {
 	struct ch_client *ch;
@@ -714,7 +700,6 @@ static int copy_store(struct reader *r)
 
 const char *ccsg_store_path(const char *db)
 {
-	const char *tmpdir = getenv("TMPDIR");
 	struct reader r = { 0 };
 	struct store_url u;
 	char why[512];
@@ -722,40 +707,33 @@ const char *ccsg_store_path(const char *db)
 
 	if (!store_is_url(db))
 		return db;
-	if (made.path[0] && !strcmp(made.url, db))
-		return made.path;
+	if (made.file.path[0] && !strcmp(made.url, db))
+		return made.file.path;
 	if (store_url_parse(db, &u, why, sizeof(why))) {
 		fail("%s", why);
 		return NULL;
 	}
-	remove_copy();
-	snprintf(made.dir, sizeof(made.dir), "%s/causal-store.XXXXXX",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(made.dir)) {
-		fail("cannot make a temporary directory '%s': %s", made.dir,
-		     strerror(errno));
-		return NULL;
-	}
-	snprintf(made.path, sizeof(made.path), "%s/trace.db", made.dir);
-	snprintf(made.url, sizeof(made.url), "%s", db);
+	tmp_file_remove(&made.file);
 	/* removed at exit, and if the command is interrupted */
-	tmp_cleanup_add(made.path, made.dir);
+	if (tmp_file_make(&made.file, "causal-store", "trace.db"))
+		return NULL;
+	snprintf(made.url, sizeof(made.url), "%s", db);
 	r.shown = u.shown;
 	r.ch = ch_open(&u);
 	if (!r.ch) {
 		fail("out of memory");
-		remove_copy();
+		tmp_file_remove(&made.file);
 		return NULL;
 	}
-	if (sqlite3_open(made.path, &r.db) != SQLITE_OK)
+	if (sqlite3_open(made.file.path, &r.db) != SQLITE_OK)
 		failed = db_fail(&r, "open");
 	else
 		failed = copy_store(&r);
 	sqlite3_close(r.db);
 	ch_close(r.ch);
 	if (failed) {
-		remove_copy();
+		tmp_file_remove(&made.file);
 		return NULL;
 	}
-	return made.path;
+	return made.file.path;
 }

@@ -1,9 +1,7 @@
 /*
  * ch-load.c - one host's logs into a ClickHouse store (ch-load.h).
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,25 +307,19 @@ int ch_load_run(const struct merge_opts *o, const struct store_url *u,
 {
 	struct merge_opts mo = *o;
 	struct loader l = { .stats = ls };
-	const char *tmpdir = getenv("TMPDIR");
-	char dir[PATH_MAX], db[PATH_MAX + 16];
+	struct tmp_file db;
 	int ret = -1;
 
 	memset(ls, 0, sizeof(*ls));
-	snprintf(dir, sizeof(dir), "%s/causal-load.XXXXXX",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(dir))
-		return fail("cannot make a temporary directory '%s': %s", dir,
-			    strerror(errno));
-	snprintf(db, sizeof(db), "%s/trace.db", dir);
-	tmp_cleanup_add(db, dir);
-	mo.output = db;
+	if (tmp_file_make(&db, "causal-load", "trace.db"))
+		return -1;
+	mo.output = db.path;
 	mo.raw = false;
 	if (merge_run(&mo, ms))
 		goto out;
-	if (sqlite3_open_v2(db, &l.db, SQLITE_OPEN_READONLY, NULL) !=
+	if (sqlite3_open_v2(db.path, &l.db, SQLITE_OPEN_READONLY, NULL) !=
 	    SQLITE_OK) {
-		fail("cannot open the merged database '%s': %s", db,
+		fail("cannot open the merged database '%s': %s", db.path,
 		     sqlite3_errmsg(l.db));
 		goto out;
 	}
@@ -344,8 +336,6 @@ out:
 	ch_close(l.ch);
 	sqlite3_close(l.db);
 	hashmap_release(&l.procs);
-	tmp_cleanup_forget(db, dir);
-	unlink(db);
-	rmdir(dir);
+	tmp_file_remove(&db);
 	return ret;
 }

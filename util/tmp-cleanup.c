@@ -3,12 +3,16 @@
  * (tmp-cleanup.h).  The handler only calls unlink() and rmdir(), which
  * are async-signal-safe, then ends the process by the signal again.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "tmp-cleanup.h"
+#include "usage.h"
 
 #define MAX_PAIRS 4
 
@@ -75,4 +79,35 @@ void tmp_cleanup_forget(const char *file, const char *dir)
 	for (int i = 0; i < MAX_PAIRS; i++)
 		if (pairs[i].file == file && pairs[i].dir == dir)
 			pairs[i].file = pairs[i].dir = NULL;
+}
+
+int tmp_file_make(struct tmp_file *f, const char *stem, const char *name)
+{
+	const char *tmpdir = getenv("TMPDIR");
+
+	f->path[0] = '\0';
+	if (snprintf(f->dir, sizeof(f->dir), "%s/%s.XXXXXX",
+		     tmpdir && *tmpdir ? tmpdir : "/tmp",
+		     stem) >= (int)sizeof(f->dir))
+		return fail("$TMPDIR is too long: '%s'", tmpdir);
+	if (!mkdtemp(f->dir))
+		return fail("cannot make a temporary directory '%s': %s",
+			    f->dir, strerror(errno));
+	snprintf(f->path, sizeof(f->path), "%s/%s", f->dir, name);
+	if (tmp_cleanup_add(f->path, f->dir)) {
+		rmdir(f->dir);
+		f->path[0] = '\0';
+		return fail("too many temporary files");
+	}
+	return 0;
+}
+
+void tmp_file_remove(struct tmp_file *f)
+{
+	if (!f->path[0])
+		return;
+	tmp_cleanup_forget(f->path, f->dir);
+	unlink(f->path);
+	rmdir(f->dir);
+	f->path[0] = '\0';
 }
