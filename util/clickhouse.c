@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "clickhouse.h"
+#include "rowbinary.h"
 
 /* A server that sends nothing for this long is taken as gone. */
 #define CH_CONNECT_TIMEOUT_S 10L
@@ -121,13 +122,11 @@ static void server_message(const char *body, char *out, size_t outlen)
 	n = (size_t)(end - m);
 	/* current releases end with " (ERROR_NAME)" */
 	if (n > 2 && m[n - 1] == ')') {
-		const char *open = memchr(m, '(', n);
+		const char *open = m + n - 1; /* the last '(' */
 
-		while (open &&
-		       memchr(open + 1, '(', (size_t)(m + n - open - 1)))
-			open = memchr(open + 1, '(',
-				      (size_t)(m + n - open - 1));
-		if (open && open > m + 1 && open[-1] == ' ')
+		while (open > m && *open != '(')
+			open--;
+		if (*open == '(' && open > m + 1 && open[-1] == ' ')
 			n = (size_t)(open - 1 - m);
 	}
 	while (n && (m[n - 1] == '.' || m[n - 1] == ' ' || m[n - 1] == '\n'))
@@ -229,8 +228,7 @@ int ch_select(struct ch_client *c, const char *sql, ch_sink_fn sink, void *arg)
 }
 
 struct text {
-	char *p;
-	size_t len, cap;
+	struct rb_buf b; /* the answer so far, NUL-terminated */
 	struct ch_client *c;
 };
 
@@ -238,37 +236,28 @@ static int keep_text(const char *p, size_t n, void *arg)
 {
 	struct text *t = arg;
 
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		char *q;
-
-		while (cap < t->len + n + 1)
-			cap *= 2;
-		q = realloc(t->p, cap);
-		if (!q)
-			return ch_fail(t->c, "out of memory");
-		t->p = q;
-		t->cap = cap;
-	}
-	memcpy(t->p + t->len, p, n);
-	t->len += n;
-	t->p[t->len] = '\0';
-	return 0;
+	if (t->b.len)
+		t->b.len--; /* the NUL: more text follows */
+	rb_put(&t->b, p, n);
+	rb_put_u8(&t->b, 0);
+	return t->b.oom ? ch_fail(t->c, "out of memory") : 0;
 }
 
 char *ch_select_text(struct ch_client *c, const char *sql)
 {
 	struct text t = { .c = c };
+	char *text;
 
-	if (ch_select(c, sql, keep_text, &t)) {
-		free(t.p);
+	if (ch_select(c, sql, keep_text, &t) ||
+	    (!t.b.len && keep_text("", 0, &t))) {
+		rb_release(&t.b);
 		return NULL;
 	}
-	if (!t.p && keep_text("", 0, &t))
-		return NULL;
-	if (t.len && t.p[t.len - 1] == '\n')
-		t.p[--t.len] = '\0';
-	return t.p;
+	text = (char *)t.b.p;
+	/* its last newline */
+	if (t.b.len > 1 && text[t.b.len - 2] == '\n')
+		text[t.b.len - 2] = '\0';
+	return text;
 }
 
 /* Made only when missing: a user may read and write but not create. */
@@ -285,11 +274,11 @@ int ch_create_database(struct ch_client *c)
 	c->arg = &t;
 	if (request(c, NULL, sql, strlen(sql), true)) {
 		c->sink = NULL;
-		free(t.p);
+		rb_release(&t.b);
 		return -1;
 	}
-	exists = t.p && t.p[0] == '1';
-	free(t.p);
+	exists = t.b.len && t.b.p[0] == '1';
+	rb_release(&t.b);
 	c->sink = NULL;
 	if (exists)
 		return 0;
