@@ -270,17 +270,24 @@ static int load_procs(struct priv *p)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The index of the chain with this id in r->chains, or -1. */
+static int32_t find_chain(const struct spikes_report *r, const uint8_t *id)
+{
+	for (size_t i = 0; i < r->nchains; i++)
+		if (!memcmp(r->chains[i]->id, id, 20))
+			return (int32_t)i;
+	return -1;
+}
+
 /* The chain's entry; its root call is found later (resolve_chains()). */
 static struct spikes_chain *chain_of(struct spikes_report *r,
 				     const uint8_t *chain)
 {
-	char hex[41];
 	struct spikes_chain *c, **v;
+	int32_t i = find_chain(r, chain);
 
-	hex_encode(hex, chain, 20);
-	for (size_t i = 0; i < r->nchains; i++)
-		if (!strcmp(r->chains[i]->hex, hex))
-			return r->chains[i];
+	if (i >= 0)
+		return r->chains[i];
 	v = realloc(r->chains, (r->nchains + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
@@ -289,7 +296,7 @@ static struct spikes_chain *chain_of(struct spikes_report *r,
 		return NULL;
 	r->chains[r->nchains++] = c;
 	memcpy(c->id, chain, 20);
-	memcpy(c->hex, hex, sizeof(hex));
+	hex_encode(c->hex, chain, 20);
 	return c;
 }
 
@@ -380,22 +387,13 @@ static int resolve_chains(struct spikes_report *r)
 		if (!id || sqlite3_column_bytes(st, 0) != 20 ||
 		    (i = hashmap_get(&at, chain_hash(id))) < 0)
 			continue;
-		/* two chains whose ids share 8 bytes: look them through */
-		while (memcmp(r->chains[i]->id, id, 20)) {
-			size_t j;
-
-			for (j = 0; j < r->nchains; j++)
-				if (!memcmp(r->chains[j]->id, id, 20))
-					break;
-			if (j == r->nchains)
-				break;
-			i = (int32_t)j;
-		}
+		/* two chains whose ids share 8 bytes: the map has the first */
+		if (memcmp(r->chains[i]->id, id, 20) &&
+		    (i = find_chain(r, id)) < 0)
+			continue;
 		c = r->chains[i];
-		if (memcmp(c->id, id, 20) ||
-		    (best_id[i] >= 0 &&
-		     (ev > best_ev[i] ||
-		      (ev == best_ev[i] && call > best_id[i]))))
+		if (best_id[i] >= 0 && (ev > best_ev[i] || (ev == best_ev[i] &&
+							    call > best_id[i])))
 			continue;
 		best_ev[i] = ev;
 		best_id[i] = call;
