@@ -56,13 +56,8 @@ cleanup() {
 	for p in "${loader_pids[@]}"; do
 		kill "$p" 2>/dev/null || true
 	done
-	if [ -n "$srv_pid" ]; then
-		kill -9 "$srv_pid" 2>/dev/null || true
-		for _ in $(seq 1 300); do
-			kill -0 "$srv_pid" 2>/dev/null || break
-			sleep 0.05
-		done
-	fi
+	# by the PID it wrote in srv/pid
+	[ -z "$srv_pid" ] || bash "$server" stop "$dir/srv"
 	rm -rf "$dir"
 }
 trap cleanup EXIT
