@@ -34,6 +34,9 @@ static inline void rb_release(struct rb_buf *b)
 
 static inline void rb_put(struct rb_buf *b, const void *v, size_t n)
 {
+	if (!n)
+		return; /* nothing, and an empty buffer has no memory to copy to
+			 */
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 1 << 16;
 		unsigned char *p;
