@@ -1,14 +1,20 @@
 /*
- * ccsg.c - from the DSCG to the CCSG (CPU paper, Appendix A).
+ * ccsg.c - from the DSCG to the CCSG (CPU paper, Appendix A), folded
+ * chain by chain.
  *
- * Instead of a topological sort the DSCG tree is walked once in post-order
- * with an explicit stack; each level of the stack holds the running sum of
- * its children's self + descendant vectors, so a node's descendant CPU
- * (Equations 3 and 4) is complete when it is left, in O(depth x dims)
- * memory.  Each finished invocation or thread instance is added to its
- * function or thread node (REPRESENTATION_IN_CCSG / UPDATE_CCSG), found
- * through hash maps.  Recursion needs no cycle collapsing (Section 3.2):
- * the propagation runs on the DSCG, which is a tree.
+ * Every figure is a sum: an instance's self CPU (Equations 1 and 2) goes
+ * to its CCSG node's self and to the descendant CPU (Equations 3 and 4)
+ * of the nodes of all its DSCG ancestors, one entry per ancestor instance
+ * (so recursion counts as the paper's per-instance sums do).  So chains
+ * can be folded one at a time, in any order, and forgotten
+ * (ccsg_graph_chain()): a call's self CPU is known once its chain is
+ * scanned and goes up its chain at once; what leaves the chain - its
+ * total, towards the thread that started it, and the threads its calls
+ * spawned, whose place is the path of nodes above the spawning call -
+ * waits in per-thread accumulators until ccsg_graph_end(), when every
+ * thread's CPU (Equation 2 subtracts the skeletons it ran, from any
+ * chain) is complete and the threads, deepest first, pass their sums up.
+ * Memory: the CCSG, the threads, and the chain being folded.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,18 +24,42 @@
 #include "ccsg.h"
 #include "names.h"
 
-struct build {
-	struct ccsg_graph *g;
+/* A thread's place, learnt when the chain of the call that spawned it is
+ * folded: the nodes of that call and of its ancestors in the chain, and
+ * the thread that started that chain. */
+struct spawn_place {
+	int32_t node;  /* the spawning call's function node */
+	int32_t owner; /* the chain's owner thread, -1 */
+	int32_t *path; /* ancestor call nodes, the call's first */
+	size_t npath;
+};
+
+/* A call edge made while folding: its source may be the thread that
+ * started the chain, whose node is known at the end only. */
+struct pending_edge {
+	int32_t from; /* a node, or PENDING_OWNER(thread) */
+	int32_t to;
+	int64_t count;
+};
+#define PENDING_OWNER(th) (-2 - (th))
+
+struct ccsg_fold {
 	struct ccsg_trace *t;
 	/* a call's function, by exact keys through a chain of small maps:
 	 * (prog, vers) -> pv, (pv, proc) -> fn, (server, object) -> obj,
 	 * (fn, obj) -> fo */
 	struct hashmap pv, fn, obj, fo;
 	struct hashmap fn_node;		/* fn (or fo, by object) -> its node */
-	int32_t *thread_node;		/* per thread: the graph's */
-	int64_t *thread_self;
-	uint8_t *root_thread;
 	uint8_t *served;		/* per thread: it ran skeletons */
+	int64_t **chains_sum;	    /* per thread: its chains' CPU, k each */
+	struct spawn_place *spawn;  /* per thread */
+	struct pending_edge *edges; /* in creation order */
+	size_t nedges, cap_edges;
+	struct hashmap edge_slot; /* (from, to) -> edges[] index */
+	int32_t *chain_node;	  /* the chain being folded: per call */
+	int64_t *chain_self;
+	size_t cap_chain_node, cap_chain_self;
+	int64_t *chain_sum;		/* k entries */
 	int32_t serving_node;		/* under main, made on demand, or -1 */
 };
 
@@ -60,9 +90,9 @@ static int32_t lookup(struct hashmap *m, uint64_t key)
 	return hashmap_put(m, key, (int32_t)m->n);
 }
 
-static int32_t function_node(struct build *b, const struct ccsg_call *c)
+static int32_t function_node(struct ccsg_fold *b, struct ccsg_graph *g,
+			     const struct ccsg_call *c)
 {
-	struct ccsg_graph *g = b->g;
 	int32_t pv, key, n;
 
 	pv = lookup(&b->pv, hashmap_key2(c->prog, c->vers));
@@ -123,10 +153,9 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 }
 
 /* The edge from -> to, made when new, count added: its index or -ENOMEM. */
-static int32_t add_edge(struct build *b, int32_t from, int32_t to,
+static int32_t add_edge(struct ccsg_graph *g, int32_t from, int32_t to,
 			int64_t count)
 {
-	struct ccsg_graph *g = b->g;
 	int32_t e = ccsg_edge_find(g, from, to);
 
 	if (e < 0) {
@@ -140,6 +169,24 @@ static int32_t add_edge(struct build *b, int32_t from, int32_t to,
 			return -ENOMEM;
 	}
 	g->edges[e].count += count;
+	return e;
+}
+
+/* One call more on the edge from -> to while folding: its pending slot,
+ * or -ENOMEM. */
+static int32_t note_edge(struct ccsg_fold *b, int32_t from, int32_t to)
+{
+	uint64_t key = hashmap_key2((uint32_t)from, (uint32_t)to);
+	int32_t e = hashmap_get(&b->edge_slot, key);
+
+	if (e < 0) {
+		if (GROW(b->edges, b->cap_edges, b->nedges + 1) ||
+		    hashmap_put(&b->edge_slot, key, (int32_t)b->nedges) < 0)
+			return -ENOMEM;
+		e = (int32_t)b->nedges++;
+		b->edges[e] = (struct pending_edge){ from, to, 0 };
+	}
+	b->edges[e].count++;
 	return e;
 }
 
@@ -229,66 +276,207 @@ int32_t ccsg_edge_find(const struct ccsg_graph *g, int32_t from, int32_t to)
 			   hashmap_key2((uint32_t)from, (uint32_t)to));
 }
 
-/* Equations 1 and 2 (of the graph's resource). */
-static int self_cpu(struct build *b)
+static void vec_add(int64_t *d, const int64_t *s, size_t n)
 {
-	struct ccsg_graph *g = b->g;
-	struct ccsg_trace *t = b->t;
+	for (size_t i = 0; i < n; i++)
+		d[i] += s[i];
+}
 
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
+static size_t dims_k(const struct ccsg_graph *g)
+{
+	return g->dims->n ? g->dims->n : 1;
+}
 
-		g->call_self[i] = c->server_proc ? skel_cpu(g, c) : 0;
+/* Self figure v of an instance, in dimension dim (-1: its host is
+ * unknown, it counts nowhere): its node's (n, or none) and the system's. */
+static void add_self(struct ccsg_graph *g, int32_t n, int32_t dim, int64_t v)
+{
+	if (dim < 0)
+		return;
+	if (n >= 0)
+		g->nodes[n].self[dim] += v;
+	g->nodes[0].desc[dim] += v;
+}
+
+/* The sum of the chains thread th started, made on demand; NULL. */
+static int64_t *chains_sum_of(struct ccsg_fold *b, const struct ccsg_graph *g,
+			      int32_t th)
+{
+	if (!b->chains_sum[th])
+		b->chains_sum[th] = calloc(dims_k(g), sizeof(int64_t));
+	return b->chains_sum[th];
+}
+
+/* The threads call j (ordinal) spawned: where they hang.  0 or -ENOMEM. */
+static int place_spawned(struct ccsg_fold *b, struct ccsg_graph *g,
+			 const struct ccsg_chain *ch, int32_t j,
+			 int64_t ordinal)
+{
+	const struct ccsg_trace *t = b->t;
+	const struct ccsg_call *c = &t->calls[j];
+	const struct ccsg_spawns *sp = &g->dscg->spawns;
+	int32_t th;
+
+	if (c->lost || !c->server_proc || c->server_function_id == CCSG_NONE)
+		return 0;
+	th = ccsg_spawns_first(sp, c->server_proc, c->server_function_id);
+	for (; th >= 0; th = ccsg_spawns_next(sp, th)) {
+		struct spawn_place *p = &b->spawn[th];
+		size_t n = 0;
+
+		if (t->threads[th].spawn_call != ordinal)
+			continue;
+		p->node = b->chain_node[j - ch->first];
+		p->owner = ch->owner;
+		for (int32_t a = j; a >= 0; a = t->calls[a].parent)
+			n += b->chain_node[a - ch->first] >= 0;
+		free(p->path);
+		p->npath = 0;
+		if (!(p->path = malloc((n + 1) * sizeof(*p->path))))
+			return -ENOMEM;
+		for (int32_t a = j; a >= 0; a = t->calls[a].parent)
+			if (b->chain_node[a - ch->first] >= 0)
+				p->path[p->npath++] =
+					b->chain_node[a - ch->first];
+	}
+	return 0;
+}
+
+/* Equation 1 of each call of the chain (of the graph's resource), and
+ * what they take from the threads' (Equation 2). */
+static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
+		       const struct ccsg_chain *ch)
+{
+	const struct ccsg_trace *t = b->t;
+	int64_t *self = b->chain_self;
+
+	for (int32_t j = 0; j < ch->n; j++) {
+		const struct ccsg_call *c = &t->calls[ch->first + j];
+
+		self[j] = c->server_proc ? skel_cpu(g, c) : 0;
 		/* heap figures are missing only when the memory type was
 		 * off, or the log is older: say how many (CPU: never asked) */
 		if (g->resource != CCSG_RES_CPU && c->server_proc &&
 		    skel_amount(g, c) == CCSG_NONE)
 			g->unmeasured_calls++;
 	}
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
+	for (int32_t j = 0; j < ch->n; j++) {
+		const struct ccsg_call *c = &t->calls[ch->first + j];
 
 		if (c->parent >= 0)	/* a direct child: its stub side */
-			g->call_self[c->parent] -= stub_cpu(g, c);
+			self[c->parent - ch->first] -= stub_cpu(g, c);
 	}
-	for (size_t i = 0; i < t->nthreads; i++) {
-		const struct ccsg_thread *th = &t->threads[i];
-
-		if (th->infra)
-			continue;
-		if (thread_amount(g, th) == CCSG_NONE)
-			g->unmeasured_threads++;
-		else
-			b->thread_self[i] = thread_amount(g, th);
-	}
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
+	for (int32_t j = 0; j < ch->n; j++) {
+		const struct ccsg_call *c = &t->calls[ch->first + j];
 		int32_t th;
 
-		if (g->call_self[i] < 0) {
-			g->call_self[i] = 0;
+		if (self[j] < 0) {
+			self[j] = 0;
 			g->clamped++;
 		}
 		/* the skeletons a thread ran are the calls' CPU, not its own */
 		if (c->server_tid && (th = ccsg_trace_thread(t, c->server_proc, c->server_tid)) >= 0) {
-			b->thread_self[th] -= skel_cpu(g, c);
+			g->thread_self[th] -= skel_cpu(g, c);
 			b->served[th] = 1;
 		}
 		/* a chain it started: the stub side is runtime */
 		if (c->parent < 0 && c->client_tid &&
 		    (th = ccsg_trace_thread(t, c->client_proc, c->client_tid)) >= 0)
-			b->thread_self[th] -= stub_cpu(g, c);
+			g->thread_self[th] -= stub_cpu(g, c);
 	}
+}
+
+int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
+		     int64_t ord0)
+{
+	struct ccsg_fold *b = g->fold;
+	const struct ccsg_trace *t = b->t;
+	size_t k = dims_k(g), n = (size_t)ch->n;
+
+	if (GROW(b->chain_node, b->cap_chain_node, n) ||
+	    GROW(b->chain_self, b->cap_chain_self, n))
+		return -ENOMEM;
+	memset(b->chain_sum, 0, k * sizeof(*b->chain_sum));
+	/* function nodes, in call order; a call whose start probe was
+	 * dropped has no known function (not program 0): it is counted as
+	 * lost (dscg stats), in no node */
+	for (int32_t j = 0; j < ch->n; j++) {
+		const struct ccsg_call *c = &t->calls[ch->first + j];
+		int32_t f = -1;
+
+		if (!c->lost) {
+			if ((f = function_node(b, g, c)) < 0)
+				return -ENOMEM;
+			g->nodes[f].calls++;
+			g->nodes[f].failed += c->failed;
+			if (g->nodes[f].symbol < 0 &&
+			    ccsg_symbol_ok(t, c->symbol, c->vers))
+				g->nodes[f].symbol = c->symbol;
+		}
+		b->chain_node[j] = f;
+	}
+	chain_self(b, g, ch);
+	for (int32_t j = 0; j < ch->n; j++) {
+		int32_t i = ch->first + j, f = b->chain_node[j], from, e = -1;
+		const struct ccsg_call *c = &t->calls[i];
+		int64_t self = b->chain_self[j], ord = ord0 + i;
+		int32_t dim =
+			c->server_proc ? dim_of_proc(g, t, c->server_proc) : -1;
+
+		/* Equations 3 and 4: up the chain, one entry per ancestor */
+		add_self(g, f, dim, self);
+		if (dim >= 0) {
+			b->chain_sum[dim] += self;
+			for (int32_t a = c->parent; a >= 0;
+			     a = t->calls[a].parent)
+				if (b->chain_node[a - ch->first] >= 0)
+					g->nodes[b->chain_node[a - ch->first]]
+						.desc[dim] += self;
+		}
+		if (place_spawned(b, g, ch, i, ord))
+			return -ENOMEM;
+		if (f >= 0) { /* the caller's node: a call, a thread, main */
+			from = c->parent >= 0
+				       ? b->chain_node[c->parent - ch->first]
+			       : ch->owner >= 0 ? PENDING_OWNER(ch->owner)
+						: 0;
+			if ((e = note_edge(b,
+					   from < -1  ? from
+					   : from < 0 ? 0
+						      : from,
+					   f)) < 0)
+				return -ENOMEM;
+		}
+		if (g->call_node) {
+			g->call_node[ord] = f;
+			g->call_self[ord] = self;
+			g->call_edge[ord] = e;
+		}
+	}
+	if (ch->owner >= 0) {
+		int64_t *sum = chains_sum_of(b, g, ch->owner);
+
+		if (!sum)
+			return -ENOMEM;
+		vec_add(sum, b->chain_sum, k);
+	}
+	return 0;
+}
+
+/* Equation 2, once every skeleton a thread ran was taken out. */
+static void threads_self(struct ccsg_graph *g)
+{
+	const struct ccsg_trace *t = g->fold->t;
+
 	for (size_t i = 0; i < t->nthreads; i++) {
 		if (t->threads[i].infra ||
 		    thread_amount(g, &t->threads[i]) == CCSG_NONE) {
-			b->thread_self[i] = 0;
-		} else if (b->thread_self[i] < 0) {
-			b->thread_self[i] = 0;
+			g->thread_self[i] = 0;
+		} else if (g->thread_self[i] < 0) {
+			g->thread_self[i] = 0;
 			g->clamped++;
 		}
 	}
-	return 0;
 }
 
 /*
@@ -297,9 +485,8 @@ static int self_cpu(struct build *b)
  * the dispatch loop and start-up, runtime more than user code; a node of
  * their own under main keeps it apart from the programs' main threads.
  */
-static int32_t serving_node_of(struct build *b)
+static int32_t serving_node_of(struct ccsg_fold *b, struct ccsg_graph *g)
 {
-	struct ccsg_graph *g = b->g;
 	int32_t n;
 
 	if (b->serving_node >= 0)
@@ -315,161 +502,171 @@ static int32_t serving_node_of(struct build *b)
 /* The thread node of every thread: climb thread-spawn-thread to the
  * ceiling thread; its spawning call's function node owns the thread node
  * (Appendix A), main's when no call spawned it. */
-static int map_threads(struct build *b)
+static int map_threads(struct ccsg_fold *b, struct ccsg_graph *g)
 {
-	struct ccsg_graph *g = b->g;
-	struct ccsg_trace *t = b->t;
+	const struct ccsg_trace *t = b->t;
 
 	for (size_t i = 0; i < t->nthreads; i++) {
 		int32_t j = (int32_t)i, f;
 
 		while (t->threads[j].parent_thread >= 0 && t->threads[j].spawn_call < 0)
 			j = t->threads[j].parent_thread;
-		b->root_thread[i] = t->threads[i].parent_thread < 0 && t->threads[i].spawn_call < 0;
-		f = t->threads[j].spawn_call >= 0 ? g->call_node[t->threads[j].spawn_call] : 0;
+		g->root_thread[i] = t->threads[i].parent_thread < 0 &&
+				    t->threads[i].spawn_call < 0;
+		f = t->threads[j].spawn_call >= 0 ? b->spawn[j].node : 0;
 		if (f < 0)
 			f = 0;
-		b->thread_node[i] = f == 0 && b->served[i] ? serving_node_of(b)
-							   : thread_node_of(g, f);
-		if (b->thread_node[i] < 0)
+		g->thread_node[i] = f == 0 && b->served[i]
+					    ? serving_node_of(b, g)
+					    : thread_node_of(g, f);
+		if (g->thread_node[i] < 0)
 			return -ENOMEM;
 		/* infrastructure threads are runtime: in no count */
-		g->nodes[b->thread_node[i]].threads += !t->threads[i].infra;
-		if (add_edge(b, f, b->thread_node[i], !t->threads[i].infra) < 0)
+		g->nodes[g->thread_node[i]].threads += !t->threads[i].infra;
+		if (add_edge(g, f, g->thread_node[i], !t->threads[i].infra) < 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-static void vec_add(int64_t *d, const int64_t *s, size_t n)
+/* The call edges after the thread edges (the breadth-first search of
+ * mark_primary() meets them in that order), each where its first call
+ * made it, from the node of a chain's thread now that it is known. */
+static int resolve_edges(struct ccsg_fold *b, struct ccsg_graph *g,
+			 size_t ncalls)
 {
-	for (size_t i = 0; i < n; i++)
-		d[i] += s[i];
-}
+	int32_t *final = malloc((b->nedges + 1) * sizeof(*final));
 
-/*
- * The post-order walk's stack.  Level l holds DSCG node node[l], the next
- * of its children to visit, and the running sums of the self + descendant
- * vectors of its finished children: of all of them (all) and of its
- * function (call) children only (fn); k entries per level each.
- */
-struct walk {
-	size_t k;     /* vector dimensions */
-	size_t depth; /* levels in use */
-	int32_t *node, *next_child;
-	int64_t *all, *fn;
-	size_t cap_node, cap_next, cap_all, cap_fn;
-};
-
-/* Enter DSCG node u one level down; 0 or -ENOMEM (the walk unchanged). */
-static int walk_push(struct walk *w, const struct ccsg_dscg *d, int32_t u)
-{
-	size_t l = w->depth, k = w->k;
-
-	if (GROW(w->node, w->cap_node, l + 1) ||
-	    GROW(w->next_child, w->cap_next, l + 1) ||
-	    GROW(w->all, w->cap_all, (l + 1) * k) ||
-	    GROW(w->fn, w->cap_fn, (l + 1) * k))
+	if (!final)
 		return -ENOMEM;
-	w->node[l] = u;
-	w->next_child[l] = d->first_child[u];
-	memset(w->all + l * k, 0, k * sizeof(*w->all));
-	memset(w->fn + l * k, 0, k * sizeof(*w->fn));
-	w->depth++;
+	for (size_t e = 0; e < b->nedges; e++) {
+		const struct pending_edge *p = &b->edges[e];
+		int32_t from = p->from, th = PENDING_OWNER(from);
+
+		if (from < 0) /* thread-invoke-function, or main's */
+			from = g->root_thread[th] ? 0 : g->thread_node[th];
+		if ((final[e] = add_edge(g, from, p->to, p->count)) < 0) {
+			free(final);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < ncalls; i++)
+		if (g->call_edge[i] >= 0)
+			g->call_edge[i] = final[g->call_edge[i]];
+	free(final);
 	return 0;
 }
 
-static void walk_release(struct walk *w)
+/* The forest the threads' sums climb: a spawned thread's parent is the
+ * thread that started the spawning chain, another's its parent thread;
+ * -1 at a root (or where corrupt ids made a cycle).  Deepest first. */
+static int32_t *threads_deepest_first(struct ccsg_fold *b, int32_t *up)
 {
-	free(w->node);
-	free(w->next_child);
-	free(w->all);
-	free(w->fn);
+	const struct ccsg_trace *t = b->t;
+	size_t n = t->nthreads, acc = 0;
+	int32_t *depth = malloc((n + 1) * sizeof(*depth));
+	int32_t *walk = malloc((n + 1) * sizeof(*walk));
+	int32_t *order = malloc((n + 1) * sizeof(*order));
+	size_t *at = calloc(n + 1, sizeof(*at));
+
+	if (!depth || !walk || !order || !at) {
+		free(order);
+		order = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ccsg_thread *th = &t->threads[i];
+
+		up[i] = th->spawn_call >= 0 ? b->spawn[i].owner
+					    : th->parent_thread;
+		depth[i] = -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t w = 0;
+
+		/* climb to a thread of known depth; -2 = on this walk, so
+		 * meeting it again is a cycle, cut there */
+		for (int32_t j = (int32_t)i; depth[j] == -1;) {
+			depth[j] = -2;
+			walk[w++] = j;
+			if (up[j] < 0)
+				break;
+			if (depth[up[j]] == -2) {
+				up[j] = -1;
+				break;
+			}
+			j = up[j];
+		}
+		while (w--) {
+			int32_t j = walk[w];
+
+			depth[j] = up[j] >= 0 ? depth[up[j]] + 1 : 0;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		at[depth[i]]++;
+	for (size_t d = n + 1; d-- > 0;) { /* deeper levels first */
+		size_t c = at[d];
+
+		at[d] = acc;
+		acc += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[at[depth[i]]++] = (int32_t)i;
+out:
+	free(depth);
+	free(walk);
+	free(at);
+	return order;
 }
 
 /*
- * Leave level l > 0, whose node u has no child left to visit: u's self CPU
- * (Equation 1 or 2, in its host's dimension; self is scratch of k entries)
- * and its descendants' (Equations 3 and 4) go to its CCSG node
- * (UPDATE_CCSG) and into the sums of level l - 1.
+ * What leaves a thread for the nodes above it, deepest thread first: its
+ * own CPU (Equation 2), its chains', and its children's sums.  A thread
+ * node's descendants are its chains and the threads their calls spawned
+ * (a main thread's hang under main, not its node); a spawned thread's sum
+ * goes to the spawning call and its ancestors in the chain.
  */
-static void walk_leave(struct build *b, struct walk *w, size_t l, int64_t *self)
+static int threads_sum(struct ccsg_fold *b, struct ccsg_graph *g)
 {
-	struct ccsg_graph *g = b->g;
-	const struct ccsg_dscg *d = g->dscg;
 	const struct ccsg_trace *t = b->t;
-	size_t k = w->k;
-	int32_t u = w->node[l], dim;
-	const int64_t *all = w->all + l * k, *fn = w->fn + l * k;
-	int64_t *up_all = w->all + (l - 1) * k, *up_fn = w->fn + (l - 1) * k;
-	struct ccsg_node *n;
+	size_t k = dims_k(g), n = t->nthreads;
+	int32_t *up = malloc((n + 1) * sizeof(*up)), *order;
+	int64_t *sum = calloc(n * k + 1, sizeof(*sum));
 
-	memset(self, 0, k * sizeof(*self));
-	if (ccsg_dscg_is_call(d, u)) {
-		const struct ccsg_call *call = &t->calls[u];
-
-		dim = call->server_proc ? dim_of_proc(g, t, call->server_proc)
-					: -1;
-		if (dim >= 0)
-			self[dim] = g->call_self[u];
-		/* a call whose start was lost: in no node, its (unknown,
-		 * so zero) CPU still reaches the level below */
-		n = g->call_node[u] >= 0 ? &g->nodes[g->call_node[u]] : NULL;
-		if (n)
-			vec_add(n->desc, all, k);
-		/* a function child of the level below */
-		vec_add(up_fn, self, k);
-		vec_add(up_fn, all, k);
-	} else {
-		int32_t i = u - (int32_t)t->ncalls;
-
-		n = &g->nodes[b->thread_node[i]];
-		dim = dim_of_proc(g, t, t->threads[i].proc);
-		if (dim >= 0)
-			self[dim] = b->thread_self[i];
-		/* a main thread's chains hang under main, not its node */
-		if (!b->root_thread[i])
-			vec_add(n->desc, fn, k);
+	if (!up || !sum || !(order = threads_deepest_first(b, up))) {
+		free(up);
+		free(sum);
+		return -ENOMEM;
 	}
-	if (n)
-		vec_add(n->self, self, k);
-	vec_add(up_all, self, k);
-	vec_add(up_all, all, k);
-}
+	for (size_t o = 0; o < n; o++) {
+		int32_t i = order[o],
+			dim = dim_of_proc(g, t, t->threads[i].proc);
+		int64_t *s = sum + (size_t)i * k;
+		struct ccsg_node *node = &g->nodes[g->thread_node[i]];
+		const struct spawn_place *p = &b->spawn[i];
 
-/* Post-order walk of the DSCG: Equations 3 and 4, and UPDATE_CCSG. */
-static int propagate(struct build *b)
-{
-	struct ccsg_graph *g = b->g;
-	const struct ccsg_dscg *d = g->dscg;
-	struct walk w = {.k = g->dims->n ? g->dims->n : 1};
-	int64_t *self = calloc(w.k, sizeof(*self));
-	int ret = -ENOMEM;
-
-	if (!self || walk_push(&w, d, d->main))
-		goto out;
-	while (w.depth) {
-		size_t l = w.depth - 1;
-		int32_t c = w.next_child[l];
-
-		if (c >= 0) {
-			w.next_child[l] = d->next_sibling[c];
-			if (walk_push(&w, d, c))
-				goto out;
+		add_self(g, g->thread_node[i], dim, g->thread_self[i]);
+		if (dim >= 0)
+			s[dim] += g->thread_self[i];
+		if (b->chains_sum[i]) {
+			vec_add(s, b->chains_sum[i], k);
+			if (!g->root_thread[i])
+				vec_add(node->desc, b->chains_sum[i], k);
+		}
+		if (t->threads[i].spawn_call >= 0)
+			for (size_t a = 0; a < p->npath; a++)
+				vec_add(g->nodes[p->path[a]].desc, s, k);
+		if (up[i] < 0)
 			continue;
-		}
-		w.depth--;
-		if (w.node[l] == d->main) { /* level 0: the whole system */
-			vec_add(g->nodes[0].desc, w.all + l * w.k, w.k);
-			break;
-		}
-		walk_leave(b, &w, l, self);
+		vec_add(sum + (size_t)up[i] * k, s, k);
+		if (t->threads[i].spawn_call >= 0 && !g->root_thread[up[i]])
+			vec_add(g->nodes[g->thread_node[up[i]]].desc, s, k);
 	}
-	ret = 0;
-out:
-	walk_release(&w);
-	free(self);
-	return ret;
+	free(up);
+	free(order);
+	free(sum);
+	return 0;
 }
 
 /* Section 3.3: a breadth-first search from main marks the primary links. */
@@ -525,8 +722,103 @@ out:
 	return ret;
 }
 
-int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccsg_dims *dims,
-		     int by_object)
+int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
+		     const struct ccsg_dims *dims, int by_object, int resource,
+		     size_t ncalls)
+{
+	struct ccsg_trace *t = d->trace;
+	size_t k = dims->n ? dims->n : 1;
+	struct ccsg_fold *b;
+
+	memset(g, 0, sizeof(*g));
+	g->dscg = d;
+	g->dims = dims;
+	g->by_object = by_object;
+	g->resource = resource;
+	g->ncalls = ncalls;
+	if (!(b = g->fold = calloc(1, sizeof(*b))))
+		return -ENOMEM;
+	b->t = t;
+	b->serving_node = -1;
+	b->served = calloc(t->nthreads + 1, 1);
+	b->chains_sum = calloc(t->nthreads + 1, sizeof(*b->chains_sum));
+	b->spawn = calloc(t->nthreads + 1, sizeof(*b->spawn));
+	b->chain_sum = calloc(k, sizeof(*b->chain_sum));
+	g->total = calloc(k, sizeof(int64_t));
+	g->thread_node = malloc((t->nthreads + 1) * sizeof(int32_t));
+	g->thread_self = calloc(t->nthreads + 1, sizeof(int64_t));
+	g->root_thread = calloc(t->nthreads + 1, 1);
+	if (ncalls) {
+		g->call_node = malloc(ncalls * sizeof(int32_t));
+		g->call_self = calloc(ncalls, sizeof(int64_t));
+		g->call_edge = malloc(ncalls * sizeof(int32_t));
+		if (!g->call_node || !g->call_self || !g->call_edge)
+			goto nomem;
+	}
+	if (!b->served || !b->chains_sum || !b->spawn || !b->chain_sum ||
+	    !g->total || !g->thread_node || !g->thread_self ||
+	    !g->root_thread || new_node(g, CCSG_MAIN) != 0)
+		goto nomem;
+	g->nodes[0].calls = 1;
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct ccsg_thread *th = &t->threads[i];
+
+		b->spawn[i].node = b->spawn[i].owner = -1;
+		if (th->infra)
+			continue;
+		if (thread_amount(g, th) == CCSG_NONE)
+			g->unmeasured_threads++;
+		else
+			g->thread_self[i] = thread_amount(g, th);
+	}
+	return 0;
+nomem:
+	ccsg_graph_release(g);
+	return -ENOMEM;
+}
+
+static void fold_release(struct ccsg_fold *b)
+{
+	if (!b)
+		return;
+	hashmap_release(&b->pv);
+	hashmap_release(&b->fn);
+	hashmap_release(&b->obj);
+	hashmap_release(&b->fo);
+	hashmap_release(&b->fn_node);
+	hashmap_release(&b->edge_slot);
+	for (size_t i = 0; b->spawn && i < b->t->nthreads; i++)
+		free(b->spawn[i].path);
+	for (size_t i = 0; b->chains_sum && i < b->t->nthreads; i++)
+		free(b->chains_sum[i]);
+	free(b->spawn);
+	free(b->chains_sum);
+	free(b->served);
+	free(b->edges);
+	free(b->chain_node);
+	free(b->chain_self);
+	free(b->chain_sum);
+	free(b);
+}
+
+int ccsg_graph_end(struct ccsg_graph *g)
+{
+	struct ccsg_fold *b = g->fold;
+	size_t k = dims_k(g);
+
+	threads_self(g);
+	if (map_threads(b, g) || resolve_edges(b, g, g->ncalls) ||
+	    threads_sum(b, g) || mark_primary(g))
+		return -ENOMEM;
+	vec_add(g->total, g->nodes[0].self, k);
+	vec_add(g->total, g->nodes[0].desc, k);
+	fold_release(b);
+	g->fold = NULL;
+	return 0;
+}
+
+int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d,
+		     const struct ccsg_dims *dims, int by_object)
 {
 	return ccsg_graph_build_res(g, d, dims, by_object, CCSG_RES_CPU);
 }
@@ -536,76 +828,17 @@ int ccsg_graph_build_res(struct ccsg_graph *g, struct ccsg_dscg *d,
 			 int resource)
 {
 	struct ccsg_trace *t = d->trace;
-	struct build b = {.g = g, .t = t};
-	size_t k = dims->n ? dims->n : 1;
-	int ret = -ENOMEM;
 
-	memset(g, 0, sizeof(*g));
-	g->dscg = d;
-	g->dims = dims;
-	g->by_object = by_object;
-	g->resource = resource;
-	g->call_node = malloc((t->ncalls + 1) * sizeof(int32_t));
-	g->call_self = calloc(t->ncalls + 1, sizeof(int64_t));
-	g->call_edge = malloc((t->ncalls + 1) * sizeof(int32_t));
-	g->total = calloc(k, sizeof(int64_t));
-	b.thread_node = g->thread_node =
-		malloc((t->nthreads + 1) * sizeof(int32_t));
-	b.thread_self = g->thread_self =
-		calloc(t->nthreads + 1, sizeof(int64_t));
-	b.root_thread = g->root_thread = calloc(t->nthreads + 1, 1);
-	b.served = calloc(t->nthreads + 1, 1);
-	b.serving_node = -1;
-	if (!g->call_node || !g->call_self || !g->call_edge || !g->total ||
-	    !b.thread_node || !b.thread_self || !b.root_thread || !b.served ||
-	    new_node(g, CCSG_MAIN) != 0)
-		goto out;
-	g->nodes[0].calls = 1;
-	/* function nodes and caller/callee arcs, in DSCG order; a call whose
-	 * start probe was dropped has no known function (not program 0):
-	 * it is counted as lost (dscg stats), in no node */
-	for (size_t i = 0; i < t->ncalls; i++) {
-		int32_t n;
-
-		if (t->calls[i].lost) {
-			g->call_node[i] = -1;
-			continue;
-		}
-		if ((n = function_node(&b, &t->calls[i])) < 0)
-			goto out;
-		g->call_node[i] = n;
-		g->nodes[n].calls++;
-		g->nodes[n].failed += t->calls[i].failed;
-		if (g->nodes[n].symbol < 0 && ccsg_symbol_ok(t, t->calls[i].symbol, t->calls[i].vers))
-			g->nodes[n].symbol = t->calls[i].symbol;
-	}
-	if (self_cpu(&b) || map_threads(&b))
-		goto out;
-	for (size_t i = 0; i < t->ncalls; i++) {
-		g->call_edge[i] = -1;
-		if (g->call_node[i] < 0)
-			continue;
-		g->call_edge[i] =
-			add_edge(&b, ccsg_caller_node(g, d->parent[i]),
-				 g->call_node[i], 1);
-		if (g->call_edge[i] < 0)
-			goto out;
-	}
-	if (propagate(&b) || mark_primary(g))
-		goto out;
-	vec_add(g->total, g->nodes[0].self, k);
-	vec_add(g->total, g->nodes[0].desc, k);
-	ret = 0;
-out:
-	hashmap_release(&b.pv);
-	hashmap_release(&b.fn);
-	hashmap_release(&b.obj);
-	hashmap_release(&b.fo);
-	hashmap_release(&b.fn_node);
-	free(b.served);
-	if (ret)
-		ccsg_graph_release(g);
-	return ret;
+	if (ccsg_graph_begin(g, d, dims, by_object, resource, t->ncalls))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nchains; i++)
+		if (ccsg_graph_chain(g, &t->chains[i], 0))
+			goto nomem;
+	if (!ccsg_graph_end(g))
+		return 0;
+nomem:
+	ccsg_graph_release(g);
+	return -ENOMEM;
 }
 
 void ccsg_graph_release(struct ccsg_graph *g)
@@ -623,6 +856,7 @@ void ccsg_graph_release(struct ccsg_graph *g)
 	free(g->thread_self);
 	free(g->thread_node);
 	free(g->root_thread);
+	fold_release(g->fold);
 	hashmap_release(&g->edge_index);
 	free(g->total);
 	memset(g, 0, sizeof(*g));

@@ -73,6 +73,8 @@ struct ccsg_graph {
 	size_t nnodes;
 	struct ccsg_edge *edges;
 	size_t nedges;
+	size_t ncalls;			/* calls of the per-call arrays: the
+					 * trace's, or 0 when streamed (NULL) */
 	int32_t *call_node;		/* function node of each call; -1 when its
 					 * start was lost (in no node, dscg stats) */
 	int64_t *call_self;		/* Equation 1 of each call */
@@ -90,6 +92,7 @@ struct ccsg_graph {
 	int64_t *total;			/* main's self + descendant */
 	int64_t *vec_pool;
 	size_t cap_nodes, cap_edges, cap_pool;
+	struct ccsg_fold *fold; /* between begin and end (ccsg.c) */
 };
 
 /* Build the graph; by_object aggregates by (object, interface, function). */
@@ -104,6 +107,21 @@ int ccsg_graph_build(struct ccsg_graph *g, struct ccsg_dscg *d, const struct ccs
 int ccsg_graph_build_res(struct ccsg_graph *g, struct ccsg_dscg *d,
 			 const struct ccsg_dims *dims, int by_object,
 			 int resource);
+/*
+ * The same, chain by chain (ccsg.c says how): begin, one call of
+ * ccsg_graph_chain() per chain of the trace - the DSCG's scan of it done
+ * (ccsg_scan_chain()) and its calls' spawns noted - then, the spawns
+ * finished, end.  The chain's calls are t->calls[ch->first ..]; the
+ * i-th has the ordinal ord0 + i in the trace, the index of the per-call
+ * arrays, which exist when ncalls (the trace's calls) is not 0.  Each
+ * returns 0 or -ENOMEM; ccsg_graph_release() frees a graph left half-built.
+ */
+int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
+		     const struct ccsg_dims *dims, int by_object, int resource,
+		     size_t ncalls);
+int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
+		     int64_t ord0);
+int ccsg_graph_end(struct ccsg_graph *g);
 void ccsg_graph_release(struct ccsg_graph *g);
 
 /* The vector dimension of a process's host, or -1 when it has none. */

@@ -83,7 +83,8 @@ stop:
 	return -1;
 }
 
-int session_open(struct session *s, const struct cli *o, int graph)
+/* The names of the --idl files and /etc/rpc: 0 or 1 after a message. */
+static int load_names(struct session *s, const struct cli *o)
 {
 	memset(s, 0, sizeof(*s));
 	idl_names_init(&s->names);
@@ -91,6 +92,37 @@ int session_open(struct session *s, const struct cli *o, int graph)
 		if (idl_names_load(&s->names, o->idl[i]))
 			return 1;
 	idl_names_load_rpc(&s->names, "/etc/rpc");
+	return 0;
+}
+
+static int load_dims(struct session *s, const struct cli *o)
+{
+	return o->groups ? ccsg_dims_groups(&s->dims, &s->trace, o->groups)
+			 : ccsg_dims_hosts(&s->dims, &s->trace);
+}
+
+int session_stream(struct session *s, const struct cli *o)
+{
+	struct ccsg_graph *graphs[] = { &s->graph, &s->freed };
+	const int resources[] = { o->resource, CCSG_RES_FREED };
+
+	if (load_names(s, o) || ccsg_trace_open(&s->trace, o->db) ||
+	    load_dims(s, o) ||
+	    ccsg_stream_build(&s->dscg, &s->trace, &s->dims, o->by_object,
+			      graphs, resources,
+			      o->resource == CCSG_RES_ALLOC ? 2 : 1))
+		return 1;
+	if (ccsg_graph_name(&s->graph, &s->names) ||
+	    (o->resource == CCSG_RES_ALLOC &&
+	     ccsg_graph_name(&s->freed, &s->names)))
+		return fail("out of memory naming the CCSG of '%s'", o->db);
+	return 0;
+}
+
+int session_open(struct session *s, const struct cli *o, int graph)
+{
+	if (load_names(s, o))
+		return 1;
 	if (ccsg_trace_load(&s->trace, o->db))
 		return 1;
 	if (ccsg_dscg_build(&s->dscg, &s->trace)) {
@@ -99,8 +131,7 @@ int session_open(struct session *s, const struct cli *o, int graph)
 	}
 	if (!graph)
 		return 0;
-	if (o->groups ? ccsg_dims_groups(&s->dims, &s->trace, o->groups) :
-			ccsg_dims_hosts(&s->dims, &s->trace))
+	if (load_dims(s, o))
 		return 1;
 	if (ccsg_graph_build_res(&s->graph, &s->dscg, &s->dims, o->by_object,
 				 o->resource) ||

@@ -21,7 +21,7 @@ static int run_report(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_report, argc, argv, 0xf))
 		return o.status;
-	ret = session_open(&s, &o, 1);
+	ret = session_stream(&s, &o);
 	if (!ret &&
 	    (o.resource == CCSG_RES_ALLOC
 		     ? ccsg_memory_print(stdout, &s.graph, &s.freed, o.format)

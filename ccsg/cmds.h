@@ -7,6 +7,7 @@
 #define CCSG_CMDS_H
 
 #include "ccsg.h"
+#include "stream.h"
 #include "commands.h"
 #include "names.h"
 #include "output.h"
@@ -88,6 +89,9 @@ struct session {
 /* Load the trace and build the DSCG (and, with graph, the CCSG of
  * o->resource).  0 or the exit status after a message. */
 int session_open(struct session *s, const struct cli *o, int graph);
+/* The same with the graph, but the trace read and folded chain by chain
+ * (stream.h): the calls are never all in memory, nor in s->trace. */
+int session_stream(struct session *s, const struct cli *o);
 void session_close(struct session *s);
 
 #endif

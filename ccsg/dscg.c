@@ -37,20 +37,20 @@
 #include "causal/log-format.h"
 #include "dscg.h"
 
-struct event {
+struct scan_event {
 	int64_t no;
 	int32_t call;
 	int32_t kind;		/* enum ccsg_probe */
 };
 
-struct frame {
+struct scan_frame {
 	int32_t call;
 	int32_t phase;		/* the last probe seen of it */
 };
 
 static int cmp_event(const void *a, const void *b)
 {
-	const struct event *x = a, *y = b;
+	const struct scan_event *x = a, *y = b;
 
 	if (x->no != y->no)
 		return x->no < y->no ? -1 : 1;
@@ -59,16 +59,7 @@ static int cmp_event(const void *a, const void *b)
 	return x->kind - y->kind;
 }
 
-struct scan {
-	struct ccsg_trace *t;
-	struct event *ev;
-	size_t cap_ev;
-	struct frame *stack;
-	size_t cap_stack, depth;
-	uint8_t *placed;
-};
-
-static void place(struct scan *s, int32_t c, int32_t parent, int32_t seg)
+static void place(struct ccsg_scan *s, int32_t c, int32_t parent, int32_t seg)
 {
 	struct ccsg_call *call = &s->t->calls[c];
 
@@ -78,11 +69,11 @@ static void place(struct scan *s, int32_t c, int32_t parent, int32_t seg)
 	s->placed[c] = 1;
 }
 
-static int push(struct scan *s, int32_t c, int32_t phase)
+static int push(struct ccsg_scan *s, int32_t c, int32_t phase)
 {
 	if (GROW(s->stack, s->cap_stack, s->depth + 1))
 		return -ENOMEM;
-	s->stack[s->depth++] = (struct frame){ c, phase };
+	s->stack[s->depth++] = (struct scan_frame){ c, phase };
 	return 0;
 }
 
@@ -95,10 +86,12 @@ static int ends_call(const struct ccsg_call *c, int kind)
 }
 
 /* The Figure 7 transition from the stack top to this event, if normal. */
-static int normal_transition(struct scan *s, const struct event *e, int first)
+static int normal_transition(struct ccsg_scan *s, const struct scan_event *e,
+			     int first)
 {
 	const struct ccsg_call *c = &s->t->calls[e->call];
-	const struct frame *top = s->depth ? &s->stack[s->depth - 1] : NULL;
+	const struct scan_frame *top =
+		s->depth ? &s->stack[s->depth - 1] : NULL;
 
 	switch (e->kind) {
 	case CCSG_STUB_START:
@@ -131,8 +124,9 @@ static int normal_transition(struct scan *s, const struct event *e, int first)
 	return 0;
 }
 
-static int scan_chain(struct scan *s, struct ccsg_chain *ch, struct ccsg_dscg_stats *st)
+static int scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
 {
+	struct ccsg_dscg_stats *st = s->st;
 	struct ccsg_trace *t = s->t;
 	size_t n = 0;
 	int64_t prev = CCSG_NONE;
@@ -147,7 +141,7 @@ static int scan_chain(struct scan *s, struct ccsg_chain *ch, struct ccsg_dscg_st
 				continue;
 			if (GROW(s->ev, s->cap_ev, n + 1))
 				return -ENOMEM;
-			s->ev[n++] = (struct event){ c->ev[k], i, k };
+			s->ev[n++] = (struct scan_event){ c->ev[k], i, k };
 			any = 1;
 		}
 		if (!any) {	/* no event at all: a segment of its own */
@@ -160,7 +154,7 @@ static int scan_chain(struct scan *s, struct ccsg_chain *ch, struct ccsg_dscg_st
 		qsort(s->ev, n, sizeof(*s->ev), cmp_event);
 	s->depth = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct event *e = &s->ev[i];
+		const struct scan_event *e = &s->ev[i];
 		struct ccsg_call *c = &t->calls[e->call];
 		int gap = prev == CCSG_NONE ? e->no != 0 : e->no != prev + 1;
 
@@ -225,40 +219,82 @@ static void link_child(struct ccsg_dscg *d, int32_t *last, int32_t parent, int32
 	last[parent] = child;
 }
 
-/* Thread parents: function-spawn-thread when the thread's function
- * container is a skeleton invocation of its process, else
- * thread-spawn-thread.  Cycles (corrupt parent ids) are cut. */
-static int link_threads(struct ccsg_dscg *d)
+static uint64_t spawn_key(int32_t proc, int64_t function)
 {
-	struct ccsg_trace *t = d->trace;
-	struct hashmap fmap = { 0 };
-	uint8_t *mark;
+	return hashmap_key2((uint32_t)proc, (uint32_t)function);
+}
 
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
+int ccsg_spawns_init(struct ccsg_spawns *sp, struct ccsg_trace *t)
+{
+	int32_t *tail = malloc((t->nthreads + 1) * sizeof(*tail));
+	int ret = -ENOMEM;
 
-		/* a call whose start was lost is in no function: the threads
-		 * it spawned hang under their parent thread */
-		if (!c->lost && c->server_proc && c->server_function_id != CCSG_NONE &&
-		    hashmap_put(&fmap, hashmap_key2(c->server_proc, (uint32_t)c->server_function_id),
-				 (int32_t)i) < 0)
-			goto nomem;
-	}
+	memset(sp, 0, sizeof(*sp));
+	sp->next = malloc((t->nthreads + 1) * sizeof(*sp->next));
+	sp->decided = calloc(t->nthreads + 1, 1);
+	if (!tail || !sp->next || !sp->decided)
+		goto out;
 	for (size_t i = 0; i < t->nthreads; i++) {
 		struct ccsg_thread *th = &t->threads[i];
-		int32_t pt = -1, f = -1;
+		int32_t head;
 
+		th->spawn_call = th->parent_thread = -1;
 		if (th->parent_tid && th->parent_tid != th->tid)
-			pt = ccsg_trace_thread(t, th->proc, th->parent_tid);
-		if (th->ctx_function != CCSG_NONE)
-			f = hashmap_get(&fmap, hashmap_key2(th->proc, (uint32_t)th->ctx_function));
-		if (f >= 0 && (pt < 0 || t->calls[f].server_tid == th->parent_tid))
-			th->spawn_call = f;
-		else
-			th->parent_thread = pt;
+			th->parent_thread =
+				ccsg_trace_thread(t, th->proc, th->parent_tid);
+		sp->next[i] = -1;
+		if (th->ctx_function == CCSG_NONE)
+			continue;
+		head = hashmap_put(&sp->first,
+				   spawn_key(th->proc, th->ctx_function),
+				   (int32_t)i);
+		if (head < 0)
+			goto out;
+		if (head != (int32_t)i) /* in thread order, after the last */
+			sp->next[tail[head]] = (int32_t)i;
+		tail[head] = (int32_t)i;
 	}
-	hashmap_release(&fmap);
-	mark = calloc(t->nthreads + 1, 1);
+	ret = 0;
+out:
+	free(tail);
+	return ret;
+}
+
+int32_t ccsg_spawns_first(const struct ccsg_spawns *sp, int32_t proc,
+			  int64_t function)
+{
+	return hashmap_get(&sp->first, spawn_key(proc, function));
+}
+
+void ccsg_spawns_note(struct ccsg_spawns *sp, struct ccsg_trace *t,
+		      const struct ccsg_call *c, int32_t ordinal)
+{
+	int32_t head;
+
+	/* a call whose start was lost is in no function: the threads it
+	 * spawned hang under their parent thread */
+	if (c->lost || !c->server_proc || c->server_function_id == CCSG_NONE)
+		return;
+	head = ccsg_spawns_first(sp, c->server_proc, c->server_function_id);
+	if (head < 0 || sp->decided[head])
+		return;
+	sp->decided[head] = 1;
+	for (int32_t i = head; i >= 0; i = sp->next[i]) {
+		struct ccsg_thread *th = &t->threads[i];
+
+		if (th->parent_thread < 0 || c->server_tid == th->parent_tid) {
+			th->spawn_call = ordinal;
+			th->parent_thread = -1;
+		}
+	}
+}
+
+int ccsg_spawns_finish(struct ccsg_spawns *sp, struct ccsg_trace *t,
+		       struct ccsg_dscg_stats *st)
+{
+	uint8_t *mark = calloc(t->nthreads + 1, 1);
+
+	(void)sp;
 	if (!mark)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nthreads; i++) {
@@ -276,12 +312,18 @@ static int link_threads(struct ccsg_dscg *d)
 			mark[k] = 2;
 			k = t->threads[k].parent_thread;
 		}
+		st->spawned_threads += t->threads[i].spawn_call >= 0;
 	}
 	free(mark);
 	return 0;
-nomem:
-	hashmap_release(&fmap);
-	return -ENOMEM;
+}
+
+void ccsg_spawns_release(struct ccsg_spawns *sp)
+{
+	hashmap_release(&sp->first);
+	free(sp->next);
+	free(sp->decided);
+	memset(sp, 0, sizeof(*sp));
 }
 
 static int cmp_tally(const void *a, const void *b, void *arg)
@@ -317,30 +359,6 @@ static void tally_sort(struct ccsg_tally *ty, struct ccsg_trace *t)
 		qsort_r(ty->v, ty->n, sizeof(*ty->v), cmp_tally, t->strings);
 }
 
-/* The counts that head the outputs: lost starts, failures, tags. */
-static int count_outcomes(struct ccsg_trace *t, struct ccsg_dscg_stats *st)
-{
-	int32_t reply[CCSG_NREPLY];
-
-	for (int i = 0; i < CCSG_NREPLY; i++)
-		if ((reply[i] = ccsg_trace_intern(t, ccsg_reply_names[i])) < 0)
-			return -ENOMEM;
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
-
-		st->lost_starts += c->lost;
-		st->failed += c->failed;
-		if ((c->failed && tally_add(&st->failures, c->status >= 0 ? c->status_name :
-					    reply[c->reply])) ||
-		    tally_add(&st->tags, c->tag) || tally_add(&st->reply_tags, c->reply_tag))
-			return -ENOMEM;
-	}
-	tally_sort(&st->failures, t);
-	tally_sort(&st->tags, t);
-	tally_sort(&st->reply_tags, t);
-	return 0;
-}
-
 static void tally_release(struct ccsg_tally *ty)
 {
 	free(ty->v);
@@ -348,10 +366,99 @@ static void tally_release(struct ccsg_tally *ty)
 	memset(ty, 0, sizeof(*ty));
 }
 
+/* The counts that head the outputs: lost starts, failures, tags, ... */
+static int count_call(struct ccsg_scan *s, const struct ccsg_call *c)
+{
+	struct ccsg_dscg_stats *st = s->st;
+
+	if (c->depth > st->max_depth)
+		st->max_depth = c->depth;
+	st->no_server += c->missing == CCSG_NO_SERVER;
+	st->no_client += c->missing == CCSG_NO_CLIENT;
+	st->incomplete += (c->ev[CCSG_STUB_START] != CCSG_NONE &&
+			   c->ev[CCSG_STUB_END] == CCSG_NONE) ||
+			  (c->ev[CCSG_SKEL_START] != CCSG_NONE &&
+			   c->ev[CCSG_SKEL_END] == CCSG_NONE);
+	st->lost_starts += c->lost;
+	st->failed += c->failed;
+	if ((c->failed &&
+	     tally_add(&st->failures,
+		       c->status >= 0 ? c->status_name : s->reply[c->reply])) ||
+	    tally_add(&st->tags, c->tag) ||
+	    tally_add(&st->reply_tags, c->reply_tag))
+		return -ENOMEM;
+	return 0;
+}
+
+int ccsg_scan_init(struct ccsg_scan *s, struct ccsg_trace *t,
+		   struct ccsg_dscg_stats *st)
+{
+	memset(s, 0, sizeof(*s));
+	s->t = t;
+	s->st = st;
+	for (int i = 0; i < CCSG_NREPLY; i++)
+		if ((s->reply[i] = ccsg_trace_intern(t, ccsg_reply_names[i])) <
+		    0)
+			return -ENOMEM;
+	return 0;
+}
+
+int ccsg_scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
+{
+	struct ccsg_trace *t = s->t;
+	size_t end = (size_t)ch->first + (size_t)ch->n;
+
+	if (GROW(s->placed, s->cap_placed, end))
+		return -ENOMEM;
+	memset(s->placed + ch->first, 0, (size_t)ch->n);
+	s->st->chains++;
+	s->st->calls += (size_t)ch->n;
+	if (scan_chain(s, ch))
+		return -ENOMEM;
+	/* the global thread node: whoever made the first root call */
+	ch->owner = -1;
+	for (int32_t j = ch->first; j < ch->first + ch->n; j++) {
+		const struct ccsg_call *c = &t->calls[j];
+
+		if (c->parent < 0 && c->client_tid)
+			ch->owner = ccsg_trace_thread(t, c->client_proc,
+						      c->client_tid);
+		if (c->parent < 0)
+			break;
+	}
+	s->st->thread_calls += ch->owner >= 0;
+	for (int32_t j = ch->first; j < ch->first + ch->n; j++)
+		if (count_call(s, &t->calls[j]))
+			return -ENOMEM;
+	return 0;
+}
+
+void ccsg_scan_finish(struct ccsg_scan *s)
+{
+	tally_sort(&s->st->failures, s->t);
+	tally_sort(&s->st->tags, s->t);
+	tally_sort(&s->st->reply_tags, s->t);
+}
+
+void ccsg_scan_release(struct ccsg_scan *s)
+{
+	free(s->ev);
+	free(s->stack);
+	free(s->placed);
+	memset(s, 0, sizeof(*s));
+}
+
+void ccsg_dscg_stats_release(struct ccsg_dscg_stats *st)
+{
+	tally_release(&st->failures);
+	tally_release(&st->tags);
+	tally_release(&st->reply_tags);
+}
+
 int ccsg_dscg_build(struct ccsg_dscg *d, struct ccsg_trace *t)
 {
 	struct ccsg_dscg_stats *st = &d->stats;
-	struct scan s = { .t = t };
+	struct ccsg_scan s;
 	int32_t *last = NULL;
 	int32_t base = (int32_t)t->ncalls;
 	int ret = -ENOMEM;
@@ -364,21 +471,22 @@ int ccsg_dscg_build(struct ccsg_dscg *d, struct ccsg_trace *t)
 	d->first_child = malloc(d->nnodes * sizeof(int32_t));
 	d->next_sibling = malloc(d->nnodes * sizeof(int32_t));
 	last = malloc(d->nnodes * sizeof(int32_t));
-	s.placed = calloc(t->ncalls + 1, 1);
-	if (!d->parent || !d->first_child || !d->next_sibling || !last || !s.placed)
+	if (ccsg_scan_init(&s, t, st) || !d->parent || !d->first_child ||
+	    !d->next_sibling || !last || ccsg_spawns_init(&d->spawns, t))
 		goto out;
 	memset(d->parent, 0xff, d->nnodes * sizeof(int32_t));
 	memset(d->first_child, 0xff, d->nnodes * sizeof(int32_t));
 	memset(d->next_sibling, 0xff, d->nnodes * sizeof(int32_t));
 	memset(last, 0xff, d->nnodes * sizeof(int32_t));
 
-	st->calls = t->ncalls;
-	st->chains = t->nchains;
 	st->threads = t->nthreads;
 	for (size_t i = 0; i < t->nchains; i++)
-		if (scan_chain(&s, &t->chains[i], st))
+		if (ccsg_scan_chain(&s, &t->chains[i]))
 			goto out;
-	if (link_threads(d) || count_outcomes(t, st))
+	ccsg_scan_finish(&s);
+	for (size_t i = 0; i < t->ncalls; i++)
+		ccsg_spawns_note(&d->spawns, t, &t->calls[i], (int32_t)i);
+	if (ccsg_spawns_finish(&d->spawns, t, st))
 		goto out;
 
 	/* Threads first, so a process's threads come before its chains. */
@@ -387,44 +495,24 @@ int ccsg_dscg_build(struct ccsg_dscg *d, struct ccsg_trace *t)
 		int32_t p = th->spawn_call >= 0 ? th->spawn_call :
 			    th->parent_thread >= 0 ? base + th->parent_thread : d->main;
 
-		st->spawned_threads += th->spawn_call >= 0;
 		link_child(d, last, p, base + (int32_t)i);
 	}
 	for (size_t i = 0; i < t->nchains; i++) {
-		struct ccsg_chain *ch = &t->chains[i];
-		int32_t owner = -1;
+		const struct ccsg_chain *ch = &t->chains[i];
 
-		/* the global thread node: whoever made the first root call */
-		for (int32_t j = ch->first; j < ch->first + ch->n && owner < 0; j++) {
-			const struct ccsg_call *c = &t->calls[j];
-
-			if (c->parent < 0 && c->client_tid)
-				owner = ccsg_trace_thread(t, c->client_proc, c->client_tid);
-			if (c->parent < 0)
-				break;
-		}
-		ch->owner = owner;
-		st->thread_calls += owner >= 0;
 		for (int32_t j = ch->first; j < ch->first + ch->n; j++) {
 			const struct ccsg_call *c = &t->calls[j];
 
-			link_child(d, last, c->parent >= 0 ? c->parent :
-				   owner >= 0 ? base + owner : d->main, j);
-			if (c->depth > st->max_depth)
-				st->max_depth = c->depth;
-			st->no_server += c->missing == CCSG_NO_SERVER;
-			st->no_client += c->missing == CCSG_NO_CLIENT;
-			st->incomplete += (c->ev[CCSG_STUB_START] != CCSG_NONE &&
-					   c->ev[CCSG_STUB_END] == CCSG_NONE) ||
-					  (c->ev[CCSG_SKEL_START] != CCSG_NONE &&
-					   c->ev[CCSG_SKEL_END] == CCSG_NONE);
+			link_child(d, last,
+				   c->parent >= 0   ? c->parent
+				   : ch->owner >= 0 ? base + ch->owner
+						    : d->main,
+				   j);
 		}
 	}
 	ret = 0;
 out:
-	free(s.ev);
-	free(s.stack);
-	free(s.placed);
+	ccsg_scan_release(&s);
 	free(last);
 	if (ret)
 		ccsg_dscg_release(d);
@@ -433,9 +521,8 @@ out:
 
 void ccsg_dscg_release(struct ccsg_dscg *d)
 {
-	tally_release(&d->stats.failures);
-	tally_release(&d->stats.tags);
-	tally_release(&d->stats.reply_tags);
+	ccsg_dscg_stats_release(&d->stats);
+	ccsg_spawns_release(&d->spawns);
 	free(d->parent);
 	free(d->first_child);
 	free(d->next_sibling);

@@ -46,8 +46,72 @@ struct ccsg_dscg_stats {
 	int32_t max_depth;
 };
 
+/*
+ * Which threads each call spawned (function-spawn-thread): a thread whose
+ * function container (ctx_function) is a skeleton of its process was
+ * spawned by the first call, in chain order, that ran that skeleton in
+ * that process - when that call ran on the thread's parent thread (or
+ * the parent is unknown).  Otherwise the thread hangs under its parent
+ * thread (thread-spawn-thread).  Decided call by call, so a stream of
+ * chains (stream.h) decides as the whole trace does.
+ */
+struct ccsg_spawns {
+	struct hashmap first; /* (proc, function) -> first thread */
+	int32_t *next;	      /* per thread: the next with its key */
+	uint8_t *decided;     /* per thread: its key met its call */
+};
+
+/* Index the threads by function container; every thread starts under its
+ * parent thread.  0 or -ENOMEM. */
+int ccsg_spawns_init(struct ccsg_spawns *sp, struct ccsg_trace *t);
+/* Call c, the ordinal-th of the trace in chain order: the threads it spawned.
+ */
+void ccsg_spawns_note(struct ccsg_spawns *sp, struct ccsg_trace *t,
+		      const struct ccsg_call *c, int32_t ordinal);
+/* The first thread spawned by a skeleton in (proc, function), then
+ * ccsg_spawns_next() for the others; -1 at the end. */
+int32_t ccsg_spawns_first(const struct ccsg_spawns *sp, int32_t proc,
+			  int64_t function);
+static inline int32_t ccsg_spawns_next(const struct ccsg_spawns *sp, int32_t th)
+{
+	return sp->next[th];
+}
+/* Cut thread-spawn-thread cycles (corrupt parent ids) and count the
+ * spawned threads.  0 or -ENOMEM. */
+int ccsg_spawns_finish(struct ccsg_spawns *sp, struct ccsg_trace *t,
+		       struct ccsg_dscg_stats *st);
+void ccsg_spawns_release(struct ccsg_spawns *sp);
+
+/*
+ * The scan of one chain (Figure 7) and its counts: calls' parent, seg,
+ * depth and abnormal; the chain's breaks, segments, truncated and owner;
+ * the stats of its calls.  Chains come one by one, the whole trace's
+ * (dscg.c) or a stream's.
+ */
+struct ccsg_scan {
+	struct ccsg_trace *t;
+	struct ccsg_dscg_stats *st;
+	struct scan_event *ev;
+	size_t cap_ev;
+	struct scan_frame *stack;
+	size_t cap_stack, depth;
+	uint8_t *placed; /* per call of the trace's array */
+	size_t cap_placed;
+	int32_t reply[CCSG_NREPLY]; /* interned reply names */
+};
+
+int ccsg_scan_init(struct ccsg_scan *s, struct ccsg_trace *t,
+		   struct ccsg_dscg_stats *st);
+/* Scan chain ch (its calls in t->calls).  0 or -ENOMEM. */
+int ccsg_scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch);
+/* Sort the tallies: once every chain is scanned. */
+void ccsg_scan_finish(struct ccsg_scan *s);
+void ccsg_scan_release(struct ccsg_scan *s);
+void ccsg_dscg_stats_release(struct ccsg_dscg_stats *st);
+
 struct ccsg_dscg {
 	struct ccsg_trace *trace;
+	struct ccsg_spawns spawns;	/* for the CCSG's fold (ccsg.c) */
 	size_t nnodes;			/* ncalls + nthreads + 1 */
 	int32_t main;			/* id of the virtual main node */
 	int32_t *parent;		/* node ids; -1 for main */

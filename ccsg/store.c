@@ -580,6 +580,15 @@ out:
 	return ret;
 }
 
+/* A column both sides have: the client's unless only the server started. */
+static void shared_column(FILE *f, const char *name)
+{
+	fprintf(f,
+		"CASE WHEN c.stub_start_event IS NOT NULL "
+		"OR s.rowid IS NULL THEN c.%s ELSE s.%s END",
+		name, name);
+}
+
 /* The rows of rpc_calls from the pairs. */
 static int build_calls(struct reader *r)
 {
@@ -603,9 +612,16 @@ static int build_calls(struct reader *r)
 		const char *name = d->cols[i].name;
 
 		fputs(i ? ", " : "", f);
-		if (!strcmp(name, "call_id"))
-			fputs("pr.seq", f);
-		else if (!strcmp(name, "missing"))
+		if (!strcmp(name, "call_id")) {
+			/* in chain order, as merge numbers them
+			 * (DB_META_CALLS_ORDER), pairs' order for ties */
+			fputs("row_number() OVER (ORDER BY ", f);
+			shared_column(f, "chain");
+			fputs(", coalesce(c.stub_start_event, "
+			      "s.skel_start_event, "
+			      "s.skel_end_event, c.stub_end_event), pr.seq)",
+			      f);
+		} else if (!strcmp(name, "missing"))
 			fputs("CASE WHEN pr.c IS NULL THEN 'client' WHEN pr.s "
 			      "IS NULL THEN 'server' END",
 			      f);
@@ -617,10 +633,7 @@ static int build_calls(struct reader *r)
 			/* the stub learns the xid only while encoding */
 			fputs("coalesce(nullif(c.xid, 0), s.xid, c.xid)", f);
 		else if (column_side(name) == SHARED)
-			fprintf(f,
-				"CASE WHEN c.stub_start_event IS NOT NULL "
-				"OR s.rowid IS NULL THEN c.%s ELSE s.%s END",
-				name, name);
+			shared_column(f, name);
 		else
 			fprintf(f, "%s.%s",
 				column_side(name) == CLIENT ? "c" : "s", name);
@@ -632,7 +645,9 @@ static int build_calls(struct reader *r)
 	      "  AND pc.proc_id = c.client_proc_id"
 	      " LEFT JOIN pmap ps ON ps.load_id = s.load_id"
 	      "  AND ps.proc_id = s.server_proc_id"
-	      " ORDER BY pr.seq",
+	      ";"
+	      "INSERT OR REPLACE INTO meta VALUES('" DB_META_CALLS_ORDER
+	      "', '" DB_CALLS_ORDER_CHAIN "')",
 	      f);
 	ret = exec_built(r, f, &sql);
 out:

@@ -1085,17 +1085,19 @@ out:
 	return ret;
 }
 
-int ccsg_trace_load(struct ccsg_trace *t, const char *given)
+/* Open the database at given (or a store's copy) and load everything but
+ * the calls; *db open on success.  0, or -1 after fail() with t released. */
+static int open_trace(struct ccsg_trace *t, const char *given, sqlite3 **db,
+		      int *with_mon)
 {
 	const char *path;
 	int32_t *host_index = NULL;
-	int with_mon, mon_mixed;
 	size_t nindex = 0;
 	struct stat sb;
-	sqlite3 *db;
 	int ret = -1;
 
 	memset(t, 0, sizeof(*t));
+	*db = NULL;
 	/* a store URL: its copy as an SQLite file */
 	path = ccsg_store_path(given);
 	if (!path)
@@ -1104,23 +1106,23 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 		return fail("cannot open trace database '%s': %s", path, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
 		return fail("'%s' is not a trace database file", path);
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		fail("cannot open trace database '%s': %s", path, sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return -1;
+	if (sqlite3_open_v2(path, db,
+			    SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		fail("cannot open trace database '%s': %s", path,
+		     sqlite3_errmsg(*db));
+		goto out;
 	}
 	t->path = strdup(given);
 	t->file = strdup(path);
-	if (!t->path || !t->file || check_schema(db, path, &t->schema_version))
+	if (!t->path || !t->file || check_schema(*db, path, &t->schema_version))
 		goto out;
 	t->has_heap = t->schema_version >= CCSG_SCHEMA_HEAP;
 	/* the monitoring columns come with monitor_switches */
-	with_mon = ccsg_db_has_table(db, "monitor_switches") > 0;
-	if (load_hosts(t, db, &host_index, &nindex) ||
-	    load_procs(t, db, host_index, nindex) || load_threads(t, db) ||
-	    load_sites_objects(t, db) ||
-	    load_calls(t, db, with_mon, &mon_mixed) ||
-	    ccsg_monitoring_load_cuts(&t->mon, db, mon_mixed))
+	*with_mon = ccsg_db_has_table(*db, "monitor_switches") > 0;
+	if (load_hosts(t, *db, &host_index, &nindex) ||
+	    load_procs(t, *db, host_index, nindex) || load_threads(t, *db) ||
+	    load_sites_objects(t, *db))
 		goto out;
 	if (t->nproc_rows)
 		ret = 0;
@@ -1128,10 +1130,220 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 		fail("trace database '%s' is empty: no processes were traced", path);
 out:
 	free(host_index);
+	if (ret) {
+		sqlite3_close(*db);
+		*db = NULL;
+		ccsg_trace_release(t);
+	}
+	return ret;
+}
+
+int ccsg_trace_load(struct ccsg_trace *t, const char *given)
+{
+	int with_mon, mon_mixed;
+	sqlite3 *db;
+	int ret = -1;
+
+	if (open_trace(t, given, &db, &with_mon))
+		return -1;
+	if (!load_calls(t, db, with_mon, &mon_mixed) &&
+	    !ccsg_monitoring_load_cuts(&t->mon, db, mon_mixed))
+		ret = 0;
 	sqlite3_close(db);
 	if (ret)
 		ccsg_trace_release(t);
 	return ret;
+}
+
+/* Does meta say call_id follows chain order (DB_META_CALLS_ORDER)? */
+static int calls_in_chain_order(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int yes = 0;
+
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT value FROM meta WHERE key = '" DB_META_CALLS_ORDER
+		    "'",
+		    -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		yes = !strcmp((const char *)sqlite3_column_text(st, 0) ?: "",
+			      DB_CALLS_ORDER_CHAIN);
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/* A trace read chain by chain (ccsg_trace_open()). */
+struct ccsg_stream {
+	sqlite3 *db;
+	struct reader r;
+	int with_mon, mon_mixed;
+	char *mon;
+	int ordered;	    /* call_id order is chain order: checked */
+	int64_t prev_event; /* the first event of the row before */
+	int have_row;	    /* r is on the first row of the next chain */
+	int last;	    /* r has no row left (a step more restarts it) */
+	int done;
+	uint8_t next[DB_CHAIN_LEN]; /* that row's chain and call_id */
+	int64_t next_id;
+	size_t cap_calls;
+};
+
+int ccsg_trace_open(struct ccsg_trace *t, const char *given)
+{
+	size_t ncols = sizeof(call_cols) / sizeof(call_cols[0]);
+	int cols[sizeof(call_cols) / sizeof(call_cols[0]) + 2];
+	struct ccsg_stream *s;
+	char order[256];
+	sqlite3 *db;
+	int with_mon;
+
+	if (open_trace(t, given, &db, &with_mon))
+		return -1;
+	if (!(s = t->stream = calloc(1, sizeof(*s)))) {
+		sqlite3_close(db);
+		ccsg_trace_release(t);
+		return fail("out of memory");
+	}
+	s->db = db;
+	s->with_mon = with_mon;
+	ncols -= t->has_heap ? 0 : CALL_HEAP_COLS;
+	memcpy(cols, call_cols, sizeof(call_cols));
+	if (with_mon) {
+		cols[ncols++] = DB_RPC_CALLS_CLIENT_MON;
+		cols[ncols++] = DB_RPC_CALLS_SERVER_MON;
+	}
+	/* the order of trace.calls (above): the table's own when the merge
+	 * wrote it so, else SQLite's sorter, which spills to temporary
+	 * files rather than hold the table (1M calls: +1.7 s of CPU) */
+	s->ordered = calls_in_chain_order(db);
+	if (s->ordered)
+		snprintf(order, sizeof(order), "ORDER BY %s",
+			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_CALL_ID));
+	else
+		snprintf(order, sizeof(order),
+			 "ORDER BY %s, coalesce(%s, %s, %s, %s), %s",
+			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_CHAIN),
+			 db_col_name(DB_RPC_CALLS,
+				     DB_RPC_CALLS_STUB_START_EVENT),
+			 db_col_name(DB_RPC_CALLS,
+				     DB_RPC_CALLS_SKEL_START_EVENT),
+			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_SKEL_END_EVENT),
+			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_STUB_END_EVENT),
+			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_CALL_ID));
+	if (rd_open(&s->r, db, DB_RPC_CALLS, cols, ncols, order, t->path)) {
+		ccsg_trace_release(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* Row r's call_id and chain: 0, or -1 (r->bad). */
+static int read_call_key(struct reader *r, int version, int64_t *id,
+			 uint8_t chain[DB_CHAIN_LEN])
+{
+	*id = rd_int(r, DB_RPC_CALLS_CALL_ID, INT64_MIN + 1, INT64_MAX, 0);
+	if (r->bad)
+		return -1;
+	r->call_id = *id;
+	r->has_call_id = 1;
+	return read_chain(r, version, chain);
+}
+
+/* The stream's end: the monitoring cuts, which need every call's. */
+static int stream_end(struct ccsg_trace *t, struct ccsg_stream *s)
+{
+	s->done = 1;
+	if (rd_close(&s->r) ||
+	    ccsg_monitoring_load_cuts(&t->mon, s->db, s->mon_mixed))
+		return -1;
+	return 0;
+}
+
+/* meta.calls_order promised what the rows break: a corrupt database. */
+static int out_of_order(const struct ccsg_trace *t, struct reader *r,
+			int64_t call_id)
+{
+	r->bad = 1;
+	rd_close(r);
+	return fail("'%s': rpc_calls is not in chain order at call_id %lld "
+		    "although "
+		    "meta.calls_order says so; merge the logs again",
+		    t->path, (long long)call_id);
+}
+
+int ccsg_trace_next_chain(struct ccsg_trace *t)
+{
+	struct ccsg_stream *s = t->stream;
+	struct reader *r = &s->r;
+	uint8_t cur[DB_CHAIN_LEN];
+
+	t->ncalls = 0;
+	t->nchains = 0;
+	if (s->done)
+		return 0;
+	if (!s->have_row) {
+		if (s->last || !rd_next(r, s->db))
+			return stream_end(t, s) ? -1 : 0;
+		if (read_call_key(r, t->schema_version, &s->next_id, s->next))
+			return rd_close(r), -1;
+	}
+	memcpy(cur, s->next, DB_CHAIN_LEN);
+	for (;;) {
+		struct ccsg_call *c;
+
+		if (t->ncalls >= INT32_MAX ||
+		    GROW(t->calls, s->cap_calls, t->ncalls + 1))
+			return nomem(r), rd_close(r), -1;
+		c = &t->calls[t->ncalls];
+		if (read_call(r, t, c) ||
+		    note_mon(r, DB_RPC_CALLS_CLIENT_MON, &s->mon,
+			     &s->mon_mixed) ||
+		    note_mon(r, DB_RPC_CALLS_SERVER_MON, &s->mon,
+			     &s->mon_mixed))
+			return rd_close(r), -1;
+		c->call_id = s->next_id;
+		c->chain = 0;
+		if (s->ordered && t->ncalls && first_event(c) < s->prev_event)
+			return out_of_order(t, r, c->call_id);
+		s->prev_event = first_event(c);
+		t->ncalls++;
+		if (!rd_next(r, s->db)) {
+			s->have_row = 0;
+			s->last = 1;
+			if (r->bad)
+				return rd_close(r), -1;
+			break;
+		}
+		if (read_call_key(r, t->schema_version, &s->next_id, s->next))
+			return rd_close(r), -1;
+		if (memcmp(s->next, cur, DB_CHAIN_LEN)) {
+			if (s->ordered &&
+			    memcmp(s->next, cur, DB_CHAIN_LEN) < 0)
+				return out_of_order(t, r, s->next_id);
+			s->have_row = 1;
+			break;
+		}
+	}
+	if (!t->chains && !(t->chains = calloc(1, sizeof(*t->chains))))
+		return nomem(r), rd_close(r), -1;
+	memset(t->chains, 0, sizeof(*t->chains));
+	t->chains->n = (int32_t)t->ncalls;
+	t->chains->owner = -1;
+	memcpy(t->chains->id, cur, DB_CHAIN_LEN);
+	t->nchains = 1;
+	return 1;
+}
+
+static void stream_close(struct ccsg_stream *s)
+{
+	if (!s)
+		return;
+	sqlite3_finalize(s->r.st);
+	sqlite3_close(s->db);
+	free(s->mon);
+	free(s);
 }
 
 void ccsg_trace_release(struct ccsg_trace *t)
@@ -1154,6 +1366,7 @@ void ccsg_trace_release(struct ccsg_trace *t)
 	free(t->strings);
 	free(t->path);
 	free(t->file);
+	stream_close(t->stream);
 	hashmap_release(&t->thread_map);
 	hashmap_release(&t->string_map);
 	ccsg_monitoring_release(&t->mon);

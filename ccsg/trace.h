@@ -162,6 +162,7 @@ struct ccsg_trace {
 	struct hashmap string_map;	/* string hash -> first index */
 	size_t cap_strings;
 	struct ccsg_monitoring mon; /* what selective monitoring covered */
+	struct ccsg_stream *stream; /* ccsg_trace_open()'s, else NULL */
 };
 
 /*
@@ -173,6 +174,17 @@ struct ccsg_trace {
  * processes is a fail(): -1 and nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
+/*
+ * The same, but the calls are read chain by chain: ccsg_trace_open()
+ * loads everything else, then each ccsg_trace_next_chain() puts the next
+ * chain's calls, in the order of ccsg_trace_load(), in t->calls (and
+ * ncalls) and the chain in t->chains[0] (nchains 1): 1, or 0 at the end
+ * (the monitoring cuts, t->mon, are loaded then), or -1 after fail().
+ * Memory holds one chain.  ccsg_trace_release() ends it at any point.
+ */
+int ccsg_trace_open(struct ccsg_trace *t, const char *path);
+int ccsg_trace_next_chain(struct ccsg_trace *t);
+
 /* Has db a table name?  1 or 0; -1 when sqlite cannot say. */
 int ccsg_db_has_table(sqlite3 *db, const char *name);
 void ccsg_trace_release(struct ccsg_trace *t);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ccsg-fixture.h"
+#include "ccsg-stream-compare.h"
 #include "ccsg.h"
 #include "json-valid.h"
 #include "names.h"
@@ -83,6 +84,9 @@ static void load(struct loaded *l, const char *path)
 	idl_names_init(&l->nm);
 	ck_assert_int_eq(ccsg_graph_name(&l->a, &l->nm), 0);
 	ck_assert_int_eq(ccsg_graph_name(&l->f, &l->nm), 0);
+	/* `ccsg report --resource=memory` streams: the same graphs */
+	sc_compare(path, &l->a, NULL);
+	sc_compare(path, &l->f, NULL);
 }
 
 static void unload(struct loaded *l, const char *path)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ccsg-fixture.h"
+#include "ccsg-stream-compare.h"
 #include "ccsg.h"
 #include "latency.h"
 #include "names.h"
@@ -96,6 +97,8 @@ static void load(struct loaded *l, const char *path, const char *groups, int by_
 	ck_assert_int_eq(ccsg_graph_build(&l->g, &l->d, &l->dims, by_object), 0);
 	idl_names_init(&l->nm);
 	ck_assert_int_eq(ccsg_graph_name(&l->g, &l->nm), 0);
+	/* `ccsg report` streams: the same graph, node by node */
+	sc_compare(path, &l->g, groups);
 }
 
 static void unload(struct loaded *l, const char *path)

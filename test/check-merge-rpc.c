@@ -205,11 +205,14 @@ START_TEST(test_rpc_calls_joined)
 	ck_assert_uint_eq(s.rpc_no_server, 1);
 	ck_assert_uint_eq(s.rpc_no_client, 1);
 
-	/* Rows: client sides by (proc, seq), then the server-only side. */
-	ck_assert_str_eq(q_list(db, "SELECT call_id || ':' || ifnull(client_proc_id, '-')"
-				" || '>' || ifnull(server_proc_id, '-') || ':' ||"
-				" ifnull(missing, '') FROM rpc_calls ORDER BY call_id"),
-			 "1:1>2:,2:1>-:server,3:1>2:,4:2>3:,5:2>3:,6:->2:client");
+	/* Rows in chain order (meta.calls_order): by chain, first event, then
+	 * client sides by (proc, seq) before server-only sides. */
+	ck_assert_str_eq(
+		q_list(db,
+		       "SELECT call_id || ':' || ifnull(client_proc_id, '-')"
+		       " || '>' || ifnull(server_proc_id, '-') || ':' ||"
+		       " ifnull(missing, '') FROM rpc_calls ORDER BY call_id"),
+		"1:1>2:,2:2>3:,3:1>-:server,4:1>2:,5:->2:client,6:2>3:");
 
 	/* Call 1: A -> B, both sides complete. */
 	ck_assert_str_eq(
@@ -246,19 +249,27 @@ START_TEST(test_rpc_calls_joined)
 			 "0 RPC_SUCCESS 16 8 ok 16 8 success ok");
 
 	/* Call 2: the server is not traced. */
-	ck_assert_str_eq(q_list(db, "SELECT transport || ' ' || peer || ' ' || one_way ||"
-				" ' ' || status_name || ' ' || reply_tag FROM rpc_calls"
-				" WHERE call_id=2"), "udp [::1]:111 1 RPC_TIMEDOUT absent");
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_calls WHERE call_id=2 AND"
-			       " server_proc_id IS NULL AND skel_start_ns IS NULL AND"
-			       " reply IS NULL AND caller_address IS NULL"), 1);
+	ck_assert_str_eq(
+		q_list(db,
+		       "SELECT transport || ' ' || peer || ' ' || one_way ||"
+		       " ' ' || status_name || ' ' || reply_tag FROM rpc_calls"
+		       " WHERE call_id=3"),
+		"udp [::1]:111 1 RPC_TIMEDOUT absent");
+	ck_assert_int_eq(
+		q_int(db,
+		      "SELECT count(*) FROM rpc_calls WHERE call_id=3 AND"
+		      " server_proc_id IS NULL AND skel_start_ns IS NULL AND"
+		      " reply IS NULL AND caller_address IS NULL"),
+		1);
 
 	/* Call 3: A killed before its stub end; the server side is whole. */
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_calls WHERE call_id=3 AND"
-			       " stub_start_event=11 AND stub_end_ns IS NULL AND"
-			       " status IS NULL AND status_name IS NULL AND"
-			       " skel_start_event=12 AND skel_end_event=13 AND"
-			       " missing IS NULL"), 1);
+	ck_assert_int_eq(
+		q_int(db, "SELECT count(*) FROM rpc_calls WHERE call_id=4 AND"
+			  " stub_start_event=11 AND stub_end_ns IS NULL AND"
+			  " status IS NULL AND status_name IS NULL AND"
+			  " skel_start_event=12 AND skel_end_event=13 AND"
+			  " missing IS NULL"),
+		1);
 
 	/* Call 4: nested in call 1, same chain, over a unix socket. */
 	ck_assert_str_eq(
@@ -266,34 +277,44 @@ START_TEST(test_rpc_calls_joined)
 		       "SELECT lower(hex(chain)) || ' ' || stub_start_event"
 		       " || ' ' || skel_start_event || ' ' || peer || ' ' ||"
 		       " object_id || ' ' || site_symbol FROM rpc_calls"
-		       " WHERE call_id=4"),
+		       " WHERE call_id=2"),
 		"aa0102030405060708090a0b0c0d0eff00000001 3 4"
 		" unix:/run/calc.sock 7 calc_mul_1");
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_calls WHERE call_id=4"
-			       " AND caller_address IS NULL"), 1);
+	ck_assert_int_eq(q_int(db,
+			       "SELECT count(*) FROM rpc_calls WHERE call_id=2"
+			       " AND caller_address IS NULL"),
+			 1);
 	/* The nested call lies inside B's skeleton of call 1. */
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_calls o JOIN rpc_calls i"
-			       " ON i.chain=o.chain AND i.stub_start_event"
-			       " BETWEEN o.skel_start_event AND o.skel_end_event"
-			       " AND i.client_proc_id=o.server_proc_id"
-			       " WHERE o.call_id=1 AND i.call_id=4"), 1);
+	ck_assert_int_eq(
+		q_int(db, "SELECT count(*) FROM rpc_calls o JOIN rpc_calls i"
+			  " ON i.chain=o.chain AND i.stub_start_event"
+			  " BETWEEN o.skel_start_event AND o.skel_end_event"
+			  " AND i.client_proc_id=o.server_proc_id"
+			  " WHERE o.call_id=1 AND i.call_id=2"),
+		1);
 
 	/* Call 5: C killed inside the skeleton. */
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_calls WHERE call_id=5 AND"
-			       " status_name='RPC_CANTRECV' AND skel_start_event=3 AND"
-			       " skel_end_ns IS NULL AND reply IS NULL AND"
-			       " server_results_bytes IS NULL AND missing IS NULL"), 1);
+	ck_assert_int_eq(
+		q_int(db,
+		      "SELECT count(*) FROM rpc_calls WHERE call_id=6 AND"
+		      " status_name='RPC_CANTRECV' AND skel_start_event=3 AND"
+		      " skel_end_ns IS NULL AND reply IS NULL AND"
+		      " server_results_bytes IS NULL AND missing IS NULL"),
+		1);
 
 	/* Call 6: an untraced client; B's own chain. */
 	ck_assert_str_eq(q_list(db, "SELECT lower(hex(chain)) || ' ' ||"
 				    " caller_address || ' ' || tag || ' ' ||"
 				    " reply || ' ' || proc || ' ' || xid"
-				    " FROM rpc_calls WHERE call_id=6"),
+				    " FROM rpc_calls WHERE call_id=5"),
 			 "bb0102030405060708090a0b0c0d0eff00000001 10.0.0.9:700"
 			 " absent system_err 4 900");
-	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_calls WHERE call_id=6 AND"
-			       " client_proc_id IS NULL AND stub_start_ns IS NULL AND"
-			       " flags IS NULL AND one_way IS NULL AND peer IS NULL"), 1);
+	ck_assert_int_eq(
+		q_int(db,
+		      "SELECT count(*) FROM rpc_calls WHERE call_id=5 AND"
+		      " client_proc_id IS NULL AND stub_start_ns IS NULL AND"
+		      " flags IS NULL AND one_way IS NULL AND peer IS NULL"),
+		1);
 	sqlite3_close(db);
 }
 END_TEST
@@ -381,7 +402,7 @@ START_TEST(test_rpc_probes_sites_objects)
 		       " ' ' || mono_exit_ns || ' ' || cpu_ns FROM rpc_probes"
 		       " WHERE proc_id=3 AND kind='skel_start' AND tid=1"
 		       " AND event_no=4"),
-		"4 aa0102030405060708090a0b0c0d0eff00000001 4 1 230 231 2300");
+		"2 aa0102030405060708090a0b0c0d0eff00000001 4 1 230 231 2300");
 	ck_assert_str_eq(q_list(db, "SELECT proc_id || ' ' || site_id || ' ' || symbol ||"
 				" ' ' || module FROM rpc_sites ORDER BY proc_id"),
 			 "1 1 calc_add_1 /bin/a,2 1 calc_mul_1 /bin/b");

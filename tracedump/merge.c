@@ -763,6 +763,8 @@ static int store_calls(struct merge *m)
 		return fail("database: insert rpc call: %s", sqlite3_errmsg(m->db));
 	if (rc)
 		return fail("rpc calls: %s", strerror(-rc));
+	if (schema_set_meta(m->db, DB_META_CALLS_ORDER, DB_CALLS_ORDER_CHAIN))
+		return -1;
 	m->stats->rpc_calls = cs.calls;
 	m->stats->rpc_no_server = cs.no_server;
 	m->stats->rpc_no_client = cs.no_client;

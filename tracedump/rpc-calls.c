@@ -793,44 +793,126 @@ static int prepare(sqlite3 *db, int rows, sqlite3_stmt **st)
 	return rc == SQLITE_OK ? 0 : -EIO;
 }
 
-/* Insert the joined rows: client sides, then server sides left alone. */
-static int write_rows(const struct rpc_calls *rc, sqlite3 *db,
-		      struct rpc_calls_stats *stats)
-{
-	struct writer wr = { 0 };
-	int64_t call_id = 0;
-	size_t unused = 0;
-	int ret;
+/*
+ * The order of the rows (DB_CALLS_ORDER_CHAIN): by chain id, then by the
+ * call's first event (coalesce of stub start, skeleton start, skeleton
+ * end, stub end; none first), then clients before servers left alone,
+ * each in the order they were read.  call_id numbers them in this order,
+ * so a reader gets the calls chain by chain without sorting.
+ */
+struct row_key {
+	uint32_t chain; /* rank of the chain id */
+	uint32_t row;	/* client i, or n_clients + server i */
+	int64_t event;	/* INT64_MIN: none */
+};
 
-	for (size_t i = 0; i < rc->n_servers; i++)
-		unused += !rc->servers[i].used;
-	wr.left = rc->n_clients + unused;
-	for (unsigned m = 0; m <= MON_TYPES; m++)
-		record_monitor_types(wr.mon[m], sizeof(wr.mon[m]), m, '|');
-	if ((ret = prepare(db, 1, &wr.one)) ||
-	    (ret = prepare(db, CALL_ROWS, &wr.many)))
+static int cmp_chain_id(const void *a, const void *b, void *arg)
+{
+	const uint8_t(*chains)[CAUSAL_CHAIN_ID_LEN] = arg;
+
+	return memcmp(chains[*(const uint32_t *)a],
+		      chains[*(const uint32_t *)b], CAUSAL_CHAIN_ID_LEN);
+}
+
+static int cmp_row_key(const void *a, const void *b)
+{
+	const struct row_key *x = a, *y = b;
+
+	if (x->chain != y->chain)
+		return x->chain < y->chain ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int64_t first_event(const struct rpc_side *c, const struct rpc_side *s)
+{
+	const struct rpc_pr *order[] = { START(c), START(s), END(s), END(c) };
+
+	for (size_t i = 0; i < 4; i++)
+		if (order[i])
+			return (int64_t)order[i]->event;
+	return INT64_MIN;
+}
+
+/* The rows to write, in order; NULL when out of memory. */
+static struct row_key *order_rows(const struct rpc_calls *rc, size_t *n)
+{
+	uint32_t *rank = malloc((rc->n_chains + 1) * sizeof(*rank));
+	uint32_t *by_id = malloc((rc->n_chains + 1) * sizeof(*by_id));
+	struct row_key *k =
+		malloc((rc->n_clients + rc->n_servers + 1) * sizeof(*k));
+
+	*n = 0;
+	if (!rank || !by_id || !k) {
+		free(k);
+		k = NULL;
 		goto out;
+	}
+	for (size_t i = 0; i < rc->n_chains; i++)
+		by_id[i] = (uint32_t)i;
+	if (rc->n_chains > 1)
+		qsort_r(by_id, rc->n_chains, sizeof(*by_id), cmp_chain_id,
+			rc->chains);
+	for (size_t i = 0; i < rc->n_chains; i++)
+		rank[by_id[i]] = (uint32_t)i;
 	for (size_t i = 0; i < rc->n_clients; i++) {
 		const struct rpc_side *c = &rc->clients[i];
 		const struct rpc_side *s =
 			c->next == NONE ? NULL : &rc->servers[c->next];
 
-		if ((ret = write_row(rc, &wr, ++call_id, c, s)))
-			goto out;
-		if (!s)
-			stats->no_server++;
+		k[(*n)++] = (struct row_key){ rank[c->chain], (uint32_t)i,
+					      first_event(c, s) };
 	}
-	for (size_t i = 0; i < rc->n_servers; i++) {
-		const struct rpc_side *s = &rc->servers[i];
-
-		if (s->used)
-			continue;
-		if ((ret = write_row(rc, &wr, ++call_id, NULL, s)))
-			goto out;
-		stats->no_client++;
-	}
-	stats->calls = (uint64_t)call_id;
+	for (size_t i = 0; i < rc->n_servers; i++)
+		if (!rc->servers[i].used)
+			k[(*n)++] = (struct row_key){
+				rank[rc->servers[i].chain],
+				(uint32_t)(rc->n_clients + i),
+				first_event(NULL, &rc->servers[i])
+			};
+	if (*n > 1)
+		qsort(k, *n, sizeof(*k), cmp_row_key);
 out:
+	free(rank);
+	free(by_id);
+	return k;
+}
+
+/* Insert the joined rows, and the client and server sides left alone. */
+static int write_rows(const struct rpc_calls *rc, sqlite3 *db,
+		      struct rpc_calls_stats *stats)
+{
+	struct writer wr = { 0 };
+	struct row_key *rows;
+	size_t n;
+	int ret;
+
+	if (!(rows = order_rows(rc, &n)))
+		return -ENOMEM;
+	wr.left = n;
+	for (unsigned m = 0; m <= MON_TYPES; m++)
+		record_monitor_types(wr.mon[m], sizeof(wr.mon[m]), m, '|');
+	if ((ret = prepare(db, 1, &wr.one)) ||
+	    (ret = prepare(db, CALL_ROWS, &wr.many)))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct rpc_side *c = NULL, *s;
+
+		if (rows[i].row < rc->n_clients) {
+			c = &rc->clients[rows[i].row];
+			s = c->next == NONE ? NULL : &rc->servers[c->next];
+			stats->no_server += !s;
+		} else {
+			s = &rc->servers[rows[i].row - rc->n_clients];
+			stats->no_client++;
+		}
+		if ((ret = write_row(rc, &wr, (int64_t)i + 1, c, s)))
+			goto out;
+	}
+	stats->calls = (uint64_t)n;
+out:
+	free(rows);
 	sqlite3_finalize(wr.one);
 	sqlite3_finalize(wr.many);
 	return ret;

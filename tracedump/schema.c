@@ -61,17 +61,26 @@ int schema_prepare_insert(sqlite3 *db, enum db_table t, const char *verb,
 }
 
 static int insert_meta(sqlite3 *db, sqlite3_stmt *st, const char *key,
-		       int value)
+		       const char *value)
 {
-	char text[16];
-
-	snprintf(text, sizeof(text), "%d", value);
 	schema_bind_text(st, DB_META_KEY, key, -1);
-	schema_bind_text(st, DB_META_VALUE, text, -1);
+	schema_bind_text(st, DB_META_VALUE, value, -1);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return fail("database: %s", sqlite3_errmsg(db));
 	sqlite3_reset(st);
 	return 0;
+}
+
+int schema_set_meta(sqlite3 *db, const char *key, const char *value)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (schema_prepare_insert(db, DB_META, "INSERT OR REPLACE", 1, &st))
+		return -1;
+	rc = insert_meta(db, st, key, value);
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int schema_create(sqlite3 *db, bool raw)
@@ -82,9 +91,11 @@ int schema_create(sqlite3 *db, bool raw)
 	if (exec_schema(db, DB_SQL_TABLES | (raw ? 0 : DB_SQL_NO_RECORDS)) ||
 	    schema_prepare_insert(db, DB_META, "INSERT", 1, &st))
 		return -1;
-	rc = insert_meta(db, st, "format_version", CAUSAL_FORMAT_VERSION);
+	rc = insert_meta(db, st, "format_version",
+			 DB_STR(CAUSAL_FORMAT_VERSION));
 	if (!rc)
-		rc = insert_meta(db, st, "schema_version", DB_SCHEMA_VERSION);
+		rc = insert_meta(db, st, "schema_version",
+				 DB_STR(DB_SCHEMA_VERSION));
 	sqlite3_finalize(st);
 	return rc;
 }

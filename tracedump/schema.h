@@ -19,6 +19,8 @@
  * raw.  Returns 0 or -1 after fail().
  */
 int schema_create(sqlite3 *db, bool raw);
+/* Set meta.key to value: 0, or -1 after fail(). */
+int schema_set_meta(sqlite3 *db, const char *key, const char *value);
 
 /* Create the indexes; called after the bulk insert, which is faster. */
 int schema_create_indexes(sqlite3 *db);

@@ -40,6 +40,17 @@
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 
+/*
+ * meta.calls_order = 'chain': rpc_calls.call_id follows the order a
+ * reader of chains wants - by chain, then by the call's first event
+ * (coalesce of stub_start_event, skel_start_event, skel_end_event,
+ * stub_end_event; NULL first), then call_id - so `ORDER BY call_id`
+ * gives the calls chain by chain without a sort.  Merges since schema
+ * version 7 write it; without it a reader sorts.
+ */
+#define DB_META_CALLS_ORDER "calls_order"
+#define DB_CALLS_ORDER_CHAIN "chain"
+
 /* Bytes of a chain id in rpc_calls.chain and threads.ctx_chain. */
 #define DB_CHAIN_LEN 20
 

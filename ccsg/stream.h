@@ -1,0 +1,23 @@
+/*
+ * stream.h - the CCSG of a trace read chain by chain (ccsg_trace_open()):
+ * each chain is scanned (the DSCG's Figure 7), its spawns noted and folded
+ * into the graphs (ccsg_graph_chain()), then forgotten.  Memory holds the
+ * threads, the graphs and the largest chain, never the calls; the graphs
+ * equal those ccsg_graph_build_res() makes of the loaded trace, but
+ * have no per-call arrays, and the DSCG only its stats and spawns.
+ */
+#ifndef CCSG_STREAM_H
+#define CCSG_STREAM_H
+
+#include "ccsg.h"
+
+/*
+ * Fold the rest of trace t (just opened) into n graphs, graphs[i] of
+ * resources[i], with d the DSCG they point to.  0, or -1 after fail()
+ * (a bad row, out of memory), with d and the graphs released.
+ */
+int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t, const struct ccsg_dims *dims,
+		      int by_object, struct ccsg_graph *const *graphs, const int *resources,
+		      size_t n);
+
+#endif
