@@ -463,6 +463,11 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 	return 0;
 }
 
+const int32_t *ccsg_graph_chain_nodes(const struct ccsg_graph *g)
+{
+	return g->fold->chain_node;
+}
+
 /* Equation 2, once every skeleton a thread ran was taken out. */
 static void threads_self(struct ccsg_graph *g)
 {

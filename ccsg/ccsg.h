@@ -121,6 +121,9 @@ int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
 		     size_t ncalls);
 int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		     int64_t ord0);
+/* The function node of each call of the chain just folded (-1: none),
+ * until the next ccsg_graph_chain(). */
+const int32_t *ccsg_graph_chain_nodes(const struct ccsg_graph *g);
 int ccsg_graph_end(struct ccsg_graph *g);
 void ccsg_graph_release(struct ccsg_graph *g);
 

@@ -14,8 +14,16 @@ static const struct opt latency_opts[] = {
 	OPT_END
 };
 
+static int watch_chain(void *acc, const struct ccsg_graph *g,
+		       const struct ccsg_chain *ch, const int32_t *node)
+{
+	return ccsg_latency_chain(acc, g, ch, node);
+}
+
 static int run_latency(int argc, char **argv)
 {
+	struct ccsg_latency_acc acc = { 0 };
+	const struct ccsg_stream_watch watch = { watch_chain, &acc };
 	struct ccsg_latency *l = NULL;
 	struct session s;
 	struct cli o;
@@ -24,13 +32,15 @@ static int run_latency(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_latency, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON))
 		return o.status;
-	if (!(ret = session_open(&s, &o, 1))) {
-		if (ccsg_latency_build(&s.graph, &l, &n))
+	/* streamed: the latencies kept per node, not the calls */
+	if (!(ret = session_stream(&s, &o, &watch))) {
+		if (ccsg_latency_finish(&acc, &s.graph, &l, &n))
 			ret = fail("out of memory");
 		else if (ccsg_latency_print(stdout, &s.graph, l, n, o.format))
 			ret = fail("cannot write the latency table");
 	}
 	free(l);
+	ccsg_latency_acc_release(&acc);
 	session_close(&s);
 	free(o.idl);
 	return ret ? 1 : 0;

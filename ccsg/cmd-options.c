@@ -101,7 +101,8 @@ static int load_dims(struct session *s, const struct cli *o)
 			 : ccsg_dims_hosts(&s->dims, &s->trace);
 }
 
-int session_stream(struct session *s, const struct cli *o)
+int session_stream(struct session *s, const struct cli *o,
+		   const struct ccsg_stream_watch *watch)
 {
 	struct ccsg_graph *graphs[] = { &s->graph, &s->freed };
 	const int resources[] = { o->resource, CCSG_RES_FREED };
@@ -110,7 +111,7 @@ int session_stream(struct session *s, const struct cli *o)
 	    load_dims(s, o) ||
 	    ccsg_stream_build(&s->dscg, &s->trace, &s->dims, o->by_object,
 			      graphs, resources,
-			      o->resource == CCSG_RES_ALLOC ? 2 : 1))
+			      o->resource == CCSG_RES_ALLOC ? 2 : 1, watch))
 		return 1;
 	if (ccsg_graph_name(&s->graph, &s->names) ||
 	    (o->resource == CCSG_RES_ALLOC &&

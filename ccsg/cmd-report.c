@@ -21,7 +21,7 @@ static int run_report(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_report, argc, argv, 0xf))
 		return o.status;
-	ret = session_stream(&s, &o);
+	ret = session_stream(&s, &o, NULL);
 	if (!ret &&
 	    (o.resource == CCSG_RES_ALLOC
 		     ? ccsg_memory_print(stdout, &s.graph, &s.freed, o.format)

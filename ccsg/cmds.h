@@ -90,8 +90,10 @@ struct session {
  * o->resource).  0 or the exit status after a message. */
 int session_open(struct session *s, const struct cli *o, int graph);
 /* The same with the graph, but the trace read and folded chain by chain
- * (stream.h): the calls are never all in memory, nor in s->trace. */
-int session_stream(struct session *s, const struct cli *o);
+ * (stream.h), each chain shown to watch (or NULL): the calls are never
+ * all in memory, nor in s->trace. */
+int session_stream(struct session *s, const struct cli *o,
+		   const struct ccsg_stream_watch *watch);
 void session_close(struct session *s);
 
 #endif

@@ -1,26 +1,21 @@
 /*
- * latency.c - Equation 3 of the monitoring paper per call, then order
- * statistics per function node: one sort of (node, latency) pairs.
+ * latency.c - Equation 3 of the monitoring paper per call, chain by chain
+ * (a loaded trace's chains, or a stream's), then order statistics per
+ * function node from its calls' latencies, sorted.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "latency.h"
 
-struct sample {
-	int32_t node;
-	int64_t ns;
-};
-
-static int cmp_sample(const void *a, const void *b)
+static int cmp_ns(const void *a, const void *b)
 {
-	const struct sample *x = a, *y = b;
+	const int64_t *x = a, *y = b;
 
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	return (x->ns > y->ns) - (x->ns < y->ns);
+	return (*x > *y) - (*x < *y);
 }
 
 /* Equation 3; CCSG_NONE without both stub probes (or ending before it
@@ -54,56 +49,69 @@ struct node_sums {
 	double network, server, children, unsplit; /* its split (latency.h) */
 	int64_t skipped; /* calls without both stub probes */
 	int64_t bounded; /* calls whose split was bounded */
+	int64_t *ns;	 /* the latencies */
+	size_t n, cap;
 };
 
-/* The latency of each call's direct child calls, summed; NULL: no memory. */
-static int64_t *child_latencies(const struct ccsg_trace *t)
+/* The graph has grown: room for its nodes.  0 or -ENOMEM. */
+static int acc_room(struct ccsg_latency_acc *acc, const struct ccsg_graph *g)
 {
-	int64_t *child = calloc(t->ncalls + 1, sizeof(int64_t));
+	struct node_sums *sums;
 
-	if (!child)
-		return NULL;
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
+	if (g->nnodes <= acc->nnodes)
+		return 0;
+	sums = realloc(acc->sums, g->nnodes * sizeof(*sums));
+	if (!sums)
+		return -ENOMEM;
+	memset(sums + acc->nnodes, 0,
+	       (g->nnodes - acc->nnodes) * sizeof(*sums));
+	acc->sums = sums;
+	acc->nnodes = g->nnodes;
+	return 0;
+}
+
+int ccsg_latency_chain(struct ccsg_latency_acc *acc, const struct ccsg_graph *g,
+		       const struct ccsg_chain *ch, const int32_t *node)
+{
+	const struct ccsg_trace *t = g->dscg->trace;
+	int64_t *child;
+
+	if (acc_room(acc, g) ||
+	    GROW(acc->child, acc->cap_child, (size_t)ch->n + 1))
+		return -ENOMEM;
+	/* the latency of each call's direct child calls, summed */
+	child = acc->child;
+	memset(child, 0, (size_t)ch->n * sizeof(*child));
+	for (int32_t j = 0; j < ch->n; j++) {
+		const struct ccsg_call *c = &t->calls[ch->first + j];
 		int64_t l = latency(c);
 
 		if (c->parent >= 0 && l != CCSG_NONE)
-			child[c->parent] += l;
+			child[c->parent - ch->first] += l;
 	}
-	return child;
-}
-
-/*
- * One sample per call with a latency into s (room for every call), the
- * call added to its node's sums; returns the number of samples.
- */
-static size_t collect(const struct ccsg_graph *g, const int64_t *child,
-		      struct sample *s, struct node_sums *sums)
-{
-	const struct ccsg_trace *t = g->dscg->trace;
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
-		int32_t node = g->call_node[i];
+	for (int32_t j = 0; j < ch->n; j++) {
+		const struct ccsg_call *c = &t->calls[ch->first + j];
 		int64_t l = latency(c);
 		struct node_sums *sm;
 
-		if (node < 0)		/* start lost: no function, no latency */
+		if (node[j] < 0) /* start lost: no function, no latency */
 			continue;
-		sm = &sums[node];
+		sm = &acc->sums[node[j]];
 		if (l == CCSG_NONE) {
 			sm->skipped++;
 			continue;
 		}
-		s[n++] = (struct sample){ node, l };
+		if (GROW(sm->ns, sm->cap, sm->n + 1))
+			return -ENOMEM;
+		sm->ns[sm->n++] = l;
 		sm->latency += l;
 		if (c->skel_start_exit_ns != CCSG_NONE && c->skel_end_ns != CCSG_NONE) {
 			/* the split of latency.h, within [0, l] */
 			int64_t raw = c->skel_end_ns - c->skel_start_exit_ns;
-			int64_t server = bound(raw, 0, l), kids = bound(child[i], 0, server);
+			int64_t server = bound(raw, 0, l),
+				kids = bound(child[j], 0, server);
 
-			sm->bounded += server != raw || kids != child[i];
+			sm->bounded += server != raw || kids != child[j];
 			sm->network += l - server;
 			sm->server += server - kids;
 			sm->children += kids;
@@ -111,27 +119,27 @@ static size_t collect(const struct ccsg_graph *g, const int64_t *child,
 			sm->unsplit += l;
 		}
 	}
-	return n;
+	return 0;
 }
 
-/* Fill L's order statistics and shares from its node's samples s[0..n)
- * (n > 0, sorted by latency) and sums. */
-static void node_stats(struct ccsg_latency *L, const struct sample *s, size_t n,
-		       const struct node_sums *sm)
+/* Fill L's order statistics and shares from its node's sums: n > 0
+ * latencies, sorted. */
+static void node_stats(struct ccsg_latency *L, const struct node_sums *sm)
 {
+	const int64_t *s = sm->ns;
 	double mean, var = 0;
 
-	L->calls = (int64_t)n;
+	L->calls = (int64_t)sm->n;
 	mean = sm->latency / L->calls;
-	for (size_t k = 0; k < n; k++)
-		var += (s[k].ns - mean) * (s[k].ns - mean);
+	for (size_t k = 0; k < sm->n; k++)
+		var += (s[k] - mean) * (s[k] - mean);
 	L->mean = mean;
 	L->sd = L->calls > 1 ? sqrt(var / (L->calls - 1)) : 0;
-	L->min = s[0].ns;
-	L->max = s[n - 1].ns;
+	L->min = s[0];
+	L->max = s[sm->n - 1];
 	/* nearest-rank percentiles */
-	L->median = s[(size_t)ceil(0.50 * L->calls) - 1].ns;
-	L->p95 = s[(size_t)ceil(0.95 * L->calls) - 1].ns;
+	L->median = s[(size_t)ceil(0.50 * L->calls) - 1];
+	L->p95 = s[(size_t)ceil(0.95 * L->calls) - 1];
 	if (sm->latency > 0) {
 		double tot = sm->latency;
 
@@ -142,50 +150,59 @@ static void node_stats(struct ccsg_latency *L, const struct sample *s, size_t n,
 	}
 }
 
+int ccsg_latency_finish(struct ccsg_latency_acc *acc,
+			const struct ccsg_graph *g, struct ccsg_latency **out,
+			size_t *nout)
+{
+	struct ccsg_latency *res;
+	size_t nres = 0;
+
+	if (acc_room(acc, g) || !(res = calloc(g->nnodes + 1, sizeof(*res))))
+		return -ENOMEM;
+	/* an entry per function node with calls, in node order */
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node_sums *sm = &acc->sums[i];
+		struct ccsg_latency *L = &res[nres];
+
+		if (g->nodes[i].kind != CCSG_FUNCTION || !g->nodes[i].calls)
+			continue;
+		L->node = (int32_t)i;
+		L->skipped = sm->skipped;
+		L->bounded = sm->bounded;
+		L->failed = g->nodes[i].failed;
+		if (sm->n) {
+			qsort(sm->ns, sm->n, sizeof(*sm->ns), cmp_ns);
+			node_stats(L, sm);
+		}
+		nres++;
+	}
+	qsort(res, nres, sizeof(*res), cmp_total);
+	*out = res;
+	*nout = nres;
+	return 0;
+}
+
+void ccsg_latency_acc_release(struct ccsg_latency_acc *acc)
+{
+	for (size_t i = 0; i < acc->nnodes; i++)
+		free(acc->sums[i].ns);
+	free(acc->sums);
+	free(acc->child);
+	memset(acc, 0, sizeof(*acc));
+}
+
 int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out,
 		       size_t *nout)
 {
 	const struct ccsg_trace *t = g->dscg->trace;
-	struct sample *s = malloc((t->ncalls + 1) * sizeof(*s));
-	int64_t *child = child_latencies(t);
-	struct node_sums *sums = calloc(g->nnodes, sizeof(*sums));
-	struct ccsg_latency *res = calloc(g->nnodes + 1, sizeof(*res));
-	size_t n, nres = 0;
+	struct ccsg_latency_acc acc = { 0 };
+	int ret = 0;
 
-	if (!s || !child || !sums || !res) {
-		free(s);
-		free(child);
-		free(sums);
-		free(res);
-		return -ENOMEM;
-	}
-	n = collect(g, child, s, sums);
-	qsort(s, n, sizeof(*s), cmp_sample);
-	/* an entry per function node with calls, in node order */
-	for (size_t i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].kind == CCSG_FUNCTION && g->nodes[i].calls) {
-			res[nres].node = (int32_t)i;
-			res[nres].skipped = sums[i].skipped;
-			res[nres].bounded = sums[i].bounded;
-			res[nres].failed = g->nodes[i].failed;
-			nres++;
-		}
-	/* the samples, grouped by node, in the same order */
-	for (size_t i = 0, r = 0; i < n;) {
-		size_t j = i;
-
-		while (j < n && s[j].node == s[i].node)
-			j++;
-		while (res[r].node != s[i].node)
-			r++;
-		node_stats(&res[r], s + i, j - i, &sums[s[i].node]);
-		i = j;
-	}
-	qsort(res, nres, sizeof(*res), cmp_total);
-	free(s);
-	free(child);
-	free(sums);
-	*out = res;
-	*nout = nres;
-	return 0;
+	for (size_t i = 0; i < t->nchains && !ret; i++)
+		ret = ccsg_latency_chain(&acc, g, &t->chains[i],
+					 g->call_node + t->chains[i].first);
+	if (!ret)
+		ret = ccsg_latency_finish(&acc, g, out, nout);
+	ccsg_latency_acc_release(&acc);
+	return ret;
 }

@@ -37,4 +37,24 @@ struct ccsg_latency {
  * largest first.  0 or -ENOMEM. */
 int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out, size_t *n);
 
+/*
+ * The same, chain by chain, as a stream folds them (stream.h): each
+ * chain's calls with node[j] the function node of its j-th call (-1:
+ * none), then finish.  Memory: the sums per node and one latency per
+ * call (8 bytes), which the exact median and 95th percentile need.
+ */
+struct ccsg_latency_acc {
+	struct node_sums *sums; /* per graph node */
+	size_t nnodes;
+	int64_t *child; /* the chain's calls: their children's latency */
+	size_t cap_child;
+};
+
+int ccsg_latency_chain(struct ccsg_latency_acc *acc, const struct ccsg_graph *g,
+		       const struct ccsg_chain *ch, const int32_t *node);
+int ccsg_latency_finish(struct ccsg_latency_acc *acc,
+			const struct ccsg_graph *g, struct ccsg_latency **out,
+			size_t *n);
+void ccsg_latency_acc_release(struct ccsg_latency_acc *acc);
+
 #endif

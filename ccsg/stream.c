@@ -8,24 +8,31 @@
 #include "usage.h"
 
 /* One chain: the DSCG's scan, its spawns, then every graph's fold. */
-static int fold_chain(struct ccsg_scan *scan, struct ccsg_dscg *d, struct ccsg_trace *t,
-		      struct ccsg_graph *const *graphs, size_t n, int64_t ord0)
+static int fold_chain(struct ccsg_scan *scan, struct ccsg_dscg *d,
+		      struct ccsg_trace *t, struct ccsg_graph *const *graphs,
+		      size_t n, int64_t ord0,
+		      const struct ccsg_stream_watch *watch)
 {
 	struct ccsg_chain *ch = &t->chains[0];
 
 	if (ccsg_scan_chain(scan, ch))
 		return -ENOMEM;
 	for (int32_t j = 0; j < ch->n; j++)
-		ccsg_spawns_note(&d->spawns, t, &t->calls[j], (int32_t)(ord0 + j));
+		ccsg_spawns_note(&d->spawns, t, &t->calls[j],
+				 (int32_t)(ord0 + j));
 	for (size_t i = 0; i < n; i++)
 		if (ccsg_graph_chain(graphs[i], ch, ord0))
 			return -ENOMEM;
+	if (watch && watch->chain(watch->arg, graphs[0], ch,
+				  ccsg_graph_chain_nodes(graphs[0])))
+		return -ENOMEM;
 	return 0;
 }
 
-int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t, const struct ccsg_dims *dims,
-		      int by_object, struct ccsg_graph *const *graphs, const int *resources,
-		      size_t n)
+int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t,
+		      const struct ccsg_dims *dims, int by_object,
+		      struct ccsg_graph *const *graphs, const int *resources,
+		      size_t n, const struct ccsg_stream_watch *watch)
 {
 	struct ccsg_scan scan;
 	int64_t ord = 0;
@@ -36,10 +43,12 @@ int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t, const struct cc
 	d->trace = t;
 	d->main = -1;
 	d->stats.threads = t->nthreads;
-	if (ccsg_scan_init(&scan, t, &d->stats) || ccsg_spawns_init(&d->spawns, t))
+	if (ccsg_scan_init(&scan, t, &d->stats) ||
+	    ccsg_spawns_init(&d->spawns, t))
 		goto nomem;
 	for (; begun < n; begun++)
-		if (ccsg_graph_begin(graphs[begun], d, dims, by_object, resources[begun], 0))
+		if (ccsg_graph_begin(graphs[begun], d, dims, by_object,
+				     resources[begun], 0))
 			goto nomem;
 	while ((got = ccsg_trace_next_chain(t)) > 0) {
 		/* ordinals as the loaded trace's indices: int32_t */
@@ -47,7 +56,7 @@ int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t, const struct cc
 			fail("'%s' has too many calls", t->path);
 			goto out;
 		}
-		if (fold_chain(&scan, d, t, graphs, n, ord))
+		if (fold_chain(&scan, d, t, graphs, n, ord, watch))
 			goto nomem;
 		ord += (int64_t)t->ncalls;
 	}

@@ -11,13 +11,24 @@
 
 #include "ccsg.h"
 
+/* What else looks at each chain once folded: its calls are
+ * t->calls[0 .. ch->n), node[j] the function node of the j-th in the
+ * first graph.  0, or -ENOMEM. */
+struct ccsg_stream_watch {
+	int (*chain)(void *arg, const struct ccsg_graph *g,
+		     const struct ccsg_chain *ch, const int32_t *node);
+	void *arg;
+};
+
 /*
  * Fold the rest of trace t (just opened) into n graphs, graphs[i] of
- * resources[i], with d the DSCG they point to.  0, or -1 after fail()
- * (a bad row, out of memory), with d and the graphs released.
+ * resources[i], with d the DSCG they point to, showing each chain to
+ * watch (NULL: none).  0, or -1 after fail() (a bad row, out of memory),
+ * with d and the graphs released.
  */
-int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t, const struct ccsg_dims *dims,
-		      int by_object, struct ccsg_graph *const *graphs, const int *resources,
-		      size_t n);
+int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t,
+		      const struct ccsg_dims *dims, int by_object,
+		      struct ccsg_graph *const *graphs, const int *resources,
+		      size_t n, const struct ccsg_stream_watch *watch);
 
 #endif
