@@ -19,6 +19,7 @@
 #include "array.h"
 #include "causal/db-schema.h"
 #include "causal/log-format.h"
+#include "store-url.h"
 #include "store.h"
 #include "trace.h"
 #include "usage.h"
@@ -1087,19 +1088,15 @@ out:
 
 /* Open the database at given (or a store's copy) and load everything but
  * the calls; *db open on success.  0, or -1 after fail() with t released. */
-static int open_trace(struct ccsg_trace *t, const char *given, sqlite3 **db,
-		      int *with_mon)
+static int open_trace(struct ccsg_trace *t, const char *given, const char *path,
+		      sqlite3 **db, int *with_mon)
 {
-	const char *path;
 	int32_t *host_index = NULL;
 	size_t nindex = 0;
 	struct stat sb;
 	int ret = -1;
 
-	memset(t, 0, sizeof(*t));
 	*db = NULL;
-	/* a store URL: its copy as an SQLite file */
-	path = ccsg_store_path(given);
 	if (!path)
 		return -1;
 	if (stat(path, &sb))
@@ -1144,7 +1141,9 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 	sqlite3 *db;
 	int ret = -1;
 
-	if (open_trace(t, given, &db, &with_mon))
+	memset(t, 0, sizeof(*t));
+	/* a store URL: its copy as an SQLite file */
+	if (open_trace(t, given, ccsg_store_path(given), &db, &with_mon))
 		return -1;
 	if (!load_calls(t, db, with_mon, &mon_mixed) &&
 	    !ccsg_monitoring_load_cuts(&t->mon, db, mon_mixed))
@@ -1176,6 +1175,7 @@ static int calls_in_chain_order(sqlite3 *db)
 
 /* A trace read chain by chain (ccsg_trace_open()). */
 struct ccsg_stream {
+	struct ccsg_store_stream *store; /* a store's calls, range by range */
 	sqlite3 *db;
 	struct reader r;
 	int with_mon, mon_mixed;
@@ -1199,12 +1199,17 @@ int ccsg_trace_open(struct ccsg_trace *t, const char *given)
 	sqlite3 *db;
 	int with_mon;
 
-	if (open_trace(t, given, &db, &with_mon))
-		return -1;
-	if (!(s = t->stream = calloc(1, sizeof(*s)))) {
-		sqlite3_close(db);
-		ccsg_trace_release(t);
+	memset(t, 0, sizeof(*t));
+	if (!(s = t->stream = calloc(1, sizeof(*s))))
 		return fail("out of memory");
+	/* a store URL: all but the calls copied, which come range by range */
+	if (open_trace(t, given,
+		       store_is_url(given)
+			       ? ccsg_store_stream_open(given, &s->store)
+			       : given,
+		       &db, &with_mon)) {
+		ccsg_trace_release(t); /* the stream, if open_trace() did not */
+		return -1;
 	}
 	s->db = db;
 	s->with_mon = with_mon;
@@ -1217,7 +1222,7 @@ int ccsg_trace_open(struct ccsg_trace *t, const char *given)
 	/* the order of trace.calls (above): the table's own when the merge
 	 * wrote it so, else SQLite's sorter, which spills to temporary
 	 * files rather than hold the table (1M calls: +1.7 s of CPU) */
-	s->ordered = calls_in_chain_order(db);
+	s->ordered = s->store || calls_in_chain_order(db);
 	if (s->ordered)
 		snprintf(order, sizeof(order), "ORDER BY %s",
 			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_CALL_ID));
@@ -1261,6 +1266,24 @@ static int stream_end(struct ccsg_trace *t, struct ccsg_stream *s)
 	return 0;
 }
 
+/* The next row: 1, or 0 at the end (or on an error: then r->bad).  A
+ * store's next range of chains is fetched when one is read. */
+static int stream_step(struct ccsg_stream *s)
+{
+	int got = 0;
+
+	if (rd_next(&s->r, s->db))
+		return 1;
+	/* a step after the end runs the query again, on the new range */
+	while (!s->r.bad && s->store &&
+	       (got = ccsg_store_stream_next(s->store)) > 0)
+		if (rd_next(&s->r, s->db))
+			return 1;
+	if (got < 0)
+		s->r.bad = 1;
+	return 0;
+}
+
 /* meta.calls_order promised what the rows break: a corrupt database. */
 static int out_of_order(const struct ccsg_trace *t, struct reader *r,
 			int64_t call_id)
@@ -1284,7 +1307,7 @@ int ccsg_trace_next_chain(struct ccsg_trace *t)
 	if (s->done)
 		return 0;
 	if (!s->have_row) {
-		if (s->last || !rd_next(r, s->db))
+		if (s->last || !stream_step(s))
 			return stream_end(t, s) ? -1 : 0;
 		if (read_call_key(r, t->schema_version, &s->next_id, s->next))
 			return rd_close(r), -1;
@@ -1309,7 +1332,7 @@ int ccsg_trace_next_chain(struct ccsg_trace *t)
 			return out_of_order(t, r, c->call_id);
 		s->prev_event = first_event(c);
 		t->ncalls++;
-		if (!rd_next(r, s->db)) {
+		if (!stream_step(s)) {
 			s->have_row = 0;
 			s->last = 1;
 			if (r->bad)
@@ -1342,6 +1365,7 @@ static void stream_close(struct ccsg_stream *s)
 		return;
 	sqlite3_finalize(s->r.st);
 	sqlite3_close(s->db);
+	ccsg_store_stream_close(s->store);
 	free(s->mon);
 	free(s);
 }

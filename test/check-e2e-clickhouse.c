@@ -557,6 +557,21 @@ START_TEST(test_scale)
 		    (const char *const[]){ "export", "--format=folded", NULL });
 	assert_same(&t, t.db, CH_URL("scale"),
 		    (const char *const[]){ "latency", "--format=json", NULL });
+	{
+		/* the streamed reader, one chain a range: the same report */
+		const char *env[] = { "CAUSAL_TEST_STORE_BATCH=1", NULL };
+		const char *args[] = { "report", "--format=json", "--db",
+				       CH_URL("scale"), NULL };
+		struct run one = run_tool(&t, "ccsg", args, env);
+		struct run all = run_tool(&t, "ccsg", args, NULL);
+
+		ck_assert_msg(WIFEXITED(one.status) &&
+				      WEXITSTATUS(one.status) == 0,
+			      "%s", one.err);
+		ck_assert_str_eq(one.out, all.out);
+		run_free(&one);
+		run_free(&all);
+	}
 	chs_stop(&s);
 	e2e_release(&t);
 }
