@@ -27,7 +27,8 @@ static void assert_stream_equal(const char *db, int by_object, int resource)
 	ck_assert_int_eq(ccsg_trace_load(&t, db), 0);
 	ck_assert_int_eq(ccsg_dscg_build(&d, &t), 0);
 	ck_assert_int_eq(ccsg_dims_hosts(&dims, &t), 0);
-	ck_assert_int_eq(ccsg_graph_build_res(&g, &d, &dims, by_object, resource), 0);
+	ck_assert_int_eq(
+		ccsg_graph_build_res(&g, &d, &dims, by_object, resource), 0);
 	idl_names_init(&nm);
 	ck_assert_int_eq(ccsg_graph_name(&g, &nm), 0);
 	sc_compare(db, &g, NULL);
@@ -49,16 +50,22 @@ static void assert_all_equal(const char *db)
 /* Rows whose call_id is not their rank in chain order: 0 after a merge. */
 static long long out_of_chain_order(sqlite3 *db)
 {
-	return e2e_query_int(db, "SELECT count(*) FROM (SELECT call_id, row_number() OVER "
-				 "(ORDER BY chain, coalesce(stub_start_event, skel_start_event, "
-				 "skel_end_event, stub_end_event), call_id) AS r FROM rpc_calls) "
-				 "WHERE r != call_id");
+	return e2e_query_int(
+		db,
+		"SELECT count(*) FROM (SELECT call_id, row_number() OVER "
+		"(ORDER BY chain, coalesce(stub_start_event, skel_start_event, "
+		"skel_end_event, stub_end_event), call_id) AS r FROM "
+		"rpc_calls) "
+		"WHERE r != call_id");
 }
 
-static void run_ccsg(struct e2e *t, const char *db, const char *out, const char *err, int code)
+static void run_ccsg(struct e2e *t, const char *db, const char *out,
+		     const char *err, int code)
 {
 	char ccsg[PATH_MAX];
-	const char *argv[] = { ccsg, "report", "--format=json", "--db", db, NULL };
+	const char *argv[] = {
+		ccsg, "report", "--format=json", "--db", db, NULL
+	};
 
 	e2e_fmt(ccsg, sizeof(ccsg), "%s/ccsg", e2e_build());
 	(void)t;
@@ -88,8 +95,9 @@ START_TEST(test_figure1_streamed)
 	ck_assert_int_eq(sqlite3_open(t.db, &t.sql), SQLITE_OK);
 	ck_assert_int_eq(out_of_chain_order(t.sql), 0);
 	/* what_to_say's spawned threads, and four hosts */
-	ck_assert_int_gt(e2e_query_int(t.sql, "SELECT count(*) FROM threads WHERE "
-					      "ctx_function IS NOT NULL"),
+	ck_assert_int_gt(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM threads WHERE "
+				       "ctx_function IS NOT NULL"),
 			 0);
 	assert_all_equal(t.db);
 	e2e_release(&t);
@@ -98,7 +106,8 @@ END_TEST
 
 START_TEST(test_synthetic_both_orders)
 {
-	char gen[PATH_MAX], td[PATH_MAX], sorted[PATH_MAX], out[2][PATH_MAX], err[PATH_MAX];
+	char gen[PATH_MAX], td[PATH_MAX], sorted[PATH_MAX], out[2][PATH_MAX],
+		err[PATH_MAX];
 	struct e2e t;
 	sqlite3 *db;
 	char *a, *b;
@@ -117,10 +126,14 @@ START_TEST(test_synthetic_both_orders)
 	}
 	ck_assert_int_eq(sqlite3_open(t.db, &t.sql), SQLITE_OK);
 	ck_assert_int_eq(out_of_chain_order(t.sql), 0);
-	ck_assert_str_eq(e2e_query_text(t.sql, "SELECT value FROM meta WHERE key = 'calls_order'"),
-			 "chain");
-	ck_assert_int_ge(e2e_query_int(t.sql, "SELECT count(*) FROM threads WHERE "
-					      "ctx_function IS NOT NULL"),
+	ck_assert_str_eq(
+		e2e_query_text(
+			t.sql,
+			"SELECT value FROM meta WHERE key = 'calls_order'"),
+		"chain");
+	ck_assert_int_ge(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM threads WHERE "
+				       "ctx_function IS NOT NULL"),
 			 400);
 	assert_all_equal(t.db);
 
@@ -128,12 +141,14 @@ START_TEST(test_synthetic_both_orders)
 	e2e_fmt(sorted, sizeof(sorted), "%s/unordered.db", t.dir);
 	copy_file(t.db, sorted);
 	ck_assert_int_eq(sqlite3_open(sorted, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db,
-				      "DELETE FROM meta WHERE key = 'calls_order';"
-				      /* reverse the call ids: no help from the table's order */
-				      "UPDATE rpc_calls SET call_id = -call_id;",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_exec(db,
+			     "DELETE FROM meta WHERE key = 'calls_order';"
+			     /* reverse the call ids: no help from the table's
+				order */
+			     "UPDATE rpc_calls SET call_id = -call_id;",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
 	sqlite3_close(db);
 	assert_all_equal(sorted);
 	e2e_fmt(out[0], sizeof(out[0]), "%s/ordered.json", t.dir);
@@ -149,15 +164,17 @@ START_TEST(test_synthetic_both_orders)
 
 	/* the order claimed but broken: one line, exit 1 */
 	ck_assert_int_eq(sqlite3_open(sorted, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db,
-				      "INSERT INTO meta VALUES('calls_order', 'chain')",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_exec(db,
+			     "INSERT INTO meta VALUES('calls_order', 'chain')",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
 	sqlite3_close(db);
 	e2e_fmt(err, sizeof(err), "%s/broken.err", t.dir);
 	run_ccsg(&t, sorted, out[1], err, 1);
 	a = e2e_slurp(err, NULL);
-	ck_assert_msg(strstr(a, "not in chain order") && strchr(a, '\n') == a + strlen(a) - 1,
+	ck_assert_msg(strstr(a, "not in chain order") &&
+			      strchr(a, '\n') == a + strlen(a) - 1,
 		      "%s", a);
 	free(a);
 	e2e_release(&t);
