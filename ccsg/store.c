@@ -761,26 +761,22 @@ const char *ccsg_store_path(const char *db)
 /* ---- the calls, range of chains by range ------------------------------- */
 
 /* Sides (rows of rpc_calls) staged at once: whole chains, so at least
- * the largest chain's.  64 Ki rows: 86 MB peak for a report of 100,000
- * calls, 114 MB of 1,000,000 (256 Ki: 230 MB, and no faster).  Tests
- * take one chain at a time with CAUSAL_TEST_STORE_BATCH=1 (sides). */
-#define BATCH_SIDES 65536
-
-static uint64_t batch_sides(void)
-{
-	const char *v = getenv("CAUSAL_TEST_STORE_BATCH");
-
-	return v && *v ? strtoull(v, NULL, 10) : BATCH_SIDES;
-}
-/* Chains asked for at once when choosing the next range. */
+ * the largest chain's.  A report of 100,000 calls from the store peaks
+ * at 23 MB one chain a range, 86 MB at 64 Ki sides, 129 MB all at once,
+ * in about the same time: 16 Ki. */
+#define BATCH_SIDES 16384
+/* Chains asked for at once when choosing the ranges. */
 #define PAGE_CHAINS 4096
 
-struct ccsg_store_stream {
-	struct reader r;
-	struct store_url u;
-	uint8_t after[DB_CHAIN_LEN]; /* the last chain read */
-	bool started;
-};
+/* The tests take one chain a range, two chains a page, with
+ * CAUSAL_TEST_STORE_BATCH=1 (sides) and CAUSAL_TEST_STORE_PAGE=2. */
+static uint64_t test_size(const char *name, uint64_t size)
+{
+	const char *v = getenv(name);
+	uint64_t n = v && *v ? strtoull(v, NULL, 10) : 0;
+
+	return n && n <= size ? n : size;
+}
 
 /* The next chains and their sides: (chain, count) rows in RowBinary. */
 struct chain_page {
@@ -788,7 +784,15 @@ struct chain_page {
 	struct rb_buf buf;
 	uint8_t (*id)[DB_CHAIN_LEN];
 	uint64_t *sides;
-	size_t n;
+	size_t n, next; /* chains in it, the first not read yet */
+	size_t size;	/* chains asked for */
+};
+
+struct ccsg_store_stream {
+	struct reader r;
+	struct store_url u;
+	struct chain_page pg;
+	bool started;
 };
 
 static int on_page(const char *p, size_t n, void *arg)
@@ -810,7 +814,7 @@ static int on_page(const char *p, size_t n, void *arg)
 			rd.p = at;
 			break;
 		}
-		if (len != DB_CHAIN_LEN || pg->n >= PAGE_CHAINS)
+		if (len != DB_CHAIN_LEN || pg->n >= pg->size)
 			return ch_fail(pg->ch, "a chain id of %zu bytes", len);
 		memcpy(pg->id[pg->n], id, DB_CHAIN_LEN);
 		pg->sides[pg->n++] = count;
@@ -826,18 +830,22 @@ static void hex(char *out, const uint8_t *id)
 		sprintf(out + 2 * i, "%02x", id[i]);
 }
 
-/* The chains after s->after, up to PAGE_CHAINS: pg filled.  0 or -1. */
-static int next_page(struct ccsg_store_stream *s, struct chain_page *pg)
+/* The chains after the page's last, up to PAGE_CHAINS, in its place.
+ * 0 or -1. */
+static int next_page(struct ccsg_store_stream *s)
 {
-	char sql[512], after[2 * DB_CHAIN_LEN + 1];
+	struct chain_page *pg = &s->pg;
+	char sql[512], after[2 * DB_CHAIN_LEN + 1] = "";
 
-	hex(after, s->after);
+	if (pg->n)
+		hex(after, pg->id[pg->n - 1]);
 	snprintf(sql, sizeof(sql),
 		 "SELECT chain, count() FROM rpc_calls WHERE load_id IN "
 		 "(" CH_FINISHED_LOADS ")%s%s%s GROUP BY chain ORDER BY chain "
-				       "LIMIT %d FORMAT RowBinary",
-		 s->started ? " AND chain > unhex('" : "",
-		 s->started ? after : "", s->started ? "')" : "", PAGE_CHAINS);
+				       "LIMIT %zu FORMAT RowBinary",
+		 pg->n ? " AND chain > unhex('" : "", after, pg->n ? "')" : "",
+		 pg->size);
+	pg->n = pg->next = 0;
 	if (ch_select(s->r.ch, sql, on_page, pg))
 		return fail("%s", ch_error(s->r.ch));
 	if (pg->buf.len)
@@ -854,8 +862,11 @@ const char *ccsg_store_stream_open(const char *db,
 	char why[512];
 
 	*out = NULL;
-	if (!(s = calloc(1, sizeof(*s)))) {
+	if (!(s = calloc(1, sizeof(*s))) ||
+	    !(s->pg.id = malloc(PAGE_CHAINS * sizeof(*s->pg.id))) ||
+	    !(s->pg.sides = malloc(PAGE_CHAINS * sizeof(*s->pg.sides)))) {
 		fail("out of memory");
+		ccsg_store_stream_close(s);
 		return NULL;
 	}
 	if (store_url_parse(db, &s->u, why, sizeof(why))) {
@@ -870,7 +881,9 @@ const char *ccsg_store_stream_open(const char *db,
 	}
 	made.url[0] = '\0'; /* not a whole copy */
 	s->r.shown = s->u.shown;
-	if (!(s->r.ch = ch_open(&s->u))) {
+	s->pg.size = test_size("CAUSAL_TEST_STORE_PAGE", PAGE_CHAINS);
+	s->pg.ch = s->r.ch = ch_open(&s->u);
+	if (!s->r.ch) {
 		fail("out of memory");
 	} else if (sqlite3_open(made.file.path, &s->r.db) != SQLITE_OK) {
 		db_fail(&s->r, "open");
@@ -884,44 +897,40 @@ const char *ccsg_store_stream_open(const char *db,
 
 int ccsg_store_stream_next(struct ccsg_store_stream *s)
 {
-	struct chain_page pg = { .ch = s->r.ch };
+	struct chain_page *pg = &s->pg;
 	char where[160], lo[2 * DB_CHAIN_LEN + 1], hi[2 * DB_CHAIN_LEN + 1];
 	uint64_t sides = 0;
-	size_t k = 0;
-	int ret = -1;
+	size_t k;
 
-	pg.id = malloc(PAGE_CHAINS * sizeof(*pg.id));
-	pg.sides = malloc(PAGE_CHAINS * sizeof(*pg.sides));
-	if (!pg.id || !pg.sides) {
-		fail("out of memory");
-		goto out;
-	}
-	if (next_page(s, &pg))
-		goto out;
-	if (!pg.n) {
-		ret = 0;
-		goto out;
+	/* a page read to its end: the next, unless it was the last */
+	if (pg->next == pg->n) {
+		if (s->started && pg->n < pg->size)
+			return 0;
+		if (next_page(s))
+			return -1;
+		s->started = true;
+		if (!pg->n)
+			return 0;
 	}
 	/* whole chains, BATCH_SIDES sides or more when one chain has */
-	while (k < pg.n && (!k || sides + pg.sides[k] <= batch_sides()))
-		sides += pg.sides[k++];
-	hex(lo, pg.id[0]);
-	hex(hi, pg.id[k - 1]);
+	for (k = pg->next;
+	     k < pg->n &&
+	     (k == pg->next ||
+	      sides + pg->sides[k] <=
+		      test_size("CAUSAL_TEST_STORE_BATCH", BATCH_SIDES));
+	     k++)
+		sides += pg->sides[k];
+	hex(lo, pg->id[pg->next]);
+	hex(hi, pg->id[k - 1]);
+	pg->next = k;
 	snprintf(where, sizeof(where),
 		 "chain >= unhex('%s') AND chain <= unhex('%s')", lo, hi);
-	memcpy(s->after, pg.id[k - 1], DB_CHAIN_LEN);
-	s->started = true;
 	if (exec(&s->r,
 		 "BEGIN; DELETE FROM s_rpc_calls; DELETE FROM rpc_calls") ||
 	    stage_table(&s->r, DB_RPC_CALLS, where) || build_calls(&s->r) ||
 	    exec(&s->r, "COMMIT"))
-		goto out;
-	ret = 1;
-out:
-	free(pg.id);
-	free(pg.sides);
-	rb_release(&pg.buf);
-	return ret;
+		return -1;
+	return 1;
 }
 
 void ccsg_store_stream_close(struct ccsg_store_stream *s)
@@ -930,5 +939,8 @@ void ccsg_store_stream_close(struct ccsg_store_stream *s)
 		return;
 	sqlite3_close(s->r.db);
 	ch_close(s->r.ch);
+	free(s->pg.id);
+	free(s->pg.sides);
+	rb_release(&s->pg.buf);
 	free(s);
 }

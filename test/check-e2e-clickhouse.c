@@ -558,8 +558,10 @@ START_TEST(test_scale)
 	assert_same(&t, t.db, CH_URL("scale"),
 		    (const char *const[]){ "latency", "--format=json", NULL });
 	{
-		/* the streamed reader, one chain a range: the same report */
-		const char *env[] = { "CAUSAL_TEST_STORE_BATCH=1", NULL };
+		/* the streamed reader, one chain a range, two a page: the
+		 * same report */
+		const char *env[] = { "CAUSAL_TEST_STORE_BATCH=1",
+				      "CAUSAL_TEST_STORE_PAGE=2", NULL };
 		const char *args[] = { "report", "--format=json", "--db",
 				       CH_URL("scale"), NULL };
 		struct run one = run_tool(&t, "ccsg", args, env);
