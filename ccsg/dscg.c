@@ -124,15 +124,27 @@ static int normal_transition(struct ccsg_scan *s, const struct scan_event *e,
 	return 0;
 }
 
-static int scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
+/* A chain's scan begins: no event seen, nothing open. */
+static void scan_begin(struct ccsg_scan *s)
 {
-	struct ccsg_dscg_stats *st = s->st;
+	s->prev = CCSG_NONE;
+	s->seg = 0;
+	s->nev = 0;
+	s->depth = 0;
+}
+
+/*
+ * Scan calls [from, ch->first + ch->n) of chain ch, whose events all come
+ * after those of the calls before, scanned already: the state (the last
+ * event, the segment, the open calls) carries on, so a chain scanned in
+ * parts is scanned as in one.
+ */
+static int scan_calls(struct ccsg_scan *s, struct ccsg_chain *ch, int32_t from)
+{
 	struct ccsg_trace *t = s->t;
 	size_t n = 0;
-	int64_t prev = CCSG_NONE;
-	int32_t seg = 0;
 
-	for (int32_t i = ch->first; i < ch->first + ch->n; i++) {
+	for (int32_t i = from; i < ch->first + ch->n; i++) {
 		struct ccsg_call *c = &t->calls[i];
 		int any = 0;
 
@@ -145,17 +157,17 @@ static int scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
 			any = 1;
 		}
 		if (!any) {	/* no event at all: a segment of its own */
-			place(s, i, -1, ++seg);
+			place(s, i, -1, ++s->seg);
 			c->abnormal = 1;
 			ch->breaks++;
 		}
 	}
 	if (n > 1)
 		qsort(s->ev, n, sizeof(*s->ev), cmp_event);
-	s->depth = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++, s->nev++) {
 		const struct scan_event *e = &s->ev[i];
 		struct ccsg_call *c = &t->calls[e->call];
+		int64_t prev = s->prev;
 		int gap = prev == CCSG_NONE ? e->no != 0 : e->no != prev + 1;
 
 		if (gap && e->kind == CCSG_STUB_END && prev != CCSG_NONE &&
@@ -164,10 +176,13 @@ static int scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
 		    e->no > prev)
 			gap = 0;
 
-		prev = e->no;
-		if (!gap && normal_transition(s, e, i == 0)) {
+		s->prev = e->no;
+		if (!gap && normal_transition(s, e, s->nev == 0)) {
 			if (!s->placed[e->call]) {
-				place(s, e->call, s->depth ? s->stack[s->depth - 1].call : -1, seg);
+				place(s, e->call,
+				      s->depth ? s->stack[s->depth - 1].call
+					       : -1,
+				      s->seg);
 				if (push(s, e->call, e->kind))
 					return -ENOMEM;
 			} else {
@@ -181,7 +196,7 @@ static int scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
 		ch->breaks++;
 		c->abnormal = 1;
 		if (!s->placed[e->call]) {
-			place(s, e->call, -1, ++seg);
+			place(s, e->call, -1, ++s->seg);
 			if (!ends_call(c, e->kind) && push(s, e->call, e->kind))
 				return -ENOMEM;
 			continue;
@@ -197,16 +212,24 @@ static int scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
 			break;
 		}
 	}
+	return 0;
+}
+
+/* A chain's scan ends: its counts. */
+static void scan_end(struct ccsg_scan *s, struct ccsg_chain *ch)
+{
+	struct ccsg_dscg_stats *st = s->st;
+
 	if (s->depth)
 		ch->truncated = 1;
 	if (ch->breaks || ch->truncated) {
-		ch->segments = seg + 1;
+		ch->segments = s->seg + 1;
 		st->broken_chains++;
 		st->segments += ch->segments;
 		st->breaks += ch->breaks;
 		st->truncated_chains += ch->truncated;
 	}
-	return 0;
+	st->chains++;
 }
 
 static void link_child(struct ccsg_dscg *d, int32_t *last, int32_t parent, int32_t child)
@@ -403,34 +426,53 @@ int ccsg_scan_init(struct ccsg_scan *s, struct ccsg_trace *t,
 	return 0;
 }
 
-int ccsg_scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
+int ccsg_scan_part(struct ccsg_scan *s, struct ccsg_chain *ch, int32_t from,
+		   int begins)
 {
-	struct ccsg_trace *t = s->t;
 	size_t end = (size_t)ch->first + (size_t)ch->n;
 
 	if (GROW(s->placed, s->cap_placed, end))
 		return -ENOMEM;
-	memset(s->placed + ch->first, 0, (size_t)ch->n);
-	s->st->chains++;
-	s->st->calls += (size_t)ch->n;
-	if (scan_chain(s, ch))
-		return -ENOMEM;
-	/* the global thread node: whoever made the first root call */
-	ch->owner = -1;
-	for (int32_t j = ch->first; j < ch->first + ch->n; j++) {
-		const struct ccsg_call *c = &t->calls[j];
+	memset(s->placed + from, 0, end - (size_t)from);
+	if (begins)
+		scan_begin(s);
+	return scan_calls(s, ch, from);
+}
 
-		if (c->parent < 0 && c->client_tid)
-			ch->owner = ccsg_trace_thread(t, c->client_proc,
-						      c->client_tid);
-		if (c->parent < 0)
-			break;
+int ccsg_scan_count(struct ccsg_scan *s, struct ccsg_chain *ch, int last)
+{
+	struct ccsg_trace *t = s->t;
+
+	/* the global thread node: whoever made the first root call (the
+	 * first call of a chain is a root: it is in its first part) */
+	if (!s->counted) {
+		ch->owner = -1;
+		for (int32_t j = ch->first; j < ch->first + ch->n; j++) {
+			const struct ccsg_call *c = &t->calls[j];
+
+			if (c->parent < 0 && c->client_tid)
+				ch->owner = ccsg_trace_thread(t, c->client_proc,
+							      c->client_tid);
+			if (c->parent < 0)
+				break;
+		}
+		s->st->thread_calls += ch->owner >= 0;
 	}
-	s->st->thread_calls += ch->owner >= 0;
+	s->counted = !last;
+	s->st->calls += (size_t)ch->n;
 	for (int32_t j = ch->first; j < ch->first + ch->n; j++)
 		if (count_call(s, &t->calls[j]))
 			return -ENOMEM;
+	if (last)
+		scan_end(s, ch);
 	return 0;
+}
+
+int ccsg_scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
+{
+	if (ccsg_scan_part(s, ch, ch->first, 1))
+		return -ENOMEM;
+	return ccsg_scan_count(s, ch, 1);
 }
 
 void ccsg_scan_finish(struct ccsg_scan *s)

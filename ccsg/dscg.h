@@ -97,6 +97,12 @@ struct ccsg_scan {
 	size_t cap_stack, depth;
 	uint8_t *placed; /* per call of the trace's array */
 	size_t cap_placed;
+	/* the chain being scanned: its last event, segment, events seen;
+	 * whether a part of it was counted */
+	int64_t prev;
+	int32_t seg;
+	size_t nev;
+	int counted;
 	int32_t reply[CCSG_NREPLY]; /* interned reply names */
 };
 
@@ -104,6 +110,21 @@ int ccsg_scan_init(struct ccsg_scan *s, struct ccsg_trace *t,
 		   struct ccsg_dscg_stats *st);
 /* Scan chain ch (its calls in t->calls).  0 or -ENOMEM. */
 int ccsg_scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch);
+/*
+ * The same in parts, for a long chain (a client's loop is one): scan its
+ * calls from index from on, whose events all follow those scanned (or
+ * which begin the chain); once no call is open
+ * (ccsg_scan_open()), or at the chain's end (last), count the calls
+ * scanned, t->calls[ch->first .. + ch->n), which may then be forgotten.
+ * 0 or -ENOMEM.
+ */
+int ccsg_scan_part(struct ccsg_scan *s, struct ccsg_chain *ch, int32_t from,
+		   int begins);
+int ccsg_scan_count(struct ccsg_scan *s, struct ccsg_chain *ch, int last);
+static inline int ccsg_scan_open(const struct ccsg_scan *s)
+{
+	return s->depth != 0;
+}
 /* Sort the tallies: once every chain is scanned. */
 void ccsg_scan_finish(struct ccsg_scan *s);
 void ccsg_scan_release(struct ccsg_scan *s);

@@ -7,19 +7,19 @@
 #include "stream.h"
 #include "usage.h"
 
-/* One chain: the DSCG's scan, its spawns, then every graph's fold. */
-static int fold_chain(struct ccsg_scan *scan, struct ccsg_dscg *d,
-		      struct ccsg_trace *t, struct ccsg_graph *const *graphs,
-		      size_t n, int64_t ord0,
+/*
+ * The calls read so far of the chain being read, now that none is open
+ * (or the chain ended): counted, folded into every graph, shown to
+ * watch, then forgotten.
+ */
+static int fold_calls(struct ccsg_scan *scan, struct ccsg_trace *t,
+		      struct ccsg_graph *const *graphs, size_t n, int64_t ord0,
 		      const struct ccsg_stream_watch *watch)
 {
 	struct ccsg_chain *ch = &t->chains[0];
 
-	if (ccsg_scan_chain(scan, ch))
+	if (ccsg_scan_count(scan, ch, t->part.ends))
 		return -ENOMEM;
-	for (int32_t j = 0; j < ch->n; j++)
-		ccsg_spawns_note(&d->spawns, t, &t->calls[j],
-				 (int32_t)(ord0 + j));
 	for (size_t i = 0; i < n; i++)
 		if (ccsg_graph_chain(graphs[i], ch, ord0))
 			return -ENOMEM;
@@ -37,7 +37,7 @@ int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t,
 	struct ccsg_scan scan;
 	int64_t ord = 0;
 	size_t begun = 0;
-	int got, ret = -1;
+	int got, keep = 0, ret = -1;
 
 	memset(d, 0, sizeof(*d));
 	d->trace = t;
@@ -50,13 +50,23 @@ int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t,
 		if (ccsg_graph_begin(graphs[begun], d, dims, by_object,
 				     resources[begun], 0))
 			goto nomem;
-	while ((got = ccsg_trace_next_chain(t)) > 0) {
+	/* a part at a time; while a call is open, the next one joins it */
+	while ((got = ccsg_trace_next_part(t, keep)) > 0) {
 		/* ordinals as the loaded trace's indices: int32_t */
 		if (ord + (int64_t)t->ncalls > INT32_MAX) {
 			fail("'%s' has too many calls", t->path);
 			goto out;
 		}
-		if (fold_chain(&scan, d, t, graphs, n, ord, watch))
+		if (ccsg_scan_part(&scan, &t->chains[0], t->part.from,
+				   t->part.starts))
+			goto nomem;
+		for (int32_t j = t->part.from; j < (int32_t)t->ncalls; j++)
+			ccsg_spawns_note(&d->spawns, t, &t->calls[j],
+					 (int32_t)(ord + j));
+		keep = !t->part.ends && ccsg_scan_open(&scan);
+		if (keep)
+			continue;
+		if (fold_calls(&scan, t, graphs, n, ord, watch))
 			goto nomem;
 		ord += (int64_t)t->ncalls;
 	}

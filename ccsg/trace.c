@@ -1185,8 +1185,11 @@ struct ccsg_stream {
 	int have_row;	    /* r is on the first row of the next chain */
 	int last;	    /* r has no row left (a step more restarts it) */
 	int done;
-	uint8_t next[DB_CHAIN_LEN]; /* that row's chain and call_id */
-	int64_t next_id;
+	uint8_t next[DB_CHAIN_LEN]; /* that row's chain, call_id, first event */
+	int64_t next_id, next_first;
+	int chain_over;	   /* the pending row begins a chain */
+	int in_chain;	   /* a call of the chain was read */
+	int64_t max_event; /* the chain's latest event read */
 	size_t cap_calls;
 };
 
@@ -1296,23 +1299,73 @@ static int out_of_order(const struct ccsg_trace *t, struct reader *r,
 		    t->path, (long long)call_id);
 }
 
-int ccsg_trace_next_chain(struct ccsg_trace *t)
+/* The first event of the row r is on (first_event()'s order), CCSG_NONE. */
+static int64_t row_first_event(struct reader *r)
+{
+	static const int cols[] = { DB_RPC_CALLS_STUB_START_EVENT,
+				    DB_RPC_CALLS_SKEL_START_EVENT,
+				    DB_RPC_CALLS_SKEL_END_EVENT,
+				    DB_RPC_CALLS_STUB_END_EVENT };
+
+	for (size_t i = 0; i < 4; i++) {
+		int64_t e = rd_int(r, cols[i], 0, MAX_EVENT, 1);
+
+		if (e != CCSG_NONE)
+			return e;
+	}
+	return CCSG_NONE;
+}
+
+/* A part ends here, before the pending row, when the part is not too
+ * short to be worth a fold and every event read comes before the rest. */
+#define PART_MIN 256
+
+/* The pending row: its key, and its first event. */
+static int read_next_key(struct ccsg_trace *t, struct ccsg_stream *s)
+{
+	if (read_call_key(&s->r, t->schema_version, &s->next_id, s->next))
+		return -1;
+	s->next_first = row_first_event(&s->r);
+	return s->r.bad ? -1 : 0;
+}
+
+/* The pending row begins a chain: the chain's entry, its order anew. */
+static void chain_begins(struct ccsg_trace *t, struct ccsg_stream *s)
+{
+	memset(t->chains, 0, sizeof(*t->chains));
+	t->chains->owner = -1;
+	memcpy(t->chains->id, s->next, DB_CHAIN_LEN);
+	t->nchains = 1;
+	t->ncalls = 0;
+	t->part.from = 0;
+	t->part.starts = 1;
+	s->in_chain = 0;
+	s->max_event = CCSG_NONE;
+	s->chain_over = 0;
+}
+
+int ccsg_trace_next_part(struct ccsg_trace *t, int keep)
 {
 	struct ccsg_stream *s = t->stream;
 	struct reader *r = &s->r;
-	uint8_t cur[DB_CHAIN_LEN];
 
-	t->ncalls = 0;
-	t->nchains = 0;
+	if (!keep)
+		t->ncalls = 0;
+	t->part = (struct ccsg_part){ (int32_t)t->ncalls, 0, 0 };
 	if (s->done)
 		return 0;
-	if (!s->have_row) {
+	if (!t->chains && !(t->chains = calloc(1, sizeof(*t->chains))))
+		return nomem(r), rd_close(r), -1;
+	if (!s->have_row) { /* the first row, or none left */
 		if (s->last || !stream_step(s))
 			return stream_end(t, s) ? -1 : 0;
-		if (read_call_key(r, t->schema_version, &s->next_id, s->next))
+		if (read_next_key(t, s))
 			return rd_close(r), -1;
+		s->have_row = 1;
+		s->chain_over = 1;
 	}
-	memcpy(cur, s->next, DB_CHAIN_LEN);
+	if (s->chain_over)
+		chain_begins(t, s);
 	for (;;) {
 		struct ccsg_call *c;
 
@@ -1328,34 +1381,37 @@ int ccsg_trace_next_chain(struct ccsg_trace *t)
 			return rd_close(r), -1;
 		c->call_id = s->next_id;
 		c->chain = 0;
-		if (s->ordered && t->ncalls && first_event(c) < s->prev_event)
+		if (s->ordered && s->in_chain && first_event(c) < s->prev_event)
 			return out_of_order(t, r, c->call_id);
+		s->in_chain = 1;
 		s->prev_event = first_event(c);
+		for (int k = 0; k < 4; k++)
+			if (c->ev[k] != CCSG_NONE && c->ev[k] > s->max_event)
+				s->max_event = c->ev[k];
 		t->ncalls++;
 		if (!stream_step(s)) {
 			s->have_row = 0;
 			s->last = 1;
 			if (r->bad)
 				return rd_close(r), -1;
+			t->part.ends = 1;
 			break;
 		}
-		if (read_call_key(r, t->schema_version, &s->next_id, s->next))
+		if (read_next_key(t, s))
 			return rd_close(r), -1;
-		if (memcmp(s->next, cur, DB_CHAIN_LEN)) {
+		if (memcmp(s->next, t->chains->id, DB_CHAIN_LEN)) {
 			if (s->ordered &&
-			    memcmp(s->next, cur, DB_CHAIN_LEN) < 0)
+			    memcmp(s->next, t->chains->id, DB_CHAIN_LEN) < 0)
 				return out_of_order(t, r, s->next_id);
-			s->have_row = 1;
+			t->part.ends = 1;
+			s->chain_over = 1;
 			break;
 		}
+		if ((int32_t)t->ncalls - t->part.from >= PART_MIN &&
+		    s->next_first != CCSG_NONE && s->next_first > s->max_event)
+			break;
 	}
-	if (!t->chains && !(t->chains = calloc(1, sizeof(*t->chains))))
-		return nomem(r), rd_close(r), -1;
-	memset(t->chains, 0, sizeof(*t->chains));
 	t->chains->n = (int32_t)t->ncalls;
-	t->chains->owner = -1;
-	memcpy(t->chains->id, cur, DB_CHAIN_LEN);
-	t->nchains = 1;
 	return 1;
 }
 

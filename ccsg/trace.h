@@ -136,6 +136,12 @@ struct ccsg_site {
 	uint8_t tirpc;			/* module is libtirpc.so* */
 };
 
+/* A part of a chain read (ccsg_trace_next_part()). */
+struct ccsg_part {
+	int32_t from;	      /* its first call in t->calls */
+	uint8_t starts, ends; /* it begins, ends its chain */
+};
+
 struct ccsg_trace {
 	char *path;	    /* the --db as given: a path or a store URL */
 	char *file;	    /* the SQLite file read (store.h: a store's copy) */
@@ -163,6 +169,7 @@ struct ccsg_trace {
 	size_t cap_strings;
 	struct ccsg_monitoring mon; /* what selective monitoring covered */
 	struct ccsg_stream *stream; /* ccsg_trace_open()'s, else NULL */
+	struct ccsg_part part;	    /* the last ccsg_trace_next_part()'s */
 };
 
 /*
@@ -175,15 +182,20 @@ struct ccsg_trace {
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
 /*
- * The same, but the calls are read chain by chain: ccsg_trace_open()
- * loads everything else, then each ccsg_trace_next_chain() puts the next
- * chain's calls, in the order of ccsg_trace_load(), in t->calls (and
- * ncalls) and the chain in t->chains[0] (nchains 1): 1, or 0 at the end
+ * The same, but the calls are read in parts of chains: ccsg_trace_open()
+ * loads everything else, then each ccsg_trace_next_part() appends the
+ * next part of a chain, in the order of ccsg_trace_load(), to t->calls
+ * (after the calls of the part before when keep, else in their place),
+ * t->part saying where it begins and whether it begins or ends its
+ * chain, t->chains[0] the chain (nchains 1; its counts carry on from
+ * part to part).  A part ends at the chain's end, or where every event
+ * of the chain read so far comes before those to come (a client's loop
+ * is one chain: each of its calls can be a part).  1, or 0 at the end
  * (the monitoring cuts, t->mon, are loaded then), or -1 after fail().
- * Memory holds one chain.  ccsg_trace_release() ends it at any point.
+ * ccsg_trace_release() ends it at any point.
  */
 int ccsg_trace_open(struct ccsg_trace *t, const char *path);
-int ccsg_trace_next_chain(struct ccsg_trace *t);
+int ccsg_trace_next_part(struct ccsg_trace *t, int keep);
 
 /* Has db a table name?  1 or 0; -1 when sqlite cannot say. */
 int ccsg_db_has_table(sqlite3 *db, const char *name);
