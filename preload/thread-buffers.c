@@ -213,6 +213,16 @@ pid_t causal_os_tid(void)
 	return tid;
 }
 
+/* The calling thread's CPU clock at CLOCK_MONOTONIC now: the bpf clock's
+ * when it has the thread (a new thread's slot holds its first switch-in),
+ * else the system call. */
+static uint64_t thread_cpu_at(uint64_t now)
+{
+	uint64_t cpu;
+
+	return causal_cpu_now(now, &cpu) ? cpu : causal_thread_cpu_ns();
+}
+
 /*
  * The thread's CPU clock is read here, also for a thread the library saw
  * start: taking 0 (the kernel's clock at clone) charged the thread with
@@ -222,7 +232,7 @@ pid_t causal_os_tid(void)
  */
 static void record_thread_start(struct causal_tbuf *tb)
 {
-	uint64_t pending;
+	uint64_t pending, now = causal_now_ns();
 	struct rec_thread_start *r;
 	const struct causal_ctx *ctx = &tb->start_ctx;
 
@@ -230,14 +240,14 @@ static void record_thread_start(struct causal_tbuf *tb)
 	causal_self.cpu_at_start =
 		!!((causal_mon_types() | ctx->mon) & CAUSAL_MON_CPU);
 	tb->cpu_at_start = causal_self.cpu_at_start;
-	r = (void *)causal_record_begin(tb, CAUSAL_REC_THREAD_START,
-					sizeof(*r), &pending);
+	r = (void *)causal_record_begin_at(tb, CAUSAL_REC_THREAD_START,
+					   sizeof(*r), &pending, now);
 	if (!r)
 		return;
 	r->hdr.aux = tb->parent_tid;
 	r->os_tid = (uint32_t)tb->os_tid;
 	r->marker = ctx->marker;
-	r->cpu_ns = causal_self.cpu_at_start ? causal_thread_cpu_ns() : 0;
+	r->cpu_ns = causal_self.cpu_at_start ? thread_cpu_at(now) : 0;
 	r->mon_off = causal_self.cpu_at_start ? 0 : CAUSAL_MON_CPU;
 	r->ctx.set = causal_ctx_active(ctx);
 	memcpy(r->ctx.chain, ctx->chain, sizeof(r->ctx.chain));
@@ -289,7 +299,7 @@ void causal_thread_end(uint32_t how)
 {
 	struct causal_tbuf *tb = causal_self.tbuf;
 	struct rec_thread_end *r;
-	uint64_t pending, now, cpu = 0;
+	uint64_t pending, now;
 
 	if (!tb)
 		return;
@@ -300,11 +310,8 @@ void causal_thread_end(uint32_t how)
 	causal_heap_publish(); /* its live change into the process total */
 	if (r) {
 		r->hdr.aux = how;
-		/* a thread's CPU measured at its start is measured to its end
-		 * (the bpf clock's, when it has this thread) */
-		if (causal_self.cpu_at_start && !causal_cpu_now(now, &cpu))
-			cpu = causal_thread_cpu_ns();
-		r->cpu_ns = causal_self.cpu_at_start ? cpu : 0;
+		/* CPU measured at the start is measured to the end */
+		r->cpu_ns = causal_self.cpu_at_start ? thread_cpu_at(now) : 0;
 		r->mon_off = causal_self.cpu_at_start ? 0 : CAUSAL_MON_CPU;
 		CAUSAL_HEAP_FILL(r);
 		r->heap_peak = r->heap_epoch ? causal_self.heap.peak : 0;

@@ -121,11 +121,6 @@ static bool_t results_with_tag(XDR *xdrs, void *p)
 	return TRUE;
 }
 
-static uint32_t encoded_size(xdrproc_t proc, void *p)
-{
-	return proc ? (uint32_t)xdr_sizeof(proc, p) : 0;
-}
-
 /*
  * cpu0: the thread's CPU clock at the probe's entry (Equation 1).  types:
  * what the call is monitored with (monitor.h); the caller writes no
@@ -321,10 +316,10 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	if (CAUSAL_MON_RECORD(types))
 		stub_end(tb, status, &st, entry, end_event, fid,
 			 types & CAUSAL_MON_SEMANTICS
-				 ? encoded_size(xargs, argsp)
+				 ? causal_xdr_size(xargs, argsp)
 				 : 0,
 			 status == RPC_SUCCESS && types & CAUSAL_MON_SEMANTICS
-				 ? encoded_size(xres, resp)
+				 ? causal_xdr_size(xres, resp)
 				 : 0,
 			 types);
 	causal_self.in_hook = 0;
@@ -499,7 +494,7 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 			 types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0,
 			 event, fid,
 			 types & CAUSAL_MON_SEMANTICS
-				 ? encoded_size(xargs, argsp)
+				 ? causal_xdr_size(xargs, argsp)
 				 : 0,
 			 0, types);
 	causal_self.in_hook = 0;

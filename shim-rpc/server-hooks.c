@@ -346,8 +346,8 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 		entry = causal_now_ns();
 	causal_self.in_hook = 1;
 	skeleton_start(s, &as.tag, as.status,
-		       xargs && (types & CAUSAL_MON_SEMANTICS)
-			       ? (uint32_t)xdr_sizeof(xargs, argsp)
+		       types & CAUSAL_MON_SEMANTICS
+			       ? causal_xdr_size(xargs, argsp)
 			       : 0,
 		       entry, 0, types);
 	causal_self.in_hook = 0;
@@ -418,8 +418,8 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	/* skeleton_end() gives the thread back its context: keep the chain */
 	memcpy(rs.tag.chain, causal_self.ctx.chain, CAUSAL_CHAIN_ID_LEN);
 	event = skeleton_end(s, reply,
-			     proc && (s->types & CAUSAL_MON_SEMANTICS)
-				     ? (uint32_t)xdr_sizeof(proc, where)
+			     s->types & CAUSAL_MON_SEMANTICS
+				     ? causal_xdr_size(proc, where)
 				     : 0,
 			     entry, cpu);
 	/* the reply carries the skeleton end's event back to the stub; only
