@@ -842,7 +842,7 @@ static int next_page(struct ccsg_store_stream *s)
 	snprintf(sql, sizeof(sql),
 		 "SELECT chain, count() FROM rpc_calls WHERE load_id IN "
 		 "(" CH_FINISHED_LOADS ")%s%s%s GROUP BY chain ORDER BY chain "
-				       "LIMIT %zu FORMAT RowBinary",
+		 "LIMIT %zu FORMAT RowBinary",
 		 pg->n ? " AND chain > unhex('" : "", after, pg->n ? "')" : "",
 		 pg->size);
 	pg->n = pg->next = 0;
