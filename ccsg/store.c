@@ -871,12 +871,12 @@ const char *ccsg_store_stream_open(const char *db,
 	}
 	if (store_url_parse(db, &s->u, why, sizeof(why))) {
 		fail("%s", why);
-		free(s);
+		ccsg_store_stream_close(s);
 		return NULL;
 	}
 	tmp_file_remove(&made.file);
 	if (tmp_file_make(&made.file, "causal-store", "trace.db")) {
-		free(s);
+		ccsg_store_stream_close(s);
 		return NULL;
 	}
 	made.url[0] = '\0'; /* not a whole copy */
