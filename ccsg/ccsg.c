@@ -436,15 +436,16 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		if (place_spawned(b, g, ch, i, ord))
 			return -ENOMEM;
 		if (f >= 0) { /* the caller's node: a call, a thread, main */
-			from = c->parent >= 0
-				       ? b->chain_node[c->parent - ch->first]
-			       : ch->owner >= 0 ? PENDING_OWNER(ch->owner)
-						: 0;
-			if ((e = note_edge(b,
-					   from < -1  ? from
-					   : from < 0 ? 0
-						      : from,
-					   f)) < 0)
+			if (c->parent >=
+			    0) /* main when the parent's start was lost */
+				from = b->chain_node[c->parent - ch->first] >= 0
+					       ? b->chain_node[c->parent -
+							       ch->first]
+					       : 0;
+			else
+				from = ch->owner >= 0 ? PENDING_OWNER(ch->owner)
+						      : 0;
+			if ((e = note_edge(b, from, f)) < 0)
 				return -ENOMEM;
 		}
 		if (g->call_node) {

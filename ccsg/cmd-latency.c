@@ -14,16 +14,10 @@ static const struct opt latency_opts[] = {
 	OPT_END
 };
 
-static int watch_chain(void *acc, const struct ccsg_graph *g,
-		       const struct ccsg_chain *ch, const int32_t *node)
-{
-	return ccsg_latency_chain(acc, g, ch, node);
-}
-
 static int run_latency(int argc, char **argv)
 {
 	struct ccsg_latency_acc acc = { 0 };
-	const struct ccsg_stream_watch watch = { watch_chain, &acc };
+	const struct ccsg_stream_watch watch = { ccsg_latency_chain, &acc };
 	struct ccsg_latency *l = NULL;
 	struct session s;
 	struct cli o;

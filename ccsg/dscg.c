@@ -312,12 +312,10 @@ void ccsg_spawns_note(struct ccsg_spawns *sp, struct ccsg_trace *t,
 	}
 }
 
-int ccsg_spawns_finish(struct ccsg_spawns *sp, struct ccsg_trace *t,
-		       struct ccsg_dscg_stats *st)
+int ccsg_spawns_finish(struct ccsg_trace *t, struct ccsg_dscg_stats *st)
 {
 	uint8_t *mark = calloc(t->nthreads + 1, 1);
 
-	(void)sp;
 	if (!mark)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nthreads; i++) {
@@ -426,6 +424,18 @@ int ccsg_scan_init(struct ccsg_scan *s, struct ccsg_trace *t,
 	return 0;
 }
 
+/* The global thread node: whoever made the chain's first call, a root
+ * (the first event, or none). */
+static void chain_owner(struct ccsg_scan *s, struct ccsg_chain *ch)
+{
+	const struct ccsg_call *c = &s->t->calls[ch->first];
+
+	ch->owner = c->client_tid ? ccsg_trace_thread(s->t, c->client_proc,
+						      c->client_tid)
+				  : -1;
+	s->st->thread_calls += ch->owner >= 0;
+}
+
 int ccsg_scan_part(struct ccsg_scan *s, struct ccsg_chain *ch, int32_t from,
 		   int begins)
 {
@@ -436,32 +446,18 @@ int ccsg_scan_part(struct ccsg_scan *s, struct ccsg_chain *ch, int32_t from,
 	memset(s->placed + from, 0, end - (size_t)from);
 	if (begins)
 		scan_begin(s);
-	return scan_calls(s, ch, from);
+	if (scan_calls(s, ch, from))
+		return -ENOMEM;
+	if (begins && ch->n)
+		chain_owner(s, ch);
+	return 0;
 }
 
 int ccsg_scan_count(struct ccsg_scan *s, struct ccsg_chain *ch, int last)
 {
-	struct ccsg_trace *t = s->t;
-
-	/* the global thread node: whoever made the first root call (the
-	 * first call of a chain is a root: it is in its first part) */
-	if (!s->counted) {
-		ch->owner = -1;
-		for (int32_t j = ch->first; j < ch->first + ch->n; j++) {
-			const struct ccsg_call *c = &t->calls[j];
-
-			if (c->parent < 0 && c->client_tid)
-				ch->owner = ccsg_trace_thread(t, c->client_proc,
-							      c->client_tid);
-			if (c->parent < 0)
-				break;
-		}
-		s->st->thread_calls += ch->owner >= 0;
-	}
-	s->counted = !last;
 	s->st->calls += (size_t)ch->n;
 	for (int32_t j = ch->first; j < ch->first + ch->n; j++)
-		if (count_call(s, &t->calls[j]))
+		if (count_call(s, &s->t->calls[j]))
 			return -ENOMEM;
 	if (last)
 		scan_end(s, ch);
@@ -528,7 +524,7 @@ int ccsg_dscg_build(struct ccsg_dscg *d, struct ccsg_trace *t)
 	ccsg_scan_finish(&s);
 	for (size_t i = 0; i < t->ncalls; i++)
 		ccsg_spawns_note(&d->spawns, t, &t->calls[i], (int32_t)i);
-	if (ccsg_spawns_finish(&d->spawns, t, st))
+	if (ccsg_spawns_finish(t, st))
 		goto out;
 
 	/* Threads first, so a process's threads come before its chains. */

@@ -78,8 +78,7 @@ static inline int32_t ccsg_spawns_next(const struct ccsg_spawns *sp, int32_t th)
 }
 /* Cut thread-spawn-thread cycles (corrupt parent ids) and count the
  * spawned threads.  0 or -ENOMEM. */
-int ccsg_spawns_finish(struct ccsg_spawns *sp, struct ccsg_trace *t,
-		       struct ccsg_dscg_stats *st);
+int ccsg_spawns_finish(struct ccsg_trace *t, struct ccsg_dscg_stats *st);
 void ccsg_spawns_release(struct ccsg_spawns *sp);
 
 /*
@@ -97,12 +96,10 @@ struct ccsg_scan {
 	size_t cap_stack, depth;
 	uint8_t *placed; /* per call of the trace's array */
 	size_t cap_placed;
-	/* the chain being scanned: its last event, segment, events seen;
-	 * whether a part of it was counted */
+	/* the chain being scanned: its last event, segment, events seen */
 	int64_t prev;
 	int32_t seg;
 	size_t nev;
-	int counted;
 	int32_t reply[CCSG_NREPLY]; /* interned reply names */
 };
 

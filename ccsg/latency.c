@@ -70,9 +70,10 @@ static int acc_room(struct ccsg_latency_acc *acc, const struct ccsg_graph *g)
 	return 0;
 }
 
-int ccsg_latency_chain(struct ccsg_latency_acc *acc, const struct ccsg_graph *g,
+int ccsg_latency_chain(void *arg, const struct ccsg_graph *g,
 		       const struct ccsg_chain *ch, const int32_t *node)
 {
+	struct ccsg_latency_acc *acc = arg;
 	const struct ccsg_trace *t = g->dscg->trace;
 	int64_t *child;
 

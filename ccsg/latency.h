@@ -40,8 +40,10 @@ int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out, si
 /*
  * The same, chain by chain, as a stream folds them (stream.h): each
  * chain's calls with node[j] the function node of its j-th call (-1:
- * none), then finish.  Memory: the sums per node and one latency per
- * call (8 bytes), which the exact median and 95th percentile need.
+ * none), then finish.  ccsg_latency_chain() is a watch of a stream
+ * (stream.h): acc is a struct ccsg_latency_acc.  Memory: the sums per node and
+ * one latency per call (8 bytes), which the exact median and 95th percentile
+ * need.
  */
 struct ccsg_latency_acc {
 	struct node_sums *sums; /* per graph node */
@@ -50,7 +52,7 @@ struct ccsg_latency_acc {
 	size_t cap_child;
 };
 
-int ccsg_latency_chain(struct ccsg_latency_acc *acc, const struct ccsg_graph *g,
+int ccsg_latency_chain(void *acc, const struct ccsg_graph *g,
 		       const struct ccsg_chain *ch, const int32_t *node);
 int ccsg_latency_finish(struct ccsg_latency_acc *acc,
 			const struct ccsg_graph *g, struct ccsg_latency **out,

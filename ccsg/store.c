@@ -161,8 +161,8 @@ static int on_rows(const char *p, size_t n, void *arg)
 	return 0;
 }
 
-/* s_<t>: load_id and t's columns, typeless; the rows of where (SQL
- * after AND, or NULL), added to those there. */
+/* s_<t>, made: load_id and t's columns, typeless; the rows of the
+ * finished loads, those of where only (SQL after AND, or NULL: all). */
 static int stage_table(struct reader *r, enum db_table t, const char *where)
 {
 	const struct db_table_def *d = &db_tables[t];
@@ -194,7 +194,7 @@ static int stage_table(struct reader *r, enum db_table t, const char *where)
 		     DB_CH_MAX_COLS);
 		goto out;
 	}
-	fprintf(fc, "CREATE TABLE IF NOT EXISTS s_%s(load_id", d->name);
+	fprintf(fc, "CREATE TABLE s_%s(load_id", d->name);
 	fprintf(fi, "INSERT INTO s_%s VALUES(?", d->name);
 	fputs("SELECT load_id", fs);
 	for (int i = 0; i < d->ncols; i++) {
@@ -673,8 +673,8 @@ static int create_schema(struct reader *r, unsigned what)
 	return exec_built(r, f, &sql);
 }
 
-/* The copy; without calls, rpc_calls and its staging table are made
- * empty (ccsg_store_stream_next() fills them). */
+/* The copy; without calls, rpc_calls stays empty and nothing is staged
+ * for it (ccsg_store_stream_next() does, range by range). */
 static int copy_store(struct reader *r, bool calls)
 {
 	char *loads;
@@ -697,8 +697,8 @@ static int copy_store(struct reader *r, bool calls)
 	    create_schema(r, DB_SQL_TABLES | DB_SQL_NO_RECORDS))
 		return -1;
 	for (int t = 0; t < DB_NTABLES; t++)
-		if (db_ch_has_table(t) &&
-		    stage_table(r, t, t == DB_RPC_CALLS && !calls ? "0" : NULL))
+		if (db_ch_has_table(t) && (calls || t != DB_RPC_CALLS) &&
+		    stage_table(r, t, NULL))
 			return -1;
 	if (exec(r, maps_sql) || build_files_hosts(r))
 		return -1;
@@ -925,8 +925,8 @@ int ccsg_store_stream_next(struct ccsg_store_stream *s)
 	pg->next = k;
 	snprintf(where, sizeof(where),
 		 "chain >= unhex('%s') AND chain <= unhex('%s')", lo, hi);
-	if (exec(&s->r,
-		 "BEGIN; DELETE FROM s_rpc_calls; DELETE FROM rpc_calls") ||
+	if (exec(&s->r, "BEGIN; DROP TABLE IF EXISTS s_rpc_calls; DELETE FROM "
+			"rpc_calls") ||
 	    stage_table(&s->r, DB_RPC_CALLS, where) || build_calls(&s->r) ||
 	    exec(&s->r, "COMMIT"))
 		return -1;

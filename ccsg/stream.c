@@ -73,7 +73,7 @@ int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t,
 	if (got < 0)
 		goto out;
 	ccsg_scan_finish(&scan);
-	if (ccsg_spawns_finish(&d->spawns, t, &d->stats))
+	if (ccsg_spawns_finish(t, &d->stats))
 		goto nomem;
 	for (size_t i = 0; i < n; i++)
 		if (ccsg_graph_end(graphs[i]))

@@ -149,12 +149,6 @@ static void sc_graphs(const struct ccsg_graph *a, const struct ccsg_graph *b)
 	sc_stats(ta, &a->dscg->stats, tb, &b->dscg->stats);
 }
 
-static int sc_watch(void *acc, const struct ccsg_graph *g,
-		    const struct ccsg_chain *ch, const int32_t *node)
-{
-	return ccsg_latency_chain(acc, g, ch, node);
-}
-
 /* The loaded graph's latency table against the streamed one's. */
 static void sc_latency(const struct ccsg_graph *loaded,
 		       const struct ccsg_graph *g, struct ccsg_latency_acc *acc)
@@ -199,7 +193,7 @@ static void sc_compare(const char *path, const struct ccsg_graph *loaded,
 	struct ccsg_graph *graphs[] = { &g };
 	int resource = loaded->resource;
 	struct ccsg_latency_acc acc = { 0 };
-	const struct ccsg_stream_watch watch = { sc_watch, &acc };
+	const struct ccsg_stream_watch watch = { ccsg_latency_chain, &acc };
 	struct idl_names nm;
 
 	ck_assert_int_eq(ccsg_trace_open(&t, path), 0);
