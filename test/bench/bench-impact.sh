@@ -58,21 +58,11 @@ further=(
 )
 
 # 1. the command
-if [ -n "$timer" ]; then
-	"$timer" -v -o "$dir/cli.time" "$BUILD/ccsg" impact --format=json --db "$db" \
-		--change "$first" >/dev/null 2>"$dir/cli.err" ||
-		{ echo "bench-impact: ccsg impact failed:" >&2; tail -5 "$dir/cli.err" >&2; exit 1; }
-	cli_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {
-		n = split($2, p, ":"); s = 0
-		for (i = 1; i <= n; i++) s = s * 60 + p[i]
-		print s }' "$dir/cli.time")
-	cli_mb=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$dir/cli.time")
-else
-	start=$(date +%s.%N)
-	"$BUILD/ccsg" impact --format=json --db "$db" --change "$first" >/dev/null
-	cli_s=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
-	cli_mb=0
-fi
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # measure (the scripts run from the top of the tree)
+bench="bench-impact"
+measure cli "$BUILD/ccsg" impact --format=json --db "$db" --change "$first"
+cli_s=$secs cli_mb=$peak_mb
 
 # 2. in one process
 "$BUILD/bench/impact-cost" "$db" "$first" "${further[@]}" >"$dir/cost.out"
