@@ -22,48 +22,10 @@
 
 #include "array.h"
 #include "ccsg.h"
+#include "fold.h"
 #include "names.h"
 
-/* A thread's place, learnt when the chain of the call that spawned it is
- * folded: the nodes of that call and of its ancestors in the chain, and
- * the thread that started that chain. */
-struct spawn_place {
-	int32_t node;  /* the spawning call's function node */
-	int32_t owner; /* the chain's owner thread, -1 */
-	int32_t *path; /* ancestor call nodes, the call's first */
-	size_t npath;
-};
-
-/* A call edge made while folding: its source may be the thread that
- * started the chain, whose node is known at the end only. */
-struct pending_edge {
-	int32_t from; /* a node, or PENDING_OWNER(thread) */
-	int32_t to;
-	int64_t count;
-};
-#define PENDING_OWNER(th) (-2 - (th))
-
-struct ccsg_fold {
-	struct ccsg_trace *t;
-	/* a call's function, by exact keys through a chain of small maps:
-	 * (prog, vers) -> pv, (pv, proc) -> fn, (server, object) -> obj,
-	 * (fn, obj) -> fo */
-	struct hashmap pv, fn, obj, fo;
-	struct hashmap fn_node;		/* fn (or fo, by object) -> its node */
-	uint8_t *served;		/* per thread: it ran skeletons */
-	int64_t **chains_sum;	    /* per thread: its chains' CPU, k each */
-	struct spawn_place *spawn;  /* per thread */
-	struct pending_edge *edges; /* in creation order */
-	size_t nedges, cap_edges;
-	struct hashmap edge_slot; /* (from, to) -> edges[] index */
-	int32_t *chain_node;	  /* the chain being folded: per call */
-	int64_t *chain_self;
-	size_t cap_chain_node, cap_chain_self;
-	int64_t *chain_sum;		/* k entries */
-	int32_t serving_node;		/* under main, made on demand, or -1 */
-};
-
-static int32_t new_node(struct ccsg_graph *g, int kind)
+int32_t ccsg_graph_new_node(struct ccsg_graph *g, int kind)
 {
 	struct ccsg_node *n;
 
@@ -91,8 +53,9 @@ static int32_t lookup(struct hashmap *m, uint64_t key)
 }
 
 static int32_t function_node(struct ccsg_fold *b, struct ccsg_graph *g,
-			     const struct ccsg_call *c)
+			     const struct ccsg_chain *ch, int32_t i)
 {
+	const struct ccsg_call *c = &b->t->calls[i];
 	int32_t pv, key, n;
 
 	pv = lookup(&b->pv, hashmap_key2(c->prog, c->vers));
@@ -120,8 +83,11 @@ static int32_t function_node(struct ccsg_fold *b, struct ccsg_graph *g,
 	n = hashmap_get(&b->fn_node, (uint64_t)key);
 	if (n >= 0)
 		return n;
-	if ((n = new_node(g, CCSG_FUNCTION)) < 0)
-		return n;
+	if ((n = ccsg_graph_new_node(g, CCSG_FUNCTION)) < 0 ||
+	    GROW(b->node_at, b->cap_node_at, g->nnodes) ||
+	    GROW(b->sym_at, b->cap_sym_at, g->nnodes))
+		return -ENOMEM;
+	b->node_at[n] = ccsg_call_key_of(ch, i);
 	g->nodes[n].prog = c->prog;
 	g->nodes[n].vers = c->vers;
 	g->nodes[n].proc = c->proc;
@@ -145,7 +111,7 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 
 	if (g->nodes[f].thread_node >= 0)
 		return g->nodes[f].thread_node;
-	if ((n = new_node(g, CCSG_THREAD)) < 0)
+	if ((n = ccsg_graph_new_node(g, CCSG_THREAD)) < 0)
 		return n;
 	g->nodes[n].parent = f;
 	g->nodes[f].thread_node = n;
@@ -174,7 +140,8 @@ static int32_t add_edge(struct ccsg_graph *g, int32_t from, int32_t to,
 
 /* One call more on the edge from -> to while folding: its pending slot,
  * or -ENOMEM. */
-static int32_t note_edge(struct ccsg_fold *b, int32_t from, int32_t to)
+static int32_t note_edge(struct ccsg_fold *b, int32_t from, int32_t to,
+			 const struct ccsg_chain *ch, int32_t i)
 {
 	uint64_t key = hashmap_key2((uint32_t)from, (uint32_t)to);
 	int32_t e = hashmap_get(&b->edge_slot, key);
@@ -184,7 +151,8 @@ static int32_t note_edge(struct ccsg_fold *b, int32_t from, int32_t to)
 		    hashmap_put(&b->edge_slot, key, (int32_t)b->nedges) < 0)
 			return -ENOMEM;
 		e = (int32_t)b->nedges++;
-		b->edges[e] = (struct pending_edge){ from, to, 0 };
+		b->edges[e] = (struct pending_edge){ from, to, 0,
+						     ccsg_call_key_of(ch, i) };
 	}
 	b->edges[e].count++;
 	return e;
@@ -220,6 +188,15 @@ static int64_t thread_amount(const struct ccsg_graph *g,
 {
 	return g->resource == CCSG_RES_CPU ? th->cpu_ns
 					   : th->heap[CCSG_HEAP(g->resource)];
+}
+
+int64_t ccsg_graph_thread_start(const struct ccsg_graph *g, size_t i)
+{
+	const struct ccsg_thread *th = &g->fold->t->threads[i];
+
+	if (th->infra || thread_amount(g, th) == CCSG_NONE)
+		return 0;
+	return thread_amount(g, th);
 }
 
 /* The same, 0 when unknown. */
@@ -405,13 +382,16 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		int32_t f = -1;
 
 		if (!c->lost) {
-			if ((f = function_node(b, g, c)) < 0)
+			if ((f = function_node(b, g, ch, ch->first + j)) < 0)
 				return -ENOMEM;
 			g->nodes[f].calls++;
 			g->nodes[f].failed += c->failed;
 			if (g->nodes[f].symbol < 0 &&
-			    ccsg_symbol_ok(t, c->symbol, c->vers))
+			    ccsg_symbol_ok(t, c->symbol, c->vers)) {
 				g->nodes[f].symbol = c->symbol;
+				b->sym_at[f] =
+					ccsg_call_key_of(ch, ch->first + j);
+			}
 		}
 		b->chain_node[j] = f;
 	}
@@ -445,7 +425,7 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 			else
 				from = ch->owner >= 0 ? PENDING_OWNER(ch->owner)
 						      : 0;
-			if ((e = note_edge(b, from, f)) < 0)
+			if ((e = note_edge(b, from, f, ch, i)) < 0)
 				return -ENOMEM;
 		}
 		if (g->call_node) {
@@ -497,7 +477,7 @@ static int32_t serving_node_of(struct ccsg_fold *b, struct ccsg_graph *g)
 
 	if (b->serving_node >= 0)
 		return b->serving_node;
-	if ((n = new_node(g, CCSG_THREAD)) < 0)
+	if ((n = ccsg_graph_new_node(g, CCSG_THREAD)) < 0)
 		return n;
 	g->nodes[n].parent = 0;
 	g->nodes[n].serving = 1;
@@ -763,19 +743,16 @@ int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
 	}
 	if (!b->served || !b->chains_sum || !b->spawn || !b->chain_sum ||
 	    !g->total || !g->thread_node || !g->thread_self ||
-	    !g->root_thread || new_node(g, CCSG_MAIN) != 0)
+	    !g->root_thread || ccsg_graph_new_node(g, CCSG_MAIN) != 0)
 		goto nomem;
 	g->nodes[0].calls = 1;
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ccsg_thread *th = &t->threads[i];
 
 		b->spawn[i].node = b->spawn[i].owner = -1;
-		if (th->infra)
-			continue;
-		if (thread_amount(g, th) == CCSG_NONE)
-			g->unmeasured_threads++;
-		else
-			g->thread_self[i] = thread_amount(g, th);
+		g->unmeasured_threads +=
+			!th->infra && thread_amount(g, th) == CCSG_NONE;
+		g->thread_self[i] = ccsg_graph_thread_start(g, i);
 	}
 	return 0;
 nomem:
@@ -804,6 +781,8 @@ static void fold_release(struct ccsg_fold *b)
 	free(b->chain_node);
 	free(b->chain_self);
 	free(b->chain_sum);
+	free(b->node_at);
+	free(b->sym_at);
 	free(b);
 }
 

@@ -125,6 +125,16 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
  * until the next ccsg_graph_chain(). */
 const int32_t *ccsg_graph_chain_nodes(const struct ccsg_graph *g);
 int ccsg_graph_end(struct ccsg_graph *g);
+/*
+ * Folds of shares of one trace's chains (ccsg_trace_open_share()), each
+ * begun, fed its share's chains and not ended: add from's into into
+ * (before the shares' spawn decisions are merged, ccsg_spawns_merge()),
+ * then, once every share is in, put into's nodes and edges in the order
+ * one reader of the whole trace makes them; into then ends as that
+ * reader's graph would (fold-merge.c).  0 or -ENOMEM.
+ */
+int ccsg_graph_merge(struct ccsg_graph *into, const struct ccsg_graph *from);
+int ccsg_graph_merge_order(struct ccsg_graph *into);
 void ccsg_graph_release(struct ccsg_graph *g);
 
 /* The vector dimension of a process's host, or -1 when it has none. */

@@ -22,6 +22,7 @@ int cli_parse(struct cli *o, const struct command *cmd, int argc, char **argv,
 	memset(o, 0, sizeof(*o));
 	snprintf(default_db, sizeof(default_db), "%s/trace.db", dir && *dir ? dir : "logs");
 	o->db = default_db;
+	o->workers = 1;
 	opt_init(&p, cmd, argc, argv);
 	while ((c = opt_next(&p, &v)) > 0) {
 		switch (c) {
@@ -57,6 +58,21 @@ int cli_parse(struct cli *o, const struct command *cmd, int argc, char **argv,
 			o->resource = strcmp(v, "memory") ? CCSG_RES_CPU
 							  : CCSG_RES_ALLOC;
 			break;
+		case CLI_WORKERS: {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+
+			if (!*v || *end || *v == '-' || n < 1 ||
+			    n > CCSG_WORKERS_MAX) {
+				o->status = opt_bad(cmd,
+						    "--workers takes a number "
+						    "from 1 to %d, not '%s'",
+						    CCSG_WORKERS_MAX, v);
+				goto stop;
+			}
+			o->workers = (unsigned)n;
+			break;
+		}
 		case CLI_IDL: {
 			const char **idl = realloc(o->idl, (o->nidl + 1) * sizeof(*idl));
 
@@ -107,11 +123,19 @@ int session_stream(struct session *s, const struct cli *o,
 	struct ccsg_graph *graphs[] = { &s->graph, &s->freed };
 	const int resources[] = { o->resource, CCSG_RES_FREED };
 
-	if (load_names(s, o) || ccsg_trace_open(&s->trace, o->db) ||
-	    load_dims(s, o) ||
-	    ccsg_stream_build(&s->dscg, &s->trace, &s->dims, o->by_object,
-			      graphs, resources,
-			      o->resource == CCSG_RES_ALLOC ? 2 : 1, watch))
+	size_t n = o->resource == CCSG_RES_ALLOC ? 2 : 1;
+	unsigned workers = watch ? 1 : o->workers; /* a watch sees one stream */
+
+	if (load_names(s, o) ||
+	    ccsg_trace_open_share(&s->trace, o->db, 0, workers) ||
+	    load_dims(s, o))
+		return 1;
+	if (workers > 1 ? ccsg_workers_build(&s->dscg, &s->trace, o->workers,
+					     &s->dims, o->by_object, graphs,
+					     resources, n)
+			: ccsg_stream_build(&s->dscg, &s->trace, &s->dims,
+					    o->by_object, graphs, resources, n,
+					    watch))
 		return 1;
 	if (ccsg_graph_name(&s->graph, &s->names) ||
 	    (o->resource == CCSG_RES_ALLOC &&

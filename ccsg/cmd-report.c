@@ -7,10 +7,10 @@
 #include "usage.h"
 
 static const struct opt report_opts[] = {
-	CLI_OPT_DB,	CLI_OPT_FORMAT("text|json|xml|dot"),
-	CLI_OPT_BY,	CLI_OPT_RESOURCE,
-	CLI_OPT_GROUPS, CLI_OPT_IDL,
-	OPT_END
+	CLI_OPT_DB,	 CLI_OPT_FORMAT("text|json|xml|dot"),
+	CLI_OPT_BY,	 CLI_OPT_RESOURCE,
+	CLI_OPT_GROUPS,	 CLI_OPT_IDL,
+	CLI_OPT_WORKERS, OPT_END
 };
 
 static int run_report(int argc, char **argv)
@@ -36,7 +36,8 @@ const struct command cmd_report = {
 	"report",
 	run_report,
 	"[--db PATH] [--format=text|json|xml|dot] [--by=function|object] "
-	"[--resource=cpu|memory] [--groups FILE] [--idl FILE.x]...",
+	"[--resource=cpu|memory] [--groups FILE] [--idl FILE.x]... "
+	"[--workers N]",
 	"the CPU (or heap memory) consumption summarization graph (CCSG)",
 	report_opts,
 };

@@ -8,6 +8,7 @@
 
 #include "ccsg.h"
 #include "stream.h"
+#include "workers.h"
 #include "commands.h"
 #include "names.h"
 #include "output.h"
@@ -31,7 +32,8 @@ enum {
 	CLI_IDL,
 	CLI_CHANGE,
 	CLI_CHANGES,
-	CLI_RESOURCE
+	CLI_RESOURCE,
+	CLI_WORKERS
 };
 
 #define CLI_OPT_DB                                                             \
@@ -54,6 +56,12 @@ enum {
 			"what the graph measures: CPU time (default) or heap " \
 			"bytes allocated and freed"                            \
 	}
+#define CLI_OPT_WORKERS                                                        \
+	{                                                                      \
+		"workers", CLI_WORKERS, "N",                                   \
+			"fold the chains with N workers at once, each over "   \
+			"its share (1 to 16; default 1)"                       \
+	}
 #define CLI_OPT_IDL { "idl", CLI_IDL, "FILE.x", \
 	"take names from the rpcgen file FILE.x (repeatable)" }
 
@@ -65,6 +73,7 @@ struct cli {
 	const char **idl;
 	size_t nidl;
 	int resource;		/* CCSG_RES_CPU, or CCSG_RES_ALLOC for memory */
+	unsigned workers;	/* --workers: 1 unless given */
 	int status;		/* when cli_parse() returned -1 */
 };
 
@@ -91,7 +100,8 @@ struct session {
 int session_open(struct session *s, const struct cli *o, int graph);
 /* The same with the graph, but the trace read and folded chain by chain
  * (stream.h), each chain shown to watch (or NULL): the calls are never
- * all in memory, nor in s->trace. */
+ * all in memory, nor in s->trace.  With o->workers > 1 (and no watch),
+ * by that many workers (workers.h). */
 int session_stream(struct session *s, const struct cli *o,
 		   const struct ccsg_stream_watch *watch);
 void session_close(struct session *s);

@@ -289,18 +289,18 @@ int32_t ccsg_spawns_first(const struct ccsg_spawns *sp, int32_t proc,
 	return hashmap_get(&sp->first, spawn_key(proc, function));
 }
 
-void ccsg_spawns_note(struct ccsg_spawns *sp, struct ccsg_trace *t,
-		      const struct ccsg_call *c, int32_t ordinal)
+int32_t ccsg_spawns_note(struct ccsg_spawns *sp, struct ccsg_trace *t,
+			 const struct ccsg_call *c, int32_t ordinal)
 {
 	int32_t head;
 
 	/* a call whose start was lost is in no function: the threads it
 	 * spawned hang under their parent thread */
 	if (c->lost || !c->server_proc || c->server_function_id == CCSG_NONE)
-		return;
+		return -1;
 	head = ccsg_spawns_first(sp, c->server_proc, c->server_function_id);
 	if (head < 0 || sp->decided[head])
-		return;
+		return -1;
 	sp->decided[head] = 1;
 	for (int32_t i = head; i >= 0; i = sp->next[i]) {
 		struct ccsg_thread *th = &t->threads[i];
@@ -308,6 +308,43 @@ void ccsg_spawns_note(struct ccsg_spawns *sp, struct ccsg_trace *t,
 		if (th->parent_thread < 0 || c->server_tid == th->parent_tid) {
 			th->spawn_call = ordinal;
 			th->parent_thread = -1;
+		}
+	}
+	return head;
+}
+
+int32_t ccsg_spawns_head(const struct ccsg_spawns *sp,
+			 const struct ccsg_trace *t, int32_t th)
+{
+	const struct ccsg_thread *x = &t->threads[th];
+
+	return x->ctx_function == CCSG_NONE
+		       ? -1
+		       : ccsg_spawns_first(sp, x->proc, x->ctx_function);
+}
+
+int ccsg_spawns_beats(const struct ccsg_spawns *from,
+		      const struct ccsg_spawns *into, int32_t head)
+{
+	return from->decided[head] &&
+	       (!into->decided[head] ||
+		ccsg_call_key_cmp(&from->at[head], &into->at[head]) < 0);
+}
+
+void ccsg_spawns_merge(struct ccsg_spawns *into, struct ccsg_trace *tin,
+		       const struct ccsg_spawns *from,
+		       const struct ccsg_trace *tfrom)
+{
+	for (size_t h = 0; h < tin->nthreads; h++) {
+		if (!ccsg_spawns_beats(from, into, (int32_t)h))
+			continue;
+		into->decided[h] = 1;
+		into->at[h] = from->at[h];
+		for (int32_t i = (int32_t)h; i >= 0; i = into->next[i]) {
+			tin->threads[i].spawn_call =
+				tfrom->threads[i].spawn_call;
+			tin->threads[i].parent_thread =
+				tfrom->threads[i].parent_thread;
 		}
 	}
 }
@@ -344,6 +381,7 @@ void ccsg_spawns_release(struct ccsg_spawns *sp)
 	hashmap_release(&sp->first);
 	free(sp->next);
 	free(sp->decided);
+	free(sp->at);
 	memset(sp, 0, sizeof(*sp));
 }
 
@@ -471,11 +509,62 @@ int ccsg_scan_chain(struct ccsg_scan *s, struct ccsg_chain *ch)
 	return ccsg_scan_count(s, ch, 1);
 }
 
+void ccsg_dscg_stats_sort(struct ccsg_dscg_stats *st, struct ccsg_trace *t)
+{
+	tally_sort(&st->failures, t);
+	tally_sort(&st->tags, t);
+	tally_sort(&st->reply_tags, t);
+}
+
 void ccsg_scan_finish(struct ccsg_scan *s)
 {
-	tally_sort(&s->st->failures, s->t);
-	tally_sort(&s->st->tags, s->t);
-	tally_sort(&s->st->reply_tags, s->t);
+	ccsg_dscg_stats_sort(s->st, s->t);
+}
+
+/* from's counts of values of tfrom's strings, added to into's. */
+static int tally_merge(struct ccsg_tally *into, struct ccsg_trace *tin,
+		       const struct ccsg_tally *from,
+		       const struct ccsg_trace *tfrom)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		int32_t str =
+			ccsg_trace_intern(tin, tfrom->strings[from->v[i].str]);
+		int32_t e;
+
+		if (str < 0 || tally_add(into, str))
+			return -ENOMEM;
+		e = hashmap_get(&into->index, (uint64_t)str);
+		into->v[e].n += from->v[i].n - 1;
+	}
+	return 0;
+}
+
+int ccsg_dscg_stats_merge(struct ccsg_dscg_stats *into, struct ccsg_trace *tin,
+			  const struct ccsg_dscg_stats *from,
+			  const struct ccsg_trace *tfrom)
+{
+	into->calls += from->calls;
+	into->chains += from->chains;
+	into->broken_chains += from->broken_chains;
+	into->segments += from->segments;
+	into->breaks += from->breaks;
+	into->truncated_chains += from->truncated_chains;
+	into->no_server += from->no_server;
+	into->no_client += from->no_client;
+	into->incomplete += from->incomplete;
+	into->lost_starts += from->lost_starts;
+	into->failed += from->failed;
+	into->thread_calls += from->thread_calls;
+	if (from->max_depth > into->max_depth)
+		into->max_depth = from->max_depth;
+	/* spawned_threads: counted once merged (ccsg_spawns_finish()) */
+	return tally_merge(&into->failures, tin, &from->failures, tfrom) ||
+			       tally_merge(&into->tags, tin, &from->tags,
+					   tfrom) ||
+			       tally_merge(&into->reply_tags, tin,
+					   &from->reply_tags, tfrom)
+		       ? -ENOMEM
+		       : 0;
 }
 
 void ccsg_scan_release(struct ccsg_scan *s)

@@ -56,18 +56,19 @@ struct ccsg_dscg_stats {
  * chains (stream.h) decides as the whole trace does.
  */
 struct ccsg_spawns {
-	struct hashmap first; /* (proc, function) -> first thread */
-	int32_t *next;	      /* per thread: the next with its key */
-	uint8_t *decided;     /* per thread: its key met its call */
+	struct hashmap first;	  /* (proc, function) -> first thread */
+	int32_t *next;		  /* per thread: the next with its key */
+	uint8_t *decided;	  /* per thread: its key met its call */
+	struct ccsg_call_key *at; /* ... where (a stream's, else NULL) */
 };
 
 /* Index the threads by function container; every thread starts under its
  * parent thread.  0 or -ENOMEM. */
 int ccsg_spawns_init(struct ccsg_spawns *sp, struct ccsg_trace *t);
-/* Call c, the ordinal-th of the trace in chain order: the threads it spawned.
- */
-void ccsg_spawns_note(struct ccsg_spawns *sp, struct ccsg_trace *t,
-		      const struct ccsg_call *c, int32_t ordinal);
+/* Call c, the ordinal-th of the trace in chain order: the threads it
+ * spawned.  The first thread of the key it decided, or -1. */
+int32_t ccsg_spawns_note(struct ccsg_spawns *sp, struct ccsg_trace *t,
+			 const struct ccsg_call *c, int32_t ordinal);
 /* The first thread spawned by a skeleton in (proc, function), then
  * ccsg_spawns_next() for the others; -1 at the end. */
 int32_t ccsg_spawns_first(const struct ccsg_spawns *sp, int32_t proc,
@@ -76,6 +77,20 @@ static inline int32_t ccsg_spawns_next(const struct ccsg_spawns *sp, int32_t th)
 {
 	return sp->next[th];
 }
+/* The first thread of th's key (its first call decides for it), or -1. */
+int32_t ccsg_spawns_head(const struct ccsg_spawns *sp,
+			 const struct ccsg_trace *t, int32_t th);
+/*
+ * Shares of one trace's chains, each read and noted apart (streams, with
+ * at): does from's call for key head come before into's (or into has
+ * none)?  Merge: into's decisions, in tin's threads, become those of the
+ * first call of each key in either.
+ */
+int ccsg_spawns_beats(const struct ccsg_spawns *from,
+		      const struct ccsg_spawns *into, int32_t head);
+void ccsg_spawns_merge(struct ccsg_spawns *into, struct ccsg_trace *tin,
+		       const struct ccsg_spawns *from,
+		       const struct ccsg_trace *tfrom);
 /* Cut thread-spawn-thread cycles (corrupt parent ids) and count the
  * spawned threads.  0 or -ENOMEM. */
 int ccsg_spawns_finish(struct ccsg_trace *t, struct ccsg_dscg_stats *st);
@@ -124,6 +139,13 @@ static inline int ccsg_scan_open(const struct ccsg_scan *s)
 }
 /* Sort the tallies: once every chain is scanned. */
 void ccsg_scan_finish(struct ccsg_scan *s);
+/* The same of stats: its tallies sorted (strings of t). */
+void ccsg_dscg_stats_sort(struct ccsg_dscg_stats *st, struct ccsg_trace *t);
+/* Add from's counts (of tfrom's strings) to into's (tin's): shares of
+ * one trace's chains.  0 or -ENOMEM. */
+int ccsg_dscg_stats_merge(struct ccsg_dscg_stats *into, struct ccsg_trace *tin,
+			  const struct ccsg_dscg_stats *from,
+			  const struct ccsg_trace *tfrom);
 void ccsg_scan_release(struct ccsg_scan *s);
 void ccsg_dscg_stats_release(struct ccsg_dscg_stats *st);
 

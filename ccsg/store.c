@@ -792,6 +792,8 @@ struct ccsg_store_stream {
 	struct reader r;
 	struct store_url u;
 	struct chain_page pg;
+	struct tmp_file file; /* its copy, removed when it closes */
+	char share[96];	      /* " AND <the share's WHERE>", or "" */
 	bool started;
 };
 
@@ -841,10 +843,10 @@ static int next_page(struct ccsg_store_stream *s)
 		hex(after, pg->id[pg->n - 1]);
 	snprintf(sql, sizeof(sql),
 		 "SELECT chain, count() FROM rpc_calls WHERE load_id IN "
-		 "(" CH_FINISHED_LOADS ")%s%s%s GROUP BY chain ORDER BY chain "
-		 "LIMIT %zu FORMAT RowBinary",
+		 "(" CH_FINISHED_LOADS ")%s%s%s%s GROUP BY chain ORDER BY "
+		 "chain LIMIT %zu FORMAT RowBinary",
 		 pg->n ? " AND chain > unhex('" : "", after, pg->n ? "')" : "",
-		 pg->size);
+		 s->share, pg->size);
 	pg->n = pg->next = 0;
 	if (ch_select(s->r.ch, sql, on_page, pg))
 		return fail("%s", ch_error(s->r.ch));
@@ -855,7 +857,8 @@ static int next_page(struct ccsg_store_stream *s)
 	return 0;
 }
 
-const char *ccsg_store_stream_open(const char *db,
+const char *ccsg_store_stream_open(const char *db, unsigned share,
+				   unsigned shares,
 				   struct ccsg_store_stream **out)
 {
 	struct ccsg_store_stream *s;
@@ -874,22 +877,24 @@ const char *ccsg_store_stream_open(const char *db,
 		ccsg_store_stream_close(s);
 		return NULL;
 	}
-	tmp_file_remove(&made.file);
-	if (tmp_file_make(&made.file, "causal-store", "trace.db")) {
+	if (tmp_file_make(&s->file, "causal-store", "trace.db")) {
 		ccsg_store_stream_close(s);
 		return NULL;
 	}
-	made.url[0] = '\0'; /* not a whole copy */
+	if (shares > 1)
+		snprintf(s->share, sizeof(s->share),
+			 " AND " DB_CH_CHAIN_SHARD " %% %u = %u", shares,
+			 share);
 	s->r.shown = s->u.shown;
 	s->pg.size = test_size("CAUSAL_TEST_STORE_PAGE", PAGE_CHAINS);
 	s->pg.ch = s->r.ch = ch_open(&s->u);
 	if (!s->r.ch) {
 		fail("out of memory");
-	} else if (sqlite3_open(made.file.path, &s->r.db) != SQLITE_OK) {
+	} else if (sqlite3_open(s->file.path, &s->r.db) != SQLITE_OK) {
 		db_fail(&s->r, "open");
 	} else if (!copy_store(&s->r, false)) {
 		*out = s;
-		return made.file.path;
+		return s->file.path;
 	}
 	ccsg_store_stream_close(s);
 	return NULL;
@@ -898,7 +903,7 @@ const char *ccsg_store_stream_open(const char *db,
 int ccsg_store_stream_next(struct ccsg_store_stream *s)
 {
 	struct chain_page *pg = &s->pg;
-	char where[160], lo[2 * DB_CHAIN_LEN + 1], hi[2 * DB_CHAIN_LEN + 1];
+	char where[256], lo[2 * DB_CHAIN_LEN + 1], hi[2 * DB_CHAIN_LEN + 1];
 	uint64_t sides = 0;
 	size_t k;
 
@@ -924,7 +929,8 @@ int ccsg_store_stream_next(struct ccsg_store_stream *s)
 	hex(hi, pg->id[k - 1]);
 	pg->next = k;
 	snprintf(where, sizeof(where),
-		 "chain >= unhex('%s') AND chain <= unhex('%s')", lo, hi);
+		 "chain >= unhex('%s') AND chain <= unhex('%s')%s", lo, hi,
+		 s->share);
 	if (exec(&s->r, "BEGIN; DROP TABLE IF EXISTS s_rpc_calls; DELETE FROM "
 			"rpc_calls") ||
 	    stage_table(&s->r, DB_RPC_CALLS, where) || build_calls(&s->r) ||
@@ -938,6 +944,7 @@ void ccsg_store_stream_close(struct ccsg_store_stream *s)
 	if (!s)
 		return;
 	sqlite3_close(s->r.db);
+	tmp_file_remove(&s->file);
 	ch_close(s->r.ch);
 	free(s->pg.id);
 	free(s->pg.sides);

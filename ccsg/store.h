@@ -37,7 +37,11 @@ const char *ccsg_store_path(const char *db);
  * 0 when no chain is left, -1 after fail().
  */
 struct ccsg_store_stream;
-const char *ccsg_store_stream_open(const char *db,
+/* share of shares (1: the whole store): the chains whose
+ * DB_CH_CHAIN_SHARD % shares is share, a WHERE the server runs (a
+ * worker's share: workers.h).  Each stream has a copy of its own. */
+const char *ccsg_store_stream_open(const char *db, unsigned share,
+				   unsigned shares,
 				   struct ccsg_store_stream **s);
 int ccsg_store_stream_next(struct ccsg_store_stream *s);
 void ccsg_store_stream_close(struct ccsg_store_stream *s);

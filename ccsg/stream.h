@@ -31,4 +31,17 @@ int ccsg_stream_build(struct ccsg_dscg *d, struct ccsg_trace *t,
 		      struct ccsg_graph *const *graphs, const int *resources,
 		      size_t n, const struct ccsg_stream_watch *watch);
 
+/*
+ * The same in two steps: the fold of every chain t gives (a share of the
+ * trace's: ccsg_trace_open_share()), then its end, once the folds of the
+ * other shares are added (workers.h).  Each is 0, or -1 after fail()
+ * with d and the graphs released.
+ */
+int ccsg_stream_fold(struct ccsg_dscg *d, struct ccsg_trace *t,
+		     const struct ccsg_dims *dims, int by_object,
+		     struct ccsg_graph *const *graphs, const int *resources,
+		     size_t n, const struct ccsg_stream_watch *watch);
+int ccsg_stream_finish(struct ccsg_dscg *d, struct ccsg_trace *t,
+		       struct ccsg_graph *const *graphs, size_t n);
+
 #endif

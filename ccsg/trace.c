@@ -1193,12 +1193,32 @@ struct ccsg_stream {
 	size_t cap_calls;
 };
 
+/* causal_shard(chain): the key that shares an SQLite trace's chains
+ * among workers (FNV-1a of the id's bytes, as an SQLite integer >= 0). */
+static void shard_of_chain(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	const unsigned char *p = sqlite3_value_blob(v[0]);
+	int n = sqlite3_value_bytes(v[0]);
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	(void)argc;
+	for (int i = 0; p && i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	sqlite3_result_int64(ctx, (sqlite3_int64)(h >> 1));
+}
+
 int ccsg_trace_open(struct ccsg_trace *t, const char *given)
+{
+	return ccsg_trace_open_share(t, given, 0, 1);
+}
+
+int ccsg_trace_open_share(struct ccsg_trace *t, const char *given,
+			  unsigned share, unsigned shares)
 {
 	size_t ncols = sizeof(call_cols) / sizeof(call_cols[0]);
 	int cols[sizeof(call_cols) / sizeof(call_cols[0]) + 2];
 	struct ccsg_stream *s;
-	char order[256];
+	char order[384], where[64] = "";
 	sqlite3 *db;
 	int with_mon;
 
@@ -1208,7 +1228,8 @@ int ccsg_trace_open(struct ccsg_trace *t, const char *given)
 	/* a store URL: all but the calls copied, which come range by range */
 	if (open_trace(t, given,
 		       store_is_url(given)
-			       ? ccsg_store_stream_open(given, &s->store)
+			       ? ccsg_store_stream_open(given, share, shares,
+							&s->store)
 			       : given,
 		       &db, &with_mon)) {
 		ccsg_trace_release(t); /* the stream, if open_trace() did not */
@@ -1226,12 +1247,28 @@ int ccsg_trace_open(struct ccsg_trace *t, const char *given)
 	 * wrote it so, else SQLite's sorter, which spills to temporary
 	 * files rather than hold the table (1M calls: +1.7 s of CPU) */
 	s->ordered = s->store || calls_in_chain_order(db);
+	/* a share of an SQLite file's chains: a WHERE here (a store's is
+	 * the server's) */
+	if (shares > 1 && !s->store) {
+		if (sqlite3_create_function(db, "causal_shard", 1,
+					    SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+					    NULL, shard_of_chain, NULL,
+					    NULL) != SQLITE_OK) {
+			fail("'%s': %s", t->path, sqlite3_errmsg(db));
+			ccsg_trace_release(t);
+			return -1;
+		}
+		snprintf(where, sizeof(where),
+			 "WHERE causal_shard(%s) %% %u = %u ",
+			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_CHAIN), shares,
+			 share);
+	}
 	if (s->ordered)
-		snprintf(order, sizeof(order), "ORDER BY %s",
+		snprintf(order, sizeof(order), "%sORDER BY %s", where,
 			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_CALL_ID));
 	else
 		snprintf(order, sizeof(order),
-			 "ORDER BY %s, coalesce(%s, %s, %s, %s), %s",
+			 "%sORDER BY %s, coalesce(%s, %s, %s, %s), %s", where,
 			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_CHAIN),
 			 db_col_name(DB_RPC_CALLS,
 				     DB_RPC_CALLS_STUB_START_EVENT),
@@ -1413,6 +1450,23 @@ int ccsg_trace_next_part(struct ccsg_trace *t, int keep)
 	}
 	t->chains->n = (int32_t)t->ncalls;
 	return 1;
+}
+
+int ccsg_trace_merge_mon(struct ccsg_trace *into, const struct ccsg_trace *from)
+{
+	struct ccsg_stream *a = into->stream;
+	const struct ccsg_stream *b = from->stream;
+	int mixed = a->mon_mixed || b->mon_mixed ||
+		    (a->mon && b->mon && strcmp(a->mon, b->mon));
+
+	if (!a->mon && b->mon && !(a->mon = strdup(b->mon)))
+		return fail("out of memory");
+	if (mixed == a->mon_mixed)
+		return 0;
+	/* the cuts, which one share's calls did not need */
+	a->mon_mixed = 1;
+	ccsg_monitoring_release(&into->mon);
+	return ccsg_monitoring_load_cuts(&into->mon, a->db, 1);
 }
 
 static void stream_close(struct ccsg_stream *s)

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -110,6 +111,8 @@ struct ccsg_thread {
 struct ccsg_chain {
 	uint8_t id[DB_CHAIN_LEN];
 	int32_t first, n;		/* its calls: calls[first .. first+n) */
+	int64_t base;			/* calls of it before calls[first]: the
+					 * parts a stream read before, else 0 */
 	/* Filled by ccsg_dscg_build(). */
 	int32_t breaks;			/* abnormal transitions */
 	int32_t segments;		/* 0 when the chain is whole */
@@ -136,6 +139,34 @@ struct ccsg_site {
 	uint8_t tirpc;			/* module is libtirpc.so* */
 };
 
+/*
+ * Where a call stands in the order every reader folds the calls in
+ * (chain order): its chain's id, then its place in its chain.  Readers
+ * of shares of the chains (ccsg_trace_open_share()) each see whole
+ * chains, so the keys they give are those one reader gives.
+ */
+struct ccsg_call_key {
+	uint8_t chain[DB_CHAIN_LEN];
+	int64_t at;
+};
+static inline struct ccsg_call_key ccsg_call_key_of(const struct ccsg_chain *ch,
+						    int32_t i)
+{
+	struct ccsg_call_key k;
+
+	memcpy(k.chain, ch->id, DB_CHAIN_LEN);
+	k.at = ch->base + (i - ch->first);
+	return k;
+}
+static inline int ccsg_call_key_cmp(const struct ccsg_call_key *a,
+				    const struct ccsg_call_key *b)
+{
+	int c = memcmp(a->chain, b->chain, DB_CHAIN_LEN);
+
+	if (c)
+		return c;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
 /* A part of a chain read (ccsg_trace_next_part()). */
 struct ccsg_part {
 	int32_t from;	      /* its first call in t->calls */
@@ -195,6 +226,20 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *path);
  * ccsg_trace_release() ends it at any point.
  */
 int ccsg_trace_open(struct ccsg_trace *t, const char *path);
+/*
+ * The same, of the chains of share share of shares (0 <= share < shares):
+ * those whose key (a hash of the chain id: causal_shard() for an SQLite
+ * file, DB_CH_CHAIN_SHARD for a store, each a WHERE where the rows are)
+ * modulo shares is share.  Each share holds whole chains, in the order
+ * of the whole trace.  Everything but the calls is the whole trace's.
+ */
+int ccsg_trace_open_share(struct ccsg_trace *t, const char *path,
+			  unsigned share, unsigned shares);
+/* How the monitoring of the calls read by each of two shares of a trace
+ * combine (the shares' streams ended): into's is the whole's.  0, -1
+ * after fail(). */
+int ccsg_trace_merge_mon(struct ccsg_trace *into,
+			 const struct ccsg_trace *from);
 int ccsg_trace_next_part(struct ccsg_trace *t, int keep);
 
 /* Has db a table name?  1 or 0; -1 when sqlite cannot say. */

@@ -23,6 +23,12 @@
 
 /* The table of loads, ClickHouse's only. */
 #define DB_CH_LOADS "loads"
+/*
+ * The chain's shard key: a cluster's Distributed rpc_calls is sharded by
+ * it (so a chain is never split), and ccsg's workers each take the
+ * chains whose key modulo their number is theirs.
+ */
+#define DB_CH_CHAIN_SHARD "cityHash64(chain)"
 
 /* load_id: microseconds of the realtime clock at its start << 12, plus
  * 12 random bits, so that ids sort by time and never collide. */

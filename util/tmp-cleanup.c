@@ -14,7 +14,7 @@
 #include "tmp-cleanup.h"
 #include "usage.h"
 
-#define MAX_PAIRS 4
+#define MAX_PAIRS 24 /* a store read by 16 workers, and more */
 
 static struct pair {
 	const char *volatile file, *volatile dir;

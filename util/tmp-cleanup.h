@@ -16,7 +16,7 @@
 /*
  * Remove file (may be NULL), then the directory dir (may be NULL) at
  * exit or on those signals, the pairs last added first (a file made
- * inside a directory added before it goes first).  Up to 4 pairs; the
+ * inside a directory added before it goes first).  Up to 24 pairs; the
  * strings must stay valid until forgotten.  Returns 0, or -1 when full.
  */
 int tmp_cleanup_add(const char *file, const char *dir);

@@ -1,0 +1,60 @@
+/*
+ * fold.h - the state of a CCSG being folded (ccsg.c), between
+ * ccsg_graph_begin() and ccsg_graph_end(): what fold-merge.c adds up.
+ */
+#ifndef CCSG_FOLD_H
+#define CCSG_FOLD_H
+
+#include "ccsg.h"
+
+/* A thread's place, learnt when the chain of the call that spawned it is
+ * folded: the nodes of that call and of its ancestors in the chain, and
+ * the thread that started that chain. */
+struct spawn_place {
+	int32_t node;  /* the spawning call's function node */
+	int32_t owner; /* the chain's owner thread, -1 */
+	int32_t *path; /* ancestor call nodes, the call's first */
+	size_t npath;
+};
+
+/* A call edge made while folding: its source may be the thread that
+ * started the chain, whose node is known at the end only. */
+struct pending_edge {
+	int32_t from; /* a node, or PENDING_OWNER(thread) */
+	int32_t to;
+	int64_t count;
+	struct ccsg_call_key at; /* its first call */
+};
+#define PENDING_OWNER(th) (-2 - (th))
+
+struct ccsg_fold {
+	struct ccsg_trace *t;
+	/* a call's function, by exact keys through a chain of small maps:
+	 * (prog, vers) -> pv, (pv, proc) -> fn, (server, object) -> obj,
+	 * (fn, obj) -> fo */
+	struct hashmap pv, fn, obj, fo;
+	struct hashmap fn_node;		/* fn (or fo, by object) -> its node */
+	/* per node: its first call, and the first whose symbol it took
+	 * (how the folds of shares are merged in one order: fold-merge.c) */
+	struct ccsg_call_key *node_at, *sym_at;
+	size_t cap_node_at, cap_sym_at;
+	uint8_t *served;		/* per thread: it ran skeletons */
+	int64_t **chains_sum;	    /* per thread: its chains' CPU, k each */
+	struct spawn_place *spawn;  /* per thread */
+	struct pending_edge *edges; /* in creation order */
+	size_t nedges, cap_edges;
+	struct hashmap edge_slot; /* (from, to) -> edges[] index */
+	int32_t *chain_node;	  /* the chain being folded: per call */
+	int64_t *chain_self;
+	size_t cap_chain_node, cap_chain_self;
+	int64_t *chain_sum;		/* k entries */
+	int32_t serving_node;		/* under main, made on demand, or -1 */
+};
+
+/* A new node of g (its vectors zero, its links -1): its index, -ENOMEM. */
+int32_t ccsg_graph_new_node(struct ccsg_graph *g, int kind);
+/* What thread i's figure (Equation 2) starts from, before its skeletons
+ * are taken out: 0 for an infrastructure or unmeasured thread. */
+int64_t ccsg_graph_thread_start(const struct ccsg_graph *g, size_t i);
+
+#endif
