@@ -205,8 +205,7 @@ static int stage_table(struct reader *r, enum db_table t, const char *where)
 	fputc(')', fc);
 	fputc(')', fi);
 	fprintf(fs,
-		" FROM %s WHERE load_id IN (" CH_FINISHED_LOADS
-		")%s%s FORMAT RowBinary",
+		" FROM %s WHERE " CH_OF_FINISHED_LOADS "%s%s FORMAT RowBinary",
 		d->name, where ? " AND " : "", where ? where : "");
 	if (fclose(fc) | fclose(fi) | fclose(fs)) {
 		fail("out of memory");
@@ -842,8 +841,9 @@ static int next_page(struct ccsg_store_stream *s)
 	if (pg->n)
 		hex(after, pg->id[pg->n - 1]);
 	snprintf(sql, sizeof(sql),
-		 "SELECT chain, count() FROM rpc_calls WHERE load_id IN "
-		 "(" CH_FINISHED_LOADS ")%s%s%s%s GROUP BY chain ORDER BY "
+		 "SELECT chain, count() FROM rpc_calls "
+		 "WHERE " CH_OF_FINISHED_LOADS
+		 "%s%s%s%s GROUP BY chain ORDER BY "
 		 "chain LIMIT %zu FORMAT RowBinary",
 		 pg->n ? " AND chain > unhex('" : "", after, pg->n ? "')" : "",
 		 s->share, pg->size);

@@ -105,7 +105,9 @@ struct ccsg_thread {
 	int64_t ctx_function;		/* CCSG_NONE */
 	/* Filled by ccsg_dscg_build(). */
 	int32_t parent_thread;		/* thread-spawn-thread, -1 */
-	int32_t spawn_call;		/* function-spawn-thread, -1 */
+	int32_t spawn_call;		/* function-spawn-thread: the call's
+					 * ordinal (after workers' merge, in the
+					 * share that read it), -1 */
 };
 
 struct ccsg_chain {

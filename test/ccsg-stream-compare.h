@@ -4,7 +4,9 @@
  * loaded trace (what every other command does), node by node: kinds,
  * names, counts, the self and descendant vectors, the edges and their
  * primary marks, the threads' Equation 2, the DSCG's counts and tallies,
- * and the latency table (`ccsg latency` streams too).
+ * and the latency table (`ccsg latency` streams too); and the CCSG
+ * folded by 2 and by 3 workers, each over its share of the chains
+ * (workers.h, `ccsg report --workers`), against the same.
  * Strings are compared as text: the two read the calls in different
  * orders, so their interned indices differ.
  */
@@ -18,6 +20,7 @@
 #include "latency.h"
 #include "names.h"
 #include "stream.h"
+#include "workers.h"
 
 static const char *sc_str(const struct ccsg_trace *t, int32_t i)
 {
@@ -93,8 +96,10 @@ static void sc_vec(const int64_t *a, const int64_t *b, size_t k,
 			      what, node, i, (long long)a[i], (long long)b[i]);
 }
 
-/* Graph a (loaded) against b (streamed). */
-static void sc_graphs(const struct ccsg_graph *a, const struct ccsg_graph *b)
+/* Graph a (loaded) against b (streamed); the calls that spawned threads
+ * by ordinal (one stream's are the loaded trace's), else whether any. */
+static void sc_graphs(const struct ccsg_graph *a, const struct ccsg_graph *b,
+		      int ordinals)
 {
 	const struct ccsg_trace *ta = a->dscg->trace, *tb = b->dscg->trace;
 	size_t k = a->dims->n ? a->dims->n : 1;
@@ -138,14 +143,18 @@ static void sc_graphs(const struct ccsg_graph *a, const struct ccsg_graph *b)
 	ck_assert_int_eq(a->unmeasured_calls, b->unmeasured_calls);
 	ck_assert_int_eq(ta->nthreads, tb->nthreads);
 	for (size_t i = 0; i < ta->nthreads; i++)
-		ck_assert_msg(a->thread_self[i] == b->thread_self[i] &&
-				      a->thread_node[i] == b->thread_node[i] &&
-				      a->root_thread[i] == b->root_thread[i] &&
-				      ta->threads[i].spawn_call ==
-					      tb->threads[i].spawn_call &&
-				      ta->threads[i].parent_thread ==
-					      tb->threads[i].parent_thread,
-			      "thread %zu differs", i);
+		ck_assert_msg(
+			a->thread_self[i] == b->thread_self[i] &&
+				a->thread_node[i] == b->thread_node[i] &&
+				a->root_thread[i] == b->root_thread[i] &&
+				(ordinals ? ta->threads[i].spawn_call ==
+						    tb->threads[i].spawn_call
+					  : (ta->threads[i].spawn_call >=
+					     0) == (tb->threads[i].spawn_call >=
+						    0)) &&
+				ta->threads[i].parent_thread ==
+					tb->threads[i].parent_thread,
+			"thread %zu differs", i);
 	sc_stats(ta, &a->dscg->stats, tb, &b->dscg->stats);
 }
 
@@ -183,8 +192,11 @@ static void sc_latency(const struct ccsg_graph *loaded,
  * and dimensions (groups: the text loaded's were parsed from, or NULL for
  * hosts), and compare.
  */
-static void sc_compare(const char *path, const struct ccsg_graph *loaded,
-		       const char *groups)
+/* The graph of path read by workers (1: one stream, shown to acc's
+ * watch), compared with loaded. */
+static void sc_compare_workers(const char *path,
+			       const struct ccsg_graph *loaded,
+			       const char *groups, unsigned workers)
 {
 	struct ccsg_trace t;
 	struct ccsg_dscg d;
@@ -196,7 +208,7 @@ static void sc_compare(const char *path, const struct ccsg_graph *loaded,
 	const struct ccsg_stream_watch watch = { ccsg_latency_chain, &acc };
 	struct idl_names nm;
 
-	ck_assert_int_eq(ccsg_trace_open(&t, path), 0);
+	ck_assert_int_eq(ccsg_trace_open_share(&t, path, 0, workers), 0);
 	ck_assert_ptr_eq(t.calls, NULL); /* nothing read yet */
 	if (groups) {
 		FILE *f = fmemopen((void *)groups, strlen(groups), "r");
@@ -206,21 +218,37 @@ static void sc_compare(const char *path, const struct ccsg_graph *loaded,
 	} else {
 		ck_assert_int_eq(ccsg_dims_hosts(&dims, &t), 0);
 	}
-	ck_assert_int_eq(ccsg_stream_build(&d, &t, &dims, loaded->by_object,
-					   graphs, &resource, 1, &watch),
-			 0);
+	if (workers > 1)
+		ck_assert_int_eq(ccsg_workers_build(&d, &t, workers, &dims,
+						    loaded->by_object, graphs,
+						    &resource, 1),
+				 0);
+	else
+		ck_assert_int_eq(ccsg_stream_build(&d, &t, &dims,
+						   loaded->by_object, graphs,
+						   &resource, 1, &watch),
+				 0);
 	/* one chain at most in memory */
 	ck_assert_uint_le(t.nchains, 1);
 	idl_names_init(&nm);
 	ck_assert_int_eq(ccsg_graph_name(&g, &nm), 0);
-	sc_graphs(loaded, &g);
-	sc_latency(loaded, &g, &acc);
+	sc_graphs(loaded, &g, workers == 1);
+	if (workers == 1)
+		sc_latency(loaded, &g, &acc);
 	ccsg_latency_acc_release(&acc);
 	ccsg_graph_release(&g);
 	ccsg_dims_release(&dims);
 	ccsg_dscg_release(&d);
 	ccsg_trace_release(&t);
 	idl_names_release(&nm);
+}
+
+/* ... streamed, then by 2 and by 3 workers (shares of the chains). */
+static void sc_compare(const char *path, const struct ccsg_graph *loaded,
+		       const char *groups)
+{
+	for (unsigned workers = 1; workers <= 3; workers++)
+		sc_compare_workers(path, loaded, groups, workers);
 }
 
 #endif

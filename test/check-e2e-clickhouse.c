@@ -19,6 +19,11 @@
  *               nothing of it is read; the load again: all of it, once
  *   scale       50,000 synthetic calls (bench-scale's generator: 4 hosts,
  *               8 processes, thread spawns) loaded host by host
+ *   cluster     two servers, two shards of a cluster, the tables of
+ *               `tracedump schema --cluster` on both: 20,000 synthetic
+ *               calls loaded through one, on both shards (a chain on
+ *               one), loaded again (nothing added), and `ccsg report
+ *               --workers 1, 2, 3` through the other equal to SQLite's
  *   every_table the dining philosophers with locks on and spike-matmul
  *               under a CPU policy: every table's rows in the store, and
  *               `ccsg spikes` and `ccsg pes` of a thread equal SQLite's
@@ -40,6 +45,7 @@
 struct chs {
 	char dir[PATH_MAX];
 	pid_t pid;
+	int port; /* HTTP; 0: CH_PORT */
 };
 
 static const char *src_dir(void)
@@ -61,14 +67,14 @@ static int ch_installed(void)
 	return 0;
 }
 
-/* Run sql on the test's server (database db; NULL: none needed). */
-static char *ch_sql(const char *db, const char *sql)
+/* Run sql on the server at port (database db; NULL: none needed). */
+static char *ch_sql_at(int port, const char *db, const char *sql)
 {
 	struct store_url u;
 	struct ch_client *c;
 	char why[256], url[128], *text;
 
-	e2e_fmt(url, sizeof(url), "clickhouse://127.0.0.1:%d/%s", CH_PORT,
+	e2e_fmt(url, sizeof(url), "clickhouse://127.0.0.1:%d/%s", port,
 		db ? db : "default");
 	ck_assert_msg(store_url_parse(url, &u, why, sizeof(why)) == 0, "%s",
 		      why);
@@ -78,6 +84,21 @@ static char *ch_sql(const char *db, const char *sql)
 	ck_assert_msg(text, "%s: %s", sql, ch_error(c));
 	ch_close(c);
 	return text;
+}
+
+/* ... on the test's server. */
+static char *ch_sql(const char *db, const char *sql)
+{
+	return ch_sql_at(CH_PORT, db, sql);
+}
+
+static long long ch_count_at(int port, const char *db, const char *sql)
+{
+	char *text = ch_sql_at(port, db, sql);
+	long long n = atoll(text);
+
+	free(text);
+	return n;
 }
 
 static long long ch_count(const char *db, const char *sql)
@@ -95,18 +116,21 @@ static void chs_start(struct e2e *t, struct chs *s)
 	char script[PATH_MAX], port[16];
 	const char *argv[] = { "/bin/bash", script, "run", s->dir, port, NULL };
 
+	char ping[64];
+
 	if (!s->dir[0])
 		e2e_fmt(s->dir, sizeof(s->dir), "%s/clickhouse", t->dir);
+	if (!s->port)
+		s->port = CH_PORT;
 	e2e_fmt(script, sizeof(script), "%s/test/clickhouse/server.sh",
 		src_dir());
-	e2e_fmt(port, sizeof(port), "%d", CH_PORT);
+	e2e_fmt(port, sizeof(port), "%d", s->port);
+	e2e_fmt(ping, sizeof(ping), "http://127.0.0.1:%d/?query=SELECT%%201",
+		s->port);
 	s->pid = e2e_spawn(argv, NULL, NULL, NULL);
 	for (int i = 0;; i++) {
 		char out[PATH_MAX];
-		const char *curl[] = {
-			"/usr/bin/curl", "-sf",
-			"http://127.0.0.1:8123/?query=SELECT%201", NULL
-		};
+		const char *curl[] = { "/usr/bin/curl", "-sf", ping, NULL };
 		int status;
 
 		e2e_fmt(out, sizeof(out), "%s/curl.out", t->dir);
@@ -217,44 +241,52 @@ static void unname(char *text, const char *name)
 }
 
 /*
- * The same ccsg command on the SQLite database and on the store: the
- * same output, the trace's name aside.
+ * ccsg cmd on the SQLite database and cmd_store (cmd when NULL) on the
+ * store: the same output, the trace's name aside.
  */
-static void assert_same(struct e2e *t, const char *db, const char *url,
-			const char *const cmd[])
+static void assert_same_as(struct e2e *t, const char *db, const char *url,
+			   const char *const cmd[],
+			   const char *const cmd_store[])
 {
 	const char *args[12];
-	struct run a, b;
-	int k = 0;
+	struct run r[2];
 
-	for (int i = 0; cmd[i] && k < 9; i++)
-		args[k++] = cmd[i];
-	args[k++] = "--db";
-	args[k + 1] = NULL;
-	args[k] = db;
-	a = run_tool(t, "ccsg", args, NULL);
-	args[k] = url;
-	b = run_tool(t, "ccsg", args, NULL);
-	ck_assert_msg(WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0,
-		      "ccsg %s --db %s: %s", cmd[0], db, a.err);
-	ck_assert_msg(WIFEXITED(b.status) && WEXITSTATUS(b.status) == 0,
-		      "ccsg %s --db %s: %s", cmd[0], url, b.err);
-	unname(a.out, db);
-	unname(b.out, url);
-	ck_assert_msg(strlen(a.out) > 100, "ccsg %s: little output: %s", cmd[0],
-		      a.out);
-	if (strcmp(a.out, b.out)) {
+	for (int side = 0; side < 2; side++) {
+		const char *const *c = side && cmd_store ? cmd_store : cmd;
+		int k = 0;
+
+		for (int i = 0; c[i] && k < 9; i++)
+			args[k++] = c[i];
+		args[k++] = "--db";
+		args[k++] = side ? url : db;
+		args[k] = NULL;
+		r[side] = run_tool(t, "ccsg", args, NULL);
+		ck_assert_msg(WIFEXITED(r[side].status) &&
+				      WEXITSTATUS(r[side].status) == 0,
+			      "ccsg %s --db %s: %s", c[0], side ? url : db,
+			      r[side].err);
+		unname(r[side].out, side ? url : db);
+	}
+	ck_assert_msg(strlen(r[0].out) > 100, "ccsg %s: little output: %s",
+		      cmd[0], r[0].out);
+	if (strcmp(r[0].out, r[1].out)) {
 		size_t i = 0;
 
-		while (a.out[i] == b.out[i])
+		while (r[0].out[i] == r[1].out[i])
 			i++;
 		ck_abort_msg("ccsg %s %s: the store's output differs from "
 			     "SQLite's at byte %zu: '%.80s' vs '%.80s'",
-			     cmd[0], cmd[1] ? cmd[1] : "", i, a.out + i,
-			     b.out + i);
+			     cmd[0], cmd[1] ? cmd[1] : "", i, r[0].out + i,
+			     r[1].out + i);
 	}
-	run_free(&a);
-	run_free(&b);
+	run_free(&r[0]);
+	run_free(&r[1]);
+}
+
+static void assert_same(struct e2e *t, const char *db, const char *url,
+			const char *const cmd[])
+{
+	assert_same_as(t, db, url, cmd, NULL);
 }
 
 static void assert_all_same(struct e2e *t, const char *db, const char *url)
@@ -579,6 +611,153 @@ START_TEST(test_scale)
 }
 END_TEST
 
+/* The second server of the cluster test: HTTP, then native (+1). */
+#define CH_PORT2 9123
+#define CH_CLUSTER "causal_test"
+
+/* Servers a and b, two shards of the cluster CH_CLUSTER, started. */
+static void cluster_start(struct e2e *t, struct chs *a, struct chs *b)
+{
+	struct chs *s[] = { a, b };
+
+	for (int i = 0; i < 2; i++) {
+		char path[PATH_MAX + 32];
+		FILE *f;
+
+		e2e_fmt(s[i]->dir, sizeof(s[i]->dir), "%s/clickhouse-%c",
+			t->dir, 'a' + i);
+		ck_assert(mkdir(s[i]->dir, 0755) == 0);
+		e2e_fmt(path, sizeof(path), "%s/remote_servers.xml", s[i]->dir);
+		f = fopen(path, "w");
+		ck_assert(f);
+		fprintf(f,
+			"<remote_servers><" CH_CLUSTER ">\n"
+			"<shard><replica><host>127.0.0.1</host><port>%d</port>"
+			"</replica></shard>\n"
+			"<shard><replica><host>127.0.0.1</host><port>%d</port>"
+			"</replica></shard>\n"
+			"</" CH_CLUSTER "></remote_servers>\n",
+			CH_PORT + 1, CH_PORT2 + 1);
+		ck_assert(fclose(f) == 0);
+		s[i]->port = i ? CH_PORT2 : CH_PORT;
+		chs_start(t, s[i]);
+	}
+}
+
+/* `tracedump schema --cluster` run on server port, statement by
+ * statement (the HTTP interface takes one a request). */
+static void cluster_schema(const char *schema, int port)
+{
+	char *copy = strdup(schema), *save = NULL;
+
+	ck_assert(copy);
+	for (char *st = strtok_r(copy, ";", &save); st;
+	     st = strtok_r(NULL, ";", &save)) {
+		while (*st == '\n')
+			st++;
+		if (*st)
+			free(ch_sql_at(port, NULL, st));
+	}
+	free(copy);
+}
+
+/*
+ * A store on a two-shard cluster: two servers, each a shard, the cluster
+ * in both configurations, and what `tracedump schema --cluster` prints run
+ * on both.  Synthetic calls are loaded host by host through one server
+ * and read through the other: the rows are on both shards, each chain on
+ * one, a second load adds nothing, and `ccsg report --workers N` gives
+ * SQLite's report for 1, 2 and 3 workers.
+ */
+START_TEST(test_cluster)
+{
+	static const char *const groups[] = { "host0 host1", "host2", "host3" };
+	static const char *const workers[] = { "1", "2", "3" };
+	const char *schema_args[] = { "schema", "--cluster", CH_CLUSTER,
+				      "traces", NULL };
+	char front[64], back[64], td[PATH_MAX], *out;
+	struct chs a = { 0 }, b = { 0 };
+	long long rows[2], chains[2];
+	struct run schema;
+	struct e2e t;
+
+	if (!ch_installed())
+		return;
+	rpc_isolate();
+	e2e_init(&t);
+	gen_logs(&t, "20000");
+	{
+		const char *argv[] = { td, "merge", t.logs, NULL };
+
+		e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());
+		ck_assert_int_eq(e2e_run_plain(argv, NULL, NULL), 0);
+	}
+	cluster_start(&t, &a, &b);
+	schema = run_tool(&t, "tracedump", schema_args, NULL);
+	ck_assert_msg(WIFEXITED(schema.status) && !WEXITSTATUS(schema.status),
+		      "%s", schema.err);
+	ck_assert(strstr(schema.out, "ENGINE = Distributed(" CH_CLUSTER
+				     ", traces_shard, rpc_calls, "
+				     "cityHash64(chain))"));
+	cluster_schema(schema.out, CH_PORT);
+	cluster_schema(schema.out, CH_PORT2);
+	run_free(&schema);
+	e2e_fmt(front, sizeof(front), "clickhouse://127.0.0.1:%d/traces",
+		CH_PORT);
+	e2e_fmt(back, sizeof(back), "clickhouse://127.0.0.1:%d/traces",
+		CH_PORT2);
+	load_groups(&t, front, groups, 3);
+	/* spread over the shards, a chain on one */
+	for (int i = 0; i < 2; i++) {
+		int port = i ? CH_PORT2 : CH_PORT;
+
+		rows[i] = ch_count_at(port, "traces_shard",
+				      "SELECT count() FROM rpc_calls");
+		chains[i] =
+			ch_count_at(port, "traces_shard",
+				    "SELECT uniqExact(chain) FROM rpc_calls");
+		ck_assert_msg(rows[i] > 1000, "shard %d has %lld rows", i,
+			      rows[i]);
+	}
+	ck_assert_int_eq(rows[0] + rows[1],
+			 ch_count_at(CH_PORT2, "traces",
+				     "SELECT count() FROM rpc_calls"));
+	ck_assert_int_eq(chains[0] + chains[1],
+			 ch_count_at(CH_PORT2, "traces",
+				     "SELECT uniqExact(chain) FROM rpc_calls"));
+	/* the same logs again, through the other server: nothing added */
+	out = load(&t, t.logs, back);
+	ck_assert_msg(strstr(out, "load:            none"), "%s", out);
+	free(out);
+	ck_assert_int_eq(rows[0] + rows[1],
+			 ch_count_at(CH_PORT, "traces",
+				     "SELECT count() FROM rpc_calls"));
+	/* N workers on the store, one on SQLite */
+	for (size_t i = 0; i < sizeof(workers) / sizeof(*workers); i++) {
+		assert_same_as(&t, t.db, back,
+			       (const char *const[]){ "report", "--format=json",
+						      NULL },
+			       (const char *const[]){ "report", "--format=json",
+						      "--workers", workers[i],
+						      NULL });
+		assert_same_as(
+			&t, t.db, back,
+			(const char *const[]){ "report", "--by=object", NULL },
+			(const char *const[]){ "report", "--by=object",
+					       "--workers", workers[i], NULL });
+	}
+	assert_same_as(&t, t.db, back,
+		       (const char *const[]){ "report", "--resource=memory",
+					      "--format=json", NULL },
+		       (const char *const[]){ "report", "--resource=memory",
+					      "--format=json", "--workers", "2",
+					      NULL });
+	chs_stop(&a);
+	chs_stop(&b);
+	e2e_release(&t);
+}
+END_TEST
+
 /* The rows of table in the SQLite database and in the store's one load. */
 static void assert_rows_equal(struct e2e *t, const char *db, const char *table)
 {
@@ -779,6 +958,7 @@ Suite *e2e_clickhouse_suite(void)
 	tcase_add_test(tc, test_two_hosts);
 	tcase_add_test(tc, test_interrupted);
 	tcase_add_test(tc, test_scale);
+	tcase_add_test(tc, test_cluster);
 	tcase_add_test(tc, test_every_table);
 	tcase_add_test(tc, test_errors);
 	suite_add_tcase(s, tc);

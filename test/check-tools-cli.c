@@ -89,10 +89,80 @@ START_TEST(test_bad_usage)
 		     "ccsg: --by takes 'function' or 'object', not 'thread'");
 	expect_usage((const char *[]){ tool_path("ccsg"), "report", "extra", NULL },
 		     "ccsg: unexpected argument 'extra'");
+	expect_usage((const char *[]){ tool_path("ccsg"), "report", "--workers",
+				       "0", NULL },
+		     "ccsg: --workers takes a number from 1 to 16, not '0'");
+	expect_usage((const char *[]){ tool_path("ccsg"), "report",
+				       "--workers=17", NULL },
+		     "ccsg: --workers takes a number from 1 to 16, not '17'");
+	expect_usage((const char *[]){ tool_path("ccsg"), "report",
+				       "--workers=2x", NULL },
+		     "ccsg: --workers takes a number from 1 to 16, not '2x'");
+	/* latency shows every call to one watch: one stream, no workers */
+	expect_usage((const char *[]){ tool_path("ccsg"), "latency",
+				       "--workers=2", NULL },
+		     "ccsg: unknown option '--workers'");
+	expect_usage((const char *[]){ tool_path("tracedump"), "schema",
+				       "--cluster", "a-b", "traces", NULL },
+		     "tracedump: a cluster name is letters, digits and '_', "
+		     "not 'a-b'");
+	expect_usage((const char *[]){ tool_path("tracedump"), "schema",
+				       "--cluster", "c", NULL },
+		     "tracedump: --cluster needs the DATABASE");
+	expect_usage((const char *[]){ tool_path("tracedump"), "schema",
+				       "--cluster", "c", "x;DROP", NULL },
+		     "tracedump: a database name is letters, digits and '_', "
+		     "not 'x;DROP'");
+	expect_usage((const char *[]){ tool_path("tracedump"), "schema",
+				       "traces", NULL },
+		     "tracedump: DATABASE goes with --cluster");
 	/* dscg has no function nodes: --by is not one of its options. */
 	expect_usage((const char *[]){ tool_path("ccsg"), "dscg", "--by=object",
 				       NULL },
 		     "ccsg: unknown option '--by'");
+	e2e_release(&t);
+}
+END_TEST
+
+/* `tracedump schema`: SQLite's statements, a server's, a cluster's. */
+START_TEST(test_schema)
+{
+	struct tool_out r;
+	struct e2e t;
+
+	e2e_init(&t);
+	r = tool_run(
+		(const char *[]){ tool_path("tracedump"), "schema", NULL });
+	e2e_assert_exit(r.status, 0, "schema");
+	ck_assert_msg(strstr(r.out, "CREATE TABLE rpc_calls(") &&
+			      !strstr(r.out, "ENGINE"),
+		      "%s", r.out);
+	tool_out_release(&r);
+	r = tool_run((const char *[]){ tool_path("tracedump"), "schema",
+				       "--clickhouse", NULL });
+	e2e_assert_exit(r.status, 0, "schema --clickhouse");
+	ck_assert_msg(strstr(r.out, "CREATE TABLE IF NOT EXISTS rpc_calls (") &&
+			      strstr(r.out, "ENGINE = MergeTree") &&
+			      !strstr(r.out, "Distributed"),
+		      "%s", r.out);
+	tool_out_release(&r);
+	r = tool_run((const char *[]){ tool_path("tracedump"), "schema",
+				       "--cluster", "c1", "tr", NULL });
+	e2e_assert_exit(r.status, 0, "schema --cluster");
+	ck_assert_msg(
+		strstr(r.out, "CREATE DATABASE IF NOT EXISTS tr_shard;\n") &&
+			strstr(r.out, "CREATE TABLE IF NOT EXISTS "
+				      "tr_shard.rpc_calls (") &&
+			strstr(r.out,
+			       "CREATE TABLE IF NOT EXISTS tr.rpc_calls AS "
+			       "tr_shard.rpc_calls\nENGINE = Distributed(c1, "
+			       "tr_shard, rpc_calls, cityHash64(chain));") &&
+			strstr(r.out,
+			       "CREATE TABLE IF NOT EXISTS tr.loads AS "
+			       "tr_shard.loads\nENGINE = Distributed(c1, "
+			       "tr_shard, loads, load_id);"),
+		"%s", r.out);
+	tool_out_release(&r);
 	e2e_release(&t);
 }
 END_TEST
@@ -351,6 +421,7 @@ Suite *tools_cli_suite(void)
 	tcase_set_timeout(tc, E2E_TIMEOUT);
 	tcase_add_test(tc, test_missing_value);
 	tcase_add_test(tc, test_bad_usage);
+	tcase_add_test(tc, test_schema);
 	tcase_add_test(tc, test_help_has_a_line_per_option);
 	tcase_add_test(tc, test_merge_refuses_special_output);
 	tcase_add_test(tc, test_dump_special_files);

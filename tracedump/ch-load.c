@@ -89,8 +89,8 @@ static int pick_processes(struct loader *l, uint64_t *nproc)
 	int ret = -1, rc;
 	static const char head[] =
 		"SELECT DISTINCT concat(uuid, ' ', toString(records), ' ', "
-		"toString(complete)) FROM processes WHERE load_id IN "
-		"(" CH_FINISHED_LOADS ") AND uuid IN (";
+		"toString(complete)) FROM processes WHERE " CH_OF_FINISHED_LOADS
+		" AND uuid IN (";
 
 	*nproc = 0;
 	if (sqlite3_prepare_v2(l->db,
@@ -271,13 +271,31 @@ static void test_pause(void)
 		usleep(10000);
 }
 
+/* A cluster's store (its tables Distributed): inserts wait for the
+ * shards.  0, or -1. */
+static int sync_if_distributed(struct loader *l)
+{
+	char *n = ch_select_text(l->ch,
+				 "SELECT count() FROM system.tables WHERE "
+				 "database = currentDatabase() AND engine = "
+				 "'Distributed' FORMAT TabSeparated");
+
+	if (!n)
+		return -1;
+	if (strcmp(n, "0"))
+		ch_insert_sync(l->ch);
+	free(n);
+	return 0;
+}
+
 static int load(struct loader *l, const char *dir)
 {
 	struct timespec t0, t1;
 	uint64_t nproc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (ch_store_check(l->ch, true) || pick_processes(l, &nproc))
+	if (ch_store_check(l->ch, true) || sync_if_distributed(l) ||
+	    pick_processes(l, &nproc))
 		return -1;
 	l->stats->processes = nproc;
 	if (!nproc)

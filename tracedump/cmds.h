@@ -9,5 +9,6 @@
 
 extern const struct command cmd_dump;
 extern const struct command cmd_merge;
+extern const struct command cmd_schema;
 
 #endif

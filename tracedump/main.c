@@ -5,7 +5,8 @@
 #include "commands.h"
 #include "usage.h"
 
-static const struct command *const commands[] = { &cmd_dump, &cmd_merge };
+static const struct command *const commands[] = { &cmd_dump, &cmd_merge,
+						  &cmd_schema };
 
 int main(int argc, char **argv)
 {

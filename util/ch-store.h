@@ -11,6 +11,10 @@
 
 /* The loads a reader takes: those that finished. */
 #define CH_FINISHED_LOADS "SELECT load_id FROM loads WHERE state = 'finished'"
+/* A row of a finished load.  GLOBAL: over a cluster's Distributed tables
+ * the subquery runs once, on the server asked, not again on each shard
+ * (which ClickHouse refuses); on one server it is a plain IN. */
+#define CH_OF_FINISHED_LOADS "load_id GLOBAL IN (" CH_FINISHED_LOADS ")"
 
 /*
  * Check that c's database is a causal store of this schema version:

@@ -34,6 +34,7 @@ struct ch_client {
 	char body[1024]; /* an error answer's beginning */
 	size_t nbody;
 	char curl_error[CURL_ERROR_SIZE];
+	bool insert_sync; /* ch_insert_sync() */
 };
 
 static bool curl_ready;
@@ -143,7 +144,7 @@ static void server_message(const char *body, char *out, size_t outlen)
  * and, unless no_db, the database.
  */
 static int request(struct ch_client *c, const char *query, const void *body,
-		   size_t len, bool no_db)
+		   size_t len, bool no_db, bool insert)
 {
 	char *url, *esc = NULL;
 	size_t urllen;
@@ -153,7 +154,7 @@ static int request(struct ch_client *c, const char *query, const void *body,
 	if (query && !(esc = curl_easy_escape(c->curl, query, 0)))
 		return ch_fail(c, "out of memory");
 	urllen = strlen(c->base) + strlen(c->url.database) +
-		 (esc ? strlen(esc) : 0) + 64;
+		 (esc ? strlen(esc) : 0) + 96;
 	url = malloc(urllen);
 	if (!url) {
 		curl_free(esc);
@@ -165,8 +166,9 @@ static int request(struct ch_client *c, const char *query, const void *body,
 	 * wait_end_of_query the server keeps the answer (in memory, then a
 	 * temporary file) until the query ends, and a failure is a status.
 	 */
-	snprintf(url, urllen, "%s?wait_end_of_query=1%s%s%s%s", c->base,
+	snprintf(url, urllen, "%s?wait_end_of_query=1%s%s%s%s%s", c->base,
 		 no_db ? "" : "&database=", no_db ? "" : c->url.database,
+		 insert && c->insert_sync ? "&insert_distributed_sync=1" : "",
 		 esc ? "&query=" : "", esc ? esc : "");
 	curl_free(esc);
 	curl_easy_reset(c->curl);
@@ -213,7 +215,7 @@ static int request(struct ch_client *c, const char *query, const void *body,
 int ch_exec(struct ch_client *c, const char *sql)
 {
 	c->sink = NULL;
-	return request(c, NULL, sql, strlen(sql), false);
+	return request(c, NULL, sql, strlen(sql), false, false);
 }
 
 int ch_select(struct ch_client *c, const char *sql, ch_sink_fn sink, void *arg)
@@ -222,7 +224,7 @@ int ch_select(struct ch_client *c, const char *sql, ch_sink_fn sink, void *arg)
 
 	c->sink = sink;
 	c->arg = arg;
-	ret = request(c, NULL, sql, strlen(sql), false);
+	ret = request(c, NULL, sql, strlen(sql), false, false);
 	c->sink = NULL;
 	return ret;
 }
@@ -272,7 +274,7 @@ int ch_create_database(struct ch_client *c)
 		 c->url.database);
 	c->sink = keep_text;
 	c->arg = &t;
-	if (request(c, NULL, sql, strlen(sql), true)) {
+	if (request(c, NULL, sql, strlen(sql), true, false)) {
 		c->sink = NULL;
 		rb_release(&t.b);
 		return -1;
@@ -284,7 +286,12 @@ int ch_create_database(struct ch_client *c)
 		return 0;
 	snprintf(sql, sizeof(sql), "CREATE DATABASE IF NOT EXISTS %s",
 		 c->url.database);
-	return request(c, NULL, sql, strlen(sql), true);
+	return request(c, NULL, sql, strlen(sql), true, false);
+}
+
+void ch_insert_sync(struct ch_client *c)
+{
+	c->insert_sync = true;
 }
 
 int ch_insert(struct ch_client *c, const char *into, const void *data,
@@ -299,7 +306,7 @@ int ch_insert(struct ch_client *c, const char *into, const void *data,
 		return ch_fail(c, "out of memory");
 	snprintf(query, n, "INSERT INTO %s FORMAT RowBinary", into);
 	c->sink = NULL;
-	ret = request(c, query, data, len, false);
+	ret = request(c, query, data, len, false, true);
 	free(query);
 	return ret;
 }

@@ -54,6 +54,15 @@ char *ch_select_text(struct ch_client *c, const char *sql);
 int ch_insert(struct ch_client *c, const char *into, const void *data,
 	      size_t len);
 
+/*
+ * Inserts from now on return once a Distributed table (a cluster's:
+ * README, "A cluster") has put the rows on every shard, not when it has
+ * queued them to be sent (insert_distributed_sync): a load says it
+ * finished only then.  Not the default: a read-only user may not set it,
+ * and its refused insert would then be about the setting.
+ */
+void ch_insert_sync(struct ch_client *c);
+
 /* Set ch_error() to "<url>: <message>" (for sinks); returns -1. */
 int ch_fail(struct ch_client *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

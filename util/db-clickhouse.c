@@ -107,18 +107,34 @@ static const char loads_ddl[] =
 	") ENGINE = MergeTree PARTITION BY " LOAD_DAY "\n"
 	"ORDER BY (load_id, state)";
 
+/* The name of table t (DB_NTABLES: loads). */
+static const char *table_name(int t)
+{
+	return t == DB_NTABLES ? DB_CH_LOADS : db_tables[t].name;
+}
+
 char *db_ch_create(int t)
+{
+	return db_ch_create_in(t, NULL);
+}
+
+char *db_ch_create_in(int t, const char *db)
 {
 	const struct db_table_def *d;
 	struct sql q;
 
-	if (t == DB_NTABLES)
+	if (t == DB_NTABLES && !db)
 		return strdup(loads_ddl);
-	d = &db_tables[t];
 	if (sql_open(&q))
 		return NULL;
-	fprintf(q.f, "CREATE TABLE IF NOT EXISTS %s (\n    load_id UInt64",
-		d->name);
+	if (t == DB_NTABLES) { /* the same, in db */
+		fprintf(q.f, "CREATE TABLE IF NOT EXISTS %s.%s", db,
+			loads_ddl + strlen("CREATE TABLE IF NOT EXISTS "));
+		return sql_close(&q);
+	}
+	d = &db_tables[t];
+	fprintf(q.f, "CREATE TABLE IF NOT EXISTS %s%s%s (\n    load_id UInt64",
+		db ? db : "", db ? "." : "", d->name);
 	for (int i = 0; i < d->ncols; i++)
 		fprintf(q.f, ",\n    %s %s", d->cols[i].name, db_ch_type(t, i));
 	fputs("\n) ENGINE = MergeTree PARTITION BY " LOAD_DAY "\nORDER BY (",
@@ -140,6 +156,33 @@ char *db_ch_into(enum db_table t)
 		fprintf(q.f, ", %s", d->cols[i].name);
 	fputc(')', q.f);
 	return sql_close(&q);
+}
+
+int db_ch_cluster_schema_write(FILE *f, const char *cluster, const char *db)
+{
+	fprintf(f, "CREATE DATABASE IF NOT EXISTS %s" DB_CH_SHARD_SUFFIX ";\n",
+		db);
+	fprintf(f, "CREATE DATABASE IF NOT EXISTS %s;\n", db);
+	for (int t = 0; t <= DB_NTABLES; t++) {
+		char shard[256];
+		char *sql;
+
+		if (t < DB_NTABLES && !db_ch_has_table(t))
+			continue;
+		snprintf(shard, sizeof(shard), "%s" DB_CH_SHARD_SUFFIX, db);
+		if (!(sql = db_ch_create_in(t, shard)))
+			return -1;
+		fprintf(f, "\n%s;\n", sql);
+		free(sql);
+		/* a chain's rows on one shard; a load's other rows together */
+		fprintf(f,
+			"CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s\n"
+			"ENGINE = Distributed(%s, %s, %s, %s);\n",
+			db, table_name(t), shard, table_name(t), cluster, shard,
+			table_name(t),
+			t == DB_RPC_CALLS ? DB_CH_CHAIN_SHARD : "load_id");
+	}
+	return ferror(f) ? -1 : 0;
 }
 
 int db_ch_schema_write(FILE *f)

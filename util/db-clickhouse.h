@@ -65,12 +65,26 @@ bool db_ch_nullable(enum db_table t, int col);
  * memory.
  */
 char *db_ch_create(int t);
+/* The same with the table in database db (NULL: the connection's). */
+char *db_ch_create_in(int t, const char *db);
 
 /*
  * "name (load_id, col1, col2, ...)": what an INSERT of all of t's
  * columns goes INTO.  Malloc'd; NULL without memory.
  */
 char *db_ch_into(enum db_table t);
+
+/*
+ * The tables of a store on a cluster named cluster (remote_servers in
+ * the servers' configuration): database db DB_CH_SHARD_SUFFIX holds each
+ * table as db_ch_create() makes it, and database db each as a
+ * Distributed table over those of every shard, sharded by
+ * DB_CH_CHAIN_SHARD (rpc_calls) or load_id (the others).  Run on every
+ * server, any can take loads and readers (clickhouse://HOST/db).
+ * Statements end with ";\n".  0, or -1 on a write error.
+ */
+#define DB_CH_SHARD_SUFFIX "_shard"
+int db_ch_cluster_schema_write(FILE *f, const char *cluster, const char *db);
 
 /* Every statement of db_ch_create(), as README.md shows them. */
 int db_ch_schema_write(FILE *f);
