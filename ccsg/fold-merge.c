@@ -43,11 +43,11 @@ static uint64_t node_hash(const struct ccsg_trace *t, const struct ccsg_node *n)
 static int same_node(const struct ccsg_trace *ta, const struct ccsg_node *a,
 		     const struct ccsg_trace *tb, const struct ccsg_node *b)
 {
-	return a->prog == b->prog && a->vers == b->vers &&
-	       a->proc == b->proc && a->server_proc == b->server_proc &&
-	       a->object_id == b->object_id &&
-	       (a->peer < 0) == (b->peer < 0) &&
-	       (a->peer < 0 || !strcmp(ta->strings[a->peer], tb->strings[b->peer]));
+	return a->prog == b->prog && a->vers == b->vers && a->proc == b->proc &&
+	       a->server_proc == b->server_proc &&
+	       a->object_id == b->object_id && (a->peer < 0) == (b->peer < 0) &&
+	       (a->peer < 0 ||
+		!strcmp(ta->strings[a->peer], tb->strings[b->peer]));
 }
 
 /* The node of into like node n of from, or -1; *h its slot's key. */
@@ -98,7 +98,8 @@ static int32_t copy_node(struct ccsg_graph *into, const struct ccsg_graph *from,
 	dst->server_proc = src->server_proc;
 	dst->object_id = src->object_id;
 	if (src->peer >= 0 &&
-	    (dst->peer = ccsg_trace_intern(a->t, from->fold->t->strings[src->peer])) < 0)
+	    (dst->peer = ccsg_trace_intern(
+		     a->t, from->fold->t->strings[src->peer])) < 0)
 		return -ENOMEM;
 	a->node_at[m] = from->fold->node_at[n];
 	return m;
@@ -164,15 +165,18 @@ static int merge_edges(struct ccsg_fold *a, const struct ccsg_fold *b,
 	for (size_t e = 0; e < b->nedges; e++) {
 		const struct pending_edge *p = &b->edges[e];
 		int32_t from = p->from < 0 ? p->from : map[p->from];
-		uint64_t key = hashmap_key2((uint32_t)from, (uint32_t)map[p->to]);
+		uint64_t key =
+			hashmap_key2((uint32_t)from, (uint32_t)map[p->to]);
 		int32_t x = hashmap_get(&a->edge_slot, key);
 
 		if (x < 0) {
 			if (GROW(a->edges, a->cap_edges, a->nedges + 1) ||
-			    hashmap_put(&a->edge_slot, key, (int32_t)a->nedges) < 0)
+			    hashmap_put(&a->edge_slot, key,
+					(int32_t)a->nedges) < 0)
 				return -ENOMEM;
 			x = (int32_t)a->nedges++;
-			a->edges[x] = (struct pending_edge){ from, map[p->to], 0, p->at };
+			a->edges[x] = (struct pending_edge){ from, map[p->to],
+							     0, p->at };
 		} else if (ccsg_call_key_cmp(&p->at, &a->edges[x].at) < 0) {
 			a->edges[x].at = p->at;
 		}
@@ -203,7 +207,8 @@ static int merge_threads(struct ccsg_graph *into, const struct ccsg_graph *from,
 {
 	struct ccsg_fold *a = into->fold;
 	const struct ccsg_fold *b = from->fold;
-	const struct ccsg_spawns *sa = &into->dscg->spawns, *sb = &from->dscg->spawns;
+	const struct ccsg_spawns *sa = &into->dscg->spawns,
+				 *sb = &from->dscg->spawns;
 	size_t k = into->dims->n ? into->dims->n : 1;
 
 	for (size_t i = 0; i < a->t->nthreads; i++) {
@@ -211,8 +216,8 @@ static int merge_threads(struct ccsg_graph *into, const struct ccsg_graph *from,
 
 		a->served[i] |= b->served[i];
 		/* what from's chains took of the thread's figure */
-		into->thread_self[i] += from->thread_self[i] -
-					ccsg_graph_thread_start(from, i);
+		into->thread_self[i] +=
+			from->thread_self[i] - ccsg_graph_thread_start(from, i);
 		if (b->chains_sum[i]) {
 			if (!a->chains_sum[i] &&
 			    !(a->chains_sum[i] = calloc(k, sizeof(int64_t))))
@@ -281,8 +286,10 @@ static int order_nodes(struct ccsg_graph *g, int32_t *map)
 	for (size_t i = 0; i < n; i++) {
 		map[order[i]] = (int32_t)i;
 		nodes[i] = g->nodes[order[i]];
-		if (i) /* main has no first call */
-			at[i] = b->node_at[order[i]], sym[i] = b->sym_at[order[i]];
+		if (i) { /* main has no first call */
+			at[i] = b->node_at[order[i]];
+			sym[i] = b->sym_at[order[i]];
+		}
 	}
 	memcpy(g->nodes, nodes, n * sizeof(*nodes));
 	memcpy(b->node_at + 1, at + 1, (n - 1) * sizeof(*at));

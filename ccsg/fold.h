@@ -33,12 +33,12 @@ struct ccsg_fold {
 	 * (prog, vers) -> pv, (pv, proc) -> fn, (server, object) -> obj,
 	 * (fn, obj) -> fo */
 	struct hashmap pv, fn, obj, fo;
-	struct hashmap fn_node;		/* fn (or fo, by object) -> its node */
+	struct hashmap fn_node; /* fn (or fo, by object) -> its node */
 	/* per node: its first call, and the first whose symbol it took
 	 * (how the folds of shares are merged in one order: fold-merge.c) */
 	struct ccsg_call_key *node_at, *sym_at;
 	size_t cap_node_at, cap_sym_at;
-	uint8_t *served;		/* per thread: it ran skeletons */
+	uint8_t *served;	    /* per thread: it ran skeletons */
 	int64_t **chains_sum;	    /* per thread: its chains' CPU, k each */
 	struct spawn_place *spawn;  /* per thread */
 	struct pending_edge *edges; /* in creation order */
@@ -47,8 +47,8 @@ struct ccsg_fold {
 	int32_t *chain_node;	  /* the chain being folded: per call */
 	int64_t *chain_self;
 	size_t cap_chain_node, cap_chain_self;
-	int64_t *chain_sum;		/* k entries */
-	int32_t serving_node;		/* under main, made on demand, or -1 */
+	int64_t *chain_sum;   /* k entries */
+	int32_t serving_node; /* under main, made on demand, or -1 */
 };
 
 /* A new node of g (its vectors zero, its links -1): its index, -ENOMEM. */

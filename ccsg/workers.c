@@ -31,8 +31,8 @@ static void *fold_share(void *arg)
 {
 	struct worker *w = arg;
 
-	w->folded = !ccsg_stream_fold(w->d, w->t, w->dims, w->by_object,
-				      w->g, w->resources, w->n, NULL);
+	w->folded = !ccsg_stream_fold(w->d, w->t, w->dims, w->by_object, w->g,
+				      w->resources, w->n, NULL);
 	return NULL;
 }
 
