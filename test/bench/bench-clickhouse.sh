@@ -21,6 +21,10 @@
 #    SQLite file of one `tracedump merge` of all the logs: wall time, CPU
 #    time (user + system) and peak resident memory (/usr/bin/time -v).
 #    The two outputs must be equal but for their "trace" field.
+#  - report by two workers (`--workers 2`, each thread over half of the
+#    chains), from each: the output must equal one worker's, byte for
+#    byte; the line gives the wall-time ratio to one worker's (2
+#    processors, shared with the server when reading the store).
 #
 # The goal of issue 17 is a reader whose memory stays flat as the trace
 # grows: `ccsg report` copies all but the calls, then reads the calls range
@@ -210,6 +214,17 @@ PY
 		exit 1
 	fi
 	echo "  reports equal (but for \"trace\")"
+	measure "report-ch2-$n" "$BUILD/ccsg" report --format=json --workers 2 --db "$url/a$n"
+	ch2_s=$secs ch2_mb=$peak_mb
+	measure "report-sq2-$n" "$BUILD/ccsg" report --format=json --workers 2 --db "$dir/trace-$n.db"
+	sq2_s=$secs sq2_mb=$peak_mb
+	for store in ch sq; do
+		cmp -s "$dir/report-$store-$n.out" "$dir/report-${store}2-$n.out" ||
+			{ echo "bench-clickhouse: FAILED: $calls calls: two workers' report from $store differs from one worker's"; exit 1; }
+	done
+	awk -v a="${ch_s[$n]}" -v b="$ch2_s" -v ma="$ch2_mb" -v c="${sq_s[$n]}" -v d="$sq2_s" -v mb="$sq2_mb" 'BEGIN {
+		printf "  report, 2 workers:  clickhouse %.2f s (x%.2f of one worker), %s MB; sqlite %.2f s (x%.2f), %s MB; equal to one worker'"'"'s\n",
+			b, (a > 0 ? b / a : 0), ma, d, (c > 0 ? d / c : 0), mb }'
 	query "DROP DATABASE IF EXISTS a$n" || fail "cannot drop database a$n"
 	rm -rf "$logs" "$dir/hosts-$n" "$dir/trace-$n.db" "$dir"/report-*-"$n".out
 done
