@@ -106,10 +106,11 @@ static int load_intervals(struct ccsg_monitoring *m, sqlite3 *db)
 	return 0;
 }
 
-/* The first call side of each chain monitored unlike the chain's first. */
-static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db)
+/* The first call side of each chain monitored unlike the chain's first;
+ * the chains where also holds (SQL on rpc_calls c, or NULL). */
+static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db, const char *where)
 {
-	static const char sql[] =
+	static const char head[] =
 		"SELECT c.call_id, CASE typeof(c.chain) WHEN 'blob' THEN "
 		"lower(hex(c.chain)) ELSE c.chain END AS ch, c.client_mon, "
 		"c.server_mon, c.prog, c.proc, coalesce(c.stub_start_event, "
@@ -118,15 +119,20 @@ static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db)
 		"p.proc_id = c.client_proc_id), (SELECT h.name || ' ' || p.pid "
 		"FROM processes p JOIN hosts h ON h.host_id = p.host_id WHERE "
 		"p.proc_id = c.server_proc_id) FROM rpc_calls c WHERE "
-		"c.client_mon IS NOT NULL OR c.server_mon IS NOT NULL ORDER BY "
-		"ch, ev, c.call_id";
-	char chain[41] = "";
+		"(c.client_mon IS NOT NULL OR c.server_mon IS NOT NULL)";
+	char chain[41] = "", *sql = NULL;
 	unsigned ref = 0;
 	int cut = 0, rc;
 	size_t cap = 0;
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (asprintf(&sql, "%s%s%s%s ORDER BY ch, ev, c.call_id", head,
+		     where ? " AND (" : "", where ? where : "",
+		     where ? ")" : "") < 0)
+		return fail("out of memory");
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
 		return fail("cannot read rpc_calls: %s", sqlite3_errmsg(db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *ch = sqlite3_column_text(st, 1);
@@ -184,19 +190,55 @@ static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db)
 
 int ccsg_monitoring_load(struct ccsg_monitoring *m, sqlite3 *db)
 {
-	return ccsg_monitoring_load_cuts(m, db, 1);
+	return ccsg_monitoring_load_cuts(m, db, 1, NULL);
 }
 
-int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts)
+int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts,
+			      const char *where)
 {
 	memset(m, 0, sizeof(*m));
 	if (ccsg_db_has_table(db, "monitor_switches") <= 0)
 		return 0;
 	m->present = 1;
-	if (load_intervals(m, db) || (cuts && load_cuts(m, db))) {
+	if (load_intervals(m, db) || (cuts && load_cuts(m, db, where))) {
 		ccsg_monitoring_release(m);
 		return -1;
 	}
+	return 0;
+}
+
+static int cmp_cut(const void *a, const void *b)
+{
+	return strcmp(((const struct ccsg_mon_cut *)a)->chain,
+		      ((const struct ccsg_mon_cut *)b)->chain);
+}
+
+int ccsg_monitoring_add_cuts(struct ccsg_monitoring *into,
+			     const struct ccsg_monitoring *from)
+{
+	struct ccsg_mon_cut *v;
+
+	if (!from->ncuts)
+		return 0;
+	v = realloc(into->cuts,
+		    (into->ncuts + from->ncuts) * sizeof(*into->cuts));
+	if (!v)
+		return fail("out of memory");
+	into->cuts = v;
+	for (size_t i = 0; i < from->ncuts; i++) {
+		struct ccsg_mon_cut *c = &into->cuts[into->ncuts];
+
+		*c = from->cuts[i];
+		c->client = c->server = NULL;
+		into->ncuts++;
+		if ((from->cuts[i].client &&
+		     !(c->client = strdup(from->cuts[i].client))) ||
+		    (from->cuts[i].server &&
+		     !(c->server = strdup(from->cuts[i].server))))
+			return fail("out of memory");
+	}
+	/* one cut a chain at most: in chain order, as one reader's */
+	qsort(into->cuts, into->ncuts, sizeof(*into->cuts), cmp_cut);
 	return 0;
 }
 

@@ -65,7 +65,13 @@ int ccsg_monitoring_load(struct ccsg_monitoring *m, sqlite3 *db);
  * sorted scan of rpc_calls that finds them (3 s of CPU for 1M calls)
  * needless.
  */
-int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts);
+int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts,
+			      const char *where);
+/* where (NULL: none) restricts the chains searched for cuts: SQL on
+ * rpc_calls c, a share's (workers.h).  Shares of one trace: into's cuts
+ * gain from's (0, -1 after fail()). */
+int ccsg_monitoring_add_cuts(struct ccsg_monitoring *into,
+			     const struct ccsg_monitoring *from);
 void ccsg_monitoring_release(struct ccsg_monitoring *m);
 
 /* Lines for the head of a text report (nothing when every type was on

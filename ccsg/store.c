@@ -939,6 +939,17 @@ int ccsg_store_stream_next(struct ccsg_store_stream *s)
 	return 1;
 }
 
+int ccsg_store_stream_monitored(struct ccsg_store_stream *s)
+{
+	/* every share's: the ids are those of the whole trace */
+	return exec(&s->r, "BEGIN; DROP TABLE IF EXISTS s_rpc_calls; DELETE "
+			   "FROM rpc_calls") ||
+			       stage_table(&s->r, DB_RPC_CALLS, NULL) ||
+			       build_calls(&s->r) || exec(&s->r, "COMMIT")
+		       ? -1
+		       : 0;
+}
+
 void ccsg_store_stream_close(struct ccsg_store_stream *s)
 {
 	if (!s)

@@ -44,6 +44,15 @@ const char *ccsg_store_stream_open(const char *db, unsigned share,
 				   unsigned shares,
 				   struct ccsg_store_stream **s);
 int ccsg_store_stream_next(struct ccsg_store_stream *s);
+/*
+ * Once the stream is read: rpc_calls holds every call of the store,
+ * every share's, numbered as in the whole copy - for the monitoring's
+ * cuts (monitoring.h), which name calls by call_id, of a trace whose
+ * monitoring changed while it ran (else there is none).  The file then
+ * holds the calls, the join's keys are in memory for a moment: 0, or -1
+ * after fail().
+ */
+int ccsg_store_stream_monitored(struct ccsg_store_stream *s);
 void ccsg_store_stream_close(struct ccsg_store_stream *s);
 
 #endif

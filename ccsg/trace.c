@@ -1146,7 +1146,7 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 	if (open_trace(t, given, ccsg_store_path(given), &db, &with_mon))
 		return -1;
 	if (!load_calls(t, db, with_mon, &mon_mixed) &&
-	    !ccsg_monitoring_load_cuts(&t->mon, db, mon_mixed))
+	    !ccsg_monitoring_load_cuts(&t->mon, db, mon_mixed, NULL))
 		ret = 0;
 	sqlite3_close(db);
 	if (ret)
@@ -1181,6 +1181,8 @@ struct ccsg_stream {
 	int with_mon, mon_mixed;
 	char *mon;
 	int ordered;	    /* call_id order is chain order: checked */
+	char share[64];	    /* an SQLite share's chains: SQL on rpc_calls */
+	int store_share;    /* a share of a store's chains */
 	int64_t prev_event; /* the first event of the row before */
 	int have_row;	    /* r is on the first row of the next chain */
 	int last;	    /* r has no row left (a step more restarts it) */
@@ -1218,7 +1220,7 @@ int ccsg_trace_open_share(struct ccsg_trace *t, const char *given,
 	size_t ncols = sizeof(call_cols) / sizeof(call_cols[0]);
 	int cols[sizeof(call_cols) / sizeof(call_cols[0]) + 2];
 	struct ccsg_stream *s;
-	char order[384], where[64] = "";
+	char order[384], where[96] = "";
 	sqlite3 *db;
 	int with_mon;
 
@@ -1247,6 +1249,7 @@ int ccsg_trace_open_share(struct ccsg_trace *t, const char *given,
 	 * wrote it so, else SQLite's sorter, which spills to temporary
 	 * files rather than hold the table (1M calls: +1.7 s of CPU) */
 	s->ordered = s->store || calls_in_chain_order(db);
+	s->store_share = s->store && shares > 1;
 	/* a share of an SQLite file's chains: a WHERE here (a store's is
 	 * the server's) */
 	if (shares > 1 && !s->store) {
@@ -1258,10 +1261,11 @@ int ccsg_trace_open_share(struct ccsg_trace *t, const char *given,
 			ccsg_trace_release(t);
 			return -1;
 		}
-		snprintf(where, sizeof(where),
-			 "WHERE causal_shard(%s) %% %u = %u ",
+		snprintf(s->share, sizeof(s->share),
+			 "causal_shard(%s) %% %u = %u",
 			 db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_CHAIN), shares,
 			 share);
+		snprintf(where, sizeof(where), "WHERE %s ", s->share);
 	}
 	if (s->ordered)
 		snprintf(order, sizeof(order), "%sORDER BY %s", where,
@@ -1296,12 +1300,32 @@ static int read_call_key(struct reader *r, int version, int64_t *id,
 	return read_chain(r, version, chain);
 }
 
-/* The stream's end: the monitoring cuts, which need every call's. */
+/* A store's cuts, by SQL on every call: its copy held one range. */
+static int store_cuts(struct ccsg_trace *t, struct ccsg_stream *s)
+{
+	ccsg_monitoring_release(&t->mon);
+	return ccsg_store_stream_monitored(s->store) ||
+			       ccsg_monitoring_load_cuts(&t->mon, s->db, 1,
+							 NULL)
+		       ? -1
+		       : 0;
+}
+
+/*
+ * The stream's end: the monitoring, and its cuts when the calls read
+ * were not all monitored alike (SQL on the calls; only then can a chain
+ * be cut).  An SQLite share's cuts are those of its chains; a store
+ * share's come once the shares are merged (ccsg_trace_shares_end()).
+ */
 static int stream_end(struct ccsg_trace *t, struct ccsg_stream *s)
 {
+	int cuts = s->mon_mixed && !s->store_share;
+
 	s->done = 1;
 	if (rd_close(&s->r) ||
-	    ccsg_monitoring_load_cuts(&t->mon, s->db, s->mon_mixed))
+	    ccsg_monitoring_load_cuts(&t->mon, s->db, cuts && !s->store,
+				      s->share[0] ? s->share : NULL) ||
+	    (cuts && s->store && store_cuts(t, s)))
 		return -1;
 	return 0;
 }
@@ -1454,19 +1478,17 @@ int ccsg_trace_next_part(struct ccsg_trace *t, int keep)
 
 int ccsg_trace_merge_mon(struct ccsg_trace *into, const struct ccsg_trace *from)
 {
-	struct ccsg_stream *a = into->stream;
-	const struct ccsg_stream *b = from->stream;
-	int mixed = a->mon_mixed || b->mon_mixed ||
-		    (a->mon && b->mon && strcmp(a->mon, b->mon));
+	/* a cut is in a chain not all monitored alike, which its share saw
+	 * whole: an SQLite share found it */
+	into->stream->mon_mixed |= from->stream->mon_mixed;
+	return ccsg_monitoring_add_cuts(&into->mon, &from->mon);
+}
 
-	if (!a->mon && b->mon && !(a->mon = strdup(b->mon)))
-		return fail("out of memory");
-	if (mixed == a->mon_mixed)
-		return 0;
-	/* the cuts, which one share's calls did not need */
-	a->mon_mixed = 1;
-	ccsg_monitoring_release(&into->mon);
-	return ccsg_monitoring_load_cuts(&into->mon, a->db, 1);
+int ccsg_trace_shares_end(struct ccsg_trace *t)
+{
+	struct ccsg_stream *s = t->stream;
+
+	return s->store_share && s->mon_mixed ? store_cuts(t, s) : 0;
 }
 
 static void stream_close(struct ccsg_stream *s)

@@ -237,11 +237,12 @@ int ccsg_trace_open(struct ccsg_trace *t, const char *path);
  */
 int ccsg_trace_open_share(struct ccsg_trace *t, const char *path,
 			  unsigned share, unsigned shares);
-/* How the monitoring of the calls read by each of two shares of a trace
- * combine (the shares' streams ended): into's is the whole's.  0, -1
- * after fail(). */
+/* The monitoring of the calls read by shares of a trace (their streams
+ * ended): into's gains from's; once all are in, ccsg_trace_shares_end()
+ * makes it the whole trace's.  0, -1 after fail(). */
 int ccsg_trace_merge_mon(struct ccsg_trace *into,
 			 const struct ccsg_trace *from);
+int ccsg_trace_shares_end(struct ccsg_trace *t);
 int ccsg_trace_next_part(struct ccsg_trace *t, int keep);
 
 /* Has db a table name?  1 or 0; -1 when sqlite cannot say. */

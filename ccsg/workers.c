@@ -107,6 +107,8 @@ int ccsg_workers_build(struct ccsg_dscg *d, struct ccsg_trace *t,
 			goto out;
 		release_share(&w[i]);
 	}
+	if (ccsg_trace_shares_end(t))
+		goto out;
 	for (size_t r = 0; r < n; r++)
 		if (ccsg_graph_merge_order(graphs[r])) {
 			fail("out of memory merging the workers' CCSGs");

@@ -6,7 +6,8 @@
  * primary marks, the threads' Equation 2, the DSCG's counts and tallies,
  * and the latency table (`ccsg latency` streams too); and the CCSG
  * folded by 2 and by 3 workers, each over its share of the chains
- * (workers.h, `ccsg report --workers`), against the same.
+ * (workers.h, `ccsg report --workers`), against the same; and the
+ * chains selective monitoring cut (monitoring.h) that each found.
  * Strings are compared as text: the two read the calls in different
  * orders, so their interned indices differ.
  */
@@ -192,6 +193,28 @@ static void sc_latency(const struct ccsg_graph *loaded,
  * and dimensions (groups: the text loaded's were parsed from, or NULL for
  * hosts), and compare.
  */
+/* The chains a monitoring switch cut, as a trace's readers found them. */
+static void sc_cuts(const struct ccsg_monitoring *a,
+		    const struct ccsg_monitoring *b)
+{
+	ck_assert_msg(a->ncuts == b->ncuts, "%zu cut chains loaded, %zu read",
+		      a->ncuts, b->ncuts);
+	for (size_t i = 0; i < a->ncuts; i++) {
+		const struct ccsg_mon_cut *x = &a->cuts[i], *y = &b->cuts[i];
+
+		ck_assert_str_eq(x->chain, y->chain);
+		ck_assert_str_eq(x->client ? x->client : "-",
+				 y->client ? y->client : "-");
+		ck_assert_str_eq(x->server ? x->server : "-",
+				 y->server ? y->server : "-");
+		ck_assert_msg(
+			x->call_id == y->call_id && x->prog == y->prog &&
+				x->proc == y->proc && x->event == y->event &&
+				x->lost == y->lost && x->gained == y->gained,
+			"the cut of chain %s differs", x->chain);
+	}
+}
+
 /* The graph of path read by workers (1: one stream, shown to acc's
  * watch), compared with loaded. */
 static void sc_compare_workers(const char *path,
@@ -233,6 +256,7 @@ static void sc_compare_workers(const char *path,
 	idl_names_init(&nm);
 	ck_assert_int_eq(ccsg_graph_name(&g, &nm), 0);
 	sc_graphs(loaded, &g, workers == 1);
+	sc_cuts(&loaded->dscg->trace->mon, &t.mon);
 	if (workers == 1)
 		sc_latency(loaded, &g, &acc);
 	ccsg_latency_acc_release(&acc);

@@ -162,6 +162,46 @@ START_TEST(test_synthetic_both_orders)
 	free(a);
 	free(b);
 
+	/*
+	 * monitoring switched while it ran: the 4th call of each of the 32
+	 * client loops served without cpu, a cut in every chain, found the
+	 * same by the loaded trace, the stream and the workers' shares (an
+	 * SQLite share looks for the cuts of its own chains)
+	 */
+	{
+		char cut[PATH_MAX];
+
+		e2e_fmt(cut, sizeof(cut), "%s/cut.db", t.dir);
+		copy_file(t.db, cut);
+		ck_assert_int_eq(sqlite3_open(cut, &db), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_exec(db,
+					      "UPDATE rpc_calls SET server_mon "
+					      "= 'semantics|latency' WHERE "
+					      "skel_start_event = 11",
+					      NULL, NULL, NULL),
+				 SQLITE_OK);
+		ck_assert_int_eq(e2e_query_int(db, "SELECT count(DISTINCT "
+						   "chain) FROM rpc_calls "
+						   "WHERE skel_start_event = "
+						   "11"),
+				 32);
+		sqlite3_close(db);
+		assert_stream_equal(cut, 0, CCSG_RES_CPU);
+		run_ccsg(&t, cut, out[0], NULL, 0);
+		a = e2e_slurp(out[0], NULL);
+		ck_assert_msg(strstr(a, "\"cut_chains\": [{\"chain\": "), "%s",
+			      a);
+		{
+			size_t n = 0;
+
+			for (const char *p = a; (p = strstr(p, "\"lost\": "));
+			     p++)
+				n++;
+			ck_assert_uint_eq(n, 32);
+		}
+		free(a);
+	}
+
 	/* the order claimed but broken: one line, exit 1 */
 	ck_assert_int_eq(sqlite3_open(sorted, &db), SQLITE_OK);
 	ck_assert_int_eq(
