@@ -194,7 +194,7 @@ int64_t ccsg_graph_thread_start(const struct ccsg_graph *g, size_t i)
 {
 	const struct ccsg_thread *th = &g->fold->t->threads[i];
 
-	if (th->infra || thread_amount(g, th) == CCSG_NONE)
+	if (g->self_map || th->infra || thread_amount(g, th) == CCSG_NONE)
 		return 0;
 	return thread_amount(g, th);
 }
@@ -352,14 +352,25 @@ static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
 			g->clamped++;
 		}
 		/* the skeletons a thread ran are the calls' CPU, not its own */
-		if (c->server_tid && (th = ccsg_trace_thread(t, c->server_proc, c->server_tid)) >= 0) {
-			g->thread_self[th] -= skel_cpu(g, c);
+		if (c->server_tid &&
+		    (th = ccsg_trace_thread(t, c->server_proc,
+					    c->server_tid)) >= 0) {
 			b->served[th] = 1;
+			if (!g->self_map)
+				g->thread_self[th] -= skel_cpu(g, c);
 		}
 		/* a chain it started: the stub side is runtime */
-		if (c->parent < 0 && c->client_tid &&
-		    (th = ccsg_trace_thread(t, c->client_proc, c->client_tid)) >= 0)
+		if (!g->self_map && c->parent < 0 && c->client_tid &&
+		    (th = ccsg_trace_thread(t, c->client_proc,
+					    c->client_tid)) >= 0)
 			g->thread_self[th] -= stub_cpu(g, c);
+		if (g->self_map)
+			self[j] = g->self_map(
+				g->self_map_arg, b->chain_node[j],
+				c->server_proc
+					? ccsg_trace_host(t, c->server_proc)
+					: -1,
+				self[j]);
 	}
 }
 
@@ -371,6 +382,7 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 	size_t k = dims_k(g), n = (size_t)ch->n;
 
 	if (GROW(b->chain_node, b->cap_chain_node, n) ||
+	    GROW(b->chain_edge, b->cap_chain_edge, n) ||
 	    GROW(b->chain_self, b->cap_chain_self, n))
 		return -ENOMEM;
 	memset(b->chain_sum, 0, k * sizeof(*b->chain_sum));
@@ -428,6 +440,7 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 			if ((e = note_edge(b, from, f, ch, i)) < 0)
 				return -ENOMEM;
 		}
+		b->chain_edge[j] = e;
 		if (g->call_node) {
 			g->call_node[ord] = f;
 			g->call_self[ord] = self;
@@ -447,6 +460,16 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 const int32_t *ccsg_graph_chain_nodes(const struct ccsg_graph *g)
 {
 	return g->fold->chain_node;
+}
+
+const int32_t *ccsg_graph_chain_edges(const struct ccsg_graph *g)
+{
+	return g->fold->chain_edge;
+}
+
+const int64_t *ccsg_graph_chain_self(const struct ccsg_graph *g)
+{
+	return g->fold->chain_self;
 }
 
 /* Equation 2, once every skeleton a thread ran was taken out. */
@@ -539,16 +562,13 @@ static int resolve_edges(struct ccsg_fold *b, struct ccsg_graph *g,
 	for (size_t i = 0; i < ncalls; i++)
 		if (g->call_edge[i] >= 0)
 			g->call_edge[i] = final[g->call_edge[i]];
-	free(final);
+	g->edge_of_pending = final;
 	return 0;
 }
 
-/* The forest the threads' sums climb: a spawned thread's parent is the
- * thread that started the spawning chain, another's its parent thread;
- * -1 at a root (or where corrupt ids made a cycle).  Deepest first. */
-static int32_t *threads_deepest_first(struct ccsg_fold *b, int32_t *up)
+int32_t *ccsg_threads_deepest_first(const struct ccsg_trace *t,
+				    const int32_t *owner, int32_t *up)
 {
-	const struct ccsg_trace *t = b->t;
 	size_t n = t->nthreads, acc = 0;
 	int32_t *depth = malloc((n + 1) * sizeof(*depth));
 	int32_t *walk = malloc((n + 1) * sizeof(*walk));
@@ -563,8 +583,7 @@ static int32_t *threads_deepest_first(struct ccsg_fold *b, int32_t *up)
 	for (size_t i = 0; i < n; i++) {
 		const struct ccsg_thread *th = &t->threads[i];
 
-		up[i] = th->spawn_call >= 0 ? b->spawn[i].owner
-					    : th->parent_thread;
+		up[i] = th->spawn_call >= 0 ? owner[i] : th->parent_thread;
 		depth[i] = -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -617,14 +636,20 @@ static int threads_sum(struct ccsg_fold *b, struct ccsg_graph *g)
 {
 	const struct ccsg_trace *t = b->t;
 	size_t k = dims_k(g), n = t->nthreads;
-	int32_t *up = malloc((n + 1) * sizeof(*up)), *order;
+	int32_t *up = malloc((n + 1) * sizeof(*up)), *order = NULL;
+	int32_t *owner = malloc((n + 1) * sizeof(*owner));
 	int64_t *sum = calloc(n * k + 1, sizeof(*sum));
 
-	if (!up || !sum || !(order = threads_deepest_first(b, up))) {
+	for (size_t i = 0; owner && i < n; i++)
+		owner[i] = b->spawn[i].owner;
+	if (!up || !sum || !owner ||
+	    !(order = ccsg_threads_deepest_first(t, owner, up))) {
 		free(up);
 		free(sum);
+		free(owner);
 		return -ENOMEM;
 	}
+	free(owner);
 	for (size_t o = 0; o < n; o++) {
 		int32_t i = order[o],
 			dim = dim_of_proc(g, t, t->threads[i].proc);
@@ -760,6 +785,17 @@ nomem:
 	return -ENOMEM;
 }
 
+void ccsg_graph_map_self(struct ccsg_graph *g,
+			 int64_t (*map)(void *arg, int32_t node, int32_t host,
+					int64_t self),
+			 void *arg)
+{
+	g->self_map = map;
+	g->self_map_arg = arg;
+	memset(g->thread_self, 0,
+	       g->fold->t->nthreads * sizeof(*g->thread_self));
+}
+
 static void fold_release(struct ccsg_fold *b)
 {
 	if (!b)
@@ -779,6 +815,7 @@ static void fold_release(struct ccsg_fold *b)
 	free(b->served);
 	free(b->edges);
 	free(b->chain_node);
+	free(b->chain_edge);
 	free(b->chain_self);
 	free(b->chain_sum);
 	free(b->node_at);
@@ -838,6 +875,7 @@ void ccsg_graph_release(struct ccsg_graph *g)
 	free(g->call_node);
 	free(g->call_self);
 	free(g->call_edge);
+	free(g->edge_of_pending);
 	free(g->thread_self);
 	free(g->thread_node);
 	free(g->root_thread);

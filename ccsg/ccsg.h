@@ -93,6 +93,17 @@ struct ccsg_graph {
 	int64_t *vec_pool;
 	size_t cap_nodes, cap_edges, cap_pool;
 	struct ccsg_fold *fold; /* between begin and end (ccsg.c) */
+	/* The edge each pending edge of the fold became (the indices
+	 * ccsg_graph_chain_edges() gave), once ended. */
+	int32_t *edge_of_pending;
+	/*
+	 * A fold of changes (impact-stream.c), set after begin: each call's
+	 * Equation 1 value self, of its function node and the host it ran
+	 * on (-1), becomes what self_map() returns, and threads count 0.
+	 */
+	int64_t (*self_map)(void *arg, int32_t node, int32_t host,
+			    int64_t self);
+	void *self_map_arg;
 };
 
 /* Build the graph; by_object aggregates by (object, interface, function). */
@@ -124,6 +135,10 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 /* The function node of each call of the chain just folded (-1: none),
  * until the next ccsg_graph_chain(). */
 const int32_t *ccsg_graph_chain_nodes(const struct ccsg_graph *g);
+/* ... the pending edge of each (-1: none; g->edge_of_pending maps them
+ * once ended), and its Equation 1 value (or self_map()'s). */
+const int32_t *ccsg_graph_chain_edges(const struct ccsg_graph *g);
+const int64_t *ccsg_graph_chain_self(const struct ccsg_graph *g);
 int ccsg_graph_end(struct ccsg_graph *g);
 /*
  * Folds of shares of one trace's chains (ccsg_trace_open_share()), each
@@ -134,6 +149,19 @@ int ccsg_graph_end(struct ccsg_graph *g);
  * reader's graph would (fold-merge.c).  0 or -ENOMEM.
  */
 int ccsg_graph_merge(struct ccsg_graph *into, const struct ccsg_graph *from);
+/* Between begin and the first chain: g folds changes, self_map above. */
+void ccsg_graph_map_self(struct ccsg_graph *g,
+			 int64_t (*map)(void *arg, int32_t node, int32_t host,
+					int64_t self),
+			 void *arg);
+/*
+ * The forest the threads' sums climb: a spawned thread's parent (up[]) is
+ * the thread that started the spawning chain (owner[], per thread), any
+ * other's its parent thread; -1 at a root (or where corrupt ids made a
+ * cycle).  The threads deepest first (malloc'd), or NULL.
+ */
+int32_t *ccsg_threads_deepest_first(const struct ccsg_trace *t,
+				    const int32_t *owner, int32_t *up);
 int ccsg_graph_merge_order(struct ccsg_graph *into);
 void ccsg_graph_release(struct ccsg_graph *g);
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "impact.h"
+#include "impact-stream.h"
 #include "usage.h"
 
 static const struct opt impact_opts[] = {
@@ -109,35 +109,39 @@ static int read_changes(struct ccsg_changes *cs, int argc, char **argv)
 	return 0;
 }
 
-/* Resolve and apply every change; 0 or 1 after a message. */
-static int estimate(struct session *s, struct ccsg_impact *im,
-		    struct ccsg_changes *cs)
+/*
+ * Resolve and add every change, then read the trace again for their
+ * effect (impact-stream.h); 0 or 1 after a message.
+ */
+static int estimate(struct session *s, const struct cli *o,
+		    struct ccsg_impact *im, struct ccsg_changes *cs,
+		    struct ccsg_impact_counts *counts)
 {
-	int ret = ccsg_impact_init(im, &s->graph);
+	int ret = ccsg_impact_stream_init(im, &s->graph, counts);
 
 	if (ret)
-		return ret == -ENOMEM ? fail("out of memory") : ret;
+		return fail("out of memory");
 	for (size_t i = 0; i < cs->n; i++) {
 		char text[1024];
 
 		if ((ret = ccsg_impact_resolve(im, &cs->v[i], &s->names)))
 			return ret == -ENOMEM ? fail("out of memory") : -1;
-		ret = ccsg_impact_apply(im, &cs->v[i]);
+		ret = ccsg_impact_stream_add(im, &cs->v[i]);
 		ccsg_change_format(&cs->v[i], text, sizeof(text));
 		if (ret == -ERANGE)
 			return fail("'%s': the factors applied to one call no "
 				    "longer fit in 64 bits",
 				    text);
-		if (ret)
-			return fail("out of memory");
 	}
-	return 0;
+	return ccsg_impact_stream_apply(im, o->db, &s->dims) ? 1 : 0;
 }
 
 static int run_impact(int argc, char **argv)
 {
 	struct ccsg_changes cs = { 0 };
 	struct ccsg_impact im = { 0 };
+	struct ccsg_impact_counts counts;
+	struct ccsg_latency_acc acc = { 0 };
 	struct ccsg_latency *l = NULL;
 	struct session s;
 	struct cli o;
@@ -151,17 +155,22 @@ static int run_impact(int argc, char **argv)
 		free(o.idl);
 		return ret;
 	}
-	if (!(ret = session_open(&s, &o, 1)) &&
-	    !(ret = estimate(&s, &im, &cs))) {
-		if (ccsg_latency_build(&s.graph, &l, &n))
+	/* the CCSG, the latency table and the counts the changes resolve
+	 * against, then the changes' effect: two readings of the trace */
+	if (!(ret = session_stream(&s, &o,
+				   ccsg_impact_counts_watch(&counts, &acc)))) {
+		if (ccsg_latency_finish(&acc, &s.graph, &l, &n))
 			ret = fail("out of memory");
-		else if ((ret = ccsg_impact_print(stdout, &im, &cs, l, n,
+		else if (!(ret = estimate(&s, &o, &im, &cs, &counts)) &&
+			 (ret = ccsg_impact_print(stdout, &im, &cs, l, n,
 						  o.format)))
 			ret = fail(ret == -ENOMEM
 					   ? "out of memory"
 					   : "cannot write the estimate");
 	}
 	free(l);
+	ccsg_latency_acc_release(&acc);
+	ccsg_impact_counts_release(&counts);
 	ccsg_impact_release(&im);
 	session_close(&s);
 	ccsg_changes_release(&cs);

@@ -17,7 +17,8 @@ static const struct opt latency_opts[] = {
 static int run_latency(int argc, char **argv)
 {
 	struct ccsg_latency_acc acc = { 0 };
-	const struct ccsg_stream_watch watch = { ccsg_latency_chain, &acc };
+	const struct ccsg_stream_watch watch = { ccsg_latency_chain, &acc,
+						 NULL };
 	struct ccsg_latency *l = NULL;
 	struct session s;
 	struct cli o;

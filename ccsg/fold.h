@@ -45,6 +45,8 @@ struct ccsg_fold {
 	size_t nedges, cap_edges;
 	struct hashmap edge_slot; /* (from, to) -> edges[] index */
 	int32_t *chain_node;	  /* the chain being folded: per call */
+	int32_t *chain_edge;	  /* ... its pending edge, -1 */
+	size_t cap_chain_edge;
 	int64_t *chain_self;
 	size_t cap_chain_node, cap_chain_self;
 	int64_t *chain_sum;   /* k entries */

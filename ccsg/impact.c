@@ -37,6 +37,18 @@ static int has_latency(const struct ccsg_call *c)
 	       c->stub_end_exit_ns >= c->stub_start_ns;
 }
 
+unsigned ccsg_impact_call_flags(const struct ccsg_call *c)
+{
+	return (has_latency(c) ? CCSG_IMPACT_LATENCY : 0) |
+	       (c->one_way ? CCSG_IMPACT_ONE_WAY : 0);
+}
+
+int ccsg_impact_joined(const struct ccsg_thread *th, int64_t upto)
+{
+	return th->end_mono_ns != CCSG_NONE && upto != CCSG_NONE &&
+	       th->end_mono_ns <= upto;
+}
+
 /*
  * Which threads were joined, for the latency's synchronous path: a
  * thread that ended before the call that spawned it ended its skeleton
@@ -46,14 +58,13 @@ static void load_joined(struct ccsg_impact *im, const struct ccsg_trace *t)
 {
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ccsg_thread *th = &t->threads[i];
-		int64_t end = th->end_mono_ns, upto = CCSG_NONE;
+		int64_t upto = CCSG_NONE;
 
 		if (th->spawn_call >= 0)
 			upto = t->calls[th->spawn_call].skel_end_ns;
 		else if (th->parent_thread >= 0)
 			upto = t->threads[th->parent_thread].end_mono_ns;
-		im->joined[i] =
-			end != CCSG_NONE && upto != CCSG_NONE && end <= upto;
+		im->joined[i] = (uint8_t)ccsg_impact_joined(th, upto);
 	}
 }
 
@@ -102,8 +113,7 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 		im->call_host[i] = c->server_proc
 					   ? ccsg_trace_host(t, c->server_proc)
 					   : -1;
-		im->call_flags[i] = (has_latency(c) ? CCSG_IMPACT_LATENCY : 0) |
-				    (c->one_way ? CCSG_IMPACT_ONE_WAY : 0);
+		im->call_flags[i] = (uint8_t)ccsg_impact_call_flags(c);
 	}
 	for (size_t i = 0; i < n; i++)
 		im->node_start[i + 1] += im->node_start[i];
@@ -123,6 +133,16 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 		}
 		free(fill);
 	}
+	if (!(im->node_host_calls =
+		      calloc(n * t->nhosts + 1, sizeof(int64_t)))) {
+		ccsg_impact_release(im);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->ncalls; i++)
+		if (g->call_node[i] >= 0 && im->call_host[i] >= 0)
+			im->node_host_calls[(size_t)g->call_node[i] *
+						    t->nhosts +
+					    (size_t)im->call_host[i]]++;
 	load_joined(im, t);
 	return 0;
 }
@@ -131,6 +151,7 @@ void ccsg_impact_release(struct ccsg_impact *im)
 {
 	free(im->node_start);
 	free(im->node_calls);
+	free(im->node_host_calls);
 	free(im->call_host);
 	free(im->call_flags);
 	free(im->joined);
@@ -150,6 +171,8 @@ void ccsg_impact_release(struct ccsg_impact *im)
 	free(im->slots);
 	free(im->pool);
 	free(im->queue);
+	free(im->factor);
+	free(im->in_scope);
 	memset(im, 0, sizeof(*im));
 }
 
@@ -321,14 +344,11 @@ static int resolve_function(struct ccsg_impact *im, struct ccsg_change *c,
 		if (x->kind != CCSG_FUNCTION || !node_match(g, x, iface, func))
 			continue;
 		matched++;
-		for (int32_t j = im->node_start[n]; j < im->node_start[n + 1];
-		     j++) {
-			int32_t i = im->node_calls[j];
-			int32_t h = im->call_host[i];
+		for (size_t h = 0; h < t->nhosts; h++) {
+			int64_t calls = im->node_host_calls[n * t->nhosts + h];
 
-			if (h >= 0)
-				runs_on[h] = 1;
-			mine += call_host_in(im, c, i) >= 0;
+			runs_on[h] |= calls > 0;
+			mine += c->host_in[h] ? calls : 0;
 		}
 		in_scope += mine;
 		if (mark[n]) /* another pattern matched it already */
@@ -411,8 +431,7 @@ struct ccsg_impact_slot {
 	 * pool[2k * slot ...], k each */
 };
 
-/* orig * r, rounded half up; orig >= 0 (ccsg.c clamps). */
-static int64_t scaled(int64_t orig, struct ccsg_ratio r)
+int64_t ccsg_ratio_scaled(int64_t orig, struct ccsg_ratio r)
 {
 	unsigned __int128 v;
 
@@ -424,12 +443,12 @@ static int64_t scaled(int64_t orig, struct ccsg_ratio r)
 
 int64_t ccsg_impact_call_self(const struct ccsg_impact *im, int32_t call)
 {
-	return scaled(im->g->call_self[call], im->scales[im->call_scale[call]]);
+	return ccsg_ratio_scaled(im->g->call_self[call],
+				 im->scales[im->call_scale[call]]);
 }
 
-/* a * b, reduced; -ERANGE when it does not fit. */
-static int ratio_mul(struct ccsg_ratio a, struct ccsg_ratio b,
-		     struct ccsg_ratio *out)
+int ccsg_ratio_mul(struct ccsg_ratio a, struct ccsg_ratio b,
+		   struct ccsg_ratio *out)
 {
 	uint64_t g1, g2, num, den;
 
@@ -503,7 +522,7 @@ static int32_t mark_path(struct ccsg_impact *im, int32_t u)
 	return s;
 }
 
-static void affect_node(struct ccsg_impact *im, int32_t n)
+void ccsg_impact_affect_node(struct ccsg_impact *im, int32_t n)
 {
 	if (n < 0 || im->affected[n])
 		return;
@@ -511,7 +530,7 @@ static void affect_node(struct ccsg_impact *im, int32_t n)
 	im->ccdg_nodes[im->nccdg_nodes++] = n;
 }
 
-static void affect_edge(struct ccsg_impact *im, int32_t e)
+void ccsg_impact_affect_edge(struct ccsg_impact *im, int32_t e)
 {
 	if (e < 0 || im->edge_affected[e])
 		return;
@@ -545,7 +564,7 @@ static int32_t finish_slot(struct ccsg_impact *im, int32_t s)
 	if (u == d->main) {
 		vec_add(im->desc_delta, all, k);
 		vec_add(im->total_delta, all, k);
-		affect_node(im, 0);
+		ccsg_impact_affect_node(im, 0);
 		return -1;
 	}
 	if (is_call) {
@@ -557,8 +576,8 @@ static int32_t finish_slot(struct ccsg_impact *im, int32_t s)
 			vec_add(im->desc_delta + n * k, all, k);
 			if (im->call_flags[u] & CCSG_IMPACT_LATENCY)
 				im->sync_delta[n] += x->sync_d;
-			affect_node(im, n);
-			affect_edge(im, g->call_edge[u]);
+			ccsg_impact_affect_node(im, n);
+			ccsg_impact_affect_edge(im, g->call_edge[u]);
 		}
 		sync = !(im->call_flags[u] & CCSG_IMPACT_ONE_WAY);
 	} else {
@@ -567,11 +586,11 @@ static int32_t finish_slot(struct ccsg_impact *im, int32_t s)
 		n = g->thread_node[th];
 		if (!g->root_thread[th] && x->fn_touched) {
 			vec_add(im->desc_delta + n * k, fn, k);
-			affect_node(im, n);
+			ccsg_impact_affect_node(im, n);
 			/* a thread node has one arc in: from its function
 			 * node, or main */
-			affect_edge(im,
-				    ccsg_edge_find(g, g->nodes[n].parent, n));
+			ccsg_impact_affect_edge(
+				im, ccsg_edge_find(g, g->nodes[n].parent, n));
 		}
 		sync = im->joined[th];
 	}
@@ -645,7 +664,7 @@ int ccsg_impact_apply(struct ccsg_impact *im, const struct ccsg_change *c)
 
 			if (memo[o] >= 0 || call_host_in(im, c, i) < 0)
 				continue;
-			if ((ret = ratio_mul(im->scales[o], f, &r)))
+			if ((ret = ccsg_ratio_mul(im->scales[o], f, &r)))
 				break;
 			if ((memo[o] = scale_index(im, r)) < 0)
 				ret = memo[o];
@@ -663,8 +682,10 @@ int ccsg_impact_apply(struct ccsg_impact *im, const struct ccsg_change *c)
 
 			if (h < 0)
 				continue;
-			before = scaled(g->call_self[i], im->scales[o]);
-			after = scaled(g->call_self[i], im->scales[memo[o]]);
+			before = ccsg_ratio_scaled(g->call_self[i],
+						   im->scales[o]);
+			after = ccsg_ratio_scaled(g->call_self[i],
+						  im->scales[memo[o]]);
 			im->call_scale[i] = memo[o];
 			if (!im->in_changed[i]) {
 				if (GROW(im->changed, im->cap_changed,

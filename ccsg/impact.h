@@ -137,6 +137,9 @@ struct ccsg_impact {
 	/* The calls of each function node: node_calls[node_start[n] ..
 	 * node_start[n + 1]). */
 	int32_t *node_start, *node_calls;
+	/* The calls of each function node on each host (its self CPU's):
+	 * [node * trace.nhosts + host]. */
+	int64_t *node_host_calls;
 	/* Per call, what the estimate reads of it, packed apart from the
 	 * large struct ccsg_call: the host its self CPU is charged to (-1),
 	 * and CCSG_IMPACT_LATENCY | CCSG_IMPACT_ONE_WAY. */
@@ -172,6 +175,11 @@ struct ccsg_impact {
 	size_t cap_pool;
 	int32_t *queue;
 	size_t cap_queue;
+	/* A streamed estimate's (impact-stream.h): per [node * nhosts +
+	 * host], the product of the factors of the changes that reached
+	 * it, and whether one did. */
+	struct ccsg_ratio *factor;
+	uint8_t *in_scope;
 };
 
 /*
@@ -207,6 +215,20 @@ void ccsg_impact_reset(struct ccsg_impact *im);
 /* A node's after vectors into self / desc (k entries each). */
 void ccsg_impact_after(const struct ccsg_impact *im, int32_t node,
 		       int64_t *self, int64_t *desc);
+
+/* orig * r, rounded half up; orig >= 0 (ccsg.c clamps). */
+int64_t ccsg_ratio_scaled(int64_t orig, struct ccsg_ratio r);
+/* a * b, reduced; -ERANGE when it does not fit. */
+int ccsg_ratio_mul(struct ccsg_ratio a, struct ccsg_ratio b,
+		   struct ccsg_ratio *out);
+/* CCSG_IMPACT_LATENCY | CCSG_IMPACT_ONE_WAY of a call. */
+unsigned ccsg_impact_call_flags(const struct ccsg_call *c);
+/* Was thread th joined by what made it, which ended at upto (the
+ * spawning call's skeleton, else the parent thread; CCSG_NONE)? */
+int ccsg_impact_joined(const struct ccsg_thread *th, int64_t upto);
+/* Node n, edge e in the CCDG (once; -1: none). */
+void ccsg_impact_affect_node(struct ccsg_impact *im, int32_t n);
+void ccsg_impact_affect_edge(struct ccsg_impact *im, int32_t e);
 
 /* A call's self CPU now (Equation 1, scaled by the changes applied). */
 int64_t ccsg_impact_call_self(const struct ccsg_impact *im, int32_t call);

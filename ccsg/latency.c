@@ -71,12 +71,14 @@ static int acc_room(struct ccsg_latency_acc *acc, const struct ccsg_graph *g)
 }
 
 int ccsg_latency_chain(void *arg, const struct ccsg_graph *g,
-		       const struct ccsg_chain *ch, const int32_t *node)
+		       const struct ccsg_chain *ch, const int32_t *node,
+		       int64_t ord0)
 {
 	struct ccsg_latency_acc *acc = arg;
 	const struct ccsg_trace *t = g->dscg->trace;
 	int64_t *child;
 
+	(void)ord0; /* latencies need no ordinal */
 	if (acc_room(acc, g) ||
 	    GROW(acc->child, acc->cap_child, (size_t)ch->n + 1))
 		return -ENOMEM;
@@ -201,7 +203,7 @@ int ccsg_latency_build(const struct ccsg_graph *g, struct ccsg_latency **out,
 
 	for (size_t i = 0; i < t->nchains && !ret; i++)
 		ret = ccsg_latency_chain(&acc, g, &t->chains[i],
-					 g->call_node + t->chains[i].first);
+					 g->call_node + t->chains[i].first, 0);
 	if (!ret)
 		ret = ccsg_latency_finish(&acc, g, out, nout);
 	ccsg_latency_acc_release(&acc);

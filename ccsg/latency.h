@@ -53,7 +53,8 @@ struct ccsg_latency_acc {
 };
 
 int ccsg_latency_chain(void *acc, const struct ccsg_graph *g,
-		       const struct ccsg_chain *ch, const int32_t *node);
+		       const struct ccsg_chain *ch, const int32_t *node,
+		       int64_t ord0);
 int ccsg_latency_finish(struct ccsg_latency_acc *acc,
 			const struct ccsg_graph *g, struct ccsg_latency **out,
 			size_t *n);

@@ -25,7 +25,7 @@ static int fold_calls(struct ccsg_scan *scan, struct ccsg_trace *t,
 		if (ccsg_graph_chain(graphs[i], ch, ord0))
 			return -ENOMEM;
 	if (watch && watch->chain(watch->arg, graphs[0], ch,
-				  ccsg_graph_chain_nodes(graphs[0])))
+				  ccsg_graph_chain_nodes(graphs[0]), ord0))
 		return -ENOMEM;
 	return 0;
 }
@@ -52,6 +52,8 @@ int ccsg_stream_fold(struct ccsg_dscg *d, struct ccsg_trace *t,
 		if (ccsg_graph_begin(graphs[begun], d, dims, by_object,
 				     resources[begun], 0))
 			goto nomem;
+	if (watch && watch->begun)
+		watch->begun(watch->arg, graphs[0]);
 	/* a part at a time; while a call is open, the next one joins it */
 	while ((got = ccsg_trace_next_part(t, keep)) > 0) {
 		struct ccsg_chain *ch = &t->chains[0];

@@ -13,11 +13,15 @@
 
 /* What else looks at each chain once folded: its calls are
  * t->calls[0 .. ch->n), node[j] the function node of the j-th in the
- * first graph.  0, or -ENOMEM. */
+ * first graph, ord0 + j its ordinal (ccsg_spawns_note()).  0, or
+ * -ENOMEM. */
 struct ccsg_stream_watch {
 	int (*chain)(void *arg, const struct ccsg_graph *g,
-		     const struct ccsg_chain *ch, const int32_t *node);
+		     const struct ccsg_chain *ch, const int32_t *node,
+		     int64_t ord0);
 	void *arg;
+	/* NULL, or told of the first graph once begun, before any chain */
+	void (*begun)(void *arg, struct ccsg_graph *g);
 };
 
 /*

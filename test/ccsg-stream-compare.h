@@ -228,7 +228,8 @@ static void sc_compare_workers(const char *path,
 	struct ccsg_graph *graphs[] = { &g };
 	int resource = loaded->resource;
 	struct ccsg_latency_acc acc = { 0 };
-	const struct ccsg_stream_watch watch = { ccsg_latency_chain, &acc };
+	const struct ccsg_stream_watch watch = { ccsg_latency_chain, &acc,
+						 NULL };
 	struct idl_names nm;
 
 	ck_assert_int_eq(ccsg_trace_open_share(&t, path, 0, workers), 0);

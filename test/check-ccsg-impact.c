@@ -10,6 +10,9 @@
  * rebuild: the same trace with each changed call's skeleton (and its
  * thread) given the CPU the estimate says, built from scratch by
  * ccsg_graph_build(), must show the same vectors on every node.  And
+ * every estimate is made again from the trace read chain by chain
+ * (impact-stream.h, what `ccsg impact` does) and compared node by node
+ * and edge by edge.  And
  * `ccsg impact` itself: its JSON is report's plus the fields impact.h
  * adds, bad changes are one line naming the token (exit 2), names the
  * trace lacks exit 1.
@@ -22,7 +25,7 @@
 
 #include "ccsg-fixture.h"
 #include "ccsg.h"
-#include "impact.h"
+#include "impact-stream.h"
 #include "json-read.h"
 #include "json-valid.h"
 #include "latency.h"
@@ -44,6 +47,8 @@ struct loaded {
 	struct idl_names nm;
 	struct ccsg_impact im;
 	struct ccsg_changes cs;
+	const char *path, *groups;
+	size_t first; /* cs.v[first ..]: the changes since the last reset */
 };
 
 static void load(struct loaded *l, const char *path, const char *groups)
@@ -64,6 +69,15 @@ static void load(struct loaded *l, const char *path, const char *groups)
 	idl_names_init(&l->nm);
 	ck_assert_int_eq(ccsg_graph_name(&l->g, &l->nm), 0);
 	ck_assert_int_eq(ccsg_impact_init(&l->im, &l->g), 0);
+	l->path = path;
+	l->groups = groups;
+}
+
+/* Back to the traced CCSG, and the changes forgotten. */
+static void reset(struct loaded *l)
+{
+	ccsg_impact_reset(&l->im);
+	l->first = l->cs.n;
 }
 
 static void unload(struct loaded *l)
@@ -91,9 +105,90 @@ static int change(struct loaded *l, const char *text)
 	return ret;
 }
 
+/*
+ * The same changes estimated from the trace read chain by chain, twice
+ * (impact-stream.h, what `ccsg impact` does): the same CCDG, node by
+ * node and edge by edge, and the same calls per change.
+ */
+static void assert_streamed_same(struct loaded *l)
+{
+	struct ccsg_trace t;
+	struct ccsg_dscg d;
+	struct ccsg_dims dims;
+	struct ccsg_graph g;
+	struct ccsg_graph *graphs[] = { &g };
+	const int resource = CCSG_RES_CPU;
+	struct ccsg_impact_counts counts;
+	struct ccsg_impact im;
+	const struct ccsg_impact *a = &l->im;
+	size_t k = a->k;
+
+	ck_assert_int_eq(ccsg_trace_open(&t, l->path), 0);
+	if (l->groups) {
+		FILE *f = fmemopen((void *)l->groups, strlen(l->groups), "r");
+
+		ck_assert_int_eq(ccsg_dims_parse(&dims, &t, f, "groups"), 0);
+		fclose(f);
+	} else {
+		ck_assert_int_eq(ccsg_dims_hosts(&dims, &t), 0);
+	}
+	ck_assert_int_eq(
+		ccsg_stream_build(&d, &t, &dims, 0, graphs, &resource, 1,
+				  ccsg_impact_counts_watch(&counts, NULL)),
+		0);
+	ck_assert_int_eq(ccsg_graph_name(&g, &l->nm), 0);
+	ck_assert_int_eq(ccsg_impact_stream_init(&im, &g, &counts), 0);
+	for (size_t i = l->first; i < l->cs.n; i++) {
+		struct ccsg_change *c = &l->cs.v[i];
+		int64_t calls = c->calls;
+
+		ck_assert_int_eq(ccsg_impact_resolve(&im, c, &l->nm), 0);
+		ck_assert_int_eq(c->calls, calls);
+		ck_assert_int_eq(ccsg_impact_stream_add(&im, c), 0);
+	}
+	ck_assert_int_eq(ccsg_impact_stream_apply(&im, l->path, &dims), 0);
+	ck_assert_uint_eq(g.nnodes, l->g.nnodes);
+	for (size_t n = 0; n < g.nnodes; n++) {
+		ck_assert_msg(a->affected[n] == im.affected[n] &&
+				      a->sync_delta[n] == im.sync_delta[n],
+			      "node %s: affected %d / %d, latency delta %lld / "
+			      "%lld, loaded / streamed",
+			      l->g.nodes[n].name, a->affected[n],
+			      im.affected[n], (long long)a->sync_delta[n],
+			      (long long)im.sync_delta[n]);
+		for (size_t h = 0; h < k; h++)
+			ck_assert_msg(
+				a->self_delta[n * k + h] ==
+						im.self_delta[n * k + h] &&
+					a->desc_delta[n * k + h] ==
+						im.desc_delta[n * k + h],
+				"node %s [%zu]: self delta %lld / %lld, "
+				"desc delta %lld / %lld",
+				l->g.nodes[n].name, h,
+				(long long)a->self_delta[n * k + h],
+				(long long)im.self_delta[n * k + h],
+				(long long)a->desc_delta[n * k + h],
+				(long long)im.desc_delta[n * k + h]);
+	}
+	ck_assert_uint_eq(g.nedges, l->g.nedges);
+	for (size_t e = 0; e < g.nedges; e++)
+		ck_assert_msg(a->edge_affected[e] == im.edge_affected[e],
+			      "edge %zu: affected %d loaded, %d streamed", e,
+			      a->edge_affected[e], im.edge_affected[e]);
+	for (size_t h = 0; h < k; h++)
+		ck_assert_int_eq(a->total_delta[h], im.total_delta[h]);
+	ccsg_impact_release(&im);
+	ccsg_impact_counts_release(&counts);
+	ccsg_graph_release(&g);
+	ccsg_dims_release(&dims);
+	ccsg_dscg_release(&d);
+	ccsg_trace_release(&t);
+}
+
 static void must_change(struct loaded *l, const char *text)
 {
 	ck_assert_msg(change(l, text) == 0, "'%s' was not applied", text);
+	assert_streamed_same(l);
 }
 
 static int node_named(const struct ccsg_graph *g, const char *name)
@@ -314,9 +409,8 @@ static const char *two_hosts(void)
  * (host D) in a chain of its own.  W 6000 us, S 2000, T1 3000 (100 of
  * it S's stub), T2 4000.  main (A) calls W.
  */
-static const char *threads(void)
+static void threads_rows(void)
 {
-	fx_open();
 	fx_host(1, "A");
 	fx_host(2, "C");
 	fx_host(3, "D");
@@ -335,6 +429,25 @@ static const char *threads(void)
 		"tid = 3");
 	call4(CH_A, 1, "w_1", 1, 1, 2, 1, 21, 0, 0, 0, 6000, 100, 2);
 	call4(CH_B, 2, "s_1", 2, 2, 3, 1, 31, 0, 500, 0, 2000, 600, 2);
+}
+
+static const char *threads(void)
+{
+	fx_open();
+	threads_rows();
+	return fx_close();
+}
+
+/* ... and T3, made by T1 without a call, calling X on D. */
+static const char *thread_of_thread(void)
+{
+	fx_open();
+	threads_rows();
+	fx_thread(2, 4, 2, 500, -1);
+	fx_exec("UPDATE threads SET end_mono_ns = 12000 WHERE proc_id = 2 AND "
+		"tid = 4");
+	call4("00000000000000000000000000000000000000c3", 3, "x_1", 2, 4, 3, 1,
+	      32, 0, 100, 0, 1500, 200, 2);
 	return fx_close();
 }
 
@@ -458,6 +571,35 @@ END_TEST
  * a change below one of them reaches its thread node, and the latency
  * of the function only through the thread it joined.
  */
+/*
+ * A thread made by a spawned thread without a call (thread-spawn-thread):
+ * T1, which W spawned, makes T3, which calls X on D and ends before T1,
+ * which ends before W's skeleton.  X's change goes up T3, T1, W: on W's
+ * synchronous path, and in the CCDG through T3's chain (the thread node
+ * of W's threads) and W, not through T1's own chains.
+ */
+START_TEST(test_thread_of_thread)
+{
+	const char *path = thread_of_thread();
+	struct loaded l;
+	int w, x, thr;
+
+	load(&l, path, NULL);
+	w = node_named(&l.g, "0x20000001::w");
+	x = node_named(&l.g, "0x20000001::x");
+	thr = node_named(&l.g, "<threads of 0x20000001::w>");
+	must_change(&l, "reduction on processor { D } by 50% to function "
+			"{ x }");
+	/* 750 us of X's 1500 saved, T3 joined by T1, T1 by W */
+	ck_assert_int_eq(l.im.sync_delta[w], -750 * US);
+	ck_assert_int_eq(l.im.sync_delta[x], -750 * US);
+	assert_ccdg(&l, (int[]){ 0, w, thr, x, -1 });
+	assert_rebuild(&l, path);
+	unload(&l);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_threads)
 {
 	const char *path = threads();
@@ -573,7 +715,7 @@ START_TEST(test_inverse)
 				l.g.call_self[i]);
 		/* re-evaluated, though back where it was */
 		ck_assert(l.im.affected[s]);
-		ccsg_impact_reset(&l.im);
+		reset(&l);
 		ck_assert_int_eq(l.im.nccdg_nodes, 0);
 	}
 	/* factors compound, each call rounded once: two 20% reductions
@@ -964,6 +1106,7 @@ Suite *ccsg_impact_suite(void)
 	tcase_add_test(tc, test_one_host_only);
 	tcase_add_test(tc, test_recursion);
 	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_thread_of_thread);
 	tcase_add_test(tc, test_inverse);
 	tcase_add_test(tc, test_unknown_names);
 	tcase_add_test(tc, test_syntax);

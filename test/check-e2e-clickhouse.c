@@ -4,7 +4,7 @@
  * namespace, port 8123 there, its data in the test's directory, stopped
  * by PID) by `tracedump merge DIR --db clickhouse://...`, then read back
  * by ccsg.  The store must give what one SQLite merge of the same logs
- * gives: the outputs of `ccsg report`, `latency`, `dscg` and `export`
+ * gives: the outputs of `ccsg report`, `latency`, `impact`, `dscg` and `export`
  * are compared byte for byte (the trace's name aside), which compares
  * the call graph node by node.
  *
@@ -291,8 +291,11 @@ static void assert_same(struct e2e *t, const char *db, const char *url,
 
 static void assert_all_same(struct e2e *t, const char *db, const char *url)
 {
-	static const char *const cmds[][4] = {
+	static const char *const cmds[][6] = {
 		{ "report", "--format=json", NULL },
+		{ "impact", "--change",
+		  "reduction on all by 20% to function { *::* }",
+		  "--format=json", NULL },
 		{ "report", "--format=text", NULL },
 		{ "report", "--resource=memory", "--format=json", NULL },
 		{ "latency", "--format=json", NULL },
@@ -589,6 +592,14 @@ START_TEST(test_scale)
 		    (const char *const[]){ "export", "--format=folded", NULL });
 	assert_same(&t, t.db, CH_URL("scale"),
 		    (const char *const[]){ "latency", "--format=json", NULL });
+	assert_same(&t, t.db, CH_URL("scale"),
+		    (const char *const[]){
+			    "impact", "--change",
+			    "reduction on all by 20% to function { *::* }",
+			    "--change",
+			    "increase on processor { host1 } by 50% to "
+			    "function { *::* }",
+			    "--format=json", NULL });
 	{
 		/* the streamed reader, one chain a range, two a page: the
 		 * same report */
@@ -807,6 +818,11 @@ START_TEST(test_cluster)
 			(const char *const[]){ "report", "--by=object",
 					       "--workers", workers[i], NULL });
 	}
+	assert_same(&t, t.db, back,
+		    (const char *const[]){
+			    "impact", "--change",
+			    "reduction on all by 20% to function { *::* }",
+			    "--format=json", NULL });
 	assert_same_as(&t, t.db, back,
 		       (const char *const[]){ "report", "--resource=memory",
 					      "--format=json", NULL },

@@ -5,8 +5,9 @@
 # which includes loading the trace and building the DSCG and the CCSG,
 # and of each further change on the same CCSG, with the peak memory.
 #
-# 1. `ccsg impact --format=json --change FIRST`, as a user runs it:
-#    seconds and peak memory (/usr/bin/time -v).
+# 1. `ccsg impact --format=json --change FIRST`, as a user runs it (the
+#    trace read twice, chain by chain: impact-stream.h): seconds and
+#    peak memory (/usr/bin/time -v).
 # 2. impact-cost (one process): the first change again, then further
 #    changes, each after a reset, from narrow (one function on one host:
 #    5% of the calls) to every function everywhere, each with the calls
