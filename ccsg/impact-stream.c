@@ -71,8 +71,7 @@ ccsg_impact_counts_watch(struct ccsg_impact_counts *c,
 	return &c->watch;
 }
 
-int ccsg_impact_stream_init(struct ccsg_impact *im,
-			    const struct ccsg_graph *g,
+int ccsg_impact_stream_init(struct ccsg_impact *im, const struct ccsg_graph *g,
 			    struct ccsg_impact_counts *c)
 {
 	const struct ccsg_trace *t = g->dscg->trace;
@@ -119,8 +118,8 @@ void ccsg_impact_counts_release(struct ccsg_impact_counts *c)
 
 /* A call on the path from a spawning call up to its chain's root. */
 struct step {
-	int32_t node; /* -1: its start was lost */
-	int32_t edge; /* pending edge of the fold, -1 */
+	int32_t node;  /* -1: its start was lost */
+	int32_t edge;  /* pending edge of the fold, -1 */
 	uint8_t flags; /* CCSG_IMPACT_LATENCY | CCSG_IMPACT_ONE_WAY */
 };
 
@@ -278,8 +277,7 @@ static int impact_chain(void *arg, const struct ccsg_graph *g,
 	return 0;
 }
 
-int ccsg_impact_stream_add(struct ccsg_impact *im,
-			   const struct ccsg_change *c)
+int ccsg_impact_stream_add(struct ccsg_impact *im, const struct ccsg_change *c)
 {
 	size_t nh = im->g->dscg->trace->nhosts;
 	struct ccsg_ratio f = { c->num, c->den };
@@ -323,7 +321,8 @@ static int threads_up(struct pass *p, const struct ccsg_graph *g)
 
 	for (size_t i = 0; owner && i < n; i++)
 		owner[i] = p->place[i].owner;
-	if (!owner || !up || !(order = ccsg_threads_deepest_first(t, owner, up))) {
+	if (!owner || !up ||
+	    !(order = ccsg_threads_deepest_first(t, owner, up))) {
 		free(owner);
 		free(up);
 		return -ENOMEM;
@@ -333,9 +332,11 @@ static int threads_up(struct pass *p, const struct ccsg_graph *g)
 		const struct ccsg_thread *x = &t->threads[th];
 		const struct place *pl = &p->place[th];
 		int spawned = x->spawn_call >= 0;
-		int64_t upto = spawned		      ? pl->skel_end_ns
-			       : x->parent_thread >= 0 ? t->threads[x->parent_thread].end_mono_ns
-						       : CCSG_NONE;
+		int64_t upto =
+			spawned ? pl->skel_end_ns
+			: x->parent_thread >= 0
+				? t->threads[x->parent_thread].end_mono_ns
+				: CCSG_NONE;
 		int64_t s = p->thread_sync[th];
 		size_t a = 0;
 
@@ -397,8 +398,7 @@ static int collect(struct pass *p, const struct ccsg_graph *gd)
 	size_t k = im->k;
 
 	if (gd->nnodes != g->nnodes || gd->nedges != g->nedges)
-		return fail("'%s' changed between two readings",
-			    p->t->path);
+		return fail("'%s' changed between two readings", p->t->path);
 	for (size_t n = 0; n < g->nnodes; n++) {
 		memcpy(im->self_delta + n * k, gd->nodes[n].self,
 		       k * sizeof(int64_t));
@@ -465,8 +465,8 @@ int ccsg_impact_stream_apply(struct ccsg_impact *im, const char *db,
 	}
 	for (size_t i = 0; i < t.nthreads; i++)
 		p.place[i].owner = -1;
-	if (ccsg_stream_build(&d, &t, dims, g->by_object, graphs, &resource,
-			      1, &watch))
+	if (ccsg_stream_build(&d, &t, dims, g->by_object, graphs, &resource, 1,
+			      &watch))
 		goto out;
 	ret = collect(&p, &gd);
 	ccsg_graph_release(&gd);

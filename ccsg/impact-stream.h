@@ -32,15 +32,13 @@ void ccsg_impact_counts_release(struct ccsg_impact_counts *c);
 
 /* An estimate of g (the first reading's graph, named) with no change
  * yet; ccsg_impact_resolve() then works on it.  0 or -ENOMEM. */
-int ccsg_impact_stream_init(struct ccsg_impact *im,
-			    const struct ccsg_graph *g,
+int ccsg_impact_stream_init(struct ccsg_impact *im, const struct ccsg_graph *g,
 			    struct ccsg_impact_counts *c);
 
 /* Resolved change c on top of those added before: its factor on the
  * (node, host) it reaches.  0, or -ERANGE when a product no longer fits
  * in 64 bits (nothing added). */
-int ccsg_impact_stream_add(struct ccsg_impact *im,
-			   const struct ccsg_change *c);
+int ccsg_impact_stream_add(struct ccsg_impact *im, const struct ccsg_change *c);
 
 /* The second reading of db (dims: g's), filling im's deltas and CCDG
  * with the changes added.  0, or -1 after fail(). */

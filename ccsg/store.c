@@ -38,6 +38,7 @@ struct reader {
 	struct ch_client *ch;
 	sqlite3 *db;
 	const char *shown; /* the URL, for messages */
+	int64_t calls;	   /* rpc_calls rows made before: ids go on */
 };
 
 static int db_fail(struct reader *r, const char *what)
@@ -618,10 +619,12 @@ static int build_calls(struct reader *r)
 			 * (DB_META_CALLS_ORDER), pairs' order for ties */
 			fputs("row_number() OVER (ORDER BY ", f);
 			shared_column(f, "chain");
-			fputs(", coalesce(c.stub_start_event, "
-			      "s.skel_start_event, "
-			      "s.skel_end_event, c.stub_end_event), pr.seq)",
-			      f);
+			fprintf(f,
+				", coalesce(c.stub_start_event, "
+				"s.skel_start_event, "
+				"s.skel_end_event, c.stub_end_event), pr.seq) "
+				"+ %lld",
+				(long long)r->calls);
 		} else if (!strcmp(name, "missing"))
 			fputs("CASE WHEN pr.c IS NULL THEN 'client' WHEN pr.s "
 			      "IS NULL THEN 'server' END",
@@ -651,6 +654,19 @@ static int build_calls(struct reader *r)
 	      "', '" DB_CALLS_ORDER_CHAIN "')",
 	      f);
 	ret = exec_built(r, f, &sql);
+	if (!ret) { /* the next range's ids follow this one's */
+		sqlite3_stmt *st;
+
+		if (sqlite3_prepare_v2(r->db, "SELECT count(*) FROM rpc_calls",
+				       -1, &st, NULL) != SQLITE_OK ||
+		    sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			ret = db_fail(r, "count the calls");
+		} else {
+			r->calls += sqlite3_column_int64(st, 0);
+			sqlite3_finalize(st);
+		}
+	}
 out:
 	free(sql);
 	free(cl.v);
@@ -759,16 +775,16 @@ const char *ccsg_store_path(const char *db)
 
 /* ---- the calls, range of chains by range ------------------------------- */
 
-/* Sides (rows of rpc_calls) staged at once: whole chains, so at least
- * the largest chain's.  A report of 100,000 calls from the store peaks
- * at 23 MB one chain a range, 86 MB at 64 Ki sides, 129 MB all at once,
- * in about the same time: 16 Ki. */
+/* Sides (rows of rpc_calls) staged at once: whole chains, or a range of
+ * a longer chain.  A report of 100,000 calls from the store peaks at 23
+ * MB one chain a range, 86 MB at 64 Ki sides, 129 MB all at once, in
+ * about the same time: 16 Ki. */
 #define BATCH_SIDES 16384
 /* Chains asked for at once when choosing the ranges. */
 #define PAGE_CHAINS 4096
 
-/* The tests take one chain a range, two chains a page, with
- * CAUSAL_TEST_STORE_BATCH=1 (sides) and CAUSAL_TEST_STORE_PAGE=2. */
+/* The tests take smaller ranges and pages with CAUSAL_TEST_STORE_BATCH
+ * (sides) and CAUSAL_TEST_STORE_PAGE (chains). */
 static uint64_t test_size(const char *name, uint64_t size)
 {
 	const char *v = getenv(name);
@@ -794,7 +810,21 @@ struct ccsg_store_stream {
 	struct tmp_file file; /* its copy, removed when it closes */
 	char share[96];	      /* " AND <the share's WHERE>", or "" */
 	bool started;
+	/* a chain of more sides than a range holds, read in ranges of
+	 * ROW_KEY: the next one's lower bound */
+	bool splitting;
+	int64_t key_from;
 };
+
+/*
+ * Where a row of rpc_calls stands in its chain, for cutting a long chain
+ * into ranges: its first event, a server side's skeleton start less one,
+ * so that the two sides of a call (loaded apart) share it and land in
+ * one range to be joined; -1 without any event.
+ */
+#define ROW_KEY                                                                \
+	"coalesce(stub_start_event, skel_start_event - 1, skel_end_event, "    \
+	"stub_end_event, -1)"
 
 static int on_page(const char *p, size_t n, void *arg)
 {
@@ -900,11 +930,86 @@ const char *ccsg_store_stream_open(const char *db, unsigned share,
 	return NULL;
 }
 
+/* An integer the server answers for sql (TabSeparated): 1, 0 when the
+ * answer is empty, -1 after fail(). */
+static int select_int(struct ccsg_store_stream *s, const char *sql, int64_t *v)
+{
+	char *text = ch_select_text(s->r.ch, sql), *end;
+
+	if (!text)
+		return fail("%s", ch_error(s->r.ch));
+	if (!*text || !strcmp(text, "\\N")) {
+		free(text);
+		return 0;
+	}
+	*v = strtoll(text, &end, 10);
+	if (*end) {
+		fail("%s: an answer that is not a number: '%.40s'", s->r.shown,
+		     text);
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 1;
+}
+
+/*
+ * The next range of the long chain id, batch sides or so: into where.
+ * The last one moves the page on.  0, or -1 after fail().
+ */
+static int chain_range(struct ccsg_store_stream *s, const uint8_t *id,
+		       uint64_t batch, char *where, size_t len)
+{
+	char hexid[2 * DB_CHAIN_LEN + 1], from[160] = "", sql[1024];
+	int64_t to;
+	int got;
+
+	hex(hexid, id);
+	if (s->splitting)
+		snprintf(from, sizeof(from), " AND " ROW_KEY " >= %lld",
+			 (long long)s->key_from);
+	/* the key batch sides on; more rows than that of one key (calls
+	 * run twice) stay together: then the next key */
+	snprintf(sql, sizeof(sql),
+		 "SELECT " ROW_KEY
+		 " AS k FROM rpc_calls WHERE " CH_OF_FINISHED_LOADS
+		 " AND chain = unhex('%s')%s%s ORDER BY "
+		 "k LIMIT 1 OFFSET %llu FORMAT TabSeparated",
+		 hexid, s->share, from, (unsigned long long)batch);
+	got = select_int(s, sql, &to);
+	if (got > 0 && s->splitting && to <= s->key_from) {
+		/* not min(): the server answers 0 for no row */
+		snprintf(sql, sizeof(sql),
+			 "SELECT " ROW_KEY
+			 " AS k FROM rpc_calls WHERE " CH_OF_FINISHED_LOADS
+			 " AND chain = unhex('%s')%s AND " ROW_KEY
+			 " > %lld ORDER BY k LIMIT 1 FORMAT "
+			 "TabSeparated",
+			 hexid, s->share, (long long)s->key_from);
+		got = select_int(s, sql, &to);
+	}
+	if (got < 0)
+		return -1;
+	if (got) {
+		snprintf(where, len,
+			 "chain = unhex('%s')%s%s AND " ROW_KEY " < %lld",
+			 hexid, s->share, from, (long long)to);
+		s->splitting = true;
+		s->key_from = to;
+		return 0;
+	}
+	snprintf(where, len, "chain = unhex('%s')%s%s", hexid, s->share, from);
+	s->splitting = false;
+	s->pg.next++;
+	return 0;
+}
+
 int ccsg_store_stream_next(struct ccsg_store_stream *s)
 {
 	struct chain_page *pg = &s->pg;
-	char where[256], lo[2 * DB_CHAIN_LEN + 1], hi[2 * DB_CHAIN_LEN + 1];
-	uint64_t sides = 0;
+	char where[512], lo[2 * DB_CHAIN_LEN + 1], hi[2 * DB_CHAIN_LEN + 1];
+	uint64_t sides = 0,
+		 batch = test_size("CAUSAL_TEST_STORE_BATCH", BATCH_SIDES);
 	size_t k;
 
 	/* a page read to its end: the next, unless it was the last */
@@ -917,20 +1022,23 @@ int ccsg_store_stream_next(struct ccsg_store_stream *s)
 		if (!pg->n)
 			return 0;
 	}
-	/* whole chains, BATCH_SIDES sides or more when one chain has */
-	for (k = pg->next;
-	     k < pg->n &&
-	     (k == pg->next ||
-	      sides + pg->sides[k] <=
-		      test_size("CAUSAL_TEST_STORE_BATCH", BATCH_SIDES));
-	     k++)
-		sides += pg->sides[k];
-	hex(lo, pg->id[pg->next]);
-	hex(hi, pg->id[k - 1]);
-	pg->next = k;
-	snprintf(where, sizeof(where),
-		 "chain >= unhex('%s') AND chain <= unhex('%s')%s", lo, hi,
-		 s->share);
+	if (s->splitting || pg->sides[pg->next] > batch) {
+		/* a chain longer than a range: a range of it */
+		if (chain_range(s, pg->id[pg->next], batch, where,
+				sizeof(where)))
+			return -1;
+	} else {
+		/* whole chains, up to BATCH_SIDES sides */
+		for (k = pg->next; k < pg->n && sides + pg->sides[k] <= batch;
+		     k++)
+			sides += pg->sides[k];
+		hex(lo, pg->id[pg->next]);
+		hex(hi, pg->id[k - 1]);
+		pg->next = k;
+		snprintf(where, sizeof(where),
+			 "chain >= unhex('%s') AND chain <= unhex('%s')%s", lo,
+			 hi, s->share);
+	}
 	if (exec(&s->r, "BEGIN; DROP TABLE IF EXISTS s_rpc_calls; DELETE FROM "
 			"rpc_calls") ||
 	    stage_table(&s->r, DB_RPC_CALLS, where) || build_calls(&s->r) ||
@@ -942,6 +1050,7 @@ int ccsg_store_stream_next(struct ccsg_store_stream *s)
 int ccsg_store_stream_monitored(struct ccsg_store_stream *s)
 {
 	/* every share's: the ids are those of the whole trace */
+	s->r.calls = 0;
 	return exec(&s->r, "BEGIN; DROP TABLE IF EXISTS s_rpc_calls; DELETE "
 			   "FROM rpc_calls") ||
 			       stage_table(&s->r, DB_RPC_CALLS, NULL) ||

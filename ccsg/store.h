@@ -30,8 +30,9 @@ const char *ccsg_store_path(const char *db);
 /*
  * The same copy of a store URL but for rpc_calls, which is empty: each
  * ccsg_store_stream_next() fills it with the calls of the next range of
- * whole chains (64 Ki sides or so), in chain order and numbered so
- * (DB_META_CALLS_ORDER), and the calls before are gone.  So a stream of
+ * whole chains (16 Ki sides or so), or of a part of a longer one, in
+ * chain order and numbered on (DB_META_CALLS_ORDER), and the calls
+ * before are gone.  So a stream of
  * chains (ccsg_trace_open()) reads the store with memory for a range,
  * not the trace.  open: the file's path, or NULL after fail(); next: 1,
  * 0 when no chain is left, -1 after fail().

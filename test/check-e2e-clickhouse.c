@@ -601,9 +601,10 @@ START_TEST(test_scale)
 			    "function { *::* }",
 			    "--format=json", NULL });
 	{
-		/* the streamed reader, one chain a range, two a page: the
-		 * same report */
-		const char *env[] = { "CAUSAL_TEST_STORE_BATCH=1",
+		/* the streamed reader, 512 sides a range (each chain, of
+		 * some 3,000, cut in ranges), two chains a page: the same
+		 * report */
+		const char *env[] = { "CAUSAL_TEST_STORE_BATCH=512",
 				      "CAUSAL_TEST_STORE_PAGE=2", NULL };
 		const char *args[] = { "report", "--format=json", "--db",
 				       CH_URL("scale"), NULL };
@@ -628,7 +629,7 @@ START_TEST(test_scale)
 		static const char update[] =
 			"server_mon = 'semantics|latency' WHERE "
 			"skel_start_event = 11";
-		const char *env[] = { "CAUSAL_TEST_STORE_BATCH=1", NULL };
+		const char *env[] = { "CAUSAL_TEST_STORE_BATCH=512", NULL };
 		const char *args[] = { "report", "--db", CH_URL("scale"),
 				       NULL };
 		struct run r;
@@ -667,7 +668,7 @@ START_TEST(test_scale)
 			       (const char *const[]){ "report", "--format=json",
 						      "--workers", "2", NULL });
 		{
-			/* one chain a range: the same cuts */
+			/* 512 sides a range: the same cuts */
 			const char *rargs[] = { "report", "--format=json",
 						"--db", CH_URL("scale"), NULL };
 			struct run one = run_tool(&t, "ccsg", rargs, env);
