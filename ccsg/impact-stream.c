@@ -75,26 +75,14 @@ int ccsg_impact_stream_init(struct ccsg_impact *im, const struct ccsg_graph *g,
 			    struct ccsg_impact_counts *c)
 {
 	const struct ccsg_trace *t = g->dscg->trace;
-	size_t k = g->dims->n ? g->dims->n : 1, n = g->nnodes;
+	size_t n = g->nnodes;
 
-	memset(im, 0, sizeof(*im));
-	im->g = g;
-	im->k = k;
+	if (ccsg_impact_alloc(im, g))
+		return -ENOMEM;
 	im->node_host_calls = calloc(n * t->nhosts + 1, sizeof(int64_t));
-	im->self_delta = calloc(n * k, sizeof(int64_t));
-	im->desc_delta = calloc(n * k, sizeof(int64_t));
-	im->sync_delta = calloc(n, sizeof(int64_t));
-	im->affected = calloc(n, 1);
-	im->ccdg_nodes = malloc(n * sizeof(int32_t));
-	im->edge_affected = calloc(g->nedges + 1, 1);
-	im->ccdg_edges = malloc((g->nedges + 1) * sizeof(int32_t));
-	im->total_delta = calloc(k, sizeof(int64_t));
 	im->factor = malloc((n * t->nhosts + 1) * sizeof(*im->factor));
 	im->in_scope = calloc(n * t->nhosts + 1, 1);
-	if (!im->node_host_calls || !im->self_delta || !im->desc_delta ||
-	    !im->sync_delta || !im->affected || !im->ccdg_nodes ||
-	    !im->edge_affected || !im->ccdg_edges || !im->total_delta ||
-	    !im->factor || !im->in_scope) {
+	if (!im->node_host_calls || !im->factor || !im->in_scope) {
 		ccsg_impact_release(im);
 		return -ENOMEM;
 	}

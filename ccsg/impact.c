@@ -68,22 +68,13 @@ static void load_joined(struct ccsg_impact *im, const struct ccsg_trace *t)
 	}
 }
 
-int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
+int ccsg_impact_alloc(struct ccsg_impact *im, const struct ccsg_graph *g)
 {
-	const struct ccsg_dscg *d = g->dscg;
-	const struct ccsg_trace *t = d->trace;
 	size_t k = g->dims->n ? g->dims->n : 1, n = g->nnodes;
 
 	memset(im, 0, sizeof(*im));
 	im->g = g;
 	im->k = k;
-	im->node_start = calloc(n + 1, sizeof(int32_t));
-	im->node_calls = malloc((t->ncalls + 1) * sizeof(int32_t));
-	im->call_host = malloc((t->ncalls + 1) * sizeof(int32_t));
-	im->call_flags = malloc(t->ncalls + 1);
-	im->joined = calloc(t->nthreads + 1, 1);
-	im->call_scale = calloc(t->ncalls + 1, sizeof(int32_t));
-	im->in_changed = calloc(t->ncalls + 1, 1);
 	im->self_delta = calloc(n * k, sizeof(int64_t));
 	im->desc_delta = calloc(n * k, sizeof(int64_t));
 	im->sync_delta = calloc(n, sizeof(int64_t));
@@ -92,13 +83,35 @@ int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
 	im->edge_affected = calloc(g->nedges + 1, 1);
 	im->ccdg_edges = malloc((g->nedges + 1) * sizeof(int32_t));
 	im->total_delta = calloc(k, sizeof(int64_t));
+	if (!im->self_delta || !im->desc_delta || !im->sync_delta ||
+	    !im->affected || !im->ccdg_nodes || !im->edge_affected ||
+	    !im->ccdg_edges || !im->total_delta) {
+		ccsg_impact_release(im);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g)
+{
+	const struct ccsg_dscg *d = g->dscg;
+	const struct ccsg_trace *t = d->trace;
+	size_t n = g->nnodes;
+
+	if (ccsg_impact_alloc(im, g))
+		return -ENOMEM;
+	im->node_start = calloc(n + 1, sizeof(int32_t));
+	im->node_calls = malloc((t->ncalls + 1) * sizeof(int32_t));
+	im->call_host = malloc((t->ncalls + 1) * sizeof(int32_t));
+	im->call_flags = malloc(t->ncalls + 1);
+	im->joined = calloc(t->nthreads + 1, 1);
+	im->call_scale = calloc(t->ncalls + 1, sizeof(int32_t));
+	im->in_changed = calloc(t->ncalls + 1, 1);
 	im->slot_of = malloc(d->nnodes * sizeof(int32_t));
 	if (!im->node_start || !im->node_calls || !im->call_host ||
 	    !im->call_flags || !im->joined || !im->call_scale ||
-	    !im->in_changed || !im->self_delta || !im->desc_delta ||
-	    !im->sync_delta || !im->affected || !im->ccdg_nodes ||
-	    !im->edge_affected || !im->ccdg_edges || !im->total_delta ||
-	    !im->slot_of || GROW(im->scales, im->cap_scales, 1)) {
+	    !im->in_changed || !im->slot_of ||
+	    GROW(im->scales, im->cap_scales, 1)) {
 		ccsg_impact_release(im);
 		return -ENOMEM;
 	}

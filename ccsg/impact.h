@@ -189,6 +189,8 @@ struct ccsg_impact {
  * after a fail() when the database cannot be read again.
  */
 int ccsg_impact_init(struct ccsg_impact *im, const struct ccsg_graph *g);
+/* What any estimate of g holds: its CCDG, empty.  0 or -ENOMEM. */
+int ccsg_impact_alloc(struct ccsg_impact *im, const struct ccsg_graph *g);
 void ccsg_impact_release(struct ccsg_impact *im);
 
 /*
