@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "array.h"
 #include "ch-store.h"
 #include "clickhouse.h"
 #include "db-clickhouse.h"
@@ -811,9 +812,10 @@ struct ccsg_store_stream {
 	char share[96];	      /* " AND <the share's WHERE>", or "" */
 	bool started;
 	/* a chain of more sides than a range holds, read in ranges of
-	 * ROW_KEY: the next one's lower bound */
+	 * ROW_KEY: the bounds between them, the next one's */
 	bool splitting;
-	int64_t key_from;
+	int64_t *bound;
+	size_t nbound, cap_bound, next_bound;
 };
 
 /*
@@ -930,27 +932,50 @@ const char *ccsg_store_stream_open(const char *db, unsigned share,
 	return NULL;
 }
 
-/* An integer the server answers for sql (TabSeparated): 1, 0 when the
- * answer is empty, -1 after fail(). */
-static int select_int(struct ccsg_store_stream *s, const char *sql, int64_t *v)
+/*
+ * The keys that cut chain id (hex) in ranges of batch rows, in one query
+ * (the chain's keys sorted on the server, every batch-th kept), strictly
+ * increasing: rows of one key (a call run many times) stay together.
+ * 0, or -1 after fail().
+ */
+static int chain_bounds(struct ccsg_store_stream *s, const char *id,
+			uint64_t batch)
 {
-	char *text = ch_select_text(s->r.ch, sql), *end;
+	char sql[1024], *text, *p;
 
-	if (!text)
+	snprintf(sql, sizeof(sql),
+		 "SELECT arrayJoin(arrayFilter((x, i) -> i > 1 AND (i - 1) %% "
+		 "%llu = 0, k, arrayEnumerate(k))) FROM (SELECT "
+		 "arraySort(groupArray(" ROW_KEY
+		 ")) AS k FROM rpc_calls WHERE " CH_OF_FINISHED_LOADS
+		 " AND chain = unhex('%s')%s) FORMAT "
+		 "TabSeparated",
+		 (unsigned long long)batch, id, s->share);
+	if (!(text = ch_select_text(s->r.ch, sql)))
 		return fail("%s", ch_error(s->r.ch));
-	if (!*text || !strcmp(text, "\\N")) {
-		free(text);
-		return 0;
-	}
-	*v = strtoll(text, &end, 10);
-	if (*end) {
-		fail("%s: an answer that is not a number: '%.40s'", s->r.shown,
-		     text);
-		free(text);
-		return -1;
+	s->nbound = s->next_bound = 0;
+	for (p = text; *p;) {
+		char *end;
+		int64_t v = strtoll(p, &end, 10);
+
+		if (end == p || (*end && *end != '\n')) {
+			fail("%s: an answer that is not a list of numbers: "
+			     "'%.40s'",
+			     s->r.shown, p);
+			free(text);
+			return -1;
+		}
+		p = *end ? end + 1 : end;
+		if (s->nbound && v <= s->bound[s->nbound - 1])
+			continue;
+		if (GROW(s->bound, s->cap_bound, s->nbound + 1)) {
+			free(text);
+			return fail("out of memory");
+		}
+		s->bound[s->nbound++] = v;
 	}
 	free(text);
-	return 1;
+	return 0;
 }
 
 /*
@@ -960,47 +985,28 @@ static int select_int(struct ccsg_store_stream *s, const char *sql, int64_t *v)
 static int chain_range(struct ccsg_store_stream *s, const uint8_t *id,
 		       uint64_t batch, char *where, size_t len)
 {
-	char hexid[2 * DB_CHAIN_LEN + 1], from[160] = "", sql[1024];
-	int64_t to;
-	int got;
+	char hexid[2 * DB_CHAIN_LEN + 1], from[160] = "", to[160] = "";
+	size_t b;
 
 	hex(hexid, id);
-	if (s->splitting)
-		snprintf(from, sizeof(from), " AND " ROW_KEY " >= %lld",
-			 (long long)s->key_from);
-	/* the key batch sides on; more rows than that of one key (calls
-	 * run twice) stay together: then the next key */
-	snprintf(sql, sizeof(sql),
-		 "SELECT " ROW_KEY
-		 " AS k FROM rpc_calls WHERE " CH_OF_FINISHED_LOADS
-		 " AND chain = unhex('%s')%s%s ORDER BY "
-		 "k LIMIT 1 OFFSET %llu FORMAT TabSeparated",
-		 hexid, s->share, from, (unsigned long long)batch);
-	got = select_int(s, sql, &to);
-	if (got > 0 && s->splitting && to <= s->key_from) {
-		/* not min(): the server answers 0 for no row */
-		snprintf(sql, sizeof(sql),
-			 "SELECT " ROW_KEY
-			 " AS k FROM rpc_calls WHERE " CH_OF_FINISHED_LOADS
-			 " AND chain = unhex('%s')%s AND " ROW_KEY
-			 " > %lld ORDER BY k LIMIT 1 FORMAT "
-			 "TabSeparated",
-			 hexid, s->share, (long long)s->key_from);
-		got = select_int(s, sql, &to);
-	}
-	if (got < 0)
-		return -1;
-	if (got) {
-		snprintf(where, len,
-			 "chain = unhex('%s')%s%s AND " ROW_KEY " < %lld",
-			 hexid, s->share, from, (long long)to);
+	if (!s->splitting) {
+		if (chain_bounds(s, hexid, batch))
+			return -1;
 		s->splitting = true;
-		s->key_from = to;
-		return 0;
 	}
-	snprintf(where, len, "chain = unhex('%s')%s%s", hexid, s->share, from);
-	s->splitting = false;
-	s->pg.next++;
+	b = s->next_bound++;
+	if (b)
+		snprintf(from, sizeof(from), " AND " ROW_KEY " >= %lld",
+			 (long long)s->bound[b - 1]);
+	if (b < s->nbound)
+		snprintf(to, sizeof(to), " AND " ROW_KEY " < %lld",
+			 (long long)s->bound[b]);
+	else { /* its last range */
+		s->splitting = false;
+		s->pg.next++;
+	}
+	snprintf(where, len, "chain = unhex('%s')%s%s%s", hexid, s->share, from,
+		 to);
 	return 0;
 }
 
@@ -1066,6 +1072,7 @@ void ccsg_store_stream_close(struct ccsg_store_stream *s)
 	sqlite3_close(s->r.db);
 	tmp_file_remove(&s->file);
 	ch_close(s->r.ch);
+	free(s->bound);
 	free(s->pg.id);
 	free(s->pg.sides);
 	rb_release(&s->pg.buf);

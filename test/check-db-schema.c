@@ -148,7 +148,8 @@ START_TEST(test_clickhouse_schema)
 		      sql);
 	free(sql);
 	sql = db_ch_create(DB_RPC_CALLS);
-	ck_assert_msg(strstr(sql, "ORDER BY (load_id, call_id)"), "%s", sql);
+	ck_assert_msg(strstr(sql, "ORDER BY (load_id, chain, call_id)"), "%s",
+		      sql);
 	free(sql);
 	sql = db_ch_into(DB_HOSTS);
 	ck_assert_str_eq(sql, "hosts (load_id, host_id, name)");

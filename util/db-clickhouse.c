@@ -5,8 +5,8 @@
  * Every table is a MergeTree partitioned by the day of its load (so that
  * old loads go with DROP PARTITION) and ordered by load_id, then by the
  * SQLite table's key: (load_id, proc_id, seq) for a table keyed so,
- * (load_id, call_id) for rpc_calls.  Both 18.16 (Debian bookworm) and
- * current releases accept these statements.
+ * (load_id, chain, call_id) for rpc_calls, read range of chains by range.
+ * Both 18.16 (Debian bookworm) and current releases accept these statements.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +84,10 @@ static void write_order(FILE *f, enum db_table t)
 	const char *key = strstr(d->key, "PRIMARY KEY(");
 
 	fputs("load_id", f);
+	/* a reader asks for calls by range of chains (ccsg/store.c): the
+	 * server then reads the granules of those chains only */
+	if (t == DB_RPC_CALLS)
+		fprintf(f, ", %s", db_col_name(t, DB_RPC_CALLS_CHAIN));
 	if (key) {
 		key += strlen("PRIMARY KEY(");
 		fprintf(f, ", %.*s", (int)strcspn(key, ")"), key);
