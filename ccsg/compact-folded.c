@@ -31,11 +31,7 @@ struct reader {
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	return hash64(h ^ n);
+	return hash64(hash_fnv(HASH_FNV_SEED, s, n) ^ n);
 }
 
 /* The trie name of frame s[0 .. n), split once per distinct frame. */

@@ -51,11 +51,7 @@ struct breach {
 
 static uint64_t str_hash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	return hash64(h ^ n);
+	return hash64(hash_fnv(HASH_FNV_SEED, s, n) ^ n);
 }
 
 /* The index of element s[0 .. n), interned; -ENOMEM. */

@@ -64,15 +64,6 @@ struct otlp {
 
 /* ---- ids ------------------------------------------------------------- */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *s = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 static void chain_trace(const struct ccsg_chain *ch, uint8_t id[16])
 {
 	memcpy(id, ch->id, 16);
@@ -82,9 +73,9 @@ static void chain_trace(const struct ccsg_chain *ch, uint8_t id[16])
 
 static uint64_t span_id(const uint8_t *key, size_t n, int64_t no, int salt)
 {
-	uint64_t h = fnv(0xcbf29ce484222325ULL ^ (uint64_t)salt, key, n);
+	uint64_t h = hash_fnv(HASH_FNV_SEED ^ (uint64_t)salt, key, n);
 
-	h = hash64(fnv(h, &no, sizeof(no)));
+	h = hash64(hash_fnv(h, &no, sizeof(no)));
 	return h ? h : 1; /* an all-zero span id is invalid */
 }
 

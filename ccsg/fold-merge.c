@@ -17,27 +17,18 @@
 #include "array.h"
 #include "fold.h"
 
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 /* A function node's identity, which its share's string ids are not. */
 static uint64_t node_hash(const struct ccsg_trace *t, const struct ccsg_node *n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = HASH_FNV_SEED;
 	const char *peer = n->peer >= 0 ? t->strings[n->peer] : "";
 
-	h = mix(h, &n->prog, sizeof(n->prog));
-	h = mix(h, &n->vers, sizeof(n->vers));
-	h = mix(h, &n->proc, sizeof(n->proc));
-	h = mix(h, &n->server_proc, sizeof(n->server_proc));
-	h = mix(h, &n->object_id, sizeof(n->object_id));
-	return mix(h, peer, strlen(peer) + 1);
+	h = hash_fnv(h, &n->prog, sizeof(n->prog));
+	h = hash_fnv(h, &n->vers, sizeof(n->vers));
+	h = hash_fnv(h, &n->proc, sizeof(n->proc));
+	h = hash_fnv(h, &n->server_proc, sizeof(n->server_proc));
+	h = hash_fnv(h, &n->object_id, sizeof(n->object_id));
+	return hash_fnv(h, peer, strlen(peer) + 1);
 }
 
 static int same_node(const struct ccsg_trace *ta, const struct ccsg_node *a,

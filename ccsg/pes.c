@@ -76,11 +76,7 @@ void pes_release(struct pes *p)
 
 static uint64_t hash_name(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return hash64(h);
+	return hash64(hash_fnv(HASH_FNV_SEED, s, strlen(s)));
 }
 
 static uint32_t *index_slot(const struct pes *p, const char *name)

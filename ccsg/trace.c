@@ -278,11 +278,7 @@ static int nomem(struct reader *r)
 
 static uint64_t str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
+	return hash_fnv(HASH_FNV_SEED, s, strlen(s));
 }
 
 int32_t ccsg_trace_intern(struct ccsg_trace *t, const char *s)
@@ -896,11 +892,9 @@ struct chain_set {
 
 static int64_t chain_set_add(struct chain_set *cs, const uint8_t *id)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = hash_fnv(HASH_FNV_SEED, id, DB_CHAIN_LEN);
 	int32_t i;
 
-	for (int k = 0; k < DB_CHAIN_LEN; k++)
-		h = (h ^ id[k]) * 0x100000001b3ULL;
 	/* collisions move to the next key: at worst a short walk */
 	for (;; h++) {
 		if ((i = hashmap_get(&cs->map, h)) < 0)
@@ -1199,14 +1193,12 @@ struct ccsg_stream {
  * among workers (FNV-1a of the id's bytes, as an SQLite integer >= 0). */
 static void shard_of_chain(sqlite3_context *ctx, int argc, sqlite3_value **v)
 {
-	const unsigned char *p = sqlite3_value_blob(v[0]);
-	int n = sqlite3_value_bytes(v[0]);
-	uint64_t h = 0xcbf29ce484222325ULL;
+	const void *p = sqlite3_value_blob(v[0]);
+	size_t n = p ? (size_t)sqlite3_value_bytes(v[0]) : 0;
 
 	(void)argc;
-	for (int i = 0; p && i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	sqlite3_result_int64(ctx, (sqlite3_int64)(h >> 1));
+	sqlite3_result_int64(
+		ctx, (sqlite3_int64)(hash_fnv(HASH_FNV_SEED, p, n) >> 1));
 }
 
 int ccsg_trace_open(struct ccsg_trace *t, const char *given)

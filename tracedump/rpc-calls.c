@@ -122,11 +122,7 @@ static int add_string(struct rpc_calls *rc, const void *s, size_t n,
 
 static uint64_t bytes_hash(const uint8_t *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
+	return hash_fnv(HASH_FNV_SEED, p, n);
 }
 
 /*

@@ -52,6 +52,18 @@ static inline uint64_t hashmap_key2(uint32_t hi, uint32_t lo)
 	return (uint64_t)hi << 32 | lo;
 }
 
+/* FNV-1a of n bytes on from h (HASH_FNV_SEED to begin): the key of a
+ * name, a chain id, any run of bytes. */
+#define HASH_FNV_SEED 0xcbf29ce484222325ULL
+static inline uint64_t hash_fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 /* 64-bit mix (splitmix64's finaliser): a bijection, so no two keys
  * collide before the table's mask. */
 static inline uint64_t hash64(uint64_t x)
