@@ -1292,7 +1292,7 @@ static int read_call_key(struct reader *r, int version, int64_t *id,
 	return read_chain(r, version, chain);
 }
 
-/* A store's cuts, by SQL on every call: its copy held one range. */
+/* A store's cuts once its shares are merged, by SQL on every call. */
 static int store_cuts(struct ccsg_trace *t, struct ccsg_stream *s)
 {
 	ccsg_monitoring_release(&t->mon);
@@ -1306,7 +1306,8 @@ static int store_cuts(struct ccsg_trace *t, struct ccsg_stream *s)
 /*
  * The stream's end: the monitoring, and its cuts when the calls read
  * were not all monitored alike (SQL on the calls; only then can a chain
- * be cut).  An SQLite share's cuts are those of its chains; a store
+ * be cut).  A store's copy held the last range only: it gets every call
+ * first.  An SQLite share's cuts are those of its chains; a store
  * share's come once the shares are merged (ccsg_trace_shares_end()).
  */
 static int stream_end(struct ccsg_trace *t, struct ccsg_stream *s)
@@ -1315,9 +1316,9 @@ static int stream_end(struct ccsg_trace *t, struct ccsg_stream *s)
 
 	s->done = 1;
 	if (rd_close(&s->r) ||
-	    ccsg_monitoring_load_cuts(&t->mon, s->db, cuts && !s->store,
-				      s->share[0] ? s->share : NULL) ||
-	    (cuts && s->store && store_cuts(t, s)))
+	    (cuts && s->store && ccsg_store_stream_monitored(s->store)) ||
+	    ccsg_monitoring_load_cuts(&t->mon, s->db, cuts,
+				      s->share[0] ? s->share : NULL))
 		return -1;
 	return 0;
 }
