@@ -4,13 +4,13 @@
  * ClickHouse server's (what a load runs), or a ClickHouse cluster's,
  * which no load makes (README, "A cluster").
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "causal/db-schema.h"
 #include "cmds.h"
 #include "db-clickhouse.h"
+#include "store-url.h"
 #include "usage.h"
 
 enum { OPT_CLICKHOUSE = OPT_LONG, OPT_CLUSTER };
@@ -24,15 +24,10 @@ static const struct opt schema_opts[] = {
 	OPT_END
 };
 
-/* A name written into SQL: letters, digits and '_', as a store URL's. */
+/* A name written into SQL, as a store URL's (and short). */
 static int sql_name(const char *s)
 {
-	if (!*s || strlen(s) > 64)
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return 0;
-	return 1;
+	return store_sql_name(s) && strlen(s) <= 64;
 }
 
 static int run_schema(int argc, char **argv)

@@ -11,6 +11,16 @@
 #define CH_SCHEME "clickhouse://"
 #define CH_DEFAULT_PORT 8123
 
+bool store_sql_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
 bool store_is_url(const char *arg)
 {
 	const char *p = arg;
@@ -143,11 +153,9 @@ int store_url_parse(const char *arg, struct store_url *u, char *why,
 	p = slash + 1;
 	if (!*p)
 		return bad(why, whylen, arg, "no database name");
-	for (const char *q = p; *q; q++)
-		if (!isalnum((unsigned char)*q) && *q != '_')
-			return bad(
-				why, whylen, arg,
-				"a database name is letters, digits and '_'");
+	if (!store_sql_name(p))
+		return bad(why, whylen, arg,
+			   "a database name is letters, digits and '_'");
 	if (strlen(p) >= sizeof(u->database))
 		return bad(why, whylen, arg, "database name too long");
 	strcpy(u->database, p);

@@ -27,6 +27,10 @@ struct store_url {
 	char shown[768]; /* the URL without its password, for messages */
 };
 
+/* Whether s may name a database (or a cluster) in SQL: letters, digits
+ * and '_', at least one. */
+bool store_sql_name(const char *s);
+
 /* Whether arg names a store by URL ("SCHEME://..."), not a path. */
 bool store_is_url(const char *arg);
 
