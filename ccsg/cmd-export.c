@@ -196,23 +196,80 @@ static int check_output(const char *path)
 	return 0;
 }
 
-static int write_format(FILE *f, const struct export_ctx *x,
+/*
+ * The calls, read again chain by chain for each pass of an export: a
+ * session of their own, whose fold gives each part's function nodes and
+ * Equation 1 (the same as the first session's: the same trace, read in
+ * the same order).
+ */
+struct stream_source {
+	struct export_source src;
+	const struct cli *cli;
+};
+
+struct stream_pass {
+	export_part_fn fn;
+	void *arg;
+	int err;
+};
+
+static int pass_chain(void *arg, const struct ccsg_graph *g,
+		      const struct ccsg_chain *ch, const int32_t *node,
+		      int64_t ord0)
+{
+	struct stream_pass *sp = arg;
+	const struct ccsg_trace *t = g->dscg->trace;
+	/* a stream's chain is its calls from 0 (stream.h) */
+	struct export_part p = { t,    t->calls, (size_t)ch->n,
+				 ord0, node,	 ccsg_graph_chain_self(g) };
+
+	if ((sp->err = sp->fn(sp->arg, &p)) == -ENOMEM)
+		sp->err = 0; /* the stream says it */
+	return sp->err ? sp->err : 0;
+}
+
+static int stream_pass(const struct export_source *src, export_part_fn fn,
+		       void *arg)
+{
+	const struct stream_source *ss = (const struct stream_source *)src;
+	struct stream_pass sp = { fn, arg, 0 };
+	struct ccsg_stream_watch watch = { pass_chain, &sp, NULL };
+	struct session s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	ret = session_stream(&s, ss->cli, &watch) ? -1 : 0;
+	if (!ret) { /* the end, while the trace's strings are there */
+		struct export_part end = { &s.trace, s.trace.calls, 0,
+					   (int64_t)s.dscg.stats.calls,
+					   NULL, NULL };
+
+		ret = fn(arg, &end);
+	}
+	session_close(&s);
+	/* the part's error (a write), else the stream's (said) */
+	return ret == -1 && sp.err ? sp.err : ret;
+}
+
+static int write_format(FILE *f, struct export_ctx *x,
+			const struct export_source *src,
 			const struct export_cli *o,
 			const struct export_otlp_opts *oo)
 {
 	switch (o->format) {
 	case EXPORT_FOLDED:
-		return export_folded(f, x,
+		return export_folded(f, x, src,
 				     o->weight < 0 ? EXPORT_CPU : o->weight);
 	case EXPORT_CHROME:
-		return export_chrome(f, x);
+		return export_chrome(f, x, src);
 	default:
-		return export_otlp(f, x, oo);
+		return export_otlp(f, x, src, oo);
 	}
 }
 
 /* Write the export to o->output through a temporary file beside it. */
-static int write_file(const struct export_ctx *x, const struct export_cli *o,
+static int write_file(struct export_ctx *x, const struct export_source *src,
+		      const struct export_cli *o,
 		      const struct export_otlp_opts *oo)
 {
 	char *tmp = malloc(strlen(o->output) + 8);
@@ -234,14 +291,16 @@ static int write_file(const struct export_ctx *x, const struct export_cli *o,
 		close(fd);
 		goto fail;
 	}
-	ret = write_format(f, x, o, oo);
+	ret = write_format(f, x, src, o, oo);
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	if (ret) {
-		ret = ret == -ENOMEM
-			      ? fail("out of memory writing '%s'", o->output)
-			      : fail("cannot write '%s': %s", o->output,
-				     strerror(errno ? errno : EIO));
+		ret = ret == -1	       ? -1 /* said */
+		      : ret == -ENOMEM ? fail("out of memory writing '%s'",
+					      o->output)
+				       : fail("cannot write '%s': %s",
+					      o->output,
+					      strerror(errno ? errno : EIO));
 		goto fail;
 	}
 	if (rename(tmp, o->output)) {
@@ -269,52 +328,57 @@ static int run(const struct export_cli *o)
 	struct export_ctx x;
 	struct session s;
 	struct cli c;
+	struct stream_source ss = { { stream_pass, NULL }, &c };
 	double t0 = now(), t1;
 	int ret = 1;
 
 	memset(&c, 0, sizeof(c));
+	memset(&s, 0, sizeof(s));
 	snprintf(db, sizeof(db), "%s/trace.db", dir && *dir ? dir : "logs");
 	c.db = o->db ? o->db : db;
 	c.idl = o->idl;
 	c.nidl = o->nidl;
+	c.workers = 1;
 	if (o->output && check_output(o->output))
 		return 1;
-	if (session_open(&s, &c, 1)) {
+	/* the graph and the threads first; the calls again as each format
+	 * needs them, chain by chain */
+	if (session_stream(&s, &c, NULL)) {
 		session_close(&s);
 		return 1;
 	}
-	if (export_ctx_init(&x, &s.graph, &s.names, o->format == EXPORT_OTLP)) {
+	if (export_ctx_init(&x, &s.graph, &s.names)) {
 		session_close(&s);
 		return 1;
 	}
 	t1 = now();
 	if (o->output) {
-		if (write_file(&x, o, &oo))
+		if (write_file(&x, &ss.src, o, &oo))
 			goto out;
 	} else if (!o->endpoint) {
-		int r = write_format(stdout, &x, o, &oo);
+		int r = write_format(stdout, &x, &ss.src, o, &oo);
 
 		if (!r && fflush(stdout))
 			r = -EIO;
 		if (r) {
 			if (r == -ENOMEM)
 				fail("out of memory");
-			else
+			else if (r != -1)
 				fail("cannot write the export: %s",
 				     strerror(errno ? errno : EIO));
 			goto out;
 		}
 	}
-	if (o->endpoint && export_otlp_send(&x, &oo, o->endpoint))
+	if (o->endpoint && export_otlp_send(&x, &ss.src, &oo, o->endpoint))
 		goto out;
 	if (o->timing) {
 		double t2 = now();
 
 		fprintf(stderr,
-			"ccsg: %zu calls: loaded in %.3f s, exported in %.3f s "
+			"ccsg: %zu calls: read in %.3f s, exported in %.3f s "
 			"(%.0f calls/s)\n",
-			s.trace.ncalls, t1 - t0, t2 - t1,
-			t2 > t1 ? (double)s.trace.ncalls / (t2 - t1) : 0.0);
+			x.ncalls, t1 - t0, t2 - t1,
+			t2 > t1 ? (double)x.ncalls / (t2 - t1) : 0.0);
 	}
 	ret = 0;
 out:

@@ -30,9 +30,9 @@ struct chrome {
 	char **fn;     /* per CCSG node: its name as a JSON string */
 	char *lost;    /* CCSG_LOST_NAME as one */
 	uint8_t *role; /* per thread: R_* */
-	/* per call: its client's and its server's thread index (or -1),
-	 * looked up once, for the slices and the flows */
-	int32_t (*th)[2];
+	const struct export_part *p; /* the calls being written */
+	struct export_gather gather; /* small parts, gathered for the
+				      * formatter threads */
 };
 
 enum { R_SERVES = 1, R_CALLS = 2 };
@@ -206,7 +206,7 @@ static void threads(struct chrome *ch)
 					     ? export_time(x, th->proc,
 							   x->th_spawn[i])
 					     : s;
-			int64_t id = 2 * (int64_t)t->ncalls + 1 + (int64_t)i;
+			int64_t id = 2 * (int64_t)x->ncalls + 1 + (int64_t)i;
 
 			XB_LIT(b, "{\"ph\":\"s\",\"cat\":\"spawn\","
 				  "\"name\":\"spawn\",\"id\":");
@@ -245,15 +245,15 @@ static void size_arg(struct xbuf *b, const char *key, int64_t v)
 		xb_i64(b, v);
 }
 
-static void slice(struct chrome *ch, size_t i, int server, int64_t s, int64_t e)
+static void slice(struct chrome *ch, size_t i, int server, int32_t th,
+		  int64_t s, int64_t e)
 {
-	const struct export_ctx *x = ch->x;
-	const struct ccsg_trace *t = x->t;
-	const struct ccsg_call *c = &t->calls[i];
+	const struct export_part *p = ch->p;
+	const struct ccsg_trace *t = p->t;
+	const struct ccsg_call *c = &p->calls[i];
 	struct xbuf *b = ch->b;
 	int32_t proc = server ? c->server_proc : c->client_proc;
-	int32_t th = ch->th[i][server];
-	int32_t n = x->g->call_node[i];
+	int32_t n = p->node[i];
 	const char *out = outcome(t, c, server);
 
 	xb_str(b, server ? "{\"ph\":\"X\",\"cat\":\"rpc.server\",\"name\":"
@@ -297,7 +297,7 @@ static void slice(struct chrome *ch, size_t i, int server, int64_t s, int64_t e)
 	else
 		xb_ch(b, '"');
 	XB_LIT(b, ",\"self_cpu_us\":");
-	xb_us(b, x->g->call_self[i]);
+	xb_us(b, p->self[i]);
 	XB_LIT(b, "}},\n");
 }
 
@@ -329,15 +329,15 @@ static int64_t inside(int64_t s, int64_t e, int at_end)
 	return at_end ? e - 1 : s + 1;
 }
 
-/* The events of calls [from, to), in order. */
+/* The events of ch->p's calls [from, to), in order. */
 static void calls_range(struct chrome *ch, size_t from, size_t to)
 {
 	const struct export_ctx *x = ch->x;
 	const struct ccsg_trace *t = x->t;
 
 	for (size_t i = from; i < to; i++) {
-		const struct ccsg_call *c = &t->calls[i];
-		int64_t c0, c1, s0, s1;
+		const struct ccsg_call *c = &ch->p->calls[i];
+		int64_t c0, c1, s0, s1, ord = ch->p->ord0 + (int64_t)i;
 		int client, server;
 		int32_t cth, sth;
 
@@ -359,17 +359,17 @@ static void calls_range(struct chrome *ch, size_t from, size_t to)
 			c1 = c0;
 		client = c->client_proc && c0 != CCSG_NONE;
 		server = c->server_proc && s0 != CCSG_NONE;
+		cth = ccsg_trace_thread(t, c->client_proc, c->client_tid);
+		sth = ccsg_trace_thread(t, c->server_proc, c->server_tid);
 		if (client)
-			slice(ch, i, 0, c0, c1);
+			slice(ch, i, 0, cth, c0, c1);
 		if (server)
-			slice(ch, i, 1, s0, s1);
+			slice(ch, i, 1, sth, s0, s1);
 		if (!client || !server)
 			continue;
-		cth = ch->th[i][0];
-		sth = ch->th[i][1];
-		flow(ch, 2 * (int64_t)i + 1, "call", c->client_proc, cth,
+		flow(ch, 2 * ord + 1, "call", c->client_proc, cth,
 		     inside(c0, c1, 0), c->server_proc, sth, inside(s0, s1, 0));
-		flow(ch, 2 * (int64_t)i + 2, "reply", c->server_proc, sth,
+		flow(ch, 2 * ord + 2, "reply", c->server_proc, sth,
 		     inside(s0, s1, 1), c->client_proc, cth, inside(c0, c1, 1));
 	}
 }
@@ -517,7 +517,7 @@ static void put_raw(struct xbuf *b, const char *p, size_t n)
  */
 static int calls_parallel(struct chrome *ch)
 {
-	struct par pr = { .ch = ch, .ncalls = ch->x->t->ncalls };
+	struct par pr = { .ch = ch, .ncalls = ch->p->n };
 	pthread_t th[PAR_THREADS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int nth = 0, want = cpus > PAR_THREADS ? PAR_THREADS
@@ -580,7 +580,58 @@ static int calls_parallel(struct chrome *ch)
 	return 0;
 }
 
-int export_chrome(FILE *f, const struct export_ctx *x)
+/* Which threads call and which serve. */
+static int roles_part(void *arg, const struct export_part *p)
+{
+	struct chrome *ch = arg;
+	const struct ccsg_trace *t = ch->x->t;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct ccsg_call *c = &p->calls[i];
+		int32_t a = ccsg_trace_thread(t, c->client_proc, c->client_tid),
+			s = ccsg_trace_thread(t, c->server_proc, c->server_tid);
+
+		if (a >= 0)
+			ch->role[a] |= R_CALLS;
+		if (s >= 0)
+			ch->role[s] |= R_SERVES;
+	}
+	return 0;
+}
+
+/* The events of the calls of p, through the formatter threads when
+ * there are enough of them. */
+static int write_calls(struct chrome *ch, const struct export_part *p)
+{
+	ch->p = p;
+	if (p->n < export_chrome_par_min || calls_parallel(ch))
+		calls_range(ch, 0, p->n);
+	ch->p = NULL;
+	return ch->b->err ? -EIO : 0;
+}
+
+/* A part of the stream: gathered with the next ones until there are
+ * enough for the formatter threads. */
+static int write_part(void *arg, const struct export_part *p)
+{
+	struct chrome *ch = arg;
+	struct export_part all;
+	int ret;
+
+	if (p->n >= export_chrome_par_min && !ch->gather.n)
+		return write_calls(ch, p);
+	if (export_gather_add(&ch->gather, p))
+		return -ENOMEM;
+	if (!ch->gather.n ||
+	    (p->n && ch->gather.n < export_chrome_par_min))
+		return 0; /* the end flushes what is left */
+	export_gather_part(&ch->gather, &all);
+	ret = write_calls(ch, &all);
+	export_gather_clear(&ch->gather);
+	return ret;
+}
+
+int export_chrome(FILE *f, struct export_ctx *x, const struct export_source *src)
 {
 	const struct ccsg_trace *t = x->t;
 	struct chrome ch = { .x = x };
@@ -590,33 +641,23 @@ int export_chrome(FILE *f, const struct export_ctx *x)
 	ch.b = malloc(sizeof(*ch.b));
 	ch.fn = calloc(nn + 1, sizeof(char *));
 	ch.role = calloc(t->nthreads + 1, 1);
-	ch.th = malloc((t->ncalls + 1) * sizeof(*ch.th));
 	ch.lost = json_of(CCSG_LOST_NAME);
-	if (!ch.b || !ch.fn || !ch.role || !ch.th || !ch.lost)
+	if (!ch.b || !ch.fn || !ch.role || !ch.lost)
 		goto out;
 	for (size_t n = 0; n < nn; n++)
 		if (!(ch.fn[n] = json_of(
 			      x->g->nodes[n].name ? x->g->nodes[n].name : "?")))
 			goto out;
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
-		int32_t a = ccsg_trace_thread(t, c->client_proc, c->client_tid),
-			s = ccsg_trace_thread(t, c->server_proc, c->server_tid);
-
-		ch.th[i][0] = a;
-		ch.th[i][1] = s;
-		if (a >= 0)
-			ch.role[a] |= R_CALLS;
-		if (s >= 0)
-			ch.role[s] |= R_SERVES;
-	}
+	/* the clocks and roles, the time's origin, then the events */
+	if ((ret = export_align(x, src, roles_part, &ch)) ||
+	    (ret = export_bounds(x, src)))
+		goto out;
 	xb_init(ch.b, f);
 	xb_pipe_start(ch.b); /* else written as it goes */
 	metadata(&ch);
 	names(&ch);
 	threads(&ch);
-	if (t->ncalls < export_chrome_par_min || calls_parallel(&ch))
-		calls_range(&ch, 0, t->ncalls);
+	ret = src->pass(src, write_part, &ch);
 	/* no comma after the last event: it is still in the buffer (a put
 	 * flushes before it appends) */
 	if (ch.b->n >= 2 && !memcmp(ch.b->b + ch.b->n - 2, ",\n", 2))
@@ -624,7 +665,8 @@ int export_chrome(FILE *f, const struct export_ctx *x)
 	xb_str(ch.b, "\n]}\n");
 	xb_flush(ch.b);
 	xb_pipe_end(ch.b);
-	ret = ch.b->err ? -EIO : 0;
+	if (!ret)
+		ret = ch.b->err ? -EIO : 0;
 out:
 	if (ch.fn)
 		for (size_t n = 0; n < nn; n++)
@@ -632,7 +674,7 @@ out:
 	free(ch.fn);
 	free(ch.lost);
 	free(ch.role);
-	free(ch.th);
+	export_gather_release(&ch.gather);
 	free(ch.b);
 	return ret;
 }

@@ -93,6 +93,7 @@ static int send_batch(const char *json, size_t len, size_t nspans, void *arg)
 }
 
 int export_otlp_send(const struct export_ctx *x,
+		     const struct export_source *src,
 		     const struct export_otlp_opts *o, const char *url)
 {
 	struct sender s = { .url = url, .o = o };
@@ -115,11 +116,11 @@ int export_otlp_send(const struct export_ctx *x,
 	curl_easy_setopt(s.curl, CURLOPT_WRITEDATA, &s);
 	curl_easy_setopt(s.curl, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
 	curl_easy_setopt(s.curl, CURLOPT_TIMEOUT_MS, o->timeout_ms);
-	ret = export_otlp_batches(x, o, send_batch, &s);
+	ret = export_otlp_batches(x, src, o, send_batch, &s);
 	if (ret == -ENOMEM)
 		ret = fail("out of memory");
-	else if (ret > 0 || ret == -ECANCELED)
-		ret = -1; /* send_batch said why */
+	else if (ret > 0 || ret == -ECANCELED || ret == -1)
+		ret = -1; /* send_batch, or the source, said why */
 	else if (ret)
 		ret = fail("cannot make the OTLP requests: %s", strerror(-ret));
 out:

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "array.h"
 #include "export-buf.h"
@@ -34,24 +35,64 @@
 
 enum { S_CLIENT, S_SERVER, S_THREAD };
 
-struct span_ref {
-	int32_t kind; /* S_* */
-	int32_t i;    /* call or thread index */
+/* The span a thread hangs under when a call spawned it. */
+struct spawner {
+	uint8_t chain[DB_CHAIN_LEN];
+	uint64_t span;
 };
+
+/* What a pass-2 process keeps of its call spans: in memory, then in
+ * chunks of the spill file. */
+struct spill {
+	char *p;
+	size_t n, cap;
+	int32_t first, last; /* chunks, -1 */
+	size_t nspans;
+};
+
+struct chunk {
+	off_t off;
+	size_t len;
+	int32_t next;
+};
+
+#define SPILL_BUDGET ((size_t)32 << 20)
 
 struct otlp {
 	const struct export_ctx *x;
 	const struct export_otlp_opts *o;
 	struct xbuf *b;
-	/* spans grouped by process: refs[first[p] .. first[p + 1]) */
-	struct span_ref *refs;
-	size_t *first;
-	uint8_t *emit;	      /* per thread: it has a span */
-	int32_t *own;	      /* per thread: the first chain it started, -1 */
-	int64_t *self, *desc; /* per DSCG node: CPU (ns) */
+	char **fn; /* per CCSG node: its name, JSON-escaped, no quotes */
+	/* per thread */
+	uint8_t *emit;	/* it has a span */
+	uint8_t *roots; /* a chain it started has calls */
+	uint8_t (*own)[DB_CHAIN_LEN]; /* the first chain it started */
+	uint8_t *own_set;
+	int32_t *spawn_ctx; /* the thread that started the spawning chain */
+	struct spawner *spawner;
+	uint8_t *spawner_set;
+	int64_t *chains_self; /* CPU of the calls of the chains it started */
+	int64_t *sum;	      /* its span's self + descendant CPU, or -1 */
 	uint8_t (*th_trace)[16];
 	uint8_t *th_trace_set;
-	char **fn; /* per CCSG node: its name, JSON-escaped, no quotes */
+	/* the calls that spawned threads: (ordinal, thread) by ordinal, the
+	 * next to meet in each pass, and each's threads' sum */
+	struct spawn_at {
+		int64_t ord;
+		int32_t th;
+	} *spawns;
+	size_t nspawns, next_spawn;
+	/* the part being written: per call, self and descendant CPU */
+	int64_t *self, *desc;
+	size_t cap_self, cap_desc;
+	/* per process: its call spans */
+	struct spill *spill;
+	struct chunk *chunks;
+	size_t nchunks, cap_chunks, held;
+	FILE *spill_file;
+	int32_t cur;		/* the process a span is formatted for */
+	struct xbuf *line;	/* formats it, into that process's spill */
+	FILE *line_file;
 	/* batching */
 	size_t in_batch, batches;
 	export_batch_fn fn_batch;
@@ -64,11 +105,11 @@ struct otlp {
 
 /* ---- ids ------------------------------------------------------------- */
 
-static void chain_trace(const struct ccsg_chain *ch, uint8_t id[16])
+static void chain_trace(const uint8_t chain[DB_CHAIN_LEN], uint8_t id[16])
 {
-	memcpy(id, ch->id, 16);
+	memcpy(id, chain, 16);
 	for (int i = 0; i < 4; i++)
-		id[12 + i] ^= ch->id[16 + i];
+		id[12 + i] ^= chain[16 + i];
 }
 
 static uint64_t span_id(const uint8_t *key, size_t n, int64_t no, int salt)
@@ -102,12 +143,15 @@ static int has_server(const struct ccsg_call *c)
 				  c->skel_end_ns != CCSG_NONE);
 }
 
-static uint64_t call_span(const struct export_ctx *x, size_t i, int server)
+static const uint8_t *chain_of(const struct export_part *p, size_t i)
 {
-	const struct ccsg_call *c = &x->t->calls[i];
+	return p->t->chains[p->calls[i].chain].id;
+}
 
-	return span_id(x->t->chains[c->chain].id, DB_CHAIN_LEN,
-		       side_event(c, server), server ? 2 : 1);
+static uint64_t call_span(const struct export_part *p, size_t i, int server)
+{
+	return span_id(chain_of(p, i), DB_CHAIN_LEN,
+		       side_event(&p->calls[i], server), server ? 2 : 1);
 }
 
 static uint64_t thread_span(const struct export_ctx *x, size_t j)
@@ -118,28 +162,17 @@ static uint64_t thread_span(const struct export_ctx *x, size_t j)
 		       strlen(x->uuid[th->proc]), th->tid, 3);
 }
 
-/* The span standing for DSCG node u as a parent; 0 for none. */
-static uint64_t node_span(const struct otlp *ot, int32_t u, uint8_t trace[16])
+/* A trace of a thread's own (process UUID and thread id). */
+static void own_trace(const struct export_ctx *x, size_t j, uint8_t t[16])
 {
-	const struct export_ctx *x = ot->x;
+	uint64_t a = thread_span(x, j), b = hash64(a ^ 0x5bd1e995);
 
-	if (u < 0 || u == x->d->main)
-		return 0;
-	if (ccsg_dscg_is_call(x->d, u)) {
-		const struct ccsg_call *c = &x->t->calls[u];
-
-		chain_trace(&x->t->chains[c->chain], trace);
-		return call_span(x, (size_t)u, has_server(c));
-	}
-	u -= (int32_t)x->t->ncalls;
-	if (!ot->emit[u])
-		return 0;
-	memcpy(trace, ot->th_trace[u], 16);
-	return thread_span(x, (size_t)u);
+	memcpy(t, &a, 8);
+	memcpy(t + 8, &b, 8);
 }
 
 /* A thread's trace: its first chain's, else its parent's, else one of
- * its own (process UUID and thread id). */
+ * its own. */
 static void thread_trace(struct otlp *ot, size_t j)
 {
 	const struct export_ctx *x = ot->x;
@@ -148,175 +181,164 @@ static void thread_trace(struct otlp *ot, size_t j)
 
 	if (ot->th_trace_set[j])
 		return;
-	{
-		/* its own, unless the walk below finds better */
-		uint64_t a = thread_span(x, j), b = hash64(a ^ 0x5bd1e995);
-
-		memcpy(t, &a, 8);
-		memcpy(t + 8, &b, 8);
-	}
+	own_trace(x, j, t); /* unless the walk below finds better */
 	/* up through parent threads without a chain, to the first that
-	 * settles it (cycles were cut by the DSCG: the walk is bounded) */
+	 * settles it (cycles were cut: the walk is bounded) */
 	while (steps++ <= x->t->nthreads) {
-		int32_t p = x->d->parent[x->t->ncalls + k];
+		const struct ccsg_thread *th = &x->t->threads[k];
 
 		if (ot->th_trace_set[k]) {
 			memcpy(t, ot->th_trace[k], 16);
 			break;
 		}
-		if (ot->own[k] >= 0) {
-			chain_trace(&x->t->chains[ot->own[k]], t);
+		if (ot->own_set[k]) {
+			chain_trace(ot->own[k], t);
 			break;
 		}
-		if (ccsg_dscg_is_call(x->d, p)) {
-			chain_trace(&x->t->chains[x->t->calls[p].chain], t);
+		if (th->spawn_call >= 0) {
+			if (ot->spawner_set[k])
+				chain_trace(ot->spawner[k].chain, t);
 			break;
 		}
-		if (!ccsg_dscg_is_thread(x->d, p)) {
-			uint64_t a = thread_span(x, k),
-				 b = hash64(a ^ 0x5bd1e995);
-
-			memcpy(t, &a, 8);
-			memcpy(t + 8, &b, 8);
+		if (th->parent_thread < 0) {
+			own_trace(x, k, t);
 			break;
 		}
-		k = (size_t)p - x->t->ncalls;
+		k = (size_t)th->parent_thread;
 	}
 	memcpy(ot->th_trace[j], t, 16);
 	ot->th_trace_set[j] = 1;
 }
 
-/* ---- preparation ------------------------------------------------------ */
+/* ---- the first pass ---------------------------------------------------- */
 
-static int prepare(struct otlp *ot)
+static int64_t self_cpu(const struct otlp *ot, const struct export_part *p,
+			size_t i)
+{
+	const struct ccsg_call *c = &p->calls[i];
+
+	return c->server_proc && ccsg_proc_dim(ot->x->g, c->server_proc) >= 0
+		       ? p->self[i]
+		       : 0;
+}
+
+/* Threads' chains, and the calls that spawned threads. */
+static int first_part(void *arg, const struct export_part *p)
+{
+	struct otlp *ot = arg;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct ccsg_call *c = &p->calls[i];
+		int32_t owner = p->t->chains[c->chain].owner;
+		int64_t ord = p->ord0 + (int64_t)i;
+
+		if (owner >= 0) {
+			if (!ot->own_set[owner]) {
+				memcpy(ot->own[owner], chain_of(p, i),
+				       DB_CHAIN_LEN);
+				ot->own_set[owner] = 1;
+			}
+			if (c->parent < 0)
+				ot->roots[owner] = 1;
+			ot->chains_self[owner] += self_cpu(ot, p, i);
+		}
+		while (ot->next_spawn < ot->nspawns &&
+		       ot->spawns[ot->next_spawn].ord <= ord) {
+			int32_t th = ot->spawns[ot->next_spawn++].th;
+
+			if (ot->spawns[ot->next_spawn - 1].ord != ord)
+				continue;
+			memcpy(ot->spawner[th].chain, chain_of(p, i),
+			       DB_CHAIN_LEN);
+			ot->spawner[th].span = call_span(p, i, has_server(c));
+			ot->spawner_set[th] = 1;
+			ot->spawn_ctx[th] = owner;
+		}
+	}
+	return 0;
+}
+
+/* A thread's span's self + descendant CPU: its own, its chains', and
+ * that of the threads spawned in them or by it.  0 on a cycle (a
+ * corrupt trace), as the DSCG's walk never meets it. */
+static int64_t thread_sum(struct otlp *ot, int32_t j, int32_t *const *kids,
+			  const size_t *nkids)
 {
 	const struct export_ctx *x = ot->x;
-	const struct ccsg_trace *t = x->t;
-	const struct ccsg_dscg *d = x->d;
-	size_t np = t->nprocs + 1, n = 0;
-	size_t *fill;
-	int32_t *order, u;
-	size_t norder = 0;
+	int64_t s;
 
-	ot->emit = calloc(t->nthreads + 1, 1);
-	ot->own = malloc((t->nthreads + 1) * sizeof(int32_t));
-	ot->self = calloc(d->nnodes, sizeof(int64_t));
-	ot->desc = calloc(d->nnodes, sizeof(int64_t));
-	ot->th_trace = malloc((t->nthreads + 1) * 16);
-	ot->th_trace_set = calloc(t->nthreads + 1, 1);
-	ot->first = calloc(np + 1, sizeof(size_t));
-	ot->fn = calloc(x->g->nnodes + 1, sizeof(char *));
-	order = malloc(d->nnodes * sizeof(int32_t));
-	fill = calloc(np + 1, sizeof(size_t));
-	if (!ot->emit || !ot->own || !ot->self || !ot->desc || !ot->th_trace ||
-	    !ot->th_trace_set || !ot->first || !ot->fn || !order || !fill)
-		goto nomem;
-	for (size_t j = 0; j < t->nthreads; j++)
-		ot->own[j] = -1;
-	for (size_t c = 0; c < t->nchains; c++) {
-		int32_t o = t->chains[c].owner;
+	if (ot->sum[j] >= 0)
+		return ot->sum[j];
+	if (ot->sum[j] == -2)
+		return 0;
+	ot->sum[j] = -2;
+	s = ccsg_proc_dim(x->g, x->t->threads[j].proc) >= 0
+		    ? x->g->thread_self[j]
+		    : 0;
+	s += ot->chains_self[j];
+	for (size_t k = 0; k < nkids[j]; k++)
+		s += thread_sum(ot, kids[j][k], kids, nkids);
+	return ot->sum[j] = s;
+}
 
-		if (o >= 0 && ot->own[o] < 0)
-			ot->own[o] = (int32_t)c;
-	}
+static int add_kid(int32_t **kids, size_t *nkids, size_t *cap, int32_t p,
+		   int32_t j)
+{
+	if (GROW(kids[p], cap[p], nkids[p] + 1))
+		return -ENOMEM;
+	kids[p][nkids[p]++] = j;
+	return 0;
+}
+
+/* Which threads have a span, and the sums, once the first pass is in. */
+static int settle_threads(struct otlp *ot)
+{
+	const struct ccsg_trace *t = ot->x->t;
+	size_t nt = t->nthreads + 1;
+	int32_t **kids = calloc(nt, sizeof(*kids));
+	size_t *nkids = calloc(nt, sizeof(size_t)), *cap = calloc(nt,
+								  sizeof(size_t));
+	int ret = -ENOMEM;
+
+	if (!kids || !nkids || !cap)
+		goto out;
 	/* threads with a span: those above a call, and those a call made */
-	for (size_t i = 0; i < t->ncalls; i++)
-		for (u = d->parent[i]; ccsg_dscg_is_thread(d, u) &&
-				       !ot->emit[u - (int32_t)t->ncalls];
-		     u = d->parent[u])
-			ot->emit[u - (int32_t)t->ncalls] = 1;
 	for (size_t j = 0; j < t->nthreads; j++) {
-		if (t->threads[j].spawn_call >= 0)
-			ot->emit[j] = 1;
-		if (t->threads[j].infra)
-			ot->emit[j] = 0;
-	}
-	/* self and descendant CPU: pre-order, then back up it */
-	for (u = d->first_child[d->main]; u >= 0;) {
-		order[norder++] = u;
-		if (d->first_child[u] >= 0) {
-			u = d->first_child[u];
-			continue;
-		}
-		while (u != d->main && d->next_sibling[u] < 0)
-			u = d->parent[u];
-		u = u == d->main ? -1 : d->next_sibling[u];
-	}
-	for (size_t i = 0; i < t->ncalls; i++)
-		if (t->calls[i].server_proc &&
-		    ccsg_proc_dim(x->g, t->calls[i].server_proc) >= 0)
-			ot->self[i] = x->g->call_self[i];
-	for (size_t j = 0; j < t->nthreads; j++)
-		if (ccsg_proc_dim(x->g, t->threads[j].proc) >= 0)
-			ot->self[t->ncalls + j] = x->g->thread_self[j];
-	for (size_t k = norder; k-- > 0;) {
-		int32_t p = d->parent[order[k]];
+		size_t steps = 0;
 
-		if (p >= 0 && p != d->main)
-			ot->desc[p] += ot->self[order[k]] + ot->desc[order[k]];
+		for (int32_t u = (int32_t)j;
+		     u >= 0 && ot->roots[j] && !ot->emit[u] &&
+		     steps++ <= t->nthreads;
+		     u = t->threads[u].spawn_call < 0
+				 ? t->threads[u].parent_thread
+				 : -1)
+			ot->emit[u] = 1;
 	}
+	for (size_t j = 0; j < t->nthreads; j++) {
+		const struct ccsg_thread *th = &t->threads[j];
+		int32_t p = th->spawn_call >= 0 ? ot->spawn_ctx[j]
+						: th->parent_thread;
+
+		if (th->spawn_call >= 0)
+			ot->emit[j] = 1;
+		if (th->infra)
+			ot->emit[j] = 0;
+		if (p >= 0 && add_kid(kids, nkids, cap, p, (int32_t)j))
+			goto out;
+	}
+	for (size_t j = 0; j < t->nthreads; j++)
+		thread_sum(ot, (int32_t)j, kids, nkids);
 	for (size_t j = 0; j < t->nthreads; j++)
 		if (ot->emit[j])
 			thread_trace(ot, j);
-	/* the spans of each process */
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
-
-		if (has_client(c))
-			ot->first[c->client_proc]++, n++;
-		if (has_server(c))
-			ot->first[c->server_proc]++, n++;
-	}
-	for (size_t j = 0; j < t->nthreads; j++)
-		if (ot->emit[j])
-			ot->first[t->threads[j].proc]++, n++;
-	for (size_t p = np; p-- > 0;)
-		ot->first[p + 1] = ot->first[p];
-	ot->first[0] = 0;
-	for (size_t p = 0; p < np; p++)
-		ot->first[p + 1] += ot->first[p];
-	if (!(ot->refs = malloc((n + 1) * sizeof(*ot->refs))))
-		goto nomem;
-#define PUT(p, k, idx)                                                         \
-	ot->refs[ot->first[p] + fill[p]++] = (struct span_ref)                 \
-	{                                                                      \
-		k, (int32_t)(idx)                                              \
-	}
-	for (size_t j = 0; j < t->nthreads; j++)
-		if (ot->emit[j])
-			PUT(t->threads[j].proc, S_THREAD, j);
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
-
-		if (has_client(c))
-			PUT(c->client_proc, S_CLIENT, i);
-		if (has_server(c))
-			PUT(c->server_proc, S_SERVER, i);
-	}
-#undef PUT
-	free(order);
-	free(fill);
-	return 0;
-nomem:
-	free(order);
-	free(fill);
-	return -ENOMEM;
-}
-
-static void release(struct otlp *ot)
-{
-	if (ot->fn)
-		for (size_t n = 0; n < ot->x->g->nnodes; n++)
-			free(ot->fn[n]);
-	free(ot->fn);
-	free(ot->emit);
-	free(ot->own);
-	free(ot->self);
-	free(ot->desc);
-	free(ot->th_trace);
-	free(ot->th_trace_set);
-	free(ot->first);
-	free(ot->refs);
+	ret = 0;
+out:
+	for (size_t j = 0; kids && j < nt; j++)
+		free(kids[j]);
+	free(kids);
+	free(nkids);
+	free(cap);
+	return ret;
 }
 
 /* ---- writing ----------------------------------------------------------- */
@@ -424,25 +446,6 @@ static void close_resource(struct otlp *ot)
 	xb_str(ot->b, "\n]}]}");
 }
 
-/* A span's parent: its id in *id (0: none) and its trace. */
-static void parent_of(const struct otlp *ot, const struct span_ref *r,
-		      uint64_t *id, uint8_t trace[16])
-{
-	const struct export_ctx *x = ot->x;
-
-	if (r->kind == S_THREAD) {
-		*id = node_span(ot, x->d->parent[x->t->ncalls + (size_t)r->i],
-				trace);
-		return;
-	}
-	if (r->kind == S_SERVER && has_client(&x->t->calls[r->i])) {
-		chain_trace(&x->t->chains[x->t->calls[r->i].chain], trace);
-		*id = call_span(x, (size_t)r->i, 0);
-		return;
-	}
-	*id = node_span(ot, x->d->parent[r->i], trace);
-}
-
 /* "127.0.0.1:2049" -> address and port; "[::1]:111" too; "unix:/p". */
 static void peer_attrs(struct xbuf *b, const char *peer)
 {
@@ -477,18 +480,17 @@ static const char *object_address(const struct ccsg_trace *t,
 	return NULL;
 }
 
-static void call_attrs(struct otlp *ot, const struct span_ref *r)
+static void call_attrs(struct otlp *ot, const struct export_part *p,
+		       size_t i, int server)
 {
 	const struct export_ctx *x = ot->x;
-	const struct ccsg_trace *t = x->t;
-	const struct ccsg_call *c = &t->calls[r->i];
+	const struct ccsg_trace *t = p->t;
+	const struct ccsg_call *c = &p->calls[i];
 	struct xbuf *b = ot->b;
-	int32_t n = x->g->call_node[r->i];
+	int32_t n = p->node[i];
 	const char *q = n >= 0 ? ot->fn[n] : NULL,
 		   *sep = q ? strstr(q, "::") : NULL;
-	const char *tr = x->transport && x->transport[r->i] >= 0
-				 ? t->strings[x->transport[r->i]]
-				 : NULL;
+	const char *tr = c->transport >= 0 ? t->strings[c->transport] : NULL;
 
 	attr_str(b, "rpc.system", "onc_rpc", 1);
 	if (sep) { /* "PROGRAM::PROCEDURE": the two halves */
@@ -504,19 +506,17 @@ static void call_attrs(struct otlp *ot, const struct span_ref *r)
 	    (!strcmp(tr, "tcp") || !strcmp(tr, "udp") || !strcmp(tr, "unix")))
 		attr_str(b, "network.transport",
 			 strcmp(tr, "unix") ? tr : "unix", 0);
-	if (r->kind == S_CLIENT && c->peer >= 0)
+	if (!server && c->peer >= 0)
 		peer_attrs(b, t->strings[c->peer]);
-	else if (r->kind == S_SERVER && c->object_id >= 0 &&
-		 object_address(t, c))
-		peer_attrs(b, object_address(t, c));
+	else if (server && c->object_id >= 0 && object_address(x->t, c))
+		peer_attrs(b, object_address(x->t, c));
 	attr_int(b, "causal.call_id", c->call_id, 0);
 	key(b, "causal.chain_id", 0);
 	XB_LIT(b, "{\"stringValue\":\"");
-	xb_hex(b, t->chains[c->chain].id, DB_CHAIN_LEN);
+	xb_hex(b, chain_of(p, i), DB_CHAIN_LEN);
 	XB_LIT(b, "\"}}");
-	attr_str(b, "causal.side", r->kind == S_SERVER ? "server" : "client",
-		 0);
-	if (r->kind == S_CLIENT) {
+	attr_str(b, "causal.side", server ? "server" : "client", 0);
+	if (!server) {
 		if (c->args_bytes != CCSG_NONE)
 			attr_int(b, "causal.args_bytes", c->args_bytes, 0);
 		if (c->results_bytes != CCSG_NONE)
@@ -535,107 +535,138 @@ static void call_attrs(struct otlp *ot, const struct span_ref *r)
 		if (c->reply >= 0 && c->reply < CCSG_NREPLY)
 			attr_str(b, "causal.reply", ccsg_reply_names[c->reply],
 				 0);
-		attr_us(b, "causal.cpu.self_us", ot->self[r->i]);
-		attr_us(b, "causal.cpu.descendant_us", ot->desc[r->i]);
+		attr_us(b, "causal.cpu.self_us", ot->self[i]);
+		attr_us(b, "causal.cpu.descendant_us", ot->desc[i]);
 	}
 }
 
-static void thread_attrs(struct otlp *ot, size_t j)
+/* ,"parentSpanId":... and the times, attributes, links of a span whose
+ * ids are written. */
+static void span_tail(struct otlp *ot, uint64_t parent, int32_t proc,
+		      int64_t s, int64_t e)
+{
+	struct xbuf *b = ot->b;
+
+	if (parent)
+		span_hex(b, "parentSpanId", parent);
+	unix_time(b, "startTimeUnixNano", ot->x, proc, s);
+	unix_time(b, "endTimeUnixNano", ot->x, proc, e);
+	XB_LIT(b, ",\"attributes\":[");
+}
+
+/* The links of a span whose parent is in another trace (a thread
+ * spawned in a call starts a chain of its own). */
+static void span_links(struct otlp *ot, const uint8_t trace[16],
+		       uint64_t parent, const uint8_t ptrace[16])
+{
+	struct xbuf *b = ot->b;
+
+	if (!parent || !memcmp(trace, ptrace, 16))
+		return;
+	XB_LIT(b, ",\"links\":[{\"traceId\":\"");
+	xb_hex(b, ptrace, 16);
+	xb_ch(b, '"');
+	span_hex(b, "spanId", parent);
+	XB_LIT(b, ",\"attributes\":[");
+	attr_str(b, "causal.relation", "parent", 1);
+	XB_LIT(b, "]}]");
+}
+
+/* Thread j's span. */
+static void thread_span_write(struct otlp *ot, size_t j, int first)
 {
 	const struct export_ctx *x = ot->x;
 	const struct ccsg_thread *th = &x->t->threads[j];
 	struct xbuf *b = ot->b;
+	int64_t end = th->end_mono_ns != CCSG_NONE ? th->end_mono_ns
+						   : x->proc_end[th->proc];
+	int64_t s = x->th_start[j], e, self;
+	uint8_t ptrace[16];
+	uint64_t parent = 0;
 
+	/* its parent: the call that spawned it, else its parent thread's
+	 * span (when it has one), else none */
+	if (th->spawn_call >= 0 && ot->spawner_set[j]) {
+		chain_trace(ot->spawner[j].chain, ptrace);
+		parent = ot->spawner[j].span;
+	} else if (th->spawn_call < 0 && th->parent_thread >= 0 &&
+		   ot->emit[th->parent_thread]) {
+		memcpy(ptrace, ot->th_trace[th->parent_thread], 16);
+		parent = thread_span(x, (size_t)th->parent_thread);
+	}
+	e = end != CCSG_NONE && s != CCSG_NONE && end > s ? end : s;
+	s = s == CCSG_NONE ? 0 : export_time(x, th->proc, s);
+	e = e == CCSG_NONE ? s : export_time(x, th->proc, e);
+	xb_str(b, first ? "{\"name\":" : ",\n{\"name\":");
+	xb_str(b, th->tid == 1 ? "\"main\"" : "\"thread\"");
+	XB_LIT(b, ",\"kind\":1");
+	hex_id(b, "traceId", ot->th_trace[j], 16);
+	span_hex(b, "spanId", thread_span(x, j));
+	span_tail(ot, parent, th->proc, s, e);
+	self = ccsg_proc_dim(x->g, th->proc) >= 0 ? x->g->thread_self[j] : 0;
 	attr_int(b, "thread.id", x->os_tid[j] ? x->os_tid[j] : th->tid, 1);
 	attr_int(b, "causal.proc_id", th->proc, 0);
 	attr_int(b, "causal.tid", th->tid, 0);
-	attr_us(b, "causal.cpu.self_us", ot->self[x->t->ncalls + j]);
-	attr_us(b, "causal.cpu.descendant_us", ot->desc[x->t->ncalls + j]);
+	attr_us(b, "causal.cpu.self_us", self);
+	attr_us(b, "causal.cpu.descendant_us",
+		ot->sum[j] > self ? ot->sum[j] - self : 0);
+	xb_ch(b, ']');
+	span_links(ot, ot->th_trace[j], parent, ptrace);
+	xb_ch(b, '}');
 }
 
-static void span(struct otlp *ot, const struct span_ref *r, int first)
+/* A side of call i of p: its span, without a leading separator. */
+static void call_span_write(struct otlp *ot, const struct export_part *p,
+			    size_t i, int server)
 {
 	const struct export_ctx *x = ot->x;
-	const struct ccsg_trace *t = x->t;
+	const struct ccsg_call *c = &p->calls[i];
 	struct xbuf *b = ot->b;
 	uint8_t trace[16], ptrace[16];
-	uint64_t id, parent;
-	int64_t s, e;
-	int32_t proc;
-	const char *name;
+	uint64_t parent = 0;
+	int64_t c0, c1, s0, s1, s, e;
+	int32_t n = p->node[i];
+	int32_t proc = server ? c->server_proc : c->client_proc;
+	int32_t owner = p->t->chains[c->chain].owner;
 
-	if (r->kind == S_THREAD) {
-		const struct ccsg_thread *th = &t->threads[r->i];
-		int64_t end = th->end_mono_ns != CCSG_NONE
-				      ? th->end_mono_ns
-				      : x->proc_end[th->proc];
-
-		proc = th->proc;
-		memcpy(trace, ot->th_trace[r->i], 16);
-		id = thread_span(x, (size_t)r->i);
-		s = x->th_start[r->i];
-		e = end != CCSG_NONE && s != CCSG_NONE && end > s ? end : s;
-		s = s == CCSG_NONE ? 0 : export_time(x, proc, s);
-		e = e == CCSG_NONE ? s : export_time(x, proc, e);
-		name = th->tid == 1 ? "\"main\"" : "\"thread\"";
-	} else {
-		const struct ccsg_call *c = &t->calls[r->i];
-		int64_t c0, c1, s0, s1;
-		int32_t n = x->g->call_node[r->i];
-
-		export_call_times(x, c, &c0, &c1, &s0, &s1);
-		proc = r->kind == S_SERVER ? c->server_proc : c->client_proc;
-		chain_trace(&t->chains[c->chain], trace);
-		id = call_span(x, (size_t)r->i, r->kind == S_SERVER);
-		s = r->kind == S_SERVER ? s0 : c0;
-		e = r->kind == S_SERVER ? s1 : c1;
-		if (s == CCSG_NONE)
-			s = e;
-		if (e == CCSG_NONE || e < s)
-			e = s;
-		name = NULL;
-		xb_str(b, first ? "{\"name\":\"" : ",\n{\"name\":\"");
-		xb_str(b, n >= 0 ? ot->fn[n] : CCSG_LOST_NAME);
-		xb_ch(b, '"');
+	export_call_times(x, c, &c0, &c1, &s0, &s1);
+	chain_trace(chain_of(p, i), trace);
+	s = server ? s0 : c0;
+	e = server ? s1 : c1;
+	if (s == CCSG_NONE)
+		s = e;
+	if (e == CCSG_NONE || e < s)
+		e = s;
+	/* its parent: its client side, the call it was made in, the thread
+	 * that started its chain (when it has a span), or none */
+	if (server && has_client(c)) {
+		memcpy(ptrace, trace, 16);
+		parent = call_span(p, i, 0);
+	} else if (c->parent >= 0) {
+		memcpy(ptrace, trace, 16);
+		parent = call_span(p, (size_t)c->parent,
+				   has_server(&p->calls[c->parent]));
+	} else if (owner >= 0 && ot->emit[owner]) {
+		memcpy(ptrace, ot->th_trace[owner], 16);
+		parent = thread_span(x, (size_t)owner);
 	}
-	if (name) {
-		xb_str(b, first ? "{\"name\":" : ",\n{\"name\":");
-		xb_str(b, name);
-	}
-	XB_LIT(b, ",\"kind\":");
-	xb_ch(b, r->kind == S_CLIENT ? '3' : r->kind == S_SERVER ? '2' : '1');
+	XB_LIT(b, "{\"name\":\"");
+	xb_str(b, n >= 0 ? ot->fn[n] : CCSG_LOST_NAME);
+	XB_LIT(b, "\",\"kind\":");
+	xb_ch(b, server ? '2' : '3');
 	hex_id(b, "traceId", trace, 16);
-	span_hex(b, "spanId", id);
-	parent_of(ot, r, &parent, ptrace);
-	if (parent)
-		span_hex(b, "parentSpanId", parent);
-	unix_time(b, "startTimeUnixNano", x, proc, s);
-	unix_time(b, "endTimeUnixNano", x, proc, e);
-	XB_LIT(b, ",\"attributes\":[");
-	if (r->kind == S_THREAD)
-		thread_attrs(ot, (size_t)r->i);
-	else
-		call_attrs(ot, r);
+	span_hex(b, "spanId", call_span(p, i, server));
+	span_tail(ot, parent, proc, s, e);
+	call_attrs(ot, p, i, server);
 	xb_ch(b, ']');
-	if (parent && memcmp(trace, ptrace, 16)) {
-		/* the parent is in another trace (a thread spawned in a call
-		 * starts a chain of its own) */
-		XB_LIT(b, ",\"links\":[{\"traceId\":\"");
-		xb_hex(b, ptrace, 16);
-		xb_ch(b, '"');
-		span_hex(b, "spanId", parent);
-		XB_LIT(b, ",\"attributes\":[");
-		attr_str(b, "causal.relation", "parent", 1);
-		XB_LIT(b, "]}]");
-	}
-	if (r->kind != S_THREAD && t->calls[r->i].failed) {
-		const struct ccsg_call *c = &t->calls[r->i];
-		const char *why = c->status_name >= 0 && r->kind == S_CLIENT
-					  ? t->strings[c->status_name]
+	span_links(ot, trace, parent, ptrace);
+	if (c->failed) {
+		const char *why = c->status_name >= 0 && !server
+					  ? p->t->strings[c->status_name]
 				  : c->reply >= 0 && c->reply < CCSG_NREPLY
 					  ? ccsg_reply_names[c->reply]
 				  : c->status_name >= 0
-					  ? t->strings[c->status_name]
+					  ? p->t->strings[c->status_name]
 					  : "failed";
 
 		XB_LIT(b, ",\"status\":{\"code\":2,\"message\":");
@@ -643,6 +674,131 @@ static void span(struct otlp *ot, const struct span_ref *r, int first)
 		xb_ch(b, '}');
 	}
 	xb_ch(b, '}');
+}
+
+/* ---- the second pass: each process's spill ------------------------------- */
+
+/* Make room in memory: the largest spill to the file. */
+static int spill_out(struct otlp *ot)
+{
+	size_t np = ot->x->t->nprocs + 1, big = 0;
+	struct spill *sp;
+	off_t off;
+
+	for (size_t q = 1; q < np; q++)
+		if (ot->spill[q].n > ot->spill[big].n)
+			big = q;
+	sp = &ot->spill[big];
+	if (!sp->n)
+		return 0;
+	if (!ot->spill_file) {
+		const char *dir = getenv("TMPDIR");
+		char path[4096];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/ccsg-otlp.XXXXXX",
+			 dir && *dir ? dir : "/tmp");
+		if ((fd = mkstemp(path)) < 0)
+			return -EIO;
+		unlink(path); /* gone with the process, whatever happens */
+		if (!(ot->spill_file = fdopen(fd, "w+"))) {
+			close(fd);
+			return -EIO;
+		}
+	}
+	if (fseeko(ot->spill_file, 0, SEEK_END) ||
+	    (off = ftello(ot->spill_file)) < 0 ||
+	    fwrite(sp->p, 1, sp->n, ot->spill_file) != sp->n ||
+	    GROW(ot->chunks, ot->cap_chunks, ot->nchunks + 1))
+		return -EIO;
+	ot->chunks[ot->nchunks] = (struct chunk){ off, sp->n, -1 };
+	if (sp->last >= 0)
+		ot->chunks[sp->last].next = (int32_t)ot->nchunks;
+	else
+		sp->first = (int32_t)ot->nchunks;
+	sp->last = (int32_t)ot->nchunks++;
+	ot->held -= sp->n;
+	sp->n = 0;
+	return 0;
+}
+
+/* The line buffer's file: appends to the spill of process ot->cur. */
+static ssize_t spill_write(void *cookie, const char *buf, size_t n)
+{
+	struct otlp *ot = cookie;
+	struct spill *sp = &ot->spill[ot->cur];
+
+	if (GROW(sp->p, sp->cap, sp->n + n))
+		return -1;
+	memcpy(sp->p + sp->n, buf, n);
+	sp->n += n;
+	ot->held += n;
+	return (ssize_t)n;
+}
+
+/* A side of a call: its span, a line of its process's spill. */
+static int spill_span(struct otlp *ot, const struct export_part *p, size_t i,
+		      int server)
+{
+	struct xbuf *keep = ot->b;
+
+	ot->cur = server ? p->calls[i].server_proc : p->calls[i].client_proc;
+	ot->b = ot->line;
+	call_span_write(ot, p, i, server);
+	xb_ch(ot->b, '\n');
+	xb_flush(ot->b);
+	ot->b = keep;
+	if (ot->line->err)
+		return -ENOMEM;
+	ot->spill[ot->cur].nspans++;
+	while (ot->held > SPILL_BUDGET) {
+		int r = spill_out(ot);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int second_part(void *arg, const struct export_part *p)
+{
+	struct otlp *ot = arg;
+	int ret;
+
+	if (GROW(ot->self, ot->cap_self, p->n + 1) ||
+	    GROW(ot->desc, ot->cap_desc, p->n + 1))
+		return -ENOMEM;
+	/* self and descendant CPU: the calls made in a call, and the
+	 * threads it spawned with all under them; calls come after the call
+	 * they were made in */
+	for (size_t i = 0; i < p->n; i++) {
+		int64_t ord = p->ord0 + (int64_t)i;
+
+		ot->self[i] = self_cpu(ot, p, i);
+		ot->desc[i] = 0;
+		while (ot->next_spawn < ot->nspawns &&
+		       ot->spawns[ot->next_spawn].ord <= ord) {
+			const struct spawn_at *sa = &ot->spawns[ot->next_spawn++];
+
+			if (sa->ord == ord && ot->sum[sa->th] > 0)
+				ot->desc[i] += ot->sum[sa->th];
+		}
+	}
+	for (size_t i = p->n; i-- > 0;) {
+		int32_t up = p->calls[i].parent;
+
+		if (up >= 0 && (size_t)up < i)
+			ot->desc[up] += ot->self[i] + ot->desc[i];
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const struct ccsg_call *c = &p->calls[i];
+
+		if (has_client(c) && (ret = spill_span(ot, p, i, 0)))
+			return ret;
+		if (has_server(c) && (ret = spill_span(ot, p, i, 1)))
+			return ret;
+	}
+	return 0;
 }
 
 /* ---- documents and batches -------------------------------------------- */
@@ -671,51 +827,216 @@ static int cut(struct otlp *ot)
 	return 0;
 }
 
-static int write_all(struct otlp *ot, size_t batch)
+/* Before a span of process q: a new request when the batch is full. */
+static int next_span(struct otlp *ot, int32_t q, size_t batch, int *first)
 {
-	const struct ccsg_trace *t = ot->x->t;
-	int ret, first_res = 1;
+	int ret;
 
-	xb_str(ot->b, doc_head);
-	for (size_t p = 1; p < t->nprocs; p++) {
-		size_t a = ot->first[p], z = ot->first[p + 1];
-		int first = 1;
-
-		if (a == z)
-			continue;
-		open_resource(ot, (int32_t)p, first_res);
-		first_res = 0;
-		for (size_t k = a; k < z; k++) {
-			if (batch && ot->in_batch == batch) {
-				close_resource(ot);
-				if ((ret = cut(ot)))
-					return ret;
-				open_resource(ot, (int32_t)p, 1);
-				first = 1;
-			}
-			span(ot, &ot->refs[k], first);
-			first = 0;
-			ot->in_batch++;
-		}
+	if (batch && ot->in_batch == batch) {
 		close_resource(ot);
+		if ((ret = cut(ot)))
+			return ret;
+		open_resource(ot, q, 1);
+		*first = 1;
 	}
-	if (batch)
-		return ot->in_batch ? cut(ot) : 0;
-	xb_str(ot->b, doc_tail);
+	ot->in_batch++;
 	return 0;
 }
 
+/* The spill's lines in s[0 .. n), each a span of process q. */
+static int put_lines(struct otlp *ot, int32_t q, size_t batch, int *first,
+		     const char *s, size_t n)
+{
+	int ret;
+
+	while (n) {
+		const char *nl = memchr(s, '\n', n);
+		size_t len = nl ? (size_t)(nl - s) : n;
+
+		if ((ret = next_span(ot, q, batch, first)))
+			return ret;
+		if (!*first)
+			XB_LIT(ot->b, ",\n");
+		xb_put(ot->b, s, len);
+		*first = 0;
+		len += nl ? 1 : 0;
+		s += len;
+		n -= len;
+	}
+	return ot->b->err ? -EIO : 0;
+}
+
+/* Process q's call spans: its chunks in the file, then its memory. */
+static int put_spill(struct otlp *ot, int32_t q, size_t batch, int *first)
+{
+	struct spill *sp = &ot->spill[q];
+	int ret;
+
+	for (int32_t k = sp->first; k >= 0; k = ot->chunks[k].next) {
+		const struct chunk *c = &ot->chunks[k];
+		char *buf = malloc(c->len + 1);
+
+		if (!buf)
+			return -ENOMEM;
+		if (fseeko(ot->spill_file, c->off, SEEK_SET) ||
+		    fread(buf, 1, c->len, ot->spill_file) != c->len) {
+			free(buf);
+			return -EIO;
+		}
+		ret = put_lines(ot, q, batch, first, buf, c->len);
+		free(buf);
+		if (ret)
+			return ret;
+	}
+	return put_lines(ot, q, batch, first, sp->p, sp->n);
+}
+
+static int write_all(struct otlp *ot, size_t batch)
+{
+	const struct ccsg_trace *t = ot->x->t;
+	size_t nt = t->nthreads;
+	int32_t *threads = malloc((nt + 1) * sizeof(int32_t));
+	size_t *first_th = calloc(t->nprocs + 2, sizeof(size_t));
+	int ret = -ENOMEM, first_res = 1;
+
+	if (!threads || !first_th)
+		goto out;
+	/* each process's threads with a span, in thread order */
+	for (size_t j = 0; j < nt; j++)
+		if (ot->emit[j])
+			first_th[t->threads[j].proc + 1]++;
+	for (size_t q = 0; q <= t->nprocs; q++)
+		first_th[q + 1] += first_th[q];
+	for (size_t j = 0; j < nt; j++)
+		if (ot->emit[j])
+			threads[first_th[t->threads[j].proc]++] = (int32_t)j;
+	for (size_t q = t->nprocs + 1; q-- > 1;)
+		first_th[q] = first_th[q - 1];
+	first_th[0] = 0;
+	xb_str(ot->b, doc_head);
+	for (size_t q = 1; q < t->nprocs; q++) {
+		size_t a = first_th[q], z = first_th[q + 1];
+		int first = 1;
+
+		if (a == z && !ot->spill[q].nspans)
+			continue;
+		open_resource(ot, (int32_t)q, first_res);
+		first_res = 0;
+		for (size_t k = a; k < z; k++) {
+			if ((ret = next_span(ot, (int32_t)q, batch, &first)))
+				goto out;
+			thread_span_write(ot, (size_t)threads[k], first);
+			first = 0;
+		}
+		if ((ret = put_spill(ot, (int32_t)q, batch, &first)))
+			goto out;
+		close_resource(ot);
+	}
+	if (batch)
+		ret = ot->in_batch ? cut(ot) : 0;
+	else {
+		xb_str(ot->b, doc_tail);
+		ret = 0;
+	}
+out:
+	free(threads);
+	free(first_th);
+	return ret;
+}
+
+static void release(struct otlp *ot)
+{
+	const struct ccsg_trace *t = ot->x ? ot->x->t : NULL;
+
+	if (ot->fn)
+		for (size_t n = 0; n < ot->x->g->nnodes; n++)
+			free(ot->fn[n]);
+	free(ot->fn);
+	free(ot->emit);
+	free(ot->roots);
+	free(ot->own);
+	free(ot->own_set);
+	free(ot->spawn_ctx);
+	free(ot->spawner);
+	free(ot->spawner_set);
+	free(ot->chains_self);
+	free(ot->sum);
+	free(ot->th_trace);
+	free(ot->th_trace_set);
+	free(ot->spawns);
+	free(ot->self);
+	free(ot->desc);
+	if (ot->spill && t)
+		for (size_t q = 0; q <= t->nprocs; q++)
+			free(ot->spill[q].p);
+	free(ot->spill);
+	free(ot->chunks);
+	if (ot->spill_file)
+		fclose(ot->spill_file);
+	if (ot->line_file)
+		fclose(ot->line_file);
+	free(ot->line);
+	free(ot->b);
+}
+
+static int by_ordinal(const void *a, const void *b)
+{
+	const struct spawn_at *x = a, *y = b;
+
+	return x->ord != y->ord ? (x->ord < y->ord ? -1 : 1)
+				: (x->th > y->th) - (x->th < y->th);
+}
+
+/* The per-thread arrays, the names, and the two passes. */
 static int setup(struct otlp *ot, const struct export_ctx *x,
+		 const struct export_source *src,
 		 const struct export_otlp_opts *o, FILE *f)
 {
+	static const cookie_io_functions_t io = { .write = spill_write };
+	const struct ccsg_trace *t = x->t;
+	size_t nt = t->nthreads + 1;
+	int ret;
+
 	memset(ot, 0, sizeof(*ot));
 	ot->x = x;
 	ot->o = o;
-	if (!(ot->b = malloc(sizeof(*ot->b))))
+	ot->b = malloc(sizeof(*ot->b));
+	ot->line = malloc(sizeof(*ot->line));
+	ot->fn = calloc(x->g->nnodes + 1, sizeof(char *));
+	ot->emit = calloc(nt, 1);
+	ot->roots = calloc(nt, 1);
+	ot->own = calloc(nt, sizeof(*ot->own));
+	ot->own_set = calloc(nt, 1);
+	ot->spawn_ctx = malloc(nt * sizeof(int32_t));
+	ot->spawner = calloc(nt, sizeof(*ot->spawner));
+	ot->spawner_set = calloc(nt, 1);
+	ot->chains_self = calloc(nt, sizeof(int64_t));
+	ot->sum = malloc(nt * sizeof(int64_t));
+	ot->th_trace = calloc(nt, 16);
+	ot->th_trace_set = calloc(nt, 1);
+	ot->spawns = malloc(nt * sizeof(*ot->spawns));
+	ot->spill = calloc(t->nprocs + 1, sizeof(*ot->spill));
+	if (!ot->b || !ot->line || !ot->fn || !ot->emit || !ot->roots ||
+	    !ot->own || !ot->own_set || !ot->spawn_ctx || !ot->spawner ||
+	    !ot->spawner_set || !ot->chains_self || !ot->sum ||
+	    !ot->th_trace || !ot->th_trace_set || !ot->spawns || !ot->spill)
 		return -ENOMEM;
+	if (!(ot->line_file = fopencookie(ot, "w", io)))
+		return -ENOMEM;
+	setvbuf(ot->line_file, NULL, _IONBF, 0); /* the xbuf is the buffer */
 	xb_init(ot->b, f);
-	if (prepare(ot))
-		return -ENOMEM;
+	xb_init(ot->line, ot->line_file);
+	for (size_t q = 0; q <= t->nprocs; q++)
+		ot->spill[q].first = ot->spill[q].last = -1;
+	for (size_t j = 0; j < t->nthreads; j++) {
+		ot->spawn_ctx[j] = -1;
+		ot->sum[j] = -1;
+		if (t->threads[j].spawn_call >= 0)
+			ot->spawns[ot->nspawns++] = (struct spawn_at){
+				t->threads[j].spawn_call, (int32_t)j
+			};
+	}
+	qsort(ot->spawns, ot->nspawns, sizeof(*ot->spawns), by_ordinal);
 	for (size_t n = 0; n < x->g->nnodes; n++) {
 		char *p = NULL;
 		size_t len = 0;
@@ -731,14 +1052,20 @@ static int setup(struct otlp *ot, const struct export_ctx *x,
 		p[len - 2] = '\0';
 		ot->fn[n] = p;
 	}
-	return 0;
+	/* the clocks and the threads, then every call's spans spilled */
+	if ((ret = export_align((struct export_ctx *)x, src, first_part, ot)) ||
+	    (ret = settle_threads(ot)))
+		return ret;
+	ot->next_spawn = 0;
+	return src->pass(src, second_part, ot);
 }
 
 int export_otlp(FILE *f, const struct export_ctx *x,
+		const struct export_source *src,
 		const struct export_otlp_opts *o)
 {
 	struct otlp ot;
-	int ret = setup(&ot, x, o, f);
+	int ret = setup(&ot, x, src, o, f);
 
 	if (!ret)
 		ret = write_all(&ot, 0);
@@ -747,16 +1074,16 @@ int export_otlp(FILE *f, const struct export_ctx *x,
 		ret = ot.b->err ? -EIO : 0;
 	}
 	release(&ot);
-	free(ot.b);
 	return ret;
 }
 
 int export_otlp_batches(const struct export_ctx *x,
+			const struct export_source *src,
 			const struct export_otlp_opts *o, export_batch_fn fn,
 			void *arg)
 {
 	struct otlp ot;
-	int ret = setup(&ot, x, o, NULL);
+	int ret = setup(&ot, x, src, o, NULL);
 
 	if (!ret) {
 		ot.fn_batch = fn;
@@ -772,6 +1099,5 @@ int export_otlp_batches(const struct export_ctx *x,
 		fclose(ot.mem);
 	free(ot.mem_buf);
 	release(&ot);
-	free(ot.b);
 	return ret;
 }

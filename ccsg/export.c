@@ -140,27 +140,7 @@ static int proc_row(struct export_ctx *x, sqlite3_stmt *st)
 	return 0;
 }
 
-/* call_id -> index, for the transports */
-static struct hashmap call_index;
-
-static int call_row(struct export_ctx *x, sqlite3_stmt *st)
-{
-	int64_t id = col_int(st, 0);
-	const unsigned char *tr = sqlite3_column_text(st, 1);
-	int32_t i, s;
-
-	if (id == CCSG_NONE || !tr ||
-	    (i = hashmap_get(&call_index, (uint64_t)id)) < 0)
-		return 0;
-	/* the string table is the trace's: interning adds to it */
-	s = ccsg_trace_intern((struct ccsg_trace *)x->t, (const char *)tr);
-	if (s < 0)
-		return fail("out of memory");
-	x->transport[i] = s;
-	return 0;
-}
-
-static int load_columns(struct export_ctx *x, int transports)
+static int load_columns(struct export_ctx *x)
 {
 	static const int th_cols[] = { DB_THREADS_PROC_ID, DB_THREADS_TID,
 				       DB_THREADS_OS_TID,
@@ -170,8 +150,6 @@ static int load_columns(struct export_ctx *x, int transports)
 				       DB_PROCESSES_START_REALTIME_NS,
 				       DB_PROCESSES_START_MONO_NS,
 				       DB_PROCESSES_END_MONO_NS };
-	static const int call_cols[] = { DB_RPC_CALLS_CALL_ID,
-					 DB_RPC_CALLS_TRANSPORT };
 	const char *path = x->t->file;
 	sqlite3 *db = NULL;
 	int ret;
@@ -187,17 +165,6 @@ static int load_columns(struct export_ctx *x, int transports)
 	if (!ret)
 		ret = select_rows(db, path, DB_PROCESSES, pr_cols, 5, proc_row,
 				  x);
-	if (!ret && transports) {
-		for (size_t i = 0; i < x->t->ncalls && !ret; i++)
-			if (hashmap_put(&call_index,
-					(uint64_t)x->t->calls[i].call_id,
-					(int32_t)i) < 0)
-				ret = fail("out of memory");
-		if (!ret)
-			ret = select_rows(db, path, DB_RPC_CALLS, call_cols, 2,
-					  call_row, x);
-		hashmap_release(&call_index);
-	}
 	sqlite3_close(db);
 	return ret;
 }
@@ -244,22 +211,23 @@ static int64_t pair_err(const struct pair *p)
 	return (w < 0 ? -w : w) / 2 + ((w < 0 ? -w : w) & 1);
 }
 
-static int align(struct export_ctx *x)
-{
-	const struct ccsg_trace *t = x->t;
-	struct pair *v = NULL;
-	size_t n = 0, cap = 0;
-	struct hashmap m = { 0 };
-	int64_t *weight = calloc(t->nhosts + 1, sizeof(int64_t));
-	uint8_t *done = calloc(t->nhosts + 1, 1);
-	int ret = -ENOMEM;
+struct aligning {
+	const struct export_ctx *x;
+	struct pair *v;
+	size_t n, cap;
+	struct hashmap m;
+	int64_t *weight; /* per host: calls with another host */
+	export_part_fn also;
+	void *arg;
+};
 
-	if (!weight || !done)
-		goto out;
-	for (size_t h = 0; h < t->nhosts; h++)
-		x->hosts[h].via = x->hosts[h].ref = -1;
-	for (size_t i = 0; i < t->ncalls; i++) {
-		const struct ccsg_call *c = &t->calls[i];
+static int align_part(void *arg, const struct export_part *p)
+{
+	struct aligning *al = arg;
+	const struct ccsg_trace *t = al->x->t;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct ccsg_call *c = &p->calls[i];
 		int32_t a = ccsg_trace_host(t, c->client_proc),
 			b = ccsg_trace_host(t, c->server_proc);
 		int64_t lo, hi;
@@ -281,13 +249,25 @@ static int align(struct export_ctx *x)
 			lo = -hi;
 			hi = -l;
 		}
-		if (add_pair(&v, &n, &cap, &m, a, b, lo, hi))
-			goto out;
-		weight[a]++;
-		weight[b]++;
+		if (add_pair(&al->v, &al->n, &al->cap, &al->m, a, b, lo, hi))
+			return -ENOMEM;
+		al->weight[a]++;
+		al->weight[b]++;
 	}
-	/* Prim's spanning tree from the busiest host, the pair of least
-	 * error first; another component starts from its busiest host */
+	return al->also ? al->also(al->arg, p) : 0;
+}
+
+/* Prim's spanning tree from the busiest host, the pair of least error
+ * first; another component starts from its busiest host. */
+static int span_hosts(struct export_ctx *x, struct aligning *al)
+{
+	const struct ccsg_trace *t = x->t;
+	struct pair *v = al->v;
+	size_t n = al->n;
+	uint8_t *done = calloc(t->nhosts + 1, 1);
+
+	if (!done)
+		return -ENOMEM;
 	for (;;) {
 		int32_t ref = -1, best = -1, from = -1, to = -1;
 
@@ -321,13 +301,36 @@ static int align(struct export_ctx *x)
 			continue;
 		}
 		for (size_t h = 0; h < t->nhosts; h++)
-			if (!done[h] && (ref < 0 || weight[h] > weight[ref]))
+			if (!done[h] &&
+			    (ref < 0 || al->weight[h] > al->weight[ref]))
 				ref = (int32_t)h;
 		if (ref < 0)
 			break;
 		done[ref] = 1;
 		x->hosts[ref].ref = ref;
 	}
+	free(done);
+	return 0;
+}
+
+int export_align(struct export_ctx *x, const struct export_source *src,
+		 export_part_fn also, void *arg)
+{
+	const struct ccsg_trace *t = x->t;
+	struct aligning al = { .x = x, .also = also, .arg = arg };
+	int ret = -ENOMEM;
+
+	for (size_t h = 0; h < t->nhosts; h++) {
+		x->hosts[h].offset_ns = x->hosts[h].error_ns = 0;
+		x->hosts[h].pairs = 0;
+		x->hosts[h].via = x->hosts[h].ref = -1;
+		x->hosts[h].inconsistent = 0;
+	}
+	if (!(al.weight = calloc(t->nhosts + 1, sizeof(int64_t))))
+		goto out;
+	if ((ret = src->pass(src, align_part, &al)) ||
+	    (ret = span_hosts(x, &al)))
+		goto out;
 	/* unix time: the reference's anchor, through the offsets */
 	for (size_t h = 0; h < t->nhosts; h++) {
 		struct export_host *e = &x->hosts[h];
@@ -335,12 +338,10 @@ static int align(struct export_ctx *x)
 		if (e->ref >= 0 && (size_t)e->ref != h)
 			e->unix_ns = x->hosts[e->ref].unix_ns;
 	}
-	ret = 0;
 out:
-	free(v);
-	free(weight);
-	free(done);
-	hashmap_release(&m);
+	free(al.v);
+	free(al.weight);
+	hashmap_release(&al.m);
 	return ret;
 }
 
@@ -407,55 +408,30 @@ static void min_time(int64_t *base, int64_t v)
 		*base = v;
 }
 
-int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
-		    const struct idl_names *nm, int transports)
+static int bounds_part(void *arg, const struct export_part *p)
 {
-	const struct ccsg_trace *t = g->dscg->trace;
-	size_t nt = t->nthreads + 1, np = t->nprocs + 1;
+	struct export_ctx *x = arg;
 
-	memset(x, 0, sizeof(*x));
-	x->g = g;
-	x->d = g->dscg;
-	x->t = t;
-	x->names = nm;
-	x->th_start = malloc(nt * sizeof(int64_t));
-	x->th_spawn = malloc(nt * sizeof(int64_t));
-	x->os_tid = calloc(nt, sizeof(int32_t));
-	x->uuid = calloc(np, sizeof(*x->uuid));
-	x->proc_start = malloc(np * sizeof(int64_t));
-	x->proc_end = malloc(np * sizeof(int64_t));
-	x->hosts = calloc(t->nhosts + 1, sizeof(*x->hosts));
-	if (transports)
-		x->transport = malloc((t->ncalls + 1) * sizeof(int32_t));
-	if (!x->th_start || !x->th_spawn || !x->os_tid || !x->uuid ||
-	    !x->proc_start || !x->proc_end || !x->hosts ||
-	    (transports && !x->transport)) {
-		export_ctx_release(x);
-		return fail("out of memory");
-	}
-	for (size_t i = 0; i < nt; i++)
-		x->th_start[i] = x->th_spawn[i] = CCSG_NONE;
-	for (size_t i = 0; i < np; i++)
-		x->proc_start[i] = x->proc_end[i] = CCSG_NONE;
-	if (transports)
-		memset(x->transport, 0xff, (t->ncalls + 1) * sizeof(int32_t));
-	if (load_columns(x, transports)) {
-		export_ctx_release(x);
-		return -1;
-	}
-	if (align(x)) {
-		export_ctx_release(x);
-		return fail("out of memory");
-	}
-	x->base_ns = CCSG_NONE;
-	for (size_t i = 0; i < t->ncalls; i++) {
+	for (size_t i = 0; i < p->n; i++) {
 		int64_t c0, c1, s0, s1;
 
 		x->clamped +=
-			export_call_times(x, &t->calls[i], &c0, &c1, &s0, &s1);
+			export_call_times(x, &p->calls[i], &c0, &c1, &s0, &s1);
 		min_time(&x->base_ns, c0);
 		min_time(&x->base_ns, s0);
 	}
+	return 0;
+}
+
+int export_bounds(struct export_ctx *x, const struct export_source *src)
+{
+	const struct ccsg_trace *t = x->t;
+	int ret;
+
+	x->base_ns = CCSG_NONE;
+	x->clamped = 0;
+	if ((ret = src->pass(src, bounds_part, x)))
+		return ret;
 	for (size_t i = 0; i < t->nthreads; i++)
 		if (x->th_start[i] != CCSG_NONE)
 			min_time(&x->base_ns, export_time(x, t->threads[i].proc,
@@ -463,6 +439,122 @@ int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
 	if (x->base_ns == CCSG_NONE)
 		x->base_ns = 0;
 	x->base_ns -= x->base_ns % 1000; /* a whole microsecond */
+	return 0;
+}
+
+static int loaded_pass(const struct export_source *src, export_part_fn fn,
+		       void *arg)
+{
+	const struct ccsg_graph *g = src->arg;
+	const struct ccsg_trace *t = g->dscg->trace;
+	struct export_part p = { t, t->calls, t->ncalls, 0, g->call_node,
+				 g->call_self };
+	struct export_part end = { t, t->calls, 0, (int64_t)t->ncalls,
+				   g->call_node, g->call_self };
+	int ret = fn(arg, &p);
+
+	return ret ? ret : fn(arg, &end);
+}
+
+int export_gather_add(struct export_gather *gt, const struct export_part *p)
+{
+	size_t base = gt->n;
+	int32_t last = -1;
+
+	gt->t = *p->t; /* its strings as they are now */
+	if (!p->n)
+		return 0;
+	if (GROW(gt->calls, gt->cap, gt->n + p->n) ||
+	    GROW(gt->node, gt->cap_node, gt->n + p->n) ||
+	    GROW(gt->self, gt->cap_self, gt->n + p->n))
+		return -ENOMEM;
+	if (!gt->n)
+		gt->ord0 = p->ord0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct ccsg_call *c = &gt->calls[base + i];
+
+		*c = p->calls[i];
+		/* a part's chains are few and in order: renumber the runs */
+		if (c->chain != last) {
+			if (GROW(gt->chains, gt->cap_chains, gt->nchains + 1))
+				return -ENOMEM;
+			gt->chains[gt->nchains++] = p->t->chains[c->chain];
+			last = c->chain;
+		}
+		c->chain = (int32_t)gt->nchains - 1;
+		if (c->parent >= 0)
+			c->parent += (int32_t)base;
+	}
+	memcpy(gt->node + base, p->node, p->n * sizeof(*p->node));
+	memcpy(gt->self + base, p->self, p->n * sizeof(*p->self));
+	gt->n += p->n;
+	return 0;
+}
+
+void export_gather_part(struct export_gather *gt, struct export_part *p)
+{
+	gt->t.chains = gt->chains;
+	gt->t.nchains = gt->nchains;
+	gt->t.calls = gt->calls;
+	gt->t.ncalls = gt->n;
+	*p = (struct export_part){ &gt->t,    gt->calls, gt->n,
+				   gt->ord0,  gt->node,	 gt->self };
+}
+
+void export_gather_clear(struct export_gather *gt)
+{
+	gt->n = gt->nchains = 0;
+}
+
+void export_gather_release(struct export_gather *gt)
+{
+	free(gt->calls);
+	free(gt->node);
+	free(gt->self);
+	free(gt->chains);
+	memset(gt, 0, sizeof(*gt));
+}
+
+void export_source_loaded(struct export_source *src,
+			  const struct ccsg_graph *g)
+{
+	src->pass = loaded_pass;
+	src->arg = g;
+}
+
+int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
+		    const struct idl_names *nm)
+{
+	const struct ccsg_trace *t = g->dscg->trace;
+	size_t nt = t->nthreads + 1, np = t->nprocs + 1;
+
+	memset(x, 0, sizeof(*x));
+	x->g = g;
+	x->t = t;
+	x->names = nm;
+	x->ncalls = g->dscg->stats.calls;
+	x->th_start = malloc(nt * sizeof(int64_t));
+	x->th_spawn = malloc(nt * sizeof(int64_t));
+	x->os_tid = calloc(nt, sizeof(int32_t));
+	x->uuid = calloc(np, sizeof(*x->uuid));
+	x->proc_start = malloc(np * sizeof(int64_t));
+	x->proc_end = malloc(np * sizeof(int64_t));
+	x->hosts = calloc(t->nhosts + 1, sizeof(*x->hosts));
+	if (!x->th_start || !x->th_spawn || !x->os_tid || !x->uuid ||
+	    !x->proc_start || !x->proc_end || !x->hosts) {
+		export_ctx_release(x);
+		return fail("out of memory");
+	}
+	for (size_t i = 0; i < nt; i++)
+		x->th_start[i] = x->th_spawn[i] = CCSG_NONE;
+	for (size_t i = 0; i < np; i++)
+		x->proc_start[i] = x->proc_end[i] = CCSG_NONE;
+	for (size_t h = 0; h < t->nhosts; h++)
+		x->hosts[h].via = x->hosts[h].ref = -1;
+	if (load_columns(x)) {
+		export_ctx_release(x);
+		return -1;
+	}
 	return 0;
 }
 
@@ -474,7 +566,6 @@ void export_ctx_release(struct export_ctx *x)
 	free(x->uuid);
 	free(x->proc_start);
 	free(x->proc_end);
-	free(x->transport);
 	free(x->hosts);
 	memset(x, 0, sizeof(*x));
 }

@@ -7,10 +7,12 @@
  * Every format works on one context built from the CPU graph of a trace
  * (ccsg.h): what the graph lacks is read from the database (each thread's
  * start and spawn times and system thread id, each process's UUID and
- * real-time anchor, each call's transport), and the hosts' monotonic
- * clocks are aligned on one another from the calls between them
- * (export_align()).  The printers return 0, -EIO when writing failed,
- * -ENOMEM.
+ * real-time anchor), and the hosts' monotonic clocks are aligned on one
+ * another from the calls between them (export_align()).  The calls come
+ * from a source (struct export_source) as many times as a format needs:
+ * the loaded trace, or the trace read again chain by chain, never held
+ * whole; the bytes written are the same.  The printers return 0, -EIO
+ * when writing failed, -ENOMEM, or -1 after a fail() line.
  */
 #ifndef CCSG_EXPORT_H
 #define CCSG_EXPORT_H
@@ -47,32 +49,101 @@ struct export_host {
 };
 
 struct export_ctx {
-	const struct ccsg_graph *g;
-	const struct ccsg_dscg *d;
-	const struct ccsg_trace *t;
+	const struct ccsg_graph *g; /* its nodes, dims and thread_self */
+	const struct ccsg_trace *t; /* its threads, processes and hosts */
 	const struct idl_names *names;
+	size_t ncalls; /* the trace's */
 	/* per thread, in trace.threads order; CCSG_NONE when unknown */
 	int64_t *th_start, *th_spawn;
 	int32_t *os_tid; /* the system's thread id, 0 when unknown */
 	/* per process (proc_id) */
 	char (*uuid)[33];
 	int64_t *proc_start, *proc_end; /* monotonic, CCSG_NONE */
-	/* per call: trace.strings index of rpc_calls.transport, or -1 (only
-	 * with export_ctx_init(..., transports = 1)) */
-	int32_t *transport;
 	/* per host */
 	struct export_host *hosts;
-	int64_t clamped; /* server sides moved into their client's interval */
+	int64_t clamped; /* server sides moved into their client's interval
+			  * (export_bounds()) */
 	int64_t base_ns; /* the earliest aligned time (chrome's zero) */
 };
 
 /*
- * Read what g's trace lacks from its database (g->dscg->trace->path) and
- * align the clocks.  0, or -1 after a fail().
+ * The calls an export is shown at a time: the loaded trace's, all at
+ * once, or a part of a chain as the trace is read again (stream.h).
+ * calls[i] has the ordinal ord0 + i (its index in the loaded trace), its
+ * parent call calls[c->parent] (the same part), its chain
+ * t->chains[c->chain] and its strings in t->strings (t the trace that
+ * read it); node[i] is its function node (-1: none), self[i] its
+ * Equation 1.  The parts come in chain order, the loaded trace's.
+ */
+struct export_part {
+	const struct ccsg_trace *t;
+	const struct ccsg_call *calls;
+	size_t n;
+	int64_t ord0;
+	const int32_t *node;
+	const int64_t *self;
+};
+
+/* What an export does with each part: 0, or a negative errno (-ENOMEM,
+ * -EIO) that stops the pass. */
+typedef int (*export_part_fn)(void *arg, const struct export_part *p);
+
+/*
+ * Where an export reads its calls: each pass shows every part, in order,
+ * to fn, then an empty part (n 0: the pass's end, its trace still there),
+ * and returns 0, fn's error, or -1 after a fail() line.
+ */
+struct export_source {
+	int (*pass)(const struct export_source *src, export_part_fn fn,
+		    void *arg);
+	const void *arg;
+};
+
+/*
+ * Small parts copied into one, in order (the chrome formatter's threads
+ * want thousands of calls at a time): their chains and parents
+ * renumbered, their trace's other fields (strings) shared.  The parts
+ * are consecutive: each one's ord0 follows the last's calls.
+ */
+struct export_gather {
+	struct ccsg_call *calls;
+	int32_t *node;
+	int64_t *self;
+	struct ccsg_chain *chains;
+	size_t n, cap, cap_node, cap_self, nchains, cap_chains;
+	int64_t ord0;
+	struct ccsg_trace t; /* the parts' trace, with these chains */
+};
+
+/* 0 or -ENOMEM. */
+int export_gather_add(struct export_gather *gt, const struct export_part *p);
+/* The part of the calls gathered (valid until the next add). */
+void export_gather_part(struct export_gather *gt, struct export_part *p);
+void export_gather_clear(struct export_gather *gt);
+void export_gather_release(struct export_gather *gt);
+
+/* The calls of g's loaded trace (g built by ccsg_graph_build()), in one
+ * part. */
+void export_source_loaded(struct export_source *src,
+			  const struct ccsg_graph *g);
+
+/*
+ * Read what g's trace lacks from its database (g->dscg->trace's file).
+ * 0, or -1 after a fail().
  */
 int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
-		    const struct idl_names *nm, int transports);
+		    const struct idl_names *nm);
 void export_ctx_release(struct export_ctx *x);
+
+/*
+ * Align the hosts' clocks (x->hosts) from a pass over src's calls, which
+ * are shown to also (when not NULL) on the way.  0, -ENOMEM, or what the
+ * pass or also returned.
+ */
+int export_align(struct export_ctx *x, const struct export_source *src,
+		 export_part_fn also, void *arg);
+/* Then x->base_ns and x->clamped, from another pass. */
+int export_bounds(struct export_ctx *x, const struct export_source *src);
 
 /* Monotonic time mono of process proc on the aligned clock. */
 static inline int64_t export_time(const struct export_ctx *x, int32_t proc,
@@ -106,14 +177,16 @@ const char *export_exe(const struct export_ctx *x, int32_t proc);
  * 2) or of latency, or its number of calls.  Counts are whole numbers,
  * rounded so that each host's counts add up to its total.
  */
-int export_folded(FILE *f, const struct export_ctx *x, int weight);
+int export_folded(FILE *f, const struct export_ctx *x,
+		  const struct export_source *src, int weight);
 
 /* Calls a batch of the chrome export's formatter threads take, and how
  * many calls a trace needs for them (fewer: formatted in order by the
  * caller); variables for the tests. */
 extern size_t export_chrome_par_batch, export_chrome_par_min;
 /* The Trace Event Format, one JSON object. */
-int export_chrome(FILE *f, const struct export_ctx *x);
+int export_chrome(FILE *f, struct export_ctx *x,
+		  const struct export_source *src);
 
 /*
  * OTLP/JSON.  A process's service.name is its executable's base name
@@ -129,6 +202,7 @@ struct export_otlp_opts {
 
 /* The whole trace as one ExportTraceServiceRequest. */
 int export_otlp(FILE *f, const struct export_ctx *x,
+		const struct export_source *src,
 		const struct export_otlp_opts *o);
 
 /*
@@ -138,6 +212,7 @@ int export_otlp(FILE *f, const struct export_ctx *x,
 typedef int (*export_batch_fn)(const char *json, size_t len, size_t nspans,
 			       void *arg);
 int export_otlp_batches(const struct export_ctx *x,
+			const struct export_source *src,
 			const struct export_otlp_opts *o, export_batch_fn fn,
 			void *arg);
 
@@ -148,6 +223,7 @@ int export_otlp_batches(const struct export_ctx *x,
  * answer but 2xx is a refusal.  0, or -1 after one fail() line.
  */
 int export_otlp_send(const struct export_ctx *x,
+		     const struct export_source *src,
 		     const struct export_otlp_opts *o, const char *url);
 
 #endif

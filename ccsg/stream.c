@@ -24,10 +24,9 @@ static int fold_calls(struct ccsg_scan *scan, struct ccsg_trace *t,
 	for (size_t i = 0; i < n; i++)
 		if (ccsg_graph_chain(graphs[i], ch, ord0))
 			return -ENOMEM;
-	if (watch && watch->chain(watch->arg, graphs[0], ch,
-				  ccsg_graph_chain_nodes(graphs[0]), ord0))
-		return -ENOMEM;
-	return 0;
+	return watch ? watch->chain(watch->arg, graphs[0], ch,
+				    ccsg_graph_chain_nodes(graphs[0]), ord0)
+		     : 0;
 }
 
 int ccsg_stream_fold(struct ccsg_dscg *d, struct ccsg_trace *t,
@@ -38,7 +37,7 @@ int ccsg_stream_fold(struct ccsg_dscg *d, struct ccsg_trace *t,
 	struct ccsg_scan scan;
 	int64_t ord = 0;
 	size_t begun = 0;
-	int got, keep = 0, ret = -1;
+	int got, keep = 0, ret = -1, r;
 
 	memset(d, 0, sizeof(*d));
 	d->trace = t;
@@ -76,8 +75,11 @@ int ccsg_stream_fold(struct ccsg_dscg *d, struct ccsg_trace *t,
 		keep = !t->part.ends && ccsg_scan_open(&scan);
 		if (keep)
 			continue;
-		if (fold_calls(&scan, t, graphs, n, ord, watch))
+		if ((r = fold_calls(&scan, t, graphs, n, ord, watch)) ==
+		    -ENOMEM)
 			goto nomem;
+		if (r) /* the watch's: it said why */
+			goto out;
 		ord += (int64_t)t->ncalls;
 		ch->base += ch->n;
 	}

@@ -13,8 +13,9 @@
 
 /* What else looks at each chain once folded: its calls are
  * t->calls[0 .. ch->n), node[j] the function node of the j-th in the
- * first graph, ord0 + j its ordinal (ccsg_spawns_note()).  0, or
- * -ENOMEM. */
+ * first graph, ord0 + j its ordinal (ccsg_spawns_note()).  0, -ENOMEM,
+ * or another negative errno after the watch said why (the stream then
+ * fails without a word). */
 struct ccsg_stream_watch {
 	int (*chain)(void *arg, const struct ccsg_graph *g,
 		     const struct ccsg_chain *ch, const int32_t *node,

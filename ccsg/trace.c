@@ -674,6 +674,7 @@ static const int call_cols[] = {
 	DB_RPC_CALLS_SERVER_RESULTS_BYTES,
 	DB_RPC_CALLS_REPLY,
 	DB_RPC_CALLS_TAG,
+	DB_RPC_CALLS_TRANSPORT,
 	/* from version 4 on (CALL_HEAP_COLS) */
 	DB_RPC_CALLS_STUB_ALLOC_BYTES,
 	DB_RPC_CALLS_STUB_FREED_BYTES,
@@ -781,6 +782,7 @@ static int read_call(struct reader *r, struct ccsg_trace *t, struct ccsg_call *c
 	c->reply = (int8_t)rd_enum(r, DB_RPC_CALLS_REPLY, ccsg_reply_names,
 				   CCSG_NREPLY);
 	c->tag = rd_intern(r, t, DB_RPC_CALLS_TAG);
+	c->transport = rd_intern(r, t, DB_RPC_CALLS_TRANSPORT);
 	c->stub_heap[0] =
 		rd_int(r, DB_RPC_CALLS_STUB_ALLOC_BYTES, 0, MAX_BYTES, 1);
 	c->stub_heap[1] =

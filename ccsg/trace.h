@@ -73,6 +73,7 @@ struct ccsg_call {
 	int32_t object_id;		/* -1 when unknown */
 	int32_t symbol;			/* trace.strings index of site_symbol, -1 */
 	int32_t peer;			/* trace.strings index of peer, -1 */
+	int32_t transport;		/* ... of rpc_calls.transport, -1 */
 	/* The outcome: the client's status (stub end), the server's reply
 	 * (skeleton end), the tag statuses, the sizes; -1 / CCSG_NONE when
 	 * that probe is missing. */
