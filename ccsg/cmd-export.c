@@ -46,7 +46,8 @@ static const struct opt export_opts[] = {
 	  "otlp --endpoint: tries again a request that failed N times "
 	  "(default 4)" },
 	{ "timing", X_TIMING, NULL,
-	  "say on standard error how long loading and exporting took" },
+	  "say on standard error how long the export took (reading the "
+	  "trace included)" },
 	CLI_OPT_DB,
 	CLI_OPT_IDL,
 	OPT_END
@@ -196,61 +197,6 @@ static int check_output(const char *path)
 	return 0;
 }
 
-/*
- * The calls, read again chain by chain for each pass of an export: a
- * session of their own, whose fold gives each part's function nodes and
- * Equation 1 (the same as the first session's: the same trace, read in
- * the same order).
- */
-struct stream_source {
-	struct export_source src;
-	const struct cli *cli;
-};
-
-struct stream_pass {
-	export_part_fn fn;
-	void *arg;
-	int err;
-};
-
-static int pass_chain(void *arg, const struct ccsg_graph *g,
-		      const struct ccsg_chain *ch, const int32_t *node,
-		      int64_t ord0)
-{
-	struct stream_pass *sp = arg;
-	const struct ccsg_trace *t = g->dscg->trace;
-	/* a stream's chain is its calls from 0 (stream.h) */
-	struct export_part p = { t,    t->calls, (size_t)ch->n,
-				 ord0, node,	 ccsg_graph_chain_self(g) };
-
-	if ((sp->err = sp->fn(sp->arg, &p)) == -ENOMEM)
-		sp->err = 0; /* the stream says it */
-	return sp->err ? sp->err : 0;
-}
-
-static int stream_pass(const struct export_source *src, export_part_fn fn,
-		       void *arg)
-{
-	const struct stream_source *ss = (const struct stream_source *)src;
-	struct stream_pass sp = { fn, arg, 0 };
-	struct ccsg_stream_watch watch = { pass_chain, &sp, NULL };
-	struct session s;
-	int ret;
-
-	memset(&s, 0, sizeof(s));
-	ret = session_stream(&s, ss->cli, &watch) ? -1 : 0;
-	if (!ret) { /* the end, while the trace's strings are there */
-		struct export_part end = { &s.trace, s.trace.calls, 0,
-					   (int64_t)s.dscg.stats.calls,
-					   NULL, NULL };
-
-		ret = fn(arg, &end);
-	}
-	session_close(&s);
-	/* the part's error (a write), else the stream's (said) */
-	return ret == -1 && sp.err ? sp.err : ret;
-}
-
 static int write_format(FILE *f, struct export_ctx *x,
 			const struct export_source *src,
 			const struct export_cli *o,
@@ -325,33 +271,28 @@ static int run(const struct export_cli *o)
 				       o->retries >= 0 ? (int)o->retries : 4,
 				       10000 };
 	char db[PATH_MAX];
+	const char *path = o->db ? o->db : db;
 	struct export_ctx x;
-	struct session s;
-	struct cli c;
-	struct stream_source ss = { { stream_pass, NULL }, &c };
-	double t0 = now(), t1;
+	struct export_stream ss;
+	struct idl_names nm;
+	double t0 = now();
 	int ret = 1;
 
-	memset(&c, 0, sizeof(c));
-	memset(&s, 0, sizeof(s));
+	memset(&x, 0, sizeof(x));
+	memset(&ss, 0, sizeof(ss));
 	snprintf(db, sizeof(db), "%s/trace.db", dir && *dir ? dir : "logs");
-	c.db = o->db ? o->db : db;
-	c.idl = o->idl;
-	c.nidl = o->nidl;
-	c.workers = 1;
+	idl_names_init(&nm);
 	if (o->output && check_output(o->output))
-		return 1;
-	/* the graph and the threads first; the calls again as each format
-	 * needs them, chain by chain */
-	if (session_stream(&s, &c, NULL)) {
-		session_close(&s);
-		return 1;
-	}
-	if (export_ctx_init(&x, &s.graph, &s.names)) {
-		session_close(&s);
-		return 1;
-	}
-	t1 = now();
+		goto out;
+	for (size_t i = 0; i < o->nidl; i++)
+		if (idl_names_load(&nm, o->idl[i]))
+			goto out;
+	idl_names_load_rpc(&nm, "/etc/rpc");
+	/* all but the calls; the calls chain by chain, as each format's
+	 * passes need them, the first folding the graph */
+	if (export_stream_open(&ss, path, &nm) ||
+	    export_ctx_init(&x, &ss.t, &ss.g, &nm))
+		goto out;
 	if (o->output) {
 		if (write_file(&x, &ss.src, o, &oo))
 			goto out;
@@ -372,18 +313,18 @@ static int run(const struct export_cli *o)
 	if (o->endpoint && export_otlp_send(&x, &ss.src, &oo, o->endpoint))
 		goto out;
 	if (o->timing) {
-		double t2 = now();
+		double t1 = now();
+		size_t n = export_ncalls(&x);
 
 		fprintf(stderr,
-			"ccsg: %zu calls: read in %.3f s, exported in %.3f s "
-			"(%.0f calls/s)\n",
-			x.ncalls, t1 - t0, t2 - t1,
-			t2 > t1 ? (double)x.ncalls / (t2 - t1) : 0.0);
+			"ccsg: %zu calls: exported in %.3f s (%.0f calls/s)\n",
+			n, t1 - t0, t1 > t0 ? (double)n / (t1 - t0) : 0.0);
 	}
 	ret = 0;
 out:
 	export_ctx_release(&x);
-	session_close(&s);
+	export_stream_close(&ss);
+	idl_names_release(&nm);
 	return ret;
 }
 

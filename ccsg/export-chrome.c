@@ -206,7 +206,7 @@ static void threads(struct chrome *ch)
 					     ? export_time(x, th->proc,
 							   x->th_spawn[i])
 					     : s;
-			int64_t id = 2 * (int64_t)x->ncalls + 1 + (int64_t)i;
+			int64_t id = 2 * (int64_t)export_ncalls(x) + 1 + (int64_t)i;
 
 			XB_LIT(b, "{\"ph\":\"s\",\"cat\":\"spawn\","
 				  "\"name\":\"spawn\",\"id\":");
@@ -635,23 +635,27 @@ int export_chrome(FILE *f, struct export_ctx *x, const struct export_source *src
 {
 	const struct ccsg_trace *t = x->t;
 	struct chrome ch = { .x = x };
-	size_t nn = x->g->nnodes;
+	size_t nn = 0;
 	int ret = -ENOMEM;
 
 	ch.b = malloc(sizeof(*ch.b));
-	ch.fn = calloc(nn + 1, sizeof(char *));
 	ch.role = calloc(t->nthreads + 1, 1);
 	ch.lost = json_of(CCSG_LOST_NAME);
-	if (!ch.b || !ch.fn || !ch.role || !ch.lost)
+	if (!ch.b || !ch.role || !ch.lost)
+		goto out;
+	/* the clocks and roles (the graph folded, when the source's first
+	 * pass folds it), the time's origin, then the events */
+	if ((ret = export_align(x, src, roles_part, &ch)) ||
+	    (ret = export_bounds(x, src)))
+		goto out;
+	ret = -ENOMEM;
+	nn = x->g->nnodes;
+	if (!(ch.fn = calloc(nn + 1, sizeof(char *))))
 		goto out;
 	for (size_t n = 0; n < nn; n++)
 		if (!(ch.fn[n] = json_of(
 			      x->g->nodes[n].name ? x->g->nodes[n].name : "?")))
 			goto out;
-	/* the clocks and roles, the time's origin, then the events */
-	if ((ret = export_align(x, src, roles_part, &ch)) ||
-	    (ret = export_bounds(x, src)))
-		goto out;
 	xb_init(ch.b, f);
 	xb_pipe_start(ch.b); /* else written as it goes */
 	metadata(&ch);

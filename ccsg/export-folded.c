@@ -62,7 +62,8 @@ struct folded {
 	struct rel *rel;
 	size_t nrel, cap_rel;
 	struct hashmap rel_trie; /* (ctx/parent, frame) -> rel */
-	char **frames;
+	struct frame *frames;
+	char **text; /* per frame, once named */
 	size_t nframes, cap_frames;
 	struct hashmap frame_ids; /* frame key -> frame */
 	int64_t *keys;		  /* the keys' components */
@@ -73,14 +74,12 @@ struct folded {
 	int32_t *part_rel;
 	int64_t *part_w, *part_lat;
 	size_t cap_part_rel, cap_part_w, cap_part_lat;
-	/* the calls that spawned threads: (ordinal, thread), by ordinal,
-	 * and the next one to meet */
-	struct spawn {
-		int64_t ord;
-		int32_t th;
-	} *spawns;
-	size_t nspawns, next_spawn;
+	/* the call whose spawns are being noted */
+	int32_t at_rel, at_ctx;
+	size_t at_n;
+	int err;
 	/* per thread */
+	uint8_t *seen; /* export_spawned()'s */
 	int32_t *spawn_rel; /* the rel of the call that spawned it */
 	int32_t *spawn_ctx; /* that call's context */
 	size_t *spawn_key, *spawn_nkey;
@@ -89,13 +88,67 @@ struct folded {
 	size_t *th_key, *th_nkey;
 };
 
-/* A frame's text: ';' separates frames and a line ends the stack. */
-static char *frame_text(const char *host, const char *mid, const char *name)
-{
-	size_t len = strlen(host) + strlen(mid) + strlen(name) + 3;
-	char *s = malloc(len);
+enum { K_CALL, K_TOP, K_THREAD };
 
-	if (!s)
+/* A frame: a call's function node on its server's host, the process of
+ * a top thread (main or not), or a thread on its host.  Named at the
+ * end: the graph's nodes are named once every chain is folded. */
+struct frame {
+	int kind;
+	int32_t a; /* the host (K_CALL, K_THREAD), the process (K_TOP) */
+	int32_t b; /* the function node (K_CALL), main or not (K_TOP) */
+	int untraced; /* K_CALL: no server side */
+};
+
+static uint64_t frame_key(int kind, uint32_t a, uint32_t b)
+{
+	return (uint64_t)kind << 62 | (uint64_t)(a & 0x3fffffff) << 32 | b;
+}
+
+/* The frame f: its id or -ENOMEM. */
+static int32_t frame_of(struct folded *fo, const struct frame *f)
+{
+	uint64_t key = frame_key(f->kind, (uint32_t)(f->a + 1),
+				 (uint32_t)(f->b + 1));
+	int32_t i = hashmap_get(&fo->frame_ids, key);
+
+	if (i >= 0)
+		return i;
+	if (GROW(fo->frames, fo->cap_frames, fo->nframes + 1) ||
+	    hashmap_put(&fo->frame_ids, key, (int32_t)fo->nframes) < 0)
+		return -ENOMEM;
+	fo->frames[fo->nframes] = *f;
+	return (int32_t)fo->nframes++;
+}
+
+static const char *host_name(const struct ccsg_trace *t, int32_t h)
+{
+	return h >= 0 ? t->hosts[h] : "?";
+}
+
+/* A frame's text: ';' separates frames and a line ends the stack. */
+static char *frame_text(const struct export_ctx *x, const struct frame *f)
+{
+	const struct ccsg_trace *t = x->t;
+	const char *host, *mid = "", *name;
+	size_t len;
+	char *s;
+
+	if (f->kind == K_CALL) {
+		host = f->untraced ? "<untraced>" : host_name(t, f->a);
+		name = f->b >= 0 && x->g->nodes[f->b].name
+			       ? x->g->nodes[f->b].name
+			       : CCSG_LOST_NAME;
+	} else if (f->kind == K_TOP) {
+		host = host_name(t, ccsg_trace_host(t, f->a));
+		mid = export_exe(x, f->a);
+		name = f->b ? "main" : "<thread>";
+	} else {
+		host = host_name(t, f->a);
+		name = "<thread>";
+	}
+	len = strlen(host) + strlen(mid) + strlen(name) + 3;
+	if (!(s = malloc(len)))
 		return NULL;
 	snprintf(s, len, "%s:%s%s%s", host, mid, *mid ? ":" : "", name);
 	for (char *p = s; *p; p++)
@@ -104,79 +157,32 @@ static char *frame_text(const char *host, const char *mid, const char *name)
 	return s;
 }
 
-/* The frame of key, made by text() when new: its id or -ENOMEM. */
-static int32_t frame_of(struct folded *fo, uint64_t key, const char *host,
-			const char *mid, const char *name)
-{
-	int32_t i = hashmap_get(&fo->frame_ids, key);
-	char *s;
-
-	if (i >= 0)
-		return i;
-	if (GROW(fo->frames, fo->cap_frames, fo->nframes + 1) ||
-	    !(s = frame_text(host, mid, name)))
-		return -ENOMEM;
-	fo->frames[fo->nframes] = s;
-	if (hashmap_put(&fo->frame_ids, key, (int32_t)fo->nframes) < 0) {
-		free(s);
-		return -ENOMEM;
-	}
-	return (int32_t)fo->nframes++;
-}
-
-enum { K_CALL, K_TOP, K_THREAD };
-
-static uint64_t frame_key(int kind, uint32_t a, uint32_t b)
-{
-	return (uint64_t)kind << 62 | (uint64_t)(a & 0x3fffffff) << 32 | b;
-}
-
-static const char *host_name(const struct ccsg_trace *t, int32_t proc)
-{
-	int32_t h = ccsg_trace_host(t, proc);
-
-	return h >= 0 ? t->hosts[h] : "?";
-}
-
 /* The frame of a call (function node n), on its server's host. */
 static int32_t call_frame(struct folded *fo, const struct ccsg_call *c,
 			  int32_t n)
 {
-	const struct ccsg_trace *t = fo->x->t;
-	int32_t h = ccsg_trace_host(t, c->server_proc);
-	const char *name = n >= 0 && fo->x->g->nodes[n].name
-				   ? fo->x->g->nodes[n].name
-				   : CCSG_LOST_NAME;
+	/* the host of an untraced server is none: one frame with those of
+	 * unknown hosts, as its key says */
+	const struct frame f = { K_CALL, ccsg_trace_host(fo->x->t, c->server_proc),
+				 n, !c->server_proc };
 
-	return frame_of(fo,
-			frame_key(K_CALL, (uint32_t)(h + 1), (uint32_t)(n + 1)),
-			c->server_proc ? host_name(t, c->server_proc)
-				       : "<untraced>",
-			"", name);
+	return frame_of(fo, &f);
 }
 
 /* The frame of thread j, whose parent is main when top. */
 static int32_t thread_frame(struct folded *fo, int32_t j, int top)
 {
-	const struct export_ctx *x = fo->x;
-	const struct ccsg_thread *th = &x->t->threads[j];
-	int main_thread = th->tid == 1;
+	const struct ccsg_thread *th = &fo->x->t->threads[j];
+	const struct frame f =
+		top ? (struct frame){ K_TOP, th->proc, th->tid == 1, 0 }
+		    : (struct frame){ K_THREAD,
+				      ccsg_trace_host(fo->x->t, th->proc), 0,
+				      0 };
 
-	if (top)
-		return frame_of(fo,
-				frame_key(K_TOP, (uint32_t)th->proc,
-					  (uint32_t)main_thread),
-				host_name(x->t, th->proc),
-				export_exe(x, th->proc),
-				main_thread ? "main" : "<thread>");
-	return frame_of(
-		fo,
-		frame_key(K_THREAD,
-			  (uint32_t)(ccsg_trace_host(x->t, th->proc) + 1), 0),
-		host_name(x->t, th->proc), "", "<thread>");
+	return frame_of(fo, &f);
 }
 
-/* The dimension (host) a frame's instances weigh on. */
+/* The dimension (host) a call's instances weigh on. */
 static int32_t call_dim(const struct export_ctx *x, const struct ccsg_call *c)
 {
 	return c->server_proc ? ccsg_proc_dim(x->g, c->server_proc) : -1;
@@ -282,6 +288,23 @@ static int64_t call_latency(const struct ccsg_call *c)
 	return 0;
 }
 
+/* Thread th was spawned by the call whose key is fo->path. */
+static void spawned(void *arg, int32_t th)
+{
+	struct folded *fo = arg;
+	ssize_t k = key_room(fo, fo->at_n);
+
+	if (k < 0) {
+		fo->err = -ENOMEM;
+		return;
+	}
+	memcpy(fo->keys + k, fo->path, fo->at_n * sizeof(int64_t));
+	fo->spawn_rel[th] = fo->at_rel;
+	fo->spawn_ctx[th] = fo->at_ctx;
+	fo->spawn_key[th] = (size_t)k;
+	fo->spawn_nkey[th] = fo->at_n;
+}
+
 static int fold_part(void *arg, const struct export_part *p)
 {
 	struct folded *fo = arg;
@@ -350,22 +373,12 @@ static int fold_part(void *arg, const struct export_part *p)
 			rl->nkey = n;
 		}
 		/* the threads it spawned hang under it */
-		while (fo->next_spawn < fo->nspawns &&
-		       fo->spawns[fo->next_spawn].ord <= ord) {
-			const struct spawn *sp = &fo->spawns[fo->next_spawn++];
-			ssize_t k;
-
-			if (sp->ord != ord || (k = key_room(fo, n)) < 0) {
-				if (sp->ord == ord)
-					return -ENOMEM;
-				continue;
-			}
-			memcpy(fo->keys + k, path, n * sizeof(*path));
-			fo->spawn_rel[sp->th] = r;
-			fo->spawn_ctx[sp->th] = ctx;
-			fo->spawn_key[sp->th] = (size_t)k;
-			fo->spawn_nkey[sp->th] = n;
-		}
+		fo->at_rel = r;
+		fo->at_ctx = ctx;
+		fo->at_n = n;
+		export_spawned(x, fo->seen, c, ord, spawned, fo);
+		if (fo->err)
+			return fo->err;
 	}
 	return 0;
 }
@@ -573,18 +586,10 @@ static void put_stack(struct xbuf *b, const struct folded *fo, int32_t s,
 		(*path)[n++] = fo->st[i].frame;
 	}
 	while (n-- > 0) {
-		xb_str(b, fo->frames[(*path)[n]]);
+		xb_str(b, fo->text[(*path)[n]]);
 		if (n)
 			xb_ch(b, ';');
 	}
-}
-
-static int by_ordinal(const void *a, const void *b)
-{
-	const struct spawn *x = a, *y = b;
-
-	return x->ord != y->ord ? (x->ord < y->ord ? -1 : 1)
-				: (x->th > y->th) - (x->th < y->th);
 }
 
 static int setup(struct folded *fo, const struct export_ctx *x, int weight)
@@ -602,27 +607,23 @@ static int setup(struct folded *fo, const struct export_ctx *x, int weight)
 	fo->th_stack = malloc(nt * sizeof(int32_t));
 	fo->th_key = calloc(nt, sizeof(size_t));
 	fo->th_nkey = calloc(nt, sizeof(size_t));
-	fo->spawns = malloc(nt * sizeof(*fo->spawns));
+	fo->seen = calloc(nt, 1);
 	if (!fo->spawn_rel || !fo->spawn_ctx || !fo->spawn_key ||
 	    !fo->spawn_nkey || !fo->root_lat || !fo->th_stack || !fo->th_key ||
-	    !fo->th_nkey || !fo->spawns)
+	    !fo->th_nkey || !fo->seen)
 		return -ENOMEM;
 	for (size_t j = 0; j < t->nthreads; j++) {
 		fo->spawn_rel[j] = fo->spawn_ctx[j] = -1;
 		fo->th_stack[j] = TODO;
-		if (t->threads[j].spawn_call >= 0)
-			fo->spawns[fo->nspawns++] = (struct spawn){
-				t->threads[j].spawn_call, (int32_t)j
-			};
 	}
-	qsort(fo->spawns, fo->nspawns, sizeof(*fo->spawns), by_ordinal);
 	return 0;
 }
 
 static void release(struct folded *fo)
 {
-	for (size_t i = 0; i < fo->nframes; i++)
-		free(fo->frames[i]);
+	for (size_t i = 0; fo->text && i < fo->nframes; i++)
+		free(fo->text[i]);
+	free(fo->text);
 	free(fo->frames);
 	free(fo->st);
 	free(fo->rel);
@@ -634,7 +635,7 @@ static void release(struct folded *fo)
 	free(fo->part_rel);
 	free(fo->part_w);
 	free(fo->part_lat);
-	free(fo->spawns);
+	free(fo->seen);
 	free(fo->spawn_rel);
 	free(fo->spawn_ctx);
 	free(fo->spawn_key);
@@ -659,8 +660,12 @@ static int write_stacks(FILE *f, struct folded *fo)
 	size_t cap = 0;
 	int ret = -ENOMEM;
 
-	if (!sum || !shown || !order || !b)
+	if (!sum || !shown || !order || !b ||
+	    !(fo->text = calloc(fo->nframes + 1, sizeof(char *))))
 		goto out;
+	for (size_t i = 0; i < fo->nframes; i++)
+		if (!(fo->text[i] = frame_text(fo->x, &fo->frames[i])))
+			goto out;
 	for (size_t s = 0; s < fo->nst; s++)
 		order[s] = (int32_t)s;
 	sorting = fo;

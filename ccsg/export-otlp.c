@@ -56,7 +56,7 @@ struct chunk {
 	int32_t next;
 };
 
-#define SPILL_BUDGET ((size_t)32 << 20)
+size_t export_otlp_spill_budget = (size_t)32 << 20;
 
 struct otlp {
 	const struct export_ctx *x;
@@ -82,6 +82,11 @@ struct otlp {
 		int32_t th;
 	} *spawns;
 	size_t nspawns, next_spawn;
+	/* the call whose spawns are being noted (the first pass) */
+	const struct export_part *at_p;
+	size_t at_i;
+	int32_t at_owner;
+	uint8_t *seen; /* export_spawned()'s */
 	/* the part being written: per call, self and descendant CPU */
 	int64_t *self, *desc;
 	size_t cap_self, cap_desc;
@@ -222,6 +227,19 @@ static int64_t self_cpu(const struct otlp *ot, const struct export_part *p,
 		       : 0;
 }
 
+/* Thread th was spawned by the call ot->at_*. */
+static void spawned(void *arg, int32_t th)
+{
+	struct otlp *ot = arg;
+	const struct export_part *p = ot->at_p;
+	size_t i = ot->at_i;
+
+	memcpy(ot->spawner[th].chain, chain_of(p, i), DB_CHAIN_LEN);
+	ot->spawner[th].span = call_span(p, i, has_server(&p->calls[i]));
+	ot->spawner_set[th] = 1;
+	ot->spawn_ctx[th] = ot->at_owner;
+}
+
 /* Threads' chains, and the calls that spawned threads. */
 static int first_part(void *arg, const struct export_part *p)
 {
@@ -242,18 +260,10 @@ static int first_part(void *arg, const struct export_part *p)
 				ot->roots[owner] = 1;
 			ot->chains_self[owner] += self_cpu(ot, p, i);
 		}
-		while (ot->next_spawn < ot->nspawns &&
-		       ot->spawns[ot->next_spawn].ord <= ord) {
-			int32_t th = ot->spawns[ot->next_spawn++].th;
-
-			if (ot->spawns[ot->next_spawn - 1].ord != ord)
-				continue;
-			memcpy(ot->spawner[th].chain, chain_of(p, i),
-			       DB_CHAIN_LEN);
-			ot->spawner[th].span = call_span(p, i, has_server(c));
-			ot->spawner_set[th] = 1;
-			ot->spawn_ctx[th] = owner;
-		}
+		ot->at_p = p;
+		ot->at_i = i;
+		ot->at_owner = owner;
+		export_spawned(ot->x, ot->seen, c, ord, spawned, ot);
 	}
 	return 0;
 }
@@ -288,6 +298,14 @@ static int add_kid(int32_t **kids, size_t *nkids, size_t *cap, int32_t p,
 		return -ENOMEM;
 	kids[p][nkids[p]++] = j;
 	return 0;
+}
+
+static int by_ordinal(const void *a, const void *b)
+{
+	const struct spawn_at *x = a, *y = b;
+
+	return x->ord != y->ord ? (x->ord < y->ord ? -1 : 1)
+				: (x->th > y->th) - (x->th < y->th);
 }
 
 /* Which threads have a span, and the sums, once the first pass is in. */
@@ -328,6 +346,13 @@ static int settle_threads(struct otlp *ot)
 	}
 	for (size_t j = 0; j < t->nthreads; j++)
 		thread_sum(ot, (int32_t)j, kids, nkids);
+	/* the spawns by call, for the second pass */
+	for (size_t j = 0; j < t->nthreads; j++)
+		if (t->threads[j].spawn_call >= 0)
+			ot->spawns[ot->nspawns++] = (struct spawn_at){
+				t->threads[j].spawn_call, (int32_t)j
+			};
+	qsort(ot->spawns, ot->nspawns, sizeof(*ot->spawns), by_ordinal);
 	for (size_t j = 0; j < t->nthreads; j++)
 		if (ot->emit[j])
 			thread_trace(ot, j);
@@ -708,9 +733,16 @@ static int spill_out(struct otlp *ot)
 	}
 	if (fseeko(ot->spill_file, 0, SEEK_END) ||
 	    (off = ftello(ot->spill_file)) < 0 ||
-	    fwrite(sp->p, 1, sp->n, ot->spill_file) != sp->n ||
 	    GROW(ot->chunks, ot->cap_chunks, ot->nchunks + 1))
 		return -EIO;
+	/* a block at a time: one write of megabytes makes the kernel's copy
+	 * into the page cache several times slower (export-chrome.c) */
+	for (size_t at = 0; at < sp->n; at += XBUF_SIZE) {
+		size_t k = sp->n - at < XBUF_SIZE ? sp->n - at : XBUF_SIZE;
+
+		if (fwrite(sp->p + at, 1, k, ot->spill_file) != k)
+			return -EIO;
+	}
 	ot->chunks[ot->nchunks] = (struct chunk){ off, sp->n, -1 };
 	if (sp->last >= 0)
 		ot->chunks[sp->last].next = (int32_t)ot->nchunks;
@@ -718,7 +750,9 @@ static int spill_out(struct otlp *ot)
 		sp->first = (int32_t)ot->nchunks;
 	sp->last = (int32_t)ot->nchunks++;
 	ot->held -= sp->n;
-	sp->n = 0;
+	free(sp->p); /* its room too: the budget holds what is held */
+	sp->p = NULL;
+	sp->n = sp->cap = 0;
 	return 0;
 }
 
@@ -751,7 +785,7 @@ static int spill_span(struct otlp *ot, const struct export_part *p, size_t i,
 	if (ot->line->err)
 		return -ENOMEM;
 	ot->spill[ot->cur].nspans++;
-	while (ot->held > SPILL_BUDGET) {
+	while (ot->held > export_otlp_spill_budget) {
 		int r = spill_out(ot);
 
 		if (r)
@@ -953,6 +987,7 @@ static void release(struct otlp *ot)
 			free(ot->fn[n]);
 	free(ot->fn);
 	free(ot->emit);
+	free(ot->seen);
 	free(ot->roots);
 	free(ot->own);
 	free(ot->own_set);
@@ -979,14 +1014,6 @@ static void release(struct otlp *ot)
 	free(ot->b);
 }
 
-static int by_ordinal(const void *a, const void *b)
-{
-	const struct spawn_at *x = a, *y = b;
-
-	return x->ord != y->ord ? (x->ord < y->ord ? -1 : 1)
-				: (x->th > y->th) - (x->th < y->th);
-}
-
 /* The per-thread arrays, the names, and the two passes. */
 static int setup(struct otlp *ot, const struct export_ctx *x,
 		 const struct export_source *src,
@@ -1002,8 +1029,8 @@ static int setup(struct otlp *ot, const struct export_ctx *x,
 	ot->o = o;
 	ot->b = malloc(sizeof(*ot->b));
 	ot->line = malloc(sizeof(*ot->line));
-	ot->fn = calloc(x->g->nnodes + 1, sizeof(char *));
 	ot->emit = calloc(nt, 1);
+	ot->seen = calloc(nt, 1);
 	ot->roots = calloc(nt, 1);
 	ot->own = calloc(nt, sizeof(*ot->own));
 	ot->own_set = calloc(nt, 1);
@@ -1016,7 +1043,7 @@ static int setup(struct otlp *ot, const struct export_ctx *x,
 	ot->th_trace_set = calloc(nt, 1);
 	ot->spawns = malloc(nt * sizeof(*ot->spawns));
 	ot->spill = calloc(t->nprocs + 1, sizeof(*ot->spill));
-	if (!ot->b || !ot->line || !ot->fn || !ot->emit || !ot->roots ||
+	if (!ot->b || !ot->line || !ot->seen || !ot->emit || !ot->roots ||
 	    !ot->own || !ot->own_set || !ot->spawn_ctx || !ot->spawner ||
 	    !ot->spawner_set || !ot->chains_self || !ot->sum ||
 	    !ot->th_trace || !ot->th_trace_set || !ot->spawns || !ot->spill)
@@ -1031,12 +1058,14 @@ static int setup(struct otlp *ot, const struct export_ctx *x,
 	for (size_t j = 0; j < t->nthreads; j++) {
 		ot->spawn_ctx[j] = -1;
 		ot->sum[j] = -1;
-		if (t->threads[j].spawn_call >= 0)
-			ot->spawns[ot->nspawns++] = (struct spawn_at){
-				t->threads[j].spawn_call, (int32_t)j
-			};
 	}
-	qsort(ot->spawns, ot->nspawns, sizeof(*ot->spawns), by_ordinal);
+	/* the clocks and the threads (the graph folded, when the source's
+	 * first pass folds it), then every call's spans spilled */
+	if ((ret = export_align((struct export_ctx *)x, src, first_part, ot)) ||
+	    (ret = settle_threads(ot)))
+		return ret;
+	if (!(ot->fn = calloc(x->g->nnodes + 1, sizeof(char *))))
+		return -ENOMEM;
 	for (size_t n = 0; n < x->g->nnodes; n++) {
 		char *p = NULL;
 		size_t len = 0;
@@ -1052,11 +1081,6 @@ static int setup(struct otlp *ot, const struct export_ctx *x,
 		p[len - 2] = '\0';
 		ot->fn[n] = p;
 	}
-	/* the clocks and the threads, then every call's spans spilled */
-	if ((ret = export_align((struct export_ctx *)x, src, first_part, ot)) ||
-	    (ret = settle_threads(ot)))
-		return ret;
-	ot->next_spawn = 0;
 	return src->pass(src, second_part, ot);
 }
 

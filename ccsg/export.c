@@ -12,6 +12,7 @@
 #include "export-buf.h"
 #include "export.h"
 #include "json.h"
+#include "stream.h"
 #include "usage.h"
 
 /* Plain printable ASCII, the common case, needs no escaping. */
@@ -211,12 +212,23 @@ static int64_t pair_err(const struct pair *p)
 	return (w < 0 ? -w : w) / 2 + ((w < 0 ? -w : w) & 1);
 }
 
+static void min_time(int64_t *base, int64_t v)
+{
+	if (v != CCSG_NONE && (*base == CCSG_NONE || v < *base))
+		*base = v;
+}
+
 struct aligning {
 	const struct export_ctx *x;
 	struct pair *v;
 	size_t n, cap;
 	struct hashmap m;
 	int64_t *weight; /* per host: calls with another host */
+	/* per host + 1 (0: unknown), the earliest stub start, and skeleton
+	 * start of a call the alignment cannot move (a probe missing) */
+	int64_t *min_c0, *min_s0;
+	int64_t same_clamped; /* calls within a host, outside their stub */
+	int unknown; /* a call between a host and an unknown one */
 	export_part_fn also;
 	void *arg;
 };
@@ -232,10 +244,22 @@ static int align_part(void *arg, const struct export_part *p)
 			b = ccsg_trace_host(t, c->server_proc);
 		int64_t lo, hi;
 
-		if (a < 0 || b < 0 || a == b || c->stub_start_ns == CCSG_NONE ||
-		    c->stub_end_exit_ns == CCSG_NONE ||
-		    c->skel_start_exit_ns == CCSG_NONE ||
-		    c->skel_end_ns == CCSG_NONE)
+		int whole = c->stub_start_ns != CCSG_NONE &&
+			    c->stub_end_exit_ns != CCSG_NONE &&
+			    c->skel_start_exit_ns != CCSG_NONE &&
+			    c->skel_end_ns != CCSG_NONE;
+
+		/* the earliest times: a whole call's skeleton ends inside its
+		 * stub (export_call_times()), its stub start is its earliest */
+		min_time(&al->min_c0[a + 1], c->stub_start_ns);
+		if (!whole)
+			min_time(&al->min_s0[b + 1], c->skel_start_exit_ns);
+		if (whole && a == b && /* one clock: as they are */
+		    (c->skel_start_exit_ns < c->stub_start_ns ||
+		     c->skel_end_ns > c->stub_end_exit_ns))
+			al->same_clamped++;
+		al->unknown |= whole && a != b && (a < 0 || b < 0);
+		if (a < 0 || b < 0 || a == b || !whole)
 			continue;
 		/* offset_b - offset_a in [c0 - s0, c1 - s1] */
 		lo = c->stub_start_ns - c->skel_start_exit_ns;
@@ -326,11 +350,35 @@ int export_align(struct export_ctx *x, const struct export_source *src,
 		x->hosts[h].via = x->hosts[h].ref = -1;
 		x->hosts[h].inconsistent = 0;
 	}
-	if (!(al.weight = calloc(t->nhosts + 1, sizeof(int64_t))))
+	al.weight = calloc(t->nhosts + 1, sizeof(int64_t));
+	al.min_c0 = malloc((t->nhosts + 1) * sizeof(int64_t));
+	al.min_s0 = malloc((t->nhosts + 1) * sizeof(int64_t));
+	if (!al.weight || !al.min_c0 || !al.min_s0)
 		goto out;
+	for (size_t h = 0; h <= t->nhosts; h++)
+		al.min_c0[h] = al.min_s0[h] = CCSG_NONE;
 	if ((ret = src->pass(src, align_part, &al)) ||
 	    (ret = span_hosts(x, &al)))
 		goto out;
+	/* a pair whose calls' intervals all hold its offset moves none of
+	 * them: else the bounds take a pass of their own */
+	x->bounds_pass = al.unknown;
+	for (size_t p = 0; p < al.n; p++) {
+		const struct pair *q = &al.v[p];
+		int64_t d = x->hosts[q->b].offset_ns - x->hosts[q->a].offset_ns;
+
+		x->bounds_pass |= d < q->lo || d > q->hi;
+	}
+	x->align_clamped = al.same_clamped;
+	x->align_base = CCSG_NONE;
+	for (size_t h = 0; h <= t->nhosts; h++) {
+		int64_t off = h ? x->hosts[h - 1].offset_ns : 0;
+
+		if (al.min_c0[h] != CCSG_NONE)
+			min_time(&x->align_base, al.min_c0[h] + off);
+		if (al.min_s0[h] != CCSG_NONE)
+			min_time(&x->align_base, al.min_s0[h] + off);
+	}
 	/* unix time: the reference's anchor, through the offsets */
 	for (size_t h = 0; h < t->nhosts; h++) {
 		struct export_host *e = &x->hosts[h];
@@ -341,6 +389,8 @@ int export_align(struct export_ctx *x, const struct export_source *src,
 out:
 	free(al.v);
 	free(al.weight);
+	free(al.min_c0);
+	free(al.min_s0);
 	hashmap_release(&al.m);
 	return ret;
 }
@@ -402,12 +452,6 @@ void export_proc_label(const struct export_ctx *x, int32_t proc, char *buf,
 		 export_exe(x, proc));
 }
 
-static void min_time(int64_t *base, int64_t v)
-{
-	if (v != CCSG_NONE && (*base == CCSG_NONE || v < *base))
-		*base = v;
-}
-
 static int bounds_part(void *arg, const struct export_part *p)
 {
 	struct export_ctx *x = arg;
@@ -428,10 +472,14 @@ int export_bounds(struct export_ctx *x, const struct export_source *src)
 	const struct ccsg_trace *t = x->t;
 	int ret;
 
-	x->base_ns = CCSG_NONE;
-	x->clamped = 0;
-	if ((ret = src->pass(src, bounds_part, x)))
-		return ret;
+	x->base_ns = x->align_base;
+	x->clamped = x->align_clamped;
+	if (x->bounds_pass) {
+		x->base_ns = CCSG_NONE;
+		x->clamped = 0;
+		if ((ret = src->pass(src, bounds_part, x)))
+			return ret;
+	}
 	for (size_t i = 0; i < t->nthreads; i++)
 		if (x->th_start[i] != CCSG_NONE)
 			min_time(&x->base_ns, export_time(x, t->threads[i].proc,
@@ -522,17 +570,137 @@ void export_source_loaded(struct export_source *src,
 	src->arg = g;
 }
 
-int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
-		    const struct idl_names *nm)
+struct stream_pass {
+	export_part_fn fn;
+	void *arg;
+	int err;
+};
+
+static int pass_chain(void *arg, const struct ccsg_graph *g,
+		      const struct ccsg_chain *ch, const int32_t *node,
+		      int64_t ord0)
 {
+	struct stream_pass *sp = arg;
 	const struct ccsg_trace *t = g->dscg->trace;
+	/* a stream's chain is its calls from 0 (stream.h) */
+	struct export_part p = { t,    t->calls, (size_t)ch->n,
+				 ord0, node,	 ccsg_graph_chain_self(g) };
+
+	if ((sp->err = sp->fn(sp->arg, &p)) == -ENOMEM)
+		sp->err = 0; /* the stream says it */
+	return sp->err ? sp->err : 0;
+}
+
+/* Fold the calls of t (opened) into g, each part to sp; then the end. */
+static int stream_fold(struct ccsg_trace *t, struct ccsg_dscg *d,
+		       struct ccsg_dims *dims, struct ccsg_graph *g,
+		       struct stream_pass *sp)
+{
+	const struct ccsg_stream_watch watch = { pass_chain, sp, NULL };
+	struct ccsg_graph *graphs[] = { g };
+	const int resources[] = { CCSG_RES_CPU };
+	struct export_part end;
+
+	if (ccsg_stream_build(d, t, dims, 0, graphs, resources, 1, &watch))
+		return sp->err ? sp->err : -1; /* a part's (a write), or said */
+	/* the end, while the trace's strings are there */
+	end = (struct export_part){ t,	  t->calls, 0, (int64_t)d->stats.calls,
+				    NULL, NULL };
+	return sp->fn(sp->arg, &end);
+}
+
+static int stream_pass(const struct export_source *src, export_part_fn fn,
+		       void *arg)
+{
+	struct export_stream *ss = (struct export_stream *)src->arg;
+	struct stream_pass sp = { fn, arg, 0 };
+	struct ccsg_trace t;
+	struct ccsg_dscg d;
+	struct ccsg_dims dims;
+	struct ccsg_graph g;
+	int ret;
+
+	if (!ss->folded) { /* the first: the graph */
+		ss->folded = 1;
+		if ((ret = stream_fold(&ss->t, &ss->d, &ss->dims, &ss->g,
+				       &sp)))
+			return ret;
+		if (ccsg_graph_name(&ss->g, ss->nm))
+			return fail("out of memory naming the CCSG of '%s'",
+				    ss->path);
+		return 0;
+	}
+	memset(&dims, 0, sizeof(dims));
+	if (ccsg_trace_open(&t, ss->path)) {
+		ret = -1;
+	} else if (ccsg_dims_hosts(&dims, &t)) {
+		ret = fail("out of memory");
+	} else if (!(ret = stream_fold(&t, &d, &dims, &g, &sp))) {
+		ccsg_graph_release(&g);
+		ccsg_dscg_release(&d);
+	}
+	ccsg_dims_release(&dims);
+	ccsg_trace_release(&t);
+	return ret;
+}
+
+int export_stream_open(struct export_stream *ss, const char *path,
+		       const struct idl_names *nm)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->path = path;
+	ss->nm = nm;
+	ss->src.pass = stream_pass;
+	ss->src.arg = ss;
+	if (ccsg_trace_open(&ss->t, path))
+		return -1;
+	if (ccsg_dims_hosts(&ss->dims, &ss->t))
+		return fail("out of memory");
+	/* what the export context needs of the graph before it is folded */
+	ss->g.dscg = &ss->d;
+	ss->g.dims = &ss->dims;
+	ss->d.trace = &ss->t;
+	return 0;
+}
+
+void export_stream_close(struct export_stream *ss)
+{
+	if (ss->folded) { /* a fold that failed released them */
+		ccsg_graph_release(&ss->g);
+		ccsg_dscg_release(&ss->d);
+	}
+	ccsg_dims_release(&ss->dims);
+	ccsg_trace_release(&ss->t);
+}
+
+void export_spawned(const struct export_ctx *x, uint8_t *seen,
+		    const struct ccsg_call *c, int64_t ord,
+		    void (*fn)(void *arg, int32_t th), void *arg)
+{
+	const struct ccsg_spawns *sp = &x->g->dscg->spawns;
+	int32_t head;
+
+	/* as ccsg_spawns_note() decides */
+	if (c->lost || !c->server_proc || c->server_function_id == CCSG_NONE)
+		return;
+	head = ccsg_spawns_first(sp, c->server_proc, c->server_function_id);
+	if (head < 0 || seen[head])
+		return;
+	seen[head] = 1;
+	for (int32_t th = head; th >= 0; th = ccsg_spawns_next(sp, th))
+		if (x->t->threads[th].spawn_call == ord)
+			fn(arg, th);
+}
+
+int export_ctx_init(struct export_ctx *x, const struct ccsg_trace *t,
+		    const struct ccsg_graph *g, const struct idl_names *nm)
+{
 	size_t nt = t->nthreads + 1, np = t->nprocs + 1;
 
 	memset(x, 0, sizeof(*x));
 	x->g = g;
 	x->t = t;
 	x->names = nm;
-	x->ncalls = g->dscg->stats.calls;
 	x->th_start = malloc(nt * sizeof(int64_t));
 	x->th_spawn = malloc(nt * sizeof(int64_t));
 	x->os_tid = calloc(nt, sizeof(int32_t));

@@ -52,7 +52,6 @@ struct export_ctx {
 	const struct ccsg_graph *g; /* its nodes, dims and thread_self */
 	const struct ccsg_trace *t; /* its threads, processes and hosts */
 	const struct idl_names *names;
-	size_t ncalls; /* the trace's */
 	/* per thread, in trace.threads order; CCSG_NONE when unknown */
 	int64_t *th_start, *th_spawn;
 	int32_t *os_tid; /* the system's thread id, 0 when unknown */
@@ -64,6 +63,10 @@ struct export_ctx {
 	int64_t clamped; /* server sides moved into their client's interval
 			  * (export_bounds()) */
 	int64_t base_ns; /* the earliest aligned time (chrome's zero) */
+	/* what export_align() tells export_bounds(): the earliest call
+	 * time, and the clamped calls, unless it takes another pass */
+	int64_t align_base, align_clamped;
+	int bounds_pass;
 };
 
 /*
@@ -128,12 +131,52 @@ void export_source_loaded(struct export_source *src,
 			  const struct ccsg_graph *g);
 
 /*
- * Read what g's trace lacks from its database (g->dscg->trace's file).
- * 0, or -1 after a fail().
+ * The trace at path (a file or a store URL) read chain by chain, never
+ * held: export_stream_open() reads all but the calls; the first pass of
+ * ss->src folds them into ss->g as `ccsg report` does (CPU, a dimension
+ * per host, a node per function; named from nm), which is complete only
+ * once that pass is done; each later pass reads them again (their nodes
+ * and Equation 1 are those of the first, the same trace read in the same
+ * order).  0, or -1 after a fail().
  */
-int export_ctx_init(struct export_ctx *x, const struct ccsg_graph *g,
-		    const struct idl_names *nm);
+struct export_stream {
+	struct export_source src;
+	const char *path;
+	const struct idl_names *nm;
+	struct ccsg_trace t;
+	struct ccsg_dscg d;
+	struct ccsg_dims dims;
+	struct ccsg_graph g;
+	int folded; /* the first pass is done */
+};
+int export_stream_open(struct export_stream *ss, const char *path,
+		       const struct idl_names *nm);
+void export_stream_close(struct export_stream *ss);
+
+/*
+ * Read what trace t lacks for g's export (its threads', processes' and
+ * hosts' columns) from its database.  g may still be folding (a
+ * stream's first pass).  0, or -1 after a fail().
+ */
+int export_ctx_init(struct export_ctx *x, const struct ccsg_trace *t,
+		    const struct ccsg_graph *g, const struct idl_names *nm);
 void export_ctx_release(struct export_ctx *x);
+
+/* The trace's calls (once the graph is folded). */
+static inline size_t export_ncalls(const struct export_ctx *x)
+{
+	return x->g->dscg->stats.calls;
+}
+
+/*
+ * The threads call c, the ord-th of the trace, spawned (dscg.h), each to
+ * fn, once its spawns are noted (a stream notes a part's before it shows
+ * it).  Only the first call of a skeleton of a process can spawn: seen,
+ * per thread, marks the keys met (zeroed before a pass).
+ */
+void export_spawned(const struct export_ctx *x, uint8_t *seen,
+		    const struct ccsg_call *c, int64_t ord,
+		    void (*fn)(void *arg, int32_t th), void *arg);
 
 /*
  * Align the hosts' clocks (x->hosts) from a pass over src's calls, which
@@ -142,7 +185,9 @@ void export_ctx_release(struct export_ctx *x);
  */
 int export_align(struct export_ctx *x, const struct export_source *src,
 		 export_part_fn also, void *arg);
-/* Then x->base_ns and x->clamped, from another pass. */
+/* Then x->base_ns and x->clamped: from what the alignment saw, or,
+ * when the offsets found leave calls of a pair of hosts outside their
+ * intervals (clocks that drift), from another pass. */
 int export_bounds(struct export_ctx *x, const struct export_source *src);
 
 /* Monotonic time mono of process proc on the aligned clock. */
@@ -200,6 +245,9 @@ struct export_otlp_opts {
 	long timeout_ms;
 };
 
+/* Bytes of spans held in memory before they spill to a temporary file
+ * (a variable for the tests). */
+extern size_t export_otlp_spill_budget;
 /* The whole trace as one ExportTraceServiceRequest. */
 int export_otlp(FILE *f, const struct export_ctx *x,
 		const struct export_source *src,

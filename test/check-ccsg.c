@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ccsg-fixture.h"
+#include "ccsg-export-compare.h"
 #include "ccsg-stream-compare.h"
 #include "ccsg.h"
 #include "latency.h"
@@ -99,6 +100,9 @@ static void load(struct loaded *l, const char *path, const char *groups, int by_
 	ck_assert_int_eq(ccsg_graph_name(&l->g, &l->nm), 0);
 	/* `ccsg report` streams: the same graph, node by node */
 	sc_compare(path, &l->g, groups);
+	/* and `ccsg export`: the same bytes */
+	if (!groups && !by_object)
+		xc_compare(path, &l->g);
 }
 
 static void unload(struct loaded *l, const char *path)

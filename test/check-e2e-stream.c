@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccsg-export-compare.h"
 #include "ccsg-stream-compare.h"
 #include "e2e-figure1.h"
 
@@ -32,6 +33,8 @@ static void assert_stream_equal(const char *db, int by_object, int resource)
 	idl_names_init(&nm);
 	ck_assert_int_eq(ccsg_graph_name(&g, &nm), 0);
 	sc_compare(db, &g, NULL);
+	if (!by_object && resource == CCSG_RES_CPU)
+		xc_compare(db, &g);
 	ccsg_graph_release(&g);
 	ccsg_dims_release(&dims);
 	ccsg_dscg_release(&d);

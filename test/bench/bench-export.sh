@@ -42,8 +42,8 @@ for format in folded chrome otlp; do
 		"$timer" -v -o "$dir/time" "$BUILD/ccsg" export --format="$format" \
 			--db "$dir/trace.db" -o "$dir/out" --timing 2> "$dir/err" ||
 			{ echo "bench-export: $format failed:" >&2; cat "$dir/err" >&2; exit 1; }
-		# "ccsg: N calls: loaded in X s, exported in Y s (Z calls/s)"
-		load=$(sed -n 's/.*loaded in \([0-9.]*\) s.*/\1/p' "$dir/err")
+		# "ccsg: N calls: read in X s, exported in Y s (Z calls/s)"
+		load=$(sed -n 's/.*read in \([0-9.]*\) s.*/\1/p' "$dir/err")
 		sed -n 's/.*exported in \([0-9.]*\) s.*/\1/p' "$dir/err" >> "$dir/export-s"
 		peak=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$dir/time")
 		size=$(( $(stat -c %s "$dir/out") / 1048576 ))
