@@ -46,8 +46,8 @@ static const struct opt export_opts[] = {
 	  "otlp --endpoint: tries again a request that failed N times "
 	  "(default 4)" },
 	{ "timing", X_TIMING, NULL,
-	  "say on standard error how long the export took (reading the "
-	  "trace included)" },
+	  "say on standard error how long the export took, the trace's "
+	  "readings included, and how many times it was read" },
 	CLI_OPT_DB,
 	CLI_OPT_IDL,
 	OPT_END
@@ -317,8 +317,10 @@ static int run(const struct export_cli *o)
 		size_t n = export_ncalls(&x);
 
 		fprintf(stderr,
-			"ccsg: %zu calls: exported in %.3f s (%.0f calls/s)\n",
-			n, t1 - t0, t1 > t0 ? (double)n / (t1 - t0) : 0.0);
+			"ccsg: %zu calls: exported in %.3f s (%.0f calls/s), "
+			"the trace read %zu times\n",
+			n, t1 - t0, t1 > t0 ? (double)n / (t1 - t0) : 0.0,
+			ss.passes);
 	}
 	ret = 0;
 out:

@@ -24,6 +24,8 @@
 #include "export.h"
 #include "json.h"
 
+struct pipe;
+
 struct chrome {
 	const struct export_ctx *x;
 	struct xbuf *b;
@@ -31,8 +33,7 @@ struct chrome {
 	char *lost;    /* CCSG_LOST_NAME as one */
 	uint8_t *role; /* per thread: R_* */
 	const struct export_part *p; /* the calls being written */
-	struct export_gather gather; /* small parts, gathered for the
-				      * formatter threads */
+	struct pipe *pipe;	     /* the formatter threads', or NULL */
 };
 
 enum { R_SERVES = 1, R_CALLS = 2 };
@@ -375,119 +376,119 @@ static void calls_range(struct chrome *ch, size_t from, size_t to)
 }
 
 /*
- * A large trace's calls are formatted by threads, a batch of calls each
- * at a time, into memory, and written by the caller in batch order (the
- * output is the same bytes): a million calls are some 900 MB of JSON,
- * formatting them is a CPU's second, the kernel's copy of them a third
- * of one more.  At most PAR_AHEAD batches wait to be written.
+ * A large trace's calls are formatted by threads as they are read: the
+ * reader copies them into a job of a batch of calls, formatter threads
+ * each format a job at a time into memory, and a writer thread writes the
+ * jobs in order (the output is the same bytes): a million calls are some
+ * 900 MB of JSON, formatting them is a CPU's second, the kernel's copy of
+ * them a third of one more, and a reading of the trace two more.  At most
+ * PAR_AHEAD jobs are in flight.
  */
 size_t export_chrome_par_batch = 8192;
 size_t export_chrome_par_min = 4 * 8192;
-#define PAR_BATCH export_chrome_par_batch
 #define PAR_AHEAD 8
 #define PAR_THREADS 4
 
-struct batch_out {
-	char *p;
-	size_t n;
-	int done, err;
-};
+enum { JOB_FREE, JOB_READY, JOB_TAKEN, JOB_DONE };
 
-/* Where a batch is formatted: kept from batch to batch, so that its
- * pages are faulted in once, not for every batch. */
-struct slot {
-	char *p;
+struct job {
+	struct export_gather calls; /* copied from the parts */
+	char *p;		    /* their events */
 	size_t n, cap;
+	int state, err;
 };
 
-static ssize_t slot_write(void *cookie, const char *buf, size_t n)
-{
-	struct slot *sl = cookie;
+struct pipe {
+	const struct chrome *ch;
+	FILE *f;
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* a job handed, formatted or written */
+	struct job job[PAR_AHEAD]; /* job k in job[k % PAR_AHEAD] */
+	size_t handed, taken, written;
+	int ending;
+	int comma; /* a ",\n" owed before the next events */
+	int err;   /* a write failed */
+	pthread_t th[PAR_THREADS], writer;
+	int nth, has_writer;
+};
 
-	if (sl->n + n > sl->cap) {
-		size_t cap = sl->cap ? sl->cap : 1 << 20;
+static ssize_t job_write(void *cookie, const char *buf, size_t n)
+{
+	struct job *j = cookie;
+
+	if (j->n + n > j->cap) {
+		size_t cap = j->cap ? j->cap : 1 << 20;
 		char *p;
 
-		while (cap < sl->n + n)
+		while (cap < j->n + n)
 			cap *= 2;
-		if (!(p = realloc(sl->p, cap)))
+		if (!(p = realloc(j->p, cap)))
 			return -1;
-		sl->p = p;
-		sl->cap = cap;
+		j->p = p;
+		j->cap = cap;
 	}
-	memcpy(sl->p + sl->n, buf, n);
-	sl->n += n;
+	memcpy(j->p + j->n, buf, n);
+	j->n += n;
 	return (ssize_t)n;
 }
 
-struct par {
-	const struct chrome *ch;
-	size_t ncalls, nbatches;
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* a batch done, a batch written */
-	size_t next;	     /* the next batch to take */
-	size_t written;	     /* batches the caller wrote */
-	struct batch_out *out;
-	/* batch k in slot k % (PAR_AHEAD + 1): the batches not yet written
-	 * and the one held back are never more */
-	struct slot slot[PAR_AHEAD + 1];
-};
-
-static int format_batch(struct par *pr, size_t k, struct batch_out *o)
+/* A job's calls into its memory (kept from job to job, so that its pages
+ * are faulted in once). */
+static int format_job(const struct chrome *proto, struct job *j)
 {
-	static const cookie_io_functions_t io = { .write = slot_write };
-	struct slot *sl = &pr->slot[k % (PAR_AHEAD + 1)];
-	struct chrome ch = *pr->ch;
-	size_t from = k * PAR_BATCH;
-	size_t to =
-		from + PAR_BATCH < pr->ncalls ? from + PAR_BATCH : pr->ncalls;
+	static const cookie_io_functions_t io = { .write = job_write };
+	struct chrome ch = *proto;
+	struct export_part p;
 	FILE *m;
 	int err;
 
-	sl->n = 0;
-	if (!(m = fopencookie(sl, "w", io)))
+	j->n = 0;
+	if (!(m = fopencookie(j, "w", io)))
 		return -1;
 	setvbuf(m, NULL, _IONBF, 0); /* the xbuf is the buffer */
 	if (!(ch.b = malloc(sizeof(*ch.b)))) {
 		fclose(m);
 		return -1;
 	}
+	export_gather_part(&j->calls, &p);
+	ch.p = &p;
 	xb_init(ch.b, m);
-	calls_range(&ch, from, to);
+	calls_range(&ch, 0, p.n);
 	xb_flush(ch.b);
 	err = ch.b->err;
 	free(ch.b);
-	if (fclose(m) || err)
-		return -1;
-	o->p = sl->p;
-	o->n = sl->n;
-	return 0;
+	return fclose(m) || err ? -1 : 0;
 }
 
 static void *formatter(void *arg)
 {
-	struct par *pr = arg;
+	struct pipe *pp = arg;
 
-	pthread_mutex_lock(&pr->lock);
+	pthread_mutex_lock(&pp->lock);
 	for (;;) {
-		size_t k = pr->next;
-		struct batch_out o = { 0 };
+		struct job *j;
 
-		if (k >= pr->nbatches)
-			break;
-		if (k >= pr->written + PAR_AHEAD) { /* the writer is behind */
-			pthread_cond_wait(&pr->cond, &pr->lock);
+		if (pp->taken == pp->handed) {
+			if (pp->ending)
+				break;
+			pthread_cond_wait(&pp->cond, &pp->lock);
 			continue;
 		}
-		pr->next++;
-		pthread_mutex_unlock(&pr->lock);
-		o.err = format_batch(pr, k, &o);
-		o.done = 1;
-		pthread_mutex_lock(&pr->lock);
-		pr->out[k] = o;
-		pthread_cond_broadcast(&pr->cond);
+		j = &pp->job[pp->taken++ % PAR_AHEAD];
+		j->state = JOB_TAKEN;
+		if (pp->err) { /* abandoned: its trace may be gone */
+			j->err = -1;
+			j->state = JOB_DONE;
+			pthread_cond_broadcast(&pp->cond);
+			continue;
+		}
+		pthread_mutex_unlock(&pp->lock);
+		j->err = format_job(pp->ch, j);
+		pthread_mutex_lock(&pp->lock);
+		j->state = JOB_DONE;
+		pthread_cond_broadcast(&pp->cond);
 	}
-	pthread_mutex_unlock(&pr->lock);
+	pthread_mutex_unlock(&pp->lock);
 	return NULL;
 }
 
@@ -496,88 +497,135 @@ static void *formatter(void *arg)
  * whole batch (8 MB) made the kernel's copy into the page cache five
  * times slower here (copy_folio_from_iter_atomic: 2.9 s a gigabyte).
  */
-static void put_raw(struct xbuf *b, const char *p, size_t n)
+static int put_raw(FILE *f, const char *p, size_t n)
 {
-	while (n && !b->err) {
+	while (n) {
 		size_t k = n < XBUF_SIZE ? n : XBUF_SIZE;
 
-		if (fwrite(p, 1, k, b->f) != k)
-			b->err = 1;
+		if (fwrite(p, 1, k, f) != k)
+			return -1;
 		p += k;
 		n -= k;
 	}
+	return 0;
+}
+
+/* The jobs' events in order, each but the last's trailing ",\n" owed to
+ * the next. */
+static void *writer(void *arg)
+{
+	struct pipe *pp = arg;
+
+	pthread_mutex_lock(&pp->lock);
+	for (;;) {
+		struct job *j = &pp->job[pp->written % PAR_AHEAD];
+		size_t n;
+
+		if (pp->written == pp->handed || j->state != JOB_DONE) {
+			if (pp->ending && pp->written == pp->handed)
+				break;
+			pthread_cond_wait(&pp->cond, &pp->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&pp->lock);
+		n = j->n;
+		if (j->err)
+			pp->err = 1;
+		if (n && !pp->err) {
+			int comma = n >= 2 && !memcmp(j->p + n - 2, ",\n", 2);
+
+			if ((pp->comma && put_raw(pp->f, ",\n", 2)) ||
+			    put_raw(pp->f, j->p, n - (comma ? 2 : 0)))
+				pp->err = 1;
+			pp->comma = comma;
+		}
+		pthread_mutex_lock(&pp->lock);
+		export_gather_clear(&j->calls);
+		j->state = JOB_FREE;
+		pp->written++;
+		pthread_cond_broadcast(&pp->cond);
+	}
+	pthread_mutex_unlock(&pp->lock);
+	return NULL;
+}
+
+/* The threads, once the header is written: -1 when none could be had. */
+static int pipe_start(struct pipe *pp, struct chrome *ch)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int want = cpus > PAR_THREADS ? PAR_THREADS : cpus > 1 ? (int)cpus : 2;
+	struct xbuf *b = ch->b;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->ch = ch;
+	pp->f = b->f;
+	pthread_mutex_init(&pp->lock, NULL);
+	pthread_cond_init(&pp->cond, NULL);
+	/* the header's last ",\n" is owed to the first events, if any */
+	if (b->n >= 2 && !memcmp(b->b + b->n - 2, ",\n", 2)) {
+		b->n -= 2;
+		pp->comma = 1;
+	}
+	xb_flush(b);
+	xb_pipe_end(b); /* the jobs go straight to the file, after it */
+	pp->has_writer = !pthread_create(&pp->writer, NULL, writer, pp);
+	while (pp->has_writer && pp->nth < want &&
+	       !pthread_create(&pp->th[pp->nth], NULL, formatter, pp))
+		pp->nth++;
+	return pp->has_writer && pp->nth ? 0 : -1;
+}
+
+/* Hand the job being filled to the formatters. */
+static void pipe_hand(struct pipe *pp)
+{
+	pthread_mutex_lock(&pp->lock);
+	pp->job[pp->handed % PAR_AHEAD].state = JOB_READY;
+	pp->handed++;
+	pthread_cond_broadcast(&pp->cond);
+	pthread_mutex_unlock(&pp->lock);
+}
+
+/* The job to fill next, once the writer is done with it. */
+static struct job *pipe_next(struct pipe *pp)
+{
+	struct job *j = &pp->job[pp->handed % PAR_AHEAD];
+
+	pthread_mutex_lock(&pp->lock);
+	while (j->state != JOB_FREE)
+		pthread_cond_wait(&pp->cond, &pp->lock);
+	pthread_mutex_unlock(&pp->lock);
+	return j;
 }
 
 /*
- * The calls through formatter threads, written to ch->b's file in order.
- * The buffer's writer thread is ended first (the batches are written
- * here, whole); the last batch with anything in it is held back until
- * the end, so the caller can take its trailing ",\n" off: it is left in
- * the buffer.  -1 when the threads could not be had: nothing written.
+ * The last job handed, every job written, the threads gone, before the
+ * pass's trace (the strings) is: the caller ends the list.  Abandoned
+ * (a pass that failed), the jobs left are not formatted.
  */
-static int calls_parallel(struct chrome *ch)
+static int pipe_end(struct pipe *pp, struct xbuf *b, int abandon)
 {
-	struct par pr = { .ch = ch, .ncalls = ch->p->n };
-	pthread_t th[PAR_THREADS];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nth = 0, want = cpus > PAR_THREADS ? PAR_THREADS
-			    : cpus > 1	       ? (int)cpus
-					       : 2;
-	struct batch_out held = { 0 };
+	struct job *j = &pp->job[pp->handed % PAR_AHEAD];
 
-	pr.nbatches = (pr.ncalls + PAR_BATCH - 1) / PAR_BATCH;
-	if (!(pr.out = calloc(pr.nbatches, sizeof(*pr.out))))
-		return -1;
-	pthread_mutex_init(&pr.lock, NULL);
-	pthread_cond_init(&pr.cond, NULL);
-	while (nth < want && !pthread_create(&th[nth], NULL, formatter, &pr))
-		nth++;
-	if (!nth) {
-		pthread_cond_destroy(&pr.cond);
-		pthread_mutex_destroy(&pr.lock);
-		free(pr.out);
-		return -1;
+	if (pp->has_writer && pp->nth && j->calls.n && !abandon)
+		pipe_hand(pp);
+	pthread_mutex_lock(&pp->lock);
+	pp->err |= abandon;
+	pp->ending = 1;
+	pthread_cond_broadcast(&pp->cond);
+	pthread_mutex_unlock(&pp->lock);
+	for (int i = 0; i < pp->nth; i++)
+		pthread_join(pp->th[i], NULL);
+	if (pp->has_writer)
+		pthread_join(pp->writer, NULL);
+	for (int i = 0; i < PAR_AHEAD; i++) {
+		export_gather_release(&pp->job[i].calls);
+		free(pp->job[i].p);
 	}
-	for (size_t k = 0; k < pr.nbatches; k++) {
-		struct batch_out o;
-
-		pthread_mutex_lock(&pr.lock);
-		while (!pr.out[k].done)
-			pthread_cond_wait(&pr.cond, &pr.lock);
-		o = pr.out[k];
-		pthread_mutex_unlock(&pr.lock);
-		if (o.err)
-			ch->b->err = 1;
-		if (o.n && !ch->b->err) {
-			if (!held.p) { /* the header is not the last: out */
-				xb_flush(ch->b);
-				xb_pipe_end(ch->b);
-			}
-			put_raw(ch->b, held.p, held.n);
-			held = o;
-		}
-		pthread_mutex_lock(&pr.lock);
-		pr.written = k + 1;
-		pthread_cond_broadcast(&pr.cond);
-		pthread_mutex_unlock(&pr.lock);
-	}
-	for (int i = 0; i < nth; i++)
-		pthread_join(th[i], NULL);
-	if (held.p) { /* the last events; their ",\n" whole in the buffer,
-		       * for the caller to take off */
-		int comma =
-			held.n >= 2 && !memcmp(held.p + held.n - 2, ",\n", 2);
-
-		put_raw(ch->b, held.p, held.n - (comma ? 2 : 0));
-		if (comma)
-			XB_LIT(ch->b, ",\n");
-	}
-	for (int i = 0; i <= PAR_AHEAD; i++)
-		free(pr.slot[i].p);
-	pthread_cond_destroy(&pr.cond);
-	pthread_mutex_destroy(&pr.lock);
-	free(pr.out);
-	return 0;
+	pthread_cond_destroy(&pp->cond);
+	pthread_mutex_destroy(&pp->lock);
+	if (pp->err)
+		b->err = 1;
+	return b->err ? -EIO : 0;
 }
 
 /* Which threads call and which serve. */
@@ -599,42 +647,46 @@ static int roles_part(void *arg, const struct export_part *p)
 	return 0;
 }
 
-/* The events of the calls of p, through the formatter threads when
- * there are enough of them. */
-static int write_calls(struct chrome *ch, const struct export_part *p)
-{
-	ch->p = p;
-	if (p->n < export_chrome_par_min || calls_parallel(ch))
-		calls_range(ch, 0, p->n);
-	ch->p = NULL;
-	return ch->b->err ? -EIO : 0;
-}
-
-/* A part of the stream: gathered with the next ones until there are
- * enough for the formatter threads. */
+/* A part's events: in order here, or copied into jobs of a batch of
+ * calls for the formatter threads. */
 static int write_part(void *arg, const struct export_part *p)
 {
 	struct chrome *ch = arg;
-	struct export_part all;
-	int ret;
+	struct pipe *pp = ch->pipe;
 
-	if (p->n >= export_chrome_par_min && !ch->gather.n)
-		return write_calls(ch, p);
-	if (export_gather_add(&ch->gather, p))
-		return -ENOMEM;
-	if (!ch->gather.n ||
-	    (p->n && ch->gather.n < export_chrome_par_min))
-		return 0; /* the end flushes what is left */
-	export_gather_part(&ch->gather, &all);
-	ret = write_calls(ch, &all);
-	export_gather_clear(&ch->gather);
-	return ret;
+	if (pp && !p->n) { /* the end: every job out while its trace is */
+		ch->pipe = NULL;
+		return pipe_end(pp, ch->b, 0);
+	}
+	if (!pp) {
+		ch->p = p;
+		calls_range(ch, 0, p->n);
+		ch->p = NULL;
+		return ch->b->err ? -EIO : 0;
+	}
+	for (size_t from = 0; from < p->n;) {
+		struct job *j = pipe_next(pp);
+		size_t room = export_chrome_par_batch > j->calls.n
+				      ? export_chrome_par_batch - j->calls.n
+				      : 1;
+		size_t to = p->n - from < room ? p->n : from + room;
+
+		if (export_gather_add(&j->calls, p, from, to))
+			return -ENOMEM;
+		if (j->calls.n >= export_chrome_par_batch)
+			pipe_hand(pp);
+		from = to;
+		if (pp->err)
+			return -EIO;
+	}
+	return 0;
 }
 
 int export_chrome(FILE *f, struct export_ctx *x, const struct export_source *src)
 {
 	const struct ccsg_trace *t = x->t;
 	struct chrome ch = { .x = x };
+	struct pipe pipe;
 	size_t nn = 0;
 	int ret = -ENOMEM;
 
@@ -661,7 +713,21 @@ int export_chrome(FILE *f, struct export_ctx *x, const struct export_source *src
 	metadata(&ch);
 	names(&ch);
 	threads(&ch);
+	memset(&pipe, 0, sizeof(pipe));
+	if (export_ncalls(x) >= export_chrome_par_min) {
+		if (!pipe_start(&pipe, &ch)) {
+			ch.pipe = &pipe;
+		} else { /* threads short: in order, as a small trace */
+			int comma = pipe.comma;
+
+			pipe_end(&pipe, ch.b, 0);
+			if (comma)
+				XB_LIT(ch.b, ",\n");
+		}
+	}
 	ret = src->pass(src, write_part, &ch);
+	if (ch.pipe) /* the pass failed before its end */
+		pipe_end(&pipe, ch.b, 1);
 	/* no comma after the last event: it is still in the buffer (a put
 	 * flushes before it appends) */
 	if (ch.b->n >= 2 && !memcmp(ch.b->b + ch.b->n - 2, ",\n", 2))
@@ -678,7 +744,6 @@ out:
 	free(ch.fn);
 	free(ch.lost);
 	free(ch.role);
-	export_gather_release(&ch.gather);
 	free(ch.b);
 	return ret;
 }

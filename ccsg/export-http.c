@@ -92,7 +92,7 @@ static int send_batch(const char *json, size_t len, size_t nspans, void *arg)
 		    s->url, why, s->requests, tries);
 }
 
-int export_otlp_send(const struct export_ctx *x,
+int export_otlp_send(struct export_ctx *x,
 		     const struct export_source *src,
 		     const struct export_otlp_opts *o, const char *url)
 {

@@ -1015,7 +1015,7 @@ static void release(struct otlp *ot)
 }
 
 /* The per-thread arrays, the names, and the two passes. */
-static int setup(struct otlp *ot, const struct export_ctx *x,
+static int setup(struct otlp *ot, struct export_ctx *x,
 		 const struct export_source *src,
 		 const struct export_otlp_opts *o, FILE *f)
 {
@@ -1061,7 +1061,7 @@ static int setup(struct otlp *ot, const struct export_ctx *x,
 	}
 	/* the clocks and the threads (the graph folded, when the source's
 	 * first pass folds it), then every call's spans spilled */
-	if ((ret = export_align((struct export_ctx *)x, src, first_part, ot)) ||
+	if ((ret = export_align(x, src, first_part, ot)) ||
 	    (ret = settle_threads(ot)))
 		return ret;
 	if (!(ot->fn = calloc(x->g->nnodes + 1, sizeof(char *))))
@@ -1084,7 +1084,7 @@ static int setup(struct otlp *ot, const struct export_ctx *x,
 	return src->pass(src, second_part, ot);
 }
 
-int export_otlp(FILE *f, const struct export_ctx *x,
+int export_otlp(FILE *f, struct export_ctx *x,
 		const struct export_source *src,
 		const struct export_otlp_opts *o)
 {
@@ -1101,7 +1101,7 @@ int export_otlp(FILE *f, const struct export_ctx *x,
 	return ret;
 }
 
-int export_otlp_batches(const struct export_ctx *x,
+int export_otlp_batches(struct export_ctx *x,
 			const struct export_source *src,
 			const struct export_otlp_opts *o, export_batch_fn fn,
 			void *arg)

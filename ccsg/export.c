@@ -504,38 +504,48 @@ static int loaded_pass(const struct export_source *src, export_part_fn fn,
 	return ret ? ret : fn(arg, &end);
 }
 
-int export_gather_add(struct export_gather *gt, const struct export_part *p)
+int export_gather_add(struct export_gather *gt, const struct export_part *p,
+		      size_t from, size_t to)
 {
-	size_t base = gt->n;
+	const struct ccsg_trace *t = p->t;
+	size_t base = gt->n, n = to - from;
 	int32_t last = -1;
 
-	gt->t = *p->t; /* its strings as they are now */
-	if (!p->n)
+	if (!n)
 		return 0;
-	if (GROW(gt->calls, gt->cap, gt->n + p->n) ||
-	    GROW(gt->node, gt->cap_node, gt->n + p->n) ||
-	    GROW(gt->self, gt->cap_self, gt->n + p->n))
+	if (GROW(gt->calls, gt->cap, gt->n + n) ||
+	    GROW(gt->node, gt->cap_node, gt->n + n) ||
+	    GROW(gt->self, gt->cap_self, gt->n + n) ||
+	    GROW(gt->strings, gt->cap_strings, t->nstrings + 1))
 		return -ENOMEM;
+	/* the strings interned since the last range */
+	if (t->nstrings > gt->nstrings) {
+		memcpy(gt->strings + gt->nstrings, t->strings + gt->nstrings,
+		       (t->nstrings - gt->nstrings) * sizeof(char *));
+		gt->nstrings = t->nstrings;
+	}
 	if (!gt->n)
-		gt->ord0 = p->ord0;
-	for (size_t i = 0; i < p->n; i++) {
+		gt->ord0 = p->ord0 + (int64_t)from;
+	for (size_t i = 0; i < n; i++) {
 		struct ccsg_call *c = &gt->calls[base + i];
 
-		*c = p->calls[i];
+		*c = p->calls[from + i];
 		/* a part's chains are few and in order: renumber the runs */
 		if (c->chain != last) {
 			if (GROW(gt->chains, gt->cap_chains, gt->nchains + 1))
 				return -ENOMEM;
-			gt->chains[gt->nchains++] = p->t->chains[c->chain];
+			gt->chains[gt->nchains++] = t->chains[c->chain];
 			last = c->chain;
 		}
 		c->chain = (int32_t)gt->nchains - 1;
-		if (c->parent >= 0)
-			c->parent += (int32_t)base;
+		c->parent = c->parent >= (int32_t)from && c->parent < (int32_t)to
+				    ? c->parent - (int32_t)from + (int32_t)base
+				    : -1;
 	}
-	memcpy(gt->node + base, p->node, p->n * sizeof(*p->node));
-	memcpy(gt->self + base, p->self, p->n * sizeof(*p->self));
-	gt->n += p->n;
+	memcpy(gt->node + base, p->node + from, n * sizeof(*p->node));
+	memcpy(gt->self + base, p->self + from, n * sizeof(*p->self));
+	gt->n += n;
+	gt->t = *t;
 	return 0;
 }
 
@@ -545,6 +555,8 @@ void export_gather_part(struct export_gather *gt, struct export_part *p)
 	gt->t.nchains = gt->nchains;
 	gt->t.calls = gt->calls;
 	gt->t.ncalls = gt->n;
+	gt->t.strings = gt->strings;
+	gt->t.nstrings = gt->nstrings;
 	*p = (struct export_part){ &gt->t,    gt->calls, gt->n,
 				   gt->ord0,  gt->node,	 gt->self };
 }
@@ -560,6 +572,7 @@ void export_gather_release(struct export_gather *gt)
 	free(gt->node);
 	free(gt->self);
 	free(gt->chains);
+	free(gt->strings);
 	memset(gt, 0, sizeof(*gt));
 }
 
@@ -620,6 +633,7 @@ static int stream_pass(const struct export_source *src, export_part_fn fn,
 	struct ccsg_graph g;
 	int ret;
 
+	ss->passes++;
 	if (!ss->folded) { /* the first: the graph */
 		ss->folded = 1;
 		if ((ret = stream_fold(&ss->t, &ss->d, &ss->dims, &ss->g,

@@ -103,23 +103,29 @@ struct export_source {
 };
 
 /*
- * Small parts copied into one, in order (the chrome formatter's threads
- * want thousands of calls at a time): their chains and parents
- * renumbered, their trace's other fields (strings) shared.  The parts
- * are consecutive: each one's ord0 follows the last's calls.
+ * Calls of parts copied into one part, in order (the chrome formatter's
+ * threads format a batch while the next parts are read): their chains
+ * and parents renumbered (a parent left out: -1), their trace's string
+ * table copied (the strings stay; the table may move as the reading
+ * goes on).  The calls are consecutive: each range's ordinals follow the
+ * last's.
  */
 struct export_gather {
 	struct ccsg_call *calls;
 	int32_t *node;
 	int64_t *self;
 	struct ccsg_chain *chains;
-	size_t n, cap, cap_node, cap_self, nchains, cap_chains;
+	char **strings;
+	size_t n, cap, cap_node, cap_self, nchains, cap_chains, nstrings,
+		cap_strings;
 	int64_t ord0;
-	struct ccsg_trace t; /* the parts' trace, with these chains */
+	struct ccsg_trace t; /* the parts' trace, with these chains and
+			      * strings */
 };
 
-/* 0 or -ENOMEM. */
-int export_gather_add(struct export_gather *gt, const struct export_part *p);
+/* Part p's calls [from, to): 0 or -ENOMEM. */
+int export_gather_add(struct export_gather *gt, const struct export_part *p,
+		      size_t from, size_t to);
 /* The part of the calls gathered (valid until the next add). */
 void export_gather_part(struct export_gather *gt, struct export_part *p);
 void export_gather_clear(struct export_gather *gt);
@@ -147,7 +153,8 @@ struct export_stream {
 	struct ccsg_dscg d;
 	struct ccsg_dims dims;
 	struct ccsg_graph g;
-	int folded; /* the first pass is done */
+	int folded;    /* the first pass is done */
+	size_t passes; /* readings of the calls */
 };
 int export_stream_open(struct export_stream *ss, const char *path,
 		       const struct idl_names *nm);
@@ -249,7 +256,7 @@ struct export_otlp_opts {
  * (a variable for the tests). */
 extern size_t export_otlp_spill_budget;
 /* The whole trace as one ExportTraceServiceRequest. */
-int export_otlp(FILE *f, const struct export_ctx *x,
+int export_otlp(FILE *f, struct export_ctx *x,
 		const struct export_source *src,
 		const struct export_otlp_opts *o);
 
@@ -259,7 +266,7 @@ int export_otlp(FILE *f, const struct export_ctx *x,
  */
 typedef int (*export_batch_fn)(const char *json, size_t len, size_t nspans,
 			       void *arg);
-int export_otlp_batches(const struct export_ctx *x,
+int export_otlp_batches(struct export_ctx *x,
 			const struct export_source *src,
 			const struct export_otlp_opts *o, export_batch_fn fn,
 			void *arg);
@@ -270,7 +277,7 @@ int export_otlp_batches(const struct export_ctx *x,
  * or answers 429, 502, 503 or 504 (waiting 100 ms, doubling), any other
  * answer but 2xx is a refusal.  0, or -1 after one fail() line.
  */
-int export_otlp_send(const struct export_ctx *x,
+int export_otlp_send(struct export_ctx *x,
 		     const struct export_source *src,
 		     const struct export_otlp_opts *o, const char *url);
 
