@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "array.h"
 #include "export-buf.h"
@@ -52,7 +53,7 @@ struct spill {
 
 struct chunk {
 	off_t off;
-	size_t len;
+	size_t len, raw; /* compressed, and not */
 	int32_t next;
 };
 
@@ -95,6 +96,8 @@ struct otlp {
 	struct chunk *chunks;
 	size_t nchunks, cap_chunks, held;
 	FILE *spill_file;
+	char *z; /* a chunk compressed, or read */
+	size_t cap_z;
 	int32_t cur;		/* the process a span is formatted for */
 	struct xbuf *line;	/* formats it, into that process's spill */
 	FILE *line_file;
@@ -709,6 +712,7 @@ static int spill_out(struct otlp *ot)
 	size_t np = ot->x->t->nprocs + 1, big = 0;
 	struct spill *sp;
 	off_t off;
+	size_t zn;
 
 	for (size_t q = 1; q < np; q++)
 		if (ot->spill[q].n > ot->spill[big].n)
@@ -731,19 +735,26 @@ static int spill_out(struct otlp *ot)
 			return -EIO;
 		}
 	}
+	if (GROW(ot->chunks, ot->cap_chunks, ot->nchunks + 1) ||
+	    GROW(ot->z, ot->cap_z, ZSTD_compressBound(sp->n)))
+		return -ENOMEM;
 	if (fseeko(ot->spill_file, 0, SEEK_END) ||
-	    (off = ftello(ot->spill_file)) < 0 ||
-	    GROW(ot->chunks, ot->cap_chunks, ot->nchunks + 1))
+	    (off = ftello(ot->spill_file)) < 0)
 		return -EIO;
-	/* a block at a time: one write of megabytes makes the kernel's copy
-	 * into the page cache several times slower (export-chrome.c) */
-	for (size_t at = 0; at < sp->n; at += XBUF_SIZE) {
-		size_t k = sp->n - at < XBUF_SIZE ? sp->n - at : XBUF_SIZE;
+	/* compressed (spans are alike: a tenth of the bytes to copy into
+	 * the page cache and back), a block at a time: one write of
+	 * megabytes makes the kernel's copy several times slower
+	 * (export-chrome.c) */
+	zn = ZSTD_compress(ot->z, ot->cap_z, sp->p, sp->n, 1);
+	if (ZSTD_isError(zn))
+		return -ENOMEM;
+	for (size_t at = 0; at < zn; at += XBUF_SIZE) {
+		size_t k = zn - at < XBUF_SIZE ? zn - at : XBUF_SIZE;
 
-		if (fwrite(sp->p + at, 1, k, ot->spill_file) != k)
+		if (fwrite(ot->z + at, 1, k, ot->spill_file) != k)
 			return -EIO;
 	}
-	ot->chunks[ot->nchunks] = (struct chunk){ off, sp->n, -1 };
+	ot->chunks[ot->nchunks] = (struct chunk){ off, zn, sp->n, -1 };
 	if (sp->last >= 0)
 		ot->chunks[sp->last].next = (int32_t)ot->nchunks;
 	else
@@ -908,16 +919,19 @@ static int put_spill(struct otlp *ot, int32_t q, size_t batch, int *first)
 
 	for (int32_t k = sp->first; k >= 0; k = ot->chunks[k].next) {
 		const struct chunk *c = &ot->chunks[k];
-		char *buf = malloc(c->len + 1);
+		char *buf = malloc(c->raw + 1);
 
-		if (!buf)
+		if (!buf || GROW(ot->z, ot->cap_z, c->len)) {
+			free(buf);
 			return -ENOMEM;
+		}
 		if (fseeko(ot->spill_file, c->off, SEEK_SET) ||
-		    fread(buf, 1, c->len, ot->spill_file) != c->len) {
+		    fread(ot->z, 1, c->len, ot->spill_file) != c->len ||
+		    ZSTD_decompress(buf, c->raw, ot->z, c->len) != c->raw) {
 			free(buf);
 			return -EIO;
 		}
-		ret = put_lines(ot, q, batch, first, buf, c->len);
+		ret = put_lines(ot, q, batch, first, buf, c->raw);
 		free(buf);
 		if (ret)
 			return ret;
@@ -1006,6 +1020,7 @@ static void release(struct otlp *ot)
 			free(ot->spill[q].p);
 	free(ot->spill);
 	free(ot->chunks);
+	free(ot->z);
 	if (ot->spill_file)
 		fclose(ot->spill_file);
 	if (ot->line_file)
