@@ -61,7 +61,7 @@ struct folded {
 	struct hashmap trie; /* (parent + 1, frame) -> stack */
 	struct rel *rel;
 	size_t nrel, cap_rel;
-	struct hashmap rel_trie; /* (ctx/parent, frame) -> rel */
+	struct hashmap rel_trie; /* (parent or context, frame) -> rel */
 	struct frame *frames;
 	char **text; /* per frame, once named */
 	size_t nframes, cap_frames;
@@ -248,27 +248,17 @@ static size_t call_path(struct folded *fo, const struct export_part *p,
 static int32_t rel_of(struct folded *fo, int32_t ctx, int32_t parent,
 		      int32_t frame, int32_t dim)
 {
-	/* a root's key: its context; the others' their parent */
-	uint64_t key = parent >= 0 ? hashmap_key2((uint32_t)parent,
-						  (uint32_t)frame)
-				   : hashmap_key2((uint32_t)(ctx + 1), 0) ^
-					     ((uint64_t)1 << 63) ^
-					     (uint64_t)frame << 31;
+	/* a root's key: its context (the top bit set); the others' their
+	 * parent */
+	uint32_t up = parent >= 0 ? (uint32_t)parent
+				  : (uint32_t)1 << 31 | (uint32_t)(ctx + 1);
+	uint64_t key = hashmap_key2(up, (uint32_t)frame);
 	int32_t i = hashmap_get(&fo->rel_trie, key);
 
-	/* the root key can collide in principle: check it is ours */
-	if (i >= 0 && fo->rel[i].ctx == ctx && fo->rel[i].parent == parent &&
-	    fo->rel[i].frame == frame)
+	if (i >= 0)
 		return i;
-	if (i >= 0) { /* a collision: a slow search, never met in practice */
-		for (size_t r = 0; r < fo->nrel; r++)
-			if (fo->rel[r].ctx == ctx &&
-			    fo->rel[r].parent == parent &&
-			    fo->rel[r].frame == frame)
-				return (int32_t)r;
-	}
 	if (GROW(fo->rel, fo->cap_rel, fo->nrel + 1) ||
-	    (i < 0 && hashmap_put(&fo->rel_trie, key, (int32_t)fo->nrel) < 0))
+	    hashmap_put(&fo->rel_trie, key, (int32_t)fo->nrel) < 0)
 		return -ENOMEM;
 	fo->rel[fo->nrel] =
 		(struct rel){ ctx, parent, frame, dim, 0, 0, 0, TODO };

@@ -301,7 +301,9 @@ static void assert_all_same(struct e2e *t, const char *db, const char *url)
 		{ "latency", "--format=json", NULL },
 		{ "dscg", "--format=json", NULL },
 		{ "export", "--format=folded", NULL },
+		{ "export", "--format=folded", "--weight=latency", NULL },
 		{ "export", "--format=otlp", NULL },
+		{ "export", "--format=chrome", NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++)
@@ -590,6 +592,9 @@ START_TEST(test_scale)
 		    (const char *const[]){ "report", "--format=json", NULL });
 	assert_same(&t, t.db, CH_URL("scale"),
 		    (const char *const[]){ "export", "--format=folded", NULL });
+	/* some 130 MB of spans: past the spill's budget */
+	assert_same(&t, t.db, CH_URL("scale"),
+		    (const char *const[]){ "export", "--format=otlp", NULL });
 	assert_same(&t, t.db, CH_URL("scale"),
 		    (const char *const[]){ "latency", "--format=json", NULL });
 	assert_same(&t, t.db, CH_URL("scale"),
