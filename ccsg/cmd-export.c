@@ -241,12 +241,11 @@ static int write_file(struct export_ctx *x, const struct export_source *src,
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	if (ret) {
-		ret = ret == -1	       ? -1 /* said */
-		      : ret == -ENOMEM ? fail("out of memory writing '%s'",
-					      o->output)
-				       : fail("cannot write '%s': %s",
-					      o->output,
-					      strerror(errno ? errno : EIO));
+		ret = ret == -1 ? -1 /* said */
+		      : ret == -ENOMEM
+			      ? fail("out of memory writing '%s'", o->output)
+			      : fail("cannot write '%s': %s", o->output,
+				     strerror(errno ? errno : EIO));
 		goto fail;
 	}
 	if (rename(tmp, o->output)) {

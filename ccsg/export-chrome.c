@@ -207,7 +207,8 @@ static void threads(struct chrome *ch)
 					     ? export_time(x, th->proc,
 							   x->th_spawn[i])
 					     : s;
-			int64_t id = 2 * (int64_t)export_ncalls(x) + 1 + (int64_t)i;
+			int64_t id =
+				2 * (int64_t)export_ncalls(x) + 1 + (int64_t)i;
 
 			XB_LIT(b, "{\"ph\":\"s\",\"cat\":\"spawn\","
 				  "\"name\":\"spawn\",\"id\":");
@@ -402,7 +403,7 @@ struct pipe {
 	const struct chrome *ch;
 	FILE *f;
 	pthread_mutex_t lock;
-	pthread_cond_t cond; /* a job handed, formatted or written */
+	pthread_cond_t cond;	   /* a job handed, formatted or written */
 	struct job job[PAR_AHEAD]; /* job k in job[k % PAR_AHEAD] */
 	size_t handed, taken, written;
 	int ending;
@@ -682,7 +683,8 @@ static int write_part(void *arg, const struct export_part *p)
 	return 0;
 }
 
-int export_chrome(FILE *f, struct export_ctx *x, const struct export_source *src)
+int export_chrome(FILE *f, struct export_ctx *x,
+		  const struct export_source *src)
 {
 	const struct ccsg_trace *t = x->t;
 	struct chrome ch = { .x = x };

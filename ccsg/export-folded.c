@@ -79,12 +79,12 @@ struct folded {
 	size_t at_n;
 	int err;
 	/* per thread */
-	uint8_t *seen; /* export_spawned()'s */
+	uint8_t *seen;	    /* export_spawned()'s */
 	int32_t *spawn_rel; /* the rel of the call that spawned it */
 	int32_t *spawn_ctx; /* that call's context */
 	size_t *spawn_key, *spawn_nkey;
-	int64_t *root_lat;    /* latency of the calls of its chains' roots */
-	int32_t *th_stack;    /* its stack, SKIP, TODO or OPEN */
+	int64_t *root_lat; /* latency of the calls of its chains' roots */
+	int32_t *th_stack; /* its stack, SKIP, TODO or OPEN */
 	size_t *th_key, *th_nkey;
 };
 
@@ -95,8 +95,8 @@ enum { K_CALL, K_TOP, K_THREAD };
  * end: the graph's nodes are named once every chain is folded. */
 struct frame {
 	int kind;
-	int32_t a; /* the host (K_CALL, K_THREAD), the process (K_TOP) */
-	int32_t b; /* the function node (K_CALL), main or not (K_TOP) */
+	int32_t a;    /* the host (K_CALL, K_THREAD), the process (K_TOP) */
+	int32_t b;    /* the function node (K_CALL), main or not (K_TOP) */
 	int untraced; /* K_CALL: no server side */
 };
 
@@ -108,8 +108,8 @@ static uint64_t frame_key(int kind, uint32_t a, uint32_t b)
 /* The frame f: its id or -ENOMEM. */
 static int32_t frame_of(struct folded *fo, const struct frame *f)
 {
-	uint64_t key = frame_key(f->kind, (uint32_t)(f->a + 1),
-				 (uint32_t)(f->b + 1));
+	uint64_t key =
+		frame_key(f->kind, (uint32_t)(f->a + 1), (uint32_t)(f->b + 1));
 	int32_t i = hashmap_get(&fo->frame_ids, key);
 
 	if (i >= 0)
@@ -163,8 +163,9 @@ static int32_t call_frame(struct folded *fo, const struct ccsg_call *c,
 {
 	/* the host of an untraced server is none: one frame with those of
 	 * unknown hosts, as its key says */
-	const struct frame f = { K_CALL, ccsg_trace_host(fo->x->t, c->server_proc),
-				 n, !c->server_proc };
+	const struct frame f = { K_CALL,
+				 ccsg_trace_host(fo->x->t, c->server_proc), n,
+				 !c->server_proc };
 
 	return frame_of(fo, &f);
 }
@@ -425,8 +426,8 @@ static int first_key(struct folded *fo, int32_t s, size_t a, size_t na,
 
 		if (!c)
 			c = na > st->nkey ? 1
-					  : key_cmp(fo->keys + b, nb,
-						    sk + na, st->nkey - na);
+					  : key_cmp(fo->keys + b, nb, sk + na,
+						    st->nkey - na);
 		if (c >= 0)
 			return 0;
 	}
@@ -475,8 +476,8 @@ static int32_t thread_stack(struct folded *fo, int32_t j)
 		return -ENOMEM;
 	if (parent < -1)
 		return fo->th_stack[j] = SKIP;
-	if ((f = thread_frame(fo, j, th->spawn_call < 0 &&
-					     th->parent_thread < 0)) < 0 ||
+	if ((f = thread_frame(
+		     fo, j, th->spawn_call < 0 && th->parent_thread < 0)) < 0 ||
 	    (s = stack_of(fo, parent, f)) < 0 ||
 	    (k = key_room(fo, pn + sn + 1)) < 0)
 		return -ENOMEM;

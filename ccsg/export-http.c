@@ -92,8 +92,7 @@ static int send_batch(const char *json, size_t len, size_t nspans, void *arg)
 		    s->url, why, s->requests, tries);
 }
 
-int export_otlp_send(struct export_ctx *x,
-		     const struct export_source *src,
+int export_otlp_send(struct export_ctx *x, const struct export_source *src,
 		     const struct export_otlp_opts *o, const char *url)
 {
 	struct sender s = { .url = url, .o = o };

@@ -65,8 +65,8 @@ struct otlp {
 	struct xbuf *b;
 	char **fn; /* per CCSG node: its name, JSON-escaped, no quotes */
 	/* per thread */
-	uint8_t *emit;	/* it has a span */
-	uint8_t *roots; /* a chain it started has calls */
+	uint8_t *emit;		      /* it has a span */
+	uint8_t *roots;		      /* a chain it started has calls */
 	uint8_t (*own)[DB_CHAIN_LEN]; /* the first chain it started */
 	uint8_t *own_set;
 	int32_t *spawn_ctx; /* the thread that started the spawning chain */
@@ -81,7 +81,7 @@ struct otlp {
 	struct spawn_at {
 		int64_t ord;
 		int32_t th;
-	} *spawns;
+	} * spawns;
 	size_t nspawns, next_spawn;
 	/* the call whose spawns are being noted (the first pass) */
 	const struct export_part *at_p;
@@ -98,8 +98,8 @@ struct otlp {
 	FILE *spill_file;
 	char *z; /* a chunk compressed, or read */
 	size_t cap_z;
-	int32_t cur;		/* the process a span is formatted for */
-	struct xbuf *line;	/* formats it, into that process's spill */
+	int32_t cur;	   /* the process a span is formatted for */
+	struct xbuf *line; /* formats it, into that process's spill */
 	FILE *line_file;
 	/* batching */
 	size_t in_batch, batches;
@@ -317,8 +317,8 @@ static int settle_threads(struct otlp *ot)
 	const struct ccsg_trace *t = ot->x->t;
 	size_t nt = t->nthreads + 1;
 	int32_t **kids = calloc(nt, sizeof(*kids));
-	size_t *nkids = calloc(nt, sizeof(size_t)), *cap = calloc(nt,
-								  sizeof(size_t));
+	size_t *nkids = calloc(nt, sizeof(size_t)),
+	       *cap = calloc(nt, sizeof(size_t));
 	int ret = -ENOMEM;
 
 	if (!kids || !nkids || !cap)
@@ -352,9 +352,9 @@ static int settle_threads(struct otlp *ot)
 	/* the spawns by call, for the second pass */
 	for (size_t j = 0; j < t->nthreads; j++)
 		if (t->threads[j].spawn_call >= 0)
-			ot->spawns[ot->nspawns++] = (struct spawn_at){
-				t->threads[j].spawn_call, (int32_t)j
-			};
+			ot->spawns[ot->nspawns++] =
+				(struct spawn_at){ t->threads[j].spawn_call,
+						   (int32_t)j };
 	qsort(ot->spawns, ot->nspawns, sizeof(*ot->spawns), by_ordinal);
 	for (size_t j = 0; j < t->nthreads; j++)
 		if (ot->emit[j])
@@ -508,8 +508,8 @@ static const char *object_address(const struct ccsg_trace *t,
 	return NULL;
 }
 
-static void call_attrs(struct otlp *ot, const struct export_part *p,
-		       size_t i, int server)
+static void call_attrs(struct otlp *ot, const struct export_part *p, size_t i,
+		       int server)
 {
 	const struct export_ctx *x = ot->x;
 	const struct ccsg_trace *t = p->t;
@@ -570,8 +570,8 @@ static void call_attrs(struct otlp *ot, const struct export_part *p,
 
 /* ,"parentSpanId":... and the times, attributes, links of a span whose
  * ids are written. */
-static void span_tail(struct otlp *ot, uint64_t parent, int32_t proc,
-		      int64_t s, int64_t e)
+static void span_tail(struct otlp *ot, uint64_t parent, int32_t proc, int64_t s,
+		      int64_t e)
 {
 	struct xbuf *b = ot->b;
 
@@ -823,7 +823,8 @@ static int second_part(void *arg, const struct export_part *p)
 		ot->desc[i] = 0;
 		while (ot->next_spawn < ot->nspawns &&
 		       ot->spawns[ot->next_spawn].ord <= ord) {
-			const struct spawn_at *sa = &ot->spawns[ot->next_spawn++];
+			const struct spawn_at *sa =
+				&ot->spawns[ot->next_spawn++];
 
 			if (sa->ord == ord && ot->sum[sa->th] > 0)
 				ot->desc[i] += ot->sum[sa->th];
@@ -1060,8 +1061,8 @@ static int setup(struct otlp *ot, struct export_ctx *x,
 	ot->spill = calloc(t->nprocs + 1, sizeof(*ot->spill));
 	if (!ot->b || !ot->line || !ot->seen || !ot->emit || !ot->roots ||
 	    !ot->own || !ot->own_set || !ot->spawn_ctx || !ot->spawner ||
-	    !ot->spawner_set || !ot->chains_self || !ot->sum ||
-	    !ot->th_trace || !ot->th_trace_set || !ot->spawns || !ot->spill)
+	    !ot->spawner_set || !ot->chains_self || !ot->sum || !ot->th_trace ||
+	    !ot->th_trace_set || !ot->spawns || !ot->spill)
 		return -ENOMEM;
 	if (!(ot->line_file = fopencookie(ot, "w", io)))
 		return -ENOMEM;
@@ -1099,8 +1100,7 @@ static int setup(struct otlp *ot, struct export_ctx *x,
 	return src->pass(src, second_part, ot);
 }
 
-int export_otlp(FILE *f, struct export_ctx *x,
-		const struct export_source *src,
+int export_otlp(FILE *f, struct export_ctx *x, const struct export_source *src,
 		const struct export_otlp_opts *o)
 {
 	struct otlp ot;
@@ -1116,8 +1116,7 @@ int export_otlp(FILE *f, struct export_ctx *x,
 	return ret;
 }
 
-int export_otlp_batches(struct export_ctx *x,
-			const struct export_source *src,
+int export_otlp_batches(struct export_ctx *x, const struct export_source *src,
 			const struct export_otlp_opts *o, export_batch_fn fn,
 			void *arg)
 {

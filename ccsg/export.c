@@ -228,7 +228,7 @@ struct aligning {
 	 * start of a call the alignment cannot move (a probe missing) */
 	int64_t *min_c0, *min_s0;
 	int64_t same_clamped; /* calls within a host, outside their stub */
-	int unknown; /* a call between a host and an unknown one */
+	int unknown;	      /* a call between a host and an unknown one */
 	export_part_fn also;
 	void *arg;
 };
@@ -495,10 +495,11 @@ static int loaded_pass(const struct export_source *src, export_part_fn fn,
 {
 	const struct ccsg_graph *g = src->arg;
 	const struct ccsg_trace *t = g->dscg->trace;
-	struct export_part p = { t, t->calls, t->ncalls, 0, g->call_node,
-				 g->call_self };
-	struct export_part end = { t, t->calls, 0, (int64_t)t->ncalls,
-				   g->call_node, g->call_self };
+	struct export_part p = { t, t->calls,	  t->ncalls,
+				 0, g->call_node, g->call_self };
+	struct export_part end = {
+		t, t->calls, 0, (int64_t)t->ncalls, g->call_node, g->call_self
+	};
 	int ret = fn(arg, &p);
 
 	return ret ? ret : fn(arg, &end);
@@ -538,9 +539,10 @@ int export_gather_add(struct export_gather *gt, const struct export_part *p,
 			last = c->chain;
 		}
 		c->chain = (int32_t)gt->nchains - 1;
-		c->parent = c->parent >= (int32_t)from && c->parent < (int32_t)to
-				    ? c->parent - (int32_t)from + (int32_t)base
-				    : -1;
+		c->parent =
+			c->parent >= (int32_t)from && c->parent < (int32_t)to
+				? c->parent - (int32_t)from + (int32_t)base
+				: -1;
 	}
 	memcpy(gt->node + base, p->node + from, n * sizeof(*p->node));
 	memcpy(gt->self + base, p->self + from, n * sizeof(*p->self));
@@ -557,8 +559,8 @@ void export_gather_part(struct export_gather *gt, struct export_part *p)
 	gt->t.ncalls = gt->n;
 	gt->t.strings = gt->strings;
 	gt->t.nstrings = gt->nstrings;
-	*p = (struct export_part){ &gt->t,    gt->calls, gt->n,
-				   gt->ord0,  gt->node,	 gt->self };
+	*p = (struct export_part){ &gt->t,   gt->calls, gt->n,
+				   gt->ord0, gt->node,	gt->self };
 }
 
 void export_gather_clear(struct export_gather *gt)
@@ -576,8 +578,7 @@ void export_gather_release(struct export_gather *gt)
 	memset(gt, 0, sizeof(*gt));
 }
 
-void export_source_loaded(struct export_source *src,
-			  const struct ccsg_graph *g)
+void export_source_loaded(struct export_source *src, const struct ccsg_graph *g)
 {
 	src->pass = loaded_pass;
 	src->arg = g;
@@ -636,8 +637,7 @@ static int stream_pass(const struct export_source *src, export_part_fn fn,
 	ss->passes++;
 	if (!ss->folded) { /* the first: the graph */
 		ss->folded = 1;
-		if ((ret = stream_fold(&ss->t, &ss->d, &ss->dims, &ss->g,
-				       &sp)))
+		if ((ret = stream_fold(&ss->t, &ss->d, &ss->dims, &ss->g, &sp)))
 			return ret;
 		if (ccsg_graph_name(&ss->g, ss->nm))
 			return fail("out of memory naming the CCSG of '%s'",

@@ -256,8 +256,7 @@ struct export_otlp_opts {
  * (a variable for the tests). */
 extern size_t export_otlp_spill_budget;
 /* The whole trace as one ExportTraceServiceRequest. */
-int export_otlp(FILE *f, struct export_ctx *x,
-		const struct export_source *src,
+int export_otlp(FILE *f, struct export_ctx *x, const struct export_source *src,
 		const struct export_otlp_opts *o);
 
 /*
@@ -266,8 +265,7 @@ int export_otlp(FILE *f, struct export_ctx *x,
  */
 typedef int (*export_batch_fn)(const char *json, size_t len, size_t nspans,
 			       void *arg);
-int export_otlp_batches(struct export_ctx *x,
-			const struct export_source *src,
+int export_otlp_batches(struct export_ctx *x, const struct export_source *src,
 			const struct export_otlp_opts *o, export_batch_fn fn,
 			void *arg);
 
@@ -277,8 +275,7 @@ int export_otlp_batches(struct export_ctx *x,
  * or answers 429, 502, 503 or 504 (waiting 100 ms, doubling), any other
  * answer but 2xx is a refusal.  0, or -1 after one fail() line.
  */
-int export_otlp_send(struct export_ctx *x,
-		     const struct export_source *src,
+int export_otlp_send(struct export_ctx *x, const struct export_source *src,
 		     const struct export_otlp_opts *o, const char *url);
 
 #endif

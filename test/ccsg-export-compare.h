@@ -90,7 +90,8 @@ static void xc_frame(const struct export_ctx *x, const struct ccsg_dscg *d,
 
 	if (ccsg_dscg_is_call(d, u)) {
 		const struct ccsg_call *c = &t->calls[u];
-		int32_t n = x->g->call_node[u], h = ccsg_trace_host(t, c->server_proc);
+		int32_t n = x->g->call_node[u],
+			h = ccsg_trace_host(t, c->server_proc);
 
 		snprintf(id, idlen, "/c%d.%d", h, n);
 		snprintf(buf, len, "%s:%s",
@@ -100,7 +101,8 @@ static void xc_frame(const struct export_ctx *x, const struct ccsg_dscg *d,
 			 n >= 0 && x->g->nodes[n].name ? x->g->nodes[n].name
 						       : CCSG_LOST_NAME);
 	} else {
-		const struct ccsg_thread *th = &t->threads[u - (int32_t)t->ncalls];
+		const struct ccsg_thread *th =
+			&t->threads[u - (int32_t)t->ncalls];
 		int32_t h = ccsg_trace_host(t, th->proc);
 
 		if (top)
@@ -108,7 +110,8 @@ static void xc_frame(const struct export_ctx *x, const struct ccsg_dscg *d,
 		else
 			snprintf(id, idlen, "/h%d", h);
 		if (top)
-			snprintf(buf, len, "%s:%s:%s", h >= 0 ? t->hosts[h] : "?",
+			snprintf(buf, len, "%s:%s:%s",
+				 h >= 0 ? t->hosts[h] : "?",
 				 export_exe(x, th->proc),
 				 th->tid == 1 ? "main" : "<thread>");
 		else
@@ -133,8 +136,9 @@ static int64_t xc_weight(const struct export_ctx *x, const struct ccsg_dscg *d,
 		if (weight == EXPORT_CALLS)
 			return 1;
 		if (weight == EXPORT_CPU)
-			return c->server_proc &&
-					       ccsg_proc_dim(x->g, c->server_proc) >= 0
+			return c->server_proc && ccsg_proc_dim(
+							 x->g,
+							 c->server_proc) >= 0
 				       ? x->g->call_self[u]
 				       : 0;
 		if (c->stub_start_ns != CCSG_NONE &&
@@ -147,8 +151,9 @@ static int64_t xc_weight(const struct export_ctx *x, const struct ccsg_dscg *d,
 	} else {
 		size_t j = (size_t)(u - (int32_t)t->ncalls);
 		const struct ccsg_thread *th = &t->threads[j];
-		int64_t end = th->end_mono_ns != CCSG_NONE ? th->end_mono_ns
-							   : x->proc_end[th->proc];
+		int64_t end = th->end_mono_ns != CCSG_NONE
+				      ? th->end_mono_ns
+				      : x->proc_end[th->proc];
 
 		if (weight == EXPORT_CALLS)
 			return 0;
@@ -172,7 +177,8 @@ static char *xc_folded_oracle(const struct export_ctx *x,
 	int32_t *sid = malloc(d->nnodes * sizeof(int32_t));
 	int64_t *w = calloc(d->nnodes, sizeof(int64_t));
 	size_t nst = 0, k = x->g->dims->n + 1;
-	int64_t *sum = calloc(k, sizeof(int64_t)), *shown = calloc(k, sizeof(int64_t));
+	int64_t *sum = calloc(k, sizeof(int64_t)),
+		*shown = calloc(k, sizeof(int64_t));
 	char *out = NULL, frame[1024], fid[64];
 	size_t len = 0;
 	FILE *m = open_memstream(&out, &len);
@@ -194,15 +200,17 @@ static char *xc_folded_oracle(const struct export_ctx *x,
 		size_t s;
 
 		if (!skip) {
-			xc_frame(x, d, u, p == d->main, frame, sizeof(frame), fid,
-				 sizeof(fid));
+			xc_frame(x, d, u, p == d->main, frame, sizeof(frame),
+				 fid, sizeof(fid));
 			if (p == d->main) {
 				path = strdup(frame);
 				ids = strdup(fid);
 			} else {
-				path = malloc(strlen(st[sid[p]].path) + strlen(frame) + 2);
+				path = malloc(strlen(st[sid[p]].path) +
+					      strlen(frame) + 2);
 				sprintf(path, "%s;%s", st[sid[p]].path, frame);
-				ids = malloc(strlen(st[sid[p]].ids) + strlen(fid) + 1);
+				ids = malloc(strlen(st[sid[p]].ids) +
+					     strlen(fid) + 1);
 				sprintf(ids, "%s%s", st[sid[p]].ids, fid);
 			}
 			for (s = 0; s < nst && strcmp(st[s].ids, ids); s++)
@@ -219,11 +227,21 @@ static char *xc_folded_oracle(const struct export_ctx *x,
 			sid[u] = (int32_t)s;
 			st[s].weight += w[u] > 0 ? w[u] : 0;
 			if (st[s].dim < 0)
-				st[s].dim = ccsg_dscg_is_call(d, u)
-						    ? (t->calls[u].server_proc
-							       ? ccsg_proc_dim(x->g, t->calls[u].server_proc)
-							       : -1)
-						    : ccsg_proc_dim(x->g, t->threads[u - (int32_t)t->ncalls].proc);
+				st[s].dim =
+					ccsg_dscg_is_call(d, u)
+						? (t->calls[u].server_proc
+							   ? ccsg_proc_dim(
+								     x->g,
+								     t->calls[u]
+									     .server_proc)
+							   : -1)
+						: ccsg_proc_dim(
+							  x->g,
+							  t->threads
+								  [u -
+								   (int32_t)t
+									   ->ncalls]
+									  .proc);
 		}
 		if (!skip && d->first_child[u] >= 0) {
 			u = d->first_child[u];
@@ -268,8 +286,10 @@ static int64_t xc_span_node(const struct export_ctx *x, struct hashmap *ids,
 	int server = 0;
 
 	for (int a = 0; a < attrs->n; a++) {
-		const char *k = json_need(&attrs->item[a], "key", J_STR, "attr")->str;
-		const struct jval *v = json_need(&attrs->item[a], "value", J_OBJ, "attr");
+		const char *k =
+			json_need(&attrs->item[a], "key", J_STR, "attr")->str;
+		const struct jval *v =
+			json_need(&attrs->item[a], "value", J_OBJ, "attr");
 		const struct jval *sv = json_get(v, "stringValue"),
 				  *iv = json_get(v, "intValue");
 
@@ -289,7 +309,8 @@ static int64_t xc_span_node(const struct export_ctx *x, struct hashmap *ids,
 			      (long long)call_id);
 		return 2 * (int64_t)i + server;
 	}
-	ck_assert_msg(proc >= 0, "a span of no call or thread: %d attributes", attrs->n);
+	ck_assert_msg(proc >= 0, "a span of no call or thread: %d attributes",
+		      attrs->n);
 	return 2 * ((int64_t)x->t->ncalls +
 		    ccsg_trace_thread(x->t, (int32_t)proc, (int32_t)tid));
 }
@@ -299,14 +320,18 @@ static double xc_attr_num(const struct jval *span, const char *key)
 	const struct jval *attrs = json_need(span, "attributes", J_ARR, "span");
 
 	for (int a = 0; a < attrs->n; a++)
-		if (!strcmp(json_need(&attrs->item[a], "key", J_STR, "attr")->str, key))
-			return json_need(json_need(&attrs->item[a], "value", J_OBJ, "attr"),
-					 "doubleValue", J_NUM, key)->num;
+		if (!strcmp(json_need(&attrs->item[a], "key", J_STR, "attr")
+				    ->str,
+			    key))
+			return json_need(json_need(&attrs->item[a], "value",
+						   J_OBJ, "attr"),
+					 "doubleValue", J_NUM, key)
+				->num;
 	return -1;
 }
 
-static void xc_otlp_oracle(const struct export_ctx *x, const struct ccsg_dscg *d,
-			   const char *json)
+static void xc_otlp_oracle(const struct export_ctx *x,
+			   const struct ccsg_dscg *d, const char *json)
 {
 	const struct ccsg_trace *t = x->t;
 	struct jval *doc = json_parse(json, "ccsg export --format=otlp");
@@ -323,12 +348,14 @@ static void xc_otlp_oracle(const struct export_ctx *x, const struct ccsg_dscg *d
 	 * (made so) is left to the comparison with the stream */
 	for (size_t i = 0; i < t->ncalls; i++)
 		if (t->calls[i].call_id < 0 ||
-		    hashmap_put(&ids, (uint64_t)t->calls[i].call_id, (int32_t)i) < 0)
+		    hashmap_put(&ids, (uint64_t)t->calls[i].call_id,
+				(int32_t)i) < 0)
 			goto out;
 
 	/* the CCSG's CPU over each DSCG subtree */
 	for (size_t i = 0; i < t->ncalls; i++)
-		if (t->calls[i].server_proc && ccsg_proc_dim(x->g, t->calls[i].server_proc) >= 0)
+		if (t->calls[i].server_proc &&
+		    ccsg_proc_dim(x->g, t->calls[i].server_proc) >= 0)
 			self[i] = x->g->call_self[i];
 	for (size_t j = 0; j < t->nthreads; j++)
 		if (ccsg_proc_dim(x->g, t->threads[j].proc) >= 0)
@@ -345,48 +372,80 @@ static void xc_otlp_oracle(const struct export_ctx *x, const struct ccsg_dscg *d
 	}
 	for (size_t k = norder; k-- > 0;)
 		if (d->parent[order[k]] >= 0 && d->parent[order[k]] != d->main)
-			desc[d->parent[order[k]]] += self[order[k]] + desc[order[k]];
+			desc[d->parent[order[k]]] +=
+				self[order[k]] + desc[order[k]];
 	/* every span's id, then its parent and figures */
 	for (int pass = 0; pass < 2; pass++)
 		for (int r = 0; r < rs->n; r++) {
-			const struct jval *ss = json_need(&rs->item[r], "scopeSpans", J_ARR, "otlp");
-			const struct jval *spans = json_need(&ss->item[0], "spans", J_ARR, "otlp");
+			const struct jval *ss = json_need(
+				&rs->item[r], "scopeSpans", J_ARR, "otlp");
+			const struct jval *spans =
+				json_need(&ss->item[0], "spans", J_ARR, "otlp");
 
 			for (int k = 0; k < spans->n; k++) {
 				const struct jval *sp = &spans->item[k];
 				int64_t v = xc_span_node(x, &ids, sp);
 				int32_t u = (int32_t)(v / 2), want;
-				const struct jval *pid = json_get(sp, "parentSpanId");
-				const char *sid = json_need(sp, "spanId", J_STR, "span")->str;
+				const struct jval *pid =
+					json_get(sp, "parentSpanId");
+				const char *sid =
+					json_need(sp, "spanId", J_STR, "span")
+						->str;
 
 				if (!pass) {
 					id[v] = strdup(sid);
 					nspans++;
 					continue;
 				}
-				/* the parent it must have: its client side, else
-				 * its DSCG parent's span (a call's server side when
-				 * it has one) */
+				/* the parent it must have: its client side,
+				 * else its DSCG parent's span (a call's server
+				 * side when it has one) */
 				if (v % 2 && id[v - 1])
 					want = (int32_t)(v - 1);
-				else if (d->parent[u] < 0 || d->parent[u] == d->main)
+				else if (d->parent[u] < 0 ||
+					 d->parent[u] == d->main)
 					want = -1;
 				else if (ccsg_dscg_is_call(d, d->parent[u]))
-					want = 2 * d->parent[u] + (id[2 * d->parent[u] + 1] != NULL);
+					want = 2 * d->parent[u] +
+					       (id[2 * d->parent[u] + 1] !=
+						NULL);
 				else
-					want = id[2 * d->parent[u]] ? 2 * d->parent[u] : -1;
+					want = id[2 * d->parent[u]]
+						       ? 2 * d->parent[u]
+						       : -1;
 				if (want < 0)
-					ck_assert_msg(!pid, "span %s has a parent, none wanted", sid);
+					ck_assert_msg(!pid,
+						      "span %s has a parent, "
+						      "none wanted",
+						      sid);
 				else
-					ck_assert_msg(pid && id[want] && !strcmp(pid->str, id[want]),
-						      "span %s: parent %s, %s wanted", sid,
-						      pid ? pid->str : "none", id[want] ? id[want] : "?");
+					ck_assert_msg(
+						pid && id[want] &&
+							!strcmp(pid->str,
+								id[want]),
+						"span %s: parent %s, %s wanted",
+						sid, pid ? pid->str : "none",
+						id[want] ? id[want] : "?");
 				if (v % 2 || u >= (int32_t)t->ncalls) {
-					ck_assert_msg(fabs(xc_attr_num(sp, "causal.cpu.self_us") - self[u] / 1e3) < 1e-3,
-						      "span %s: self CPU", sid);
-					ck_assert_msg(fabs(xc_attr_num(sp, "causal.cpu.descendant_us") - desc[u] / 1e3) < 1e-3,
-						      "span %s: descendant CPU %.3f, %.3f wanted", sid,
-						      xc_attr_num(sp, "causal.cpu.descendant_us"), desc[u] / 1e3);
+					ck_assert_msg(
+						fabs(xc_attr_num(sp,
+								 "causal.cpu."
+								 "self_us") -
+						     self[u] / 1e3) < 1e-3,
+						"span %s: self CPU", sid);
+					ck_assert_msg(
+						fabs(xc_attr_num(
+							     sp,
+							     "causal.cpu."
+							     "descendant_us") -
+						     desc[u] / 1e3) < 1e-3,
+						"span %s: descendant CPU %.3f, "
+						"%.3f wanted",
+						sid,
+						xc_attr_num(sp,
+							    "causal.cpu."
+							    "descendant_us"),
+						desc[u] / 1e3);
 				}
 			}
 		}
@@ -432,9 +491,11 @@ static void xc_oracles(struct export_ctx *x, const struct export_source *src,
 
 			for (; got[k] && got[k] == want[k]; k++)
 				line += got[k] == '\n';
-			ck_abort_msg("folded (weight %d), line %zu differs from the "
-				     "DSCG's walk: %.200s",
-				     w, line, got + k - (k && got[k - 1] != '\n' ? 1 : 0));
+			ck_abort_msg(
+				"folded (weight %d), line %zu differs from the "
+				"DSCG's walk: %.200s",
+				w, line,
+				got + k - (k && got[k - 1] != '\n' ? 1 : 0));
 		}
 		free(got);
 		free(want);
@@ -465,8 +526,8 @@ static void xc_compare(const char *path, const struct ccsg_graph *loaded)
 	struct export_source src;
 
 	export_source_loaded(&src, loaded);
-	ck_assert_int_eq(export_ctx_init(&xl, loaded->dscg->trace, loaded, NULL),
-			 0);
+	ck_assert_int_eq(
+		export_ctx_init(&xl, loaded->dscg->trace, loaded, NULL), 0);
 	xc_oracles(&xl, &src, loaded->dscg);
 	for (int k = 0; k < XC_EXPORTS; k++) {
 		char *a = NULL, *b;
