@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "array.h"
 #include "export-buf.h"
+#include "export-spill.h"
 #include "export.h"
 #include "json.h"
 
@@ -41,23 +41,6 @@ struct spawner {
 	uint8_t chain[DB_CHAIN_LEN];
 	uint64_t span;
 };
-
-/* What a pass-2 process keeps of its call spans: in memory, then in
- * chunks of the spill file. */
-struct spill {
-	char *p;
-	size_t n, cap;
-	int32_t first, last; /* chunks, -1 */
-	size_t nspans;
-};
-
-struct chunk {
-	off_t off;
-	size_t len, raw; /* compressed, and not */
-	int32_t next;
-};
-
-size_t export_otlp_spill_budget = (size_t)32 << 20;
 
 struct otlp {
 	const struct export_ctx *x;
@@ -91,13 +74,8 @@ struct otlp {
 	/* the part being written: per call, self and descendant CPU */
 	int64_t *self, *desc;
 	size_t cap_self, cap_desc;
-	/* per process: its call spans */
-	struct spill *spill;
-	struct chunk *chunks;
-	size_t nchunks, cap_chunks, held;
-	FILE *spill_file;
-	char *z; /* a chunk compressed, or read */
-	size_t cap_z;
+	/* per process: its call spans, a line each */
+	struct export_spill spill;
 	int32_t cur;	   /* the process a span is formatted for */
 	struct xbuf *line; /* formats it, into that process's spill */
 	FILE *line_file;
@@ -706,79 +684,14 @@ static void call_span_write(struct otlp *ot, const struct export_part *p,
 
 /* ---- the second pass: each process's spill ------------------------------- */
 
-/* Make room in memory: the largest spill to the file. */
-static int spill_out(struct otlp *ot)
-{
-	size_t np = ot->x->t->nprocs + 1, big = 0;
-	struct spill *sp;
-	off_t off;
-	size_t zn;
-
-	for (size_t q = 1; q < np; q++)
-		if (ot->spill[q].n > ot->spill[big].n)
-			big = q;
-	sp = &ot->spill[big];
-	if (!sp->n)
-		return 0;
-	if (!ot->spill_file) {
-		const char *dir = getenv("TMPDIR");
-		char path[4096];
-		int fd;
-
-		snprintf(path, sizeof(path), "%s/ccsg-otlp.XXXXXX",
-			 dir && *dir ? dir : "/tmp");
-		if ((fd = mkstemp(path)) < 0)
-			return -EIO;
-		unlink(path); /* gone with the process, whatever happens */
-		if (!(ot->spill_file = fdopen(fd, "w+"))) {
-			close(fd);
-			return -EIO;
-		}
-	}
-	if (GROW(ot->chunks, ot->cap_chunks, ot->nchunks + 1) ||
-	    GROW(ot->z, ot->cap_z, ZSTD_compressBound(sp->n)))
-		return -ENOMEM;
-	if (fseeko(ot->spill_file, 0, SEEK_END) ||
-	    (off = ftello(ot->spill_file)) < 0)
-		return -EIO;
-	/* compressed (spans are alike: a tenth of the bytes to copy into
-	 * the page cache and back), a block at a time: one write of
-	 * megabytes makes the kernel's copy several times slower
-	 * (export-chrome.c) */
-	zn = ZSTD_compress(ot->z, ot->cap_z, sp->p, sp->n, 1);
-	if (ZSTD_isError(zn))
-		return -ENOMEM;
-	for (size_t at = 0; at < zn; at += XBUF_SIZE) {
-		size_t k = zn - at < XBUF_SIZE ? zn - at : XBUF_SIZE;
-
-		if (fwrite(ot->z + at, 1, k, ot->spill_file) != k)
-			return -EIO;
-	}
-	ot->chunks[ot->nchunks] = (struct chunk){ off, zn, sp->n, -1 };
-	if (sp->last >= 0)
-		ot->chunks[sp->last].next = (int32_t)ot->nchunks;
-	else
-		sp->first = (int32_t)ot->nchunks;
-	sp->last = (int32_t)ot->nchunks++;
-	ot->held -= sp->n;
-	free(sp->p); /* its room too: the budget holds what is held */
-	sp->p = NULL;
-	sp->n = sp->cap = 0;
-	return 0;
-}
-
 /* The line buffer's file: appends to the spill of process ot->cur. */
 static ssize_t spill_write(void *cookie, const char *buf, size_t n)
 {
 	struct otlp *ot = cookie;
-	struct spill *sp = &ot->spill[ot->cur];
 
-	if (GROW(sp->p, sp->cap, sp->n + n))
-		return -1;
-	memcpy(sp->p + sp->n, buf, n);
-	sp->n += n;
-	ot->held += n;
-	return (ssize_t)n;
+	return export_spill_add(&ot->spill, (size_t)ot->cur, buf, n)
+		       ? -1
+		       : (ssize_t)n;
 }
 
 /* A side of a call: its span, a line of its process's spill. */
@@ -795,14 +708,7 @@ static int spill_span(struct otlp *ot, const struct export_part *p, size_t i,
 	ot->b = keep;
 	if (ot->line->err)
 		return -ENOMEM;
-	ot->spill[ot->cur].nspans++;
-	while (ot->held > export_otlp_spill_budget) {
-		int r = spill_out(ot);
-
-		if (r)
-			return r;
-	}
-	return 0;
+	return export_spill_count(&ot->spill, (size_t)ot->cur);
 }
 
 static int second_part(void *arg, const struct export_part *p)
@@ -889,55 +795,36 @@ static int next_span(struct otlp *ot, int32_t q, size_t batch, int *first)
 	return 0;
 }
 
+/* Where the spill's spans go. */
+struct lines {
+	struct otlp *ot;
+	int32_t q;
+	size_t batch;
+	int *first;
+};
+
 /* The spill's lines in s[0 .. n), each a span of process q. */
-static int put_lines(struct otlp *ot, int32_t q, size_t batch, int *first,
-		     const char *s, size_t n)
+static int put_lines(void *arg, const char *s, size_t n)
 {
+	const struct lines *l = arg;
+	struct otlp *ot = l->ot;
 	int ret;
 
 	while (n) {
 		const char *nl = memchr(s, '\n', n);
 		size_t len = nl ? (size_t)(nl - s) : n;
 
-		if ((ret = next_span(ot, q, batch, first)))
+		if ((ret = next_span(ot, l->q, l->batch, l->first)))
 			return ret;
-		if (!*first)
+		if (!*l->first)
 			XB_LIT(ot->b, ",\n");
 		xb_put(ot->b, s, len);
-		*first = 0;
+		*l->first = 0;
 		len += nl ? 1 : 0;
 		s += len;
 		n -= len;
 	}
 	return ot->b->err ? -EIO : 0;
-}
-
-/* Process q's call spans: its chunks in the file, then its memory. */
-static int put_spill(struct otlp *ot, int32_t q, size_t batch, int *first)
-{
-	struct spill *sp = &ot->spill[q];
-	int ret;
-
-	for (int32_t k = sp->first; k >= 0; k = ot->chunks[k].next) {
-		const struct chunk *c = &ot->chunks[k];
-		char *buf = malloc(c->raw + 1);
-
-		if (!buf || GROW(ot->z, ot->cap_z, c->len)) {
-			free(buf);
-			return -ENOMEM;
-		}
-		if (fseeko(ot->spill_file, c->off, SEEK_SET) ||
-		    fread(ot->z, 1, c->len, ot->spill_file) != c->len ||
-		    ZSTD_decompress(buf, c->raw, ot->z, c->len) != c->raw) {
-			free(buf);
-			return -EIO;
-		}
-		ret = put_lines(ot, q, batch, first, buf, c->raw);
-		free(buf);
-		if (ret)
-			return ret;
-	}
-	return put_lines(ot, q, batch, first, sp->p, sp->n);
 }
 
 static int write_all(struct otlp *ot, size_t batch)
@@ -967,7 +854,7 @@ static int write_all(struct otlp *ot, size_t batch)
 		size_t a = first_th[q], z = first_th[q + 1];
 		int first = 1;
 
-		if (a == z && !ot->spill[q].nspans)
+		if (a == z && !ot->spill.group[q].items)
 			continue;
 		open_resource(ot, (int32_t)q, first_res);
 		first_res = 0;
@@ -977,8 +864,13 @@ static int write_all(struct otlp *ot, size_t batch)
 			thread_span_write(ot, (size_t)threads[k], first);
 			first = 0;
 		}
-		if ((ret = put_spill(ot, (int32_t)q, batch, &first)))
-			goto out;
+		{
+			struct lines l = { ot, (int32_t)q, batch, &first };
+
+			if ((ret = export_spill_each(&ot->spill, q, put_lines,
+						     &l)))
+				goto out;
+		}
 		close_resource(ot);
 	}
 	if (batch)
@@ -995,8 +887,6 @@ out:
 
 static void release(struct otlp *ot)
 {
-	const struct ccsg_trace *t = ot->x ? ot->x->t : NULL;
-
 	if (ot->fn)
 		for (size_t n = 0; n < ot->x->g->nnodes; n++)
 			free(ot->fn[n]);
@@ -1016,14 +906,7 @@ static void release(struct otlp *ot)
 	free(ot->spawns);
 	free(ot->self);
 	free(ot->desc);
-	if (ot->spill && t)
-		for (size_t q = 0; q <= t->nprocs; q++)
-			free(ot->spill[q].p);
-	free(ot->spill);
-	free(ot->chunks);
-	free(ot->z);
-	if (ot->spill_file)
-		fclose(ot->spill_file);
+	export_spill_release(&ot->spill);
 	if (ot->line_file)
 		fclose(ot->line_file);
 	free(ot->line);
@@ -1058,19 +941,17 @@ static int setup(struct otlp *ot, struct export_ctx *x,
 	ot->th_trace = calloc(nt, 16);
 	ot->th_trace_set = calloc(nt, 1);
 	ot->spawns = malloc(nt * sizeof(*ot->spawns));
-	ot->spill = calloc(t->nprocs + 1, sizeof(*ot->spill));
 	if (!ot->b || !ot->line || !ot->seen || !ot->emit || !ot->roots ||
 	    !ot->own || !ot->own_set || !ot->spawn_ctx || !ot->spawner ||
 	    !ot->spawner_set || !ot->chains_self || !ot->sum || !ot->th_trace ||
-	    !ot->th_trace_set || !ot->spawns || !ot->spill)
+	    !ot->th_trace_set || !ot->spawns ||
+	    export_spill_init(&ot->spill, t->nprocs + 1))
 		return -ENOMEM;
 	if (!(ot->line_file = fopencookie(ot, "w", io)))
 		return -ENOMEM;
 	setvbuf(ot->line_file, NULL, _IONBF, 0); /* the xbuf is the buffer */
 	xb_init(ot->b, f);
 	xb_init(ot->line, ot->line_file);
-	for (size_t q = 0; q <= t->nprocs; q++)
-		ot->spill[q].first = ot->spill[q].last = -1;
 	for (size_t j = 0; j < t->nthreads; j++) {
 		ot->spawn_ctx[j] = -1;
 		ot->sum[j] = -1;

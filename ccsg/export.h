@@ -252,9 +252,6 @@ struct export_otlp_opts {
 	long timeout_ms;
 };
 
-/* Bytes of spans held in memory before they spill to a temporary file
- * (a variable for the tests). */
-extern size_t export_otlp_spill_budget;
 /* The whole trace as one ExportTraceServiceRequest. */
 int export_otlp(FILE *f, struct export_ctx *x, const struct export_source *src,
 		const struct export_otlp_opts *o);

@@ -25,6 +25,7 @@
 
 #include "ccsg.h"
 #include "dscg.h"
+#include "export-spill.h"
 #include "export.h"
 #include "json-read.h"
 #include "names.h"
@@ -521,7 +522,7 @@ static void xc_compare(const char *path, const struct ccsg_graph *loaded)
 	};
 	size_t keep_batch = export_chrome_par_batch,
 	       keep_min = export_chrome_par_min,
-	       keep_budget = export_otlp_spill_budget;
+	       keep_budget = export_spill_budget;
 	struct export_ctx xl;
 	struct export_source src;
 
@@ -541,11 +542,11 @@ static void xc_compare(const char *path, const struct ccsg_graph *loaded)
 		 * batch; spans spilled to the file */
 		export_chrome_par_batch = 2;
 		export_chrome_par_min = 3;
-		export_otlp_spill_budget = 300;
+		export_spill_budget = 300;
 		b = xc_streamed(path, k);
 		export_chrome_par_batch = keep_batch;
 		export_chrome_par_min = keep_min;
-		export_otlp_spill_budget = keep_budget;
+		export_spill_budget = keep_budget;
 		ck_assert_msg(!strcmp(a, b),
 			      "%s: the streamed %s export differs from the "
 			      "loaded one",
