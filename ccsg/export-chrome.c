@@ -406,6 +406,7 @@ struct pipe {
 	pthread_cond_t cond;	   /* a job handed, formatted or written */
 	struct job job[PAR_AHEAD]; /* job k in job[k % PAR_AHEAD] */
 	size_t handed, taken, written;
+	int filling; /* job[handed % PAR_AHEAD] has calls not handed */
 	int ending;
 	int comma; /* a ",\n" owed before the next events */
 	int err;   /* a write failed */
@@ -520,6 +521,7 @@ static void *writer(void *arg)
 	pthread_mutex_lock(&pp->lock);
 	for (;;) {
 		struct job *j = &pp->job[pp->written % PAR_AHEAD];
+		int bad = pp->err || j->err;
 		size_t n;
 
 		if (pp->written == pp->handed || j->state != JOB_DONE) {
@@ -530,17 +532,16 @@ static void *writer(void *arg)
 		}
 		pthread_mutex_unlock(&pp->lock);
 		n = j->n;
-		if (j->err)
-			pp->err = 1;
-		if (n && !pp->err) {
+		if (n && !bad) {
 			int comma = n >= 2 && !memcmp(j->p + n - 2, ",\n", 2);
 
 			if ((pp->comma && put_raw(pp->f, ",\n", 2)) ||
 			    put_raw(pp->f, j->p, n - (comma ? 2 : 0)))
-				pp->err = 1;
+				bad = 1;
 			pp->comma = comma;
 		}
 		pthread_mutex_lock(&pp->lock);
+		pp->err |= bad;
 		export_gather_clear(&j->calls);
 		j->state = JOB_FREE;
 		pp->written++;
@@ -582,6 +583,7 @@ static void pipe_hand(struct pipe *pp)
 	pthread_mutex_lock(&pp->lock);
 	pp->job[pp->handed % PAR_AHEAD].state = JOB_READY;
 	pp->handed++;
+	pp->filling = 0;
 	pthread_cond_broadcast(&pp->cond);
 	pthread_mutex_unlock(&pp->lock);
 }
@@ -605,9 +607,9 @@ static struct job *pipe_next(struct pipe *pp)
  */
 static int pipe_end(struct pipe *pp, struct xbuf *b, int abandon)
 {
-	struct job *j = &pp->job[pp->handed % PAR_AHEAD];
-
-	if (pp->has_writer && pp->nth && j->calls.n && !abandon)
+	/* (the slot after the last job handed may still be in flight: only
+	 * a job being filled is handed here) */
+	if (pp->filling && !abandon)
 		pipe_hand(pp);
 	pthread_mutex_lock(&pp->lock);
 	pp->err |= abandon;
@@ -654,6 +656,7 @@ static int write_part(void *arg, const struct export_part *p)
 {
 	struct chrome *ch = arg;
 	struct pipe *pp = ch->pipe;
+	int bad;
 
 	if (pp && !p->n) { /* the end: every job out while its trace is */
 		ch->pipe = NULL;
@@ -674,10 +677,14 @@ static int write_part(void *arg, const struct export_part *p)
 
 		if (export_gather_add(&j->calls, p, from, to))
 			return -ENOMEM;
+		pp->filling = 1;
 		if (j->calls.n >= export_chrome_par_batch)
 			pipe_hand(pp);
 		from = to;
-		if (pp->err)
+		pthread_mutex_lock(&pp->lock);
+		bad = pp->err;
+		pthread_mutex_unlock(&pp->lock);
+		if (bad)
 			return -EIO;
 	}
 	return 0;
