@@ -409,7 +409,7 @@ struct pipe {
 	int filling; /* job[handed % PAR_AHEAD] has calls not handed */
 	int ending;
 	int comma; /* a ",\n" owed before the next events */
-	int err;   /* a write failed */
+	int err;   /* a write failed (its errno), or the jobs were dropped */
 	pthread_t th[PAR_THREADS], writer;
 	int nth, has_writer;
 };
@@ -537,11 +537,12 @@ static void *writer(void *arg)
 
 			if ((pp->comma && put_raw(pp->f, ",\n", 2)) ||
 			    put_raw(pp->f, j->p, n - (comma ? 2 : 0)))
-				bad = 1;
+				bad = errno ? errno : EIO; /* why */
 			pp->comma = comma;
 		}
 		pthread_mutex_lock(&pp->lock);
-		pp->err |= bad;
+		if (bad && !pp->err)
+			pp->err = bad;
 		export_gather_clear(&j->calls);
 		j->state = JOB_FREE;
 		pp->written++;
@@ -612,7 +613,8 @@ static int pipe_end(struct pipe *pp, struct xbuf *b, int abandon)
 	if (pp->filling && !abandon)
 		pipe_hand(pp);
 	pthread_mutex_lock(&pp->lock);
-	pp->err |= abandon;
+	if (abandon && !pp->err)
+		pp->err = 1;
 	pp->ending = 1;
 	pthread_cond_broadcast(&pp->cond);
 	pthread_mutex_unlock(&pp->lock);
@@ -626,8 +628,11 @@ static int pipe_end(struct pipe *pp, struct xbuf *b, int abandon)
 	}
 	pthread_cond_destroy(&pp->cond);
 	pthread_mutex_destroy(&pp->lock);
-	if (pp->err)
+	if (pp->err) {
 		b->err = 1;
+		if (pp->err > 1)
+			errno = pp->err; /* the writer's, to say why */
+	}
 	return b->err ? -EIO : 0;
 }
 

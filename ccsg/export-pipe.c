@@ -25,7 +25,7 @@ struct xb_pipe {
 	unsigned head;	 /* next to write */
 	unsigned queued; /* blocks passed and not yet written */
 	int ending;
-	int err;
+	int err; /* the errno of a write that failed */
 };
 
 static void *writer(void *arg)
@@ -47,7 +47,7 @@ static void *writer(void *arg)
 		/* a failed write is said once, at the end; the rest are
 		 * still taken off the ring, so the caller never waits */
 		if (!p->err && n && fwrite(p->block[i], 1, n, p->f) != n)
-			p->err = 1;
+			p->err = errno ? errno : EIO; /* why, for the caller */
 		pthread_mutex_lock(&p->lock);
 		p->head = (i + 1) % XB_BLOCKS;
 		p->queued--;
@@ -119,8 +119,10 @@ void xb_pipe_end(struct xbuf *x)
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->thread, NULL);
-	if (p->err)
+	if (p->err) {
 		x->err = 1;
+		errno = p->err; /* this thread's, to say why */
+	}
 	x->b = x->mem;
 	x->n = 0;
 	x->pipe = NULL;

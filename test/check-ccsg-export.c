@@ -18,6 +18,8 @@
  * The end-to-end checks of the three formats on real traces are in
  * check-e2e-export.c.
  */
+#include <errno.h>
+
 #include "ccsg-export-compare.h"
 #include "ccsg-fixture.h"
 #include "export-buf.h"
@@ -343,6 +345,19 @@ START_TEST(test_chrome_threads)
 			      batches[k], plen, len);
 		free(par);
 	}
+	/* a device that takes nothing: the writer thread's error, and why,
+	 * come back; the reading stops */
+	{
+		FILE *full = fopen("/dev/full", "w");
+
+		ck_assert_ptr_nonnull(full);
+		setvbuf(full, NULL, _IONBF, 0);
+		export_chrome_par_batch = 7;
+		errno = 0;
+		ck_assert_int_eq(export_chrome(full, &l.x, &l.src), -EIO);
+		ck_assert_int_eq(errno, ENOSPC);
+		fclose(full);
+	}
 	export_chrome_par_batch = keep_batch;
 	export_chrome_par_min = keep_min;
 	free(serial);
@@ -433,8 +448,10 @@ START_TEST(test_pipe)
 	ck_assert_int_eq(xb_pipe_start(x), 0);
 	for (int i = 0; i < 40; i++)
 		xb_put(x, chunk, XBUF_SIZE);
+	errno = 0;
 	xb_pipe_end(x);
 	ck_assert_int_eq(x->err, 1);
+	ck_assert_int_eq(errno, ENOSPC); /* why, to say it */
 	fclose(full);
 	free(chunk);
 	free(x);
