@@ -525,8 +525,10 @@ int export_gather_add(struct export_gather *gt, const struct export_part *p,
 		       (t->nstrings - gt->nstrings) * sizeof(char *));
 		gt->nstrings = t->nstrings;
 	}
-	if (!gt->n)
+	if (!gt->n) {
 		gt->ord0 = p->ord0 + (int64_t)from;
+		gt->t = *t; /* its chains and strings replaced when read */
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct ccsg_call *c = &gt->calls[base + i];
 
@@ -547,7 +549,6 @@ int export_gather_add(struct export_gather *gt, const struct export_part *p,
 	memcpy(gt->node + base, p->node + from, n * sizeof(*p->node));
 	memcpy(gt->self + base, p->self + from, n * sizeof(*p->self));
 	gt->n += n;
-	gt->t = *t;
 	return 0;
 }
 
@@ -599,10 +600,11 @@ static int pass_chain(void *arg, const struct ccsg_graph *g,
 	/* a stream's chain is its calls from 0 (stream.h) */
 	struct export_part p = { t,    t->calls, (size_t)ch->n,
 				 ord0, node,	 ccsg_graph_chain_self(g) };
+	int ret = sp->fn(sp->arg, &p);
 
-	if ((sp->err = sp->fn(sp->arg, &p)) == -ENOMEM)
-		sp->err = 0; /* the stream says it */
-	return sp->err ? sp->err : 0;
+	if (ret != -ENOMEM) /* the stream says out of memory itself */
+		sp->err = ret;
+	return ret;
 }
 
 /* Fold the calls of t (opened) into g, each part to sp; then the end. */
