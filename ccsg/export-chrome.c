@@ -390,7 +390,8 @@ size_t export_chrome_par_min = 4 * 8192;
 #define PAR_AHEAD 8
 #define PAR_THREADS 4
 
-enum { JOB_FREE, JOB_READY, JOB_TAKEN, JOB_DONE };
+/* A job is free to fill, handed to the formatters, or formatted. */
+enum { JOB_FREE, JOB_HANDED, JOB_DONE };
 
 struct job {
 	struct export_gather calls; /* copied from the parts */
@@ -477,7 +478,6 @@ static void *formatter(void *arg)
 			continue;
 		}
 		j = &pp->job[pp->taken++ % PAR_AHEAD];
-		j->state = JOB_TAKEN;
 		if (pp->err) { /* abandoned: its trace may be gone */
 			j->err = -1;
 			j->state = JOB_DONE;
@@ -582,7 +582,7 @@ static int pipe_start(struct pipe *pp, struct chrome *ch)
 static void pipe_hand(struct pipe *pp)
 {
 	pthread_mutex_lock(&pp->lock);
-	pp->job[pp->handed % PAR_AHEAD].state = JOB_READY;
+	pp->job[pp->handed % PAR_AHEAD].state = JOB_HANDED;
 	pp->handed++;
 	pp->filling = 0;
 	pthread_cond_broadcast(&pp->cond);

@@ -59,8 +59,8 @@ struct otlp {
 	int64_t *sum;	      /* its span's self + descendant CPU, or -1 */
 	uint8_t (*th_trace)[16];
 	uint8_t *th_trace_set;
-	/* the calls that spawned threads: (ordinal, thread) by ordinal, the
-	 * next to meet in each pass, and each's threads' sum */
+	/* the calls that spawned threads: (ordinal, thread) by ordinal, and
+	 * the next to meet in the second pass */
 	struct spawn_at {
 		int64_t ord;
 		int32_t th;
@@ -198,6 +198,14 @@ static void thread_trace(struct otlp *ot, size_t j)
 
 /* ---- the first pass ---------------------------------------------------- */
 
+/* Thread j's own CPU (Equation 2), on a host of the graph. */
+static int64_t thread_cpu(const struct export_ctx *x, size_t j)
+{
+	return ccsg_proc_dim(x->g, x->t->threads[j].proc) >= 0
+		       ? x->g->thread_self[j]
+		       : 0;
+}
+
 static int64_t self_cpu(const struct otlp *ot, const struct export_part *p,
 			size_t i)
 {
@@ -263,10 +271,7 @@ static int64_t thread_sum(struct otlp *ot, int32_t j, int32_t *const *kids,
 	if (ot->sum[j] == -2)
 		return 0;
 	ot->sum[j] = -2;
-	s = ccsg_proc_dim(x->g, x->t->threads[j].proc) >= 0
-		    ? x->g->thread_self[j]
-		    : 0;
-	s += ot->chains_self[j];
+	s = thread_cpu(x, (size_t)j) + ot->chains_self[j];
 	for (size_t k = 0; k < nkids[j]; k++)
 		s += thread_sum(ot, kids[j][k], kids, nkids);
 	return ot->sum[j] = s;
@@ -546,8 +551,8 @@ static void call_attrs(struct otlp *ot, const struct export_part *p, size_t i,
 	}
 }
 
-/* ,"parentSpanId":... and the times, attributes, links of a span whose
- * ids are written. */
+/* ,"parentSpanId":... (when it has a parent), its times, and the start
+ * of its attributes: what follows a span's ids. */
 static void span_tail(struct otlp *ot, uint64_t parent, int32_t proc, int64_t s,
 		      int64_t e)
 {
@@ -609,7 +614,7 @@ static void thread_span_write(struct otlp *ot, size_t j, int first)
 	hex_id(b, "traceId", ot->th_trace[j], 16);
 	span_hex(b, "spanId", thread_span(x, j));
 	span_tail(ot, parent, th->proc, s, e);
-	self = ccsg_proc_dim(x->g, th->proc) >= 0 ? x->g->thread_self[j] : 0;
+	self = thread_cpu(x, j);
 	attr_int(b, "thread.id", x->os_tid[j] ? x->os_tid[j] : th->tid, 1);
 	attr_int(b, "causal.proc_id", th->proc, 0);
 	attr_int(b, "causal.tid", th->tid, 0);
