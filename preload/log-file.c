@@ -149,6 +149,11 @@ static int alloc_buffers(struct causal_log_file *lf, uint8_t *queue,
 	 * tell a damaged frame from a good one */
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
 			       CAUSAL_ZSTD_LEVEL);
+	/* a 4 KiB match table, not the level's 32 KiB: records repeat
+	 * within a few hundred bytes, so it finds about as much (RPC and
+	 * thread logs 1-3% smaller, one 1% larger) and stays in L1 beside
+	 * the program: 13-21% faster (zstd -b, 64 KiB frames of 5 logs) */
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, CAUSAL_ZSTD_HASH_LOG);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
 	lf->cctx = cctx;

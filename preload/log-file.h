@@ -22,6 +22,7 @@
 #define CAUSAL_FRAME_MIN (64u << 10)	/* sealed when this full, at least */
 #define CAUSAL_QUEUE_BYTES (4u << 20)	/* frames waiting to be written */
 #define CAUSAL_ZSTD_LEVEL -1		/* see log-file.c */
+#define CAUSAL_ZSTD_HASH_LOG 10		/* see log-file.c */
 #define CAUSAL_TYPES 64		/* record types counted apart (log-format.h) */
 
 /*
