@@ -15,13 +15,15 @@ set -euo pipefail
 # python3-selenium: the viewer's browser test (test/browser/).
 # clickhouse-server (18.16 in bookworm) and curl: the ClickHouse store's
 # tests and benchmark start private servers (test/clickhouse/server.sh).
+# lttng-tools, liblttng-ust-dev (its libc wrapper), babeltrace2 and
+# uftrace: the peers bench-peers measures causal beside (make bench only).
 PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
       libmsgpack-dev check libsqlite3-dev libcurl4-openssl-dev sqlite3 rpcsvc-proto rpcbind
       util-linux zstd clang libclang-rt-14-dev clang-format python3 time
       graphviz man-db groff-base git libbpf-dev bpftool libdw-dev
       libfftw3-dev libcairo2-dev libfontconfig-dev
       libmicrohttpd-dev node-d3 chromium chromium-driver python3-selenium
-      clickhouse-server curl)
+      clickhouse-server curl lttng-tools liblttng-ust-dev babeltrace2 uftrace)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

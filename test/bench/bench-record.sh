@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Cost per record on the probe hot path, in ns.  Target (issue 9, item 2):
-# at most 25 ns per record; exit status 1 when missed.
+# Cost per record on the probe hot path, in ns: the median of 5 runs of
+# record-cost (each prints its own line).  Target (issue 9, item 2): at
+# most 25 ns per record; exit status 1 when missed.
 set -euo pipefail
-out=$("$BUILD/bench/record-cost" 20000000)
-echo "$out"
-ns=$(echo "$out" | awk '/^record:/ { print $2 }')
+cd "$(dirname "$0")/../.."
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median (the scripts run from the top of the tree)
+: >/tmp/causal-bench-record.$$
+trap 'rm -f /tmp/causal-bench-record.$$' EXIT
+for _ in 1 2 3 4 5; do
+	"$BUILD/bench/record-cost" 20000000 | tee -a /tmp/causal-bench-record.$$
+done
+ns=$(awk '/^record:/ { print $2 }' /tmp/causal-bench-record.$$ | median)
+clock=$(awk '/^record:/ { print $9 }' /tmp/causal-bench-record.$$ | median)
 if awk -v ns="$ns" 'BEGIN { exit !(ns <= 25) }'; then
-	echo "target met: $ns ns per record (<= 25 ns)"
+	echo "target met: $ns ns per record, median of 5 (<= 25 ns; the CLOCK_MONOTONIC read alone $clock ns)"
 else
-	echo "TARGET MISSED: $ns ns per record (25 ns allowed)"
+	echo "TARGET MISSED: $ns ns per record, median of 5 (25 ns allowed; the CLOCK_MONOTONIC read alone $clock ns)"
 	exit 1
 fi

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# bench-peers - causal beside the tools issue 9 measures it against, all
+# in one run on this machine, so that the figures compare the same day:
+#
+#   record cost  ns per event LTTng-UST's libc wrapper adds to a malloc or
+#                a free (malloc-cost, pingpong, the wrapper preloaded, a
+#                session recording lttng_ust_libc:malloc and :free in a
+#                channel large enough to drop nothing; the events its
+#                consumer discarded are printed), beside ours per record
+#                (record-cost: the probe's hot path);
+#   reader       records/s of babeltrace2 on that CTF trace (its counter
+#                sink: decoding only; its text sink into /dev/null), of
+#                `uftrace dump` on a -pg program's 1,000,000 calls, beside
+#                `tracedump dump` (text) and `tracedump merge` (decoding,
+#                the join, SQLite) on gen-rpc-logs' 500,000 calls.  Each
+#                reader runs 3 times, the median is printed.
+#
+# No target: figures for the record (the closing note of issue 9).  A peer
+# that is not installed, or LTTng without root (its session daemon runs in
+# a mount namespace of its own, with /var/run/lttng and /dev/shm private,
+# and is stopped by its PID), is skipped with one line.
+#
+#   BUILD=/abs/build bash test/bench/bench-peers.sh [MALLOC_ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+: "${BUILD:=$PWD/build}"
+rounds=${1:-300}
+for f in "$BUILD/bench/malloc-cost" "$BUILD/bench/record-cost" \
+	"$BUILD/bench/gen-rpc-logs" "$BUILD/tracedump"; do
+	[ -e "$f" ] || { echo "bench-peers: '$f' is not built" >&2; exit 1; }
+done
+tmp=$(mktemp -d /tmp/causal-bench-peers.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median (the scripts run from the top of the tree)
+
+# times N CMD...: the median wall seconds of 3 runs of CMD (output dropped)
+times() {
+	local s e
+	for _ in 1 2 3; do
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>&1 || { echo "bench-peers: '$*' failed" >&2; exit 1; }
+		e=$(date +%s.%N)
+		awk -v s="$s" -v e="$e" 'BEGIN { print e - s }'
+	done | median
+}
+
+# rate RECORDS SECONDS: records per second, as millions
+rate() {
+	awk -v n="$1" -v s="$2" 'BEGIN { printf "%.2f M records/s", n / s / 1e6 }'
+}
+
+echo "record cost (ns per record or event, the producer's own CPU):"
+ours=$(for _ in 1 2 3; do
+	"$BUILD/bench/record-cost" 20000000 | awk '/^record:/ { print $2 }'
+done | median)
+printf "  causal (record-cost, median of 3)    %6.1f ns per record\n" "$ours"
+
+# The LTTng part, run by root in a private mount namespace: prints
+# "plain-ns wrapped-ns discarded".
+lttng_run() {
+	set -euo pipefail
+	mount -t tmpfs none /var/run/lttng
+	mount -t tmpfs none /dev/shm
+	export LTTNG_HOME=$tmp/lttng-home
+	mkdir -p "$LTTNG_HOME"
+	lttng-sessiond --no-kernel --background --quiet
+	local pid
+	pid=$(cat /var/run/lttng/lttng-sessiond.pid)
+	{
+		lttng create peers --output="$tmp/ctf"
+		lttng enable-channel -u ch --subbuf-size=8M --num-subbuf=8
+		lttng enable-event -u -c ch 'lttng_ust_libc:malloc,lttng_ust_libc:free'
+		lttng start
+	} >/dev/null
+	LD_PRELOAD=liblttng-ust-libc-wrapper.so.1 \
+		"$BUILD/bench/malloc-cost" "$rounds" 10000 0 >"$tmp/lttng.out"
+	lttng stop >/dev/null
+	lttng destroy >/dev/null
+	kill "$pid"
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+}
+
+lttng_ok=
+ldconfig -p >"$tmp/libs"
+if ! command -v lttng-sessiond >/dev/null || ! command -v lttng >/dev/null ||
+	! grep -q liblttng-ust-libc-wrapper.so.1 "$tmp/libs"; then
+	echo "  lttng-ust: skipped (lttng-tools or liblttng-ust not installed)"
+elif [ "$(id -u)" -ne 0 ]; then
+	echo "  lttng-ust: skipped (its session daemon is started as root, in a mount namespace)"
+else
+	mkdir -p /var/run/lttng
+	export tmp BUILD rounds
+	export -f lttng_run
+	unshare -m --propagation private bash -c lttng_run
+	lttng_ok=1
+fi
+
+# events and discarded events of the CTF trace (babeltrace2's counter)
+ctf_events=0
+if [ -n "$lttng_ok" ] && command -v babeltrace2 >/dev/null; then
+	babeltrace2 "$tmp/ctf" -c sink.utils.counter >"$tmp/counts" 2>&1
+	ctf_events=$(awk '/Event messages/ { n = $1 } END { print n + 0 }' "$tmp/counts")
+	discarded=$(awk '/Discarded event messages/ { n = $1 } END { print n + 0 }' "$tmp/counts")
+else
+	discarded=unknown
+fi
+if [ -n "$lttng_ok" ]; then
+	awk -v d="$discarded" '/^malloc-cost/ {
+		printf "  lttng-ust libc wrapper (malloc-cost)  %6.1f ns per event (%.1f ns a malloc+free pair untraced, %.1f traced; %s events discarded)\n",
+			($7 - $5) / 2, $5, $7, d }' "$tmp/lttng.out"
+fi
+
+echo "readers (records or events per second, median of 3 runs):"
+"$BUILD/bench/gen-rpc-logs" "$tmp/logs" 500000 >/dev/null
+records=$("$BUILD/tracedump" dump "$tmp/logs" | wc -l)
+secs=$(times "$BUILD/tracedump" dump "$tmp/logs")
+printf "  causal tracedump dump (text)          %s (%d records)\n" \
+	"$(rate "$records" "$secs")" "$records"
+secs=$(times "$BUILD/tracedump" merge "$tmp/logs" -o "$tmp/merged.db")
+printf "  causal tracedump merge (SQLite)       %s\n" "$(rate "$records" "$secs")"
+
+if [ "$ctf_events" -gt 0 ]; then
+	secs=$(times babeltrace2 "$tmp/ctf" -c sink.utils.counter)
+	printf "  babeltrace2, counter sink (decoding)  %s (%d events)\n" \
+		"$(rate "$ctf_events" "$secs")" "$ctf_events"
+	secs=$(times babeltrace2 "$tmp/ctf")
+	printf "  babeltrace2, text                     %s\n" "$(rate "$ctf_events" "$secs")"
+elif [ -n "$lttng_ok" ]; then
+	echo "  babeltrace2: skipped (not installed)"
+else
+	echo "  babeltrace2: skipped (no LTTng trace to read)"
+fi
+
+if command -v uftrace >/dev/null && command -v cc >/dev/null; then
+	cat >"$tmp/calls.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) int leaf(int x) { return x * 3 + 1; }
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000000, s = 0;
+
+	for (long i = 0; i < n; i++)
+		s += leaf((int)i);
+	printf("%ld\n", s);
+	return 0;
+}
+EOF
+	cc -O2 -pg -o "$tmp/calls" "$tmp/calls.c"
+	(cd "$tmp" && uftrace record -d uftrace.data ./calls 1000000 >/dev/null)
+	records=$(uftrace dump -d "$tmp/uftrace.data" | grep -c '\[entry\]\|\[exit \]')
+	secs=$(times uftrace dump -d "$tmp/uftrace.data")
+	printf "  uftrace dump (text)                   %s (%d records)\n" \
+		"$(rate "$records" "$secs")" "$records"
+else
+	echo "  uftrace: skipped (not installed)"
+fi
