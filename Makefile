@@ -78,6 +78,9 @@ PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
 BENCHES := $(BENCH_SRCS:test/bench/%.c=$(BUILD)/bench/%)
+# libraries the benchmarks preload into untraced programs
+BENCH_PRELOAD_SRCS := $(wildcard test/bench/preload/*.c)
+BENCHES += $(BENCH_PRELOAD_SRCS:test/bench/preload/%.c=$(BUILD)/bench/%.so)
 FUZZERS := $(BUILD)/fuzz/fuzz-tag $(BUILD)/fuzz/fuzz-tag-stream \
 	$(BUILD)/fuzz/fuzz-log
 EXAMPLE_SRCS := $(wildcard examples/*.c)
@@ -197,6 +200,11 @@ $(BUILD)/bench/%: test/bench/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $< -lpthread -lm -lzstd -lmsgpackc -lsqlite3
+
+$(BUILD)/bench/%.so: test/bench/preload/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -shared -fPIC -o $@ $< -lpthread
 
 # the hot-path benchmark runs the library's inline emit path itself
 $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c

@@ -373,6 +373,43 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* Numbers at their limits, in both formats (dump writes its own digits). */
+START_TEST(test_dump_number_limits)
+{
+	const char *path = tmp_path("n.clog");
+	struct dump_stats st;
+	struct fixture_log fl;
+	char text[2048] = "", json[2048] = "";
+	FILE *f;
+
+	ck_assert_int_eq(fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION), 0);
+	fixture_log_process_end(&fl, 0, UINT64_MAX, CAUSAL_END_EXIT, INT64_MIN,
+				10, 0);
+	fixture_log_process_end(&fl, 9, 1, CAUSAL_END_EXIT, -1, 0, 100);
+	fixture_log_close(&fl);
+
+	f = fmemopen(text, sizeof(text) - 1, "w");
+	ck_assert_int_eq(dump_path(f, path, DUMP_TEXT, &st), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(
+		text, "PROCESS_END tid=0 mono_ns=0"
+		      " realtime_ns=18446744073709551615 reason=exit"
+		      " detail=-9223372036854775808 records=10 dropped=0"));
+	ck_assert_ptr_nonnull(strstr(text,
+				     " mono_ns=9 realtime_ns=1 reason=exit"
+				     " detail=-1 records=0 dropped=100"));
+
+	f = fmemopen(json, sizeof(json) - 1, "w");
+	ck_assert_int_eq(dump_path(f, path, DUMP_JSON, &st), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(
+		json,
+		"\"tid\":0,\"mono_ns\":0,"
+		"\"realtime_ns\":18446744073709551615,\"reason\":\"exit\","
+		"\"detail\":-9223372036854775808,\"records\":10"));
+}
+END_TEST
+
 START_TEST(test_dump_rpc)
 {
 	const char *path = tmp_path("r.clog");
@@ -444,6 +481,7 @@ Suite *logread_suite(void)
 	tcase_add_test(tc, test_json_string);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_dump_rpc);
+	tcase_add_test(tc, test_dump_number_limits);
 	suite_add_tcase(s, tc);
 	return s;
 }

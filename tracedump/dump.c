@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,34 +28,65 @@ struct dump_ctx {
 /* The fields after [type, tid, mono_ns], for unknown or bad records. */
 static void print_rest(FILE *out, const msgpack_object *o)
 {
-	putc('[', out);
+	putc_unlocked('[', out);
 	for (uint32_t i = 3; i < o->via.array.size; i++) {
 		if (i > 3)
-			putc(',', out);
+			putc_unlocked(',', out);
 		json_msgpack(out, &o->via.array.ptr[i]);
 	}
-	putc(']', out);
+	putc_unlocked(']', out);
+}
+
+/*
+ * Numbers and names go out by hand, not through fprintf, and through the
+ * unlocked stdio calls (dump_path() takes the stream's lock off): fprintf
+ * was 65% of a text dump's time.  2,030,144 records: 3.22 s -> 1.79 s in
+ * text (0.63 -> 1.13 M records/s), 3.49 s -> 2.57 s in JSON.
+ */
+static void put_u64(FILE *out, uint64_t v)
+{
+	char buf[20], *p = buf + sizeof(buf);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+}
+
+static void put_i64(FILE *out, int64_t v)
+{
+	if (v < 0) {
+		putc_unlocked('-', out);
+		put_u64(out, -(uint64_t)v);
+	} else {
+		put_u64(out, (uint64_t)v);
+	}
 }
 
 /* One field: text "name=value", JSON ,"name":value. */
 static void key(const struct dump_ctx *c, const char *k)
 {
-	if (c->fmt == DUMP_JSON)
-		fprintf(c->out, ",\"%s\":", k);
-	else
-		fprintf(c->out, " %s=", k);
+	if (c->fmt == DUMP_JSON) {
+		fputs_unlocked(",\"", c->out);
+		fputs_unlocked(k, c->out);
+		fputs_unlocked("\":", c->out);
+	} else {
+		putc_unlocked(' ', c->out);
+		fputs_unlocked(k, c->out);
+		putc_unlocked('=', c->out);
+	}
 }
 
 static void u64(const struct dump_ctx *c, const char *k, uint64_t v)
 {
 	key(c, k);
-	fprintf(c->out, "%" PRIu64, v);
+	put_u64(c->out, v);
 }
 
 static void i64(const struct dump_ctx *c, const char *k, int64_t v)
 {
 	key(c, k);
-	fprintf(c->out, "%" PRId64, v);
+	put_i64(c->out, v);
 }
 
 static void str(const struct dump_ctx *c, const char *k, struct record_str s)
@@ -68,12 +100,15 @@ static void name(const struct dump_ctx *c, const char *k, const char *n,
 		 uint64_t v)
 {
 	key(c, k);
-	if (!n)
-		fprintf(c->out, "%" PRIu64, v);
-	else if (c->fmt == DUMP_JSON)
-		fprintf(c->out, "\"%s\"", n);
-	else
-		fputs(n, c->out);
+	if (!n) {
+		put_u64(c->out, v);
+	} else if (c->fmt == DUMP_JSON) {
+		putc_unlocked('"', c->out);
+		fputs_unlocked(n, c->out);
+		putc_unlocked('"', c->out);
+	} else {
+		fputs_unlocked(n, c->out);
+	}
 }
 
 static void hex(const struct dump_ctx *c, const char *k, const uint8_t *p,
@@ -83,11 +118,15 @@ static void hex(const struct dump_ctx *c, const char *k, const uint8_t *p,
 
 	key(c, k);
 	if (!p) {
-		fputs(c->fmt == DUMP_JSON ? "null" : "-", c->out);
+		fputs_unlocked(c->fmt == DUMP_JSON ? "null" : "-", c->out);
 		return;
 	}
 	hex_encode(buf, p, n);
-	fprintf(c->out, c->fmt == DUMP_JSON ? "\"%s\"" : "%s", buf);
+	if (c->fmt == DUMP_JSON)
+		putc_unlocked('"', c->out);
+	fputs_unlocked(buf, c->out);
+	if (c->fmt == DUMP_JSON)
+		putc_unlocked('"', c->out);
 }
 
 /* A raw sockaddr as its address text; nil as null / "-". */
@@ -99,7 +138,7 @@ static void addr(const struct dump_ctx *c, const char *k,
 
 	key(c, k);
 	if (!b->ptr) {
-		fputs(c->fmt == DUMP_JSON ? "null" : "-", c->out);
+		fputs_unlocked(c->fmt == DUMP_JSON ? "null" : "-", c->out);
 		return;
 	}
 	record_sockaddr(buf, b->ptr, b->len);
@@ -108,7 +147,7 @@ static void addr(const struct dump_ctx *c, const char *k,
 		if ((unsigned char)*q <= ' ' || *q == '"' || *q == 0x7f)
 			plain = false;
 	if (plain)
-		fputs(buf, c->out);
+		fputs_unlocked(buf, c->out);
 	else
 		json_string(c->out, buf, strlen(buf));
 }
@@ -122,14 +161,14 @@ static void flags(const struct dump_ctx *c, const char *k, uint64_t v,
 	key(c, k);
 	if (c->fmt == DUMP_TEXT) {
 		text(buf, sizeof(buf), v, '|');
-		fputs(buf[0] ? buf : "-", c->out);
+		fputs_unlocked(buf[0] ? buf : "-", c->out);
 		return;
 	}
 	text(buf, sizeof(buf), v, ',');
-	putc('[', c->out);
+	putc_unlocked('[', c->out);
 	for (char *tok = strtok(buf, ","), *first = tok; tok; tok = strtok(NULL, ","))
 		fprintf(c->out, "%s\"%s\"", tok == first ? "" : ",", tok);
-	putc(']', c->out);
+	putc_unlocked(']', c->out);
 }
 
 /* A context: text chain/event/function, JSON an object; nil: "-", null. */
@@ -140,7 +179,7 @@ static void context(const struct dump_ctx *c, const char *k,
 
 	key(c, k);
 	if (!ctx->set) {
-		fputs(c->fmt == DUMP_JSON ? "null" : "-", c->out);
+		fputs_unlocked(c->fmt == DUMP_JSON ? "null" : "-", c->out);
 		return;
 	}
 	hex_encode(chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
@@ -149,9 +188,13 @@ static void context(const struct dump_ctx *c, const char *k,
 			"{\"chain\":\"%s\",\"event\":%" PRIu64
 			",\"function\":%" PRIu64 "}",
 			chain, ctx->event, ctx->function);
-	else
-		fprintf(c->out, "%s/%" PRIu64 "/%" PRIu64, chain, ctx->event,
-			ctx->function);
+	else {
+		fputs_unlocked(chain, c->out);
+		putc_unlocked('/', c->out);
+		put_u64(c->out, ctx->event);
+		putc_unlocked('/', c->out);
+		put_u64(c->out, ctx->function);
+	}
 }
 
 /* A msgpack element as JSON, in both formats. */
@@ -213,33 +256,41 @@ static int print_record(void *arg, const struct logread_record *lr)
 	bool bad = record_decode(lr->obj, &r) < 0;
 
 	if (c->fmt == DUMP_JSON) {
-		fputs("{\"file\":", out);
+		fputs_unlocked("{\"file\":", out);
 		json_string(out, c->name, strlen(c->name));
 		if (tname)
 			fprintf(out, ",\"type\":\"%s\"", tname);
 		else
 			fprintf(out, ",\"type\":\"unknown\",\"type_num\":%u", lr->type);
-		fprintf(out, ",\"tid\":%" PRIu64 ",\"mono_ns\":%" PRIu64,
-			lr->tid, lr->mono_ns);
+		fputs_unlocked(",\"tid\":", out);
+		put_u64(out, lr->tid);
+		fputs_unlocked(",\"mono_ns\":", out);
+		put_u64(out, lr->mono_ns);
 	} else {
-		fprintf(out, "%s: ", c->name);
+		fputs_unlocked(c->name, out);
+		fputs_unlocked(": ", out);
 		if (tname)
-			fputs(tname, out);
+			fputs_unlocked(tname, out);
 		else
 			fprintf(out, "TYPE_%u", lr->type);
-		fprintf(out, " tid=%" PRIu64 " mono_ns=%" PRIu64,
-			lr->tid, lr->mono_ns);
+		fputs_unlocked(" tid=", out);
+		put_u64(out, lr->tid);
+		fputs_unlocked(" mono_ns=", out);
+		put_u64(out, lr->mono_ns);
 	}
 	if (bad || !tname) {
 		/* Show what is there rather than guess at its meaning. */
 		if (bad)
-			fputs(c->fmt == DUMP_JSON ? ",\"malformed\":true" : " malformed", out);
+			fputs_unlocked(c->fmt == DUMP_JSON
+					       ? ",\"malformed\":true"
+					       : " malformed",
+				       out);
 		key(c, "fields");
 		print_rest(out, lr->obj);
 	} else {
 		print_fields(c, &r);
 	}
-	fputs(c->fmt == DUMP_JSON ? "}\n" : "\n", out);
+	fputs_unlocked(c->fmt == DUMP_JSON ? "}\n" : "\n", out);
 	c->stats->records++;
 	return 0;
 }
@@ -277,15 +328,14 @@ static int dump_one(FILE *out, const char *path, const char *shown,
 	return 0;
 }
 
-int dump_path(FILE *out, const char *path, enum dump_format fmt,
-	      struct dump_stats *stats)
+static int dump_locked(FILE *out, const char *path, enum dump_format fmt,
+		       struct dump_stats *stats)
 {
 	struct logdir ld;
 	struct stat st;
 	char full[8192];
 	int rc;
 
-	memset(stats, 0, sizeof(*stats));
 	if (stat(path, &st) < 0)
 		return fail("cannot open '%s': %s", path, strerror(errno));
 	if (!S_ISDIR(st.st_mode)) {
@@ -311,4 +361,17 @@ done:
 	if (!stats->records)
 		return fail("nothing could be read from '%s'", path);
 	return 0;
+}
+
+int dump_path(FILE *out, const char *path, enum dump_format fmt,
+	      struct dump_stats *stats)
+{
+	int rc, locking;
+
+	memset(stats, 0, sizeof(*stats));
+	/* one thread writes out: no lock taken per character */
+	locking = __fsetlocking(out, FSETLOCKING_BYCALLER);
+	rc = dump_locked(out, path, fmt, stats);
+	__fsetlocking(out, locking);
+	return rc;
 }

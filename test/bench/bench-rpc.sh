@@ -13,6 +13,11 @@
 # throughput ratio (traced/untraced calls per second) and the CPU tracing
 # adds per call on each side.
 #
+# A third kind, untraced with one idle thread (bench/idle-thread.so),
+# shows what of that a single-threaded program pays only for having a
+# second thread, as it has once the tracer's writer runs: the targets are
+# judged against the plain untraced run; the split is printed beside.
+#
 #   BUILD=/abs/build bash test/bench/bench-rpc.sh [ROUNDS [CALLS]]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,7 +27,8 @@ calls=${2:-20000}
 server=$BUILD/test/rpc/demo-server
 client=$BUILD/test/rpc/demo-client
 lib=$BUILD/libcausal.so
-for f in "$server" "$client" "$lib"; do
+idle=$BUILD/bench/idle-thread.so
+for f in "$server" "$client" "$lib" "$idle"; do
 	[ -e "$f" ] || { echo "bench-rpc: '$f' is not built" >&2; exit 1; }
 done
 
@@ -36,9 +42,10 @@ trap cleanup EXIT
 
 # env prefix of a run: traced ones log into a fresh directory each
 envof() {
-	if [ "$1" = traced ]; then
-		echo "LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs"
-	fi
+	case $1 in
+	traced) echo "LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs" ;;
+	idle) echo "LD_PRELOAD=$idle" ;;
+	esac
 }
 
 # One round of one kind: a server, the two client loops, the server
@@ -82,6 +89,7 @@ round plain	# warm up
 for ((r = 1; r <= rounds; r++)); do
 	round plain
 	round traced
+	round idle
 done
 
 clock=$(cat "$tmp/clock")
@@ -93,7 +101,7 @@ status=0
 printf "%d calls over TCP loopback, client and server on CPU 0, median of %d rounds, traced with the %s clock:\n" \
 	"$calls" "$rounds" "$clock"
 for proc in null say; do
-	for kind in plain traced; do
+	for kind in plain traced idle; do
 		n=$(awk -v k="$kind" -v p="$proc" '$1 == k && $2 == p' \
 			"$tmp/results" | wc -l)
 		[ "$n" -eq "$rounds" ] ||
@@ -107,7 +115,8 @@ for proc in null say; do
 	awk -v p="$proc" -v n="$calls" -v max="$cpu_max" -v clock="$clock" \
 		-v pw="$(cat "$tmp/plain.$proc.3")" -v tw="$(cat "$tmp/traced.$proc.3")" \
 		-v pc="$(cat "$tmp/plain.$proc.4")" -v tc="$(cat "$tmp/traced.$proc.4")" \
-		-v ps="$(cat "$tmp/plain.$proc.5")" -v ts="$(cat "$tmp/traced.$proc.5")" 'BEGIN {
+		-v ps="$(cat "$tmp/plain.$proc.5")" -v ts="$(cat "$tmp/traced.$proc.5")" \
+		-v ic="$(cat "$tmp/idle.$proc.4")" -v is="$(cat "$tmp/idle.$proc.5")" 'BEGIN {
 		name = p == "null" ? "null procedure" : "int -> int (SAY_IT)"
 		printf "  %s:\n", name
 		printf "    untraced  %8.0f calls/s  client %6.2f us/call CPU  server %6.2f us/call CPU\n",
@@ -117,6 +126,9 @@ for proc in null say; do
 		printf "  %s loop time traced/untraced: %.3f (target <= 1.08)\n", p, tw / pw
 		printf "  %s added CPU per call: client %.2f us, server %.2f us (target <= %.1f)\n",
 			p, (tc - pc) / n / 1e3, (ts - ps) / n / 1e3, max
+		printf "    of which a second thread, untraced: client %.2f us, server %.2f us; the rest: client %.2f us, server %.2f us\n",
+			(ic - pc) / n / 1e3, (is - ps) / n / 1e3,
+			(tc - ic) / n / 1e3, (ts - is) / n / 1e3
 		if (tw / pw > 1.08)
 			printf "TARGET MISSED: %s loop traced/untraced %.3f (1.08 allowed)\n", p, tw / pw
 		if ((tc - pc) / n / 1e3 > max || (ts - ps) / n / 1e3 > max)
