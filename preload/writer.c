@@ -21,6 +21,7 @@
 #include "encode.h"
 #include "heap.h"
 #include "internal.h"
+#include "short-slice.h"
 
 /*
  * Two threads: the writer drains the rings into encoded frames (under
@@ -405,31 +406,6 @@ int causal_writer_header(void)
 	return ret;
 }
 
-/*
- * Ask for a short scheduling slice (Linux 6.12 and later, EEVDF): a woken
- * writer then gets the CPU at once instead of queueing behind the
- * program's threads for a whole slice each, which on a loaded machine is
- * longer than a busy thread takes to fill its ring.  It changes nothing
- * else (same policy, same nice, no privilege needed); older kernels
- * refuse it and the writer runs as before.
- */
-static void ask_short_slice(void)
-{
-	struct {
-		uint32_t size, policy;
-		uint64_t flags;
-		int32_t nice;
-		uint32_t priority;
-		uint64_t runtime, deadline, period;
-	} attr = { .size = sizeof(attr), .policy = SCHED_OTHER,
-		   .runtime = 100000 /* ns: the least the kernel takes */ };
-
-	errno = 0;
-	attr.nice = getpriority(PRIO_PROCESS, 0);
-	if (errno == 0)
-		syscall(SYS_sched_setattr, 0, &attr, 0);
-}
-
 static void infra_thread(const char *name)
 {
 	causal_self.status = CAUSAL_THREAD_INFRA;
@@ -452,7 +428,7 @@ static void *writer_main(void *arg)
 
 	(void)arg;
 	infra_thread("causal-writer");
-	ask_short_slice();
+	causal_ask_short_slice();
 	if (sched_getaffinity(0, sizeof(writer_cpus), &writer_cpus))
 		CPU_ZERO(&writer_cpus);
 	atomic_store_explicit(&writer_os_tid, gettid(), memory_order_release);

@@ -373,14 +373,24 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* path dumped in fmt into out (size bytes, kept NUL-terminated). */
+static void dump_into(const char *path, enum dump_format fmt, char *out,
+		      size_t size)
+{
+	struct dump_stats st;
+	FILE *f = fmemopen(out, size - 1, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(dump_path(f, path, fmt, &st), 0);
+	fclose(f);
+}
+
 /* Numbers at their limits, in both formats (dump writes its own digits). */
 START_TEST(test_dump_number_limits)
 {
 	const char *path = tmp_path("n.clog");
-	struct dump_stats st;
 	struct fixture_log fl;
 	char text[2048] = "", json[2048] = "";
-	FILE *f;
 
 	ck_assert_int_eq(fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION), 0);
 	fixture_log_process_end(&fl, 0, UINT64_MAX, CAUSAL_END_EXIT, INT64_MIN,
@@ -388,9 +398,7 @@ START_TEST(test_dump_number_limits)
 	fixture_log_process_end(&fl, 9, 1, CAUSAL_END_EXIT, -1, 0, 100);
 	fixture_log_close(&fl);
 
-	f = fmemopen(text, sizeof(text) - 1, "w");
-	ck_assert_int_eq(dump_path(f, path, DUMP_TEXT, &st), 0);
-	fclose(f);
+	dump_into(path, DUMP_TEXT, text, sizeof(text));
 	ck_assert_ptr_nonnull(strstr(
 		text, "PROCESS_END tid=0 mono_ns=0"
 		      " realtime_ns=18446744073709551615 reason=exit"
@@ -399,9 +407,7 @@ START_TEST(test_dump_number_limits)
 				     " mono_ns=9 realtime_ns=1 reason=exit"
 				     " detail=-1 records=0 dropped=100"));
 
-	f = fmemopen(json, sizeof(json) - 1, "w");
-	ck_assert_int_eq(dump_path(f, path, DUMP_JSON, &st), 0);
-	fclose(f);
+	dump_into(path, DUMP_JSON, json, sizeof(json));
 	ck_assert_ptr_nonnull(strstr(
 		json,
 		"\"tid\":0,\"mono_ns\":0,"
@@ -416,10 +422,8 @@ START_TEST(test_dump_rpc)
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN] = { 0xab };
 	uint8_t sin[16] = { 2, 0, 0x08, 0x01, 127, 0, 0, 1 };	/* AF_INET, LE host */
 	struct fixture_rpc p = { 3, 50, 51, 700, chain, 4, 9 };
-	struct dump_stats st;
 	struct fixture_log fl;
 	char text[4096] = "", json[4096] = "";
-	FILE *f;
 
 	ck_assert_int_eq(fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION), 0);
 	fl.heap = (struct fixture_heap){ 1, 100, 40, 3, 1, 0 };
@@ -430,9 +434,7 @@ START_TEST(test_dump_rpc)
 	fixture_log_skel_end(&fl, &p, 99, 5);
 	fixture_log_close(&fl);
 
-	f = fmemopen(text, sizeof(text) - 1, "w");
-	ck_assert_int_eq(dump_path(f, path, DUMP_TEXT, &st), 0);
-	fclose(f);
+	dump_into(path, DUMP_TEXT, text, sizeof(text));
 	ck_assert_ptr_nonnull(strstr(
 		text, "RPC_STUB_START tid=3 mono_ns=50 chain=ab000000"
 		      "00000000000000000000000000000000 event=4 function=9"
@@ -449,9 +451,7 @@ START_TEST(test_dump_rpc)
 	ck_assert_ptr_nonnull(
 		strstr(text, " reply=99 results_bytes=5 heap_epoch=0"));
 
-	f = fmemopen(json, sizeof(json) - 1, "w");
-	ck_assert_int_eq(dump_path(f, path, DUMP_JSON, &st), 0);
-	fclose(f);
+	dump_into(path, DUMP_JSON, json, sizeof(json));
 	ck_assert_ptr_nonnull(strstr(json, "\"type\":\"rpc_stub_start\""));
 	ck_assert_ptr_nonnull(strstr(
 		json,

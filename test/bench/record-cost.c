@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "short-slice.h"
 
 static _Atomic int wakes;
 static _Atomic uint32_t wake_word;
@@ -53,27 +54,13 @@ static int count(const struct causal_rec *rec, void *arg)
 	return 0;
 }
 
-/* The writer's short scheduling slice (writer.c: ask_short_slice). */
-static void short_slice(void)
-{
-	struct {
-		uint32_t size, policy;
-		uint64_t flags;
-		int32_t nice;
-		uint32_t priority;
-		uint64_t runtime, deadline, period;
-	} attr = { .size = sizeof(attr), .runtime = 100000 };
-
-	syscall(SYS_sched_setattr, 0, &attr, 0);
-}
-
 static void *consumer(void *arg)
 {
 	struct causal_tbuf *tb = arg;
 	/* the writer's period, were no wake to come */
 	struct timespec period = { 0, 1000000 };
 
-	short_slice();
+	causal_ask_short_slice();
 	while (!atomic_load(&stop)) {
 		if (atomic_load_explicit(&wake_word, memory_order_relaxed) == 0)
 			syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0,
