@@ -174,6 +174,7 @@ struct causal_thread {
 	uint8_t status;		/* enum causal_thread_status */
 	uint8_t exiting;	/* pthread_exit() was called */
 	uint8_t cpu_at_start;	/* THREAD_START read the CPU clock */
+	uint8_t own_files;	/* a file table of its own (own-files.h) */
 	struct causal_heap_tls heap; /* heap.h: the allocation counters */
 };
 

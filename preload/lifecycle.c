@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "own-files.h"
 #include "sampler.h"
 
 struct causal_global causal_g;
@@ -40,6 +41,17 @@ void causal_say(const char *first, ...)
 	va_end(ap);
 	if (!len || line[len - 1] != '\n')
 		line[len++] = '\n';
+	if (causal_self.own_files) {
+		/* the writer's threads have no stderr: the program's */
+		int fd = causal_program_fd(STDERR_FILENO);
+
+		if (fd >= 0) {
+			if (write(fd, line, len) < 0) { /* as below */
+			}
+			close(fd);
+		}
+		return;
+	}
 	/* nothing to do if stderr is closed: the program comes first */
 	if (write(STDERR_FILENO, line, len) < 0)
 		return;

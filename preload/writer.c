@@ -21,6 +21,7 @@
 #include "encode.h"
 #include "heap.h"
 #include "internal.h"
+#include "own-files.h"
 #include "short-slice.h"
 
 /*
@@ -428,6 +429,7 @@ static void *writer_main(void *arg)
 
 	(void)arg;
 	infra_thread("causal-writer");
+	causal_own_files(-1); /* it writes no file */
 	causal_ask_short_slice();
 	if (sched_getaffinity(0, sizeof(writer_cpus), &writer_cpus))
 		CPU_ZERO(&writer_cpus);
@@ -485,6 +487,9 @@ static void *flusher_main(void *arg)
 
 	(void)arg;
 	infra_thread("causal-flusher");
+	causal_mutex_lock(&flush_mutex);
+	causal_own_files(lf->fd); /* the log's: check_fd() reopens it */
+	causal_mutex_unlock(&flush_mutex);
 	flusher_os_tid = gettid();
 	while (causal_running()) {
 		futex_wait(&flush_word, &period);

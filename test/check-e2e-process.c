@@ -7,6 +7,8 @@
  * user sees: stdout and exit status are identical, stderr too except for
  * one "causal: " line when the logs cannot be written.
  */
+#include <poll.h>
+
 #include "e2e.h"
 
 /* Path of a file in the test's directory (valid for 8 more calls). */
@@ -241,6 +243,63 @@ static void copy_file(const char *from, const char *to)
  * log still merges (ok or truncated), is marked incomplete, and holds at
  * least everything a copy taken just before the kill held.
  */
+/*
+ * The library's busy threads keep file tables of their own (own-files.h)
+ * with none of the program's files in them: a program that closes its
+ * standard output while it runs closes it for its reader, as untraced.
+ */
+START_TEST(test_closed_output_reaches_reader)
+{
+	const char *argv[] = { e2e_prog("close-stdout"), NULL };
+	const char *env[8];
+	char buf[256];
+	size_t got = 0;
+	int pfd[2], status, eof = 0;
+	struct e2e t;
+	pid_t pid;
+
+	e2e_init(&t);
+	e2e_traced_env(&t, env, NULL);
+	ck_assert(pipe(pfd) == 0);
+	pid = fork();
+	ck_assert(pid >= 0);
+	if (!pid) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		close(pfd[1]);
+		for (int i = 0; env[i]; i++)
+			putenv((char *)env[i]);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	/* up to 20 s for the end of the output */
+	for (int i = 0; i < 200 && !eof; i++) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(pfd[0], buf + got, sizeof(buf) - 1 - got);
+		if (n > 0)
+			got += (size_t)n;
+		eof = n == 0;
+	}
+	buf[got] = '\0';
+	/* still running: the end came from its close(), not its exit */
+	ck_assert_int_eq(waitpid(pid, &status, WNOHANG), 0);
+	kill(pid, SIGTERM);
+	e2e_wait(pid);
+	close(pfd[0]);
+	ck_assert_msg(eof,
+		      "no end of output while the program ran (read: '%s')",
+		      buf);
+	ck_assert_str_eq(buf, "closing\n");
+	ck_assert_int_eq(e2e_count_logs(t.logs), 1);
+	e2e_release(&t);
+}
+END_TEST
+
 START_TEST(test_sigkill)
 {
 	const char *argv[] = {e2e_prog("killme"), NULL};
@@ -689,6 +748,7 @@ Suite *e2e_process_suite(void)
 	e2e_add_fixture(tc);
 	tcase_add_test(tc, test_fork_exec);
 	tcase_add_test(tc, test_fork_chain_reuses_buffers);
+	tcase_add_test(tc, test_closed_output_reaches_reader);
 	tcase_add_test(tc, test_sigkill);
 	tcase_add_test(tc, test_sigterm);
 	tcase_add_loop_test(tc, test_explicit_sig_dfl, 0, 12);
