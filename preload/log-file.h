@@ -19,7 +19,9 @@
 #include "causal/log-format.h"
 
 #define CAUSAL_FRAME_MAX (256u << 10)	/* uncompressed bytes per frame */
-#define CAUSAL_FRAME_MIN (64u << 10)	/* sealed when this full, at least */
+/* sealed when this full, at least: zstd compresses 192 KiB frames 7-9%
+ * faster than 64 KiB ones (zstd -b, RPC and thread logs) */
+#define CAUSAL_FRAME_MIN (192u << 10)
 #define CAUSAL_QUEUE_BYTES (4u << 20)	/* frames waiting to be written */
 #define CAUSAL_ZSTD_LEVEL -1		/* see log-file.c */
 #define CAUSAL_ZSTD_HASH_LOG 10		/* see log-file.c */

@@ -81,13 +81,16 @@ static void write_object(struct causal_tbuf *tb, uint64_t id,
 uint64_t causal_rpc_object(struct causal_tbuf *tb, const SVCXPRT *xprt,
 			   uint32_t prog, uint32_t vers, int transport)
 {
-	struct object key = { 0 };
+	struct object key;
 	uint64_t id = 0;
 	int i;
 
 	if (last.xprt == xprt && last.prog == prog && last.vers == vers &&
 	    last.id)
 		return last.id;
+	/* zeroed whole, padding too (compared with memcmp), after the
+	 * cache: not on every call */
+	memset(&key, 0, sizeof(key));
 	key.addr_len = causal_copy_addr(key.addr, xprt->xp_ltaddr.buf,
 					xprt->xp_ltaddr.len);
 	if (!key.addr_len && xprt->xp_fd >= 0) {
