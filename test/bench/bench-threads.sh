@@ -67,9 +67,9 @@ awk -v p="$p" -v t="$t" -v n="$threads" -v r="$rounds" 'BEGIN {
 	printf "create+join of %d threads, median of %d rounds:\n", n, r
 	printf "  untraced  %8.1f ms  (%.2f us/thread)\n", p / 1e6, p / n / 1e3
 	printf "  traced    %8.1f ms  (%.2f us/thread)\n", t / 1e6, t / n / 1e3
-	printf "create+join traced/untraced: %.2f (target <= 1.05)\n", t / p
+	printf "create+join traced/untraced: %.3f (target <= 1.05)\n", t / p
 	if (t / p > 1.05) {
-		printf "TARGET MISSED: create+join traced/untraced %.2f (1.05 allowed)\n", t / p
+		printf "TARGET MISSED: create+join traced/untraced %.3f (1.05 allowed)\n", t / p
 		exit 1
 	}
 }'
