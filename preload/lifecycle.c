@@ -27,7 +27,9 @@ void causal_say(const char *first, ...)
 	char line[1024];
 	size_t len = 0;
 	const char *part;
+	ssize_t written;
 	va_list ap;
+	int fd;
 
 	va_start(ap, first);
 	for (part = first; part; part = va_arg(ap, const char *)) {
@@ -41,20 +43,14 @@ void causal_say(const char *first, ...)
 	va_end(ap);
 	if (!len || line[len - 1] != '\n')
 		line[len++] = '\n';
-	if (causal_self.own_files) {
-		/* the writer's threads have no stderr: the program's */
-		int fd = causal_program_fd(STDERR_FILENO);
-
-		if (fd >= 0) {
-			if (write(fd, line, len) < 0) { /* as below */
-			}
-			close(fd);
-		}
-		return;
-	}
+	/* the writer's threads have no stderr of their own: the program's */
+	fd = causal_self.own_files ? causal_program_fd(STDERR_FILENO)
+				   : STDERR_FILENO;
 	/* nothing to do if stderr is closed: the program comes first */
-	if (write(STDERR_FILENO, line, len) < 0)
-		return;
+	written = fd >= 0 ? write(fd, line, len) : -1;
+	(void)written;
+	if (causal_self.own_files && fd >= 0)
+		close(fd);
 }
 
 static void disable(const char *why, int err)

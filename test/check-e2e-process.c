@@ -239,11 +239,6 @@ static void copy_file(const char *from, const char *to)
 }
 
 /*
- * SIGKILL a busy process once its log has grown over a few flushes.  The
- * log still merges (ok or truncated), is marked incomplete, and holds at
- * least everything a copy taken just before the kill held.
- */
-/*
  * The library's busy threads keep file tables of their own (own-files.h)
  * with none of the program's files in them: a program that closes its
  * standard output while it runs closes it for its reader, as untraced.
@@ -300,6 +295,11 @@ START_TEST(test_closed_output_reaches_reader)
 }
 END_TEST
 
+/*
+ * SIGKILL a busy process once its log has grown over a few flushes.  The
+ * log still merges (ok or truncated), is marked incomplete, and holds at
+ * least everything a copy taken just before the kill held.
+ */
 START_TEST(test_sigkill)
 {
 	const char *argv[] = {e2e_prog("killme"), NULL};

@@ -258,9 +258,11 @@ static int print_record(void *arg, const struct logread_record *lr)
 	if (c->fmt == DUMP_JSON) {
 		fputs_unlocked("{\"file\":", out);
 		json_string(out, c->name, strlen(c->name));
-		if (tname)
-			fprintf(out, ",\"type\":\"%s\"", tname);
-		else
+		if (tname) {
+			fputs_unlocked(",\"type\":\"", out);
+			fputs_unlocked(tname, out);
+			putc_unlocked('"', out);
+		} else
 			fprintf(out, ",\"type\":\"unknown\",\"type_num\":%u", lr->type);
 		fputs_unlocked(",\"tid\":", out);
 		put_u64(out, lr->tid);
@@ -328,8 +330,8 @@ static int dump_one(FILE *out, const char *path, const char *shown,
 	return 0;
 }
 
-static int dump_locked(FILE *out, const char *path, enum dump_format fmt,
-		       struct dump_stats *stats)
+static int dump_file_or_dir(FILE *out, const char *path, enum dump_format fmt,
+			    struct dump_stats *stats)
 {
 	struct logdir ld;
 	struct stat st;
@@ -371,7 +373,7 @@ int dump_path(FILE *out, const char *path, enum dump_format fmt,
 	memset(stats, 0, sizeof(*stats));
 	/* one thread writes out: no lock taken per character */
 	locking = __fsetlocking(out, FSETLOCKING_BYCALLER);
-	rc = dump_locked(out, path, fmt, stats);
+	rc = dump_file_or_dir(out, path, fmt, stats);
 	__fsetlocking(out, locking);
 	return rc;
 }

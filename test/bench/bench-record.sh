@@ -6,13 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=test/bench/lib.sh
 . test/bench/lib.sh # median (the scripts run from the top of the tree)
-: >/tmp/causal-bench-record.$$
-trap 'rm -f /tmp/causal-bench-record.$$' EXIT
+out=$(mktemp /tmp/causal-bench-record.XXXXXX)
+trap 'rm -f "$out"' EXIT
 for _ in 1 2 3 4 5; do
-	"$BUILD/bench/record-cost" 20000000 | tee -a /tmp/causal-bench-record.$$
+	"$BUILD/bench/record-cost" 20000000 | tee -a "$out"
 done
-ns=$(awk '/^record:/ { print $2 }' /tmp/causal-bench-record.$$ | median)
-clock=$(awk '/^record:/ { print $9 }' /tmp/causal-bench-record.$$ | median)
+ns=$(awk '/^record:/ { print $2 }' "$out" | median)
+clock=$(awk '/^record:/ { print $9 }' "$out" | median)
 if awk -v ns="$ns" 'BEGIN { exit !(ns <= 25) }'; then
 	echo "target met: $ns ns per record, median of 5 (<= 25 ns; the CLOCK_MONOTONIC read alone $clock ns)"
 else
