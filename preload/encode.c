@@ -119,6 +119,15 @@ static inline void pack_i64(struct enc *e, int64_t v)
 	}
 }
 
+/* EXIT_NS (records.def): v as its distance past mono, when it is past. */
+static inline void pack_exit_ns(struct enc *e, uint64_t v, uint64_t mono)
+{
+	if (v >= mono && v - mono <= INT64_MAX)
+		pack_i64(e, -(int64_t)(v - mono) - 1);
+	else
+		pack_u64(e, v);
+}
+
 /* A header byte, then len as 0 (none), 1, 2 or 4 bytes. */
 static inline void pack_head(struct enc *e, uint8_t b, size_t len, int bytes)
 {
@@ -246,6 +255,7 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 #define ENC_U64(s, name) pack_u64(e, s->name);
 #define ENC_I32(s, name) pack_i64(e, s->name);
 #define ENC_I64(s, name) pack_i64(e, s->name);
+#define ENC_EXIT_NS(s, name) pack_exit_ns(e, s->name, rec->mono_ns);
 #define ENC_AUX(s, name) pack_u64(e, rec->aux);
 #define ENC_AUX_I(s, name) pack_u64(e, rec->aux);
 #define ENC_CHAIN(s, name) pack_bin(e, s->name, CAUSAL_CHAIN_ID_LEN);

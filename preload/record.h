@@ -57,6 +57,7 @@ struct rec_counts {
 /* clang-format off */
 #define REC_A8_U64(n) uint64_t n;
 #define REC_A8_I64(n) int64_t n;
+#define REC_A8_EXIT_NS(n) uint64_t n;
 #define REC_A8_UUID(n) const uint8_t *n;
 #define REC_A8_UUID_NIL(n) const uint8_t *n;
 #define REC_A8_STRZ(n) const char *n;
@@ -75,6 +76,7 @@ struct rec_counts {
 /* Which pass each KIND is in. */
 #define REC_PASS_U64 A8
 #define REC_PASS_I64 A8
+#define REC_PASS_EXIT_NS A8
 #define REC_PASS_UUID A8
 #define REC_PASS_UUID_NIL A8
 #define REC_PASS_STRZ A8

@@ -47,6 +47,7 @@ struct seen {
 	uint64_t tid[32], mono[32], frame[32];
 	struct record rec[32];
 	int bad_decode;
+	uint64_t raw_bytes; /* of the records seen, before compression */
 	char host[32], argv_json[128];
 	uint8_t chain0;
 };
@@ -235,6 +236,66 @@ START_TEST(test_corrupt_frame_magic)
 }
 END_TEST
 
+/*
+ * An RPC probe's exit time, as format 1 wrote it (the value) and as format
+ * 2 does (its distance past mono_ns, in fewer bytes): the same times back
+ * from both, including an exit at mono_ns, one before it, and 0.
+ */
+static int exit_ns_of(void *arg, const struct logread_record *lr)
+{
+	struct seen *s = arg;
+	struct record *r = &s->rec[s->n];
+
+	ck_assert_int_lt(s->n, 32);
+	if (record_decode(lr->obj, r) < 0)
+		s->bad_decode++;
+	s->raw_bytes += lr->raw_len;
+	s->n++;
+	return 0;
+}
+
+START_TEST(test_exit_ns_both_formats)
+{
+	static const uint64_t mono = 5000000000000ull;
+	static const uint64_t exits[] = { mono + 40, mono, mono + 31, mono + 32,
+					  mono + 100000, mono - 1, 0,
+					  UINT64_MAX };
+	enum { N = sizeof(exits) / sizeof(exits[0]) };
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN] = { 0xcd };
+	uint64_t bytes[2] = { 0 };
+
+	for (uint32_t version = 1; version <= 2; version++) {
+		const char *path = tmp_path("x.clog");
+		struct fixture_log fl;
+		struct logread_result res;
+		struct seen *s = calloc(1, sizeof(*s));
+
+		ck_assert_ptr_nonnull(s);
+		ck_assert_int_eq(fixture_log_open(&fl, path, version), 0);
+		for (int i = 0; i < N; i++) {
+			struct fixture_rpc p = { 1, mono, exits[i], 7, chain,
+						 (uint64_t)i + 1, 1 };
+
+			fixture_log_skel_end(&fl, &p, 0, 0);
+		}
+		fixture_log_close(&fl);
+		ck_assert_int_eq(logread_file(path, exit_ns_of, s, &res), 0);
+		ck_assert_uint_eq(res.version, version);
+		ck_assert_int_eq(s->n, N);
+		ck_assert_int_eq(s->bad_decode, 0);
+		for (int i = 0; i < N; i++)
+			ck_assert_uint_eq(s->rec[i].skel_end.p.mono_exit_ns,
+					  exits[i]);
+		bytes[version - 1] = s->raw_bytes;
+		free(s);
+	}
+	/* a time past mono_ns: 9 bytes in format 1, 1, 2 or 5 in format 2;
+	 * one before it, 0 and one past INT64_MAX from it: alike in both */
+	ck_assert_uint_eq(bytes[0] - bytes[1], (9 - 2) + (9 - 1) + (9 - 1) +
+						       (9 - 2) + (9 - 5));
+}
+END_TEST
+
 START_TEST(test_rejects_foreign_and_newer)
 {
 	const char *path = tmp_path("x.clog");
@@ -242,6 +303,7 @@ START_TEST(test_rejects_foreign_and_newer)
 	struct fixture_log fl;
 	long ends[3];
 	const char text[] = "this is not a causal log, just some text\n";
+	char newer[32];
 
 	write_bytes(path, text, sizeof(text) - 1);
 	ck_assert_int_eq(logread_file(path, NULL, NULL, &res), -EINVAL);
@@ -256,7 +318,8 @@ START_TEST(test_rejects_foreign_and_newer)
 	fixture_log_drops(&fl, 1, 1, 1);
 	fixture_log_close(&fl);
 	ck_assert_int_eq(logread_file(path, NULL, NULL, &res), -EPROTO);
-	ck_assert_ptr_nonnull(strstr(res.error, "version 2"));
+	snprintf(newer, sizeof(newer), "version %u", CAUSAL_FORMAT_VERSION + 1);
+	ck_assert_ptr_nonnull(strstr(res.error, newer));
 
 	ck_assert_int_eq(logread_file(tmp_path("missing.clog"), NULL, NULL, &res), -ENOENT);
 	ck_assert_int_eq(logread_file(tmpdir, NULL, NULL, &res), -EINVAL);
@@ -473,6 +536,7 @@ Suite *logread_suite(void)
 	tcase_add_test(tc, test_truncated_keeps_complete_frames);
 	tcase_add_test(tc, test_corrupt_middle_frame);
 	tcase_add_test(tc, test_corrupt_frame_magic);
+	tcase_add_test(tc, test_exit_ns_both_formats);
 	tcase_add_test(tc, test_rejects_foreign_and_newer);
 	tcase_add_test(tc, test_empty_file);
 	tcase_add_test(tc, test_bad_records_counted);

@@ -142,6 +142,9 @@ static uint32_t tail_bytes(struct fill *f, int is_text)
 #define FILL_U64(s, name) s->name = value(f, 64);
 #define FILL_I32(s, name) s->name = -(int32_t)value(f, 31);
 #define FILL_I64(s, name) s->name = -(int64_t)value(f, 63);
+/* past mono_ns (written as the distance), or before it (as itself) */
+#define FILL_EXIT_NS(s, name)                                                  \
+	s->name = f->nil ? rec->mono_ns - 1 : rec->mono_ns + value(f, 32);
 #define FILL_AUX(s, name) rec->aux = (uint32_t)value(f, 31);
 #define FILL_AUX_I(s, name) rec->aux = (uint32_t)value(f, 31);
 #define FILL_CHAIN(s, name) fill_bytes(f, s->name, CAUSAL_CHAIN_ID_LEN);
@@ -264,6 +267,7 @@ static void check_ctx(const char *where, const struct record_ctx *got,
 #define CMP_U64 CMP_U8
 #define CMP_I32(s, name, d, w) check_i(w, d, s->name);
 #define CMP_I64 CMP_I32
+#define CMP_EXIT_NS CMP_U64
 #define CMP_AUX(s, name, d, w) check_u(w, d, rec->aux);
 #define CMP_AUX_I(s, name, d, w) check_i(w, d, (int64_t)rec->aux);
 #define CMP_CHAIN(s, name, d, w) check_bytes(w, d, s->name, CAUSAL_CHAIN_ID_LEN);
@@ -753,6 +757,7 @@ START_TEST(encoder_writes_the_documented_bytes)
 	msgpack_packer pk;
 
 	memset(&fl, 0, sizeof(fl));
+	fl.version = CAUSAL_FORMAT_VERSION;
 	msgpack_sbuffer_init(&fl.sb);
 	msgpack_packer_init(&fl.pk, &fl.sb, msgpack_sbuffer_write);
 	fixture_write(&fl, (void *)mem);

@@ -44,6 +44,7 @@ struct fixture_log {
 	int level;
 	unsigned rpc_mon_off;	 /* mon_off of the RPC probes written (0) */
 	unsigned thread_mon_off; /* ... and of the thread records */
+	uint32_t version;	 /* the format written */
 };
 
 static inline void fixture_le32(uint8_t *p, uint32_t v)
@@ -60,6 +61,7 @@ static inline int fixture_log_open(struct fixture_log *fl, const char *path,
 	uint8_t hdr[20];
 
 	memset(fl, 0, sizeof(*fl));
+	fl->version = version;
 	fl->f = fopen(path, "wb");
 	if (!fl->f)
 		return -1;
@@ -334,7 +336,13 @@ static inline void fixture_log_rpc_begin(struct fixture_log *fl, unsigned type,
 	fixture_log_bin(fl, p->chain, CAUSAL_CHAIN_ID_LEN);
 	msgpack_pack_uint64(&fl->pk, p->event);
 	msgpack_pack_uint64(&fl->pk, p->function);
-	msgpack_pack_uint64(&fl->pk, p->mono_exit);
+	/* from format 2: an exit at or after mono as -(distance) - 1 */
+	if (fl->version >= 2 && p->mono_exit >= p->mono &&
+	    p->mono_exit - p->mono <= INT64_MAX)
+		msgpack_pack_int64(&fl->pk,
+				   -(int64_t)(p->mono_exit - p->mono) - 1);
+	else
+		msgpack_pack_uint64(&fl->pk, p->mono_exit);
 	msgpack_pack_uint64(&fl->pk, p->cpu);
 }
 

@@ -183,6 +183,7 @@ struct fields {
 	const msgpack_object *a;
 	uint32_t n, i;
 	bool bad;
+	uint64_t mono_ns; /* the record's, for EXIT_NS */
 };
 
 static const msgpack_object *next(struct fields *f)
@@ -214,6 +215,19 @@ static int64_t get_i64(struct fields *f)
 	if (o && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
 	    o->via.u64 <= INT64_MAX)
 		return (int64_t)o->via.u64;
+	f->bad = true;
+	return 0;
+}
+
+/* EXIT_NS (records.def): n < 0 is -(value - mono_ns) - 1, else the value. */
+static uint64_t get_exit_ns(struct fields *f)
+{
+	const msgpack_object *o = next(f);
+
+	if (o && o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+		return f->mono_ns + (uint64_t)(-(o->via.i64 + 1));
+	if (o && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+		return o->via.u64;
 	f->bad = true;
 	return 0;
 }
@@ -321,7 +335,7 @@ static struct record_ctx get_ctx(struct fields *f)
 		f->bad = true;
 		return ctx;
 	}
-	sub = (struct fields){ o->via.array.ptr, o->via.array.size, 0, false };
+	sub = (struct fields){ o->via.array.ptr, o->via.array.size, 0, false, 0 };
 	ctx.chain = get_bin(&sub, CAUSAL_CHAIN_ID_LEN, false);
 	ctx.event = get_u64(&sub);
 	ctx.function = get_u64(&sub);
@@ -339,6 +353,7 @@ static struct record_ctx get_ctx(struct fields *f)
 #define GET_U64(f) get_u64(f)
 #define GET_I32(f) get_i64(f)
 #define GET_I64(f) get_i64(f)
+#define GET_EXIT_NS(f) get_exit_ns(f)
 #define GET_AUX(f) get_u64(f)
 #define GET_AUX_I(f) get_i64(f)
 #define GET_CHAIN(f) get_bin(f, CAUSAL_CHAIN_ID_LEN, false)
@@ -393,10 +408,11 @@ int record_decode(const msgpack_object *o, struct record *r)
 	memset(r, 0, sizeof(*r));
 	if (o->type != MSGPACK_OBJECT_ARRAY)
 		return -EINVAL;
-	f = (struct fields){ o->via.array.ptr, o->via.array.size, 0, false };
+	f = (struct fields){ o->via.array.ptr, o->via.array.size, 0, false, 0 };
 	r->type = (unsigned)get_u64(&f);
 	r->tid = get_u64(&f);
 	r->mono_ns = get_u64(&f);
+	f.mono_ns = r->mono_ns;
 	if (f.bad)
 		return -EINVAL;
 

@@ -47,6 +47,7 @@ struct record_bin {
 #define RECORD_T_U64 uint64_t
 #define RECORD_T_I32 int64_t
 #define RECORD_T_I64 int64_t
+#define RECORD_T_EXIT_NS uint64_t
 #define RECORD_T_AUX uint64_t
 #define RECORD_T_AUX_I int64_t
 #define RECORD_T_CHAIN const uint8_t *	    /* CAUSAL_CHAIN_ID_LEN bytes */

@@ -52,7 +52,9 @@
 
 #define CAUSAL_FILE_MAGIC "CAUSALOG" /* 8 bytes, no NUL written */
 #define CAUSAL_FILE_MAGIC_LEN 8
-#define CAUSAL_FORMAT_VERSION 1
+/* 2: an RPC probe's mono_exit_ns as its distance from mono_ns (records.def,
+ * EXIT_NS); the tools read 1 as well. */
+#define CAUSAL_FORMAT_VERSION 2
 #define CAUSAL_SKIPPABLE_MAGIC 0x184D2A50u
 
 /* The loss slot: where it is, its magic, the size of its content. */

@@ -109,6 +109,7 @@ static void see_flags(void (*name)(char *, size_t, uint64_t, char), uint64_t v)
 #define TOUCH_U64(v)
 #define TOUCH_I32(v)
 #define TOUCH_I64(v)
+#define TOUCH_EXIT_NS(v)
 #define TOUCH_AUX(v)
 #define TOUCH_AUX_I(v)
 #define TOUCH_CHAIN(v) touch(v, CAUSAL_CHAIN_ID_LEN);
