@@ -257,9 +257,10 @@ static int exit_ns_of(void *arg, const struct logread_record *lr)
 START_TEST(test_exit_ns_both_formats)
 {
 	static const uint64_t mono = 5000000000000ull;
-	static const uint64_t exits[] = { mono + 40, mono, mono + 31, mono + 32,
-					  mono + 100000, mono - 1, 0,
-					  UINT64_MAX };
+	static const uint64_t exits[] = {
+		mono + 40,     mono,	 mono + 31, mono + 32,
+		mono + 100000, mono - 1, 0,	    UINT64_MAX,
+	};
 	enum { N = sizeof(exits) / sizeof(exits[0]) };
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN] = { 0xcd };
 	uint64_t bytes[2] = { 0 };
@@ -273,8 +274,13 @@ START_TEST(test_exit_ns_both_formats)
 		ck_assert_ptr_nonnull(s);
 		ck_assert_int_eq(fixture_log_open(&fl, path, version), 0);
 		for (int i = 0; i < N; i++) {
-			struct fixture_rpc p = { 1, mono, exits[i], 7, chain,
-						 (uint64_t)i + 1, 1 };
+			struct fixture_rpc p = { .tid = 1,
+						 .mono = mono,
+						 .mono_exit = exits[i],
+						 .cpu = 7,
+						 .chain = chain,
+						 .event = (uint64_t)i + 1,
+						 .function = 1 };
 
 			fixture_log_skel_end(&fl, &p, 0, 0);
 		}
@@ -291,8 +297,8 @@ START_TEST(test_exit_ns_both_formats)
 	}
 	/* a time past mono_ns: 9 bytes in format 1, 1, 2 or 5 in format 2;
 	 * one before it, 0 and one past INT64_MAX from it: alike in both */
-	ck_assert_uint_eq(bytes[0] - bytes[1], (9 - 2) + (9 - 1) + (9 - 1) +
-						       (9 - 2) + (9 - 5));
+	ck_assert_uint_eq(bytes[0] - bytes[1],
+			  (9 - 2) + (9 - 1) + (9 - 1) + (9 - 2) + (9 - 5));
 }
 END_TEST
 

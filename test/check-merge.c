@@ -94,8 +94,9 @@ START_TEST(test_merge_two_processes)
 	ck_assert_str_eq(
 		q_text(db, "SELECT value FROM meta WHERE key='schema_version'"),
 		DB_STR(DB_SCHEMA_VERSION));
-	ck_assert_str_eq(q_text(db, "SELECT value FROM meta WHERE key='format_version'"),
-			 DB_STR(CAUSAL_FORMAT_VERSION));
+	ck_assert_str_eq(
+		q_text(db, "SELECT value FROM meta WHERE key='format_version'"),
+		DB_STR(CAUSAL_FORMAT_VERSION));
 	ck_assert_str_eq(q_text(db, "SELECT group_concat(name, ',') FROM files"),
 			 "hostA.42.aa.clog,sub/hostB.43.bb.clog");
 	ck_assert_int_eq(q_int(db, "SELECT frames FROM files WHERE file_id=1"), 3);

@@ -335,7 +335,7 @@ static struct record_ctx get_ctx(struct fields *f)
 		f->bad = true;
 		return ctx;
 	}
-	sub = (struct fields){ o->via.array.ptr, o->via.array.size, 0, false, 0 };
+	sub = (struct fields){ .a = o->via.array.ptr, .n = o->via.array.size };
 	ctx.chain = get_bin(&sub, CAUSAL_CHAIN_ID_LEN, false);
 	ctx.event = get_u64(&sub);
 	ctx.function = get_u64(&sub);
@@ -408,7 +408,7 @@ int record_decode(const msgpack_object *o, struct record *r)
 	memset(r, 0, sizeof(*r));
 	if (o->type != MSGPACK_OBJECT_ARRAY)
 		return -EINVAL;
-	f = (struct fields){ o->via.array.ptr, o->via.array.size, 0, false, 0 };
+	f = (struct fields){ .a = o->via.array.ptr, .n = o->via.array.size };
 	r->type = (unsigned)get_u64(&f);
 	r->tid = get_u64(&f);
 	r->mono_ns = get_u64(&f);
