@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decimal.h"
+
 #define XBUF_SIZE 65536
 
 struct xb_pipe;
@@ -88,32 +90,21 @@ static inline void xb_ch(struct xbuf *x, char c)
 
 static inline void xb_u64(struct xbuf *x, uint64_t v)
 {
-	char *p;
-	int n = 1;
+	int n = decimal_u64_len(v);
 
-	for (uint64_t w = v; w >= 10; w /= 10)
-		n++;
-	if (x->n + 20 > XBUF_SIZE)
+	if (x->n + DECIMAL_U64_MAX > XBUF_SIZE)
 		xb_flush(x);
-	p = x->b + x->n + n;
+	decimal_u64_before(x->b + x->n + n, v);
 	x->n += (size_t)n;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 }
 
 static inline void xb_i64(struct xbuf *x, int64_t v)
 {
-	if (v < 0) {
+	if (v < 0)
 		xb_ch(x, '-');
-		xb_u64(x, (uint64_t)0 - (uint64_t)v);
-	} else {
-		xb_u64(x, (uint64_t)v);
-	}
+	xb_u64(x, decimal_abs(v));
 }
 
-/* Nanoseconds as microseconds with three decimals: 1234567 -> 1234.567. */
 /* Nanoseconds as microseconds with three decimals: 1234567 -> 1234.567. */
 static inline void xb_us(struct xbuf *x, int64_t ns)
 {
@@ -122,7 +113,7 @@ static inline void xb_us(struct xbuf *x, int64_t ns)
 
 	if (ns < 0)
 		xb_ch(x, '-');
-	a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	a = decimal_abs(ns);
 	xb_u64(x, a / 1000);
 	if (x->n + 4 > XBUF_SIZE)
 		xb_flush(x);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "decimal.h"
 #include "dump.h"
 #include "hex.h"
 #include "json.h"
@@ -45,22 +46,17 @@ static void print_rest(FILE *out, const msgpack_object *o)
  */
 static void put_u64(FILE *out, uint64_t v)
 {
-	char buf[20], *p = buf + sizeof(buf);
+	char buf[DECIMAL_U64_MAX], *end = buf + sizeof(buf);
+	const char *p = decimal_u64_before(end, v);
 
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+	fwrite_unlocked(p, 1, (size_t)(end - p), out);
 }
 
 static void put_i64(FILE *out, int64_t v)
 {
-	if (v < 0) {
+	if (v < 0)
 		putc_unlocked('-', out);
-		put_u64(out, -(uint64_t)v);
-	} else {
-		put_u64(out, (uint64_t)v);
-	}
+	put_u64(out, decimal_abs(v));
 }
 
 /* One field: text "name=value", JSON ,"name":value. */
