@@ -5,9 +5,11 @@
  *
  * Monitoring type `locks` (README "Locks"): off unless named, because a
  * program may take a lock millions of times a second.  Off, a wrapper is
- * one relaxed load and a branch before glibc's own function (called by
- * the __pthread_* name libc exports for old binaries, bound at link
- * time: no lookup, even before the library started).  On, an uncontended lock
+ * one relaxed load, a branch and a jump to glibc's own function (called
+ * by the __pthread_* name libc exports for old binaries, bound at link
+ * time: no lookup, even before the library started); what records is a
+ * function of its own, so that the path with the type off saves no
+ * registers.  On, an uncontended lock
  * is a trylock that succeeds (one ACQUIRED record); a busy one WAIT, then
  * glibc's blocking call, then ACQUIRED or FAILED.  The library's own locks
  * never come here (internal.h: causal_mutex_lock), nor a lock taken inside a
@@ -102,12 +104,13 @@ static inline int acquired(int err)
 		err_;                                                          \
 	})
 
-CAUSAL_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+/* pthread_mutex_lock with its records: only with the type `locks` on */
+static __attribute__((noinline)) int mutex_lock_recorded(pthread_mutex_t *m)
 {
 	struct causal_tbuf *tb;
 	int saved, err;
 
-	if (!locks_on() || !(tb = enter()))
+	if (!(tb = enter()))
 		return causal_glibc_mutex_lock(m);
 	saved = errno;
 	err = TAKE(tb, m, CAUSAL_LOCK_MUTEX, causal_glibc_mutex_trylock(m),
@@ -117,12 +120,18 @@ CAUSAL_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	return err;
 }
 
-CAUSAL_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+CAUSAL_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	return locks_on() ? mutex_lock_recorded(m) : causal_glibc_mutex_lock(m);
+}
+
+/* pthread_mutex_trylock with its records: only with the type `locks` on */
+static __attribute__((noinline)) int mutex_trylock_recorded(pthread_mutex_t *m)
 {
 	struct causal_tbuf *tb;
 	int saved, err;
 
-	if (!locks_on() || !(tb = enter()))
+	if (!(tb = enter()))
 		return causal_glibc_mutex_trylock(m);
 	saved = errno;
 	err = causal_glibc_mutex_trylock(m);
@@ -131,6 +140,12 @@ CAUSAL_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	leave();
 	errno = saved;
 	return err;
+}
+
+CAUSAL_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	return locks_on() ? mutex_trylock_recorded(m)
+			  : causal_glibc_mutex_trylock(m);
 }
 
 CAUSAL_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
@@ -152,13 +167,14 @@ CAUSAL_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 	return err;
 }
 
-CAUSAL_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+/* pthread_mutex_unlock with its records: only with the type `locks` on */
+static __attribute__((noinline)) int mutex_unlock_recorded(pthread_mutex_t *m)
 {
 	struct causal_tbuf *tb;
 	uint64_t at;
 	int saved, err;
 
-	if (!locks_on() || !(tb = enter()))
+	if (!(tb = enter()))
 		return causal_glibc_mutex_unlock(m);
 	saved = errno;
 	/* stamped before: another thread may take it as soon as it is
@@ -172,13 +188,18 @@ CAUSAL_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	return err;
 }
 
-CAUSAL_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+CAUSAL_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	return locks_on() ? mutex_unlock_recorded(m)
+			  : causal_glibc_mutex_unlock(m);
+}
+
+/* pthread_rwlock_rdlock with its records: only with the type `locks` on */
+static __attribute__((noinline)) int rwlock_rdlock_recorded(pthread_rwlock_t *l)
 {
 	struct causal_tbuf *tb;
 	int saved, err;
 
-	if (!locks_on())
-		return causal_glibc_rwlock_rdlock(l);
 	causal_real_resolve();
 	if (!causal_real.pthread_rwlock_tryrdlock || !(tb = enter()))
 		return causal_glibc_rwlock_rdlock(l);
@@ -191,13 +212,18 @@ CAUSAL_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 	return err;
 }
 
-CAUSAL_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+CAUSAL_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	return locks_on() ? rwlock_rdlock_recorded(l)
+			  : causal_glibc_rwlock_rdlock(l);
+}
+
+/* pthread_rwlock_wrlock with its records: only with the type `locks` on */
+static __attribute__((noinline)) int rwlock_wrlock_recorded(pthread_rwlock_t *l)
 {
 	struct causal_tbuf *tb;
 	int saved, err;
 
-	if (!locks_on())
-		return causal_glibc_rwlock_wrlock(l);
 	causal_real_resolve();
 	if (!causal_real.pthread_rwlock_trywrlock || !(tb = enter()))
 		return causal_glibc_rwlock_wrlock(l);
@@ -210,13 +236,20 @@ CAUSAL_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 	return err;
 }
 
-CAUSAL_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
+CAUSAL_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	return locks_on() ? rwlock_wrlock_recorded(l)
+			  : causal_glibc_rwlock_wrlock(l);
+}
+
+/* pthread_rwlock_unlock with its records: only with the type `locks` on */
+static __attribute__((noinline)) int rwlock_unlock_recorded(pthread_rwlock_t *l)
 {
 	struct causal_tbuf *tb;
 	uint64_t at;
 	int saved, err;
 
-	if (!locks_on() || !(tb = enter()))
+	if (!(tb = enter()))
 		return causal_glibc_rwlock_unlock(l);
 	saved = errno;
 	/* stamped before: another thread may take it as soon as it is
@@ -228,4 +261,10 @@ CAUSAL_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	leave();
 	errno = saved;
 	return err;
+}
+
+CAUSAL_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+	return locks_on() ? rwlock_unlock_recorded(l)
+			  : causal_glibc_rwlock_unlock(l);
 }
