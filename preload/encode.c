@@ -93,14 +93,15 @@ static inline void pack_i64(struct enc *e, int64_t v)
 {
 	uint8_t *p;
 
-	if (v >= -32) {
-		pack_u64(e, (uint64_t)v); /* >= 0: as unsigned */
-		if (v < 0)
-			e->p[-1] = (uint8_t)v; /* negative fixint */
+	if (v >= 0) {
+		pack_u64(e, (uint64_t)v); /* as msgpack-c: unsigned */
 		return;
 	}
 	p = enc_room(e, 9);
-	if (v >= -128) {
+	if (v >= -32) {
+		p[0] = (uint8_t)v; /* negative fixint */
+		e->p = p + 1;
+	} else if (v >= -128) {
 		p[0] = 0xd0;
 		p[1] = (uint8_t)v;
 		e->p = p + 2;

@@ -296,6 +296,54 @@ static void assert_canonical(const struct causal_rec *rec)
 	msgpack_sbuffer_destroy(&again);
 }
 
+/* o is the integer v, of msgpack-c's type for it. */
+static void assert_int_is(const msgpack_object *o, int64_t v)
+{
+	if (v < 0) {
+		ck_assert_int_eq(o->type, MSGPACK_OBJECT_NEGATIVE_INTEGER);
+		ck_assert_int_eq(o->via.i64, v);
+	} else {
+		ck_assert_int_eq(o->type, MSGPACK_OBJECT_POSITIVE_INTEGER);
+		ck_assert_uint_eq(o->via.u64, (uint64_t)v);
+	}
+}
+
+/*
+ * An RPC probe's exit time (records.def, EXIT_NS): -(distance past the
+ * entry) - 1, in the smallest form, from 1 byte (a negative fixint) up;
+ * before the entry, the time itself.
+ */
+START_TEST(exit_time_as_its_distance)
+{
+	static const uint64_t mono = 5000000000000ull;
+	static const uint64_t past[] = { 0,	 30,	     31,	32,
+					 127,	 128,	     32767,	32768,
+					 100000, 1ull << 31, 1ull << 40 };
+
+	for (size_t k = 0; k <= sizeof(past) / sizeof(past[0]); k++) {
+		struct rec_rpc_skel_end r = { 0 };
+		msgpack_sbuffer sb;
+		msgpack_unpacked up;
+		msgpack_object *f;
+		int before = k == sizeof(past) / sizeof(past[0]);
+
+		r.p.hdr.type = CAUSAL_REC_RPC_SKEL_END;
+		r.p.hdr.size = sizeof(r);
+		r.p.hdr.mono_ns = mono;
+		r.p.mono_exit_ns = before ? mono - 1 : mono + past[k];
+		assert_canonical(&r.p.hdr);
+		f = encode_and_unpack(&r.p.hdr, &sb, &up);
+		/* [type, tid, mono_ns, chain, event, function, mono_exit_ns */
+		if (before)
+			assert_int_is(&f[6], (int64_t)(mono - 1));
+		else
+			assert_int_is(&f[6], -(int64_t)past[k] - 1);
+		msgpack_unpacked_destroy(&up);
+		msgpack_sbuffer_destroy(&sb);
+	}
+}
+END_TEST
+
 START_TEST(packing_is_msgpack_c_s)
 {
 	static const uint64_t u[] = {
@@ -332,11 +380,20 @@ START_TEST(packing_is_msgpack_c_s)
 	}
 	for (size_t k = 0; k < sizeof(i) / sizeof(i[0]); k++) {
 		struct rec_thread_end r = { 0 };
+		msgpack_sbuffer sb;
+		msgpack_unpacked up;
+		msgpack_object *f;
 
 		r.hdr.type = CAUSAL_REC_THREAD_END;
 		r.hdr.size = sizeof(r);
 		r.heap_peak = i[k];
 		assert_canonical(&r.hdr);
+		/* canonical is not enough: -1 once went out as the 9 bytes
+		 * of 2^64 - 1, which msgpack-c packs back the same */
+		f = encode_and_unpack(&r.hdr, &sb, &up);
+		assert_int_is(&f[up.data.via.array.size - 2], i[k]);
+		msgpack_unpacked_destroy(&up);
+		msgpack_sbuffer_destroy(&sb);
 	}
 	memset(path, 'p', sizeof(path));
 	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
@@ -365,6 +422,7 @@ Suite *encode_suite(void)
 	tcase_add_test(tc, rpc_records_have_documented_shapes);
 	tcase_add_test(tc, loss_lists_the_types_lost);
 	tcase_add_test(tc, packing_is_msgpack_c_s);
+	tcase_add_test(tc, exit_time_as_its_distance);
 	suite_add_tcase(s, tc);
 	return s;
 }
