@@ -175,6 +175,7 @@ struct causal_thread {
 	uint8_t exiting;	/* pthread_exit() was called */
 	uint8_t cpu_at_start;	/* THREAD_START read the CPU clock */
 	uint8_t own_files;	/* a file table of its own (own-files.h) */
+	uint8_t end_by_key;	/* its end seen by the key's destructor */
 	struct causal_heap_tls heap; /* heap.h: the allocation counters */
 };
 
@@ -199,8 +200,16 @@ void causal_tbufs_unlock(void);
 /* This thread's buffer, registering the thread on first use; NULL when
  * the thread is not traced. */
 struct causal_tbuf *causal_thread_current(void);
-/* The new thread's first act: take tb over and record THREAD_START. */
-void causal_thread_begin(struct causal_tbuf *tb);
+/*
+ * The new thread's first act: take tb over and record THREAD_START.
+ * end_by_key: its end (pthread_exit, cancellation) is to be seen by the
+ * key's destructor (causal_g.end_key), for a thread whose start the
+ * library did not wrap; 0 when the caller sees it itself (the
+ * trampoline of pthread_create: a return, and a cleanup handler), which
+ * spares glibc's walk of every key slot at the thread's exit, some 700
+ * instructions, once a key was ever set in the thread.
+ */
+void causal_thread_begin(struct causal_tbuf *tb, int end_by_key);
 /* The kernel's id of the calling thread, from glibc's thread descriptor
  * once checked (causal_tid_init at start-up), else gettid(). */
 void causal_tid_init(void);

@@ -62,8 +62,9 @@ static void disable(const char *why, int err)
 
 static void thread_end_dtor(void *p)
 {
-	/* runs for pthread_exit() and cancellation, never for a return: the
-	 * trampoline clears the key before returning */
+	/* runs for pthread_exit() and cancellation of a thread whose start
+	 * the library did not wrap (the trampoline's have a cleanup handler
+	 * of their own), never for a return */
 	if (p && causal_self.tbuf == p)
 		causal_thread_end(causal_self.exiting ? CAUSAL_THREAD_EXITED
 						       : CAUSAL_THREAD_CANCELLED);
@@ -191,7 +192,7 @@ static void atfork_child(void)
 		self->tid = atomic_fetch_add(&causal_g.next_tid, 1);
 		self->parent_tid = 0;
 		self->start_ctx = causal_self.ctx;
-		causal_thread_begin(self);
+		causal_thread_begin(self, 1);
 	}
 	if (causal_writer_start())
 		disable("cannot start the log writer", 0);

@@ -257,7 +257,7 @@ static void record_thread_start(struct causal_tbuf *tb)
 	causal_record_commit(tb, pending);
 }
 
-void causal_thread_begin(struct causal_tbuf *tb)
+void causal_thread_begin(struct causal_tbuf *tb, int end_by_key)
 {
 	tb->os_tid = causal_os_tid();
 	causal_ctx_inherit(&causal_self.ctx, &tb->start_ctx);
@@ -267,7 +267,9 @@ void causal_thread_begin(struct causal_tbuf *tb)
 	atomic_store_explicit(&tb->heap, &causal_self.heap,
 			      memory_order_release);
 	record_thread_start(tb);
-	pthread_setspecific(causal_g.end_key, tb);
+	causal_self.end_by_key = (uint8_t) !!end_by_key;
+	if (end_by_key)
+		pthread_setspecific(causal_g.end_key, tb);
 	causal_sampler_thread_begin(); /* with a policy: its CPU timer */
 }
 
@@ -291,7 +293,7 @@ struct causal_tbuf *causal_thread_current(void)
 	tb->parent_tid = 0;
 	memset(&tb->start_ctx, 0, sizeof(tb->start_ctx));
 	tb->start_ctx.marker = causal_self.ctx.marker;
-	causal_thread_begin(tb);
+	causal_thread_begin(tb, 1);
 	return tb;
 }
 
@@ -318,7 +320,8 @@ void causal_thread_end(uint32_t how)
 		causal_ring_commit(&tb->ring, pending);
 	}
 	atomic_store_explicit(&tb->heap, NULL, memory_order_relaxed);
-	pthread_setspecific(causal_g.end_key, NULL);
+	if (causal_self.end_by_key)
+		pthread_setspecific(causal_g.end_key, NULL);
 	causal_self.tbuf = NULL;
 	causal_self.status = CAUSAL_THREAD_ENDED;
 	/* release: the writer sees DEAD only after the last record */

@@ -7,12 +7,23 @@
  * active in the parent.  The carrier is the child's own record buffer, taken
  * from the pool by the parent, so creating a thread allocates nothing from
  * the program's heap.  The parent records THREAD_SPAWN, the child
- * THREAD_START and THREAD_END; a pthread_key destructor sees pthread_exit()
- * and cancellation, which never return through the trampoline.
+ * THREAD_START and THREAD_END; the trampoline's cleanup handler sees
+ * pthread_exit() and cancellation, which never return through it (a
+ * pthread_key destructor does for the threads the library did not start).
  */
 #include <errno.h>
 
 #include "internal.h"
+
+/* pthread_exit() or cancellation of a thread started by the trampoline:
+ * the outermost cleanup handler, after the program's own */
+static void trampoline_unwound(void *arg)
+{
+	if (causal_self.tbuf == arg)
+		causal_thread_end(causal_self.exiting
+					  ? CAUSAL_THREAD_EXITED
+					  : CAUSAL_THREAD_CANCELLED);
+}
 
 static void *trampoline(void *arg)
 {
@@ -21,8 +32,10 @@ static void *trampoline(void *arg)
 	void *fn_arg = tb->start_arg;
 	void *ret;
 
-	causal_thread_begin(tb);
+	causal_thread_begin(tb, 0);
+	pthread_cleanup_push(trampoline_unwound, tb);
 	ret = fn(fn_arg);
+	pthread_cleanup_pop(0);
 	causal_thread_end(CAUSAL_THREAD_RETURNED);
 	return ret;
 }
@@ -71,7 +84,7 @@ CAUSAL_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 CAUSAL_EXPORT void pthread_exit(void *retval)
 {
 	causal_real_resolve();
-	/* the key destructor tells pthread_exit from cancellation by this */
+	/* the end tells pthread_exit from cancellation by this */
 	causal_self.exiting = 1;
 	causal_real.pthread_exit(retval);
 }
