@@ -216,6 +216,14 @@ void causal_tid_init(void);
 pid_t causal_os_tid(void);
 /* Record THREAD_END (enum causal_thread_end) and hand the buffer back. */
 void causal_thread_end(uint32_t how);
+/*
+ * The thread whose buffer is tb ends by unwinding: pthread_exit() (it
+ * said so, causal_self.exiting) or cancellation; nothing if tb is not its
+ * buffer any more.  The trampoline's cleanup handler for the threads the
+ * library starts, the key's destructor for the others (never run for a
+ * return: the key is cleared first).
+ */
+void causal_thread_unwound(void *tb);
 
 /* ---- emitting records: the probe hot path ----------------------------- */
 

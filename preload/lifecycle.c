@@ -60,16 +60,6 @@ static void disable(const char *why, int err)
 		   "; running untraced", NULL);
 }
 
-static void thread_end_dtor(void *p)
-{
-	/* runs for pthread_exit() and cancellation of a thread whose start
-	 * the library did not wrap (the trampoline's have a cleanup handler
-	 * of their own), never for a return */
-	if (p && causal_self.tbuf == p)
-		causal_thread_end(causal_self.exiting ? CAUSAL_THREAD_EXITED
-						       : CAUSAL_THREAD_CANCELLED);
-}
-
 /*
  * Log file and header: at start-up and in a fork child, in the directory
  * resolved at start-up (never against a working directory the program
@@ -232,7 +222,7 @@ static void init(void)
 	find_cpu_clock();
 	if (open_log(0))
 		goto out;
-	ret = pthread_key_create(&causal_g.end_key, thread_end_dtor);
+	ret = pthread_key_create(&causal_g.end_key, causal_thread_unwound);
 	if (ret) {
 		disable("cannot create a thread key", ret);
 		goto out;

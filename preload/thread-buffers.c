@@ -331,3 +331,11 @@ void causal_thread_end(uint32_t how)
 		    1 >= CAUSAL_DEAD_WAKE)
 		causal_writer_wake();
 }
+
+void causal_thread_unwound(void *tb)
+{
+	if (tb && causal_self.tbuf == tb)
+		causal_thread_end(causal_self.exiting
+					  ? CAUSAL_THREAD_EXITED
+					  : CAUSAL_THREAD_CANCELLED);
+}

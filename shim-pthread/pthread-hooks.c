@@ -15,16 +15,6 @@
 
 #include "internal.h"
 
-/* pthread_exit() or cancellation of a thread started by the trampoline:
- * the outermost cleanup handler, after the program's own */
-static void trampoline_unwound(void *arg)
-{
-	if (causal_self.tbuf == arg)
-		causal_thread_end(causal_self.exiting
-					  ? CAUSAL_THREAD_EXITED
-					  : CAUSAL_THREAD_CANCELLED);
-}
-
 static void *trampoline(void *arg)
 {
 	struct causal_tbuf *tb = arg;
@@ -33,7 +23,8 @@ static void *trampoline(void *arg)
 	void *ret;
 
 	causal_thread_begin(tb, 0);
-	pthread_cleanup_push(trampoline_unwound, tb);
+	/* the outermost cleanup handler, after the program's own */
+	pthread_cleanup_push(causal_thread_unwound, tb);
 	ret = fn(fn_arg);
 	pthread_cleanup_pop(0);
 	causal_thread_end(CAUSAL_THREAD_RETURNED);
