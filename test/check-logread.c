@@ -236,11 +236,7 @@ START_TEST(test_corrupt_frame_magic)
 }
 END_TEST
 
-/*
- * An RPC probe's exit time, as format 1 wrote it (the value) and as format
- * 2 does (its distance past mono_ns, in fewer bytes): the same times back
- * from both, including an exit at mono_ns, one before it, and 0.
- */
+/* Each record decoded, and the bytes of all of them before compression. */
 static int exit_ns_of(void *arg, const struct logread_record *lr)
 {
 	struct seen *s = arg;
@@ -254,6 +250,11 @@ static int exit_ns_of(void *arg, const struct logread_record *lr)
 	return 0;
 }
 
+/*
+ * An RPC probe's exit time, as format 1 wrote it (the value) and as format
+ * 2 does (its distance past mono_ns, in fewer bytes): the same times back
+ * from both, including an exit at mono_ns, one before it, and 0.
+ */
 START_TEST(test_exit_ns_both_formats)
 {
 	static const uint64_t mono = 5000000000000ull;

@@ -258,8 +258,9 @@ static int print_record(void *arg, const struct logread_record *lr)
 			fputs_unlocked(",\"type\":\"", out);
 			fputs_unlocked(tname, out);
 			putc_unlocked('"', out);
-		} else
+		} else {
 			fprintf(out, ",\"type\":\"unknown\",\"type_num\":%u", lr->type);
+		}
 		fputs_unlocked(",\"tid\":", out);
 		put_u64(out, lr->tid);
 		fputs_unlocked(",\"mono_ns\":", out);
