@@ -277,51 +277,84 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 #define ENC_BIN_L8(s, name) ENC_TAIL(pack_bin_or_nil, s->name##_len)
 
 #define ENC_FIELD(name, KIND, SHOW, en, dump) ENC_##KIND(r, name)
-#define ENC_START_NONE(n) pack_common(e, n, rec);
-#define ENC_START_RPC_PROBE(n) pack_probe(e, n, (const void *)rec);
+#define ENC_START_NONE(n) pack_common(e, n + extra, type, rec);
+#define ENC_START_RPC_PROBE(n) pack_probe(e, n + extra, type, (const void *)rec);
 
 /*
  * encode_<lower>(): one record type, in a function of its own that stays
- * small enough for the compiler to inline the packers in it.
+ * small enough for the compiler to inline the packers in it; as the type
+ * `type` (a PAIR's, for a start) with `extra` elements more to follow
+ * (the pair's end).  encode_own_<UPPER>(): its own fields only (a pair's
+ * end).
  */
 #define ENC_FUNC(num, UPPER, lower, member, GROUP, nreq)                       \
-	static __attribute__((noinline)) void                                  \
-	encode_##lower(struct enc *e, const struct causal_rec *rec)            \
+	static inline void encode_own_##UPPER(struct enc *e,                   \
+					      const struct causal_rec *rec)    \
 	{                                                                      \
 		const struct rec_##lower *r = (const void *)rec;               \
 		const uint8_t *tail = r->tail;                                 \
 									       \
-		ENC_START_##GROUP(CAUSAL_ELEMS_##UPPER)                        \
 		CAUSAL_FIELDS_##UPPER(ENC_FIELD)                               \
-		(void)tail;                                                    \
+		(void)tail, (void)r;                                           \
+	}                                                                      \
+	static __attribute__((noinline)) void                                  \
+	encode_##lower(struct enc *e, const struct causal_rec *rec,            \
+		       unsigned type, size_t extra)                            \
+	{                                                                      \
+		ENC_START_##GROUP(CAUSAL_ELEMS_##UPPER)                        \
+		encode_own_##UPPER(e, rec);                                    \
 	}
 #define ENC_CASE(num, UPPER, lower, member, GROUP, nreq)                       \
 	case CAUSAL_REC_##UPPER:                                               \
-		encode_##lower(&e, rec);                                       \
+		encode_##lower(e, rec, type, extra);                           \
+		return 0;
+#define ENC_PAIR_CASE(num, UPPER, START, END)                                  \
+	case CAUSAL_REC_##START:                                               \
+		if (end->type != CAUSAL_REC_##END)                             \
+			return -EINVAL;                                        \
+		type = CAUSAL_REC_##UPPER;                                     \
+		own = encode_own_##END;                                        \
+		own_elems = CAUSAL_ELEMS_##END - ENC_PROBE_ELEMS;              \
 		break;
 /* clang-format on */
 
+/* The elements up to a probe's own fields: common, then RPC_PROBE's. */
+#define ENC_PROBE_ELEMS (3 CAUSAL_FIELDS_RPC_PROBE(CAUSAL_COUNT_FIELD))
+
 /*
- * The array of n elements with the three every record starts with; with
- * the fields of the group RPC_PROBE after them.  Shared by the types.
+ * The array of n elements with the three every record starts with (as
+ * type), with the fields of the group RPC_PROBE after them.  Shared by
+ * the types.
  */
-static void pack_common(struct enc *e, size_t n, const struct causal_rec *rec)
+static void pack_common(struct enc *e, size_t n, unsigned type,
+			const struct causal_rec *rec)
 {
 	pack_array(e, n);
-	pack_u64(e, rec->type);
+	pack_u64(e, type);
 	pack_u64(e, rec->tid);
 	pack_u64(e, rec->mono_ns);
 }
 
-static void pack_probe(struct enc *e, size_t n, const struct rec_rpc_probe *r)
+static void pack_probe(struct enc *e, size_t n, unsigned type,
+		       const struct rec_rpc_probe *r)
 {
 	const struct causal_rec *rec = &r->hdr;
 
-	pack_common(e, n, rec);
+	pack_common(e, n, type, rec);
 	CAUSAL_FIELDS_RPC_PROBE(ENC_FIELD)
 }
 
 CAUSAL_RECORDS(ENC_FUNC)
+
+static int encode_as(struct enc *e, const struct causal_rec *rec, unsigned type,
+		     size_t extra)
+{
+	switch (rec->type) {
+		CAUSAL_RECORDS(ENC_CASE)
+	default:
+		return -EINVAL;
+	}
+}
 
 int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 {
@@ -329,11 +362,39 @@ int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 
 	e.pk = pk;
 	e.p = e.buf;
-	switch (rec->type) {
-		CAUSAL_RECORDS(ENC_CASE)
+	if (encode_as(&e, rec, rec->type, 0))
+		return -EINVAL;
+	enc_flush(&e);
+	return 0;
+}
+
+int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
+		       const struct causal_rec *end)
+{
+	const struct rec_rpc_probe *s = (const void *)start;
+	const struct rec_rpc_probe *t = (const void *)end;
+	void (*own)(struct enc * e, const struct causal_rec *rec);
+	unsigned type, own_elems;
+	struct enc e;
+
+	switch (start->type) {
+		CAUSAL_RPC_PAIRS(ENC_PAIR_CASE)
 	default:
 		return -EINVAL;
 	}
+	if (end->tid != start->tid || t->function != s->function ||
+	    memcmp(t->chain, s->chain, CAUSAL_CHAIN_ID_LEN))
+		return -EINVAL;
+	e.pk = pk;
+	e.p = e.buf;
+	encode_as(&e, start, type, 1);
+	pack_array(&e, CAUSAL_PAIR_END_HEAD + own_elems);
+	/* differences modulo 2^64, as integers: any values come back */
+	pack_i64(&e, (int64_t)(end->mono_ns - start->mono_ns));
+	pack_i64(&e, (int64_t)(t->event - s->event));
+	pack_exit_ns(&e, t->mono_exit_ns, end->mono_ns);
+	pack_i64(&e, (int64_t)(t->cpu_ns - s->cpu_ns));
+	own(&e, end);
 	enc_flush(&e);
 	return 0;
 }

@@ -19,6 +19,14 @@ struct causal_heap_tls;
 /* Encode one ring record; 0, or -EINVAL for a type this encoder lacks. */
 int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec);
 
+/*
+ * A probe's start and its end as one PAIR record (records.def,
+ * CAUSAL_RPC_PAIRS); -EINVAL, having written nothing, when they are not
+ * the two ends of one probe (types, thread, chain, function).
+ */
+int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
+		       const struct causal_rec *end);
+
 /* cpu_clock: enum causal_cpu_clock_kind */
 int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 			 uint32_t buffer_kb, uint32_t flush_ms,

@@ -9,6 +9,37 @@ void causal_ring_init(struct causal_ring *ring, void *data, uint64_t capacity)
 	ring->data = data;
 }
 
+/* A record that fits in head - at bytes, as the producer writes them: a
+ * size it cannot have written means memory damage.  A pad may be as short
+ * as 8 bytes (only type and size are written). */
+static int ring_rec_ok(const struct causal_rec *rec, uint64_t room)
+{
+	return rec->size >= 8 && rec->size <= room && !(rec->size & 7) &&
+	       (rec->type == CAUSAL_REC_PAD || rec->size >= sizeof(*rec));
+}
+
+/* The record committed after the one ending at `at`, past a pad; NULL if
+ * none is, or it is damaged (its own turn will say so).  *end: where it
+ * ends. */
+static const struct causal_rec *ring_next(const struct causal_ring *ring,
+					  uint64_t at, uint64_t head,
+					  uint64_t *end)
+{
+	const struct causal_rec *rec;
+
+	for (int i = 0; i < 2 && at < head; i++) {
+		rec = (const void *)(ring->data + (at & (ring->capacity - 1)));
+		if (!ring_rec_ok(rec, head - at))
+			return NULL;
+		at += rec->size;
+		if (rec->type != CAUSAL_REC_PAD) {
+			*end = at;
+			return rec;
+		}
+	}
+	return NULL;
+}
+
 int causal_ring_drain_some(struct causal_ring *ring, uint64_t budget,
 			   causal_ring_fn fn, void *arg)
 {
@@ -23,21 +54,29 @@ int causal_ring_drain_some(struct causal_ring *ring, uint64_t budget,
 		const struct causal_rec *rec =
 			(const void *)(ring->data + (tail & (ring->capacity - 1)));
 
-		/* a size the producer cannot have written means memory damage:
-		 * stop reading this ring rather than walk off it.  A pad may be
-		 * as short as 8 bytes (only type and size are written). */
-		if (rec->size < 8 || rec->size > head - tail ||
-		    (rec->size & 7) ||
-		    (rec->type != CAUSAL_REC_PAD && rec->size < sizeof(*rec))) {
-			tail = head; /* damaged: discard the rest */
+		/* damaged: stop reading this ring rather than walk off it */
+		if (!ring_rec_ok(rec, head - tail)) {
+			tail = head; /* discard the rest */
 			break;
 		}
 		if (rec->type != CAUSAL_REC_PAD) {
-			if (fn(rec, arg))
+			uint64_t next_end = 0;
+			const struct causal_rec *next = ring_next(
+				ring, tail + rec->size, head, &next_end);
+			int rc = fn(rec, next, arg);
+
+			if (rc == CAUSAL_RING_TAKE_TWO && next) {
+				tail = next_end;
+				n += 2;
+			} else if (rc) {
 				break;
-			n++;
+			} else {
+				tail += rec->size;
+				n++;
+			}
+		} else {
+			tail += rec->size;
 		}
-		tail += rec->size;
 		if (tail - released >= CAUSAL_RING_RELEASE) {
 			/* release: the producer may reuse the bytes only after
 			 * we read them */

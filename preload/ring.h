@@ -107,15 +107,21 @@ static inline uint64_t causal_ring_refresh(struct causal_ring *ring)
 
 /*
  * Consumer side: calls fn for each committed record, in order; returns how
- * many it consumed.  fn returns 0 to consume the record, non-zero to stop
- * before it (the record stays, and is given again by the next drain).
- * At most `budget` bytes of the ring are consumed in one call.
+ * many it consumed.  fn is given the record and the one committed after
+ * it (NULL if none yet), and returns 0 to consume the record,
+ * CAUSAL_RING_TAKE_TWO to consume both (the writer joins a probe's start
+ * and end), any other value to stop before it (the record stays, and is
+ * given again by the next drain).
+ * At most `budget` bytes of the ring are consumed in one call (a second
+ * record taken with the first may go past it).
  *
  * Space goes back to the producer every CAUSAL_RING_RELEASE bytes, not
  * only at the end: a long drain (or a consumer descheduled in the middle
  * of one) never holds the whole ring.
  */
-typedef int (*causal_ring_fn)(const struct causal_rec *rec, void *arg);
+typedef int (*causal_ring_fn)(const struct causal_rec *rec,
+			      const struct causal_rec *next, void *arg);
+#define CAUSAL_RING_TAKE_TWO 2
 int causal_ring_drain_some(struct causal_ring *ring, uint64_t budget,
 			   causal_ring_fn fn, void *arg);
 

@@ -143,17 +143,37 @@ static int writer_lock_from_signal(void)
 
 static int queue_full;	/* encode_one() stopped: no room for frames */
 
-static int encode_one(const struct causal_rec *rec, void *arg)
+/*
+ * A probe's start and its end, next in the ring, as one PAIR record
+ * (records.def): a quarter fewer bytes to encode and compress.  0 when
+ * they are not the two ends of one probe.
+ */
+static int encode_pair(struct causal_log_file *lf,
+		       const struct causal_rec *start,
+		       const struct causal_rec *end)
+{
+	if (causal_encode_pair(&lf->pk, start, end))
+		return 0;
+	causal_log_file_count(lf, start->type);
+	causal_log_file_count(lf, end->type);
+	return CAUSAL_RING_TAKE_TWO;
+}
+
+static int encode_one(const struct causal_rec *rec,
+		      const struct causal_rec *next, void *arg)
 {
 	struct causal_tbuf *tb = arg;
 	struct causal_log_file *lf = &causal_g.log;
 	int failed = atomic_load_explicit(&lf->failed, memory_order_relaxed);
+	size_t need = CAUSAL_ENCODED_MAX(rec->size) +
+		      (next ? CAUSAL_ENCODED_MAX(next->size) : 0);
 
-	if (!failed &&
-	    causal_log_file_room(lf, CAUSAL_ENCODED_MAX(rec->size))) {
+	if (!failed && causal_log_file_room(lf, need)) {
 		queue_full = 1;
 		return 1;
 	}
+	if (!failed && next && encode_pair(lf, rec, next))
+		return CAUSAL_RING_TAKE_TWO;
 	if (rec->type == CAUSAL_REC_THREAD_END && rec->tid == tb->tid)
 		tb->end_written = 1;
 	if (failed) {

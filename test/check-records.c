@@ -8,12 +8,14 @@
  * compared field by field: two fields swapped anywhere on the way, even
  * of the same kind, fail.  The fill and the comparison are generated from
  * the tables, so a new field or type is covered without a line here.
- * Besides: the encoder's bytes equal those log-fixture.h writes by hand
- * from log-format.h (the format does not move); a record cut after its
+ * Besides: a probe's start and end written as one PAIR read back as the
+ * bytes of the two; the encoder's bytes equal those log-fixture.h writes by
+ * hand from log-format.h (the format does not move); a record cut after its
  * required fields still decodes, and before them does not; `tracedump
  * dump` prints every field; every enum value has its name.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +24,7 @@
 #include "dump.h"
 #include "encode.h"
 #include "log-fixture.h"
+#include "log-pair.h"
 #include "log-record.h"
 #include "test-tmpdir.h"
 
@@ -453,6 +456,130 @@ START_TEST(only_required_fields_are_required)
 }
 END_TEST
 
+/* ---- a probe's start and end as one record (format 3) -------------------- */
+
+/* The record of this type, filled (values from seed on), copied to out. */
+static struct causal_rec *filled_as(unsigned type, int nil, unsigned seed,
+				    uint8_t *out)
+{
+	static struct fill f;
+
+	memset(mem, 0, sizeof(mem));
+	memset(&f, 0, sizeof(f));
+	f.nil = nil;
+	f.k = seed;
+	for (size_t i = 0; i < N_TYPES; i++)
+		if (types[i].type == type) {
+			struct causal_rec *rec = types[i].fill(&f);
+
+			memcpy(out, rec, rec->size);
+			return (void *)out;
+		}
+	ck_abort_msg("type %u: not in records.def", type);
+	return NULL;
+}
+
+/* The bytes of encode_fn's output. */
+static size_t encoded(msgpack_sbuffer *sb, const struct causal_rec *a,
+		      const struct causal_rec *b)
+{
+	msgpack_packer pk;
+
+	msgpack_sbuffer_init(sb);
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	if (b ? causal_encode_pair(&pk, a, b) : causal_encode_record(&pk, a))
+		return 0;
+	return sb->size;
+}
+
+static void check_packs_to(const msgpack_object *o, const msgpack_sbuffer *want,
+			   const char *what)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	ck_assert_int_eq(msgpack_pack_object(&pk, *o), 0);
+	ck_assert_msg(sb.size == want->size &&
+			      !memcmp(sb.data, want->data, sb.size),
+		      "%s: %zu bytes, not the %zu bytes of its own record",
+		      what, sb.size, want->size);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+/*
+ * Loop test i: pair i / 2 of CAUSAL_RPC_PAIRS, every field set (even i)
+ * or nil / empty.  Its start and end, each with values of its own (the
+ * end's mono_ns, event and cpu_ns below the start's as often as above:
+ * any values come back), written as one PAIR by the encoder and split by
+ * the reader, are the bytes each encodes to alone.  Two records that are
+ * not one probe's are refused.
+ */
+START_TEST(a_pair_reads_back_as_its_two_records)
+{
+#define PAIR_ROW(num, UPPER, START, END)                                       \
+	{ CAUSAL_REC_##UPPER, CAUSAL_REC_##START, CAUSAL_REC_##END },
+	static const unsigned pairs[][3] = { CAUSAL_RPC_PAIRS(PAIR_ROW) };
+	static _Alignas(8) uint8_t a_mem[4096], b_mem[4096];
+	const unsigned *pt = pairs[_i / 2];
+	struct causal_rec *a = filled_as(pt[1], _i % 2, 1, a_mem);
+	struct causal_rec *b = filled_as(pt[2], _i % 2, 100, b_mem);
+	struct rec_rpc_probe *ap = (void *)a, *bp = (void *)b;
+	msgpack_sbuffer sa, sb, sp;
+	msgpack_unpacked up;
+	msgpack_object start, end;
+	msgpack_zone zone;
+	size_t off = 0;
+
+	ck_assert_uint_eq(sizeof(pairs) / sizeof(pairs[0]), 2);
+	/* one probe's: the same thread, chain and function */
+	b->tid = a->tid;
+	memcpy(bp->chain, ap->chain, CAUSAL_CHAIN_ID_LEN);
+	bp->function = ap->function;
+	ck_assert_uint_gt(encoded(&sa, a, NULL), 0);
+	ck_assert_uint_gt(encoded(&sb, b, NULL), 0);
+	ck_assert_uint_gt(encoded(&sp, a, b), 0);
+	ck_assert_uint_lt(sp.size, sa.size + sb.size);
+
+	msgpack_unpacked_init(&up);
+	ck_assert_int_eq(msgpack_unpack_next(&up, sp.data, sp.size, &off),
+			 MSGPACK_UNPACK_SUCCESS);
+	ck_assert_uint_eq(off, sp.size);
+	ck_assert(log_pair_type((unsigned)up.data.via.array.ptr[0].via.u64));
+	ck_assert_uint_eq(up.data.via.array.ptr[0].via.u64, pt[0]);
+	msgpack_zone_init(&zone, 4096);
+	ck_assert_int_eq(log_pair_split(&up.data, &zone, &start, &end), 0);
+	check_packs_to(&start, &sa, "the start");
+	check_packs_to(&end, &sb, "the end");
+	/* without its end array it is no pair */
+	up.data.via.array.size--;
+	ck_assert_int_eq(log_pair_split(&up.data, &zone, &start, &end),
+			 -EINVAL);
+	msgpack_zone_destroy(&zone);
+	msgpack_unpacked_destroy(&up);
+	msgpack_sbuffer_destroy(&sp);
+
+	/* not one probe's: nothing written */
+	bp->function++;
+	ck_assert_uint_eq(encoded(&sp, a, b), 0);
+	ck_assert_uint_eq(sp.size, 0);
+	bp->function--;
+	bp->chain[7] ^= 1;
+	ck_assert_uint_eq(encoded(&sp, a, b), 0);
+	bp->chain[7] ^= 1;
+	b->tid++;
+	ck_assert_uint_eq(encoded(&sp, a, b), 0);
+	b->tid--;
+	ck_assert_uint_eq(encoded(&sp, b, a), 0); /* end, then start */
+	ck_assert_uint_eq(encoded(&sp, a, a), 0); /* two starts */
+	ck_assert_uint_gt(encoded(&sp, a, b), 0); /* and back */
+	msgpack_sbuffer_destroy(&sp);
+	msgpack_sbuffer_destroy(&sa);
+	msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
 /* FORK's how came later: a FORK without it is a fork. */
 START_TEST(fork_without_how_is_a_fork)
 {
@@ -773,6 +900,42 @@ START_TEST(encoder_writes_the_documented_bytes)
 }
 END_TEST
 
+/* A PAIR's bytes, as log-fixture.h writes them by hand from records.def's
+ * description: loop test i as in a_pair_reads_back_as_its_two_records. */
+START_TEST(encoder_writes_the_documented_pair_bytes)
+{
+	static const unsigned starts[][2] = {
+		{ CAUSAL_REC_RPC_STUB_START, CAUSAL_REC_RPC_STUB_END },
+		{ CAUSAL_REC_RPC_SKEL_START, CAUSAL_REC_RPC_SKEL_END },
+	};
+	static _Alignas(8) uint8_t a_mem[4096], b_mem[4096];
+	struct causal_rec *a = filled_as(starts[_i / 2][0], _i % 2, 1, a_mem);
+	struct causal_rec *b = filled_as(starts[_i / 2][1], _i % 2, 100, b_mem);
+	struct rec_rpc_probe *ap = (void *)a, *bp = (void *)b;
+	struct fixture_log fl;
+	msgpack_sbuffer sb;
+
+	b->tid = a->tid;
+	memcpy(bp->chain, ap->chain, CAUSAL_CHAIN_ID_LEN);
+	bp->function = ap->function;
+	memset(&fl, 0, sizeof(fl));
+	fl.version = CAUSAL_FORMAT_VERSION;
+	msgpack_sbuffer_init(&fl.sb);
+	msgpack_packer_init(&fl.pk, &fl.sb, msgpack_sbuffer_write);
+	fixture_log_pair_next(&fl);
+	fixture_write(&fl, a);
+	fixture_write(&fl, b);
+	ck_assert_uint_gt(encoded(&sb, a, b), 0);
+	ck_assert_msg(sb.size == fl.sb.size &&
+			      !memcmp(sb.data, fl.sb.data, sb.size),
+		      "pair %d: the encoder's %zu bytes differ from the "
+		      "fixture's %zu",
+		      _i, sb.size, fl.sb.size);
+	msgpack_sbuffer_destroy(&sb);
+	msgpack_sbuffer_destroy(&fl.sb);
+}
+END_TEST
+
 /* ---- `tracedump dump` names every field --------------------------------- */
 
 /* clang-format off */
@@ -944,8 +1107,10 @@ Suite *records_suite(void)
 	tcase_add_loop_test(tc, only_required_fields_are_required, 0,
 			    2 * N_TYPES);
 	tcase_add_test(tc, fork_without_how_is_a_fork);
+	tcase_add_loop_test(tc, a_pair_reads_back_as_its_two_records, 0, 4);
 	tcase_add_loop_test(tc, encoder_writes_the_documented_bytes, 0,
 			    2 * N_TYPES);
+	tcase_add_loop_test(tc, encoder_writes_the_documented_pair_bytes, 0, 4);
 	tcase_add_test(tc, dump_shows_every_field);
 	tcase_add_test(tc, every_type_named);
 	tcase_add_test(tc, every_enum_value_named);

@@ -10,16 +10,50 @@ struct seen {
 	uint32_t next;		/* expected aux of the next record */
 	int count;
 	int out_of_order;
+	int bad_next;	  /* given a next record that is not the next */
+	int twos;	  /* records taken two at a time */
+	int twos_wrapped; /* of them: the second at the ring's start */
 };
 
-static int collect(const struct causal_rec *rec, void *arg)
+static void see(struct seen *s, const struct causal_rec *rec,
+		const struct causal_rec *next)
+{
+	if (rec->aux != s->next)
+		s->out_of_order++;
+	if (next && next->aux != rec->aux + 1)
+		s->bad_next++;
+	s->next = rec->aux + 1;
+	s->count++;
+}
+
+static int collect(const struct causal_rec *rec, const struct causal_rec *next,
+		   void *arg)
+{
+	see(arg, rec, next);
+	return 0;
+}
+
+/* Stops at a record with no next one. */
+static int refuse_odd_alone(const struct causal_rec *rec,
+			    const struct causal_rec *next, void *arg)
+{
+	(void)rec, (void)arg;
+	return next ? 0 : 1;
+}
+
+/* Takes a record with an even aux and the next one together. */
+static int collect_twos(const struct causal_rec *rec,
+			const struct causal_rec *next, void *arg)
 {
 	struct seen *s = arg;
 
-	if (rec->aux != s->next)
-		s->out_of_order++;
-	s->next = rec->aux + 1;
-	s->count++;
+	see(s, rec, next);
+	if (!(rec->aux & 1) && next) {
+		see(s, next, NULL);
+		s->twos++;
+		s->twos_wrapped += (const void *)next < (const void *)rec;
+		return CAUSAL_RING_TAKE_TWO;
+	}
 	return 0;
 }
 
@@ -74,6 +108,42 @@ START_TEST(records_wrap_with_padding)
 }
 END_TEST
 
+/* The writer joins a record and the next: across a wrap, past the pad. */
+START_TEST(two_records_taken_together_across_a_wrap)
+{
+	static uint8_t mem[256];
+	struct causal_ring ring;
+	struct seen s = { 0 };
+	uint32_t i;
+
+	causal_ring_init(&ring, mem, sizeof(mem));
+	/* 48-byte records: 0-3 and 4 fill 240 bytes; 5 goes to the start,
+	 * after a pad of 16 */
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(put(&ring, i, 48), 0);
+	ck_assert_int_eq(causal_ring_drain(&ring, collect_twos, &s), 4);
+	ck_assert_int_eq(s.twos, 2);
+	ck_assert_int_eq(put(&ring, 4, 48), 0);
+	/* alone: nothing committed after it yet */
+	ck_assert_int_eq(causal_ring_drain(&ring, refuse_odd_alone, &s), 0);
+	ck_assert_int_eq(put(&ring, 5, 48), 0);
+	ck_assert_int_eq(causal_ring_drain(&ring, collect_twos, &s), 2);
+	ck_assert_int_eq(s.twos_wrapped, 1);
+	/* and on, lap after lap */
+	for (i = 6; i < 100; i++) {
+		ck_assert_int_eq(put(&ring, i, 40 + 8 * (i % 3)), 0);
+		if (i % 3 == 2)
+			causal_ring_drain(&ring, collect_twos, &s);
+	}
+	causal_ring_drain(&ring, collect_twos, &s);
+	ck_assert_int_eq(s.count, 100);
+	ck_assert_int_eq(s.out_of_order, 0);
+	ck_assert_int_eq(s.bad_next, 0);
+	ck_assert_int_gt(s.twos, 20);
+	ck_assert(causal_ring_empty(&ring));
+}
+END_TEST
+
 START_TEST(damaged_size_stops_the_drain)
 {
 	static uint8_t mem[256];
@@ -95,11 +165,12 @@ struct refill {
 	int seen, put_at, put_ok;
 };
 
-static int put_midway(const struct causal_rec *rec, void *arg)
+static int put_midway(const struct causal_rec *rec,
+		      const struct causal_rec *next, void *arg)
 {
 	struct refill *r = arg;
 
-	(void)rec;
+	(void)rec, (void)next;
 	if (++r->seen == r->put_at)
 		r->put_ok = put(r->ring, 9999, 32) == 0;
 	return 0;
@@ -124,7 +195,8 @@ START_TEST(a_long_drain_gives_space_back_as_it_goes)
 }
 END_TEST
 
-static int refuse_fifth(const struct causal_rec *rec, void *arg)
+static int refuse_fifth(const struct causal_rec *rec,
+			const struct causal_rec *next, void *arg)
 {
 	struct seen *s = arg;
 
@@ -132,7 +204,7 @@ static int refuse_fifth(const struct causal_rec *rec, void *arg)
 		s->out_of_order = -1; /* refused once */
 		return 1;
 	}
-	return collect(rec, arg);
+	return collect(rec, next, arg);
 }
 
 START_TEST(a_budget_or_a_refusal_stops_the_drain)
@@ -192,9 +264,12 @@ START_TEST(concurrent_producer_and_consumer_lose_nothing)
 	causal_ring_init(&ring, mem, 4096);
 	pthread_create(&th, NULL, produce, &p);
 	while (s.count < (int)p.n)
-		causal_ring_drain(&ring, collect, &s);
+		causal_ring_drain(&ring, collect_twos, &s);
 	pthread_join(th, NULL);
 	ck_assert_int_eq(s.count, (int)p.n);
+	/* the next record, while the producer writes on */
+	ck_assert_int_eq(s.bad_next, 0);
+	ck_assert_int_gt(s.twos, 0);
 	ck_assert_int_eq(s.out_of_order, 0);
 	free(mem);
 }
@@ -207,6 +282,7 @@ Suite *ring_suite(void)
 
 	tcase_add_test(tc, fills_then_refuses_then_drains_in_order);
 	tcase_add_test(tc, records_wrap_with_padding);
+	tcase_add_test(tc, two_records_taken_together_across_a_wrap);
 	tcase_add_test(tc, damaged_size_stops_the_drain);
 	tcase_add_test(tc, a_long_drain_gives_space_back_as_it_goes);
 	tcase_add_test(tc, a_budget_or_a_refusal_stops_the_drain);

@@ -45,6 +45,9 @@ struct fixture_log {
 	unsigned rpc_mon_off;	 /* mon_off of the RPC probes written (0) */
 	unsigned thread_mon_off; /* ... and of the thread records */
 	uint32_t version;	 /* the format written */
+	/* fixture_log_pair_next(): 1 till the start, 2 till the end */
+	int pair_state;
+	uint64_t pair_mono, pair_event, pair_cpu; /* the start's */
 };
 
 static inline void fixture_le32(uint8_t *p, uint32_t v)
@@ -329,20 +332,70 @@ struct fixture_rpc {
 	uint64_t event, function;
 };
 
+/*
+ * Format 3: the next probe start and end written (the same thread, chain
+ * and function: the caller's business) go into one PAIR record, as the
+ * library writes a start whose end came next in its thread.  Write
+ * nothing else in between.
+ */
+static inline void fixture_log_pair_next(struct fixture_log *fl)
+{
+	fl->pair_state = 1;
+}
+
+/* from format 2: an exit at or after mono as -(distance) - 1 */
+static inline void fixture_log_exit(struct fixture_log *fl, uint64_t mono,
+				    uint64_t exit)
+{
+	if (fl->version >= 2 && exit >= mono && exit - mono <= INT64_MAX)
+		msgpack_pack_int64(&fl->pk, -(int64_t)(exit - mono) - 1);
+	else
+		msgpack_pack_uint64(&fl->pk, exit);
+}
+
+#define FIXTURE_PAIR_CASE(num, UPPER, START, END)                              \
+	case CAUSAL_REC_##START:                                               \
+		return CAUSAL_REC_##UPPER;
+
+/* The PAIR type a start opens, else 0. */
+static inline unsigned fixture_pair_type(unsigned start)
+{
+	switch (start) {
+		CAUSAL_RPC_PAIRS(FIXTURE_PAIR_CASE)
+	default:
+		return 0;
+	}
+}
+
 static inline void fixture_log_rpc_begin(struct fixture_log *fl, unsigned type,
 					 const struct fixture_rpc *p, size_t nfields)
 {
+	if (fl->pair_state == 2) {
+		/* the end: [mono_ns, event, mono_exit_ns, cpu_ns] from the
+		 * start's, then its own fields */
+		msgpack_pack_array(&fl->pk, 4 + nfields);
+		msgpack_pack_int64(&fl->pk, (int64_t)(p->mono - fl->pair_mono));
+		msgpack_pack_int64(&fl->pk,
+				   (int64_t)(p->event - fl->pair_event));
+		fixture_log_exit(fl, p->mono, p->mono_exit);
+		msgpack_pack_int64(&fl->pk, (int64_t)(p->cpu - fl->pair_cpu));
+		fl->pair_state = 0;
+		return;
+	}
+	if (fl->pair_state == 1 && fixture_pair_type(type)) {
+		/* the start, with the end as one element more */
+		type = fixture_pair_type(type);
+		nfields++;
+		fl->pair_mono = p->mono;
+		fl->pair_event = p->event;
+		fl->pair_cpu = p->cpu;
+		fl->pair_state = 2;
+	}
 	fixture_log_begin(fl, type, p->tid, p->mono, 5 + nfields);
 	fixture_log_bin(fl, p->chain, CAUSAL_CHAIN_ID_LEN);
 	msgpack_pack_uint64(&fl->pk, p->event);
 	msgpack_pack_uint64(&fl->pk, p->function);
-	/* from format 2: an exit at or after mono as -(distance) - 1 */
-	if (fl->version >= 2 && p->mono_exit >= p->mono &&
-	    p->mono_exit - p->mono <= INT64_MAX)
-		msgpack_pack_int64(&fl->pk,
-				   -(int64_t)(p->mono_exit - p->mono) - 1);
-	else
-		msgpack_pack_uint64(&fl->pk, p->mono_exit);
+	fixture_log_exit(fl, p->mono, p->mono_exit);
 	msgpack_pack_uint64(&fl->pk, p->cpu);
 }
 

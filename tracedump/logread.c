@@ -17,6 +17,7 @@
 #include <zstd_errors.h>
 
 #include "causal/log-format.h"
+#include "log-pair.h"
 #include "logread.h"
 
 #define ZSTD_FRAME_MAGIC 0xFD2FB528u
@@ -33,6 +34,7 @@ struct reader {
 	uint8_t *out;
 	size_t out_cap;
 	msgpack_zone zone;
+	msgpack_sbuffer part;		/* a PAIR's start or end as bytes */
 	uint64_t frame_no;		/* data frames attempted */
 	size_t slot;			/* offset of the loss slot, 0: none */
 };
@@ -218,6 +220,43 @@ static int check_counts(const uint8_t *p, size_t n)
 	return 0;
 }
 
+/*
+ * A PAIR (format 3) as the two records it joins, each with the bytes it
+ * has in a log that wrote them apart: the callers see the same records,
+ * and the same bytes, from every format.
+ */
+static int deliver_pair(struct reader *r, const msgpack_object *pair,
+			struct logread_record *rec)
+{
+	struct logread_result *res = r->res;
+	msgpack_object part[2];
+	msgpack_packer pk;
+	int rc;
+
+	if ((rc = log_pair_split(pair, &r->zone, &part[0], &part[1]))) {
+		if (rc != -EINVAL)
+			return rc;
+		res->bad_records++;
+		return 0;
+	}
+	msgpack_packer_init(&pk, &r->part, msgpack_sbuffer_write);
+	for (int i = 0; i < 2; i++) {
+		r->part.size = 0;
+		if (msgpack_pack_object(&pk, part[i]))
+			return -ENOMEM;
+		rec->type = (unsigned)part[i].via.array.ptr[0].via.u64;
+		rec->mono_ns = part[i].via.array.ptr[2].via.u64;
+		rec->seq = res->records;
+		rec->obj = &part[i];
+		rec->raw = r->part.data;
+		rec->raw_len = r->part.size;
+		res->records++;
+		if (r->fn && (rc = r->fn(r->arg, rec)))
+			return rc;
+	}
+	return 0;
+}
+
 /* Returns 0, -EBADMSG for a corrupt frame, or the callback's stop value. */
 static int read_records(struct reader *r, const uint8_t *data, size_t n,
 			size_t at)
@@ -255,6 +294,11 @@ static int read_records(struct reader *r, const uint8_t *data, size_t n,
 		}
 		rec.type = (unsigned)obj.via.array.ptr[0].via.u64;
 		rec.tid = obj.via.array.ptr[1].via.u64;
+		if (log_pair_type(rec.type)) {
+			if ((rc = deliver_pair(r, &obj, &rec)))
+				return rc;
+			continue;
+		}
 		rec.mono_ns = obj.via.array.ptr[2].via.u64;
 		rec.seq = res->records;
 		rec.obj = &obj;
@@ -421,6 +465,7 @@ int logread_buffer(const void *buf, size_t len, logread_fn fn, void *arg,
 	msgpack_zone_destroy(&r.zone);
 	ZSTD_freeDCtx(r.dctx);
 	free(r.out);
+	free(r.part.data);
 	return rc;
 }
 

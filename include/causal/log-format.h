@@ -53,8 +53,10 @@
 #define CAUSAL_FILE_MAGIC "CAUSALOG" /* 8 bytes, no NUL written */
 #define CAUSAL_FILE_MAGIC_LEN 8
 /* 2: an RPC probe's mono_exit_ns as its distance from mono_ns (records.def,
- * EXIT_NS); the tools read 1 as well. */
-#define CAUSAL_FORMAT_VERSION 2
+ * EXIT_NS); 3: a probe's start and end in one record when nothing came
+ * between them (records.def, CAUSAL_RPC_PAIRS); the tools read 1 and 2 as
+ * well. */
+#define CAUSAL_FORMAT_VERSION 3
 #define CAUSAL_SKIPPABLE_MAGIC 0x184D2A50u
 
 /* The loss slot: where it is, its magic, the size of its content. */
@@ -80,11 +82,13 @@
 /* clang-format off */
 #define CAUSAL_REC_TYPE(num, UPPER, lower, member, GROUP, nreq)                \
 	CAUSAL_REC_##UPPER = num,
+#define CAUSAL_REC_PAIR_TYPE(num, UPPER, START, END) CAUSAL_REC_##UPPER = num,
 
 enum causal_record_type {
 	CAUSAL_RECORDS(CAUSAL_REC_TYPE)
 
-	/* 22..63 are reserved for more RPC records. */
+	CAUSAL_RPC_PAIRS(CAUSAL_REC_PAIR_TYPE)
+	/* 24..63 are reserved for more RPC records. */
 	CAUSAL_REC_RPC_FIRST = 16,
 	CAUSAL_REC_RPC_LAST = 63,
 };

@@ -20,8 +20,11 @@
  * stub and its skeleton share nothing but (chain, event), as in a real
  * trace.  As with the shim, a thread keeps its chain from one root call
  * to the next (a client loop is one long chain), and a skeleton gives its
- * thread back the context it had.  Each CPU clock only moves forward: the implementations burn
- * 1000 + 100 * depth us of their thread's CPU, the stubs 20 us.
+ * thread back the context it had.  A probe's start and end with nothing
+ * in between on their thread (every stub, the leaves' skeletons) are one
+ * PAIR record, as the library writes them.  Each CPU clock only moves forward:
+ *the implementations burn 1000 + 100 * depth us of their thread's CPU, the
+ *stubs 20 us.
  *
  * Prints the number of calls written.
  */
@@ -131,7 +134,7 @@ static void call(int c, uint64_t ct, int s, uint64_t st, int node,
 {
 	struct proc *cp = &procs[c], *sp = &procs[s];
 	uint8_t caddr[16];
-	struct fixture_rpc r;
+	struct fixture_rpc r, start;
 	uint64_t cfid = ++cp->next_fid, sfid = ++sp->next_fid;
 	int proc = node == 1 ? 1 : node == 2 ? 3 : node == 3 ? 2 : 4;
 	uint32_t x = xid += 0x9e3779b9u;
@@ -145,12 +148,9 @@ static void call(int c, uint64_t ct, int s, uint64_t st, int node,
 		cp->site_seen[proc] = 1;
 		cp->records++;
 	}
-	/* stub start: CPU at entry */
-	r = (struct fixture_rpc){ct, mono, mono + 300, cp->cpu[ct], chain,
-				 *ev, cfid};
-	fixture_log_stub_start(&cp->fl, &r, PROG, VERS, proc,
-			       CAUSAL_TRANSPORT_TCP, sp->addr, 16, proc, 0,
-			       CAUSAL_RPC_TAG_SENT);
+	/* stub start: CPU at entry (written with the end: below) */
+	start = (struct fixture_rpc){ ct,    mono, mono + 300, cp->cpu[ct],
+				      chain, *ev,  cfid };
 	burn(cp, ct, 10);
 	if (!sp->object_seen) {
 		fixture_log_rpc_object(&sp->fl, st, mono, 1, PROG, VERS,
@@ -164,6 +164,8 @@ static void call(int c, uint64_t ct, int s, uint64_t st, int node,
 	++*ev;
 	r = (struct fixture_rpc){st, mono, mono + 300, sp->cpu[st], chain,
 				 *ev, sfid};
+	if (node >= 3) /* a leaf: nothing recorded till its end */
+		fixture_log_pair_next(&sp->fl);
 	fixture_log_skel_start(&sp->fl, &r, PROG, VERS, proc,
 			       CAUSAL_TRANSPORT_TCP, caddr, 16, 1, x, 24,
 			       CAUSAL_TAG_OK);
@@ -179,6 +181,11 @@ static void call(int c, uint64_t ct, int s, uint64_t st, int node,
 	++*ev;
 	r = (struct fixture_rpc){ct, mono, mono + 300, cp->cpu[ct], chain,
 				 *ev, cfid};
+	/* the client's thread recorded nothing in between: one record */
+	fixture_log_pair_next(&cp->fl);
+	fixture_log_stub_start(&cp->fl, &start, PROG, VERS, proc,
+			       CAUSAL_TRANSPORT_TCP, sp->addr, 16, proc, 0,
+			       CAUSAL_RPC_TAG_SENT);
 	fixture_log_stub_end(&cp->fl, &r, 0, 24, 4, CAUSAL_TAG_OK);
 	cp->records += 2;
 	sp->records += 2;

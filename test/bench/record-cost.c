@@ -46,9 +46,10 @@ void causal_writer_wake(void)
 static _Atomic int stop;
 static uint64_t consumed;
 
-static int count(const struct causal_rec *rec, void *arg)
+static int count(const struct causal_rec *rec, const struct causal_rec *next,
+		 void *arg)
 {
-	(void)rec;
+	(void)rec, (void)next;
 	(void)arg;
 	consumed++;
 	return 0;

@@ -1,0 +1,23 @@
+/*
+ * log-pair.h - a PAIR record (a probe's start and end in one record,
+ * records.def CAUSAL_RPC_PAIRS, format 3) back into its two records, as
+ * a log that wrote them apart has them.
+ */
+#ifndef CAUSAL_LOG_PAIR_H
+#define CAUSAL_LOG_PAIR_H
+
+#include <msgpack.h>
+#include <stdbool.h>
+
+/* Whether type is a PAIR's. */
+bool log_pair_type(unsigned type);
+
+/*
+ * The start and the end of the PAIR record pair (an array whose type,
+ * tid and mono_ns are checked), their elements in zone.  Returns 0, or
+ * -EINVAL when it has the wrong shape.
+ */
+int log_pair_split(const msgpack_object *pair, msgpack_zone *zone,
+		   msgpack_object *start, msgpack_object *end);
+
+#endif
