@@ -102,6 +102,15 @@ static struct fixture_rpc at(uint64_t tid, uint64_t t, const uint8_t *chain,
 	return (struct fixture_rpc){ tid, t, t + 1, 10 * t, chain, event, function };
 }
 
+/* Write each start and end with nothing between them as one PAIR. */
+static int pairs;
+
+static void pair_next(struct fixture_log *fl)
+{
+	if (pairs)
+		fixture_log_pair_next(fl);
+}
+
 static void write_logs(void)
 {
 	struct fixture_log fl;
@@ -113,11 +122,13 @@ static void write_logs(void)
 	open_log(&fl, "logs/a.clog", uuid_a, 10);
 	fixture_log_rpc_site(&fl, 1, 200, 1, "calc_add_1", "/bin/a");
 	p = at(1, 200, chain_a, 1, 1);
+	pair_next(&fl);
 	fixture_log_stub_start(&fl, &p, PROG, 1, 2, CAUSAL_TRANSPORT_TCP, &sin_b,
 			       sizeof(sin_b), 1, 100, CAUSAL_RPC_TAG_SENT);
 	p = at(1, 290, chain_a, 8, 1);
 	fixture_log_stub_end(&fl, &p, 0, 16, 8, CAUSAL_TAG_OK);
 	p = at(1, 300, chain_a, 9, 2);
+	pair_next(&fl);
 	fixture_log_stub_start(&fl, &p, PROG, 1, 3, CAUSAL_TRANSPORT_UDP,
 			       &sin6_untraced, sizeof(sin6_untraced), 1, 101,
 			       CAUSAL_RPC_ONE_WAY | CAUSAL_RPC_TAG_SENT);
@@ -137,6 +148,7 @@ static void write_logs(void)
 	fixture_log_skel_start(&fl, &p, PROG, 1, 2, CAUSAL_TRANSPORT_TCP, &sin_a,
 			       sizeof(sin_a), 1, 100, 16, CAUSAL_TAG_OK);
 	p = at(2, 220, chain_a, 3, 2);	/* nested: B's implementation calls C */
+	pair_next(&fl);
 	fixture_log_stub_start(&fl, &p, PROG + 1, 1, 1, CAUSAL_TRANSPORT_UNIX,
 			       &sun_c, sizeof(sun_c), 1, 500, CAUSAL_RPC_TAG_SENT);
 	p = at(2, 260, chain_a, 6, 2);
@@ -144,6 +156,7 @@ static void write_logs(void)
 	p = at(2, 280, chain_a, 7, 1);
 	fixture_log_skel_end(&fl, &p, CAUSAL_REPLY_SUCCESS, 8);
 	p = at(2, 410, chain_a, 12, 3);
+	pair_next(&fl);
 	fixture_log_skel_start(&fl, &p, PROG, 1, 2, CAUSAL_TRANSPORT_TCP, &sin_a,
 			       sizeof(sin_a), 1, 102, 16, CAUSAL_TAG_OK);
 	p = at(2, 420, chain_a, 13, 3);
@@ -154,6 +167,7 @@ static void write_logs(void)
 			       &sin_untraced_client, sizeof(sin_untraced_client),
 			       1, 900, 32, CAUSAL_TAG_ABSENT);
 	p = at(3, 510, chain_b, 2, 5);
+	pair_next(&fl);
 	fixture_log_stub_start(&fl, &p, PROG + 1, 1, 1, CAUSAL_TRANSPORT_UNIX,
 			       &sun_c, sizeof(sun_c), 1, 501, CAUSAL_RPC_TAG_SENT);
 	p = at(3, 560, chain_b, 4, 5);
@@ -169,6 +183,7 @@ static void write_logs(void)
 	fixture_log_rpc_object(&fl, 1, 150, 7, PROG + 1, 1, CAUSAL_TRANSPORT_UNIX,
 			       &sun_c, sizeof(sun_c), "unix");
 	p = at(1, 230, chain_a, 4, 1);
+	pair_next(&fl);
 	fixture_log_skel_start(&fl, &p, PROG + 1, 1, 1, CAUSAL_TRANSPORT_UNIX,
 			       NULL, 0, 7, 500, 4, CAUSAL_TAG_OK);
 	p = at(1, 250, chain_a, 5, 1);
@@ -375,6 +390,54 @@ START_TEST(test_rpc_without_raw)
 }
 END_TEST
 
+/*
+ * The same logs with each start and end that nothing separates as one
+ * PAIR record (format 3, six of the nine calls' sides): the same database,
+ * row for row, the --raw records' bytes included; only the files are
+ * smaller.
+ */
+START_TEST(test_pairs_merge_the_same)
+{
+	static const char *const tables[] = { "hosts",	     "processes",
+					      "threads",     "rpc_sites",
+					      "rpc_objects", "rpc_calls",
+					      "records",     "meta" };
+	struct merge_stats s, r;
+	struct merge_opts o;
+	sqlite3 *db = merged(&r);
+	char sql[512];
+
+	sqlite3_close(db);
+	pairs = 1;
+	write_logs();
+	o = (struct merge_opts){ .dir = tmp_path("logs"),
+				 .output = tmp_path("pairs.db"),
+				 .raw = true };
+	ck_assert_int_eq(merge_run(&o, &s), 0);
+	ck_assert_uint_eq(s.records, r.records);
+	ck_assert_uint_eq(s.bad_records, 0);
+	ck_assert_uint_eq(s.rpc_calls, r.rpc_calls);
+	db = open_db(tmp_path("pairs.db"));
+	snprintf(sql, sizeof(sql), "ATTACH '%s' AS plain", tmp_path("t.db"));
+	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		const char *t = tables[i];
+
+		snprintf(sql, sizeof(sql),
+			 "SELECT (SELECT count(*) FROM (SELECT * FROM main.%s"
+			 " EXCEPT SELECT * FROM plain.%s)) + (SELECT count(*)"
+			 " FROM (SELECT * FROM plain.%s EXCEPT SELECT * FROM"
+			 " main.%s))",
+			 t, t, t, t);
+		ck_assert_msg(q_int(db, sql) == 0, "%s: rows differ", t);
+	}
+	ck_assert_int_gt(q_int(db, "SELECT count(*) FROM main.rpc_calls"), 5);
+	ck_assert_int_gt(q_int(db, "SELECT sum(bytes) FROM plain.files"),
+			 q_int(db, "SELECT sum(bytes) FROM main.files"));
+	sqlite3_close(db);
+}
+END_TEST
+
 START_TEST(test_rpc_probes_sites_objects)
 {
 	struct merge_stats s;
@@ -472,6 +535,7 @@ Suite *merge_rpc_suite(void)
 	tcase_add_test(tc, test_rpc_calls_joined);
 	tcase_add_test(tc, test_rpc_probes_sites_objects);
 	tcase_add_test(tc, test_rpc_without_raw);
+	tcase_add_test(tc, test_pairs_merge_the_same);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rpc_names");
 	tcase_add_test(tc, test_rpc_names);

@@ -30,6 +30,7 @@
 struct chunk_rec {
 	uint64_t seq, type, tid, mono;
 	size_t off, len;	/* the record's bytes in the chunk's buf */
+	unsigned part;		/* logread_record's: of a PAIR's bytes */
 };
 
 struct chunk {

@@ -117,3 +117,23 @@ int log_pair_split(const msgpack_object *pair, msgpack_zone *zone,
 	*end = array_of(t, PAIR_AT_own + own);
 	return 0;
 }
+
+int log_pair_object(const void *raw, size_t len, unsigned part,
+		    msgpack_zone *zone, msgpack_object *out)
+{
+	msgpack_object obj, two[2];
+	size_t off = 0;
+
+	if (msgpack_unpack(raw, len, &off, zone, &obj) !=
+		    MSGPACK_UNPACK_SUCCESS ||
+	    part > 2)
+		return -EINVAL;
+	if (!part) {
+		*out = obj;
+		return 0;
+	}
+	if (log_pair_split(&obj, zone, &two[0], &two[1]))
+		return -EINVAL;
+	*out = two[part - 1];
+	return 0;
+}

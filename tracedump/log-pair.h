@@ -20,4 +20,13 @@ bool log_pair_type(unsigned type);
 int log_pair_split(const msgpack_object *pair, msgpack_zone *zone,
 		   msgpack_object *start, msgpack_object *end);
 
+/*
+ * The record in the msgpack bytes raw (len bytes, one object) as a
+ * logread_record has them: with part 0 the record, with part 1 or 2 the
+ * start or end of the PAIR they hold.  Its elements in zone.  Returns 0,
+ * or -EINVAL.
+ */
+int log_pair_object(const void *raw, size_t len, unsigned part,
+		    msgpack_zone *zone, msgpack_object *out);
+
 #endif

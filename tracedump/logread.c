@@ -34,7 +34,6 @@ struct reader {
 	uint8_t *out;
 	size_t out_cap;
 	msgpack_zone zone;
-	msgpack_sbuffer part;		/* a PAIR's start or end as bytes */
 	uint64_t frame_no;		/* data frames attempted */
 	size_t slot;			/* offset of the loss slot, 0: none */
 };
@@ -221,16 +220,14 @@ static int check_counts(const uint8_t *p, size_t n)
 }
 
 /*
- * A PAIR (format 3) as the two records it joins, each with the bytes it
- * has in a log that wrote them apart: the callers see the same records,
- * and the same bytes, from every format.
+ * A PAIR (format 3) as the two records it joins: the callers see the same
+ * records from every format (their bytes: log-pair.h).
  */
 static int deliver_pair(struct reader *r, const msgpack_object *pair,
 			struct logread_record *rec)
 {
 	struct logread_result *res = r->res;
 	msgpack_object part[2];
-	msgpack_packer pk;
 	int rc;
 
 	if ((rc = log_pair_split(pair, &r->zone, &part[0], &part[1]))) {
@@ -239,17 +236,12 @@ static int deliver_pair(struct reader *r, const msgpack_object *pair,
 		res->bad_records++;
 		return 0;
 	}
-	msgpack_packer_init(&pk, &r->part, msgpack_sbuffer_write);
-	for (int i = 0; i < 2; i++) {
-		r->part.size = 0;
-		if (msgpack_pack_object(&pk, part[i]))
-			return -ENOMEM;
+	for (unsigned i = 0; i < 2; i++) {
 		rec->type = (unsigned)part[i].via.array.ptr[0].via.u64;
 		rec->mono_ns = part[i].via.array.ptr[2].via.u64;
 		rec->seq = res->records;
 		rec->obj = &part[i];
-		rec->raw = r->part.data;
-		rec->raw_len = r->part.size;
+		rec->part = i + 1;
 		res->records++;
 		if (r->fn && (rc = r->fn(r->arg, rec)))
 			return rc;
@@ -294,6 +286,8 @@ static int read_records(struct reader *r, const uint8_t *data, size_t n,
 		}
 		rec.type = (unsigned)obj.via.array.ptr[0].via.u64;
 		rec.tid = obj.via.array.ptr[1].via.u64;
+		rec.raw = data + start;
+		rec.raw_len = off - start;
 		if (log_pair_type(rec.type)) {
 			if ((rc = deliver_pair(r, &obj, &rec)))
 				return rc;
@@ -302,8 +296,7 @@ static int read_records(struct reader *r, const uint8_t *data, size_t n,
 		rec.mono_ns = obj.via.array.ptr[2].via.u64;
 		rec.seq = res->records;
 		rec.obj = &obj;
-		rec.raw = data + start;
-		rec.raw_len = off - start;
+		rec.part = 0;
 		res->records++;
 		if (r->fn && (rc = r->fn(r->arg, &rec)))
 			return rc;
@@ -465,7 +458,6 @@ int logread_buffer(const void *buf, size_t len, logread_fn fn, void *arg,
 	msgpack_zone_destroy(&r.zone);
 	ZSTD_freeDCtx(r.dctx);
 	free(r.out);
-	free(r.part.data);
 	return rc;
 }
 

@@ -38,8 +38,12 @@ struct logread_record {
 	uint64_t seq;			/* 0-based among records delivered */
 	uint64_t frame;			/* 0-based data frame index */
 	const msgpack_object *obj;	/* the whole record (an array) */
-	const void *raw;		/* the record's msgpack bytes */
+	const void *raw;		/* the record's msgpack bytes, */
 	size_t raw_len;
+	/* or, from a PAIR (format 3): 1 for its start, 2 for its end, and
+	 * raw is the PAIR's bytes (log_pair_object() gives the part): the
+	 * part's own bytes would take packing, which few callers need */
+	unsigned part;
 };
 
 enum logread_status {

@@ -221,6 +221,16 @@ static int chunk_add(struct merge_reader *rd, uint64_t seq,
 		if (!(c = rd->cur = chunk_queue_get(rd->q)))
 			return -ENOMEM;
 	}
+	if (lr->part == 2 && c->n && c->rec[c->n - 1].part == 1) {
+		/* the end of the PAIR whose bytes the start took */
+		const struct chunk_rec *start = &c->rec[c->n - 1];
+
+		c->rec[c->n++] = (struct chunk_rec){ seq,	 lr->type,
+						     lr->tid,	 lr->mono_ns,
+						     start->off, start->len,
+						     2 };
+		return 0;
+	}
 	if (c->used + lr->raw_len > c->cap) {
 		size_t cap = c->cap ? c->cap : 65536;
 		uint8_t *buf;
@@ -234,8 +244,8 @@ static int chunk_add(struct merge_reader *rd, uint64_t seq,
 	}
 	memcpy(c->buf + c->used, lr->raw, lr->raw_len);
 	cr = &c->rec[c->n++];
-	*cr = (struct chunk_rec){ seq, lr->type, lr->tid, lr->mono_ns,
-				  c->used, lr->raw_len };
+	*cr = (struct chunk_rec){ seq,	   lr->type,	lr->tid, lr->mono_ns,
+				  c->used, lr->raw_len, lr->part };
 	c->used += lr->raw_len;
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include "timespec.h"
 #include "internal.h"
 #include "logdir.h"
+#include "log-pair.h"
 #include "logread.h"
 #include "merge.h"
 #include "rpc-calls.h"
@@ -52,6 +53,7 @@ struct merge {
 	struct rpc_calls rpc;
 	struct spawn_links spawns;	/* parent links made at the end */
 	msgpack_zone zone;		/* to decode RPC records again */
+	msgpack_sbuffer part;		/* a PAIR's start or end, for --raw */
 	int64_t proc_id;		/* of the file being stored */
 	struct proc *p;			/* its process */
 	char **hosts;			/* index + 1 = host_id */
@@ -246,13 +248,30 @@ static int chunk_rpc(struct merge *m, const struct chunk *c,
 {
 	msgpack_object obj;
 	struct record r;
-	size_t off = 0;
 
 	msgpack_zone_clear(&m->zone);
-	if (msgpack_unpack((const char *)c->buf + cr->off, cr->len, &off, &m->zone,
-			   &obj) < 0 || record_decode(&obj, &r) < 0)
+	if (log_pair_object(c->buf + cr->off, cr->len, cr->part, &m->zone,
+			    &obj) ||
+	    record_decode(&obj, &r) < 0)
 		return 0;	/* cannot be: the reader decoded it */
 	return take_rpc(m, cr->seq, &r);
+}
+
+/* The msgpack bytes of a PAIR's start or end, in m->part (for --raw). */
+static int part_bytes(struct merge *m, const struct chunk *c,
+		      const struct chunk_rec *cr)
+{
+	msgpack_packer pk;
+	msgpack_object obj;
+
+	msgpack_zone_clear(&m->zone);
+	m->part.size = 0;
+	msgpack_packer_init(&pk, &m->part, msgpack_sbuffer_write);
+	if (log_pair_object(c->buf + cr->off, cr->len, cr->part, &m->zone,
+			    &obj) ||
+	    msgpack_pack_object(&pk, obj))
+		return -ENOMEM; /* the reader split it: no other cause */
+	return 0;
 }
 
 /* Store a chunk's records; for --raw, BATCH at a time, the rest one by one. */
@@ -276,9 +295,18 @@ static int chunk_store(struct merge *m, const struct chunk *c)
 		schema_bind_u64(st, col + DB_RECORDS_TYPE, cr->type);
 		schema_bind_u64(st, col + DB_RECORDS_TID, cr->tid);
 		schema_bind_u64(st, col + DB_RECORDS_MONO_NS, cr->mono);
-		/* The chunk outlives the step: no copy. */
-		schema_bind_blob(st, col + DB_RECORDS_DATA, c->buf + cr->off,
-				 (int)cr->len);
+		if (cr->part) {
+			/* a PAIR's start or end: its own bytes, copied */
+			if ((rc = part_bytes(m, c, cr)))
+				return rc;
+			sqlite3_bind_blob(st, col + DB_RECORDS_DATA + 1,
+					  m->part.data, (int)m->part.size,
+					  SQLITE_TRANSIENT);
+		} else {
+			/* The chunk outlives the step: no copy. */
+			schema_bind_blob(st, col + DB_RECORDS_DATA,
+					 c->buf + cr->off, (int)cr->len);
+		}
 		i++;
 		if (st == m->ins_recs && ++row < BATCH)
 			continue;
@@ -898,6 +926,7 @@ int merge_run(const struct merge_opts *o, struct merge_stats *stats)
 	rpc_calls_release(&m.rpc);
 	spawn_links_release(&m.spawns);
 	msgpack_zone_destroy(&m.zone);
+	msgpack_sbuffer_destroy(&m.part);
 	logdir_release(&ld);
 	stats->seconds = (double)(now_ns() - start) / 1e9;
 	return rc ? -1 : 0;
