@@ -242,19 +242,33 @@ static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 }
 
 /* Decode such a record again from its bytes (the reader decoded it once):
- * most kinds are few; LOCK records can be millions, and pay it twice. */
-static int chunk_rpc(struct merge *m, const struct chunk *c,
-		     const struct chunk_rec *cr)
+ * most kinds are few; LOCK records can be millions, and pay it twice.
+ * Record k, and the one after it when it is the end of the PAIR whose
+ * start k is: the pair split once for both.  *taken: how many. */
+static int chunk_rpc(struct merge *m, const struct chunk *c, int k, int *taken)
 {
-	msgpack_object obj;
+	const struct chunk_rec *cr = &c->rec[k];
+	const uint8_t *bytes = c->buf + cr->off;
+	msgpack_object obj[2], pair;
 	struct record r;
+	int both, bad, rc = 0;
 
 	msgpack_zone_clear(&m->zone);
-	if (log_pair_object(c->buf + cr->off, cr->len, cr->part, &m->zone,
-			    &obj) ||
-	    record_decode(&obj, &r) < 0)
+	both = cr->part == 1 && k + 1 < c->n && c->rec[k + 1].part == 2 &&
+	       c->rec[k + 1].off == cr->off;
+	*taken = 1 + both;
+	if (both)
+		bad = log_pair_object(bytes, cr->len, 0, &m->zone, &pair) ||
+		      log_pair_split(&pair, &m->zone, &obj[0], &obj[1]);
+	else
+		bad = log_pair_object(bytes, cr->len, cr->part, &m->zone,
+				      &obj[0]);
+	if (bad)
 		return 0;	/* cannot be: the reader decoded it */
-	return take_rpc(m, cr->seq, &r);
+	for (int i = 0; i < *taken && !rc; i++)
+		if (record_decode(&obj[i], &r) == 0)
+			rc = take_rpc(m, c->rec[k + i].seq, &r);
+	return rc;
 }
 
 /* The msgpack bytes of a PAIR's start or end, in m->part (for --raw). */
@@ -280,10 +294,12 @@ static int chunk_store(struct merge *m, const struct chunk *c)
 	sqlite3_stmt *st = m->ins_recs;
 	int i = 0, row = 0, rc;
 
-	for (int k = 0; k < c->n; k++)
+	for (int k = 0, taken = 1; k < c->n; k += taken) {
+		taken = 1;
 		if (merge_stores(c->rec[k].type) &&
-		    (rc = chunk_rpc(m, c, &c->rec[k])))
+		    (rc = chunk_rpc(m, c, k, &taken)))
 			return rc;
+	}
 	while (m->o->raw && i < c->n) {
 		const struct chunk_rec *cr = &c->rec[i];
 		int col = row * DB_RECORDS_NCOLS; /* row's first column */
