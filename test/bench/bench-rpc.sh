@@ -9,7 +9,8 @@
 # Per call: wall time (throughput), and the CPU of each process -- the
 # client's own getrusage() around its loop, the server's getrusage()
 # read by the CPU_NS procedure before and after it (both include the
-# tracer's background writer).  Prints medians over ROUNDS, the
+# tracer's background writer).  Prints medians over ROUNDS (11 unless
+# given; the kinds in rotating order, ABC CBA ...), the
 # throughput ratio (traced/untraced calls per second) and the CPU tracing
 # adds per call on each side.
 #
@@ -23,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${BUILD:=$PWD/build}"
-rounds=${1:-5}
+rounds=${1:-11}
 calls=${2:-20000}
 server=$BUILD/test/rpc/demo-server
 client=$BUILD/test/rpc/demo-client
@@ -87,10 +88,13 @@ round() {
 : >"$tmp/results"
 round plain	# warm up
 : >"$tmp/results"
+# rotating rounds (ABC CBA ...): a drift of the machine over the run
+# weighs on the kinds alike, not on whichever runs first
 for ((r = 1; r <= rounds; r++)); do
-	round plain
-	round traced
-	round idle
+	if ((r % 2)); then kinds="plain traced idle"; else kinds="idle traced plain"; fi
+	for kind in $kinds; do
+		round "$kind"
+	done
 done
 
 clock=$(cat "$tmp/clock")
