@@ -42,7 +42,8 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-boot.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c preload/cpu-clock.c preload/monitor-rules.c \
+	shim-rpc/xdr-tag.c shim-rpc/xdr-size.c preload/cpu-clock.c \
+	preload/monitor-rules.c \
 	preload/policy.c
 
 # --- tools --------------------------------------------------------------------

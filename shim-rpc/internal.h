@@ -16,6 +16,7 @@
 
 #include "../preload/internal.h"
 #include "tag.h"
+#include "xdr-size.h"
 #include "xdr-tag.h"
 
 /* ---- function and chain ids (ids.c) ------------------------------------ */
@@ -46,17 +47,6 @@ static inline void causal_probe_fill(struct rec_rpc_probe *p,
 	memcpy(p->chain, chain, CAUSAL_CHAIN_ID_LEN);
 	p->event = event_no;
 	p->function = function_id;
-}
-
-/* The bytes proc encodes p in (a call's argument and result sizes): none
- * for no procedure and for xdr_void, without xdr_sizeof()'s set-up (some
- * 100 instructions, twice a call on each side of a null procedure). */
-static inline uint32_t causal_xdr_size(xdrproc_t proc, void *p)
-{
-	/* void (*)(void): the type any function pointer compares as */
-	if (!proc || (void (*)(void))proc == (void (*)(void))xdr_void)
-		return 0;
-	return (uint32_t)xdr_sizeof(proc, p);
 }
 
 /* Copy a netbuf's address into a record; returns the bytes copied. */
