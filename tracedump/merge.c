@@ -315,9 +315,8 @@ static int chunk_store(struct merge *m, const struct chunk *c)
 			/* a PAIR's start or end: its own bytes, copied */
 			if ((rc = part_bytes(m, c, cr)))
 				return rc;
-			sqlite3_bind_blob(st, col + DB_RECORDS_DATA + 1,
-					  m->part.data, (int)m->part.size,
-					  SQLITE_TRANSIENT);
+			schema_bind_blob_copy(st, col + DB_RECORDS_DATA,
+					      m->part.data, (int)m->part.size);
 		} else {
 			/* The chunk outlives the step: no copy. */
 			schema_bind_blob(st, col + DB_RECORDS_DATA,

@@ -68,6 +68,12 @@ static inline void schema_bind_blob(sqlite3_stmt *st, int col, const void *p,
 	sqlite3_bind_blob(st, col + 1, p, n, SQLITE_STATIC);
 }
 
+static inline void schema_bind_blob_copy(sqlite3_stmt *st, int col,
+					 const void *p, int n)
+{
+	sqlite3_bind_blob(st, col + 1, p, n, SQLITE_TRANSIENT);
+}
+
 /* A chain id, DB_CHAIN_LEN bytes that outlive the step. */
 static inline void schema_bind_chain(sqlite3_stmt *st, int col,
 				     const uint8_t *chain)
