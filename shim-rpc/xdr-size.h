@@ -18,10 +18,13 @@
  * hyper, unsigned hyper and double 8), which rpcgen passes as they are
  * for a procedure of one scalar; else xdr_sizeof(), a pass over the data.
  */
+static inline uint32_t causal_xdr_size(xdrproc_t proc, void *p);
+
+/* causal_xdr_size() past its inline answer for no procedure and xdr_void
+ * (every call's results on one side or the other of a null procedure):
+ * proc is not NULL. */
 uint32_t causal_xdr_size_of(xdrproc_t proc, void *p);
 
-/* The same, with the null procedure's answer inline (it is every call's
- * results on one side or the other of a null procedure). */
 static inline uint32_t causal_xdr_size(xdrproc_t proc, void *p)
 {
 	if (!proc || (void (*)(void))proc == (void (*)(void))xdr_void)
