@@ -20,8 +20,18 @@
  * value, a call and a memcpy for every byte or few: 60% of the
  * encoding's time, which the writer spends per record.  The unit suite
  * "encode" checks both give the same bytes.
+ *
+ * The fixed-size elements (integers, headers, chains, uuids) are written
+ * with no check for room: a record's start reserves room for all of its
+ * fixed elements at their largest (ENC_MAX_RECORD, from records.def),
+ * and whatever has a variable length (a string's or bin's body, an array
+ * of strings or counts) takes its own room and leaves ENC_RESERVE bytes
+ * behind it, more than any record's fixed elements.  A check per field
+ * was some 230 instructions a probe's pair (callgrind), 5% of what
+ * tracing adds to an RPC.
  */
-#define ENC_BUF 512
+#define ENC_BUF 1024
+#define ENC_RESERVE 512
 
 struct enc {
 	msgpack_packer *pk;
@@ -37,12 +47,11 @@ static void enc_flush(struct enc *e)
 	e->p = e->buf;
 }
 
-/* Room for n <= 9 bytes at e->p. */
-static inline uint8_t *enc_room(struct enc *e, size_t n)
+/* Room for n <= ENC_BUF bytes at e->p. */
+static inline void enc_reserve(struct enc *e, size_t n)
 {
 	if ((size_t)(e->buf + ENC_BUF - e->p) < n)
 		enc_flush(e);
-	return e->p;
 }
 
 static inline void enc_be16(uint8_t *p, uint16_t v)
@@ -65,7 +74,7 @@ static inline void enc_be64(uint8_t *p, uint64_t v)
 
 static inline void pack_u64(struct enc *e, uint64_t v)
 {
-	uint8_t *p = enc_room(e, 9);
+	uint8_t *p = e->p;
 
 	if (v < 128) {
 		p[0] = (uint8_t)v;
@@ -97,7 +106,7 @@ static inline void pack_i64(struct enc *e, int64_t v)
 		pack_u64(e, (uint64_t)v); /* as msgpack-c: unsigned */
 		return;
 	}
-	p = enc_room(e, 9);
+	p = e->p;
 	if (v >= -32) {
 		p[0] = (uint8_t)v; /* negative fixint */
 		e->p = p + 1;
@@ -132,7 +141,7 @@ static inline void pack_exit_ns(struct enc *e, uint64_t v, uint64_t mono)
 /* A header byte, then len as 0 (none), 1, 2 or 4 bytes. */
 static inline void pack_head(struct enc *e, uint8_t b, size_t len, int bytes)
 {
-	uint8_t *p = enc_room(e, 5);
+	uint8_t *p = e->p;
 
 	p[0] = b;
 	if (bytes == 1)
@@ -159,11 +168,12 @@ static inline void pack_nil(struct enc *e)
 	pack_head(e, 0xc0, 0, 0);
 }
 
+/* A variable-length body, leaving ENC_RESERVE bytes of room after it. */
 static void pack_body(struct enc *e, const void *s, size_t len)
 {
-	if ((size_t)(e->buf + ENC_BUF - e->p) < len) {
+	if ((size_t)(e->buf + ENC_BUF - e->p) < len + ENC_RESERVE) {
 		enc_flush(e);
-		if (len > ENC_BUF) {
+		if (len > ENC_BUF - ENC_RESERVE) {
 			e->pk->callback(e->pk->data, s, len);
 			return;
 		}
@@ -196,6 +206,14 @@ static void pack_bin(struct enc *e, const void *p, size_t len)
 	pack_body(e, p, len);
 }
 
+/* A bin of len <= 255 bytes counted in a record's fixed elements. */
+static inline void pack_bin_fixed(struct enc *e, const void *p, size_t len)
+{
+	pack_head(e, 0xc4, len, 1);
+	memcpy(e->p, p, len);
+	e->p += len;
+}
+
 static void pack_bin_or_nil(struct enc *e, const void *p, size_t len)
 {
 	if (len)
@@ -211,7 +229,7 @@ static void pack_ctx(struct enc *e, const struct rec_ctx *ctx)
 		return;
 	}
 	pack_array(e, 3);
-	pack_bin(e, ctx->chain, sizeof(ctx->chain));
+	pack_bin_fixed(e, ctx->chain, sizeof(ctx->chain));
 	pack_u64(e, ctx->event);
 	pack_u64(e, ctx->function);
 }
@@ -224,6 +242,7 @@ static void pack_strv(struct enc *e, const struct rec_strv *v)
 	for (uint32_t i = 0; i < v->count; i++) {
 		size_t len = strnlen(s, (size_t)(v->buf + v->len - s));
 
+		enc_reserve(e, ENC_RESERVE + 5);
 		pack_str(e, s, len);
 		s += len + 1;
 	}
@@ -239,6 +258,7 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 	for (t = 0; t < c->n; t++) {
 		if (!c->count[t])
 			continue;
+		enc_reserve(e, ENC_RESERVE + 1 + 9 + 9);
 		pack_array(e, 2);
 		pack_u64(e, t);
 		pack_u64(e, c->count[t]);
@@ -259,10 +279,13 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 #define ENC_EXIT_NS(s, name) pack_exit_ns(e, s->name, rec->mono_ns);
 #define ENC_AUX(s, name) pack_u64(e, rec->aux);
 #define ENC_AUX_I(s, name) pack_u64(e, rec->aux);
-#define ENC_CHAIN(s, name) pack_bin(e, s->name, CAUSAL_CHAIN_ID_LEN);
-#define ENC_UUID(s, name) pack_bin(e, s->name, CAUSAL_UUID_LEN);
+#define ENC_CHAIN(s, name) pack_bin_fixed(e, s->name, CAUSAL_CHAIN_ID_LEN);
+#define ENC_UUID(s, name) pack_bin_fixed(e, s->name, CAUSAL_UUID_LEN);
 #define ENC_UUID_NIL(s, name)                                                  \
-	pack_bin_or_nil(e, s->name, s->name ? CAUSAL_UUID_LEN : 0);
+	if (s->name)                                                           \
+		pack_bin_fixed(e, s->name, CAUSAL_UUID_LEN);                   \
+	else                                                                   \
+		pack_nil(e);
 #define ENC_STRZ(s, name) pack_str(e, s->name, strlen(s->name));
 #define ENC_STRV(s, name) pack_strv(e, &s->name);
 #define ENC_COUNTS(s, name) pack_counts(e, &s->name);
@@ -277,6 +300,53 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 #define ENC_BIN_L8(s, name) ENC_TAIL(pack_bin_or_nil, s->name##_len)
 
 #define ENC_FIELD(name, KIND, SHOW, en, dump) ENC_##KIND(r, name)
+
+/* The most bytes each KIND's fixed elements take: 9 for any integer,
+ * 5 for a string's, bin's or array's header (its body or elements take
+ * their own room). */
+#define ENC_MAX_U8 9
+#define ENC_MAX_U16 9
+#define ENC_MAX_U32 9
+#define ENC_MAX_U64 9
+#define ENC_MAX_I32 9
+#define ENC_MAX_I64 9
+#define ENC_MAX_EXIT_NS 9
+#define ENC_MAX_AUX 9
+#define ENC_MAX_AUX_I 9
+#define ENC_MAX_CHAIN (2 + CAUSAL_CHAIN_ID_LEN)
+#define ENC_MAX_UUID (2 + CAUSAL_UUID_LEN)
+#define ENC_MAX_UUID_NIL (2 + CAUSAL_UUID_LEN)
+#define ENC_MAX_STRZ 5
+#define ENC_MAX_STRV 5
+#define ENC_MAX_COUNTS 5
+#define ENC_MAX_CTX (1 + ENC_MAX_CHAIN + 9 + 9)
+#define ENC_MAX_STR_AUX 5
+#define ENC_MAX_BIN_AUX 5
+#define ENC_MAX_STR_L8 5
+#define ENC_MAX_STR_L16 5
+#define ENC_MAX_BIN_L8 5
+#define ENC_MAX_FIELD(name, KIND, SHOW, en, dump) + ENC_MAX_##KIND
+/* a record's array header, type, tid, mono_ns; then its group's fields */
+#define ENC_MAX_START_NONE (5 + 3 * 9)
+#define ENC_MAX_START_RPC_PROBE                                                \
+	(ENC_MAX_START_NONE CAUSAL_FIELDS_RPC_PROBE(ENC_MAX_FIELD))
+#define ENC_MAX_OWN(UPPER) (0 CAUSAL_FIELDS_##UPPER(ENC_MAX_FIELD))
+#define ENC_MAX_RECORD(UPPER, GROUP) (ENC_MAX_START_##GROUP + ENC_MAX_OWN(UPPER))
+/* a pair: its start, then the end's array header, the CAUSAL_PAIR_END_HEAD
+ * integers and the end's own fields */
+#define ENC_MAX_PAIR(START, END)                                               \
+	(ENC_MAX_RECORD(START, RPC_PROBE) + 5 + CAUSAL_PAIR_END_HEAD * 9 +     \
+	 ENC_MAX_OWN(END))
+
+#define ENC_FITS(num, UPPER, lower, member, GROUP, nreq)                       \
+	_Static_assert(ENC_MAX_RECORD(UPPER, GROUP) <= ENC_RESERVE,            \
+		       #UPPER "'s fixed elements outgrow ENC_RESERVE");
+#define ENC_PAIR_FITS(num, UPPER, START, END)                                  \
+	_Static_assert(ENC_MAX_PAIR(START, END) <= ENC_RESERVE,                \
+		       #UPPER "'s fixed elements outgrow ENC_RESERVE");
+CAUSAL_RECORDS(ENC_FITS)
+CAUSAL_RPC_PAIRS(ENC_PAIR_FITS)
+_Static_assert(ENC_RESERVE + 1 + 9 + 9 <= ENC_BUF, "a COUNTS element fits");
 #define ENC_START_NONE(n) pack_common(e, n + extra, type, rec);
 #define ENC_START_RPC_PROBE(n) pack_probe(e, n + extra, type, (const void *)rec);
 
@@ -306,6 +376,7 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 	}
 #define ENC_CASE(num, UPPER, lower, member, GROUP, nreq)                       \
 	case CAUSAL_REC_##UPPER:                                               \
+		enc_reserve(e, ENC_MAX_RECORD(UPPER, GROUP) + extra_max);      \
 		encode_##lower(e, rec, type, extra);                           \
 		return 0;
 #define ENC_PAIR_CASE(num, UPPER, START, END)                                  \
@@ -315,6 +386,8 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 		type = CAUSAL_REC_##UPPER;                                     \
 		own = encode_own_##END;                                        \
 		own_elems = CAUSAL_ELEMS_##END - ENC_PROBE_ELEMS;              \
+		end_max = ENC_MAX_PAIR(START, END) -                           \
+			  ENC_MAX_RECORD(START, RPC_PROBE);                    \
 		break;
 /* clang-format on */
 
@@ -346,8 +419,10 @@ static void pack_probe(struct enc *e, size_t n, unsigned type,
 
 CAUSAL_RECORDS(ENC_FUNC)
 
+/* rec as type, with `extra` elements more after it that take at most
+ * extra_max bytes (the fixed elements of a pair's end) */
 static int encode_as(struct enc *e, const struct causal_rec *rec, unsigned type,
-		     size_t extra)
+		     size_t extra, size_t extra_max)
 {
 	switch (rec->type) {
 		CAUSAL_RECORDS(ENC_CASE)
@@ -362,7 +437,7 @@ int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 
 	e.pk = pk;
 	e.p = e.buf;
-	if (encode_as(&e, rec, rec->type, 0))
+	if (encode_as(&e, rec, rec->type, 0, 0))
 		return -EINVAL;
 	enc_flush(&e);
 	return 0;
@@ -375,6 +450,7 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 	const struct rec_rpc_probe *t = (const void *)end;
 	void (*own)(struct enc * e, const struct causal_rec *rec);
 	unsigned type, own_elems;
+	size_t end_max;
 	struct enc e;
 
 	switch (start->type) {
@@ -387,7 +463,7 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 		return -EINVAL;
 	e.pk = pk;
 	e.p = e.buf;
-	encode_as(&e, start, type, 1);
+	encode_as(&e, start, type, 1, end_max);
 	pack_array(&e, CAUSAL_PAIR_END_HEAD + own_elems);
 	/* differences modulo 2^64, as integers: any values come back */
 	pack_i64(&e, (int64_t)(end->mono_ns - start->mono_ns));

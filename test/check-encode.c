@@ -163,6 +163,83 @@ START_TEST(header_carries_identity)
 }
 END_TEST
 
+/* The header of id, encoded and checked whole: its strings, argv and the
+ * fields after them. */
+static void check_header_whole(const struct causal_identity *id,
+			       const size_t *len)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_unpacked up;
+	msgpack_object *f;
+	size_t off = 0;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	causal_encode_header(&pk, id, 64, 10, CAUSAL_CPU_CLOCK_BPF);
+	msgpack_unpacked_init(&up);
+	ck_assert_int_eq(msgpack_unpack_next(&up, sb.data, sb.size, &off),
+			 MSGPACK_UNPACK_SUCCESS);
+	ck_assert_uint_eq(off, sb.size);
+	f = up.data.via.array.ptr;
+	ck_assert_uint_eq(up.data.via.array.size, 16);
+	ck_assert_uint_eq(f[8].via.str.size, strlen(id->exe));
+	ck_assert_uint_eq(f[9].via.array.size, id->argc);
+	for (uint32_t i = 0; i < id->argc; i++) {
+		const msgpack_object *a = &f[9].via.array.ptr[i];
+		char c = (char)('a' + i % 26);
+
+		ck_assert_uint_eq(a->via.str.size, len[i]);
+		ck_assert(!len[i] || (a->via.str.ptr[0] == c &&
+				      a->via.str.ptr[len[i] - 1] == c));
+	}
+	ck_assert_uint_eq(f[11].via.u64, id->start_mono_ns);
+	ck_assert_uint_eq(f[13].via.u64, 64);
+	ck_assert_uint_eq(f[15].via.u64, CAUSAL_CPU_CLOCK_BPF);
+	msgpack_unpacked_destroy(&up);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+/* argv of n strings of these lengths, the i-th of the letter 'a' + i. */
+static void set_argv(struct causal_identity *id, const size_t *len, uint32_t n)
+{
+	size_t used = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert_uint_lt(used + len[i] + 1, sizeof(id->argv));
+		memset(id->argv + used, 'a' + (char)(i % 26), len[i]);
+		id->argv[used + len[i]] = 0;
+		used += len[i] + 1;
+	}
+	id->argc = n;
+	id->argv_len = (uint32_t)used;
+}
+
+/*
+ * Strings of every length around the packer's buffer (1 KiB, half of it
+ * kept free for the fields without a check for room): each comes back
+ * whole, and so do the fields after them, whatever room the last string
+ * left (under ASan, a field written past the buffer fails).
+ */
+START_TEST(long_strings_cross_the_packer_s_buffer)
+{
+	static struct causal_identity id;
+	size_t len[64], l = 0;
+
+	causal_identity_init(&id);
+	memset(id.exe, 'x', 1500);
+	id.exe[1500] = 0;
+	for (len[0] = 0; len[0] <= 1200; len[0]++) {
+		set_argv(&id, len, 1);
+		check_header_whole(&id, len);
+	}
+	for (uint32_t n = 0; n < 64; n++, l = (l * 7 + 13) % 1100)
+		len[n] = l;
+	set_argv(&id, len, 64);
+	check_header_whole(&id, len);
+}
+END_TEST
+
 START_TEST(uuids_differ_and_are_version_4)
 {
 	static struct causal_identity a, b;
@@ -418,6 +495,7 @@ Suite *encode_suite(void)
 	tcase_add_test(tc, exec_path_and_simple_records);
 	tcase_add_test(tc, unknown_type_is_refused);
 	tcase_add_test(tc, header_carries_identity);
+	tcase_add_test(tc, long_strings_cross_the_packer_s_buffer);
 	tcase_add_test(tc, uuids_differ_and_are_version_4);
 	tcase_add_test(tc, rpc_records_have_documented_shapes);
 	tcase_add_test(tc, loss_lists_the_types_lost);
