@@ -332,10 +332,10 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 	(ENC_MAX_START_NONE CAUSAL_FIELDS_RPC_PROBE(ENC_MAX_FIELD))
 #define ENC_MAX_OWN(UPPER) (0 CAUSAL_FIELDS_##UPPER(ENC_MAX_FIELD))
 #define ENC_MAX_RECORD(UPPER, GROUP) (ENC_MAX_START_##GROUP + ENC_MAX_OWN(UPPER))
-/* a pair: its start, then the end's array header, the CAUSAL_PAIR_END_HEAD
- * integers and the end's own fields */
+/* a pair (records.def): its array header, type, tid, mono_ns, chain, the
+ * start's own fields in an array, eight integers, the end's in an array */
 #define ENC_MAX_PAIR(START, END)                                               \
-	(ENC_MAX_RECORD(START, RPC_PROBE) + 5 + CAUSAL_PAIR_END_HEAD * 9 +     \
+	(5 + 3 * 9 + ENC_MAX_CHAIN + 5 + ENC_MAX_OWN(START) + 8 * 9 + 5 +     \
 	 ENC_MAX_OWN(END))
 
 #define ENC_FITS(num, UPPER, lower, member, GROUP, nreq)                       \
@@ -347,15 +347,13 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 CAUSAL_RECORDS(ENC_FITS)
 CAUSAL_RPC_PAIRS(ENC_PAIR_FITS)
 _Static_assert(ENC_RESERVE + 1 + 9 + 9 <= ENC_BUF, "a COUNTS element fits");
-#define ENC_START_NONE(n) pack_common(e, n + extra, type, rec);
-#define ENC_START_RPC_PROBE(n) pack_probe(e, n + extra, type, (const void *)rec);
+#define ENC_START_NONE(n) pack_common(e, n, rec);
+#define ENC_START_RPC_PROBE(n) pack_probe(e, n, (const void *)rec);
 
 /*
  * encode_<lower>(): one record type, in a function of its own that stays
- * small enough for the compiler to inline the packers in it; as the type
- * `type` (a PAIR's, for a start) with `extra` elements more to follow
- * (the pair's end).  encode_own_<UPPER>(): its own fields only (a pair's
- * end).
+ * small enough for the compiler to inline the packers in it.
+ * encode_own_<UPPER>(): its own fields only (a pair's start and end).
  */
 #define ENC_FUNC(num, UPPER, lower, member, GROUP, nreq)                       \
 	static inline void encode_own_##UPPER(struct enc *e,                   \
@@ -368,61 +366,58 @@ _Static_assert(ENC_RESERVE + 1 + 9 + 9 <= ENC_BUF, "a COUNTS element fits");
 		(void)tail, (void)r;                                           \
 	}                                                                      \
 	static __attribute__((noinline)) void                                  \
-	encode_##lower(struct enc *e, const struct causal_rec *rec,            \
-		       unsigned type, size_t extra)                            \
+	encode_##lower(struct enc *e, const struct causal_rec *rec)            \
 	{                                                                      \
 		ENC_START_##GROUP(CAUSAL_ELEMS_##UPPER)                        \
 		encode_own_##UPPER(e, rec);                                    \
 	}
 #define ENC_CASE(num, UPPER, lower, member, GROUP, nreq)                       \
 	case CAUSAL_REC_##UPPER:                                               \
-		enc_reserve(e, ENC_MAX_RECORD(UPPER, GROUP) + extra_max);      \
-		encode_##lower(e, rec, type, extra);                           \
+		enc_reserve(e, ENC_MAX_RECORD(UPPER, GROUP));                  \
+		encode_##lower(e, rec);                                        \
 		return 0;
 #define ENC_PAIR_CASE(num, UPPER, START, END)                                  \
 	case CAUSAL_REC_##START:                                               \
 		if (end->type != CAUSAL_REC_##END)                             \
 			return -EINVAL;                                        \
 		type = CAUSAL_REC_##UPPER;                                     \
-		own = encode_own_##END;                                        \
-		own_elems = CAUSAL_ELEMS_##END - ENC_PROBE_ELEMS;              \
-		end_max = ENC_MAX_PAIR(START, END) -                           \
-			  ENC_MAX_RECORD(START, RPC_PROBE);                    \
+		own_start = encode_own_##START;                                \
+		own_end = encode_own_##END;                                    \
+		start_elems = CAUSAL_ELEMS_##START - ENC_PROBE_ELEMS;          \
+		end_elems = CAUSAL_ELEMS_##END - ENC_PROBE_ELEMS;              \
+		max = ENC_MAX_PAIR(START, END);                                \
 		break;
 /* clang-format on */
 
-/* The elements up to a probe's own fields: common, then RPC_PROBE's. */
+/* The elements up to a probe's own fields: common, then RPC_PROBE's
+ * (chain, event, function, mono_exit_ns, cpu_ns: a pair writes them by
+ * name). */
 #define ENC_PROBE_ELEMS (3 CAUSAL_FIELDS_RPC_PROBE(CAUSAL_COUNT_FIELD))
+_Static_assert(ENC_PROBE_ELEMS == 8, "a pair writes RPC_PROBE's five fields");
 
 /*
- * The array of n elements with the three every record starts with (as
- * type), with the fields of the group RPC_PROBE after them.  Shared by
- * the types.
+ * The array of n elements with the three every record starts with, with
+ * the fields of the group RPC_PROBE after them.  Shared by the types.
  */
-static void pack_common(struct enc *e, size_t n, unsigned type,
-			const struct causal_rec *rec)
+static void pack_common(struct enc *e, size_t n, const struct causal_rec *rec)
 {
 	pack_array(e, n);
-	pack_u64(e, type);
+	pack_u64(e, rec->type);
 	pack_u64(e, rec->tid);
 	pack_u64(e, rec->mono_ns);
 }
 
-static void pack_probe(struct enc *e, size_t n, unsigned type,
-		       const struct rec_rpc_probe *r)
+static void pack_probe(struct enc *e, size_t n, const struct rec_rpc_probe *r)
 {
 	const struct causal_rec *rec = &r->hdr;
 
-	pack_common(e, n, type, rec);
+	pack_common(e, n, rec);
 	CAUSAL_FIELDS_RPC_PROBE(ENC_FIELD)
 }
 
 CAUSAL_RECORDS(ENC_FUNC)
 
-/* rec as type, with `extra` elements more after it that take at most
- * extra_max bytes (the fixed elements of a pair's end) */
-static int encode_as(struct enc *e, const struct causal_rec *rec, unsigned type,
-		     size_t extra, size_t extra_max)
+static int encode_as(struct enc *e, const struct causal_rec *rec)
 {
 	switch (rec->type) {
 		CAUSAL_RECORDS(ENC_CASE)
@@ -437,7 +432,7 @@ int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 
 	e.pk = pk;
 	e.p = e.buf;
-	if (encode_as(&e, rec, rec->type, 0, 0))
+	if (encode_as(&e, rec))
 		return -EINVAL;
 	enc_flush(&e);
 	return 0;
@@ -448,9 +443,10 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 {
 	const struct rec_rpc_probe *s = (const void *)start;
 	const struct rec_rpc_probe *t = (const void *)end;
-	void (*own)(struct enc * e, const struct causal_rec *rec);
-	unsigned type, own_elems;
-	size_t end_max;
+	void (*own_start)(struct enc * e, const struct causal_rec *rec);
+	void (*own_end)(struct enc * e, const struct causal_rec *rec);
+	unsigned type, start_elems, end_elems;
+	size_t max;
 	struct enc e;
 
 	switch (start->type) {
@@ -463,14 +459,25 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 		return -EINVAL;
 	e.pk = pk;
 	e.p = e.buf;
-	encode_as(&e, start, type, 1, end_max);
-	pack_array(&e, CAUSAL_PAIR_END_HEAD + own_elems);
+	enc_reserve(&e, max);
+	pack_array(&e, CAUSAL_PAIR_ELEMS);
+	pack_u64(&e, type);
+	pack_u64(&e, start->tid);
+	pack_u64(&e, start->mono_ns);
+	pack_bin_fixed(&e, s->chain, CAUSAL_CHAIN_ID_LEN);
+	pack_array(&e, start_elems);
+	own_start(&e, start);
+	pack_u64(&e, s->event);
+	pack_u64(&e, s->function);
+	pack_exit_ns(&e, s->mono_exit_ns, start->mono_ns);
+	pack_u64(&e, s->cpu_ns);
 	/* differences modulo 2^64, as integers: any values come back */
 	pack_i64(&e, (int64_t)(end->mono_ns - start->mono_ns));
 	pack_i64(&e, (int64_t)(t->event - s->event));
 	pack_exit_ns(&e, t->mono_exit_ns, end->mono_ns);
 	pack_i64(&e, (int64_t)(t->cpu_ns - s->cpu_ns));
-	own(&e, end);
+	pack_array(&e, end_elems);
+	own_end(&e, end);
 	enc_flush(&e);
 	return 0;
 }

@@ -378,9 +378,11 @@ START_TEST(test_bad_records_counted)
 END_TEST
 
 /*
- * A PAIR (format 3) comes out as its two records, in their place, each
- * its own seq and msgpack bytes; a pair of the wrong shape is a bad
- * record, and the records around it are read.
+ * A PAIR comes out as its two records, in their place, each its own seq
+ * and msgpack bytes; a pair of the wrong shape is a bad record, and the
+ * records around it are read.  Loop test: format _i (3, the start's
+ * record with the end's as its last element; 4, the fields that change
+ * from call to call after the others).
  */
 START_TEST(test_pair_read_as_two_records)
 {
@@ -392,14 +394,17 @@ START_TEST(test_pair_read_as_two_records)
 	struct seen s = { 0 };
 	struct fixture_log fl;
 
-	ck_assert_int_eq(fixture_log_open(&fl, path, CAUSAL_FORMAT_VERSION), 0);
+	ck_assert_int_eq(fixture_log_open(&fl, path, (uint32_t)_i), 0);
 	fixture_log_drops(&fl, 3, 1, 0);
 	/* an end before its start, in time and CPU: as well */
 	fixture_log_pair_next(&fl);
 	fixture_log_skel_start(&fl, &a, 9, 1, 2, CAUSAL_TRANSPORT_TCP, NULL, 0,
 			       1, 77, 8, CAUSAL_TAG_OK);
 	fixture_log_skel_end(&fl, &b, CAUSAL_REPLY_SUCCESS, 4);
-	fixture_log_begin(&fl, CAUSAL_REC_RPC_SKEL_PAIR, 3, 5, 1);
+	fixture_log_begin(&fl,
+			  _i == 3 ? CAUSAL_REC_RPC_SKEL_PAIR_3
+				  : CAUSAL_REC_RPC_SKEL_PAIR,
+			  3, 5, 1);
 	msgpack_pack_int(&fl.pk, 1); /* no end array */
 	fixture_log_drops(&fl, 3, 2000, 0);
 	fixture_log_close(&fl);
@@ -413,7 +418,12 @@ START_TEST(test_pair_read_as_two_records)
 	ck_assert_uint_eq(s.type[1], CAUSAL_REC_RPC_SKEL_START);
 	ck_assert_uint_eq(s.type[2], CAUSAL_REC_RPC_SKEL_END);
 	ck_assert_uint_eq(s.type[3], CAUSAL_REC_DROPS);
+	ck_assert_uint_eq(res.version, (uint32_t)_i);
+	ck_assert_uint_eq(s.rec[1].mono_ns, 1000);
 	ck_assert_uint_eq(s.rec[1].skel_start.p.mono_exit_ns, 1040);
+	ck_assert_uint_eq(s.rec[1].skel_start.p.cpu_ns, 5000);
+	ck_assert_uint_eq(s.rec[1].skel_start.p.event, 10);
+	ck_assert_uint_eq(s.rec[1].skel_start.prog, 9);
 	ck_assert_uint_eq(s.rec[1].skel_start.xid, 77);
 	ck_assert_uint_eq(s.rec[2].tid, 3);
 	ck_assert_uint_eq(s.rec[2].mono_ns, 900);
@@ -596,7 +606,8 @@ Suite *logread_suite(void)
 	tcase_add_test(tc, test_rejects_foreign_and_newer);
 	tcase_add_test(tc, test_empty_file);
 	tcase_add_test(tc, test_bad_records_counted);
-	tcase_add_test(tc, test_pair_read_as_two_records);
+	tcase_add_loop_test(tc, test_pair_read_as_two_records, 3,
+			    CAUSAL_FORMAT_VERSION + 1);
 	tcase_add_test(tc, test_bad_msgpack_in_frame);
 	tcase_add_test(tc, test_callback_stops);
 	tcase_add_test(tc, test_json_string);

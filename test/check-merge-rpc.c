@@ -85,10 +85,17 @@ static void teardown(void)
 	tmpdir_remove();
 }
 
+/* Write each start and end with nothing between them as one PAIR of this
+ * format; 0: apart, in the format of today. */
+static int pairs;
+
 static void open_log(struct fixture_log *fl, const char *name,
 		     const uint8_t *uuid, int64_t pid)
 {
-	ck_assert_int_eq(fixture_log_open(fl, tmp_path(name), CAUSAL_FORMAT_VERSION), 0);
+	ck_assert_int_eq(fixture_log_open(fl, tmp_path(name),
+					  pairs ? (uint32_t)pairs
+						: CAUSAL_FORMAT_VERSION),
+			 0);
 	fixture_log_header(fl, 100, uuid, "host", pid, 1, "/bin/prog", 1, argv0,
 			   1700000000000000000ull, NULL, 64, 100);
 	fixture_log_thread_start(fl, 1, 101, 0, pid, CAUSAL_MARKER_USER, 0,
@@ -101,9 +108,6 @@ static struct fixture_rpc at(uint64_t tid, uint64_t t, const uint8_t *chain,
 {
 	return (struct fixture_rpc){ tid, t, t + 1, 10 * t, chain, event, function };
 }
-
-/* Write each start and end with nothing between them as one PAIR. */
-static int pairs;
 
 static void pair_next(struct fixture_log *fl)
 {
@@ -392,9 +396,9 @@ END_TEST
 
 /*
  * The same logs with each start and end that nothing separates as one
- * PAIR record (format 3, six of the nine calls' sides): the same database,
- * row for row, the --raw records' bytes included; only the files are
- * smaller.
+ * PAIR record (six of the nine calls' sides), of format _i (3 or 4): the
+ * same database, row for row, the --raw records' bytes included; only the
+ * files are smaller.
  */
 START_TEST(test_pairs_merge_the_same)
 {
@@ -404,11 +408,13 @@ START_TEST(test_pairs_merge_the_same)
 					      "records",     "meta" };
 	struct merge_stats s, r;
 	struct merge_opts o;
-	sqlite3 *db = merged(&r);
+	sqlite3 *db;
 	char sql[512];
 
+	pairs = 0;
+	db = merged(&r);
 	sqlite3_close(db);
-	pairs = 1;
+	pairs = _i;
 	write_logs();
 	o = (struct merge_opts){ .dir = tmp_path("logs"),
 				 .output = tmp_path("pairs.db"),
@@ -535,7 +541,8 @@ Suite *merge_rpc_suite(void)
 	tcase_add_test(tc, test_rpc_calls_joined);
 	tcase_add_test(tc, test_rpc_probes_sites_objects);
 	tcase_add_test(tc, test_rpc_without_raw);
-	tcase_add_test(tc, test_pairs_merge_the_same);
+	tcase_add_loop_test(tc, test_pairs_merge_the_same, 3,
+			    CAUSAL_FORMAT_VERSION + 1);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rpc_names");
 	tcase_add_test(tc, test_rpc_names);

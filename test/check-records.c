@@ -456,7 +456,7 @@ START_TEST(only_required_fields_are_required)
 }
 END_TEST
 
-/* ---- a probe's start and end as one record (format 3) -------------------- */
+/* ---- a probe's start and end as one record (format 4) -------------------- */
 
 /* The record of this type, filled (values from seed on), copied to out. */
 static struct causal_rec *filled_as(unsigned type, int nil, unsigned seed,

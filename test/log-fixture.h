@@ -33,6 +33,13 @@ struct fixture_heap {
 	int64_t peak;
 };
 
+/* The fields common to the four RPC probes. */
+struct fixture_rpc {
+	uint64_t tid, mono, mono_exit, cpu;
+	const uint8_t *chain; /* CAUSAL_CHAIN_ID_LEN */
+	uint64_t event, function;
+};
+
 struct fixture_log {
 	struct fixture_heap heap;
 	FILE *f;
@@ -47,7 +54,7 @@ struct fixture_log {
 	uint32_t version;	 /* the format written */
 	/* fixture_log_pair_next(): 1 till the start, 2 till the end */
 	int pair_state;
-	uint64_t pair_mono, pair_event, pair_cpu; /* the start's */
+	struct fixture_rpc pair; /* the start's */
 };
 
 static inline void fixture_le32(uint8_t *p, uint32_t v)
@@ -325,17 +332,10 @@ static inline void fixture_log_process_end(struct fixture_log *fl, uint64_t mono
 	msgpack_pack_uint64(&fl->pk, (uint64_t)fl->heap.peak);
 }
 
-/* The fields common to the four RPC probes. */
-struct fixture_rpc {
-	uint64_t tid, mono, mono_exit, cpu;
-	const uint8_t *chain;		/* CAUSAL_CHAIN_ID_LEN */
-	uint64_t event, function;
-};
-
 /*
- * Format 3: the next probe start and end written (the same thread, chain
- * and function: the caller's business) go into one PAIR record, as the
- * library writes a start whose end came next in its thread.  Write
+ * From format 3: the next probe start and end written (the same thread,
+ * chain and function: the caller's business) go into one PAIR record, as
+ * the library writes a start whose end came next in its thread.  Write
  * nothing else in between.
  */
 static inline void fixture_log_pair_next(struct fixture_log *fl)
@@ -357,9 +357,16 @@ static inline void fixture_log_exit(struct fixture_log *fl, uint64_t mono,
 	case CAUSAL_REC_##START:                                               \
 		return CAUSAL_REC_##UPPER;
 
-/* The PAIR type a start opens, else 0. */
-static inline unsigned fixture_pair_type(unsigned start)
+/* The PAIR type a start opens in the format written, else 0. */
+static inline unsigned fixture_pair_type(const struct fixture_log *fl,
+					 unsigned start)
 {
+	if (fl->version == 3)
+		switch (start) {
+			CAUSAL_RPC_PAIRS_3(FIXTURE_PAIR_CASE)
+		default:
+			return 0;
+		}
 	switch (start) {
 		CAUSAL_RPC_PAIRS(FIXTURE_PAIR_CASE)
 	default:
@@ -367,29 +374,52 @@ static inline unsigned fixture_pair_type(unsigned start)
 	}
 }
 
+/* The end's mono_ns, event, mono_exit_ns and cpu_ns from the start's. */
+static inline void fixture_log_end_head(struct fixture_log *fl,
+					const struct fixture_rpc *p)
+{
+	msgpack_pack_int64(&fl->pk, (int64_t)(p->mono - fl->pair.mono));
+	msgpack_pack_int64(&fl->pk, (int64_t)(p->event - fl->pair.event));
+	fixture_log_exit(fl, p->mono, p->mono_exit);
+	msgpack_pack_int64(&fl->pk, (int64_t)(p->cpu - fl->pair.cpu));
+}
+
 static inline void fixture_log_rpc_begin(struct fixture_log *fl, unsigned type,
 					 const struct fixture_rpc *p, size_t nfields)
 {
-	if (fl->pair_state == 2) {
+	if (fl->pair_state == 2 && fl->version == 3) {
 		/* the end: [mono_ns, event, mono_exit_ns, cpu_ns] from the
 		 * start's, then its own fields */
 		msgpack_pack_array(&fl->pk, 4 + nfields);
-		msgpack_pack_int64(&fl->pk, (int64_t)(p->mono - fl->pair_mono));
-		msgpack_pack_int64(&fl->pk,
-				   (int64_t)(p->event - fl->pair_event));
-		fixture_log_exit(fl, p->mono, p->mono_exit);
-		msgpack_pack_int64(&fl->pk, (int64_t)(p->cpu - fl->pair_cpu));
+		fixture_log_end_head(fl, p);
 		fl->pair_state = 0;
 		return;
 	}
-	if (fl->pair_state == 1 && fixture_pair_type(type)) {
-		/* the start, with the end as one element more */
-		type = fixture_pair_type(type);
-		nfields++;
-		fl->pair_mono = p->mono;
-		fl->pair_event = p->event;
-		fl->pair_cpu = p->cpu;
+	if (fl->pair_state == 2) {
+		/* the start's changing fields, the end's from them, the
+		 * end's own fields */
+		msgpack_pack_uint64(&fl->pk, fl->pair.event);
+		msgpack_pack_uint64(&fl->pk, fl->pair.function);
+		fixture_log_exit(fl, fl->pair.mono, fl->pair.mono_exit);
+		msgpack_pack_uint64(&fl->pk, fl->pair.cpu);
+		fixture_log_end_head(fl, p);
+		msgpack_pack_array(&fl->pk, nfields);
+		fl->pair_state = 0;
+		return;
+	}
+	if (fl->pair_state == 1 && fixture_pair_type(fl, type)) {
+		type = fixture_pair_type(fl, type);
+		fl->pair = *p;
 		fl->pair_state = 2;
+		if (fl->version >= 4) {
+			/* [type, tid, mono_ns, chain, [the start's own]...] */
+			fixture_log_begin(fl, type, p->tid, p->mono,
+					  CAUSAL_PAIR_ELEMS - 3);
+			fixture_log_bin(fl, p->chain, CAUSAL_CHAIN_ID_LEN);
+			msgpack_pack_array(&fl->pk, nfields);
+			return;
+		}
+		nfields++; /* format 3: the end as one element more */
 	}
 	fixture_log_begin(fl, type, p->tid, p->mono, 5 + nfields);
 	fixture_log_bin(fl, p->chain, CAUSAL_CHAIN_ID_LEN);

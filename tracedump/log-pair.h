@@ -1,7 +1,7 @@
 /*
  * log-pair.h - a PAIR record (a probe's start and end in one record,
- * records.def CAUSAL_RPC_PAIRS, format 3) back into its two records, as
- * a log that wrote them apart has them.
+ * records.def CAUSAL_RPC_PAIRS, format 4, and CAUSAL_RPC_PAIRS_3) back
+ * into its two records, as a log that wrote them apart has them.
  */
 #ifndef CAUSAL_LOG_PAIR_H
 #define CAUSAL_LOG_PAIR_H

@@ -220,8 +220,8 @@ static int check_counts(const uint8_t *p, size_t n)
 }
 
 /*
- * A PAIR (format 3) as the two records it joins: the callers see the same
- * records from every format (their bytes: log-pair.h).
+ * A PAIR (format 3 or 4) as the two records it joins: the callers see the
+ * same records from every format (their bytes: log-pair.h).
  */
 static int deliver_pair(struct reader *r, const msgpack_object *pair,
 			struct logread_record *rec)

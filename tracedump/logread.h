@@ -40,9 +40,9 @@ struct logread_record {
 	const msgpack_object *obj;	/* the whole record (an array) */
 	const void *raw;		/* the record's msgpack bytes, */
 	size_t raw_len;
-	/* or, from a PAIR (format 3): 1 for its start, 2 for its end, and
-	 * raw is the PAIR's bytes (log_pair_object() gives the part): the
-	 * part's own bytes would take packing, which few callers need */
+	/* or, from a PAIR (format 3 or 4): 1 for its start, 2 for its end,
+	 * and raw is the PAIR's bytes (log_pair_object() gives the part):
+	 * the part's own bytes would take packing, which few callers need */
 	unsigned part;
 };
 

@@ -54,9 +54,10 @@
 #define CAUSAL_FILE_MAGIC_LEN 8
 /* 2: an RPC probe's mono_exit_ns as its distance from mono_ns (records.def,
  * EXIT_NS); 3: a probe's start and end in one record when nothing came
- * between them (records.def, CAUSAL_RPC_PAIRS); the tools read 1 and 2 as
- * well. */
-#define CAUSAL_FORMAT_VERSION 3
+ * between them (records.def, CAUSAL_RPC_PAIRS_3); 4: such a pair with what
+ * changes from call to call after what does not (CAUSAL_RPC_PAIRS); the
+ * tools read 1, 2 and 3 as well. */
+#define CAUSAL_FORMAT_VERSION 4
 #define CAUSAL_SKIPPABLE_MAGIC 0x184D2A50u
 
 /* The loss slot: where it is, its magic, the size of its content. */
@@ -87,8 +88,9 @@
 enum causal_record_type {
 	CAUSAL_RECORDS(CAUSAL_REC_TYPE)
 
+	CAUSAL_RPC_PAIRS_3(CAUSAL_REC_PAIR_TYPE)
 	CAUSAL_RPC_PAIRS(CAUSAL_REC_PAIR_TYPE)
-	/* 24..63 are reserved for more RPC records. */
+	/* 26..63 are reserved for more RPC records. */
 	CAUSAL_REC_RPC_FIRST = 16,
 	CAUSAL_REC_RPC_LAST = 63,
 };
