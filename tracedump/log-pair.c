@@ -30,6 +30,11 @@ enum {
 	P4_end_own
 };
 _Static_assert(CAUSAL_PAIR_ELEMS == P4_end_own + 1, "a pair's elements");
+/* the end's differences in the order of format 3's end array */
+_Static_assert(P4_end_event - P4_end_mono_ns == END_AT_event &&
+		       P4_end_exit - P4_end_mono_ns == END_AT_exit &&
+		       P4_end_cpu_ns - P4_end_mono_ns == END_AT_cpu_ns,
+	       "the end's four differences");
 /* the group a pair writes by name: chain, event, function, exit, cpu */
 _Static_assert(PAIR_AT_chain == 3 && PAIR_AT_event == 4 &&
 		       PAIR_AT_function == 5 && PAIR_AT_mono_exit_ns == 6 &&
@@ -96,6 +101,32 @@ static bool is_array(const msgpack_object *o)
 	return o->type == MSGPACK_OBJECT_ARRAY;
 }
 
+/* Whether head holds the end's differences (END_AT_*) as integers. */
+static bool end_head_ok(const msgpack_object *head)
+{
+	return is_int(&head[END_AT_mono_ns]) && is_int(&head[END_AT_event]) &&
+	       is_int(&head[END_AT_cpu_ns]);
+}
+
+/*
+ * The end's common elements into t: the start's (s, as its own record)
+ * thread, chain and function, its mono_ns, event and cpu_ns plus head's
+ * differences, head's mono_exit_ns.
+ */
+static void end_common(msgpack_object *t, const msgpack_object *s,
+		       unsigned end_type, const msgpack_object *head)
+{
+	t[PAIR_AT_type] = s[PAIR_AT_type];
+	t[PAIR_AT_type].via.u64 = end_type;
+	t[PAIR_AT_tid] = s[PAIR_AT_tid];
+	t[PAIR_AT_mono_ns] = sum(&s[PAIR_AT_mono_ns], &head[END_AT_mono_ns]);
+	t[PAIR_AT_chain] = s[PAIR_AT_chain];
+	t[PAIR_AT_event] = sum(&s[PAIR_AT_event], &head[END_AT_event]);
+	t[PAIR_AT_function] = s[PAIR_AT_function];
+	t[PAIR_AT_mono_exit_ns] = head[END_AT_exit]; /* from its own mono_ns */
+	t[PAIR_AT_cpu_ns] = sum(&s[PAIR_AT_cpu_ns], &head[END_AT_cpu_ns]);
+}
+
 /* Format 3: the start's record with the end's array as its last element. */
 static int split_3(const msgpack_object *a, uint32_t n, unsigned start_type,
 		   unsigned end_type, msgpack_zone *zone, msgpack_object *start,
@@ -110,8 +141,7 @@ static int split_3(const msgpack_object *a, uint32_t n, unsigned start_type,
 	    (m = e->via.array.size) < CAUSAL_PAIR_END_HEAD)
 		return -EINVAL;
 	e = e->via.array.ptr;
-	if (!is_int(&e[END_AT_mono_ns]) || !is_int(&e[END_AT_event]) ||
-	    !is_int(&e[END_AT_cpu_ns]))
+	if (!end_head_ok(e))
 		return -EINVAL;
 	own = m - CAUSAL_PAIR_END_HEAD;
 	s = msgpack_zone_malloc(zone, (n - 1) * sizeof(*s));
@@ -124,16 +154,7 @@ static int split_3(const msgpack_object *a, uint32_t n, unsigned start_type,
 	s[PAIR_AT_type].via.u64 = start_type;
 	*start = array_of(s, n - 1);
 
-	/* the end: the start's thread, chain and function */
-	t[PAIR_AT_type] = s[PAIR_AT_type];
-	t[PAIR_AT_type].via.u64 = end_type;
-	t[PAIR_AT_tid] = a[PAIR_AT_tid];
-	t[PAIR_AT_mono_ns] = sum(&a[PAIR_AT_mono_ns], &e[END_AT_mono_ns]);
-	t[PAIR_AT_chain] = a[PAIR_AT_chain];
-	t[PAIR_AT_event] = sum(&a[PAIR_AT_event], &e[END_AT_event]);
-	t[PAIR_AT_function] = a[PAIR_AT_function];
-	t[PAIR_AT_mono_exit_ns] = e[END_AT_exit]; /* from its own mono_ns */
-	t[PAIR_AT_cpu_ns] = sum(&a[PAIR_AT_cpu_ns], &e[END_AT_cpu_ns]);
+	end_common(t, s, end_type, e);
 	memcpy(t + PAIR_AT_own, e + CAUSAL_PAIR_END_HEAD, own * sizeof(*t));
 	*end = array_of(t, PAIR_AT_own + own);
 	return 0;
@@ -162,8 +183,7 @@ static int split_4(const msgpack_object *a, uint32_t n, unsigned start_type,
 
 	if (n < CAUSAL_PAIR_ELEMS || !is_array(&a[P4_start_own]) ||
 	    !is_array(&a[P4_end_own]) || !is_uint(&a[P4_event]) ||
-	    !is_uint(&a[P4_cpu_ns]) || !is_int(&a[P4_end_mono_ns]) ||
-	    !is_int(&a[P4_end_event]) || !is_int(&a[P4_end_cpu_ns]))
+	    !is_uint(&a[P4_cpu_ns]) || !end_head_ok(&a[P4_end_mono_ns]))
 		return -EINVAL;
 	s = probe_record(zone, &a[P4_start_own]);
 	t = probe_record(zone, &a[P4_end_own]);
@@ -181,16 +201,7 @@ static int split_4(const msgpack_object *a, uint32_t n, unsigned start_type,
 	s[PAIR_AT_cpu_ns] = a[P4_cpu_ns];
 	*start = array_of(s, PAIR_AT_own + a[P4_start_own].via.array.size);
 
-	/* the end: the start's thread, chain and function */
-	t[PAIR_AT_type] = s[PAIR_AT_type];
-	t[PAIR_AT_type].via.u64 = end_type;
-	t[PAIR_AT_tid] = a[P4_tid];
-	t[PAIR_AT_mono_ns] = sum(&a[P4_mono_ns], &a[P4_end_mono_ns]);
-	t[PAIR_AT_chain] = a[P4_chain];
-	t[PAIR_AT_event] = sum(&a[P4_event], &a[P4_end_event]);
-	t[PAIR_AT_function] = a[P4_function];
-	t[PAIR_AT_mono_exit_ns] = a[P4_end_exit]; /* from its own mono_ns */
-	t[PAIR_AT_cpu_ns] = sum(&a[P4_cpu_ns], &a[P4_end_cpu_ns]);
+	end_common(t, s, end_type, &a[P4_end_mono_ns]);
 	*end = array_of(t, PAIR_AT_own + a[P4_end_own].via.array.size);
 	return 0;
 }
