@@ -357,10 +357,13 @@ static inline void fixture_log_exit(struct fixture_log *fl, uint64_t mono,
 	case CAUSAL_REC_##START:                                               \
 		return CAUSAL_REC_##UPPER;
 
-/* The PAIR type a start opens in the format written, else 0. */
+/* The PAIR type a start opens in the format written, else 0 (before
+ * format 3: none). */
 static inline unsigned fixture_pair_type(const struct fixture_log *fl,
 					 unsigned start)
 {
+	if (fl->version < 3)
+		return 0;
 	if (fl->version == 3)
 		switch (start) {
 			CAUSAL_RPC_PAIRS_3(FIXTURE_PAIR_CASE)
