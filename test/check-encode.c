@@ -126,24 +126,35 @@ START_TEST(unknown_type_is_refused)
 }
 END_TEST
 
+/* id's HEADER (buffer_kb 64, flush_ms 10, the bpf clock) encoded, and
+ * unpacked: exactly one array of its 16 elements. */
+static msgpack_object *header_encoded(const struct causal_identity *id,
+				      msgpack_sbuffer *sb, msgpack_unpacked *up)
+{
+	msgpack_packer pk;
+	size_t off = 0;
+
+	msgpack_sbuffer_init(sb);
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	causal_encode_header(&pk, id, 64, 10, CAUSAL_CPU_CLOCK_BPF);
+	msgpack_unpacked_init(up);
+	ck_assert_int_eq(msgpack_unpack_next(up, sb->data, sb->size, &off),
+			 MSGPACK_UNPACK_SUCCESS);
+	ck_assert_uint_eq(off, sb->size);
+	ck_assert_int_eq(up->data.type, MSGPACK_OBJECT_ARRAY);
+	ck_assert_uint_eq(up->data.via.array.size, 16);
+	return up->data.via.array.ptr;
+}
+
 START_TEST(header_carries_identity)
 {
 	static struct causal_identity id;
 	msgpack_sbuffer sb;
-	msgpack_packer pk;
 	msgpack_unpacked up;
 	msgpack_object *f;
-	size_t off = 0;
 
 	causal_identity_init(&id);
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	causal_encode_header(&pk, &id, 64, 10, CAUSAL_CPU_CLOCK_BPF);
-	msgpack_unpacked_init(&up);
-	ck_assert_int_eq(msgpack_unpack_next(&up, sb.data, sb.size, &off),
-			 MSGPACK_UNPACK_SUCCESS);
-	f = up.data.via.array.ptr;
-	ck_assert_uint_eq(up.data.via.array.size, 16);
+	f = header_encoded(&id, &sb, &up);
 	ck_assert_uint_eq(f[0].via.u64, CAUSAL_REC_HEADER);
 	ck_assert_uint_eq(f[3].via.u64, CAUSAL_FORMAT_VERSION);
 	ck_assert_int_eq(memcmp(f[4].via.bin.ptr, id.uuid, 16), 0);
@@ -169,20 +180,9 @@ static void check_header_whole(const struct causal_identity *id,
 			       const size_t *len)
 {
 	msgpack_sbuffer sb;
-	msgpack_packer pk;
 	msgpack_unpacked up;
-	msgpack_object *f;
-	size_t off = 0;
+	msgpack_object *f = header_encoded(id, &sb, &up);
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	causal_encode_header(&pk, id, 64, 10, CAUSAL_CPU_CLOCK_BPF);
-	msgpack_unpacked_init(&up);
-	ck_assert_int_eq(msgpack_unpack_next(&up, sb.data, sb.size, &off),
-			 MSGPACK_UNPACK_SUCCESS);
-	ck_assert_uint_eq(off, sb.size);
-	f = up.data.via.array.ptr;
-	ck_assert_uint_eq(up.data.via.array.size, 16);
 	ck_assert_uint_eq(f[8].via.str.size, strlen(id->exe));
 	ck_assert_uint_eq(f[9].via.array.size, id->argc);
 	for (uint32_t i = 0; i < id->argc; i++) {
