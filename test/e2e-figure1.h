@@ -29,6 +29,10 @@ static const int say_it_us[] __attribute__((unused)) = FIG1_SAY_IT_US_INIT;
 
 /* ---- the deployments ----------------------------------------------------- */
 
+/* N_FOO..N_SAY are also the procedure numbers of figure1.x; N_RUNTIME
+ * sums the thread nodes under main (<serving threads>, <threads of main>) */
+enum { N_MAIN, N_FOO, N_TIMES, N_WHAT, N_SAY, N_THREAD, N_RUNTIME, N_KINDS };
+
 struct fig1_server {
 	const char *host, *roles;
 	const char
@@ -37,6 +41,10 @@ struct fig1_server {
 	int tcp, udp;
 	/* what the program printed: its threads' CPU, its components' burn */
 	double cpu_us, burned_us;
+	/* per node kind (N_FOO..N_THREAD), the CPU its invocations here used
+	 * beyond their burn, by their threads' own clocks (their stubs, the
+	 * kernel's work in their system calls: what moves from run to run) */
+	double extra_us[N_KINDS];
 };
 
 #define FIG1_MAX_SERVERS 6
@@ -117,25 +125,43 @@ E2E_FN pid_t fig1_spawn_hosted(struct e2e *t, const char *host, const char *env,
 
 /*
  * What a figure1 program printed: "cpu ROLE tid T us U" as each thread
- * ends (all its CPU) and "NAME tid T us U" per component invocation (the
- * CPU it burned), into *cpu and *burned.
+ * ends (all its CPU) and "NAME tid T us U cpu C" per component invocation
+ * (U the CPU it burned, C all its thread used in it), into *cpu, *burned
+ * and extra[kind] (C - U), extra NULL for the client, which has no
+ * components.
  */
-E2E_FN void fig1_read_out(const char *path, double *cpu, double *burned)
+E2E_FN void fig1_read_out(const char *path, double *cpu, double *burned,
+			  double extra[N_KINDS])
 {
+	static const char *const kinds[N_KINDS] = {
+		[N_FOO] = "foo",	  [N_TIMES] = "times",
+		[N_WHAT] = "what_to_say", [N_SAY] = "say_it",
+		[N_THREAD] = "thread",
+	};
 	char *text = e2e_slurp(path, NULL), *line, *save = NULL;
 	char name[32], role[32];
-	long long us;
-	int tid;
+	long long us, spent;
+	int tid, k;
 
 	*cpu = *burned = 0;
+	if (extra)
+		memset(extra, 0, N_KINDS * sizeof(*extra));
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "cpu %31s tid %d us %lld", role, &tid, &us) ==
-		    3)
+		    3) {
 			*cpu += (double)us;
-		else if (sscanf(line, "%31s tid %d us %lld", name, &tid, &us) ==
-			 3)
-			*burned += (double)us;
+			continue;
+		}
+		if (sscanf(line, "%31s tid %d us %lld cpu %lld", name, &tid,
+			   &us, &spent) != 4)
+			continue;
+		*burned += (double)us;
+		for (k = N_FOO; k <= N_THREAD && strcmp(name, kinds[k]); k++)
+			;
+		ck_assert_msg(k <= N_THREAD, "%s: '%s'?", path, line);
+		if (extra)
+			extra[k] += (double)(spent - us);
 	}
 	free(text);
 	ck_assert_msg(*cpu > 0, "%s: no 'cpu' line", path);
@@ -236,13 +262,14 @@ E2E_FN void fig1_run(struct e2e *t, struct fig1_deploy *d)
 	{
 		double burned;
 
-		fig1_read_out(out, &d->client_cpu_us, &burned);
+		fig1_read_out(out, &d->client_cpu_us, &burned, NULL);
 	}
 	for (int i = 0; i < d->n; i++) {
 		ck_assert_int_eq(kill(d->s[i].pid, SIGTERM), 0);
 		e2e_assert_exit(e2e_wait(d->s[i].pid), 0, d->s[i].roles);
 		e2e_fmt(out, sizeof(out), "%s/%s.out", t->dir, d->s[i].host);
-		fig1_read_out(out, &d->s[i].cpu_us, &d->s[i].burned_us);
+		fig1_read_out(out, &d->s[i].cpu_us, &d->s[i].burned_us,
+			      d->s[i].extra_us);
 	}
 	e2e_merge(t);
 	ck_assert_int_eq(e2e_query_int(t->sql, "SELECT count(*) FROM hosts"),
@@ -265,9 +292,6 @@ E2E_FN void fig1_near(double got, double want, const char *what)
 
 #define FIG1_MAX_HOSTS 8
 
-/* N_FOO..N_SAY are also the procedure numbers of figure1.x; N_RUNTIME
- * sums the thread nodes under main (<serving threads>, <threads of main>) */
-enum { N_MAIN, N_FOO, N_TIMES, N_WHAT, N_SAY, N_THREAD, N_RUNTIME, N_KINDS };
 static const char *const node_label[N_KINDS]
 	__attribute__((unused)) = { "main",
 				    "foo",

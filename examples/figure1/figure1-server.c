@@ -29,11 +29,12 @@
  * process (served over UDP) without deadlock.  The program is the same in
  * every deployment; only where the letters run changes.
  *
- * One line per component invocation on stdout: "NAME tid T us U" (U the
- * CPU it burned itself), and one per thread as it ends: "cpu ROLE tid T
- * us U" (U all the CPU the thread used, by its own clock), so that what
- * the CCSG shows outside the components can be checked against what the
- * program measured itself.  On SIGTERM it finishes the request at hand
+ * One line per component invocation on stdout: "NAME tid T us U cpu C"
+ * (U the CPU it burned, C all the CPU its thread used in the invocation
+ * but in its calls to other components, by its own clock), and
+ * one per thread as it ends: "cpu ROLE tid T us U" (U all the CPU the
+ * thread used), so that what the CCSG shows can be checked against what
+ * the program measured itself.  On SIGTERM it finishes the request at hand
  * and exits 0.
  */
 #include <arpa/inet.h>
@@ -102,9 +103,12 @@ static int scaled(int c, int us)
 	return (int)(us * scale[c] + 0.5);
 }
 
-static void said(const char *name, int us)
+/* An invocation that started when its thread's CPU clock read cpu0_ns
+ * ends, having burned us. */
+static void said(const char *name, int us, long long cpu0_ns)
 {
-	printf("%s tid %d us %d\n", name, (int)gettid(), us);
+	printf("%s tid %d us %d cpu %lld\n", name, (int)gettid(), us,
+	       (fig1_thread_cpu_ns() - cpu0_ns) / 1000);
 }
 
 /* The thread is about to end: all the CPU it used. */
@@ -148,57 +152,75 @@ static CLIENT *udp_client(int port)
 
 /* ---- the components ----------------------------------------------------- */
 
-bool_t foo_1_svc(void *argp, int *result, struct svc_req *rq)
+/* foo's calls: times, what_to_say, then say_it as often as times said;
+ * the number of calls made, or -1 when one failed. */
+static int foo_calls(void)
 {
 	phrase text = NULL;
-	int n = 0;
+	int n = 0, i = -1;
+
+	if (times_1(NULL, &n, times_clnt) != RPC_SUCCESS ||
+	    what_to_say_1(NULL, &text, what_clnt) != RPC_SUCCESS)
+		goto out;
+	for (i = 0; i < n; i++) {
+		say_req req = {.text = text, .n = i};
+		int len;
+
+		if (say_it_1(&req, &len, say_clnt[i % nsay]) != RPC_SUCCESS) {
+			i = -1;
+			break;
+		}
+	}
+out:
+	xdr_free((xdrproc_t)xdr_phrase, (char *)&text);
+	return i;
+}
+
+bool_t foo_1_svc(void *argp, int *result, struct svc_req *rq)
+{
+	long long cpu0 = fig1_thread_cpu_ns(), calls0;
 
 	(void)argp, (void)rq;
 	if (!serves('A'))
 		return FALSE;
-	*result = -1;
 	fig1_burn_us(scaled(S_FOO, FIG1_FOO_US) / 2);
-	if (times_1(NULL, &n, times_clnt) != RPC_SUCCESS ||
-	    what_to_say_1(NULL, &text, what_clnt) != RPC_SUCCESS)
-		goto out;
-	for (int i = 0; i < n; i++) {
-		say_req req = {.text = text, .n = i};
-		int len;
-
-		if (say_it_1(&req, &len, say_clnt[i % nsay]) != RPC_SUCCESS)
-			goto out;
-	}
-	*result = n;
-out:
-	xdr_free((xdrproc_t)xdr_phrase, (char *)&text);
+	calls0 = fig1_thread_cpu_ns();
+	*result = foo_calls();
+	/* its calls' own CPU (their stubs) is not foo's: not counted */
+	cpu0 += fig1_thread_cpu_ns() - calls0;
 	fig1_burn_us(scaled(S_FOO, FIG1_FOO_US) -
 		     scaled(S_FOO, FIG1_FOO_US) / 2);
-	said("foo", scaled(S_FOO, FIG1_FOO_US));
+	said("foo", scaled(S_FOO, FIG1_FOO_US), cpu0);
 	return TRUE;
 }
 
 bool_t times_1_svc(void *argp, int *result, struct svc_req *rq)
 {
+	long long cpu0 = fig1_thread_cpu_ns();
+
 	(void)argp, (void)rq;
 	if (!serves('B'))
 		return FALSE;
 	fig1_burn_us(scaled(S_TIMES, FIG1_TIMES_US));
 	*result = FIG1_SAY_TIMES;
-	said("times", scaled(S_TIMES, FIG1_TIMES_US));
+	said("times", scaled(S_TIMES, FIG1_TIMES_US), cpu0);
 	return TRUE;
 }
 
 /* what_to_say's threads: each burns its share and ends */
 static void *helper(void *arg)
 {
+	long long cpu0 = fig1_thread_cpu_ns();
+
 	fig1_burn_us(scaled(S_THREAD, FIG1_THREAD_US));
-	said("thread", scaled(S_THREAD, FIG1_THREAD_US));
+	said("thread", scaled(S_THREAD, FIG1_THREAD_US), cpu0);
 	spent("helper");
 	return arg;
 }
 
 bool_t what_to_say_1_svc(void *argp, phrase *result, struct svc_req *rq)
 {
+	long long cpu0 = fig1_thread_cpu_ns();
 	int us = scaled(S_WHAT, FIG1_WHAT_TO_SAY_US);
 	pthread_t th[FIG1_THREADS];
 
@@ -214,12 +236,13 @@ bool_t what_to_say_1_svc(void *argp, phrase *result, struct svc_req *rq)
 	for (int i = 0; i < FIG1_THREADS; i++)
 		pthread_join(th[i], NULL);
 	*result = strdup("hello, world"); /* freed by xdr_free after the reply */
-	said("what_to_say", us);
+	said("what_to_say", us, cpu0);
 	return *result != NULL;
 }
 
 bool_t say_it_1_svc(say_req *req, int *result, struct svc_req *rq)
 {
+	long long cpu0 = fig1_thread_cpu_ns();
 	static const int us[] = FIG1_SAY_IT_US_INIT;
 	int n = req->n < 0 ? 0 : req->n % 3;
 
@@ -228,7 +251,7 @@ bool_t say_it_1_svc(say_req *req, int *result, struct svc_req *rq)
 		return FALSE;
 	fig1_burn_us(scaled(S_SAY, us[n]));
 	*result = req->text ? (int)strlen(req->text) : 0;
-	said("say_it", scaled(S_SAY, us[n]));
+	said("say_it", scaled(S_SAY, us[n]), cpu0);
 	return TRUE;
 }
 
