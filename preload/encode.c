@@ -437,14 +437,59 @@ int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 	return 0;
 }
 
+/* A NEXT pair's start is encoded from a copy whose xid is the step;
+ * a longer start is written in a PAIR. */
+#define ENC_NEXT_COPY 512
+
+/* The xid of a copy of a pair's start (both kinds' starts have one,
+ * records.def), or NULL. */
+static uint32_t *start_xid(struct causal_rec *start)
+{
+	switch (start->type) {
+	case CAUSAL_REC_RPC_STUB_START:
+		return &((struct rec_rpc_stub_start *)(void *)start)->xid;
+	case CAUSAL_REC_RPC_SKEL_START:
+		return &((struct rec_rpc_skel_start *)(void *)start)->xid;
+	default:
+		return NULL;
+	}
+}
+
+/* The slot of memo that remembers tid's pairs of this type. */
+static struct causal_pair_last *memo_slot(struct causal_pair_memo *memo,
+					  uint32_t tid, unsigned type)
+{
+	return &memo->slot[(tid * 2u + (type & 1u)) % CAUSAL_PAIR_MEMO_SLOTS];
+}
+
+/* clang-format off */
+#define ENC_NEXT_CASE(num, UPPER, PAIR)                                        \
+	case CAUSAL_REC_##PAIR:                                                \
+		return CAUSAL_REC_##UPPER;
+/* clang-format on */
+
+static unsigned next_type(unsigned pair_type)
+{
+	switch (pair_type) {
+		CAUSAL_RPC_PAIRS_NEXT(ENC_NEXT_CASE)
+	default:
+		return 0;
+	}
+}
+
 int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
-		       const struct causal_rec *end)
+		       const struct causal_rec *end,
+		       struct causal_pair_memo *memo, uint64_t frame)
 {
 	const struct rec_rpc_probe *s = (const void *)start;
 	const struct rec_rpc_probe *t = (const void *)end;
 	void (*own_start)(struct enc * e, const struct causal_rec *rec);
 	void (*own_end)(struct enc * e, const struct causal_rec *rec);
 	unsigned type, start_elems, end_elems;
+	_Alignas(8) uint8_t copy[ENC_NEXT_COPY];
+	struct causal_pair_last *last = NULL, prev = { 0 };
+	const struct causal_rec *own = start;
+	uint32_t *xid = NULL;
 	struct enc e;
 
 	switch (start->type) {
@@ -455,6 +500,36 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 	if (end->tid != start->tid || t->function != s->function ||
 	    memcmp(t->chain, s->chain, CAUSAL_CHAIN_ID_LEN))
 		return -EINVAL;
+	if (memo) {
+		/* this pair is its thread's last of its kind in the frame:
+		 * the slot remembers it, or nothing */
+		last = memo_slot(memo, start->tid, type);
+		prev = *last;
+		last->frame = 0;
+		if (next_type(type) && start->size <= sizeof(copy)) {
+			memcpy(copy, start, start->size);
+			xid = start_xid((struct causal_rec *)(void *)copy);
+		}
+	}
+	if (xid) {
+		*last = (struct causal_pair_last){
+			.frame = frame + 1,
+			.event = s->event,
+			.function = s->function,
+			.cpu_ns = s->cpu_ns,
+			.tid = start->tid,
+			.xid = *xid,
+			.type = type,
+		};
+		if (prev.frame == frame + 1 && prev.tid == start->tid &&
+		    prev.type == type) {
+			type = next_type(type);
+			*xid -= prev.xid; /* modulo 2^32 */
+			own = (const void *)copy;
+		} else
+			last = NULL; /* a PAIR: no steps */
+	} else
+		last = NULL;
 	e.pk = pk;
 	e.p = e.buf;
 	pack_array(&e, CAUSAL_PAIR_ELEMS);
@@ -463,11 +538,20 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 	pack_u64(&e, start->mono_ns);
 	pack_bin_fixed(&e, s->chain, CAUSAL_CHAIN_ID_LEN);
 	pack_array(&e, start_elems);
-	own_start(&e, start);
-	pack_u64(&e, s->event);
-	pack_u64(&e, s->function);
+	own_start(&e, own);
+	if (last) {
+		/* steps modulo 2^64, as integers: any values come back */
+		pack_i64(&e, (int64_t)(s->event - prev.event));
+		pack_i64(&e, (int64_t)(s->function - prev.function));
+	} else {
+		pack_u64(&e, s->event);
+		pack_u64(&e, s->function);
+	}
 	pack_exit_ns(&e, s->mono_exit_ns, start->mono_ns);
-	pack_u64(&e, s->cpu_ns);
+	if (last)
+		pack_i64(&e, (int64_t)(s->cpu_ns - prev.cpu_ns));
+	else
+		pack_u64(&e, s->cpu_ns);
 	/* differences modulo 2^64, as integers: any values come back */
 	pack_i64(&e, (int64_t)(end->mono_ns - start->mono_ns));
 	pack_i64(&e, (int64_t)(t->event - s->event));

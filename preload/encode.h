@@ -20,12 +20,33 @@ struct causal_heap_tls;
 int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec);
 
 /*
+ * The last pair written of each thread and kind in the open frame, as far
+ * as the encoder remembers (a slot per thread and kind, a thread that
+ * shares its slot with another forgotten): what a NEXT pair
+ * (records.def, CAUSAL_RPC_PAIRS_NEXT) counts its steps from.  Zeroed, it
+ * remembers nothing.
+ */
+#define CAUSAL_PAIR_MEMO_SLOTS 256
+struct causal_pair_memo {
+	struct causal_pair_last {
+		uint64_t frame; /* the frame it went into, + 1; 0: none */
+		uint64_t event, function, cpu_ns;
+		uint32_t tid, xid;
+		uint32_t type; /* its PAIR type */
+	} slot[CAUSAL_PAIR_MEMO_SLOTS];
+};
+
+/*
  * A probe's start and its end as one PAIR record (records.def,
- * CAUSAL_RPC_PAIRS); -EINVAL, having written nothing, when they are not
- * the two ends of one probe (types, thread, chain, function).
+ * CAUSAL_RPC_PAIRS), or as a NEXT pair when memo (NULL: never) holds its
+ * thread's previous pair of its kind in this same frame (frame: the open
+ * frame's number, which changes whenever the frame does); memo then
+ * holds this one.  -EINVAL, having written nothing, when they are not the
+ * two ends of one probe (types, thread, chain, function).
  */
 int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
-		       const struct causal_rec *end);
+		       const struct causal_rec *end,
+		       struct causal_pair_memo *memo, uint64_t frame);
 
 /* cpu_clock: enum causal_cpu_clock_kind */
 int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,

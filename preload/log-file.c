@@ -297,6 +297,7 @@ static void open_frame(struct causal_log_file *lf)
 
 static void frame_reset(struct causal_log_file *lf)
 {
+	lf->frame_no++;
 	lf->frame_len = 0;
 	lf->frame_records = 0;
 	memset(lf->frame_types, 0, sizeof(lf->frame_types));

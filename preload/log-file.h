@@ -53,6 +53,10 @@ struct causal_log_file {
 	uint64_t frame_records;
 	uint32_t frame_types[CAUSAL_TYPES];	/* its records by type */
 	uint64_t records_sealed;
+	/* the open frame's number, one more at each seal: what a record
+	 * refers to in the frame it is in stays in that frame (format 5's
+	 * NEXT pairs) */
+	uint64_t frame_no;
 	msgpack_packer pk;	/* appends to the open frame */
 	/* writer */
 	uint8_t *out;		/* compressed frame */

@@ -12,6 +12,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -142,6 +143,9 @@ static int writer_lock_from_signal(void)
 #define CAUSAL_DRAIN_PASSES 64	/* then let exit, fork and exec in */
 
 static int queue_full;	/* encode_one() stopped: no room for frames */
+/* each thread's last pair in the open frame (encode.h): under the writer
+ * lock, as the frame is */
+static struct causal_pair_memo pair_memo;
 
 /*
  * A probe's start and its end, next in the ring, as one PAIR record
@@ -152,7 +156,7 @@ static int encode_pair(struct causal_log_file *lf,
 		       const struct causal_rec *start,
 		       const struct causal_rec *end)
 {
-	if (causal_encode_pair(&lf->pk, start, end))
+	if (causal_encode_pair(&lf->pk, start, end, &pair_memo, lf->frame_no))
 		return 0;
 	causal_log_file_count(lf, start->type);
 	causal_log_file_count(lf, end->type);
@@ -557,6 +561,8 @@ void causal_writer_after_fork(void)
 	loss_said = 0;
 	end_in_slot = 0;
 	loss_in_slot = 0;
+	/* a new log: no pair of the parent's frame to step from */
+	memset(&pair_memo, 0, sizeof(pair_memo));
 	pthread_mutex_init(&writer_mutex, NULL);
 	pthread_mutex_init(&flush_mutex, NULL);
 	atomic_store(&lock_owner, 0);

@@ -14,6 +14,7 @@
 #include "dump.h"
 #include "json.h"
 #include "log-fixture.h"
+#include "log-pair.h"
 #include "test-tmpdir.h"
 #include "log-record.h"
 #include "msgpack-json.h"
@@ -435,6 +436,118 @@ START_TEST(test_pair_read_as_two_records)
 }
 END_TEST
 
+/* The calls of test_next_pairs: threads 3 (skeletons) and 4 (a stub),
+ * two frames; the CPU going back once, an xid across 2^32. */
+static void write_calls(struct fixture_log *fl)
+{
+	static const uint8_t chain[CAUSAL_CHAIN_ID_LEN] = { 5, 5 };
+	static const uint64_t xid[] = { 0xfffffffeu, 1, 9, 10, 12 };
+	uint64_t cpu = 9000;
+
+	for (int i = 0; i < 5; i++) {
+		struct fixture_rpc s = { 3,    1000 + 100 * i, 1010 + 100 * i,
+					 cpu,  chain,	       10 + 4 * i,
+					 7 + i },
+				   e = s;
+
+		e.mono += 50, e.mono_exit += 50, e.cpu += 40, e.event++;
+		cpu = i == 1 ? cpu - 500 : cpu + 300;
+		if (i == 3)
+			fixture_log_flush(fl); /* a new frame: a PAIR */
+		fixture_log_pair_next(fl);
+		fixture_log_skel_start(fl, &s, 9, 1, 2, CAUSAL_TRANSPORT_TCP,
+				       NULL, 0, 1, xid[i], 8, CAUSAL_TAG_OK);
+		fixture_log_skel_end(fl, &e, CAUSAL_REPLY_SUCCESS, 4);
+		s.tid = e.tid = 4, s.function = e.function = 100 + i;
+		fixture_log_pair_next(fl);
+		fixture_log_stub_start(fl, &s, 9, 1, 3, CAUSAL_TRANSPORT_TCP,
+				       NULL, 0, 2, 0, 0);
+		fixture_log_stub_end(fl, &e, 0, 4, 4, CAUSAL_TAG_OK);
+	}
+}
+
+/* Each record of a log packed again (msgpack), in order. */
+struct packed {
+	msgpack_sbuffer sb;
+	int n;
+};
+
+static int pack_each(void *arg, const struct logread_record *lr)
+{
+	struct packed *p = arg;
+	msgpack_packer pk;
+	msgpack_zone zone;
+	msgpack_object alone;
+
+	msgpack_packer_init(&pk, &p->sb, msgpack_sbuffer_write);
+	msgpack_pack_object(&pk, *lr->obj);
+	/* the bytes handed on decode on their own to the same */
+	msgpack_zone_init(&zone, 1024);
+	ck_assert_int_eq(
+		log_pair_object(lr->raw, lr->raw_len, lr->part, &zone, &alone),
+		0);
+	msgpack_pack_object(&pk, alone);
+	msgpack_zone_destroy(&zone);
+	p->n++;
+	return 0;
+}
+
+/*
+ * Format 5 writes a thread's later pairs of a kind in a frame as NEXT
+ * pairs, their counters as steps: read, they are the records format 4's
+ * PAIRs are, from their objects and from the bytes handed on; a NEXT
+ * pair with nothing before it in its frame is a bad record (and so are
+ * the thread's next ones in the frame, which step from it), the records
+ * around them read.
+ */
+START_TEST(test_next_pairs)
+{
+	struct packed p4 = { .n = 0 }, p5 = { .n = 0 };
+	const char *path4 = tmp_path("n4.clog"), *path5 = tmp_path("n5.clog");
+	struct logread_result res;
+	struct fixture_log fl;
+
+	msgpack_sbuffer_init(&p4.sb);
+	msgpack_sbuffer_init(&p5.sb);
+	ck_assert_int_eq(fixture_log_open(&fl, path4, 4), 0);
+	write_calls(&fl);
+	ck_assert_uint_eq(fl.nexts, 0);
+	fixture_log_close(&fl);
+	ck_assert_int_eq(fixture_log_open(&fl, path5, 5), 0);
+	write_calls(&fl);
+	ck_assert_uint_eq(fl.nexts, 2 * 2 + 2 * 1); /* frames of 3 and 2 */
+	fixture_log_close(&fl);
+	ck_assert_int_eq(logread_file(path4, pack_each, &p4, &res), 0);
+	ck_assert_uint_eq(res.bad_records, 0);
+	ck_assert_int_eq(logread_file(path5, pack_each, &p5, &res), 0);
+	ck_assert_uint_eq(res.bad_records, 0);
+	ck_assert_int_eq(p5.n, 20);
+	ck_assert_int_eq(p4.n, p5.n);
+	ck_assert(p4.sb.size == p5.sb.size &&
+		  !memcmp(p4.sb.data, p5.sb.data, p4.sb.size));
+
+	/* a NEXT pair whose first is in another frame */
+	ck_assert_int_eq(fixture_log_open(&fl, path5, 5), 0);
+	write_calls(&fl);
+	fixture_log_flush(&fl);
+	for (size_t i = 0; i < sizeof(fl.last) / sizeof(fl.last[0]); i++)
+		if (fl.last[i].frame == fl.frame_no) /* the last frame's */
+			fl.last[i].frame = fl.frame_no + 1;
+	fixture_log_drops(&fl, 3, 5000, 0);
+	write_calls(&fl);
+	fixture_log_close(&fl);
+	p5.n = 0;
+	msgpack_sbuffer_clear(&p5.sb);
+	ck_assert_int_eq(logread_file(path5, pack_each, &p5, &res), 0);
+	/* threads 3 and 4: their three pairs in that frame, each stepping
+	 * from the one before */
+	ck_assert_uint_eq(res.bad_records, 6);
+	ck_assert_int_eq(p5.n, 20 + 1 + 20 - 2 * 6);
+	msgpack_sbuffer_destroy(&p4.sb);
+	msgpack_sbuffer_destroy(&p5.sb);
+}
+END_TEST
+
 START_TEST(test_bad_msgpack_in_frame)
 {
 	const char *path = tmp_path("p.clog");
@@ -608,6 +721,7 @@ Suite *logread_suite(void)
 	tcase_add_test(tc, test_bad_records_counted);
 	tcase_add_loop_test(tc, test_pair_read_as_two_records, 3,
 			    CAUSAL_FORMAT_VERSION + 1);
+	tcase_add_test(tc, test_next_pairs);
 	tcase_add_test(tc, test_bad_msgpack_in_frame);
 	tcase_add_test(tc, test_callback_stops);
 	tcase_add_test(tc, test_json_string);

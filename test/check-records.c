@@ -26,6 +26,7 @@
 #include "log-fixture.h"
 #include "log-pair.h"
 #include "log-record.h"
+#include "pair-next.h"
 #include "test-tmpdir.h"
 
 /* ---- filling a record ---------------------------------------------------- */
@@ -487,7 +488,8 @@ static size_t encoded(msgpack_sbuffer *sb, const struct causal_rec *a,
 
 	msgpack_sbuffer_init(sb);
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	if (b ? causal_encode_pair(&pk, a, b) : causal_encode_record(&pk, a))
+	if (b ? causal_encode_pair(&pk, a, b, NULL, 0)
+	      : causal_encode_record(&pk, a))
 		return 0;
 	return sb->size;
 }
@@ -577,6 +579,149 @@ START_TEST(a_pair_reads_back_as_its_two_records)
 	msgpack_sbuffer_destroy(&sp);
 	msgpack_sbuffer_destroy(&sa);
 	msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+/* The xid of a pair kind's start (both have one, records.def). */
+static uint32_t *xid_of(struct causal_rec *start)
+{
+	if (start->type == CAUSAL_REC_RPC_STUB_START)
+		return &((struct rec_rpc_stub_start *)(void *)start)->xid;
+	ck_assert_uint_eq(start->type, CAUSAL_REC_RPC_SKEL_START);
+	return &((struct rec_rpc_skel_start *)(void *)start)->xid;
+}
+
+/* a's and b's pair encoded with memo in frame into sb; its type. */
+static unsigned encoded_with(msgpack_sbuffer *sb, struct causal_pair_memo *memo,
+			     uint64_t frame, const struct causal_rec *a,
+			     const struct causal_rec *b)
+{
+	msgpack_unpacked up;
+	msgpack_packer pk;
+	size_t off = 0;
+	unsigned type;
+
+	msgpack_sbuffer_init(sb);
+	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+	ck_assert_int_eq(causal_encode_pair(&pk, a, b, memo, frame), 0);
+	msgpack_unpacked_init(&up);
+	ck_assert_int_eq(msgpack_unpack_next(&up, sb->data, sb->size, &off),
+			 MSGPACK_UNPACK_SUCCESS);
+	type = (unsigned)up.data.via.array.ptr[0].via.u64;
+	msgpack_unpacked_destroy(&up);
+	return type;
+}
+
+/* The pair in sb taken by m and split: the start and end pack to sa and
+ * sbe; the bytes it stands for, alone, give the same. */
+static void reads_back(struct pair_next *m, const msgpack_sbuffer *sb,
+		       const msgpack_sbuffer *sa, const msgpack_sbuffer *sbe)
+{
+	msgpack_object start, end, again;
+	msgpack_unpacked up;
+	msgpack_zone zone;
+	const void *raw;
+	size_t off = 0, len;
+
+	msgpack_unpacked_init(&up);
+	msgpack_zone_init(&zone, 4096);
+	ck_assert_int_eq(msgpack_unpack_next(&up, sb->data, sb->size, &off),
+			 MSGPACK_UNPACK_SUCCESS);
+	ck_assert_int_eq(
+		pair_next_take(m, &up.data, sb->data, sb->size, &raw, &len), 0);
+	ck_assert_int_eq(log_pair_split(&up.data, &zone, &start, &end), 0);
+	check_packs_to(&start, sa, "the start");
+	check_packs_to(&end, sbe, "the end");
+	ck_assert_int_eq(log_pair_object(raw, len, 1, &zone, &again), 0);
+	check_packs_to(&again, sa, "the start from its bytes");
+	ck_assert_int_eq(log_pair_object(raw, len, 2, &zone, &again), 0);
+	check_packs_to(&again, sbe, "the end from its bytes");
+	msgpack_zone_destroy(&zone);
+	msgpack_unpacked_destroy(&up);
+}
+
+/*
+ * Loop test i: pair kind i / 2 of CAUSAL_RPC_PAIRS, every field set (even
+ * i) or nil.  The encoder writes a thread's second pair of a kind in a
+ * frame as a NEXT pair, its event, function, cpu_ns and xid as steps
+ * (here back in CPU, and the xid across 2^32), and the reader, having
+ * taken the first, reads it back as the records each encodes to alone,
+ * from its object and from the bytes it hands on; in another frame, or
+ * after a thread sharing its memo slot, a PAIR again.
+ */
+START_TEST(next_pairs_read_back_as_their_records)
+{
+	static const unsigned pairs[][3] = { CAUSAL_RPC_PAIRS(PAIR_ROW) };
+	static _Alignas(8) uint8_t a_mem[4096], b_mem[4096];
+	static struct causal_pair_memo memo;
+	const unsigned *pt = pairs[_i / 2];
+	struct causal_rec *a = filled_as(pt[1], _i % 2, 1, a_mem);
+	struct causal_rec *b = filled_as(pt[2], _i % 2, 100, b_mem);
+	struct rec_rpc_probe *ap = (void *)a, *bp = (void *)b;
+	msgpack_sbuffer sp, sa, sbe;
+	struct pair_next m = { 0 };
+
+	memset(&memo, 0, sizeof(memo));
+	b->tid = a->tid;
+	memcpy(bp->chain, ap->chain, CAUSAL_CHAIN_ID_LEN);
+	bp->function = ap->function;
+	*xid_of(a) = 0xfffffffeu;
+
+	/* the first in the frame: a PAIR */
+	pair_next_frame(&m);
+	ck_assert_uint_eq(encoded_with(&sp, &memo, 7, a, b), pt[0]);
+	ck_assert_uint_gt(encoded(&sa, a, NULL), 0);
+	ck_assert_uint_gt(encoded(&sbe, b, NULL), 0);
+	reads_back(&m, &sp, &sa, &sbe);
+	msgpack_sbuffer_destroy(&sp);
+	msgpack_sbuffer_destroy(&sa);
+	msgpack_sbuffer_destroy(&sbe);
+
+	/* the next call: steps up, and down */
+	a->mono_ns += 5000, b->mono_ns += 5000;
+	ap->event += 4, bp->event += 4;
+	ap->function++, bp->function++;
+	ap->cpu_ns -= 3000, bp->cpu_ns -= 2000;
+	*xid_of(a) += 3; /* 1: across 2^32 */
+	ck_assert_uint_eq(log_pair_next_of(encoded_with(&sp, &memo, 7, a, b)),
+			  pt[0]);
+	ck_assert_uint_gt(encoded(&sa, a, NULL), 0);
+	ck_assert_uint_gt(encoded(&sbe, b, NULL), 0);
+	reads_back(&m, &sp, &sa, &sbe);
+	/* a reader that did not take the first cannot read it */
+	{
+		struct pair_next fresh = { 0 };
+		msgpack_unpacked up;
+		const void *raw;
+		size_t off = 0, len;
+
+		pair_next_frame(&fresh);
+		msgpack_unpacked_init(&up);
+		msgpack_unpack_next(&up, sp.data, sp.size, &off);
+		ck_assert_int_eq(pair_next_take(&fresh, &up.data, sp.data,
+						sp.size, &raw, &len),
+				 -EINVAL);
+		msgpack_unpacked_destroy(&up);
+		pair_next_free(&fresh);
+	}
+	msgpack_sbuffer_destroy(&sp);
+
+	/* another frame: a PAIR */
+	ck_assert_uint_eq(encoded_with(&sp, &memo, 8, a, b), pt[0]);
+	msgpack_sbuffer_destroy(&sp);
+	ck_assert_uint_eq(log_pair_next_of(encoded_with(&sp, &memo, 8, a, b)),
+			  pt[0]);
+	msgpack_sbuffer_destroy(&sp);
+	/* a thread of the same memo slot in between: a PAIR */
+	a->tid += CAUSAL_PAIR_MEMO_SLOTS / 2, b->tid = a->tid;
+	ck_assert_uint_eq(encoded_with(&sp, &memo, 8, a, b), pt[0]);
+	msgpack_sbuffer_destroy(&sp);
+	a->tid -= CAUSAL_PAIR_MEMO_SLOTS / 2, b->tid = a->tid;
+	ck_assert_uint_eq(encoded_with(&sp, &memo, 8, a, b), pt[0]);
+	msgpack_sbuffer_destroy(&sp);
+	msgpack_sbuffer_destroy(&sa);
+	msgpack_sbuffer_destroy(&sbe);
+	pair_next_free(&m);
 }
 END_TEST
 
@@ -1108,6 +1253,7 @@ Suite *records_suite(void)
 			    2 * N_TYPES);
 	tcase_add_test(tc, fork_without_how_is_a_fork);
 	tcase_add_loop_test(tc, a_pair_reads_back_as_its_two_records, 0, 4);
+	tcase_add_loop_test(tc, next_pairs_read_back_as_their_records, 0, 4);
 	tcase_add_loop_test(tc, encoder_writes_the_documented_bytes, 0,
 			    2 * N_TYPES);
 	tcase_add_loop_test(tc, encoder_writes_the_documented_pair_bytes, 0, 4);

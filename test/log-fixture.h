@@ -55,6 +55,15 @@ struct fixture_log {
 	/* fixture_log_pair_next(): 1 till the start, 2 till the end */
 	int pair_state;
 	struct fixture_rpc pair; /* the start's */
+	/* format 5: each thread's last pair of each kind in this frame, what
+	 * a NEXT pair steps from (records.def); next: the open pair is one */
+	struct fixture_pair_last {
+		uint64_t frame, tid, event, function, cpu, xid;
+		unsigned type;
+	} last[16], *pair_last;
+	uint64_t frame_no, pair_xid;
+	int next;
+	unsigned nexts; /* NEXT pairs written */
 };
 
 static inline void fixture_le32(uint8_t *p, uint32_t v)
@@ -104,6 +113,7 @@ static inline int fixture_log_flush(struct fixture_log *fl)
 		return -1;
 	fwrite(fl->cbuf, 1, n, fl->f);
 	msgpack_sbuffer_clear(&fl->sb);
+	fl->frame_no++; /* no NEXT pair steps from a pair of another frame */
 	return 0;
 }
 
@@ -377,6 +387,69 @@ static inline unsigned fixture_pair_type(const struct fixture_log *fl,
 	}
 }
 
+#define FIXTURE_NEXT_CASE(num, UPPER, PAIR)                                    \
+	case CAUSAL_REC_##PAIR:                                                \
+		return CAUSAL_REC_##UPPER;
+
+static inline unsigned fixture_next_type(unsigned pair)
+{
+	switch (pair) {
+		CAUSAL_RPC_PAIRS_NEXT(FIXTURE_NEXT_CASE)
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Format 5: the entry of fl->last for tid's pairs of this PAIR type in
+ * this frame, made if none (and *found 0).
+ */
+static inline struct fixture_pair_last *
+fixture_pair_last(struct fixture_log *fl, uint64_t tid, unsigned type,
+		  int *found)
+{
+	struct fixture_pair_last *free_one = &fl->last[0];
+
+	for (size_t i = 0; i < sizeof(fl->last) / sizeof(fl->last[0]); i++) {
+		struct fixture_pair_last *l = &fl->last[i];
+
+		if (l->frame == fl->frame_no + 1 && l->tid == tid &&
+		    l->type == type) {
+			*found = 1;
+			return l;
+		}
+		if (l->frame != fl->frame_no + 1)
+			free_one = l;
+	}
+	*found = 0;
+	*free_one = (struct fixture_pair_last){ .frame = fl->frame_no + 1,
+						.tid = tid,
+						.type = type };
+	return free_one;
+}
+
+/* A pair's start's xid: from format 5, in a NEXT pair its step from the
+ * last pair's, modulo 2^32. */
+static inline void fixture_log_xid(struct fixture_log *fl, uint64_t xid)
+{
+	if (fl->pair_state == 2) {
+		fl->pair_xid = xid;
+		if (fl->next)
+			xid = (uint32_t)(xid - fl->pair_last->xid);
+	}
+	msgpack_pack_uint64(&fl->pk, xid);
+}
+
+/* A NEXT pair's step from the last pair's value, modulo 2^64; else v. */
+static inline void fixture_log_step(struct fixture_log *fl, uint64_t v,
+				    uint64_t last)
+{
+	if (fl->next)
+		msgpack_pack_int64(&fl->pk, (int64_t)(v - last));
+	else
+		msgpack_pack_uint64(&fl->pk, v);
+}
+
 /* The end's mono_ns, event, mono_exit_ns and cpu_ns from the start's. */
 static inline void fixture_log_end_head(struct fixture_log *fl,
 					const struct fixture_rpc *p)
@@ -399,21 +472,39 @@ static inline void fixture_log_rpc_begin(struct fixture_log *fl, unsigned type,
 		return;
 	}
 	if (fl->pair_state == 2) {
-		/* the start's changing fields, the end's from them, the
-		 * end's own fields */
-		msgpack_pack_uint64(&fl->pk, fl->pair.event);
-		msgpack_pack_uint64(&fl->pk, fl->pair.function);
+		/* the start's changing fields (a NEXT pair's as steps), the
+		 * end's from them, the end's own fields */
+		struct fixture_pair_last *l = fl->pair_last;
+
+		fixture_log_step(fl, fl->pair.event, l ? l->event : 0);
+		fixture_log_step(fl, fl->pair.function, l ? l->function : 0);
 		fixture_log_exit(fl, fl->pair.mono, fl->pair.mono_exit);
-		msgpack_pack_uint64(&fl->pk, fl->pair.cpu);
+		fixture_log_step(fl, fl->pair.cpu, l ? l->cpu : 0);
 		fixture_log_end_head(fl, p);
 		msgpack_pack_array(&fl->pk, nfields);
+		if (l) {
+			l->event = fl->pair.event;
+			l->function = fl->pair.function;
+			l->cpu = fl->pair.cpu;
+			l->xid = fl->pair_xid;
+		}
 		fl->pair_state = 0;
+		fl->pair_last = NULL;
+		fl->next = 0;
 		return;
 	}
 	if (fl->pair_state == 1 && fixture_pair_type(fl, type)) {
 		type = fixture_pair_type(fl, type);
 		fl->pair = *p;
 		fl->pair_state = 2;
+		if (fl->version >= 5) {
+			fl->pair_last =
+				fixture_pair_last(fl, p->tid, type, &fl->next);
+			if (fl->next) {
+				type = fixture_next_type(type);
+				fl->nexts++;
+			}
+		}
 		if (fl->version >= 4) {
 			/* [type, tid, mono_ns, chain, [the start's own]...] */
 			fixture_log_begin(fl, type, p->tid, p->mono,
@@ -448,7 +539,7 @@ static inline void fixture_log_stub_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, transport);
 	fixture_log_bin(fl, peer, peer_len);
 	msgpack_pack_uint64(&fl->pk, site_id);
-	msgpack_pack_uint64(&fl->pk, xid);
+	fixture_log_xid(fl, xid);
 	msgpack_pack_uint64(&fl->pk, flags);
 	fixture_log_heap(fl);
 	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
@@ -485,7 +576,7 @@ static inline void fixture_log_skel_start(struct fixture_log *fl,
 	msgpack_pack_uint64(&fl->pk, transport);
 	fixture_log_bin(fl, peer, peer_len);
 	msgpack_pack_uint64(&fl->pk, object_id);
-	msgpack_pack_uint64(&fl->pk, xid);
+	fixture_log_xid(fl, xid);
 	msgpack_pack_uint64(&fl->pk, args_bytes);
 	msgpack_pack_uint64(&fl->pk, tag);
 	fixture_log_heap(fl);

@@ -22,14 +22,6 @@ enum {
 enum { END_AT_mono_ns, END_AT_event, END_AT_exit, END_AT_cpu_ns };
 _Static_assert(CAUSAL_PAIR_END_HEAD == END_AT_cpu_ns + 1, "end's head");
 
-/* a format 4 pair's elements (records.def) */
-enum {
-	P4_type, P4_tid, P4_mono_ns, P4_chain, P4_start_own,
-	P4_event, P4_function, P4_mono_exit_ns, P4_cpu_ns,
-	P4_end_mono_ns, P4_end_event, P4_end_exit, P4_end_cpu_ns,
-	P4_end_own
-};
-_Static_assert(CAUSAL_PAIR_ELEMS == P4_end_own + 1, "a pair's elements");
 /* the end's differences in the order of format 3's end array */
 _Static_assert(P4_end_event - P4_end_mono_ns == END_AT_event &&
 		       P4_end_exit - P4_end_mono_ns == END_AT_exit &&
@@ -61,11 +53,26 @@ static int pair_types(unsigned type, unsigned *start, unsigned *end)
 	}
 }
 
+/* clang-format off */
+#define PAIR_NEXT_CASE(num, UPPER, PAIR)                                       \
+	case CAUSAL_REC_##UPPER:                                               \
+		return CAUSAL_REC_##PAIR;
+/* clang-format on */
+
+unsigned log_pair_next_of(unsigned type)
+{
+	switch (type) {
+		CAUSAL_RPC_PAIRS_NEXT(PAIR_NEXT_CASE)
+	default:
+		return 0;
+	}
+}
+
 bool log_pair_type(unsigned type)
 {
 	unsigned s, e;
 
-	return pair_types(type, &s, &e) != 0;
+	return pair_types(type, &s, &e) != 0 || log_pair_next_of(type);
 }
 
 static bool is_int(const msgpack_object *o)

@@ -9,13 +9,29 @@
 #include <msgpack.h>
 #include <stdbool.h>
 
-/* Whether type is a PAIR's. */
+#include "causal/log-format.h"
+
+/* clang-format off */
+/* A format 4 or 5 pair's elements (records.def), a NEXT pair's too. */
+enum {
+	P4_type, P4_tid, P4_mono_ns, P4_chain, P4_start_own,
+	P4_event, P4_function, P4_mono_exit_ns, P4_cpu_ns,
+	P4_end_mono_ns, P4_end_event, P4_end_exit, P4_end_cpu_ns,
+	P4_end_own
+};
+/* clang-format on */
+_Static_assert(CAUSAL_PAIR_ELEMS == P4_end_own + 1, "a pair's elements");
+
+/* Whether type is a PAIR's (a NEXT pair's too: pair-next.h). */
 bool log_pair_type(unsigned type);
+
+/* The PAIR type the NEXT pair type stands for, or 0: not a NEXT type. */
+unsigned log_pair_next_of(unsigned type);
 
 /*
  * The start and the end of the PAIR record pair (an array whose type,
  * tid and mono_ns are checked), their elements in zone.  Returns 0, or
- * -EINVAL when it has the wrong shape.
+ * -EINVAL when it has the wrong shape (a NEXT pair: pair-next.h first).
  */
 int log_pair_split(const msgpack_object *pair, msgpack_zone *zone,
 		   msgpack_object *start, msgpack_object *end);

@@ -18,6 +18,7 @@
 
 #include "causal/log-format.h"
 #include "log-pair.h"
+#include "pair-next.h"
 #include "logread.h"
 
 #define ZSTD_FRAME_MAGIC 0xFD2FB528u
@@ -34,6 +35,7 @@ struct reader {
 	uint8_t *out;
 	size_t out_cap;
 	msgpack_zone zone;
+	struct pair_next pairs;		/* the frame's NEXT pairs' bases */
 	uint64_t frame_no;		/* data frames attempted */
 	size_t slot;			/* offset of the loss slot, 0: none */
 };
@@ -258,6 +260,7 @@ static int read_records(struct reader *r, const uint8_t *data, size_t n,
 	size_t off = 0;
 
 	rec.frame = r->frame_no;
+	pair_next_frame(&r->pairs);
 	while (off < n) {
 		size_t start = off;
 		msgpack_object obj;
@@ -289,7 +292,14 @@ static int read_records(struct reader *r, const uint8_t *data, size_t n,
 		rec.raw = data + start;
 		rec.raw_len = off - start;
 		if (log_pair_type(rec.type)) {
-			if ((rc = deliver_pair(r, &obj, &rec)))
+			rc = pair_next_take(&r->pairs, &obj, rec.raw,
+					    rec.raw_len, &rec.raw,
+					    &rec.raw_len);
+			if (rc == -EINVAL) {
+				res->bad_records++;
+				continue;
+			}
+			if (rc || (rc = deliver_pair(r, &obj, &rec)))
 				return rc;
 			continue;
 		}
@@ -457,6 +467,7 @@ int logread_buffer(const void *buf, size_t len, logread_fn fn, void *arg,
 		rc = read_slot(&r);
 	msgpack_zone_destroy(&r.zone);
 	ZSTD_freeDCtx(r.dctx);
+	pair_next_free(&r.pairs);
 	free(r.out);
 	return rc;
 }

@@ -55,9 +55,10 @@
 /* 2: an RPC probe's mono_exit_ns as its distance from mono_ns (records.def,
  * EXIT_NS); 3: a probe's start and end in one record when nothing came
  * between them (records.def, CAUSAL_RPC_PAIRS_3); 4: such a pair with what
- * changes from call to call after what does not (CAUSAL_RPC_PAIRS); the
- * tools read 1, 2 and 3 as well. */
-#define CAUSAL_FORMAT_VERSION 4
+ * changes from call to call after what does not (CAUSAL_RPC_PAIRS); 5: a
+ * pair's counters as steps from its thread's previous pair in the frame
+ * (CAUSAL_RPC_PAIRS_NEXT); the tools read 1 to 4 as well. */
+#define CAUSAL_FORMAT_VERSION 5
 #define CAUSAL_SKIPPABLE_MAGIC 0x184D2A50u
 
 /* The loss slot: where it is, its magic, the size of its content. */
@@ -84,13 +85,15 @@
 #define CAUSAL_REC_TYPE(num, UPPER, lower, member, GROUP, nreq)                \
 	CAUSAL_REC_##UPPER = num,
 #define CAUSAL_REC_PAIR_TYPE(num, UPPER, START, END) CAUSAL_REC_##UPPER = num,
+#define CAUSAL_REC_NEXT_TYPE(num, UPPER, PAIR) CAUSAL_REC_##UPPER = num,
 
 enum causal_record_type {
 	CAUSAL_RECORDS(CAUSAL_REC_TYPE)
 
 	CAUSAL_RPC_PAIRS_3(CAUSAL_REC_PAIR_TYPE)
 	CAUSAL_RPC_PAIRS(CAUSAL_REC_PAIR_TYPE)
-	/* 26..63 are reserved for more RPC records. */
+	CAUSAL_RPC_PAIRS_NEXT(CAUSAL_REC_NEXT_TYPE)
+	/* 28..63 are reserved for more RPC records. */
 	CAUSAL_REC_RPC_FIRST = 16,
 	CAUSAL_REC_RPC_LAST = 63,
 };
