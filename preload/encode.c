@@ -302,6 +302,29 @@ static void pack_counts(struct enc *e, const struct rec_counts *c)
 
 #define ENC_FIELD(name, KIND, SHOW, en, dump) ENC_##KIND(r, name)
 
+/*
+ * A NEXT pair's start (records.def, CAUSAL_RPC_PAIRS_NEXT): its field
+ * named xid as its step from xid_base, modulo 2^32; the others as above.
+ * ENC_IS_XID(name) is 1 for that name, else 0, chosen by the
+ * preprocessor, so that no other field is ever read as an xid.
+ */
+#define ENC_SECOND(a, b, ...) b
+#define ENC_SECOND_(...) ENC_SECOND(__VA_ARGS__)
+#define ENC_XID_PROBE_xid ~, 1
+#define ENC_IS_XID(name) ENC_SECOND_(ENC_XID_PROBE_##name, 0, ~)
+#define ENC_CAT_(a, b) a##b
+#define ENC_CAT(a, b) ENC_CAT_(a, b)
+#define ENC_STEP_0(name, KIND) ENC_##KIND(r, name)
+#define ENC_STEP_1(name, KIND) pack_u64(e, (uint32_t)(r->name - xid_base));
+#define ENC_STEP_FIELD(name, KIND, SHOW, en, dump)                             \
+	ENC_CAT(ENC_STEP_, ENC_IS_XID(name))(name, KIND)
+/* + r->xid for the field named xid, nothing for the others */
+#define ENC_XID_0(name)
+#define ENC_XID_1(name) +r->name
+#define ENC_XID_VALUE(name, KIND, SHOW, en, dump)                              \
+	ENC_CAT(ENC_XID_, ENC_IS_XID(name))(name)
+#define ENC_XID_COUNT(name, KIND, SHOW, en, dump) +ENC_IS_XID(name)
+
 /* The most bytes each KIND's fixed elements take: 9 for any integer,
  * 5 for a string's, bin's or array's header (its body or elements take
  * their own room). */
@@ -366,6 +389,24 @@ _Static_assert(ENC_RESERVE + 1 + 9 + 9 <= ENC_BUF, "a COUNTS element fits");
 		CAUSAL_FIELDS_##UPPER(ENC_FIELD)                               \
 		(void)tail, (void)r;                                           \
 	}                                                                      \
+	/* the same with the xid a step from xid_base (a NEXT pair) */         \
+	static inline void encode_own_step_##UPPER(                            \
+		struct enc *e, const struct causal_rec *rec, uint32_t xid_base) \
+	{                                                                      \
+		const struct rec_##lower *r = (const void *)rec;               \
+		const uint8_t *tail = r->tail;                                 \
+									       \
+		CAUSAL_FIELDS_##UPPER(ENC_STEP_FIELD)                          \
+		(void)tail, (void)r, (void)xid_base;                           \
+	}                                                                      \
+	/* its xid, 0 if it has none (ENC_HAS_XID) */                          \
+	static inline uint32_t xid_of_##UPPER(const struct causal_rec *rec)    \
+	{                                                                      \
+		const struct rec_##lower *r = (const void *)rec;               \
+									       \
+		(void)r;                                                       \
+		return (uint32_t)(0 CAUSAL_FIELDS_##UPPER(ENC_XID_VALUE));     \
+	}                                                                      \
 	static __attribute__((noinline)) void                                  \
 	encode_##lower(struct enc *e, const struct causal_rec *rec)            \
 	{                                                                      \
@@ -382,6 +423,9 @@ _Static_assert(ENC_RESERVE + 1 + 9 + 9 <= ENC_BUF, "a COUNTS element fits");
 			return -EINVAL;                                        \
 		type = CAUSAL_REC_##UPPER;                                     \
 		own_start = encode_own_##START;                                \
+		own_start_step = encode_own_step_##START;                      \
+		has_xid = 0 CAUSAL_FIELDS_##START(ENC_XID_COUNT);              \
+		xid = xid_of_##START(start);                                   \
 		own_end = encode_own_##END;                                    \
 		start_elems = CAUSAL_ELEMS_##START - ENC_PROBE_ELEMS;          \
 		end_elems = CAUSAL_ELEMS_##END - ENC_PROBE_ELEMS;              \
@@ -437,24 +481,6 @@ int causal_encode_record(msgpack_packer *pk, const struct causal_rec *rec)
 	return 0;
 }
 
-/* A NEXT pair's start is encoded from a copy whose xid is the step;
- * a longer start is written in a PAIR. */
-#define ENC_NEXT_COPY 512
-
-/* The xid of a copy of a pair's start (both kinds' starts have one,
- * records.def), or NULL. */
-static uint32_t *start_xid(struct causal_rec *start)
-{
-	switch (start->type) {
-	case CAUSAL_REC_RPC_STUB_START:
-		return &((struct rec_rpc_stub_start *)(void *)start)->xid;
-	case CAUSAL_REC_RPC_SKEL_START:
-		return &((struct rec_rpc_skel_start *)(void *)start)->xid;
-	default:
-		return NULL;
-	}
-}
-
 /* The slot of memo that remembers tid's pairs of this type. */
 static struct causal_pair_last *memo_slot(struct causal_pair_memo *memo,
 					  uint32_t tid, unsigned type)
@@ -484,12 +510,12 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 	const struct rec_rpc_probe *s = (const void *)start;
 	const struct rec_rpc_probe *t = (const void *)end;
 	void (*own_start)(struct enc * e, const struct causal_rec *rec);
+	void (*own_start_step)(struct enc * e, const struct causal_rec *rec,
+			       uint32_t xid_base);
 	void (*own_end)(struct enc * e, const struct causal_rec *rec);
-	unsigned type, start_elems, end_elems;
-	_Alignas(8) uint8_t copy[ENC_NEXT_COPY];
+	unsigned type, start_elems, end_elems, has_xid;
 	struct causal_pair_last *last = NULL, prev = { 0 };
-	const struct causal_rec *own = start;
-	uint32_t *xid = NULL;
+	uint32_t xid;
 	struct enc e;
 
 	switch (start->type) {
@@ -500,36 +526,27 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 	if (end->tid != start->tid || t->function != s->function ||
 	    memcmp(t->chain, s->chain, CAUSAL_CHAIN_ID_LEN))
 		return -EINVAL;
-	if (memo) {
+	if (memo && has_xid && next_type(type)) {
 		/* this pair is its thread's last of its kind in the frame:
-		 * the slot remembers it, or nothing */
+		 * the slot remembers it */
 		last = memo_slot(memo, start->tid, type);
 		prev = *last;
-		last->frame = 0;
-		if (next_type(type) && start->size <= sizeof(copy)) {
-			memcpy(copy, start, start->size);
-			xid = start_xid((struct causal_rec *)(void *)copy);
-		}
-	}
-	if (xid) {
 		*last = (struct causal_pair_last){
 			.frame = frame + 1,
 			.event = s->event,
 			.function = s->function,
 			.cpu_ns = s->cpu_ns,
 			.tid = start->tid,
-			.xid = *xid,
+			.xid = xid,
 			.type = type,
 		};
 		if (prev.frame == frame + 1 && prev.tid == start->tid &&
-		    prev.type == type) {
+		    prev.type == type)
 			type = next_type(type);
-			*xid -= prev.xid; /* modulo 2^32 */
-			own = (const void *)copy;
-		} else
+		else
 			last = NULL; /* a PAIR: no steps */
-	} else
-		last = NULL;
+	} else if (memo)
+		memo_slot(memo, start->tid, type)->frame = 0; /* forgotten */
 	e.pk = pk;
 	e.p = e.buf;
 	pack_array(&e, CAUSAL_PAIR_ELEMS);
@@ -538,7 +555,10 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 	pack_u64(&e, start->mono_ns);
 	pack_bin_fixed(&e, s->chain, CAUSAL_CHAIN_ID_LEN);
 	pack_array(&e, start_elems);
-	own_start(&e, own);
+	if (last)
+		own_start_step(&e, start, prev.xid);
+	else
+		own_start(&e, start);
 	if (last) {
 		/* steps modulo 2^64, as integers: any values come back */
 		pack_i64(&e, (int64_t)(s->event - prev.event));

@@ -18,6 +18,7 @@
 
 #include "causal/log-format.h"
 #include "log-pair.h"
+#include "msgpack-walk.h"
 #include "pair-next.h"
 #include "logread.h"
 
@@ -145,18 +146,6 @@ static int check_common(const msgpack_object *o)
 	return 0;
 }
 
-/* Big-endian length field of w bytes at p[*i], bounds checked. */
-static int be_len(const uint8_t *p, size_t n, size_t *i, unsigned w,
-		  uint64_t *v)
-{
-	if (n - *i < w)
-		return -1;
-	*v = 0;
-	while (w--)
-		*v = *v << 8 | p[(*i)++];
-	return 0;
-}
-
 /*
  * Do the arrays and maps of the msgpack object at p (n bytes) declare no
  * more elements, with those still to come, than there are bytes left?
@@ -169,48 +158,12 @@ static int be_len(const uint8_t *p, size_t n, size_t *i, unsigned w,
  */
 static int check_counts(const uint8_t *p, size_t n)
 {
-	uint64_t pending = 1, v; /* objects still to walk */
+	uint64_t pending = 1, count, skip; /* objects still to walk */
 	size_t i = 0;
 
 	while (pending-- && i < n) {
-		uint8_t b = p[i++];
-		uint64_t count = 0, skip = 0;
-
-		/*
-		 * The type byte (msgpack spec): fixint, nil, (never used),
-		 * bool; fixmap, fixarray, fixstr; bin, ext (and its type
-		 * byte), float, uint and int, fixext, str with 1 to 4 length
-		 * bytes; array and map with 2 or 4 count bytes.
-		 */
-		if (b <= 0x7f || b >= 0xe0 || (b >= 0xc0 && b <= 0xc3))
-			continue;
-		if (b <= 0x8f)
-			count = 2 * (b & 0x0f);
-		else if (b <= 0x9f)
-			count = b & 0x0f;
-		else if (b <= 0xbf)
-			skip = b & 0x1f;
-		else if (b >= 0xc4 && b <= 0xc6) {
-			if (be_len(p, n, &i, 1u << (b - 0xc4), &skip))
-				return 0;
-		} else if (b >= 0xc7 && b <= 0xc9) {
-			if (be_len(p, n, &i, 1u << (b - 0xc7), &skip))
-				return 0;
-			skip++;
-		} else if (b == 0xca || b == 0xcb)
-			skip = b == 0xca ? 4 : 8;
-		else if (b >= 0xcc && b <= 0xd3)
-			skip = 1u << ((b - 0xcc) & 3);
-		else if (b >= 0xd4 && b <= 0xd8)
-			skip = 1 + (1u << (b - 0xd4));
-		else if (b >= 0xd9 && b <= 0xdb) {
-			if (be_len(p, n, &i, 1u << (b - 0xd9), &skip))
-				return 0;
-		} else {
-			if (be_len(p, n, &i, b & 1 ? 4 : 2, &v))
-				return 0;
-			count = b >= 0xde ? 2 * v : v;
-		}
+		if (msgpack_walk_head(p, n, &i, &count, &skip))
+			return 0;
 		if (count + pending > n - i)
 			return -1;
 		if (skip > n - i)

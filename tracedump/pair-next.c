@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "log-pair.h"
+#include "msgpack-walk.h"
 #include "pair-next.h"
 
 struct pair_next_last {
@@ -105,92 +106,20 @@ static void set_uint(msgpack_object *o, uint64_t v)
 
 /* ---- the bytes ---------------------------------------------------------- */
 
-static int be_len(const uint8_t *p, size_t n, size_t *i, unsigned w,
-		  uint64_t *v)
-{
-	if (n - *i < w)
-		return -1;
-	*v = 0;
-	while (w--)
-		*v = *v << 8 | p[(*i)++];
-	return 0;
-}
-
-/* The bytes of the msgpack object at p (n bytes), or 0: cut or bad. */
-static size_t object_len(const uint8_t *p, size_t n, int depth)
-{
-	uint64_t count = 0, body = 0;
-	size_t i = 1;
-	uint8_t b;
-
-	if (!n || depth > 16)
-		return 0;
-	b = p[0];
-	if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
-		return 1;
-	if (b <= 0x8f)
-		count = 2 * (b & 0x0f);
-	else if (b <= 0x9f)
-		count = b & 0x0f;
-	else if (b <= 0xbf)
-		body = b & 0x1f;
-	else if (b >= 0xc4 && b <= 0xc6) { /* bin */
-		if (be_len(p, n, &i, 1u << (b - 0xc4), &body))
-			return 0;
-	} else if (b >= 0xc7 && b <= 0xc9) { /* ext: its type byte too */
-		if (be_len(p, n, &i, 1u << (b - 0xc7), &body))
-			return 0;
-		body++;
-	} else if (b == 0xca || b == 0xcb)
-		body = b == 0xca ? 4 : 8;
-	else if (b >= 0xcc && b <= 0xd3)
-		body = 1u << ((b - 0xcc) & 3);
-	else if (b >= 0xd4 && b <= 0xd8)
-		body = 1 + (1u << (b - 0xd4));
-	else if (b >= 0xd9 && b <= 0xdb) { /* str */
-		if (be_len(p, n, &i, 1u << (b - 0xd9), &body))
-			return 0;
-	} else if (b >= 0xdc) { /* array, map */
-		if (be_len(p, n, &i, b & 1 ? 4 : 2, &count))
-			return 0;
-		if (b >= 0xde)
-			count *= 2;
-	} else
-		return 0; /* 0xc1 */
-	if (body > n - i)
-		return 0;
-	i += body;
-	while (count--) {
-		size_t l = object_len(p + i, n - i, depth + 1);
-
-		if (!l)
-			return 0;
-		i += l;
-	}
-	return i;
-}
-
 /* The offsets of the first want elements of the array at p (n bytes)
  * into at[], at[want] where the element after them starts; -1: cut,
  * fewer elements, not an array. */
 static int elements(const uint8_t *p, size_t n, size_t *at, unsigned want)
 {
-	uint64_t count;
-	size_t i = 1;
+	uint64_t count, body;
+	size_t i = 0;
 
-	if (!n)
+	if (!n || ((p[0] & 0xf0) != 0x90 && p[0] != 0xdc && p[0] != 0xdd))
 		return -1;
-	if (p[0] >= 0x90 && p[0] <= 0x9f)
-		count = p[0] & 0x0f;
-	else if (p[0] == 0xdc || p[0] == 0xdd) {
-		if (be_len(p, n, &i, p[0] == 0xdc ? 2 : 4, &count))
-			return -1;
-	} else
-		return -1;
-	if (count < want)
+	if (msgpack_walk_head(p, n, &i, &count, &body) || count < want)
 		return -1;
 	for (unsigned k = 0; k < want; k++) {
-		size_t l = object_len(p + i, n - i, 1);
+		size_t l = msgpack_walk_len(p + i, n - i);
 
 		if (!l)
 			return -1;

@@ -10,8 +10,9 @@
 #
 # The seeds are committed: the fuzzer needs no traced run.  Regenerate them
 # when the log format gains a record type.  Only the seeds this script makes
-# are replaced: figure1-format3-* (Figure 1 as format 3 wrote it, its pairs
-# laid out as format 4 no longer does) and the inputs fuzzing found stay.
+# are replaced: figure1-format3-* and figure1-format4-* (Figure 1 as formats
+# 3 and 4 wrote it: pairs laid out as format 4 no longer does, pairs with
+# no NEXT pairs among them) and the inputs fuzzing found stay.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$(cd "${1:-build}" && pwd)
