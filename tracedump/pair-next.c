@@ -225,7 +225,7 @@ int pair_next_take(struct pair_next *m, msgpack_object *obj, const void *raw,
 	if (int_of(&a[P4_event], !!pair, &event) ||
 	    int_of(&a[P4_function], !!pair, &function) ||
 	    int_of(&a[P4_cpu_ns], !!pair, &cpu) || int_of(own, !!pair, &xid)) {
-		last->frame = 0; /* a bad PAIR: nothing to step from */
+		last->frame = 0; /* nothing to step from after it */
 		return pair ? -EINVAL : 0;
 	}
 	if (pair) {
@@ -240,8 +240,10 @@ int pair_next_take(struct pair_next *m, msgpack_object *obj, const void *raw,
 		set_uint(&a[P4_function], function);
 		set_uint(&a[P4_cpu_ns], cpu);
 		set_uint(own, xid);
-		if ((rc = rewrite(m, obj, raw, len, xat, out_len)))
+		if ((rc = rewrite(m, obj, raw, len, xat, out_len))) {
+			last->frame = 0; /* the next ones step from this one */
 			return rc;
+		}
 		*out = m->bytes;
 	} else if (xid > UINT32_MAX) {
 		last->frame = 0;
