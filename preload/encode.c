@@ -400,7 +400,7 @@ _Static_assert(ENC_RESERVE + 1 + 9 + 9 <= ENC_BUF, "a COUNTS element fits");
 		CAUSAL_FIELDS_##UPPER(ENC_STEP_FIELD)                          \
 		(void)tail, (void)r, (void)xid_base;                           \
 	}                                                                      \
-	/* its xid, 0 if it has none (ENC_HAS_XID) */                          \
+	/* its xid, 0 if it has none (ENC_XID_COUNT) */                        \
 	static inline __attribute__((unused)) uint32_t xid_of_##UPPER(         \
 		const struct causal_rec *rec)                                  \
 	{                                                                      \
