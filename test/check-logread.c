@@ -481,11 +481,12 @@ static int pack_each(void *arg, const struct logread_record *lr)
 
 	msgpack_packer_init(&pk, &p->sb, msgpack_sbuffer_write);
 	msgpack_pack_object(&pk, *lr->obj);
-	/* the bytes handed on decode on their own to the same */
+	/* the bytes handed on decode to the same (a NEXT pair's with its
+	 * values) */
 	msgpack_zone_init(&zone, 1024);
-	ck_assert_int_eq(
-		log_pair_object(lr->raw, lr->raw_len, lr->part, &zone, &alone),
-		0);
+	ck_assert_int_eq(log_pair_object(lr->raw, lr->raw_len, lr->part,
+					 lr->next, &zone, &alone),
+			 0);
 	msgpack_pack_object(&pk, alone);
 	msgpack_zone_destroy(&zone);
 	p->n++;
@@ -495,7 +496,8 @@ static int pack_each(void *arg, const struct logread_record *lr)
 /*
  * Format 5 writes a thread's later pairs of a kind in a frame as NEXT
  * pairs, their counters as steps: read, they are the records format 4's
- * PAIRs are, from their objects and from the bytes handed on; a NEXT
+ * PAIRs are, from their objects and from the bytes handed on with the
+ * values the reader took; a NEXT
  * pair with nothing before it in its frame is a bad record (and so are
  * the thread's next ones in the frame, which step from it), the records
  * around them read.

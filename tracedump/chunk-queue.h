@@ -31,6 +31,8 @@ struct chunk_rec {
 	uint64_t seq, type, tid, mono;
 	size_t off, len;	/* the record's bytes in the chunk's buf */
 	unsigned part;		/* logread_record's: of a PAIR's bytes */
+	bool next;		/* a NEXT pair's bytes: its values (struct
+				 * pair_next_values) follow them in buf */
 };
 
 struct chunk {

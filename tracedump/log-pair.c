@@ -233,14 +233,15 @@ int log_pair_split(const msgpack_object *pair, msgpack_zone *zone,
 }
 
 int log_pair_object(const void *raw, size_t len, unsigned part,
-		    msgpack_zone *zone, msgpack_object *out)
+		    const struct pair_next_values *next, msgpack_zone *zone,
+		    msgpack_object *out)
 {
 	msgpack_object obj, two[2];
 	size_t off = 0;
 
 	if (msgpack_unpack(raw, len, &off, zone, &obj) !=
 		    MSGPACK_UNPACK_SUCCESS ||
-	    part > 2)
+	    part > 2 || (next && pair_next_apply(&obj, next)))
 		return -EINVAL;
 	if (!part) {
 		*out = obj;

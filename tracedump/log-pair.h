@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "causal/log-format.h"
+#include "pair-next.h"
 
 /* clang-format off */
 /* A format 4 or 5 pair's elements (records.def), a NEXT pair's too. */
@@ -39,10 +40,12 @@ int log_pair_split(const msgpack_object *pair, msgpack_zone *zone,
 /*
  * The record in the msgpack bytes raw (len bytes, one object) as a
  * logread_record has them: with part 0 the record, with part 1 or 2 the
- * start or end of the PAIR they hold.  Its elements in zone.  Returns 0,
- * or -EINVAL.
+ * start or end of the PAIR they hold; of the NEXT pair they hold, with
+ * next its values (logread_record.next), else NULL.  Its elements in
+ * zone.  Returns 0, or -EINVAL.
  */
 int log_pair_object(const void *raw, size_t len, unsigned part,
-		    msgpack_zone *zone, msgpack_object *out);
+		    const struct pair_next_values *next, msgpack_zone *zone,
+		    msgpack_object *out);
 
 #endif

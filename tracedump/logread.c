@@ -18,7 +18,6 @@
 
 #include "causal/log-format.h"
 #include "log-pair.h"
-#include "msgpack-walk.h"
 #include "pair-next.h"
 #include "logread.h"
 
@@ -36,7 +35,8 @@ struct reader {
 	uint8_t *out;
 	size_t out_cap;
 	msgpack_zone zone;
-	struct pair_next pairs;		/* the frame's NEXT pairs' bases */
+	struct pair_next pairs;		/* the frame's pairs, for NEXT ones */
+	struct pair_next_values next;	/* the last NEXT pair's */
 	uint64_t frame_no;		/* data frames attempted */
 	size_t slot;			/* offset of the loss slot, 0: none */
 };
@@ -146,6 +146,18 @@ static int check_common(const msgpack_object *o)
 	return 0;
 }
 
+/* Big-endian length field of w bytes at p[*i], bounds checked. */
+static int be_len(const uint8_t *p, size_t n, size_t *i, unsigned w,
+		  uint64_t *v)
+{
+	if (n - *i < w)
+		return -1;
+	*v = 0;
+	while (w--)
+		*v = *v << 8 | p[(*i)++];
+	return 0;
+}
+
 /*
  * Do the arrays and maps of the msgpack object at p (n bytes) declare no
  * more elements, with those still to come, than there are bytes left?
@@ -158,12 +170,48 @@ static int check_common(const msgpack_object *o)
  */
 static int check_counts(const uint8_t *p, size_t n)
 {
-	uint64_t pending = 1, count, skip; /* objects still to walk */
+	uint64_t pending = 1, v; /* objects still to walk */
 	size_t i = 0;
 
 	while (pending-- && i < n) {
-		if (msgpack_walk_head(p, n, &i, &count, &skip))
-			return 0;
+		uint8_t b = p[i++];
+		uint64_t count = 0, skip = 0;
+
+		/*
+		 * The type byte (msgpack spec): fixint, nil, (never used),
+		 * bool; fixmap, fixarray, fixstr; bin, ext (and its type
+		 * byte), float, uint and int, fixext, str with 1 to 4 length
+		 * bytes; array and map with 2 or 4 count bytes.
+		 */
+		if (b <= 0x7f || b >= 0xe0 || (b >= 0xc0 && b <= 0xc3))
+			continue;
+		if (b <= 0x8f)
+			count = 2 * (b & 0x0f);
+		else if (b <= 0x9f)
+			count = b & 0x0f;
+		else if (b <= 0xbf)
+			skip = b & 0x1f;
+		else if (b >= 0xc4 && b <= 0xc6) {
+			if (be_len(p, n, &i, 1u << (b - 0xc4), &skip))
+				return 0;
+		} else if (b >= 0xc7 && b <= 0xc9) {
+			if (be_len(p, n, &i, 1u << (b - 0xc7), &skip))
+				return 0;
+			skip++;
+		} else if (b == 0xca || b == 0xcb)
+			skip = b == 0xca ? 4 : 8;
+		else if (b >= 0xcc && b <= 0xd3)
+			skip = 1u << ((b - 0xcc) & 3);
+		else if (b >= 0xd4 && b <= 0xd8)
+			skip = 1 + (1u << (b - 0xd4));
+		else if (b >= 0xd9 && b <= 0xdb) {
+			if (be_len(p, n, &i, 1u << (b - 0xd9), &skip))
+				return 0;
+		} else {
+			if (be_len(p, n, &i, b & 1 ? 4 : 2, &v))
+				return 0;
+			count = b >= 0xde ? 2 * v : v;
+		}
 		if (count + pending > n - i)
 			return -1;
 		if (skip > n - i)
@@ -175,7 +223,7 @@ static int check_counts(const uint8_t *p, size_t n)
 }
 
 /*
- * A PAIR (format 3 or 4) as the two records it joins: the callers see the
+ * A PAIR (format 3 to 5) as the two records it joins: the callers see the
  * same records from every format (their bytes: log-pair.h).
  */
 static int deliver_pair(struct reader *r, const msgpack_object *pair,
@@ -244,14 +292,16 @@ static int read_records(struct reader *r, const uint8_t *data, size_t n,
 		rec.tid = obj.via.array.ptr[1].via.u64;
 		rec.raw = data + start;
 		rec.raw_len = off - start;
+		rec.next = NULL;
 		if (log_pair_type(rec.type)) {
-			rc = pair_next_take(&r->pairs, &obj, rec.raw,
-					    rec.raw_len, &rec.raw,
-					    &rec.raw_len);
+			bool next;
+
+			rc = pair_next_take(&r->pairs, &obj, &r->next, &next);
 			if (rc == -EINVAL) {
 				res->bad_records++;
 				continue;
 			}
+			rec.next = next ? &r->next : NULL;
 			if (rc || (rc = deliver_pair(r, &obj, &rec)))
 				return rc;
 			continue;

@@ -28,6 +28,8 @@
 
 #include <msgpack.h>
 
+#include "pair-next.h"
+
 /* Hostile input must not make us allocate without bound. */
 #define LOGREAD_MAX_FRAME (256u << 20)
 
@@ -40,10 +42,13 @@ struct logread_record {
 	const msgpack_object *obj;	/* the whole record (an array) */
 	const void *raw;		/* the record's msgpack bytes, */
 	size_t raw_len;
-	/* or, from a PAIR (format 3 or 4): 1 for its start, 2 for its end,
+	/* or, from a PAIR (format 3 to 5): 1 for its start, 2 for its end,
 	 * and raw is the PAIR's bytes (log_pair_object() gives the part):
 	 * the part's own bytes would take packing, which few callers need */
 	unsigned part;
+	/* a NEXT pair's (format 5: pair-next.h): raw is its bytes, whose
+	 * steps these values replace (log_pair_object()); else NULL */
+	const struct pair_next_values *next;
 };
 
 enum logread_status {

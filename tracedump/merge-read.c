@@ -212,6 +212,7 @@ static int chunk_add(struct merge_reader *rd, uint64_t seq,
 {
 	struct chunk *c = rd->cur;
 	struct chunk_rec *cr;
+	size_t need;
 	int rc;
 
 	if (c->n == CHUNK) {
@@ -225,17 +226,18 @@ static int chunk_add(struct merge_reader *rd, uint64_t seq,
 		/* the end of the PAIR whose bytes the start took */
 		const struct chunk_rec *start = &c->rec[c->n - 1];
 
-		c->rec[c->n++] = (struct chunk_rec){ seq,	 lr->type,
-						     lr->tid,	 lr->mono_ns,
-						     start->off, start->len,
-						     2 };
+		c->rec[c->n++] =
+			(struct chunk_rec){ seq,	 lr->type,   lr->tid,
+					    lr->mono_ns, start->off, start->len,
+					    2,		 start->next };
 		return 0;
 	}
-	if (c->used + lr->raw_len > c->cap) {
+	need = lr->raw_len + (lr->next ? sizeof(*lr->next) : 0);
+	if (c->used + need > c->cap) {
 		size_t cap = c->cap ? c->cap : 65536;
 		uint8_t *buf;
 
-		while (cap < c->used + lr->raw_len)
+		while (cap < c->used + need)
 			cap *= 2;
 		if (!(buf = realloc(c->buf, cap)))
 			return -ENOMEM;
@@ -243,10 +245,13 @@ static int chunk_add(struct merge_reader *rd, uint64_t seq,
 		c->cap = cap;
 	}
 	memcpy(c->buf + c->used, lr->raw, lr->raw_len);
+	if (lr->next) /* what its bytes hold steps of */
+		memcpy(c->buf + c->used + lr->raw_len, lr->next,
+		       sizeof(*lr->next));
 	cr = &c->rec[c->n++];
-	*cr = (struct chunk_rec){ seq,	   lr->type,	lr->tid, lr->mono_ns,
-				  c->used, lr->raw_len, lr->part };
-	c->used += lr->raw_len;
+	*cr = (struct chunk_rec){ seq,	   lr->type,	lr->tid,  lr->mono_ns,
+				  c->used, lr->raw_len, lr->part, lr->next };
+	c->used += need;
 	return 0;
 }
 

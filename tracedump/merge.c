@@ -241,6 +241,17 @@ static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
 	return 0;
 }
 
+/* The values of the NEXT pair cr holds the bytes of, in *v; else NULL. */
+static const struct pair_next_values *next_of(const struct chunk *c,
+					      const struct chunk_rec *cr,
+					      struct pair_next_values *v)
+{
+	if (!cr->next)
+		return NULL;
+	memcpy(v, c->buf + cr->off + cr->len, sizeof(*v));
+	return v;
+}
+
 /* Decode such a record again from its bytes (the reader decoded it once):
  * most kinds are few; LOCK records can be millions, and pay it twice.
  * Record k, and the one after it when it is the end of the PAIR whose
@@ -249,6 +260,8 @@ static int chunk_rpc(struct merge *m, const struct chunk *c, int k, int *taken)
 {
 	const struct chunk_rec *cr = &c->rec[k];
 	const uint8_t *bytes = c->buf + cr->off;
+	const struct pair_next_values *next;
+	struct pair_next_values v;
 	msgpack_object obj[2], pair;
 	struct record r;
 	int both, bad, rc = 0;
@@ -257,11 +270,13 @@ static int chunk_rpc(struct merge *m, const struct chunk *c, int k, int *taken)
 	both = cr->part == 1 && k + 1 < c->n && c->rec[k + 1].part == 2 &&
 	       c->rec[k + 1].off == cr->off;
 	*taken = 1 + both;
+	next = next_of(c, cr, &v);
 	if (both)
-		bad = log_pair_object(bytes, cr->len, 0, &m->zone, &pair) ||
+		bad = log_pair_object(bytes, cr->len, 0, next, &m->zone,
+				      &pair) ||
 		      log_pair_split(&pair, &m->zone, &obj[0], &obj[1]);
 	else
-		bad = log_pair_object(bytes, cr->len, cr->part, &m->zone,
+		bad = log_pair_object(bytes, cr->len, cr->part, next, &m->zone,
 				      &obj[0]);
 	if (bad)
 		return 0;	/* cannot be: the reader decoded it */
@@ -275,14 +290,15 @@ static int chunk_rpc(struct merge *m, const struct chunk *c, int k, int *taken)
 static int part_bytes(struct merge *m, const struct chunk *c,
 		      const struct chunk_rec *cr)
 {
+	struct pair_next_values v;
 	msgpack_packer pk;
 	msgpack_object obj;
 
 	msgpack_zone_clear(&m->zone);
 	m->part.size = 0;
 	msgpack_packer_init(&pk, &m->part, msgpack_sbuffer_write);
-	if (log_pair_object(c->buf + cr->off, cr->len, cr->part, &m->zone,
-			    &obj) ||
+	if (log_pair_object(c->buf + cr->off, cr->len, cr->part,
+			    next_of(c, cr, &v), &m->zone, &obj) ||
 	    msgpack_pack_object(&pk, obj))
 		return -ENOMEM; /* the reader split it: no other cause */
 	return 0;

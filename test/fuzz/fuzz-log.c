@@ -191,7 +191,7 @@ static int check_record(void *arg, const struct logread_record *lr)
 		abort();
 	/* a PAIR's start or end: the same record from its bytes */
 	if (lr->part &&
-	    log_pair_object(copy, lr->raw_len, lr->part, &zone, &obj))
+	    log_pair_object(copy, lr->raw_len, lr->part, lr->next, &zone, &obj))
 		abort();
 	rc2 = record_decode(&obj, &again);
 	if (rc2 != rc || again.type != r.type)
