@@ -557,15 +557,13 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 	pack_u64(&e, start->mono_ns);
 	pack_bin_fixed(&e, s->chain, CAUSAL_CHAIN_ID_LEN);
 	pack_array(&e, start_elems);
-	if (last)
-		own_start_step(&e, start, prev.xid);
-	else
-		own_start(&e, start);
 	if (last) {
+		own_start_step(&e, start, prev.xid);
 		/* steps modulo 2^64, as integers: any values come back */
 		pack_i64(&e, (int64_t)(s->event - prev.event));
 		pack_i64(&e, (int64_t)(s->function - prev.function));
 	} else {
+		own_start(&e, start);
 		pack_u64(&e, s->event);
 		pack_u64(&e, s->function);
 	}

@@ -26,7 +26,12 @@ enum { CAUSAL_FIELDS_RPC_STUB_START(STUB_AT) STUB_OWN };
 enum { CAUSAL_FIELDS_RPC_SKEL_START(SKEL_AT) SKEL_OWN };
 /* clang-format on */
 
-/* The xid's index in the start's own fields of a PAIR type, or -1. */
+/* The xid's index in the start's own fields of a PAIR type, or -1: one
+ * case a pair kind (records.def), which the encoder steps the xid of
+ * whenever its start has one. */
+#define PAIR_KIND(num, UPPER, START, END) +1
+_Static_assert(0 CAUSAL_RPC_PAIRS(PAIR_KIND) == 2,
+	       "a pair kind more: its xid's index below");
 static int xid_at(unsigned pair_type)
 {
 	switch (pair_type) {
@@ -124,6 +129,18 @@ static msgpack_object *own_xid(msgpack_object *obj, unsigned pair)
 	return &a[P4_start_own].via.array.ptr[xat];
 }
 
+/* v into the NEXT pair of elements a, its shape checked, xid its start's
+ * own xid. */
+static void apply(msgpack_object *a, msgpack_object *xid,
+		  const struct pair_next_values *v)
+{
+	set_uint(&a[P4_type], v->type);
+	set_uint(&a[P4_event], v->event);
+	set_uint(&a[P4_function], v->function);
+	set_uint(&a[P4_cpu_ns], v->cpu_ns);
+	set_uint(xid, v->xid);
+}
+
 int pair_next_apply(msgpack_object *obj, const struct pair_next_values *v)
 {
 	msgpack_object *a = obj->via.array.ptr, *xid;
@@ -132,11 +149,7 @@ int pair_next_apply(msgpack_object *obj, const struct pair_next_values *v)
 	    log_pair_next_of((unsigned)a[P4_type].via.u64) != v->type ||
 	    !(xid = own_xid(obj, v->type)))
 		return -EINVAL;
-	set_uint(&a[P4_type], v->type);
-	set_uint(&a[P4_event], v->event);
-	set_uint(&a[P4_function], v->function);
-	set_uint(&a[P4_cpu_ns], v->cpu_ns);
-	set_uint(xid, v->xid);
+	apply(a, xid, v);
 	return 0;
 }
 
@@ -178,7 +191,7 @@ int pair_next_take(struct pair_next *m, msgpack_object *obj,
 			.xid = (uint32_t)(xid + last->xid),
 			.type = pair,
 		};
-		pair_next_apply(obj, v);
+		apply(a, own, v); /* own_xid() checked its shape */
 		*next = true;
 		event = v->event, function = v->function, cpu = v->cpu_ns;
 		xid = v->xid;
