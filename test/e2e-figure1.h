@@ -124,6 +124,30 @@ E2E_FN pid_t fig1_spawn_hosted(struct e2e *t, const char *host, const char *env,
 }
 
 /*
+ * ccsg names come from the .x (FIG1_PROG::FOO) or the stub symbols (foo,
+ * foo_1): the part after the interface, in any case.
+ */
+E2E_FN int fig1_kind_of(const char *name)
+{
+	static const char *const names[] = { NULL, "foo", "times",
+					     "what_to_say", "say_it" };
+	const char *sep = strstr(name, "::");
+
+	while (sep) {
+		name = sep + 2;
+		sep = strstr(name, "::");
+	}
+	for (int k = N_FOO; k <= N_SAY; k++) {
+		size_t l = strlen(names[k]);
+
+		if (!strncasecmp(name, names[k], l) &&
+		    (!name[l] || !strcmp(name + l, "_1")))
+			return k;
+	}
+	return -1;
+}
+
+/*
  * What a figure1 program printed: "cpu ROLE tid T us U" as each thread
  * ends (all its CPU) and "NAME tid T us U cpu C" per component invocation
  * (U the CPU it burned, C all its thread used in it), into *cpu, *burned
@@ -133,11 +157,6 @@ E2E_FN pid_t fig1_spawn_hosted(struct e2e *t, const char *host, const char *env,
 E2E_FN void fig1_read_out(const char *path, double *cpu, double *burned,
 			  double extra[N_KINDS])
 {
-	static const char *const kinds[N_KINDS] = {
-		[N_FOO] = "foo",	  [N_TIMES] = "times",
-		[N_WHAT] = "what_to_say", [N_SAY] = "say_it",
-		[N_THREAD] = "thread",
-	};
 	char *text = e2e_slurp(path, NULL), *line, *save = NULL;
 	char name[32], role[32];
 	long long us, spent;
@@ -157,9 +176,8 @@ E2E_FN void fig1_read_out(const char *path, double *cpu, double *burned,
 			   &us, &spent) != 4)
 			continue;
 		*burned += (double)us;
-		for (k = N_FOO; k <= N_THREAD && strcmp(name, kinds[k]); k++)
-			;
-		ck_assert_msg(k <= N_THREAD, "%s: '%s'?", path, line);
+		k = strcmp(name, "thread") ? fig1_kind_of(name) : N_THREAD;
+		ck_assert_msg(k >= N_FOO, "%s: '%s'?", path, line);
 		if (extra)
 			extra[k] += (double)(spent - us);
 	}
@@ -314,30 +332,6 @@ struct fig1_ccsg {
 	struct fig1_node node[N_KINDS];
 	struct jval *json;
 };
-
-/*
- * ccsg names come from the .x (FIG1_PROG::FOO) or the stub symbols (foo,
- * foo_1): the part after the interface, in any case.
- */
-E2E_FN int fig1_kind_of(const char *name)
-{
-	static const char *const names[] = { NULL, "foo", "times",
-					     "what_to_say", "say_it" };
-	const char *sep = strstr(name, "::");
-
-	while (sep) {
-		name = sep + 2;
-		sep = strstr(name, "::");
-	}
-	for (int k = N_FOO; k <= N_SAY; k++) {
-		size_t l = strlen(names[k]);
-
-		if (!strncasecmp(name, names[k], l) &&
-		    (!name[l] || !strcmp(name + l, "_1")))
-			return k;
-	}
-	return -1;
-}
 
 E2E_FN void fig1_vector(const struct jval *node, const char *key, int nhosts,
 			double *out, const char *what)
