@@ -8,10 +8,12 @@
 # Prints per kind the calls/s, the CPU tracing adds per call on each side
 # and the loop's time ratio traced/untraced.
 #
-# Target (this benchmark's own; the probe-cost targets of issue 9 item 2
-# are bench-rpc's): the bpf clock adds less CPU per call than the system
-# call, client and server together (the loop's time is printed, not
-# judged: on a shared machine it moves by more than the clock saves).
+# Targets: the bpf clock adds less CPU per call than the system call,
+# client and server together (this benchmark's own); the system call
+# clock adds at most 1.5 us of CPU per call on each side (issue 9, item
+# 2: bench-rpc traces with the bpf clock where it can, so the system
+# call's figure is judged here).  The loop's time is printed, not judged
+# here (bench-rpc judges it).
 # Skipped with one line where the clock cannot be started (not root, no
 # BTF).
 #
@@ -117,5 +119,11 @@ awk -v n="$calls" \
 	else
 		printf "TARGET MISSED: the bpf clock adds %.2f us CPU per call (client and server), the system call %.2f us\n",
 			(bc + bs - pc - ps) / n / 1e3, (sc + ss - pc - ps) / n / 1e3
+	if ((sc - pc) / n / 1e3 > 1.5 || (ss - ps) / n / 1e3 > 1.5) {
+		printf "TARGET MISSED: the system call clock adds client %.2f us, server %.2f us CPU per call (1.5 allowed)\n",
+			(sc - pc) / n / 1e3, (ss - ps) / n / 1e3
+		ok = 0
+	} else
+		printf "target met: the system call clock adds at most 1.5 us CPU per call on each side\n"
 	exit !ok
 }'
