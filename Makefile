@@ -207,6 +207,16 @@ $(BUILD)/bench/%.so: test/bench/preload/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -shared -fPIC -o $@ $< -lpthread
 
+# bench-peers' LTTng-UST peer on the RPC loop (make bench only: LTTng's
+# headers are not the project's to keep warning-free under every compiler)
+PEER_LIBS := $(BUILD)/bench/lttng-rpc.so
+$(BUILD)/bench/lttng-rpc.so: test/bench/peers/lttng-rpc.c test/bench/peers/lttng-rpc-tp.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -Wall -shared -fPIC \
+		-Itest/bench/peers $(TIRPC_CFLAGS) -o $@ $< \
+		$$(pkg-config --libs lttng-ust) -ldl
+
 # the hot-path benchmark runs the library's inline emit path itself
 $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 	@mkdir -p $(dir $@)
@@ -280,7 +290,7 @@ test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLES) $(FUZZERS) \
 everything: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BENCHES) \
 	$(EXAMPLES) $(EXAMPLE_PROGS) $(FUZZERS)
 
-bench: all $(BENCHES) $(PROGS) $(RPC_PROGS)
+bench: all $(BENCHES) $(PEER_LIBS) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh
 
 # bench-scale up to 10,000,000 calls: minutes, gigabytes (too long for bench)

@@ -8,6 +8,15 @@
 #                channel large enough to drop nothing; the events its
 #                consumer discarded are printed), beside ours per record
 #                (record-cost: the probe's hot path);
+#   RPC loop     the null RPC loop of bench-rpc (20,000 calls, client and
+#                server on CPU 0, rotating rounds, medians): its time
+#                traced over untraced and the CPU added a call on each
+#                side, with LTTng-UST recording two events a call and
+#                side (peers/lttng-rpc.c: a probe's start and end, and no
+#                more: no tag, no CPU clock, no compression), with
+#                LTTng-UST loaded and its session stopped (its threads
+#                alone), and with causal (every monitoring type, the bpf
+#                clock where the benchmark can start one);
 #   reader       records/s of babeltrace2 on that CTF trace (its counter
 #                sink: decoding only; its text sink into /dev/null), of
 #                `uftrace dump` on a -pg program's 1,000,000 calls, beside
@@ -26,11 +35,12 @@ cd "$(dirname "$0")/../.."
 : "${BUILD:=$PWD/build}"
 rounds=${1:-300}
 for f in "$BUILD/bench/malloc-cost" "$BUILD/bench/record-cost" \
+	"$BUILD/bench/lttng-rpc.so" "$BUILD/test/rpc/demo-server" \
+	"$BUILD/test/rpc/demo-client" "$BUILD/causalctl" \
 	"$BUILD/bench/gen-rpc-logs" "$BUILD/tracedump"; do
 	[ -e "$f" ] || { echo "bench-peers: '$f' is not built" >&2; exit 1; }
 done
 tmp=$(mktemp -d /tmp/causal-bench-peers.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=test/bench/lib.sh
 . test/bench/lib.sh # median (the scripts run from the top of the tree)
 
@@ -77,9 +87,45 @@ lttng_run() {
 		"$BUILD/bench/malloc-cost" "$rounds" 10000 0 >"$tmp/lttng.out"
 	lttng stop >/dev/null
 	lttng destroy >/dev/null
+	{
+		lttng create rpc --output="$tmp/ctf-rpc"
+		lttng enable-channel -u ch --subbuf-size=8M --num-subbuf=8
+		lttng enable-event -u -c ch 'causal_peer_rpc:*'
+	} >/dev/null
+	rpc_loop_rounds
+	lttng destroy >/dev/null
 	kill "$pid"
 	while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
 }
+
+# The RPC loop's rounds, in the LTTng namespace: "KIND null wall
+# client_cpu server_cpu" lines in $tmp/results.  The session records
+# only in the lttng kind's rounds.
+rpc_loop_kind() {
+	case $1 in
+	lttng | lttng-stopped) rpc_round "$1" null 20000 LD_PRELOAD="$BUILD/bench/lttng-rpc.so" ;;
+	causal) rpc_round "$1" null 20000 LD_PRELOAD="$BUILD/libcausal.so" \
+		CAUSAL_LOG_DIR="$tmp/logs" CAUSAL_BPF_CLOCK_DIR="$clock_dir" ;;
+	*) rpc_round "$1" null 20000 ;;
+	esac
+}
+rpc_loop_rounds() {
+	local r kind kinds
+	rpc_loop_kind plain # warm up
+	: >"$tmp/results"
+	for ((r = 1; r <= rpc_rounds; r++)); do
+		if ((r % 2)); then kinds="plain lttng lttng-stopped causal"; else kinds="causal lttng-stopped lttng plain"; fi
+		for kind in $kinds; do
+			if [ "$kind" = lttng ]; then lttng start >/dev/null; fi
+			rpc_loop_kind "$kind"
+			if [ "$kind" = lttng ]; then lttng stop >/dev/null; fi
+		done
+	done
+}
+rpc_rounds=7
+clock_dir=/sys/fs/bpf/causal-bench-peers-$$
+own_bpf_clock "$clock_dir" || true
+trap 'rm -rf "$tmp"; "$BUILD/causalctl" bpf-clock stop --dir "$clock_dir" >/dev/null 2>&1 || true' EXIT
 
 lttng_ok=
 ldconfig -p >"$tmp/libs"
@@ -90,8 +136,8 @@ elif [ "$(id -u)" -ne 0 ]; then
 	echo "  lttng-ust: skipped (its session daemon is started as root, in a mount namespace)"
 else
 	mkdir -p /var/run/lttng
-	export tmp BUILD rounds
-	export -f lttng_run
+	export tmp BUILD rounds rpc_rounds clock_dir
+	export -f lttng_run rpc_round rpc_loop_kind rpc_loop_rounds
 	unshare -m --propagation private bash -c lttng_run
 	lttng_ok=1
 fi
@@ -109,6 +155,35 @@ if [ -n "$lttng_ok" ]; then
 	awk -v d="$discarded" '/^malloc-cost/ {
 		printf "  lttng-ust libc wrapper (malloc-cost)  %6.1f ns per event (%.1f ns a malloc+free pair untraced, %.1f traced; %s events discarded)\n",
 			($7 - $5) / 2, $5, $7, d }' "$tmp/lttng.out"
+fi
+
+if [ -n "$lttng_ok" ]; then
+	rpc_events=$(babeltrace2 "$tmp/ctf-rpc" -c sink.utils.counter 2>&1 |
+		awk '/^ *[0-9]+ Event messages/ { e = $1 } /Discarded event messages/ { d = $1 }
+			END { printf "%d events, %d discarded", e, d }')
+	for kind in plain lttng lttng-stopped causal; do
+		for col in 3 4 5; do
+			awk -v k="$kind" -v c="$col" '$1 == k { print $c }' \
+				"$tmp/results" | median >"$tmp/$kind.$col"
+		done
+	done
+	clock=syscall
+	grep -q "cpu clock from the bpf clock" "$tmp/server.out" "$tmp/client.err" && clock=bpf
+	printf "RPC loop (20,000 null calls, client and server on CPU 0, median of %d rotating rounds):\n" "$rpc_rounds"
+	line() {
+		awk -v n=20000 -v name="$1" -v pw="$(cat "$tmp/plain.3")" -v pc="$(cat "$tmp/plain.4")" \
+			-v ps="$(cat "$tmp/plain.5")" -v w="$(cat "$tmp/$2.3")" -v c="$(cat "$tmp/$2.4")" \
+			-v s="$(cat "$tmp/$2.5")" -v extra="$3" 'BEGIN {
+			printf "  %-44s %.3fx untraced, added CPU per call: client %.2f us, server %.2f us%s\n",
+				name, w / pw, (c - pc) / n / 1e3, (s - ps) / n / 1e3, extra }'
+	}
+	awk -v n=20000 -v pw="$(cat "$tmp/plain.3")" 'BEGIN {
+		printf "  %-44s %.0f calls/s, %.2f us a call\n", "untraced", n / (pw / 1e9), pw / n / 1e3 }'
+	line "LTTng-UST, 2 events a call and side" lttng " ($rpc_events)"
+	line "LTTng-UST loaded, its session stopped" lttng-stopped ""
+	line "causal, every monitoring type ($clock clock)" causal ""
+else
+	echo "RPC loop: skipped (its LTTng-UST peer needs lttng-tools and root)"
 fi
 
 echo "readers (records or events per second, median of 3 runs):"

@@ -23,28 +23,27 @@ cd "$(dirname "$0")/../.."
 : "${BUILD:=$PWD/build}"
 rounds=${1:-7}
 calls=${2:-50000}
-server=$BUILD/test/rpc/demo-server
-client=$BUILD/test/rpc/demo-client
 lib=$BUILD/libcausal.so
 ctl=$BUILD/causalctl
-for f in "$server" "$client" "$lib" "$ctl"; do
+for f in "$BUILD/test/rpc/demo-server" "$BUILD/test/rpc/demo-client" "$lib" "$ctl"; do
 	[ -e "$f" ] || { echo "bench-rpc-clock: '$f' is not built" >&2; exit 1; }
 done
-if [ "$(id -u)" -ne 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
-	echo "bench-rpc-clock: skipped: the bpf clock needs root and kernel BTF"
-	exit 0
-fi
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median, rpc_round (the scripts run from the top of the tree)
 
 tmp=$(mktemp -d /tmp/causal-bench-rpc-clock.XXXXXX)
 dir=/sys/fs/bpf/causal-bench-rpc-$$
-spid=
+rpc_spid=
 cleanup() {
-	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+	[ -n "$rpc_spid" ] && kill "$rpc_spid" 2>/dev/null && wait "$rpc_spid" 2>/dev/null
 	"$ctl" bpf-clock stop --dir "$dir" >/dev/null 2>&1 || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-"$ctl" bpf-clock start --dir "$dir" >/dev/null
+if ! own_bpf_clock "$dir"; then
+	echo "bench-rpc-clock: skipped: the bpf clock needs root and kernel BTF"
+	exit 0
+fi
 
 envof() {
 	case $1 in
@@ -54,36 +53,18 @@ envof() {
 	esac
 }
 
-# One round of one kind: "KIND wall client_cpu server_cpu" into results.
+# One round of one kind: "KIND null wall client_cpu server_cpu" into results.
 round() {
-	local kind=$1 port
-	rm -rf "$tmp/logs" "$tmp/ready"
-	env $(envof "$kind") taskset -c 0 "$server" -1 -r "$tmp/ready" \
-		>"$tmp/server.out" 2>"$tmp/server.err" &
-	spid=$!
-	for ((i = 0; i < 500; i++)); do
-		[ -e "$tmp/ready" ] && break
-		sleep 0.01
-	done
-	port=$(awk '/^tcp/ { print $2 }' "$tmp/ready")
-	env $(envof "$kind") taskset -c 0 "$client" -P "$port" \
-		bench null "$calls" 2>"$tmp/client.err" |
-		awk -v k="$kind" '/^bench/ { print k, $10, $6, $8 }' \
-			>>"$tmp/results"
-	kill "$spid"
-	wait "$spid" || true
-	spid=
-	if [ "$kind" = bpf ] &&
+	# shellcheck disable=SC2046 # the words of an environment
+	rpc_round "$1" null "$calls" $(envof "$1")
+	if [ "$1" = bpf ] &&
 		! grep -q "reading the cpu clock from the bpf clock" \
-			"$tmp/server.err" "$tmp/client.err"; then
+			"$tmp/server.out" "$tmp/client.err"; then
 		echo "bench-rpc-clock: the traced programs did not read the bpf clock:" >&2
-		cat "$tmp/server.err" "$tmp/client.err" >&2
+		cat "$tmp/server.out" "$tmp/client.err" >&2
 		exit 1
 	fi
 }
-
-# shellcheck source=test/bench/lib.sh
-. test/bench/lib.sh # median (the scripts run from the top of the tree)
 
 : >"$tmp/results"
 round plain # warm up
@@ -96,7 +77,7 @@ for kind in plain syscall bpf; do
 	n=$(awk -v k="$kind" '$1 == k' "$tmp/results" | wc -l)
 	[ "$n" -eq "$rounds" ] ||
 		{ echo "bench-rpc-clock: a $kind run failed" >&2; exit 1; }
-	for col in 2 3 4; do
+	for col in 3 4 5; do
 		awk -v k="$kind" -v c="$col" '$1 == k { print $c }' \
 			"$tmp/results" | median >"$tmp/$kind.$col"
 	done
@@ -104,9 +85,9 @@ done
 printf "%d null calls over TCP loopback, client and server on CPU 0, median of %d rounds:\n" \
 	"$calls" "$rounds"
 awk -v n="$calls" \
-	-v pw="$(cat "$tmp/plain.2")" -v pc="$(cat "$tmp/plain.3")" -v ps="$(cat "$tmp/plain.4")" \
-	-v sw="$(cat "$tmp/syscall.2")" -v sc="$(cat "$tmp/syscall.3")" -v ss="$(cat "$tmp/syscall.4")" \
-	-v bw="$(cat "$tmp/bpf.2")" -v bc="$(cat "$tmp/bpf.3")" -v bs="$(cat "$tmp/bpf.4")" 'BEGIN {
+	-v pw="$(cat "$tmp/plain.3")" -v pc="$(cat "$tmp/plain.4")" -v ps="$(cat "$tmp/plain.5")" \
+	-v sw="$(cat "$tmp/syscall.3")" -v sc="$(cat "$tmp/syscall.4")" -v ss="$(cat "$tmp/syscall.5")" \
+	-v bw="$(cat "$tmp/bpf.3")" -v bc="$(cat "$tmp/bpf.4")" -v bs="$(cat "$tmp/bpf.5")" 'BEGIN {
 	printf "  untraced           %8.0f calls/s\n", n / (pw / 1e9)
 	printf "  traced, syscall    %8.0f calls/s  loop %.3fx untraced  added CPU per call: client %.2f us, server %.2f us\n",
 		n / (sw / 1e9), sw / pw, (sc - pc) / n / 1e3, (ss - ps) / n / 1e3

@@ -31,31 +31,29 @@ cd "$(dirname "$0")/../.."
 : "${BUILD:=$PWD/build}"
 rounds=${1:-11}
 calls=${2:-20000}
-server=$BUILD/test/rpc/demo-server
-client=$BUILD/test/rpc/demo-client
 lib=$BUILD/libcausal.so
 idle=$BUILD/bench/idle-thread.so
 ctl=$BUILD/causalctl
-for f in "$server" "$client" "$lib" "$idle" "$ctl"; do
+for f in "$BUILD/test/rpc/demo-server" "$BUILD/test/rpc/demo-client" "$lib" "$idle" "$ctl"; do
 	[ -e "$f" ] || { echo "bench-rpc: '$f' is not built" >&2; exit 1; }
 done
 
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median, rpc_round (the scripts run from the top of the tree)
+
 tmp=$(mktemp -d /tmp/causal-bench-rpc.XXXXXX)
 clock_dir=/sys/fs/bpf/causal-bench-rpc-$$
-spid=
+rpc_spid=
 cleanup() {
-	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+	[ -n "$rpc_spid" ] && kill "$rpc_spid" 2>/dev/null && wait "$rpc_spid" 2>/dev/null
 	"$ctl" bpf-clock stop --dir "$clock_dir" >/dev/null 2>&1 || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-if [ "$(id -u)" -ne 0 ] || [ ! -r /sys/kernel/btf/vmlinux ] ||
-	! "$ctl" bpf-clock start --dir "$clock_dir" >"$tmp/clock.out" 2>&1; then
+own_bpf_clock "$clock_dir" ||
 	echo "bench-rpc: no bpf clock here (it needs root and kernel BTF): tracing reads the cpu clock with the system call"
-	cat "$tmp/clock.out" 2>/dev/null
-fi
 
-# env prefix of a run: traced ones log into a fresh directory each
+# env of a run: traced ones log into a fresh directory each
 envof() {
 	case $1 in
 	traced) echo "LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs CAUSAL_BPF_CLOCK_DIR=$clock_dir" ;;
@@ -64,29 +62,12 @@ envof() {
 }
 
 # One round of one kind: a server, the two client loops, the server
-# stopped.  Appends "KIND PROC wall client_cpu server_cpu" lines.
+# stopped; notes the clock the traced server read its CPU with (it says
+# when bpf).
 round() {
-	local kind=$1 port
-	rm -rf "$tmp/logs" "$tmp/ready"
-	env $(envof "$kind") taskset -c 0 "$server" -1 -r "$tmp/ready" \
-		>"$tmp/server.out" 2>&1 &
-	spid=$!
-	for ((i = 0; i < 500; i++)); do
-		[ -e "$tmp/ready" ] && break
-		sleep 0.01
-	done
-	port=$(awk '/^tcp/ { print $2 }' "$tmp/ready")
-	for proc in null say; do
-		env $(envof "$kind") taskset -c 0 "$client" -P "$port" \
-			bench "$proc" "$calls" |
-			awk -v k="$kind" '/^bench/ {
-				print k, $2, $10, $6, $8 }' >>"$tmp/results"
-	done
-	kill "$spid"
-	wait "$spid" || true
-	spid=
-	# the clock the traced server read its CPU with (it says when bpf)
-	if [ "$kind" = traced ]; then
+	# shellcheck disable=SC2046 # the words of an environment
+	rpc_round "$1" "null say" "$calls" $(envof "$1")
+	if [ "$1" = traced ]; then
 		if grep -q "cpu clock from the bpf clock" "$tmp/server.out"; then
 			echo bpf >"$tmp/clock"
 		else
@@ -94,9 +75,6 @@ round() {
 		fi
 	fi
 }
-
-# shellcheck source=test/bench/lib.sh
-. test/bench/lib.sh # median (the scripts run from the top of the tree)
 
 : >"$tmp/results"
 round plain	# warm up

@@ -37,3 +37,47 @@ measure() {
 		peak_mb=0
 	fi
 }
+
+# rpc_round KIND PROCS CALLS [VAR=VALUE...]: one round of an RPC loop
+# benchmark: a demo server, then for each procedure of PROCS ("null say")
+# a demo client calling it CALLS times over TCP loopback, both with the
+# VAR=VALUE environment and on CPU 0 (taskset: a cross-CPU loopback
+# wake-up costs 300-450 us on these VMs and would swamp everything else);
+# the server stopped by its PID.  Appends "KIND PROC wall client_cpu
+# server_cpu" (ns: the client's loop, its own getrusage() around it, the
+# server's read by its CPU_NS procedure) to $tmp/results; the server's
+# output is left in $tmp/server.out, the clients' stderr in
+# $tmp/client.err.  The caller sets tmp and BUILD; rpc_spid is the
+# server's PID while it runs, for the caller's trap.
+# shellcheck disable=SC2154 # tmp: the caller's
+rpc_round() {
+	local kind=$1 procs=$2 calls=$3 port proc i
+	shift 3
+	rm -rf "$tmp/logs" "$tmp/ready"
+	env "$@" taskset -c 0 "$BUILD/test/rpc/demo-server" -1 -r "$tmp/ready" \
+		>"$tmp/server.out" 2>&1 &
+	rpc_spid=$!
+	for ((i = 0; i < 500; i++)); do
+		[ -e "$tmp/ready" ] && break
+		sleep 0.01
+	done
+	port=$(awk '/^tcp/ { print $2 }' "$tmp/ready")
+	: >"$tmp/client.err"
+	for proc in $procs; do
+		env "$@" taskset -c 0 "$BUILD/test/rpc/demo-client" -P "$port" \
+			bench "$proc" "$calls" 2>>"$tmp/client.err" |
+			awk -v k="$kind" '/^bench/ { print k, $2, $10, $6, $8 }' \
+				>>"$tmp/results"
+	done
+	kill "$rpc_spid"
+	wait "$rpc_spid" || true
+	rpc_spid=
+}
+
+# own_bpf_clock DIR: a bpf clock of the benchmark's own, pinned in DIR
+# (causalctl bpf-clock start; the caller stops it); fails quietly where
+# there can be none (not root, no kernel BTF).
+own_bpf_clock() {
+	[ "$(id -u)" -eq 0 ] && [ -r /sys/kernel/btf/vmlinux ] &&
+		"$BUILD/causalctl" bpf-clock start --dir "$1" >/dev/null 2>&1
+}
