@@ -77,6 +77,10 @@ lttng_run() {
 	lttng-sessiond --no-kernel --background --quiet
 	local pid
 	pid=$(cat /var/run/lttng/lttng-sessiond.pid)
+	# stopped on the way out too: a daemon left behind would hold the
+	# caller's output open (and its namespace) for good
+	# shellcheck disable=SC2064 # pid is known now
+	trap "kill $pid 2>/dev/null || true" EXIT
 	{
 		lttng create peers --output="$tmp/ctf"
 		lttng enable-channel -u ch --subbuf-size=8M --num-subbuf=8

@@ -4,9 +4,9 @@
 # issue 9 item 3 states it: creator and thread on one CPU, so a
 # cross-CPU wake-up does not swamp the figure), untraced and traced, in
 # ABBA rounds in one run so that both see the same machine state; prints
-# the medians and their ratio.  The traced runs read the CPU clock the
-# environment gives them (the bpf clock if `causalctl bpf-clock start`
-# runs, CAUSAL_BPF_CLOCK_DIR; else the system call) and say which.
+# the medians and their ratio.  The traced runs read the bpf clock,
+# started by the benchmark in a pin directory of its own where it can be
+# (root, kernel BTF), else the system call, and say which.
 #
 #   BUILD=/abs/build bash test/bench/bench-threads.sh [ROUNDS [THREADS]]
 set -euo pipefail
@@ -16,27 +16,29 @@ rounds=${1:-9}
 threads=${2:-20000}
 prog=$BUILD/bench/create-join
 lib=$BUILD/libcausal.so
-for f in "$prog" "$lib"; do
+for f in "$prog" "$lib" "$BUILD/causalctl"; do
 	[ -e "$f" ] || { echo "bench-threads: '$f' is not built" >&2; exit 1; }
 done
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median, own_bpf_clock (the scripts run from the top of the tree)
 
 tmp=$(mktemp -d /tmp/causal-bench-threads.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+clock_dir=/sys/fs/bpf/causal-bench-threads-$$
+trap 'rm -rf "$tmp"; "$BUILD/causalctl" bpf-clock stop --dir "$clock_dir" >/dev/null 2>&1 || true' EXIT
+own_bpf_clock "$clock_dir" || true
 
 # One run; prints the loop's time in ns.  Traced runs log into a fresh
 # directory each, removed at once so the disk does not fill up.
 run() {
 	if [ "$1" = traced ]; then
 		rm -rf "$tmp/logs"
-		LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs taskset -c 0 \
+		LD_PRELOAD=$lib CAUSAL_LOG_DIR=$tmp/logs \
+			CAUSAL_BPF_CLOCK_DIR=$clock_dir taskset -c 0 \
 			"$prog" "$threads" 2>>"$tmp/traced.err"
 	else
 		taskset -c 0 "$prog" "$threads"
 	fi | awk '/^create-join/ { print $4 }'
 }
-
-# shellcheck source=test/bench/lib.sh
-. test/bench/lib.sh # median (the scripts run from the top of the tree)
 
 run plain >/dev/null	# warm up: page cache, thread stacks
 : >"$tmp/plain"
