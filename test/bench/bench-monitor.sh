@@ -30,10 +30,13 @@ for f in "$server" "$client" "$lib"; do
 	[ -e "$f" ] || { echo "bench-monitor: '$f' is not built" >&2; exit 1; }
 done
 
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # median, rpc_round (the scripts run from the top of the tree)
+
 tmp=$(mktemp -d /tmp/causal-bench-monitor.XXXXXX)
-spid=
+rpc_spid=
 cleanup() {
-	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+	[ -n "$rpc_spid" ] && kill "$rpc_spid" 2>/dev/null && wait "$rpc_spid" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -47,29 +50,9 @@ envof() {
 
 # One round of one kind: "KIND PROC wall client_cpu server_cpu" lines.
 round() {
-	local kind=$1 port
-	rm -rf "$tmp/logs" "$tmp/ready"
-	env $(envof "$kind") taskset -c 0 "$server" -1 -r "$tmp/ready" \
-		>"$tmp/server.out" 2>&1 &
-	spid=$!
-	for ((i = 0; i < 500; i++)); do
-		[ -e "$tmp/ready" ] && break
-		sleep 0.01
-	done
-	port=$(awk '/^tcp/ { print $2 }' "$tmp/ready")
-	for proc in null say; do
-		env $(envof "$kind") taskset -c 0 "$client" -P "$port" \
-			bench "$proc" "$calls" |
-			awk -v k="$kind" '/^bench/ {
-				print k, $2, $10, $6, $8 }' >>"$tmp/results"
-	done
-	kill "$spid"
-	wait "$spid" || true
-	spid=
+	# shellcheck disable=SC2046 # the words of an environment
+	rpc_round "$1" "null say" "$calls" $(envof "$1")
 }
-
-# shellcheck source=test/bench/lib.sh
-. test/bench/lib.sh # median (the scripts run from the top of the tree)
 
 # rounds FUNC: a warm-up run of FUNC plain, then $rounds rounds of FUNC for
 # each kind, the order rotating so that no kind always follows the same one
