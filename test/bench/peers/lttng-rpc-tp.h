@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <lttng/tracepoint.h>
 
+/* clang-format would indent each field under the one before it */
+/* clang-format off */
 LTTNG_UST_TRACEPOINT_EVENT(
 	causal_peer_rpc, probe,
 	LTTNG_UST_TP_ARGS(const unsigned char *, chain, uint64_t, event,
@@ -24,6 +26,7 @@ LTTNG_UST_TRACEPOINT_EVENT(
 		lttng_ust_field_array(unsigned char, chain, chain, 20)
 		lttng_ust_field_integer(uint64_t, event, event)
 		lttng_ust_field_integer(uint64_t, function, function)))
+/* clang-format on */
 
 #endif
 
