@@ -103,14 +103,22 @@ lttng_run() {
 }
 
 # The RPC loop's rounds, in the LTTng namespace: "KIND null wall
-# client_cpu server_cpu" lines in $tmp/results.  The session records
-# only in the lttng kind's rounds.
+# client_cpu server_cpu" lines in $tmp/results, and the clock causal's
+# server read in $tmp/clock.  The session records only in the lttng
+# kind's rounds.
 rpc_loop_kind() {
 	case $1 in
-	lttng | lttng-stopped) rpc_round "$1" null 20000 LD_PRELOAD="$BUILD/bench/lttng-rpc.so" ;;
-	causal) rpc_round "$1" null 20000 LD_PRELOAD="$BUILD/libcausal.so" \
-		CAUSAL_LOG_DIR="$tmp/logs" CAUSAL_BPF_CLOCK_DIR="$clock_dir" ;;
-	*) rpc_round "$1" null 20000 ;;
+	lttng | lttng-stopped)
+		rpc_round "$1" null "$rpc_calls" LD_PRELOAD="$BUILD/bench/lttng-rpc.so" ;;
+	causal)
+		rpc_round "$1" null "$rpc_calls" LD_PRELOAD="$BUILD/libcausal.so" \
+			CAUSAL_LOG_DIR="$tmp/logs" CAUSAL_BPF_CLOCK_DIR="$clock_dir"
+		if grep -q "cpu clock from the bpf clock" "$tmp/server.out"; then
+			echo bpf >"$tmp/clock"
+		else
+			echo syscall >"$tmp/clock"
+		fi ;;
+	*) rpc_round "$1" null "$rpc_calls" ;;
 	esac
 }
 rpc_loop_rounds() {
@@ -127,6 +135,7 @@ rpc_loop_rounds() {
 	done
 }
 rpc_rounds=7
+rpc_calls=20000
 clock_dir=/sys/fs/bpf/causal-bench-peers-$$
 own_bpf_clock "$clock_dir" || true
 trap 'rm -rf "$tmp"; "$BUILD/causalctl" bpf-clock stop --dir "$clock_dir" >/dev/null 2>&1 || true' EXIT
@@ -140,7 +149,7 @@ elif [ "$(id -u)" -ne 0 ]; then
 	echo "  lttng-ust: skipped (its session daemon is started as root, in a mount namespace)"
 else
 	mkdir -p /var/run/lttng
-	export tmp BUILD rounds rpc_rounds clock_dir
+	export tmp BUILD rounds rpc_rounds rpc_calls clock_dir
 	export -f lttng_run rpc_round rpc_loop_kind rpc_loop_rounds
 	unshare -m --propagation private bash -c lttng_run
 	lttng_ok=1
@@ -171,17 +180,17 @@ if [ -n "$lttng_ok" ]; then
 				"$tmp/results" | median >"$tmp/$kind.$col"
 		done
 	done
-	clock=syscall
-	grep -q "cpu clock from the bpf clock" "$tmp/server.out" "$tmp/client.err" && clock=bpf
-	printf "RPC loop (20,000 null calls, client and server on CPU 0, median of %d rotating rounds):\n" "$rpc_rounds"
+	clock=$(cat "$tmp/clock")
+	printf "RPC loop (%d null calls, client and server on CPU 0, median of %d rotating rounds):\n" \
+		"$rpc_calls" "$rpc_rounds"
 	line() {
-		awk -v n=20000 -v name="$1" -v pw="$(cat "$tmp/plain.3")" -v pc="$(cat "$tmp/plain.4")" \
+		awk -v n="$rpc_calls" -v name="$1" -v pw="$(cat "$tmp/plain.3")" -v pc="$(cat "$tmp/plain.4")" \
 			-v ps="$(cat "$tmp/plain.5")" -v w="$(cat "$tmp/$2.3")" -v c="$(cat "$tmp/$2.4")" \
 			-v s="$(cat "$tmp/$2.5")" -v extra="$3" 'BEGIN {
 			printf "  %-44s %.3fx untraced, added CPU per call: client %.2f us, server %.2f us%s\n",
 				name, w / pw, (c - pc) / n / 1e3, (s - ps) / n / 1e3, extra }'
 	}
-	awk -v n=20000 -v pw="$(cat "$tmp/plain.3")" 'BEGIN {
+	awk -v n="$rpc_calls" -v pw="$(cat "$tmp/plain.3")" 'BEGIN {
 		printf "  %-44s %.0f calls/s, %.2f us a call\n", "untraced", n / (pw / 1e9), pw / n / 1e3 }'
 	line "LTTng-UST, 2 events a call and side" lttng " ($rpc_events)"
 	line "LTTng-UST loaded, its session stopped" lttng-stopped ""
