@@ -113,11 +113,7 @@ rpc_loop_kind() {
 	causal)
 		rpc_round "$1" null "$rpc_calls" LD_PRELOAD="$BUILD/libcausal.so" \
 			CAUSAL_LOG_DIR="$tmp/logs" CAUSAL_BPF_CLOCK_DIR="$clock_dir"
-		if grep -q "cpu clock from the bpf clock" "$tmp/server.out"; then
-			echo bpf >"$tmp/clock"
-		else
-			echo syscall >"$tmp/clock"
-		fi ;;
+		traced_clock "$tmp/server.out" >"$tmp/clock" ;;
 	*) rpc_round "$1" null "$rpc_calls" ;;
 	esac
 }
@@ -150,7 +146,7 @@ elif [ "$(id -u)" -ne 0 ]; then
 else
 	mkdir -p /var/run/lttng
 	export tmp BUILD rounds rpc_rounds rpc_calls clock_dir
-	export -f lttng_run rpc_round rpc_loop_kind rpc_loop_rounds
+	export -f lttng_run rpc_round traced_clock rpc_loop_kind rpc_loop_rounds
 	unshare -m --propagation private bash -c lttng_run
 	lttng_ok=1
 fi

@@ -29,7 +29,7 @@ for f in "$BUILD/test/rpc/demo-server" "$BUILD/test/rpc/demo-client" "$lib" "$ct
 	[ -e "$f" ] || { echo "bench-rpc-clock: '$f' is not built" >&2; exit 1; }
 done
 # shellcheck source=test/bench/lib.sh
-. test/bench/lib.sh # median, rpc_round (the scripts run from the top of the tree)
+. test/bench/lib.sh # median, rpc_round, own_bpf_clock, traced_clock (the scripts run from the top of the tree)
 
 tmp=$(mktemp -d /tmp/causal-bench-rpc-clock.XXXXXX)
 dir=/sys/fs/bpf/causal-bench-rpc-$$
@@ -58,8 +58,7 @@ round() {
 	# shellcheck disable=SC2046 # the words of an environment
 	rpc_round "$1" null "$calls" $(envof "$1")
 	if [ "$1" = bpf ] &&
-		! grep -q "reading the cpu clock from the bpf clock" \
-			"$tmp/server.out" "$tmp/client.err"; then
+		[ "$(traced_clock "$tmp/server.out" "$tmp/client.err")" != bpf ]; then
 		echo "bench-rpc-clock: the traced programs did not read the bpf clock:" >&2
 		cat "$tmp/server.out" "$tmp/client.err" >&2
 		exit 1

@@ -39,7 +39,7 @@ for f in "$BUILD/test/rpc/demo-server" "$BUILD/test/rpc/demo-client" "$lib" "$id
 done
 
 # shellcheck source=test/bench/lib.sh
-. test/bench/lib.sh # median, rpc_round (the scripts run from the top of the tree)
+. test/bench/lib.sh # median, rpc_round, own_bpf_clock, traced_clock (the scripts run from the top of the tree)
 
 tmp=$(mktemp -d /tmp/causal-bench-rpc.XXXXXX)
 clock_dir=/sys/fs/bpf/causal-bench-rpc-$$
@@ -67,13 +67,7 @@ envof() {
 round() {
 	# shellcheck disable=SC2046 # the words of an environment
 	rpc_round "$1" "null say" "$calls" $(envof "$1")
-	if [ "$1" = traced ]; then
-		if grep -q "cpu clock from the bpf clock" "$tmp/server.out"; then
-			echo bpf >"$tmp/clock"
-		else
-			echo syscall >"$tmp/clock"
-		fi
-	fi
+	if [ "$1" = traced ]; then traced_clock "$tmp/server.out" >"$tmp/clock"; fi
 }
 
 : >"$tmp/results"

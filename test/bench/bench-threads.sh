@@ -20,7 +20,7 @@ for f in "$prog" "$lib" "$BUILD/causalctl"; do
 	[ -e "$f" ] || { echo "bench-threads: '$f' is not built" >&2; exit 1; }
 done
 # shellcheck source=test/bench/lib.sh
-. test/bench/lib.sh # median, own_bpf_clock (the scripts run from the top of the tree)
+. test/bench/lib.sh # median, own_bpf_clock, traced_clock (the scripts run from the top of the tree)
 
 tmp=$(mktemp -d /tmp/causal-bench-threads.XXXXXX)
 clock_dir=/sys/fs/bpf/causal-bench-threads-$$
@@ -57,11 +57,7 @@ for kind in plain traced; do
 		{ echo "bench-threads: a $kind run failed" >&2; exit 1; }
 done
 
-if grep -q "cpu clock from the bpf clock" "$tmp/traced.err" 2>/dev/null; then
-	clock=bpf
-else
-	clock=syscall
-fi
+clock=$(traced_clock "$tmp/traced.err")
 echo "traced with the $clock clock, pinned to CPU 0"
 p=$(median <"$tmp/plain")
 t=$(median <"$tmp/traced")

@@ -75,9 +75,21 @@ rpc_round() {
 }
 
 # own_bpf_clock DIR: a bpf clock of the benchmark's own, pinned in DIR
-# (causalctl bpf-clock start; the caller stops it); fails quietly where
-# there can be none (not root, no kernel BTF).
+# (causalctl bpf-clock start; the caller stops it).  Fails quietly where
+# there can be none (not root, no kernel BTF); where there can, a clock
+# that does not start ends the benchmark with causalctl's message.
 own_bpf_clock() {
-	[ "$(id -u)" -eq 0 ] && [ -r /sys/kernel/btf/vmlinux ] &&
-		"$BUILD/causalctl" bpf-clock start --dir "$1" >/dev/null 2>&1
+	{ [ "$(id -u)" -eq 0 ] && [ -r /sys/kernel/btf/vmlinux ]; } || return 1
+	"$BUILD/causalctl" bpf-clock start --dir "$1" >/dev/null ||
+		{ echo "${0##*/}: cannot start a bpf clock in '$1'" >&2; exit 1; }
+}
+
+# traced_clock FILE...: "bpf" when a traced program said in one of the
+# files (its standard error) that it reads the bpf clock, else "syscall".
+traced_clock() {
+	if grep -q "reading the cpu clock from the bpf clock" "$@" 2>/dev/null; then
+		echo bpf
+	else
+		echo syscall
+	fi
 }
