@@ -207,10 +207,11 @@ $(BUILD)/bench/%.so: test/bench/preload/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -shared -fPIC -o $@ $< -lpthread
 
-# bench-peers' LTTng-UST peer on the RPC loop (make bench only: LTTng's
-# headers are not the project's to keep warning-free under every compiler)
-PEER_LIBS := $(BUILD)/bench/lttng-rpc.so
-$(BUILD)/bench/lttng-rpc.so: test/bench/peers/lttng-rpc.c test/bench/peers/lttng-rpc-tp.h
+# bench-peers' LTTng-UST peers on the RPC loop and on create+join (make
+# bench only: LTTng's headers are not the project's to keep warning-free
+# under every compiler)
+PEER_LIBS := $(BUILD)/bench/lttng-rpc.so $(BUILD)/bench/lttng-threads.so
+$(BUILD)/bench/lttng-%.so: test/bench/peers/lttng-%.c test/bench/peers/lttng-%-tp.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -Wall -shared -fPIC \

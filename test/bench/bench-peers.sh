@@ -17,6 +17,12 @@
 #                LTTng-UST loaded and its session stopped (its threads
 #                alone), and with causal (every monitoring type, the bpf
 #                clock where the benchmark can start one);
+#   create+join  bench-threads' loop (create-join, 20,000 empty threads,
+#                pinned to CPU 0, rotating rounds, medians): its time
+#                traced over untraced, with LTTng-UST recording two events
+#                a thread (peers/lttng-threads.c: its start and end, with
+#                its id and its creator's, and no more), LTTng-UST loaded
+#                and its session stopped, and causal, as above;
 #   reader       records/s of babeltrace2 on that CTF trace (its counter
 #                sink: decoding only; its text sink into /dev/null), of
 #                `uftrace dump` on a -pg program's 1,000,000 calls, beside
@@ -35,7 +41,8 @@ cd "$(dirname "$0")/../.."
 : "${BUILD:=$PWD/build}"
 rounds=${1:-300}
 for f in "$BUILD/bench/malloc-cost" "$BUILD/bench/record-cost" \
-	"$BUILD/bench/lttng-rpc.so" "$BUILD/test/rpc/demo-server" \
+	"$BUILD/bench/lttng-rpc.so" "$BUILD/bench/lttng-threads.so" \
+	"$BUILD/bench/create-join" "$BUILD/test/rpc/demo-server" \
 	"$BUILD/test/rpc/demo-client" "$BUILD/causalctl" \
 	"$BUILD/bench/gen-rpc-logs" "$BUILD/tracedump"; do
 	[ -e "$f" ] || { echo "bench-peers: '$f' is not built" >&2; exit 1; }
@@ -98,6 +105,13 @@ lttng_run() {
 	} >/dev/null
 	rpc_loop_rounds
 	lttng destroy >/dev/null
+	{
+		lttng create threads --output="$tmp/ctf-threads"
+		lttng enable-channel -u ch --subbuf-size=8M --num-subbuf=8
+		lttng enable-event -u -c ch 'causal_peer_thread:*'
+	} >/dev/null
+	thread_rounds
+	lttng destroy >/dev/null
 	kill "$pid"
 	while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
 }
@@ -130,8 +144,37 @@ rpc_loop_rounds() {
 		done
 	done
 }
+
+# create+join's rounds, in the LTTng namespace: "KIND ns" lines in
+# $tmp/thread-results, the loop's time (create-join prints it).
+thread_kind() {
+	local pre=()
+	case $1 in
+	lttng | lttng-stopped) pre=(LD_PRELOAD="$BUILD/bench/lttng-threads.so") ;;
+	causal)
+		rm -rf "$tmp/logs"
+		pre=(LD_PRELOAD="$BUILD/libcausal.so" CAUSAL_LOG_DIR="$tmp/logs"
+			CAUSAL_BPF_CLOCK_DIR="$clock_dir") ;;
+	esac
+	env "${pre[@]}" taskset -c 0 "$BUILD/bench/create-join" "$threads" \
+		2>"$tmp/threads-$1.err" | awk -v k="$1" '/^create-join/ { print k, $4 }'
+}
+thread_rounds() {
+	local r kind kinds
+	thread_kind plain >/dev/null # warm up: page cache, thread stacks
+	: >"$tmp/thread-results"
+	for ((r = 1; r <= rpc_rounds; r++)); do
+		if ((r % 2)); then kinds="plain lttng lttng-stopped causal"; else kinds="causal lttng-stopped lttng plain"; fi
+		for kind in $kinds; do
+			if [ "$kind" = lttng ]; then lttng start >/dev/null; fi
+			thread_kind "$kind" >>"$tmp/thread-results"
+			if [ "$kind" = lttng ]; then lttng stop >/dev/null; fi
+		done
+	done
+}
 rpc_rounds=7
 rpc_calls=20000
+threads=20000
 clock_dir=/sys/fs/bpf/causal-bench-peers-$$
 own_bpf_clock "$clock_dir" || true
 trap 'rm -rf "$tmp"; "$BUILD/causalctl" bpf-clock stop --dir "$clock_dir" >/dev/null 2>&1 || true' EXIT
@@ -145,8 +188,9 @@ elif [ "$(id -u)" -ne 0 ]; then
 	echo "  lttng-ust: skipped (its session daemon is started as root, in a mount namespace)"
 else
 	mkdir -p /var/run/lttng
-	export tmp BUILD rounds rpc_rounds rpc_calls clock_dir
-	export -f lttng_run rpc_round traced_clock rpc_loop_kind rpc_loop_rounds
+	export tmp BUILD rounds rpc_rounds rpc_calls threads clock_dir
+	export -f lttng_run rpc_round traced_clock rpc_loop_kind rpc_loop_rounds \
+		thread_kind thread_rounds
 	unshare -m --propagation private bash -c lttng_run
 	lttng_ok=1
 fi
@@ -193,6 +237,31 @@ if [ -n "$lttng_ok" ]; then
 	line "causal, every monitoring type ($clock clock)" causal ""
 else
 	echo "RPC loop: skipped (its LTTng-UST peer needs lttng-tools and root)"
+fi
+
+if [ -n "$lttng_ok" ]; then
+	thread_events=$(babeltrace2 "$tmp/ctf-threads" -c sink.utils.counter 2>&1 |
+		awk '/^ *[0-9]+ Event messages/ { e = $1 } /Discarded event messages/ { d = $1 }
+			END { printf "%d events, %d discarded", e, d }')
+	for kind in plain lttng lttng-stopped causal; do
+		awk -v k="$kind" '$1 == k { print $2 }' "$tmp/thread-results" |
+			median >"$tmp/$kind.threads"
+	done
+	printf "create+join (%d empty threads, pinned to CPU 0, median of %d rotating rounds):\n" \
+		"$threads" "$rpc_rounds"
+	thread_line() {
+		awk -v n="$threads" -v name="$1" -v p="$(cat "$tmp/plain.threads")" \
+			-v t="$(cat "$tmp/$2.threads")" -v extra="$3" 'BEGIN {
+			printf "  %-44s %.3fx untraced, %.2f us added a thread%s\n",
+				name, t / p, (t - p) / n / 1e3, extra }'
+	}
+	awk -v n="$threads" -v p="$(cat "$tmp/plain.threads")" 'BEGIN {
+		printf "  %-44s %.2f us a thread\n", "untraced", p / n / 1e3 }'
+	thread_line "LTTng-UST, 2 events a thread" lttng " ($thread_events)"
+	thread_line "LTTng-UST loaded, its session stopped" lttng-stopped ""
+	thread_line "causal, every monitoring type ($(traced_clock "$tmp/threads-causal.err") clock)" causal ""
+else
+	echo "create+join: skipped (its LTTng-UST peer needs lttng-tools and root)"
 fi
 
 echo "readers (records or events per second, median of 3 runs):"
