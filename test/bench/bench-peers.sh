@@ -73,6 +73,16 @@ ours=$(for _ in 1 2 3; do
 done | median)
 printf "  causal (record-cost, median of 3)    %6.1f ns per record\n" "$ours"
 
+# lttng_session NAME DIR EVENTS: a session recording EVENTS into DIR, in
+# a channel large enough to drop nothing (not started)
+lttng_session() {
+	{
+		lttng create "$1" --output="$2"
+		lttng enable-channel -u ch --subbuf-size=8M --num-subbuf=8
+		lttng enable-event -u -c ch "$3"
+	} >/dev/null
+}
+
 # The LTTng part, run by root in a private mount namespace: prints
 # "plain-ns wrapped-ns discarded".
 lttng_run() {
@@ -88,28 +98,16 @@ lttng_run() {
 	# caller's output open (and its namespace) for good
 	# shellcheck disable=SC2064 # pid is known now
 	trap "kill $pid 2>/dev/null || true" EXIT
-	{
-		lttng create peers --output="$tmp/ctf"
-		lttng enable-channel -u ch --subbuf-size=8M --num-subbuf=8
-		lttng enable-event -u -c ch 'lttng_ust_libc:malloc,lttng_ust_libc:free'
-		lttng start
-	} >/dev/null
+	lttng_session peers "$tmp/ctf" 'lttng_ust_libc:malloc,lttng_ust_libc:free'
+	lttng start >/dev/null
 	LD_PRELOAD=liblttng-ust-libc-wrapper.so.1 \
 		"$BUILD/bench/malloc-cost" "$rounds" 10000 0 >"$tmp/lttng.out"
 	lttng stop >/dev/null
 	lttng destroy >/dev/null
-	{
-		lttng create rpc --output="$tmp/ctf-rpc"
-		lttng enable-channel -u ch --subbuf-size=8M --num-subbuf=8
-		lttng enable-event -u -c ch 'causal_peer_rpc:*'
-	} >/dev/null
+	lttng_session rpc "$tmp/ctf-rpc" 'causal_peer_rpc:*'
 	rpc_loop_rounds
 	lttng destroy >/dev/null
-	{
-		lttng create threads --output="$tmp/ctf-threads"
-		lttng enable-channel -u ch --subbuf-size=8M --num-subbuf=8
-		lttng enable-event -u -c ch 'causal_peer_thread:*'
-	} >/dev/null
+	lttng_session threads "$tmp/ctf-threads" 'causal_peer_thread:*'
 	thread_rounds
 	lttng destroy >/dev/null
 	kill "$pid"
@@ -189,7 +187,7 @@ elif [ "$(id -u)" -ne 0 ]; then
 else
 	mkdir -p /var/run/lttng
 	export tmp BUILD rounds rpc_rounds rpc_calls threads clock_dir
-	export -f lttng_run rpc_round traced_clock rpc_loop_kind rpc_loop_rounds \
+	export -f lttng_run lttng_session rpc_round traced_clock rpc_loop_kind rpc_loop_rounds \
 		thread_kind thread_rounds
 	unshare -m --propagation private bash -c lttng_run
 	lttng_ok=1
