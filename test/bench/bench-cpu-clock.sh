@@ -22,13 +22,14 @@ cost=$BUILD/bench/cpu-clock-cost
 for f in "$ctl" "$cost"; do
 	[ -x "$f" ] || { echo "bench-cpu-clock: '$f' is not built" >&2; exit 1; }
 done
-if [ "$(id -u)" -ne 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
+# shellcheck source=test/bench/lib.sh
+. test/bench/lib.sh # own_bpf_clock, stop_own_bpf_clock (the scripts run from the top of the tree)
+dir=/sys/fs/bpf/causal-bench-$$
+trap 'stop_own_bpf_clock "$dir"' EXIT
+if ! own_bpf_clock "$dir"; then
 	echo "bench-cpu-clock: skipped: the bpf clock needs root and kernel BTF"
 	exit 0
 fi
-dir=/sys/fs/bpf/causal-bench-$$
-trap '"$ctl" bpf-clock stop --dir "$dir" >/dev/null 2>&1 || true' EXIT
-"$ctl" bpf-clock start --dir "$dir" >/dev/null
 out=$("$cost" "$dir/clock" "$reads")
 echo "$out" | awk '{ printf "one CPU clock read: system call %s ns, bpf clock %s ns: %.3fx (%s%% of reads by the bpf clock)\n", $2, $4, $6, $8 }'
 if echo "$out" | awk '{ exit !($6 <= 0.5 && $8 >= 99) }'; then

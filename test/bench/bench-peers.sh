@@ -105,19 +105,18 @@ lttng_run() {
 	lttng stop >/dev/null
 	lttng destroy >/dev/null
 	lttng_session rpc "$tmp/ctf-rpc" 'causal_peer_rpc:*'
-	rpc_loop_rounds
+	peer_rounds rpc_loop_kind "$tmp/results"
 	lttng destroy >/dev/null
 	lttng_session threads "$tmp/ctf-threads" 'causal_peer_thread:*'
-	thread_rounds
+	peer_rounds thread_kind "$tmp/thread-results"
 	lttng destroy >/dev/null
 	kill "$pid"
 	while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
 }
 
-# The RPC loop's rounds, in the LTTng namespace: "KIND null wall
-# client_cpu server_cpu" lines in $tmp/results, and the clock causal's
-# server read in $tmp/clock.  The session records only in the lttng
-# kind's rounds.
+# One run of the RPC loop of KIND, in the LTTng namespace: "KIND null
+# wall client_cpu server_cpu" lines in $tmp/results, and the clock
+# causal's server read in $tmp/clock.
 rpc_loop_kind() {
 	case $1 in
 	lttng | lttng-stopped)
@@ -129,22 +128,9 @@ rpc_loop_kind() {
 	*) rpc_round "$1" null "$rpc_calls" ;;
 	esac
 }
-rpc_loop_rounds() {
-	local r kind kinds
-	rpc_loop_kind plain # warm up
-	: >"$tmp/results"
-	for ((r = 1; r <= rpc_rounds; r++)); do
-		if ((r % 2)); then kinds="plain lttng lttng-stopped causal"; else kinds="causal lttng-stopped lttng plain"; fi
-		for kind in $kinds; do
-			if [ "$kind" = lttng ]; then lttng start >/dev/null; fi
-			rpc_loop_kind "$kind"
-			if [ "$kind" = lttng ]; then lttng stop >/dev/null; fi
-		done
-	done
-}
 
-# create+join's rounds, in the LTTng namespace: "KIND ns" lines in
-# $tmp/thread-results, the loop's time (create-join prints it).
+# One create+join run of KIND, in the LTTng namespace: a "KIND ns" line
+# in $tmp/thread-results, the loop's time (create-join prints it).
 thread_kind() {
 	local pre=()
 	case $1 in
@@ -155,17 +141,23 @@ thread_kind() {
 			CAUSAL_BPF_CLOCK_DIR="$clock_dir") ;;
 	esac
 	env "${pre[@]}" taskset -c 0 "$BUILD/bench/create-join" "$threads" \
-		2>"$tmp/threads-$1.err" | awk -v k="$1" '/^create-join/ { print k, $4 }'
+		2>"$tmp/threads-$1.err" |
+		awk -v k="$1" '/^create-join/ { print k, $4 }' >>"$tmp/thread-results"
 }
-thread_rounds() {
+
+# peer_rounds KIND_FUNC RESULTS: a warm-up run of KIND_FUNC plain (page
+# cache, thread stacks), RESULTS emptied, then $rpc_rounds rounds of
+# KIND_FUNC for each kind, the order rotating; the session records only
+# while the lttng kind runs.
+peer_rounds() {
 	local r kind kinds
-	thread_kind plain >/dev/null # warm up: page cache, thread stacks
-	: >"$tmp/thread-results"
+	"$1" plain
+	: >"$2"
 	for ((r = 1; r <= rpc_rounds; r++)); do
 		if ((r % 2)); then kinds="plain lttng lttng-stopped causal"; else kinds="causal lttng-stopped lttng plain"; fi
 		for kind in $kinds; do
 			if [ "$kind" = lttng ]; then lttng start >/dev/null; fi
-			thread_kind "$kind" >>"$tmp/thread-results"
+			"$1" "$kind"
 			if [ "$kind" = lttng ]; then lttng stop >/dev/null; fi
 		done
 	done
@@ -175,7 +167,7 @@ rpc_calls=20000
 threads=20000
 clock_dir=/sys/fs/bpf/causal-bench-peers-$$
 own_bpf_clock "$clock_dir" || true
-trap 'rm -rf "$tmp"; "$BUILD/causalctl" bpf-clock stop --dir "$clock_dir" >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$tmp"; stop_own_bpf_clock "$clock_dir"' EXIT
 
 lttng_ok=
 ldconfig -p >"$tmp/libs"
@@ -187,8 +179,8 @@ elif [ "$(id -u)" -ne 0 ]; then
 else
 	mkdir -p /var/run/lttng
 	export tmp BUILD rounds rpc_rounds rpc_calls threads clock_dir
-	export -f lttng_run lttng_session rpc_round traced_clock rpc_loop_kind rpc_loop_rounds \
-		thread_kind thread_rounds
+	export -f lttng_run lttng_session rpc_round traced_clock rpc_loop_kind thread_kind \
+		peer_rounds
 	unshare -m --propagation private bash -c lttng_run
 	lttng_ok=1
 fi
@@ -208,10 +200,16 @@ if [ -n "$lttng_ok" ]; then
 			($7 - $5) / 2, $5, $7, d }' "$tmp/lttng.out"
 fi
 
-if [ -n "$lttng_ok" ]; then
-	rpc_events=$(babeltrace2 "$tmp/ctf-rpc" -c sink.utils.counter 2>&1 |
+# ctf_counts DIR: "N events, M discarded" of a CTF trace (babeltrace2's
+# counter; its last count is the whole trace's)
+ctf_counts() {
+	babeltrace2 "$1" -c sink.utils.counter 2>&1 |
 		awk '/^ *[0-9]+ Event messages/ { e = $1 } /Discarded event messages/ { d = $1 }
-			END { printf "%d events, %d discarded", e, d }')
+			END { printf "%d events, %d discarded", e, d }'
+}
+
+if [ -n "$lttng_ok" ]; then
+	rpc_events=$(ctf_counts "$tmp/ctf-rpc")
 	for kind in plain lttng lttng-stopped causal; do
 		for col in 3 4 5; do
 			awk -v k="$kind" -v c="$col" '$1 == k { print $c }' \
@@ -238,9 +236,7 @@ else
 fi
 
 if [ -n "$lttng_ok" ]; then
-	thread_events=$(babeltrace2 "$tmp/ctf-threads" -c sink.utils.counter 2>&1 |
-		awk '/^ *[0-9]+ Event messages/ { e = $1 } /Discarded event messages/ { d = $1 }
-			END { printf "%d events, %d discarded", e, d }')
+	thread_events=$(ctf_counts "$tmp/ctf-threads")
 	for kind in plain lttng lttng-stopped causal; do
 		awk -v k="$kind" '$1 == k { print $2 }' "$tmp/thread-results" |
 			median >"$tmp/$kind.threads"

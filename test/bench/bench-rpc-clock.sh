@@ -36,7 +36,7 @@ dir=/sys/fs/bpf/causal-bench-rpc-$$
 rpc_spid=
 cleanup() {
 	[ -n "$rpc_spid" ] && kill "$rpc_spid" 2>/dev/null && wait "$rpc_spid" 2>/dev/null
-	"$ctl" bpf-clock stop --dir "$dir" >/dev/null 2>&1 || true
+	stop_own_bpf_clock "$dir"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -46,7 +46,7 @@ clock_dir=/sys/fs/bpf/causal-bench-rpc-$$
 rpc_spid=
 cleanup() {
 	[ -n "$rpc_spid" ] && kill "$rpc_spid" 2>/dev/null && wait "$rpc_spid" 2>/dev/null
-	"$ctl" bpf-clock stop --dir "$clock_dir" >/dev/null 2>&1 || true
+	stop_own_bpf_clock "$clock_dir"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -24,7 +24,7 @@ done
 
 tmp=$(mktemp -d /tmp/causal-bench-threads.XXXXXX)
 clock_dir=/sys/fs/bpf/causal-bench-threads-$$
-trap 'rm -rf "$tmp"; "$BUILD/causalctl" bpf-clock stop --dir "$clock_dir" >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$tmp"; stop_own_bpf_clock "$clock_dir"' EXIT
 own_bpf_clock "$clock_dir" || true
 
 # One run; prints the loop's time in ns.  Traced runs log into a fresh

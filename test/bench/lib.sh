@@ -84,6 +84,12 @@ own_bpf_clock() {
 		{ echo "${0##*/}: cannot start a bpf clock in '$1'" >&2; exit 1; }
 }
 
+# stop_own_bpf_clock DIR: the clock own_bpf_clock started in DIR, stopped
+# (for a trap: quiet, and nothing to fail where none was started)
+stop_own_bpf_clock() {
+	"$BUILD/causalctl" bpf-clock stop --dir "$1" >/dev/null 2>&1 || true
+}
+
 # traced_clock FILE...: "bpf" when a traced program said in one of the
 # files (its standard error) that it reads the bpf clock, else "syscall".
 traced_clock() {
