@@ -50,8 +50,12 @@ LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-b
 UTIL_SRCS := $(wildcard util/*.c)
 TD_SRCS := $(wildcard tracedump/*.c)
 TD_ENGINE_SRCS := $(filter-out tracedump/main.c tracedump/cmd-%.c,$(TD_SRCS))
-CCSG_SRCS := $(wildcard ccsg/*.c)
-CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c ccsg/cmd-%.c,$(CCSG_SRCS))
+# ccsg/: the core, and a folder of its own for each analysis (its engine
+# and its cmd-*.c)
+CCSG_SRCS := $(wildcard ccsg/*.c ccsg/*/*.c)
+CCSG_CMD_SRCS := $(wildcard ccsg/cmd-*.c ccsg/*/cmd-*.c)
+CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c $(CCSG_CMD_SRCS),$(CCSG_SRCS))
+$(BUILD)/tool/ccsg/%.o: TOOL_CFLAGS += -Iccsg
 CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
@@ -137,7 +141,7 @@ $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/to
 MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 WEB_FILES := web/index.html web/app.js web/style.css
-$(BUILD)/tool/ccsg/cmd-serve.o: TOOL_CFLAGS += $(MHD_CFLAGS)
+$(BUILD)/tool/ccsg/serve/cmd-serve.o: TOOL_CFLAGS += $(MHD_CFLAGS)
 
 $(BUILD)/gen/web-assets.c: web/embed.py $(WEB_FILES)
 	@mkdir -p $(dir $@)
@@ -238,7 +242,7 @@ $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/lo
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lzstd -lmsgpackc
 
 # the compaction benchmark runs the engine itself
-$(BUILD)/bench/compact-cost: test/bench/compact-cost.c ccsg/compact.c util/array.c \
+$(BUILD)/bench/compact-cost: test/bench/compact-cost.c ccsg/compact/compact.c util/array.c \
 		util/hashmap.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "ccsg.h"
-#include "impact.h"
+#include "impact/impact.h"
 #include "latency.h"
 #include "names.h"
 

@@ -25,8 +25,8 @@
 
 #include "ccsg.h"
 #include "dscg.h"
-#include "export-spill.h"
-#include "export.h"
+#include "export/export-spill.h"
+#include "export/export.h"
 #include "json-read.h"
 #include "names.h"
 #include "stream.h"

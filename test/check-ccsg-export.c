@@ -22,8 +22,8 @@
 
 #include "ccsg-export-compare.h"
 #include "ccsg-fixture.h"
-#include "export-buf.h"
-#include "export.h"
+#include "export/export-buf.h"
+#include "export/export.h"
 #include "json-read.h"
 #include "tool-run.h"
 

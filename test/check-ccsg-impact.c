@@ -25,7 +25,7 @@
 
 #include "ccsg-fixture.h"
 #include "ccsg.h"
-#include "impact-stream.h"
+#include "impact/impact-stream.h"
 #include "json-read.h"
 #include "json-valid.h"
 #include "latency.h"

@@ -12,7 +12,7 @@
 
 #include "ccsg-fixture.h"
 #include "ccsg.h"
-#include "compact.h"
+#include "compact/compact.h"
 #include "json-valid.h"
 #include "names.h"
 #include "tool-run.h"

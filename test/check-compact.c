@@ -1,5 +1,5 @@
 /*
- * check-compact.c - the compaction engine (ccsg/compact.h): the toy
+ * check-compact.c - the compaction engine (ccsg/compact/compact.h): the toy
  * example of the SOFTVIS'10 paper (Figure 2's tree as folded stacks gives
  * Figures 5, 6, 7, 8 and 10 with their weights), the refusals of 3.3.2,
  * compact-then-expand round trips, the take-over relation computed pair
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compact.h"
+#include "compact/compact.h"
 #include "json-valid.h"
 
 static const char fig2_folded[] =

@@ -1,5 +1,5 @@
 /*
- * check-pes.c - the program execution sequence engine (ccsg/pes.h) on
+ * check-pes.c - the program execution sequence engine (ccsg/pes/pes.h) on
  * small hand-made sequences whose answers are known: the AABAACAABAAD
  * example of Chitra's Section 2.3.3 (AA -> Y gives YBYCYBYD, AAB -> Z
  * gives ZAACZAAD, undo), each filter, each aggregation, aggregates of
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pes-plot.h"
-#include "pes-trace.h"
-#include "pes.h"
+#include "pes/pes-plot.h"
+#include "pes/pes-trace.h"
+#include "pes/pes.h"
 #include "test-tmp.h"
 
 /* The PES of the string s, one state a character, entry i at i * dt. */

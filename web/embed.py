@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """embed.py OUT.c FILE... - the viewer's page (web/) as C arrays for
-`ccsg serve` (ccsg/cmd-serve.c: struct web_asset), so that the binary
+`ccsg serve` (ccsg/serve/cmd-serve.c: struct web_asset), so that the binary
 serves its page wherever it is installed."""
 import os
 import sys

@@ -14,7 +14,7 @@
 #    it changed and the DSCG instances it re-evaluated; and a full CCSG
 #    build of the loaded trace, measured side by side.
 #
-# The claim (ccsg/impact.h): a further change costs in proportion to the
+# The claim (ccsg/impact/impact.h): a further change costs in proportion to the
 # instances it re-evaluates, not to the trace, so many changes can be
 # tried on a large trace quickly.  Targets: the first change under 30 s
 # and 2 GB (bench-scale's budget for a report); a narrow further change

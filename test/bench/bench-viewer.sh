@@ -14,7 +14,7 @@
 #    median and 99th percentile; then the same for /api/path and /api/link
 #    (the linked navigation: a function's instances grouped by host, the
 #    500 first of its calls listed);
-# 3. the DSCG compacted by location (ccsg/compact.h): its first build, a
+# 3. the DSCG compacted by location (ccsg/compact/compact.h): its first build, a
 #    global level 1 (hosts), a local expand of one host;
 # 4. the peak memory after all of it.
 #

@@ -1,5 +1,5 @@
 /*
- * compact-cost - what localised structural compaction (ccsg/compact.c)
+ * compact-cost - what localised structural compaction (ccsg/compact/compact.c)
  * costs on a generated call tree of N nodes: building the compacted tree,
  * a global level change, and local compact / expand actions (time and
  * peak memory).  The tree: breadth first, 0 to 3 children a node (mean
@@ -19,7 +19,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "compact.h"
+#include "compact/compact.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 

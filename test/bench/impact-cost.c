@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "ccsg.h"
-#include "impact.h"
+#include "impact/impact.h"
 #include "names.h"
 #include "usage.h"
 

@@ -56,8 +56,8 @@
 #include <stdint.h>
 
 #include "ccsg.h"
-#include "compact.h"
-#include "impact.h"
+#include "compact/compact.h"
+#include "impact/impact.h"
 #include "names.h"
 
 struct api_param {
