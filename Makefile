@@ -71,7 +71,10 @@ TOOL_LIBS += $(CURL_LIBS)
 TOOL_LIBS += $(shell pkg-config --libs libdw)
 
 # --- tests ----------------------------------------------------------------------
-TEST_SRCS := $(wildcard test/check-*.c) test/run-tests.c
+# Every other test/*.c is a helper of the suites (e2e.c, json-read.c...),
+# compiled once and linked into the runner; its header declares it.
+TEST_HELPER_SRCS := $(filter-out test/check-%.c test/run-tests.c,$(wildcard test/*.c))
+TEST_SRCS := $(wildcard test/check-*.c) $(TEST_HELPER_SRCS) test/run-tests.c
 TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS) \
 	$(CCSG_ENGINE_SRCS)
 TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
@@ -179,12 +182,21 @@ $(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/t
 
 # The test runner: unit suites link the library's pure modules and the
 # tools' engines; end-to-end suites drive the built binaries.
-$(BUILD)/test/suites.h: $(TEST_SRCS)
+# suites.h lists the suites for run-tests.c alone, and is written only
+# when the list changes (a suite added, renamed or removed): an edited
+# check-*.c rebuilds its own object and relinks, and `make -n` says so.
+TEST_SUITES := $(shell grep -ho '^Suite \*[a-z0-9_]*_suite(void)' test/check-*.c | \
+	sed 's/^Suite \*\(.*\)(void)/SUITE(\1)/')
+ifneq ($(TEST_SUITES),$(shell cat $(BUILD)/test/suites.h 2>/dev/null))
+$(BUILD)/test/suites.h: FORCE
+endif
+$(BUILD)/test/suites.h:
 	@mkdir -p $(dir $@)
-	$(Q)grep -ho '^Suite \*[a-z0-9_]*_suite(void)' test/check-*.c | \
-		sed 's/^Suite \*\(.*\)(void)/SUITE(\1)/' > $@.tmp && mv $@.tmp $@
+	$(Q)printf '%s\n' $(patsubst %,'%',$(TEST_SUITES)) > $@
 
-$(BUILD)/test/obj/%.o: %.c $(BUILD)/test/suites.h
+$(BUILD)/test/obj/test/run-tests.o: $(BUILD)/test/suites.h
+
+$(BUILD)/test/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
@@ -420,6 +432,8 @@ help:
 	@echo "           built in build-asan/), SUITE=name (the suites whose name contains it),"
 	@echo "           CC=clang BUILD=build-clang (another compiler, in a directory apart),"
 	@echo "           PREFIX=..., DESTDIR=..., MANDIR=..."
+
+FORCE:
 
 .PHONY: all test check e2e everything bench bench-large example example-impact example-pes install clean help fuzz
 

@@ -429,7 +429,7 @@ static void fig1_in_store(struct e2e *t, struct fig1_deploy *d, struct chs *s,
 START_TEST(test_figure1)
 {
 	static const char *const groups[] = { "hostA hostB", "hostC hostD" };
-	struct fig1_deploy d = four_hosts;
+	struct fig1_deploy d = fig1_four_hosts;
 	struct chs s = { 0 };
 	struct e2e t;
 	long long rows;
@@ -475,7 +475,7 @@ END_TEST
 START_TEST(test_two_hosts)
 {
 	static const char *const groups[] = { "hostAB", "hostCD" };
-	struct fig1_deploy d = two_hosts;
+	struct fig1_deploy d = fig1_two_hosts;
 	struct chs s = { 0 };
 	struct e2e t;
 
@@ -490,7 +490,7 @@ END_TEST
 
 START_TEST(test_interrupted)
 {
-	struct fig1_deploy d = two_hosts;
+	struct fig1_deploy d = fig1_two_hosts;
 	struct chs s = { 0 };
 	char pause[PATH_MAX], env_pause[PATH_MAX + 32], td[PATH_MAX];
 	char out[PATH_MAX], err[PATH_MAX], *text;

@@ -153,7 +153,7 @@ START_TEST(test_by_host)
 	static const char *const ccsg1[] = { "--tree=ccsg",
 					     "--hierarchy=location", "--level",
 					     "1", NULL };
-	struct fig1_deploy d = four_hosts;
+	struct fig1_deploy d = fig1_four_hosts;
 	char proc[64], fn[96], p[3][160];
 	const struct jval *m, *a, *x;
 	struct jval *doc;
@@ -261,7 +261,7 @@ START_TEST(test_by_name)
 		"expand <main>;FIG1_PROG::FIG1_VERS",
 		NULL
 	};
-	struct fig1_deploy d = four_hosts;
+	struct fig1_deploy d = fig1_four_hosts;
 	const struct jval *m, *x, *th;
 	char *full, *again;
 	struct jval *doc;

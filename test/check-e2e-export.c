@@ -932,7 +932,7 @@ static void check_endpoint(struct e2e *t, int nspans)
 
 START_TEST(test_figure1)
 {
-	struct fig1_deploy d = four_hosts;
+	struct fig1_deploy d = fig1_four_hosts;
 	char idl[PATH_MAX], stack[256], *folded;
 	struct e2e t;
 

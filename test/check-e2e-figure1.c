@@ -55,7 +55,7 @@ static double fig1_sql_self_us(struct e2e *t, long long id)
 
 START_TEST(test_trace)
 {
-	struct fig1_deploy d = four_hosts;
+	struct fig1_deploy d = fig1_four_hosts;
 	static const struct {
 		int proc;
 		const char *host, *symbol;
@@ -92,7 +92,8 @@ START_TEST(test_trace)
 
 			if (rpc_col(&t, id, "proc") != want[i].proc)
 				continue;
-			us = want[i].proc == 4 ? say_it_us[n % 3] : want[i].us;
+			us = want[i].proc == 4 ? fig1_say_it_us[n % 3]
+					       : want[i].us;
 			e2e_fmt(what, sizeof(what), "call %lld (%s) self",
 				id, want[i].symbol);
 			fig1_near(fig1_sql_self_us(&t, id), us, what);
@@ -124,7 +125,7 @@ static void fig1_expected(const struct fig1_ccsg *c, struct fig1_deploy *d,
 	    b = fig1_host_index(c, fig1_serving(d, 'B')->host),
 	    cc = fig1_host_index(c, fig1_serving(d, 'C')->host),
 	    dd = fig1_host_index(c, fig1_serving(d, 'D')->host);
-	int say = say_it_us[0] + say_it_us[1] + say_it_us[2];
+	int say = fig1_say_it_us[0] + fig1_say_it_us[1] + fig1_say_it_us[2];
 
 	memset(self, 0, sizeof(double) * N_KINDS * FIG1_MAX_HOSTS);
 	memset(desc, 0, sizeof(double) * N_KINDS * FIG1_MAX_HOSTS);
@@ -217,7 +218,7 @@ static void fig1_assert_ccsg(struct fig1_ccsg *c, struct fig1_deploy *d)
 
 	for (int k = 0; k < N_RUNTIME; k++)
 		ck_assert_msg(c->node[k].found >= 1, "%s: no %s node", d->name,
-			      node_label[k]);
+			      fig1_node_label[k]);
 	ck_assert_msg(c->node[N_MAIN].found == 1 && c->node[N_THREAD].found == 1,
 		      "one main node, one thread node under what_to_say");
 	fig1_expected(c, d, self, desc);
@@ -227,11 +228,11 @@ static void fig1_assert_ccsg(struct fig1_ccsg *c, struct fig1_deploy *d)
 			char what[128];
 
 			e2e_fmt(what, sizeof(what), "%s: %s self on %s",
-				d->name, node_label[k], c->host[h]);
+				d->name, fig1_node_label[k], c->host[h]);
 			if (k != N_MAIN) /* main's own: whatever main did */
 				fig1_near(c->node[k].self[h], self[k][h], what);
 			e2e_fmt(what, sizeof(what), "%s: %s descendants on %s",
-				d->name, node_label[k], c->host[h]);
+				d->name, fig1_node_label[k], c->host[h]);
 			fig1_near(c->node[k].desc[h], desc[k][h], what);
 		}
 	ck_assert_int_eq(c->node[N_FOO].calls, 1);
@@ -296,7 +297,7 @@ static void fig1_assert_dot_renders(struct e2e *t)
 
 START_TEST(test_ccsg)
 {
-	struct fig1_deploy d = four_hosts;
+	struct fig1_deploy d = fig1_four_hosts;
 	struct fig1_ccsg c;
 	struct e2e t;
 
@@ -322,7 +323,7 @@ END_TEST
  */
 START_TEST(test_figure2)
 {
-	struct fig1_deploy d4 = four_hosts, d2 = two_hosts;
+	struct fig1_deploy d4 = fig1_four_hosts, d2 = fig1_two_hosts;
 	struct fig1_ccsg c4, c2;
 	struct e2e t4, t2;
 
@@ -350,13 +351,13 @@ START_TEST(test_figure2)
 		for (int h = 0; h < c2.nhosts; h++)
 			s2 += c2.node[k].self[h];
 		diff = s2 ? (s4 - s2) / s2 * 100 : 0;
-		printf("  %-22s %10.0f %10.0f %7.2f%%\n", node_label[k], s4,
-		       s2, diff);
+		printf("  %-22s %10.0f %10.0f %7.2f%%\n", fig1_node_label[k],
+		       s4, s2, diff);
 		fflush(stdout);
 		ck_assert_msg(fabs(s4 - s2) <= 0.05 * s2 + 1000.0,
 			      "%s: self CPU %.0f us on 4 hosts, %.0f us on 2 "
 			      "(%.1f%%; 5%% + 1 ms allowed)",
-			      node_label[k], s4, s2, diff);
+			      fig1_node_label[k], s4, s2, diff);
 	}
 	json_free(c4.json);
 	json_free(c2.json);

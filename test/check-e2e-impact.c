@@ -219,7 +219,7 @@ static void check_prediction(const struct fig1_deploy *base,
 					continue;
 				printf("  %-22s %-6s %-5s %9.3f %9.3f %+9.3f "
 				       "%9.3f %+8.3f%s\n",
-				       node_label[k], hn,
+				       fig1_node_label[k], hn,
 				       desc ? "desc" : "self", v1 / 1000,
 				       vp / 1000, mv / 1000, v2 / 1000,
 				       (vp + mv - v2) / 1000,
@@ -239,7 +239,7 @@ static void check_prediction(const struct fig1_deploy *base,
 		!near(value(&c1, kind, host, 0), value(&c2, kind, host, 0)),
 		"%s: %s self on %s: %.0f us in run 1, %.0f in run 2: the "
 		"change is lost in the noise",
-		changed->name, node_label[kind], host,
+		changed->name, fig1_node_label[kind], host,
 		value(&c1, kind, host, 0), value(&c2, kind, host, 0));
 	json_free(c1.json);
 	json_free(c2.json);
@@ -261,11 +261,11 @@ static void check_burned(const struct fig1_deploy *d, const char *host,
 
 START_TEST(test_reduction)
 {
-	struct fig1_deploy changed = four_hosts;
+	struct fig1_deploy changed = fig1_four_hosts;
 
 	changed.name = "say_it -20% on hostD";
 	changed.s[0].env = "FIG1_SCALE=say_it=0.8"; /* hostD */
-	check_prediction(&four_hosts, &changed,
+	check_prediction(&fig1_four_hosts, &changed,
 			 "reduction on processor group { hostD } by 20% to "
 			 "function { FIG1_PROG::SAY_IT }",
 			 N_SAY, "hostD");
@@ -274,11 +274,11 @@ END_TEST
 
 START_TEST(test_increase)
 {
-	struct fig1_deploy changed = four_hosts;
+	struct fig1_deploy changed = fig1_four_hosts;
 
 	changed.name = "times +50% on hostB";
 	changed.s[2].env = "FIG1_SCALE=times=1.5"; /* hostB */
-	check_prediction(&four_hosts, &changed,
+	check_prediction(&fig1_four_hosts, &changed,
 			 "increase on processor { hostB } by 50% to function "
 			 "{ FIG1_PROG::TIMES }",
 			 N_TIMES, "hostB");

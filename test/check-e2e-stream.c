@@ -89,7 +89,7 @@ static void copy_file(const char *from, const char *to)
 
 START_TEST(test_figure1_streamed)
 {
-	struct fig1_deploy d = four_hosts;
+	struct fig1_deploy d = fig1_four_hosts;
 	struct e2e t;
 
 	rpc_isolate();

@@ -37,7 +37,7 @@ static const char *browser_missing(void)
 
 START_TEST(test_browser)
 {
-	struct fig1_deploy d = four_hosts;
+	struct fig1_deploy d = fig1_four_hosts;
 	const char *missing = browser_missing();
 	char out[PATH_MAX], err[PATH_MAX], url[128], shots[PATH_MAX];
 	char script[PATH_MAX], idl[PATH_MAX], home[PATH_MAX], *text = NULL;

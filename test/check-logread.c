@@ -331,7 +331,7 @@ START_TEST(test_rejects_foreign_and_newer)
 	ck_assert_ptr_nonnull(strstr(res.error, newer));
 
 	ck_assert_int_eq(logread_file(tmp_path("missing.clog"), NULL, NULL, &res), -ENOENT);
-	ck_assert_int_eq(logread_file(tmpdir, NULL, NULL, &res), -EINVAL);
+	ck_assert_int_eq(logread_file(tmpdir_path, NULL, NULL, &res), -EINVAL);
 }
 END_TEST
 

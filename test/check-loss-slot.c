@@ -146,7 +146,7 @@ START_TEST(merge_tells_a_full_disk_from_a_crash)
 	ck_assert_uint_eq(s.truncated, 0);
 	ck_assert_uint_eq(s.corrupt, 0);
 	ck_assert_uint_eq(s.dropped, 72);
-	db = open_db(tmp_path("logs/trace.db"));
+	db = q_open(tmp_path("logs/trace.db"));
 	ck_assert_str_eq(q_text(db, "SELECT status FROM files"), "disk_full");
 	ck_assert_str_eq(q_text(db, "SELECT error FROM files"),
 			 "disk full (No space left on device): 70 records lost "
@@ -171,7 +171,7 @@ START_TEST(another_errno_is_a_write_error)
 	ck_assert_int_eq(merge_run(&o, &s), 0);
 	ck_assert_uint_eq(s.write_failed, 1);
 	ck_assert_uint_eq(s.disk_full, 0);
-	db = open_db(tmp_path("logs/trace.db"));
+	db = q_open(tmp_path("logs/trace.db"));
 	ck_assert_str_eq(q_text(db, "SELECT status FROM files"), "write_error");
 	ck_assert_int_eq(q_int(db, "SELECT error LIKE 'write failed "
 				   "(Input/output error): 70 records lost%' "

@@ -117,7 +117,7 @@ START_TEST(test_mon_off_and_old_logs)
 				 .output = tmp_path("t.db") };
 	ck_assert_int_eq(merge_run(&o, &s), 0);
 	ck_assert_uint_eq(s.bad_records, 0);
-	db = open_db(tmp_path("t.db"));
+	db = q_open(tmp_path("t.db"));
 
 	/* one call, both sides; the old side measured everything */
 	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM rpc_calls"), 1);

@@ -214,7 +214,7 @@ static sqlite3 *merged(struct merge_stats *s)
 				 .output = tmp_path("t.db"),
 				 .raw = true };
 	ck_assert_int_eq(merge_run(&o, s), 0);
-	db = open_db(tmp_path("t.db"));
+	db = q_open(tmp_path("t.db"));
 	return db;
 }
 
@@ -367,7 +367,7 @@ START_TEST(test_rpc_without_raw)
 	ck_assert_uint_eq(s.rpc_calls, r.rpc_calls);
 	ck_assert_uint_eq(s.rpc_no_server, r.rpc_no_server);
 	ck_assert_uint_eq(s.rpc_no_client, r.rpc_no_client);
-	db = open_db(tmp_path("plain.db"));
+	db = q_open(tmp_path("plain.db"));
 	ck_assert_int_eq(q_int(db, "SELECT count(*) FROM sqlite_schema"
 				   " WHERE name='records'"),
 			 0);
@@ -429,7 +429,7 @@ START_TEST(test_pairs_merge_the_same)
 	ck_assert_uint_eq(s.records, r.records);
 	ck_assert_uint_eq(s.bad_records, 0);
 	ck_assert_uint_eq(s.rpc_calls, r.rpc_calls);
-	db = open_db(tmp_path("pairs.db"));
+	db = q_open(tmp_path("pairs.db"));
 	snprintf(sql, sizeof(sql), "ATTACH '%s' AS plain", tmp_path("t.db"));
 	ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {

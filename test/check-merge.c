@@ -90,7 +90,7 @@ START_TEST(test_merge_two_processes)
 	ck_assert_uint_eq(s.dropped, 7 + 5);
 	ck_assert_uint_eq(s.truncated + s.corrupt, 0);
 
-	db = open_db(tmp_path("logs/trace.db"));
+	db = q_open(tmp_path("logs/trace.db"));
 	ck_assert_str_eq(
 		q_text(db, "SELECT value FROM meta WHERE key='schema_version'"),
 		DB_STR(DB_SCHEMA_VERSION));
@@ -210,7 +210,7 @@ START_TEST(test_merge_deterministic)
 	ck_assert_uint_eq(n1, n2);
 	free(a);
 	/* Only the two outputs besides logs/: no temporary left. */
-	ck_assert_int_eq(n_entries(tmpdir), 3);
+	ck_assert_int_eq(n_entries(tmpdir_path), 3);
 }
 END_TEST
 
@@ -238,7 +238,7 @@ START_TEST(test_merge_damaged)
 	ck_assert_uint_eq(s.processes, 2);
 	ck_assert_uint_eq(s.truncated, 1);
 	ck_assert_uint_eq(s.corrupt, 3);
-	db = open_db(tmp_path("logs/trace.db"));
+	db = q_open(tmp_path("logs/trace.db"));
 	ck_assert_str_eq(q_text(db, "SELECT status FROM files WHERE name='a.clog'"), "truncated");
 	ck_assert_int_eq(q_int(db, "SELECT frames FROM files WHERE name='a.clog'"), 2);
 	ck_assert_int_eq(q_int(db, "SELECT records FROM processes WHERE proc_id=1"), 7);
@@ -363,7 +363,7 @@ START_TEST(test_merge_output_not_regular)
 	ck_assert(S_ISFIFO(st.st_mode));
 
 	/* No temporary left anywhere; a regular file is still replaced. */
-	ck_assert_int_eq(n_temps(tmpdir), 0);
+	ck_assert_int_eq(n_temps(tmpdir_path), 0);
 	ck_assert_int_eq(n_temps(tmp_path("logs")), 0);
 	fclose(fopen(tmp_path("old.db"), "w"));
 	ck_assert_int_eq(merge(tmp_path("logs"), tmp_path("old.db"), &s), 0);
@@ -420,7 +420,7 @@ START_TEST(test_merge_fifo_log)
 	ck_assert_uint_eq(s.files, 4);
 	ck_assert_uint_eq(s.processes, 2);
 	ck_assert_uint_eq(s.corrupt, 2);
-	db = open_db(tmp_path("logs/trace.db"));
+	db = q_open(tmp_path("logs/trace.db"));
 	ck_assert_str_eq(q_text(db, "SELECT status || ': ' || error FROM files"
 				" WHERE name='fifo.clog'"),
 			 "corrupt: not a causal log (not a regular file)");
@@ -544,7 +544,7 @@ START_TEST(test_merge_cpu_clock)
 		ck_assert_int_eq(fixture_log_close(&fl), 0);
 	}
 	ck_assert_int_eq(merge(tmp_path("logs"), NULL, &s), 0);
-	db = open_db(tmp_path("logs/trace.db"));
+	db = q_open(tmp_path("logs/trace.db"));
 	/* an unknown value is NULL, like every enum out of range */
 	ck_assert_str_eq(q_text(db, "SELECT group_concat(ifnull(cpu_clock, "
 				    "'<null>'), ',') FROM (SELECT cpu_clock "

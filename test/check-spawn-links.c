@@ -113,7 +113,7 @@ START_TEST(test_which_image_a_fork_record_links)
 	ck_assert_int_eq(merge_run(&o, &s), 0);
 	ck_assert_uint_eq(s.processes, 11);
 	ck_assert_uint_eq(s.truncated + s.corrupt + s.bad_records, 0);
-	db = open_db(tmp_path("logs/trace.db"));
+	db = q_open(tmp_path("logs/trace.db"));
 	ck_assert_int_eq(parent_of(db, 1), 0);
 	ck_assert_int_eq(parent_of(db, 2), 1);
 	ck_assert_int_eq(parent_of(db, 3), 0);

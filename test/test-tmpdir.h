@@ -15,40 +15,16 @@
 
 #include "test-tmp.h"
 
-static char tmpdir[PATH_MAX];
+/* The test's directory, once made. */
+extern char tmpdir_path[PATH_MAX];
 
-static inline void tmpdir_make(const char *suite)
-{
-	char name[64];
+/* Make a fresh tmpdir_path in $TMPDIR, named after suite. */
+void tmpdir_make(const char *suite);
 
-	snprintf(name, sizeof(name), "%s.XXXXXX", suite);
-	test_tmp_name(tmpdir, sizeof(tmpdir), name);
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
+/* Remove tmpdir_path and everything in it. */
+void tmpdir_remove(void);
 
-static inline int tmpdir_rm_one(const char *p, const struct stat *st,
-				int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-static inline void tmpdir_remove(void)
-{
-	nftw(tmpdir, tmpdir_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* tmpdir/name, in one of four rotating buffers. */
-static inline char *tmp_path(const char *name)
-{
-	static char buf[4][PATH_MAX + 64];
-	static int k;
-	char *p = buf[k++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", tmpdir, name);
-	return p;
-}
+/* tmpdir_path/name, in one of four rotating buffers. */
+char *tmp_path(const char *name);
 
 #endif
