@@ -397,7 +397,7 @@ void otlp_thread_span_write(struct otlp *ot, size_t j, int first)
 
 /* A side of call i of p: its span, without a leading separator. */
 void otlp_call_span_write(struct otlp *ot, const struct export_part *p,
-			    size_t i, int server)
+			  size_t i, int server)
 {
 	const struct export_ctx *x = ot->x;
 	const struct ccsg_call *c = &p->calls[i];
@@ -425,7 +425,7 @@ void otlp_call_span_write(struct otlp *ot, const struct export_part *p,
 	} else if (c->parent >= 0) {
 		memcpy(ptrace, trace, 16);
 		parent = otlp_call_span(p, (size_t)c->parent,
-				   otlp_has_server(&p->calls[c->parent]));
+					otlp_has_server(&p->calls[c->parent]));
 	} else if (owner >= 0 && ot->emit[owner]) {
 		memcpy(ptrace, ot->th_trace[owner], 16);
 		parent = thread_span(x, (size_t)owner);
