@@ -254,7 +254,8 @@ $(BUILD)/bench/writer-cost: test/bench/writer-cost.c preload/encode.c preload/lo
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -Iutil -o $@ $(filter %.c,$^) -lzstd -lmsgpackc
 
 # the compaction benchmark runs the engine itself
-$(BUILD)/bench/compact-cost: test/bench/compact-cost.c ccsg/compact/compact.c util/array.c \
+$(BUILD)/bench/compact-cost: test/bench/compact-cost.c ccsg/compact/compact.c \
+		ccsg/compact/compact-names.c util/array.c \
 		util/hashmap.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

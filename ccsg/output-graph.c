@@ -5,8 +5,8 @@
 #include <inttypes.h>
 
 #include "json.h"
+#include "output-escape.h"
 #include "output-graph.h"
-#include "output.h"
 
 const char *const ccsg_kind_names[] = { "main", "function", "thread" };
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "output-escape.h"
 #include "output-graph.h"
 #include "output.h"
 
@@ -341,5 +342,5 @@ int ccsg_memory_print(FILE *f, const struct ccsg_graph *alloc,
 		memory_text(f, alloc, freed);
 		break;
 	}
-	return fflush(f) || ferror(f) ? -EIO : 0;
+	return ccsg_print_done(f);
 }

@@ -11,7 +11,7 @@
  *   usage     bad usage (exit 2) and bad input (exit 1, one line)
  *   chrome_threads  the chrome export's formatter threads: the same
  *             bytes as the calls formatted in order
- *   pipe      the output buffer with its writer thread (export-pipe.c):
+ *   pipe      the output buffer with its writer thread (export-buf.c):
  *             every byte in order, whatever the sizes put; a failed write
  *             said, without a hang
  *

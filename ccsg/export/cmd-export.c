@@ -24,10 +24,11 @@ enum {
 	X_TIMING,
 };
 
+/* --format's value and help, and the usage line, made from formats[] */
+static char format_names[64], format_help[256], export_args[512];
+
 static const struct opt export_opts[] = {
-	{ "format", CLI_FORMAT, "chrome|otlp|folded",
-	  "the Trace Event Format (Perfetto, chrome://tracing), OTLP/JSON, or "
-	  "folded stacks" },
+	{ "format", CLI_FORMAT, format_names, format_help },
 	{ "output", 'o', "FILE",
 	  "write to FILE (through a temporary file renamed when complete), "
 	  "not to standard output" },
@@ -54,7 +55,7 @@ static const struct opt export_opts[] = {
 };
 
 struct export_cli {
-	int format; /* -1 until given */
+	int format; /* in formats[], -1 until given */
 	int weight; /* -1 until given */
 	const char *output, *endpoint;
 	const char *db;
@@ -67,6 +68,105 @@ struct export_cli {
 };
 
 #define bad(...) opt_bad(&cmd_export, __VA_ARGS__)
+
+/* The options that go with some formats only: a mask of these. */
+enum { TAKES_WEIGHT = 1, TAKES_OTLP = 2 };
+
+static int write_chrome(FILE *f, struct export_ctx *x,
+			const struct export_source *src,
+			const struct export_cli *o,
+			const struct export_otlp_opts *oo)
+{
+	(void)o;
+	(void)oo;
+	return export_chrome(f, x, src);
+}
+
+static int write_otlp(FILE *f, struct export_ctx *x,
+		      const struct export_source *src,
+		      const struct export_cli *o,
+		      const struct export_otlp_opts *oo)
+{
+	(void)o;
+	return export_otlp(f, x, src, oo);
+}
+
+static int write_folded(FILE *f, struct export_ctx *x,
+			const struct export_source *src,
+			const struct export_cli *o,
+			const struct export_otlp_opts *oo)
+{
+	(void)oo;
+	return export_folded(f, x, src, o->weight < 0 ? EXPORT_CPU : o->weight);
+}
+
+/*
+ * The formats, in the order the help names them: a new format is a line
+ * here and its writer (export.h).  --format's help, the usage line and
+ * the messages that name formats are made from this table.
+ */
+static const struct export_format {
+	const char *name;
+	const char *help; /* what it is, in --format's help */
+	int (*write)(FILE *f, struct export_ctx *x,
+		     const struct export_source *src,
+		     const struct export_cli *o,
+		     const struct export_otlp_opts *oo);
+	unsigned takes; /* TAKES_*: the options that go with it only */
+} formats[] = {
+	{ "chrome", "the Trace Event Format (Perfetto, chrome://tracing)",
+	  write_chrome, 0 },
+	{ "otlp", "OTLP/JSON", write_otlp, TAKES_OTLP },
+	{ "folded", "folded stacks", write_folded, TAKES_WEIGHT },
+};
+
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+/* a then b at the end of the string in buf (cut to fit) */
+static void append(char *buf, size_t len, const char *a, const char *b)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "%s%s", a, b);
+}
+
+/* "NAME|NAME..." of the formats that take what (a TAKES_*), or of all
+ * (0), into buf. */
+static void names_of(char *buf, size_t len, unsigned what)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (!what || (formats[i].takes & what))
+			append(buf, len, *buf ? "|" : "", formats[i].name);
+}
+
+/* Between the helps of formats i - 1 and i: "A, B, or C", "A or B". */
+static const char *help_sep(size_t i)
+{
+	if (!i)
+		return "";
+	if (i + 1 < NFORMATS)
+		return ", ";
+	return NFORMATS > 2 ? ", or " : " or ";
+}
+
+/*
+ * Made before main() runs (a constructor), since `ccsg --help` prints
+ * the usage line without running the command: "chrome|otlp|folded",
+ * the helps joined, "--format=chrome|otlp|folded [-o FILE] ...".
+ */
+__attribute__((constructor)) static void export_help_init(void)
+{
+	names_of(format_names, sizeof(format_names), 0);
+	for (size_t i = 0; i < NFORMATS; i++)
+		append(format_help, sizeof(format_help), help_sep(i),
+		       formats[i].help);
+	snprintf(export_args, sizeof(export_args),
+		 "--format=%s [-o FILE] [--weight=cpu|latency|calls] "
+		 "[--endpoint URL] [--service-name EXE=NAME]... [--db PATH] "
+		 "[--idl FILE.x]...",
+		 format_names);
+}
 
 static int add(const char ***v, size_t *n, const char *s)
 {
@@ -95,8 +195,8 @@ static int number(const char *v, long lo, long hi, long *out)
 /* 0, -1 after --help, or 2 after a bad-usage message. */
 static int parse(struct export_cli *o, int argc, char **argv)
 {
-	static const char *const formats[] = { "chrome", "otlp", "folded" };
 	static const char *const weights[] = { "cpu", "latency", "calls" };
+	char names[64];
 	struct opt_parser p;
 	const char *v;
 	int c;
@@ -106,9 +206,9 @@ static int parse(struct export_cli *o, int argc, char **argv)
 		switch (c) {
 		case CLI_FORMAT:
 			o->format = -1;
-			for (int i = 0; i < 3; i++)
-				if (!strcmp(v, formats[i]))
-					o->format = i;
+			for (size_t i = 0; i < NFORMATS; i++)
+				if (!strcmp(v, formats[i].name))
+					o->format = (int)i;
 			if (o->format < 0)
 				return bad("unknown format '%s'", v);
 			break;
@@ -167,13 +267,18 @@ static int parse(struct export_cli *o, int argc, char **argv)
 	if (p.nargs)
 		return bad("unexpected argument '%s'", p.args[0]);
 	if (o->format < 0)
-		return bad("%s", "give --format=chrome|otlp|folded");
-	if (o->weight >= 0 && o->format != EXPORT_FOLDED)
-		return bad("%s", "--weight goes with --format=folded");
+		return bad("give --format=%s", format_names);
+	if (o->weight >= 0 && !(formats[o->format].takes & TAKES_WEIGHT)) {
+		names_of(names, sizeof(names), TAKES_WEIGHT);
+		return bad("--weight goes with --format=%s", names);
+	}
 	if ((o->endpoint || o->nservices || o->batch || o->retries >= 0) &&
-	    o->format != EXPORT_OTLP)
-		return bad("%s", "--endpoint, --service-name, --batch and "
-				 "--retries go with --format=otlp");
+	    !(formats[o->format].takes & TAKES_OTLP)) {
+		names_of(names, sizeof(names), TAKES_OTLP);
+		return bad("--endpoint, --service-name, --batch and "
+			   "--retries go with --format=%s",
+			   names);
+	}
 	if ((o->batch || o->retries >= 0) && !o->endpoint)
 		return bad("%s", "--batch and --retries go with --endpoint");
 	return 0;
@@ -195,22 +300,6 @@ static int check_output(const char *path)
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return fail("cannot write '%s': not a regular file", path);
 	return 0;
-}
-
-static int write_format(FILE *f, struct export_ctx *x,
-			const struct export_source *src,
-			const struct export_cli *o,
-			const struct export_otlp_opts *oo)
-{
-	switch (o->format) {
-	case EXPORT_FOLDED:
-		return export_folded(f, x, src,
-				     o->weight < 0 ? EXPORT_CPU : o->weight);
-	case EXPORT_CHROME:
-		return export_chrome(f, x, src);
-	default:
-		return export_otlp(f, x, src, oo);
-	}
 }
 
 /* Write the export to o->output through a temporary file beside it. */
@@ -237,7 +326,7 @@ static int write_file(struct export_ctx *x, const struct export_source *src,
 		close(fd);
 		goto fail;
 	}
-	ret = write_format(f, x, src, o, oo);
+	ret = formats[o->format].write(f, x, src, o, oo);
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	if (ret) {
@@ -296,7 +385,7 @@ static int run(const struct export_cli *o)
 		if (write_file(&x, &ss.src, o, &oo))
 			goto out;
 	} else if (!o->endpoint) {
-		int r = write_format(stdout, &x, &ss.src, o, &oo);
+		int r = formats[o->format].write(stdout, &x, &ss.src, o, &oo);
 
 		if (!r && fflush(stdout))
 			r = -EIO;
@@ -346,9 +435,7 @@ static int run_export(int argc, char **argv)
 const struct command cmd_export = {
 	"export",
 	run_export,
-	"--format=chrome|otlp|folded [-o FILE] [--weight=cpu|latency|calls] "
-	"[--endpoint URL] [--service-name EXE=NAME]... [--db PATH] "
-	"[--idl FILE.x]...",
+	export_args,
 	"the trace for other tools: a Perfetto timeline, OpenTelemetry spans, "
 	"flame graphs",
 	export_opts,

@@ -3,7 +3,7 @@
  * without stdio's formatting (a million calls are some 10 million
  * numbers), written out in 64 KiB blocks: by the caller, or, once
  * xb_pipe_start() succeeded, by a writer thread while the caller formats
- * the next blocks (export-pipe.c).
+ * the next blocks (export-buf.c).
  */
 #ifndef CCSG_EXPORT_BUF_H
 #define CCSG_EXPORT_BUF_H

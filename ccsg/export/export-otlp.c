@@ -1,27 +1,8 @@
 /*
- * export-otlp.c - OTLP/JSON (export.h): the ExportTraceServiceRequest of
- * opentelemetry-proto in its JSON mapping (lowerCamelCase fields, trace
- * and span ids as hex, 64-bit integers as strings, enums as numbers).
- *
- * A resource per traced process (host.name, process.pid,
- * process.executable.name and .path, service.name, service.instance.id
- * = its UUID), one span per side of every call (kind CLIENT on the
- * calling process, SERVER on the serving one) and one INTERNAL span per
- * thread that calls were made in or that a call spawned, so that the
- * spans' parents are the DSCG's: a server span's parent is its client
- * span, a client span's the server span of the call it was made in
- * (nesting) or the span of its thread, whose calls follow one another
- * (cascading), a thread's the server span of the call that spawned it or
- * its parent thread's span (thread spawn).
- *
- * Trace id: the chain id, its 4-byte counter XORed into the last 4 bytes
- * of its 16-byte process UUID (one trace per chain).  A thread's span is
- * in the trace of the first chain it started, else its parent's.  A
- * thread spawned in a call starts a chain of its own, so its span's
- * parent is in another trace: the parent span id names it all the same,
- * and a link says so for the backends that look for the parent in the
- * same trace.  Span id: 64 bits of a hash of (chain id, the event number
- * of the side's first probe), of (process UUID, thread id) for a thread.
+ * export-otlp.c - OTLP/JSON (export.h, export-otlp.h): the passes over
+ * the calls (the threads' chains and spawns first, then every call's
+ * spans spilled by process) and the documents: one request, or batches
+ * of at most o->batch spans each handed to a callback.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,182 +10,10 @@
 #include <unistd.h>
 
 #include "array.h"
-#include "export-buf.h"
-#include "export-spill.h"
-#include "export.h"
+#include "export-otlp.h"
 #include "json.h"
 
-enum { S_CLIENT, S_SERVER, S_THREAD };
-
-/* The span a thread hangs under when a call spawned it. */
-struct spawner {
-	uint8_t chain[DB_CHAIN_LEN];
-	uint64_t span;
-};
-
-struct otlp {
-	const struct export_ctx *x;
-	const struct export_otlp_opts *o;
-	struct xbuf *b;
-	char **fn; /* per CCSG node: its name, JSON-escaped, no quotes */
-	/* per thread */
-	uint8_t *emit;		      /* it has a span */
-	uint8_t *roots;		      /* a chain it started has calls */
-	uint8_t (*own)[DB_CHAIN_LEN]; /* the first chain it started */
-	uint8_t *own_set;
-	int32_t *spawn_ctx; /* the thread that started the spawning chain */
-	struct spawner *spawner;
-	uint8_t *spawner_set;
-	int64_t *chains_self; /* CPU of the calls of the chains it started */
-	int64_t *sum;	      /* its span's self + descendant CPU, or -1 */
-	uint8_t (*th_trace)[16];
-	uint8_t *th_trace_set;
-	/* the calls that spawned threads: (ordinal, thread) by ordinal, and
-	 * the next to meet in the second pass */
-	struct spawn_at {
-		int64_t ord;
-		int32_t th;
-	} * spawns;
-	size_t nspawns, next_spawn;
-	/* the call whose spawns are being noted (the first pass) */
-	const struct export_part *at_p;
-	size_t at_i;
-	int32_t at_owner;
-	uint8_t *seen; /* export_spawned()'s */
-	/* the part being written: per call, self and descendant CPU */
-	int64_t *self, *desc;
-	size_t cap_self, cap_desc;
-	/* per process: its call spans, a line each */
-	struct export_spill spill;
-	int32_t cur;	   /* the process a span is formatted for */
-	struct xbuf *line; /* formats it, into that process's spill */
-	FILE *line_file;
-	/* batching */
-	size_t in_batch, batches;
-	export_batch_fn fn_batch;
-	void *arg;
-	FILE *mem;
-	char *mem_buf;
-	size_t mem_len;
-	int stopped;
-};
-
-/* ---- ids ------------------------------------------------------------- */
-
-static void chain_trace(const uint8_t chain[DB_CHAIN_LEN], uint8_t id[16])
-{
-	memcpy(id, chain, 16);
-	for (int i = 0; i < 4; i++)
-		id[12 + i] ^= chain[16 + i];
-}
-
-static uint64_t span_id(const uint8_t *key, size_t n, int64_t no, int salt)
-{
-	uint64_t h = hash_fnv(HASH_FNV_SEED ^ (uint64_t)salt, key, n);
-
-	h = hash64(hash_fnv(h, &no, sizeof(no)));
-	return h ? h : 1; /* an all-zero span id is invalid */
-}
-
-/* The event number a side is known by: its first probe's. */
-static int64_t side_event(const struct ccsg_call *c, int server)
-{
-	if (server)
-		return c->ev[CCSG_SKEL_START] != CCSG_NONE
-			       ? c->ev[CCSG_SKEL_START]
-			       : c->ev[CCSG_SKEL_END];
-	return c->ev[CCSG_STUB_START] != CCSG_NONE ? c->ev[CCSG_STUB_START]
-						   : c->ev[CCSG_STUB_END];
-}
-
-static int has_client(const struct ccsg_call *c)
-{
-	return c->client_proc && (c->stub_start_ns != CCSG_NONE ||
-				  c->stub_end_exit_ns != CCSG_NONE);
-}
-
-static int has_server(const struct ccsg_call *c)
-{
-	return c->server_proc && (c->skel_start_exit_ns != CCSG_NONE ||
-				  c->skel_end_ns != CCSG_NONE);
-}
-
-static const uint8_t *chain_of(const struct export_part *p, size_t i)
-{
-	return p->t->chains[p->calls[i].chain].id;
-}
-
-static uint64_t call_span(const struct export_part *p, size_t i, int server)
-{
-	return span_id(chain_of(p, i), DB_CHAIN_LEN,
-		       side_event(&p->calls[i], server), server ? 2 : 1);
-}
-
-static uint64_t thread_span(const struct export_ctx *x, size_t j)
-{
-	const struct ccsg_thread *th = &x->t->threads[j];
-
-	return span_id((const uint8_t *)x->uuid[th->proc],
-		       strlen(x->uuid[th->proc]), th->tid, 3);
-}
-
-/* A trace of a thread's own (process UUID and thread id). */
-static void own_trace(const struct export_ctx *x, size_t j, uint8_t t[16])
-{
-	uint64_t a = thread_span(x, j), b = hash64(a ^ 0x5bd1e995);
-
-	memcpy(t, &a, 8);
-	memcpy(t + 8, &b, 8);
-}
-
-/* A thread's trace: its first chain's, else its parent's, else one of
- * its own. */
-static void thread_trace(struct otlp *ot, size_t j)
-{
-	const struct export_ctx *x = ot->x;
-	size_t k = j, steps = 0;
-	uint8_t t[16];
-
-	if (ot->th_trace_set[j])
-		return;
-	own_trace(x, j, t); /* unless the walk below finds better */
-	/* up through parent threads without a chain, to the first that
-	 * settles it (cycles were cut: the walk is bounded) */
-	while (steps++ <= x->t->nthreads) {
-		const struct ccsg_thread *th = &x->t->threads[k];
-
-		if (ot->th_trace_set[k]) {
-			memcpy(t, ot->th_trace[k], 16);
-			break;
-		}
-		if (ot->own_set[k]) {
-			chain_trace(ot->own[k], t);
-			break;
-		}
-		if (th->spawn_call >= 0) {
-			if (ot->spawner_set[k])
-				chain_trace(ot->spawner[k].chain, t);
-			break;
-		}
-		if (th->parent_thread < 0) {
-			own_trace(x, k, t);
-			break;
-		}
-		k = (size_t)th->parent_thread;
-	}
-	memcpy(ot->th_trace[j], t, 16);
-	ot->th_trace_set[j] = 1;
-}
-
 /* ---- the first pass ---------------------------------------------------- */
-
-/* Thread j's own CPU (Equation 2), on a host of the graph. */
-static int64_t thread_cpu(const struct export_ctx *x, size_t j)
-{
-	return ccsg_proc_dim(x->g, x->t->threads[j].proc) >= 0
-		       ? x->g->thread_self[j]
-		       : 0;
-}
 
 static int64_t self_cpu(const struct otlp *ot, const struct export_part *p,
 			size_t i)
@@ -223,8 +32,9 @@ static void spawned(void *arg, int32_t th)
 	const struct export_part *p = ot->at_p;
 	size_t i = ot->at_i;
 
-	memcpy(ot->spawner[th].chain, chain_of(p, i), DB_CHAIN_LEN);
-	ot->spawner[th].span = call_span(p, i, has_server(&p->calls[i]));
+	memcpy(ot->spawner[th].chain, otlp_chain_of(p, i), DB_CHAIN_LEN);
+	ot->spawner[th].span =
+		otlp_call_span(p, i, otlp_has_server(&p->calls[i]));
 	ot->spawner_set[th] = 1;
 	ot->spawn_ctx[th] = ot->at_owner;
 }
@@ -241,7 +51,7 @@ static int first_part(void *arg, const struct export_part *p)
 
 		if (owner >= 0) {
 			if (!ot->own_set[owner]) {
-				memcpy(ot->own[owner], chain_of(p, i),
+				memcpy(ot->own[owner], otlp_chain_of(p, i),
 				       DB_CHAIN_LEN);
 				ot->own_set[owner] = 1;
 			}
@@ -271,7 +81,7 @@ static int64_t thread_sum(struct otlp *ot, int32_t j, int32_t *const *kids,
 	if (ot->sum[j] == -2)
 		return 0;
 	ot->sum[j] = -2;
-	s = thread_cpu(x, (size_t)j) + ot->chains_self[j];
+	s = otlp_thread_cpu(x, (size_t)j) + ot->chains_self[j];
 	for (size_t k = 0; k < nkids[j]; k++)
 		s += thread_sum(ot, kids[j][k], kids, nkids);
 	return ot->sum[j] = s;
@@ -341,7 +151,7 @@ static int settle_threads(struct otlp *ot)
 	qsort(ot->spawns, ot->nspawns, sizeof(*ot->spawns), by_ordinal);
 	for (size_t j = 0; j < t->nthreads; j++)
 		if (ot->emit[j])
-			thread_trace(ot, j);
+			otlp_thread_trace(ot, j);
 	ret = 0;
 out:
 	for (size_t j = 0; kids && j < nt; j++)
@@ -350,341 +160,6 @@ out:
 	free(nkids);
 	free(cap);
 	return ret;
-}
-
-/* ---- writing ----------------------------------------------------------- */
-
-static void key(struct xbuf *b, const char *k, int first)
-{
-	xb_str(b, first ? "{\"key\":\"" : ",{\"key\":\"");
-	xb_str(b, k);
-	XB_LIT(b, "\",\"value\":");
-}
-
-static void attr_str(struct xbuf *b, const char *k, const char *v, int first)
-{
-	key(b, k, first);
-	XB_LIT(b, "{\"stringValue\":");
-	xb_json(b, v);
-	XB_LIT(b, "}}");
-}
-
-/* A string attribute whose value is already JSON-escaped. */
-static void attr_raw(struct xbuf *b, const char *k, const char *v, size_t n)
-{
-	key(b, k, 0);
-	XB_LIT(b, "{\"stringValue\":\"");
-	xb_put(b, v, n);
-	XB_LIT(b, "\"}}");
-}
-
-static void attr_int(struct xbuf *b, const char *k, int64_t v, int first)
-{
-	key(b, k, first);
-	XB_LIT(b, "{\"intValue\":\"");
-	xb_i64(b, v);
-	XB_LIT(b, "\"}}");
-}
-
-static void attr_us(struct xbuf *b, const char *k, int64_t ns)
-{
-	key(b, k, 0);
-	XB_LIT(b, "{\"doubleValue\":");
-	xb_us(b, ns);
-	XB_LIT(b, "}}");
-}
-
-/* ,"field":"HEX" */
-static void hex_id(struct xbuf *b, const char *field, const uint8_t *id,
-		   size_t n)
-{
-	xb_ch(b, ',');
-	xb_ch(b, '"');
-	xb_str(b, field);
-	XB_LIT(b, "\":\"");
-	xb_hex(b, id, n);
-	xb_ch(b, '"');
-}
-
-static void span_hex(struct xbuf *b, const char *field, uint64_t id)
-{
-	uint8_t v[8];
-
-	for (int i = 0; i < 8; i++)
-		v[i] = (uint8_t)(id >> (56 - 8 * i));
-	hex_id(b, field, v, 8);
-}
-
-static void unix_time(struct xbuf *b, const char *field,
-		      const struct export_ctx *x, int32_t proc, int64_t t)
-{
-	int32_t h = ccsg_trace_host(x->t, proc);
-
-	XB_LIT(b, ",\"");
-	xb_str(b, field);
-	XB_LIT(b, "\":\"");
-	xb_i64(b, t + (h >= 0 ? x->hosts[h].unix_ns : 0));
-	xb_ch(b, '"');
-}
-
-static void open_resource(struct otlp *ot, int32_t p, int first)
-{
-	const struct export_ctx *x = ot->x;
-	struct xbuf *b = ot->b;
-	const char *exe = export_exe(x, p), *service = exe;
-	size_t n = strlen(exe);
-	int32_t h = ccsg_trace_host(x->t, p);
-
-	for (size_t i = 0; i < ot->o->nservices; i++)
-		if (!strncmp(ot->o->services[i], exe, n) &&
-		    ot->o->services[i][n] == '=')
-			service = ot->o->services[i] + n + 1;
-	xb_str(b, first ? "{\"resource\":{\"attributes\":["
-			: ",\n{\"resource\":{\"attributes\":[");
-	attr_str(b, "host.name", h >= 0 ? x->t->hosts[h] : "?", 1);
-	attr_int(b, "process.pid", x->t->procs[p].pid, 0);
-	attr_str(b, "process.executable.name", exe, 0);
-	if (x->t->procs[p].exe)
-		attr_str(b, "process.executable.path", x->t->procs[p].exe, 0);
-	attr_str(b, "service.name", service, 0);
-	attr_str(b, "service.instance.id", x->uuid[p], 0);
-	XB_LIT(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"causal\","
-		  "\"version\":\"1\"},\"spans\":[\n");
-}
-
-static void close_resource(struct otlp *ot)
-{
-	xb_str(ot->b, "\n]}]}");
-}
-
-/* "127.0.0.1:2049" -> address and port; "[::1]:111" too; "unix:/p". */
-static void peer_attrs(struct xbuf *b, const char *peer)
-{
-	const char *colon = strrchr(peer, ':');
-	char addr[256];
-	char *end;
-	long port;
-
-	if (!strncmp(peer, "unix:", 5) || !colon) {
-		attr_str(b, "server.address",
-			 strncmp(peer, "unix:", 5) ? peer : peer + 5, 0);
-		return;
-	}
-	port = strtol(colon + 1, &end, 10);
-	snprintf(addr, sizeof(addr), "%.*s", (int)(colon - peer), peer);
-	if (addr[0] == '[' && addr[strlen(addr) - 1] == ']') {
-		memmove(addr, addr + 1, strlen(addr));
-		addr[strlen(addr) - 1] = '\0';
-	}
-	attr_str(b, "server.address", addr, 0);
-	if (!*end && port >= 0 && port <= 65535)
-		attr_int(b, "server.port", port, 0);
-}
-
-static const char *object_address(const struct ccsg_trace *t,
-				  const struct ccsg_call *c)
-{
-	for (size_t i = 0; i < t->nobjects; i++)
-		if (t->objects[i].proc == c->server_proc &&
-		    t->objects[i].object_id == c->object_id)
-			return t->objects[i].address;
-	return NULL;
-}
-
-static void call_attrs(struct otlp *ot, const struct export_part *p, size_t i,
-		       int server)
-{
-	const struct export_ctx *x = ot->x;
-	const struct ccsg_trace *t = p->t;
-	const struct ccsg_call *c = &p->calls[i];
-	struct xbuf *b = ot->b;
-	int32_t n = p->node[i];
-	const char *q = n >= 0 ? ot->fn[n] : NULL,
-		   *sep = q ? strstr(q, "::") : NULL;
-	const char *tr = c->transport >= 0 ? t->strings[c->transport] : NULL;
-
-	attr_str(b, "rpc.system", "onc_rpc", 1);
-	if (sep) { /* "PROGRAM::PROCEDURE": the two halves */
-		attr_raw(b, "rpc.service", q, (size_t)(sep - q));
-		attr_raw(b, "rpc.method", sep + 2, strlen(sep + 2));
-		attr_raw(b, "onc_rpc.program.name", q, (size_t)(sep - q));
-		attr_raw(b, "onc_rpc.procedure.name", sep + 2, strlen(sep + 2));
-	}
-	attr_int(b, "onc_rpc.version", c->vers, 0);
-	attr_int(b, "onc_rpc.procedure.number", c->proc, 0);
-	attr_int(b, "onc_rpc.program.number", c->prog, 0);
-	if (tr &&
-	    (!strcmp(tr, "tcp") || !strcmp(tr, "udp") || !strcmp(tr, "unix")))
-		attr_str(b, "network.transport",
-			 strcmp(tr, "unix") ? tr : "unix", 0);
-	if (!server && c->peer >= 0)
-		peer_attrs(b, t->strings[c->peer]);
-	else if (server && c->object_id >= 0 && object_address(x->t, c))
-		peer_attrs(b, object_address(x->t, c));
-	attr_int(b, "causal.call_id", c->call_id, 0);
-	key(b, "causal.chain_id", 0);
-	XB_LIT(b, "{\"stringValue\":\"");
-	xb_hex(b, chain_of(p, i), DB_CHAIN_LEN);
-	XB_LIT(b, "\"}}");
-	attr_str(b, "causal.side", server ? "server" : "client", 0);
-	if (!server) {
-		if (c->args_bytes != CCSG_NONE)
-			attr_int(b, "causal.args_bytes", c->args_bytes, 0);
-		if (c->results_bytes != CCSG_NONE)
-			attr_int(b, "causal.results_bytes", c->results_bytes,
-				 0);
-		if (c->status_name >= 0)
-			attr_str(b, "causal.status", t->strings[c->status_name],
-				 0);
-	} else {
-		if (c->server_args_bytes != CCSG_NONE)
-			attr_int(b, "causal.args_bytes", c->server_args_bytes,
-				 0);
-		if (c->server_results_bytes != CCSG_NONE)
-			attr_int(b, "causal.results_bytes",
-				 c->server_results_bytes, 0);
-		if (c->reply >= 0 && c->reply < CCSG_NREPLY)
-			attr_str(b, "causal.reply", ccsg_reply_names[c->reply],
-				 0);
-		attr_us(b, "causal.cpu.self_us", ot->self[i]);
-		attr_us(b, "causal.cpu.descendant_us", ot->desc[i]);
-	}
-}
-
-/* ,"parentSpanId":... (when it has a parent), its times, and the start
- * of its attributes: what follows a span's ids. */
-static void span_tail(struct otlp *ot, uint64_t parent, int32_t proc, int64_t s,
-		      int64_t e)
-{
-	struct xbuf *b = ot->b;
-
-	if (parent)
-		span_hex(b, "parentSpanId", parent);
-	unix_time(b, "startTimeUnixNano", ot->x, proc, s);
-	unix_time(b, "endTimeUnixNano", ot->x, proc, e);
-	XB_LIT(b, ",\"attributes\":[");
-}
-
-/* The links of a span whose parent is in another trace (a thread
- * spawned in a call starts a chain of its own). */
-static void span_links(struct otlp *ot, const uint8_t trace[16],
-		       uint64_t parent, const uint8_t ptrace[16])
-{
-	struct xbuf *b = ot->b;
-
-	if (!parent || !memcmp(trace, ptrace, 16))
-		return;
-	XB_LIT(b, ",\"links\":[{\"traceId\":\"");
-	xb_hex(b, ptrace, 16);
-	xb_ch(b, '"');
-	span_hex(b, "spanId", parent);
-	XB_LIT(b, ",\"attributes\":[");
-	attr_str(b, "causal.relation", "parent", 1);
-	XB_LIT(b, "]}]");
-}
-
-/* Thread j's span. */
-static void thread_span_write(struct otlp *ot, size_t j, int first)
-{
-	const struct export_ctx *x = ot->x;
-	const struct ccsg_thread *th = &x->t->threads[j];
-	struct xbuf *b = ot->b;
-	int64_t end = th->end_mono_ns != CCSG_NONE ? th->end_mono_ns
-						   : x->proc_end[th->proc];
-	int64_t s = x->th_start[j], e, self;
-	uint8_t ptrace[16];
-	uint64_t parent = 0;
-
-	/* its parent: the call that spawned it, else its parent thread's
-	 * span (when it has one), else none */
-	if (th->spawn_call >= 0 && ot->spawner_set[j]) {
-		chain_trace(ot->spawner[j].chain, ptrace);
-		parent = ot->spawner[j].span;
-	} else if (th->spawn_call < 0 && th->parent_thread >= 0 &&
-		   ot->emit[th->parent_thread]) {
-		memcpy(ptrace, ot->th_trace[th->parent_thread], 16);
-		parent = thread_span(x, (size_t)th->parent_thread);
-	}
-	e = end != CCSG_NONE && s != CCSG_NONE && end > s ? end : s;
-	s = s == CCSG_NONE ? 0 : export_time(x, th->proc, s);
-	e = e == CCSG_NONE ? s : export_time(x, th->proc, e);
-	xb_str(b, first ? "{\"name\":" : ",\n{\"name\":");
-	xb_str(b, th->tid == 1 ? "\"main\"" : "\"thread\"");
-	XB_LIT(b, ",\"kind\":1");
-	hex_id(b, "traceId", ot->th_trace[j], 16);
-	span_hex(b, "spanId", thread_span(x, j));
-	span_tail(ot, parent, th->proc, s, e);
-	self = thread_cpu(x, j);
-	attr_int(b, "thread.id", x->os_tid[j] ? x->os_tid[j] : th->tid, 1);
-	attr_int(b, "causal.proc_id", th->proc, 0);
-	attr_int(b, "causal.tid", th->tid, 0);
-	attr_us(b, "causal.cpu.self_us", self);
-	attr_us(b, "causal.cpu.descendant_us",
-		ot->sum[j] > self ? ot->sum[j] - self : 0);
-	xb_ch(b, ']');
-	span_links(ot, ot->th_trace[j], parent, ptrace);
-	xb_ch(b, '}');
-}
-
-/* A side of call i of p: its span, without a leading separator. */
-static void call_span_write(struct otlp *ot, const struct export_part *p,
-			    size_t i, int server)
-{
-	const struct export_ctx *x = ot->x;
-	const struct ccsg_call *c = &p->calls[i];
-	struct xbuf *b = ot->b;
-	uint8_t trace[16], ptrace[16];
-	uint64_t parent = 0;
-	int64_t c0, c1, s0, s1, s, e;
-	int32_t n = p->node[i];
-	int32_t proc = server ? c->server_proc : c->client_proc;
-	int32_t owner = p->t->chains[c->chain].owner;
-
-	export_call_times(x, c, &c0, &c1, &s0, &s1);
-	chain_trace(chain_of(p, i), trace);
-	s = server ? s0 : c0;
-	e = server ? s1 : c1;
-	if (s == CCSG_NONE)
-		s = e;
-	if (e == CCSG_NONE || e < s)
-		e = s;
-	/* its parent: its client side, the call it was made in, the thread
-	 * that started its chain (when it has a span), or none */
-	if (server && has_client(c)) {
-		memcpy(ptrace, trace, 16);
-		parent = call_span(p, i, 0);
-	} else if (c->parent >= 0) {
-		memcpy(ptrace, trace, 16);
-		parent = call_span(p, (size_t)c->parent,
-				   has_server(&p->calls[c->parent]));
-	} else if (owner >= 0 && ot->emit[owner]) {
-		memcpy(ptrace, ot->th_trace[owner], 16);
-		parent = thread_span(x, (size_t)owner);
-	}
-	XB_LIT(b, "{\"name\":\"");
-	xb_str(b, n >= 0 ? ot->fn[n] : CCSG_LOST_NAME);
-	XB_LIT(b, "\",\"kind\":");
-	xb_ch(b, server ? '2' : '3');
-	hex_id(b, "traceId", trace, 16);
-	span_hex(b, "spanId", call_span(p, i, server));
-	span_tail(ot, parent, proc, s, e);
-	call_attrs(ot, p, i, server);
-	xb_ch(b, ']');
-	span_links(ot, trace, parent, ptrace);
-	if (c->failed) {
-		const char *why = c->status_name >= 0 && !server
-					  ? p->t->strings[c->status_name]
-				  : c->reply >= 0 && c->reply < CCSG_NREPLY
-					  ? ccsg_reply_names[c->reply]
-				  : c->status_name >= 0
-					  ? p->t->strings[c->status_name]
-					  : "failed";
-
-		XB_LIT(b, ",\"status\":{\"code\":2,\"message\":");
-		xb_json(b, why);
-		xb_ch(b, '}');
-	}
-	xb_ch(b, '}');
 }
 
 /* ---- the second pass: each process's spill ------------------------------- */
@@ -707,7 +182,7 @@ static int spill_span(struct otlp *ot, const struct export_part *p, size_t i,
 
 	ot->cur = server ? p->calls[i].server_proc : p->calls[i].client_proc;
 	ot->b = ot->line;
-	call_span_write(ot, p, i, server);
+	otlp_call_span_write(ot, p, i, server);
 	xb_ch(ot->b, '\n');
 	xb_flush(ot->b);
 	ot->b = keep;
@@ -750,9 +225,9 @@ static int second_part(void *arg, const struct export_part *p)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct ccsg_call *c = &p->calls[i];
 
-		if (has_client(c) && (ret = spill_span(ot, p, i, 0)))
+		if (otlp_has_client(c) && (ret = spill_span(ot, p, i, 0)))
 			return ret;
-		if (has_server(c) && (ret = spill_span(ot, p, i, 1)))
+		if (otlp_has_server(c) && (ret = spill_span(ot, p, i, 1)))
 			return ret;
 	}
 	return 0;
@@ -790,10 +265,10 @@ static int next_span(struct otlp *ot, int32_t q, size_t batch, int *first)
 	int ret;
 
 	if (batch && ot->in_batch == batch) {
-		close_resource(ot);
+		otlp_close_resource(ot);
 		if ((ret = cut(ot)))
 			return ret;
-		open_resource(ot, q, 1);
+		otlp_open_resource(ot, q, 1);
 		*first = 1;
 	}
 	ot->in_batch++;
@@ -861,12 +336,12 @@ static int write_all(struct otlp *ot, size_t batch)
 
 		if (a == z && !ot->spill.group[q].items)
 			continue;
-		open_resource(ot, (int32_t)q, first_res);
+		otlp_open_resource(ot, (int32_t)q, first_res);
 		first_res = 0;
 		for (size_t k = a; k < z; k++) {
 			if ((ret = next_span(ot, (int32_t)q, batch, &first)))
 				goto out;
-			thread_span_write(ot, (size_t)threads[k], first);
+			otlp_thread_span_write(ot, (size_t)threads[k], first);
 			first = 0;
 		}
 		{
@@ -876,7 +351,7 @@ static int write_all(struct otlp *ot, size_t batch)
 						     &l)))
 				goto out;
 		}
-		close_resource(ot);
+		otlp_close_resource(ot);
 	}
 	if (batch)
 		ret = ot->in_batch ? cut(ot) : 0;

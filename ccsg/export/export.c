@@ -9,64 +9,10 @@
 #include <string.h>
 
 #include "array.h"
-#include "export-buf.h"
 #include "export.h"
 #include "json.h"
 #include "stream.h"
 #include "usage.h"
-
-/* Plain printable ASCII, the common case, needs no escaping. */
-static int plain(const char *s, size_t *len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	for (; *p; p++)
-		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
-			return 0;
-	*len = (size_t)(p - (const unsigned char *)s);
-	return 1;
-}
-
-void xb_json(struct xbuf *x, const char *s)
-{
-	size_t n;
-
-	if (s && plain(s, &n)) {
-		xb_ch(x, '"');
-		xb_put(x, s, n);
-		xb_ch(x, '"');
-		return;
-	}
-	/* through the buffer (never x->f itself: a writer thread may own
-	 * it, export-pipe.c) */
-	xb_ch(x, '"');
-	xb_json_body(x, s);
-	xb_ch(x, '"');
-}
-
-void xb_json_body(struct xbuf *x, const char *s)
-{
-	char *p = NULL;
-	size_t n = 0;
-	FILE *m;
-
-	if (!s || plain(s, &n)) {
-		xb_put(x, s ? s : "", n);
-		return;
-	}
-	/* escaped apart, then without its quotes */
-	if (!(m = open_memstream(&p, &n))) {
-		x->err = 1;
-		return;
-	}
-	json_cstr(m, s);
-	if (fclose(m) || n < 2) {
-		x->err = 1;
-	} else {
-		xb_put(x, p + 1, n - 2);
-	}
-	free(p);
-}
 
 static int64_t col_int(sqlite3_stmt *st, int i)
 {

@@ -23,7 +23,6 @@
 #include "ccsg.h"
 #include "names.h"
 
-enum export_format { EXPORT_CHROME, EXPORT_OTLP, EXPORT_FOLDED };
 enum export_weight { EXPORT_CPU, EXPORT_LATENCY, EXPORT_CALLS };
 
 /*

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "impact-output.h"
 #include "impact-stream.h"
 #include "usage.h"
 

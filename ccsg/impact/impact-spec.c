@@ -21,7 +21,7 @@
 #include <strings.h>
 
 #include "array.h"
-#include "impact.h"
+#include "impact-spec.h"
 #include "usage.h"
 
 enum { TK_END, TK_WORD, TK_PUNCT, TK_BAD };

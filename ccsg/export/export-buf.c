@@ -1,8 +1,9 @@
 /*
- * export-pipe.c - the exports' writer thread (export-buf.h): the caller
- * fills 64 KiB blocks, the thread writes them in order, so that writing
- * a gigabyte (the kernel copying it into the page cache: a third of the
- * chrome export's time) runs on the other CPU beside the formatting.
+ * export-buf.c - the exports' output buffer (export-buf.h): JSON strings
+ * appended, and the writer thread.  The caller fills 64 KiB blocks, the
+ * thread writes them in order, so that writing a gigabyte (the kernel
+ * copying it into the page cache: a third of the chrome export's time)
+ * runs on the other CPU beside the formatting.
  *
  * XB_BLOCKS blocks in a ring: the caller fills one, passes it (waiting
  * only when every other block is still queued) and takes the next free.
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 
 #include "export-buf.h"
+#include "json.h"
 
 #define XB_BLOCKS 8
 
@@ -130,5 +132,60 @@ void xb_pipe_end(struct xbuf *x)
 	pthread_mutex_destroy(&p->lock);
 	for (int k = 0; k < XB_BLOCKS; k++)
 		free(p->block[k]);
+	free(p);
+}
+
+/* ---- JSON strings -------------------------------------------------------- */
+
+/* Plain printable ASCII, the common case, needs no escaping. */
+static int plain(const char *s, size_t *len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+			return 0;
+	*len = (size_t)(p - (const unsigned char *)s);
+	return 1;
+}
+
+void xb_json(struct xbuf *x, const char *s)
+{
+	size_t n;
+
+	if (s && plain(s, &n)) {
+		xb_ch(x, '"');
+		xb_put(x, s, n);
+		xb_ch(x, '"');
+		return;
+	}
+	/* through the buffer (never x->f itself: a writer thread may own
+	 * it, above) */
+	xb_ch(x, '"');
+	xb_json_body(x, s);
+	xb_ch(x, '"');
+}
+
+void xb_json_body(struct xbuf *x, const char *s)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *m;
+
+	if (!s || plain(s, &n)) {
+		xb_put(x, s ? s : "", n);
+		return;
+	}
+	/* escaped apart, then without its quotes */
+	if (!(m = open_memstream(&p, &n))) {
+		x->err = 1;
+		return;
+	}
+	json_cstr(m, s);
+	if (fclose(m) || n < 2) {
+		x->err = 1;
+	} else {
+		xb_put(x, p + 1, n - 2);
+	}
 	free(p);
 }
