@@ -134,7 +134,7 @@ enum {
 	merge_dest_stage_RAW = 1,
 };
 #define MERGE_DEST_STAGE(UPPER, STAGE, handler, tables)                        \
-	&&merge_dest_stage_##STAGE
+	&& merge_dest_stage_##STAGE
 _Static_assert(1 CAUSAL_RECORD_DESTS(MERGE_DEST_STAGE),
 	       "a stage of CAUSAL_RECORD_DESTS is READ, STORE, BOTH or RAW");
 
