@@ -99,6 +99,20 @@ void fixture_log_bin(struct fixture_log *fl, const void *p, size_t n)
 	msgpack_pack_bin_body(&fl->pk, p, n);
 }
 
+/* A CTX element: [chain, event, function], nil when chain is NULL. */
+static void fixture_log_ctx(struct fixture_log *fl, const uint8_t *chain,
+			    uint64_t event, uint64_t function)
+{
+	if (!chain) {
+		msgpack_pack_nil(&fl->pk);
+		return;
+	}
+	msgpack_pack_array(&fl->pk, 3);
+	fixture_log_bin(fl, chain, CAUSAL_CHAIN_ID_LEN);
+	msgpack_pack_uint64(&fl->pk, event);
+	msgpack_pack_uint64(&fl->pk, function);
+}
+
 void fixture_log_header_clock(struct fixture_log *fl, uint64_t mono,
 			      const uint8_t uuid[16], const char *host,
 			      int64_t pid, int64_t ppid, const char *exe,
@@ -161,14 +175,7 @@ void fixture_log_thread_start(struct fixture_log *fl, uint64_t tid,
 	msgpack_pack_uint64(&fl->pk, os_tid);
 	msgpack_pack_uint64(&fl->pk, marker);
 	msgpack_pack_uint64(&fl->pk, cpu);
-	if (!chain) {
-		msgpack_pack_nil(&fl->pk);
-	} else {
-		msgpack_pack_array(&fl->pk, 3);
-		fixture_log_bin(fl, chain, CAUSAL_CHAIN_ID_LEN);
-		msgpack_pack_uint64(&fl->pk, event);
-		msgpack_pack_uint64(&fl->pk, function);
-	}
+	fixture_log_ctx(fl, chain, event, function);
 	fixture_log_heap(fl);
 	msgpack_pack_uint64(&fl->pk, fl->thread_mon_off);
 }
@@ -548,14 +555,7 @@ void fixture_log_spike_sample(struct fixture_log *fl, uint64_t tid,
 	msgpack_pack_uint64(&fl->pk, thread);
 	msgpack_pack_uint64(&fl->pk, ip);
 	msgpack_pack_uint64(&fl->pk, kind);
-	if (!chain) {
-		msgpack_pack_nil(&fl->pk);
-	} else {
-		msgpack_pack_array(&fl->pk, 3);
-		fixture_log_bin(fl, chain, CAUSAL_CHAIN_ID_LEN);
-		msgpack_pack_uint64(&fl->pk, event);
-		msgpack_pack_uint64(&fl->pk, function);
-	}
+	fixture_log_ctx(fl, chain, event, function);
 	fixture_log_bin(fl, stack, len);
 }
 
@@ -667,18 +667,6 @@ static void put_array(struct fixture_log *fl, const msgpack_object *o)
 		msgpack_pack_array(&fl->pk, 0);
 }
 
-static void put_ctx(struct fixture_log *fl, const struct record_ctx *c)
-{
-	if (!c->set) {
-		msgpack_pack_nil(&fl->pk);
-		return;
-	}
-	msgpack_pack_array(&fl->pk, 3);
-	fixture_log_bin(fl, c->chain, CAUSAL_CHAIN_ID_LEN);
-	msgpack_pack_uint64(&fl->pk, c->event);
-	msgpack_pack_uint64(&fl->pk, c->function);
-}
-
 /* clang-format off */
 #define PUT_U8(v) msgpack_pack_uint64(&fl->pk, v);
 #define PUT_U16 PUT_U8
@@ -698,7 +686,8 @@ static void put_ctx(struct fixture_log *fl, const struct record_ctx *c)
 #define PUT_STR_L16 PUT_STRZ
 #define PUT_STRV(v) put_array(fl, v);
 #define PUT_COUNTS PUT_STRV
-#define PUT_CTX(v) put_ctx(fl, &v);
+#define PUT_CTX(v)                                                             \
+	fixture_log_ctx(fl, v.set ? v.chain : NULL, v.event, v.function);
 #define PUT_BIN_AUX(v) put_bin(fl, v);
 #define PUT_BIN_L8 PUT_BIN_AUX
 
