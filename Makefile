@@ -77,6 +77,8 @@ TEST_HELPER_SRCS := $(filter-out test/check-%.c test/run-tests.c,$(wildcard test
 TEST_SRCS := $(wildcard test/check-*.c) $(TEST_HELPER_SRCS) test/run-tests.c
 TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS) \
 	$(CCSG_ENGINE_SRCS)
+# the tests' log writer (test/log-fixture.h), compiled once
+TEST_UNIT_SRCS += test/log-fixture.c
 TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
@@ -205,6 +207,32 @@ $(BUILD)/test/run-tests: $(addprefix $(BUILD)/test/obj/,$(TEST_SRCS:.c=.o) $(TES
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TEST_LIBS)
 
+# run-tests-extra: the suites records and merge-dests built with one record
+# type more, which test/extra-record.h defines and force-includes into each
+# of its files (nowhere else): they pass only if everything generated from
+# records.def takes a new type from its lines there alone.  `make check`
+# runs it.
+TEST_EXTRA_SRCS := test/run-tests.c test/check-records.c \
+	test/check-merge-dests.c test/log-fixture.c $(wildcard test/test-tmp*.c) \
+	preload/encode.c \
+	$(filter-out $(CCSG_ENGINE_SRCS) $(LIB_PURE_SRCS) test/%,$(TEST_UNIT_SRCS))
+RUN_TESTS_EXTRA = CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) \
+	$(BUILD)/test/run-tests-extra
+
+$(BUILD)/test-extra/suites.h:
+	@mkdir -p $(dir $@)
+	$(Q)printf 'SUITE(records_suite)\nSUITE(merge_dests_suite)\n' > $@
+
+$(BUILD)/test-extra/obj/%.o: %.c test/extra-record.h $(BUILD)/test-extra/suites.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (one record type more)"
+	$(Q)$(CC) $(CFLAGS) -I$(BUILD)/test-extra $(TEST_CFLAGS) \
+		-include test/extra-record.h -c -o $@ $<
+
+$(BUILD)/test/run-tests-extra: $(TEST_EXTRA_SRCS:%.c=$(BUILD)/test-extra/obj/%.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(TEST_LIBS)
+
 # the sampler walks frame pointers (preload/sampler.h)
 $(BUILD)/test/progs/spike-%: CFLAGS += -fno-omit-frame-pointer
 
@@ -233,6 +261,14 @@ $(BUILD)/bench/lttng-%.so: test/bench/peers/lttng-%.c test/bench/peers/lttng-%-t
 	$(Q)$(CC) $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -Wall -shared -fPIC \
 		-Itest/bench/peers $(TIRPC_CFLAGS) -o $@ $< \
 		$$(pkg-config --libs lttng-ust) -ldl
+
+# the merge benchmarks' generators write their logs with the tests' writer
+$(BUILD)/bench/gen-logs $(BUILD)/bench/gen-rpc-logs: $(BUILD)/bench/%: \
+		test/bench/%.c test/log-fixture.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Itracedump -o $@ $(filter %.c,$^) \
+		-lzstd -lmsgpackc
 
 # the hot-path benchmark runs the library's inline emit path itself
 $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
@@ -289,24 +325,26 @@ RPC_PROGS :=
 RUN_TESTS = CAUSAL_BUILD=$(abspath $(BUILD)) CAUSAL_SRC=$(CURDIR) \
 	$(BUILD)/test/run-tests
 
-check: all $(BUILD)/test/run-tests
+check: all $(BUILD)/test/run-tests $(BUILD)/test/run-tests-extra
 	$(Q)$(RUN_TESTS) --unit $(SUITE)
+	$(if $(SUITE),,$(Q)$(RUN_TESTS_EXTRA))
 
 e2e: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLE_PROGS) $(EXAMPLES) \
 		$(BUILD)/bench/gen-rpc-logs
 	$(Q)$(RUN_TESTS) --e2e $(SUITE)
 
-test: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLES) $(FUZZERS) \
-		$(BUILD)/bench/gen-rpc-logs
+test: all $(BUILD)/test/run-tests $(BUILD)/test/run-tests-extra $(PROGS) \
+		$(RPC_PROGS) $(EXAMPLES) $(FUZZERS) $(BUILD)/bench/gen-rpc-logs
 	@echo "fuzzing the RPC tag decoder for 2 s, its stream readers for 4 s, the log reader for 4 s"
 	$(call run-fuzz,tag,2)
 	$(call run-fuzz,tag-stream,4)
 	$(call run-fuzz,log,4)
 	$(Q)$(RUN_TESTS) $(SUITE)
+	$(if $(SUITE),,$(Q)$(RUN_TESTS_EXTRA))
 
 # Everything any target builds: CI's build with -Werror.
-everything: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(BENCHES) \
-	$(EXAMPLES) $(EXAMPLE_PROGS) $(FUZZERS)
+everything: all $(BUILD)/test/run-tests $(BUILD)/test/run-tests-extra $(PROGS) \
+	$(RPC_PROGS) $(BENCHES) $(EXAMPLES) $(EXAMPLE_PROGS) $(FUZZERS)
 
 bench: all $(BENCHES) $(PEER_LIBS) $(PROGS) $(RPC_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash test/bench/run-bench.sh

@@ -111,19 +111,55 @@ static inline void proc_release(struct proc *p)
  */
 #define BATCH 64
 
-/* The reader thread's state: nothing in it is touched by the other. */
 /*
- * The records the store itself reads (merge.c): RPC_SITE, RPC_OBJECT,
- * MONITOR, LOCK and SPIKE_* have tables of their own.  The probes go to the
- * join in the reader thread; the rest only to the records table (--raw).
+ * Where each record type goes is records.def's CAUSAL_RECORD_DESTS, from
+ * which the dispatch is generated: the reader's read_record()
+ * (merge-read.c), merge_stores() below and the store's store_record()
+ * (merge.c).  A type of CAUSAL_RECORDS without a line there, a line twice
+ * or a stage that is none of the four fail the build here, naming it.
+ */
+/* clang-format off */
+#define MERGE_DEST_LINE(UPPER, STAGE, handler, tables)                         \
+	record_type_##UPPER##_has_no_line_in_CAUSAL_RECORD_DESTS,
+enum { CAUSAL_RECORD_DESTS(MERGE_DEST_LINE) };
+#define MERGE_DEST_NEEDED(num, UPPER, lower, member, GROUP, nreq)              \
+	+0 * record_type_##UPPER##_has_no_line_in_CAUSAL_RECORD_DESTS
+_Static_assert(1 CAUSAL_RECORDS(MERGE_DEST_NEEDED),
+	       "every record type has a line in CAUSAL_RECORD_DESTS");
+
+enum {
+	merge_dest_stage_READ = 1,
+	merge_dest_stage_STORE = 1,
+	merge_dest_stage_BOTH = 1,
+	merge_dest_stage_RAW = 1,
+};
+#define MERGE_DEST_STAGE(UPPER, STAGE, handler, tables)                        \
+	&& merge_dest_stage_##STAGE
+_Static_assert(1 CAUSAL_RECORD_DESTS(MERGE_DEST_STAGE),
+	       "a stage of CAUSAL_RECORD_DESTS is READ, STORE, BOTH or RAW");
+
+#define MERGE_STORES_STORE(UPPER) case CAUSAL_REC_##UPPER:
+#define MERGE_STORES_BOTH(UPPER) case CAUSAL_REC_##UPPER:
+#define MERGE_STORES_READ(UPPER)
+#define MERGE_STORES_RAW(UPPER)
+#define MERGE_STORES(UPPER, STAGE, handler, tables) MERGE_STORES_##STAGE(UPPER)
+/* clang-format on */
+
+/*
+ * The records the store itself reads (merge.c): the types of stage STORE
+ * or BOTH, which have tables of their own.  The reader hands it those
+ * and, for --raw, every record (the records table).
  */
 static inline bool merge_stores(uint64_t type)
 {
-	return type == CAUSAL_REC_RPC_SITE || type == CAUSAL_REC_RPC_OBJECT ||
-	       type == CAUSAL_REC_MONITOR || type == CAUSAL_REC_LOCK ||
-	       (type >= CAUSAL_REC_SPIKE_SAMPLE &&
-		type <= CAUSAL_REC_SPIKE_PROFILE);
+	switch (type) {
+		CAUSAL_RECORD_DESTS(MERGE_STORES)
+		return true;
+	}
+	return false;
 }
+
+/* The reader thread's state: nothing in it is touched by the other. */
 
 struct rpc_calls;
 

@@ -48,7 +48,8 @@ struct merge {
 	sqlite3 *db;
 	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
 	sqlite3_stmt *ins_recs;		/* BATCH rows */
-	sqlite3_stmt *ins_site, *ins_object, *ins_monitor, *ins_lock;
+	/* the store handlers' inserts, by table (table_insert()) */
+	sqlite3_stmt *ins_table[DB_NTABLES];
 	struct spikes spikes;
 	struct rpc_calls rpc;
 	struct spawn_links spawns;	/* parent links made at the end */
@@ -143,24 +144,62 @@ static void bind_addr(sqlite3_stmt *st, int col, const struct record_bin *b)
 				      record_sockaddr(buf, b->ptr, b->len), -1);
 }
 
+/*
+ * *st: the INSERT into table t that a store handler binds, verb "INSERT",
+ * or "INSERT OR IGNORE" where the first row of a key wins; prepared for
+ * the first record that asks.  0, or -errno (-EIO after db_fail()).
+ */
+static int table_insert(struct merge *m, enum db_table t, const char *verb,
+			sqlite3_stmt **st)
+{
+	int rc = SQLITE_OK;
+	char *sql;
+
+	if (!m->ins_table[t]) {
+		if (!(sql = db_sql_insert(t, verb, 1)))
+			return -ENOMEM;
+		rc = sqlite3_prepare_v3(m->db, sql, -1,
+					SQLITE_PREPARE_PERSISTENT,
+					&m->ins_table[t], NULL);
+		free(sql);
+	}
+	*st = m->ins_table[t];
+	return rc == SQLITE_OK ? 0 : db_fail(m, "prepare insert");
+}
+
+/*
+ * The store handlers: store_<handler>() of records.def's
+ * CAUSAL_RECORD_DESTS, a record of the type (number seq of its process)
+ * into its table.  0, or -errno (-EIO after db_fail()).
+ */
+
 /* RPC_SITE and RPC_OBJECT: the first record of an id wins. */
-static int take_rpc_meta(struct merge *m, const struct record *r)
+static int store_rpc_site(struct merge *m, uint64_t seq, const struct record *r)
 {
 	sqlite3_stmt *st;
+	int rc;
 
-	if (r->type == CAUSAL_REC_RPC_SITE) {
-		st = m->ins_site;
-		schema_bind_int(st, DB_RPC_SITES_PROC_ID, m->proc_id);
-		schema_bind_u64(st, DB_RPC_SITES_SITE_ID, r->rpc_site.site_id);
-		schema_bind_text_copy(st, DB_RPC_SITES_SYMBOL,
-				      r->rpc_site.symbol.ptr,
-				      (int)r->rpc_site.symbol.len);
-		schema_bind_text_copy(st, DB_RPC_SITES_MODULE,
-				      r->rpc_site.module.ptr,
-				      (int)r->rpc_site.module.len);
-		return step(m, st, "insert rpc site");
-	}
-	st = m->ins_object;
+	(void)seq;
+	if ((rc = table_insert(m, DB_RPC_SITES, "INSERT OR IGNORE", &st)))
+		return rc;
+	schema_bind_int(st, DB_RPC_SITES_PROC_ID, m->proc_id);
+	schema_bind_u64(st, DB_RPC_SITES_SITE_ID, r->rpc_site.site_id);
+	schema_bind_text_copy(st, DB_RPC_SITES_SYMBOL, r->rpc_site.symbol.ptr,
+			      (int)r->rpc_site.symbol.len);
+	schema_bind_text_copy(st, DB_RPC_SITES_MODULE, r->rpc_site.module.ptr,
+			      (int)r->rpc_site.module.len);
+	return step(m, st, "insert rpc site");
+}
+
+static int store_rpc_object(struct merge *m, uint64_t seq,
+			    const struct record *r)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	(void)seq;
+	if ((rc = table_insert(m, DB_RPC_OBJECTS, "INSERT OR IGNORE", &st)))
+		return rc;
 	schema_bind_int(st, DB_RPC_OBJECTS_PROC_ID, m->proc_id);
 	schema_bind_u64(st, DB_RPC_OBJECTS_OBJECT_ID, r->rpc_object.object_id);
 	schema_bind_u64(st, DB_RPC_OBJECTS_PROG, r->rpc_object.prog);
@@ -174,12 +213,15 @@ static int take_rpc_meta(struct merge *m, const struct record *r)
 }
 
 /* A switch of the monitoring state: a row of monitor_switches. */
-static int take_monitor(struct merge *m, uint64_t seq, const struct record *r)
+static int store_monitor(struct merge *m, uint64_t seq, const struct record *r)
 {
 	const struct record_monitor *mo = &r->monitor;
-	sqlite3_stmt *st = m->ins_monitor;
 	char types[64], named[64];
+	sqlite3_stmt *st;
+	int rc;
 
+	if ((rc = table_insert(m, DB_MONITOR_SWITCHES, "INSERT", &st)))
+		return rc;
 	record_monitor_types(types, sizeof(types), mo->types, '|');
 	record_monitor_types(named, sizeof(named), mo->named, '|');
 	schema_bind_int(st, DB_MONITOR_SWITCHES_PROC_ID, m->proc_id);
@@ -204,12 +246,16 @@ static int take_monitor(struct merge *m, uint64_t seq, const struct record *r)
 	return step(m, st, "insert monitor switch");
 }
 
-static int take_lock(struct merge *m, uint64_t seq, const struct record *r)
+/* What a thread did with a lock: a row of lock_events. */
+static int store_lock(struct merge *m, uint64_t seq, const struct record *r)
 {
-	sqlite3_stmt *st = m->ins_lock;
 	const char *op = record_lock_op_name(r->lock.op);
 	const char *kind = record_lock_kind_name(r->lock.kind);
+	sqlite3_stmt *st;
+	int rc;
 
+	if ((rc = table_insert(m, DB_LOCK_EVENTS, "INSERT", &st)))
+		return rc;
 	schema_bind_int(st, DB_LOCK_EVENTS_PROC_ID, m->proc_id);
 	schema_bind_u64(st, DB_LOCK_EVENTS_SEQ, seq);
 	schema_bind_u64(st, DB_LOCK_EVENTS_TID, r->tid);
@@ -220,25 +266,50 @@ static int take_lock(struct merge *m, uint64_t seq, const struct record *r)
 	return step(m, st, "insert lock event");
 }
 
-/*
- * Main thread: a record of merge_stores() (number seq of the process).
- * The probes went to the call join in the reader thread: rpc_calls has
- * every probe's columns (the view rpc_probes lists them one per row).
- */
-static int take_rpc(struct merge *m, uint64_t seq, const struct record *r)
+/* Sporadic bottlenecks: the spike_* tables (spikes.c). */
+static int store_spike(struct merge *m, uint64_t seq, const struct record *r)
 {
-	switch (r->type) {
-	case CAUSAL_REC_MONITOR:
-		return take_monitor(m, seq, r);
-	case CAUSAL_REC_RPC_SITE:
-	case CAUSAL_REC_RPC_OBJECT:
-		return take_rpc_meta(m, r);
-	}
-	if (r->type == CAUSAL_REC_LOCK)
-		return take_lock(m, seq, r);
-	if (spikes_record(r->type)) /* sporadic bottlenecks */
-		return spikes_put(&m->spikes, m->proc_id, (int64_t)seq, r);
-	return 0;
+	return spikes_put(&m->spikes, m->proc_id, (int64_t)seq, r);
+}
+
+/* A table name of CAUSAL_RECORD_DESTS that db-schema.def lacks fails here. */
+/* clang-format off */
+#define TABLE(ID) +0 * DB_##ID
+#define DEST_TABLES(UPPER, STAGE, handler, tables) tables
+_Static_assert(1 CAUSAL_RECORD_DESTS(DEST_TABLES),
+	       "CAUSAL_RECORD_DESTS names the tables of db-schema.def");
+#undef TABLE
+/* clang-format on */
+
+/*
+ * The handler of each type of stage STORE or BOTH, by type: a handler the
+ * table names and nobody wrote fails the build here ("'store_<handler>'
+ * undeclared").
+ */
+/* clang-format off */
+#define STORE_FN_STORE(UPPER, handler) [CAUSAL_REC_##UPPER] = store_##handler,
+#define STORE_FN_BOTH STORE_FN_STORE
+#define STORE_FN_READ(UPPER, handler)
+#define STORE_FN_RAW(UPPER, handler)
+#define STORE_FN(UPPER, STAGE, handler, tables) STORE_FN_##STAGE(UPPER, handler)
+static int (*const store_fn[])(struct merge *m, uint64_t seq,
+			       const struct record *r) = {
+	CAUSAL_RECORD_DESTS(STORE_FN)
+};
+/* clang-format on */
+
+/*
+ * Main thread: a record of merge_stores() (number seq of the process),
+ * into its table (records.def, CAUSAL_RECORD_DESTS).  The probes went to
+ * the call join in the reader thread: rpc_calls has every probe's
+ * columns (the view rpc_probes lists them one per row).
+ */
+static int store_record(struct merge *m, uint64_t seq, const struct record *r)
+{
+	if (r->type >= sizeof(store_fn) / sizeof(store_fn[0]) ||
+	    !store_fn[r->type])
+		return 0; /* merge_stores() hands no other type */
+	return store_fn[r->type](m, seq, r);
 }
 
 /* The values of the NEXT pair cr holds the bytes of, in *v; else NULL. */
@@ -252,11 +323,13 @@ static const struct pair_next_values *next_of(const struct chunk *c,
 	return v;
 }
 
-/* Decode such a record again from its bytes (the reader decoded it once):
- * most kinds are few; LOCK records can be millions, and pay it twice.
- * Record k, and the one after it when it is the end of the PAIR whose
- * start k is: the pair split once for both.  *taken: how many. */
-static int chunk_rpc(struct merge *m, const struct chunk *c, int k, int *taken)
+/* Decode a record of merge_stores() again from its bytes (the reader
+ * decoded it once): most kinds are few; LOCK records can be millions, and
+ * pay it twice.  Record k, and the one after it when it is the end of the
+ * PAIR whose start k is: the pair split once for both.  *taken: how
+ * many. */
+static int chunk_stored(struct merge *m, const struct chunk *c, int k,
+			int *taken)
 {
 	const struct chunk_rec *cr = &c->rec[k];
 	const uint8_t *bytes = c->buf + cr->off;
@@ -282,7 +355,7 @@ static int chunk_rpc(struct merge *m, const struct chunk *c, int k, int *taken)
 		return 0;	/* cannot be: the reader decoded it */
 	for (int i = 0; i < *taken && !rc; i++)
 		if (record_decode(&obj[i], &r) == 0)
-			rc = take_rpc(m, c->rec[k + i].seq, &r);
+			rc = store_record(m, c->rec[k + i].seq, &r);
 	return rc;
 }
 
@@ -313,7 +386,7 @@ static int chunk_store(struct merge *m, const struct chunk *c)
 	for (int k = 0, taken = 1; k < c->n; k += taken) {
 		taken = 1;
 		if (merge_stores(c->rec[k].type) &&
-		    (rc = chunk_rpc(m, c, k, &taken)))
+		    (rc = chunk_stored(m, c, k, &taken)))
 			return rc;
 	}
 	while (m->o->raw && i < c->n) {
@@ -669,11 +742,6 @@ static int open_db(struct merge *m, const char *path)
 	    (m->o->raw &&
 	     (prepare(m, DB_RECORDS, "INSERT", 1, &m->ins_rec) ||
 	      prepare(m, DB_RECORDS, "INSERT", BATCH, &m->ins_recs))) ||
-	    /* RPC_SITE / RPC_OBJECT repeated for an id: the first wins */
-	    prepare(m, DB_RPC_SITES, "INSERT OR IGNORE", 1, &m->ins_site) ||
-	    prepare(m, DB_RPC_OBJECTS, "INSERT OR IGNORE", 1, &m->ins_object) ||
-	    prepare(m, DB_MONITOR_SWITCHES, "INSERT", 1, &m->ins_monitor) ||
-	    prepare(m, DB_LOCK_EVENTS, "INSERT", 1, &m->ins_lock) ||
 	    spikes_open(&m->spikes, m->db))
 		return -1;
 	return 0;
@@ -687,13 +755,12 @@ static void close_db(struct merge *m)
 	sqlite3_finalize(m->ins_thread);
 	sqlite3_finalize(m->ins_rec);
 	sqlite3_finalize(m->ins_recs);
-	sqlite3_finalize(m->ins_site);
-	sqlite3_finalize(m->ins_object);
-	sqlite3_finalize(m->ins_monitor);
-	sqlite3_finalize(m->ins_lock);
-	m->ins_lock = NULL;
+	for (int t = 0; t < DB_NTABLES; t++) {
+		sqlite3_finalize(m->ins_table[t]);
+		m->ins_table[t] = NULL;
+	}
 	spikes_close(&m->spikes);
-	m->ins_recs = m->ins_site = m->ins_object = m->ins_monitor = NULL;
+	m->ins_recs = NULL;
 	m->ins_file = m->ins_host = m->ins_proc = m->ins_thread = m->ins_rec = NULL;
 	sqlite3_close(m->db);
 	m->db = NULL;

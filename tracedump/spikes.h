@@ -5,10 +5,7 @@
 #ifndef CAUSAL_TRACEDUMP_SPIKES_H
 #define CAUSAL_TRACEDUMP_SPIKES_H
 
-#include <stdbool.h>
 #include <stdint.h>
-
-#include "causal/log-format.h"
 
 #include <sqlite3.h>
 
@@ -20,12 +17,6 @@ struct spikes {
 	sqlite3_stmt *ins[4]; /* breaches, samples, maps, profile */
 	uint64_t rows;
 };
-
-static inline bool spikes_record(uint64_t type)
-{
-	return type >= CAUSAL_REC_SPIKE_SAMPLE &&
-	       type <= CAUSAL_REC_SPIKE_PROFILE;
-}
 
 /* Prepare the inserts into db's spike_* tables: 0, or -1 after fail(). */
 int spikes_open(struct spikes *s, sqlite3 *db);

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	mkdir(dir, 0777);
 	for (int p = 0; p < nprocs; p++) {
 		struct fixture_log fl;
-		uint8_t uuid[16], chain[CAUSAL_CHAIN_ID_LEN];
+		uint8_t uuid[16], chain[CAUSAL_CHAIN_ID_LEN] = { 0 };
 		char path[4096], host[32];
 		uint64_t mono = 1000000 + p, tid = 1;
 		long n = 0;
