@@ -164,15 +164,17 @@ static inline uint32_t causal_mon_types(void)
 }
 
 /* Start-up (once tracing runs): the initial state and its record, the
- * heap accounting told, the consumer thread if a coordinator is set. */
-void causal_monitor_start(void);
-/* In a fork child: the state is the parent's; a record says so, and the
- * child gets a consumer of its own. */
-void causal_monitor_after_fork(void);
+ * heap accounting told.  tb: the buffer of the MONITOR records (tid 0),
+ * from the pool (NULL: none could be had, none is written). */
+struct causal_tbuf;
+void causal_monitor_start(struct causal_tbuf *tb);
+/* In a fork child: the state is the parent's; a record says so. */
+void causal_monitor_after_fork(struct causal_tbuf *tb);
 
 /* Start the coordinator's consumer thread (consumer.c) if
- * CAUSAL_COORDINATOR names one; in a fork child, drop the parent's
- * connection first. */
+ * CAUSAL_COORDINATOR names one, after causal_monitor_start() (or
+ * _after_fork(): the child gets a consumer of its own, the parent's
+ * connection dropped first). */
 void causal_consumer_start(void);
 
 /*

@@ -5,6 +5,8 @@
  * probes run in every thread at once, and only uniqueness matters.
  */
 #include "internal.h"
+/* the process's uuid, which chain ids are made of: the library's state */
+#include "../preload/internal.h"
 
 static _Atomic uint64_t next_function_id = 1;
 static _Atomic uint32_t next_chain;

@@ -14,7 +14,9 @@
 #include <rpc/rpc.h>
 #include <sys/socket.h>
 
-#include "../preload/internal.h"
+#include "monitor.h"
+#include "probe.h"
+#include "real.h"
 #include "tag.h"
 #include "xdr-size.h"
 #include "xdr-tag.h"
