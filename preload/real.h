@@ -48,8 +48,8 @@ extern struct causal_real_table causal_real;
 void causal_real_resolve(void);
 
 /*
- * glibc's mutex functions by the names libc still exports for old
- * binaries (__pthread_mutex_lock@GLIBC_2.2.5 on x86_64: bound at link
+ * glibc's mutex and rwlock functions by the names libc still exports for
+ * old binaries (__pthread_mutex_lock@GLIBC_2.2.5 on x86_64: bound at link
  * time, no lookup): the library's own mutexes, which must never go
  * through the LOCK records' wrappers (shim-pthread/mutex-hooks.c) as the
  * program's locks do, and those wrappers' way to the real functions.
@@ -61,14 +61,17 @@ void causal_real_resolve(void);
 #else
 #error "the first glibc symbol version of this architecture is not known"
 #endif
-#define CAUSAL_GLIBC_SYM(ours, theirs)                                         \
-	__asm__(".symver " #ours ", " #theirs "@" CAUSAL_GLIBC_FIRST)
-int causal_glibc_mutex_lock(pthread_mutex_t *m);
-int causal_glibc_mutex_trylock(pthread_mutex_t *m);
-int causal_glibc_mutex_unlock(pthread_mutex_t *m);
-CAUSAL_GLIBC_SYM(causal_glibc_mutex_lock, __pthread_mutex_lock);
-CAUSAL_GLIBC_SYM(causal_glibc_mutex_trylock, __pthread_mutex_trylock);
-CAUSAL_GLIBC_SYM(causal_glibc_mutex_unlock, __pthread_mutex_unlock);
+/* int causal_glibc_OP(TYPE *), bound to glibc's __pthread_OP */
+#define CAUSAL_GLIBC_FN(op, type)                                              \
+	int causal_glibc_##op(type *);                                         \
+	__asm__(".symver causal_glibc_" #op ", __pthread_" #op                 \
+		"@" CAUSAL_GLIBC_FIRST)
+CAUSAL_GLIBC_FN(mutex_lock, pthread_mutex_t);
+CAUSAL_GLIBC_FN(mutex_trylock, pthread_mutex_t);
+CAUSAL_GLIBC_FN(mutex_unlock, pthread_mutex_t);
+CAUSAL_GLIBC_FN(rwlock_rdlock, pthread_rwlock_t);
+CAUSAL_GLIBC_FN(rwlock_wrlock, pthread_rwlock_t);
+CAUSAL_GLIBC_FN(rwlock_unlock, pthread_rwlock_t);
 #define causal_mutex_lock(m) causal_glibc_mutex_lock(m)
 #define causal_mutex_trylock(m) causal_glibc_mutex_trylock(m)
 #define causal_mutex_unlock(m) causal_glibc_mutex_unlock(m)

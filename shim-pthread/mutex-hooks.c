@@ -22,15 +22,6 @@
 #include "probe.h"
 #include "real.h"
 
-/* glibc's rwlock functions by their old names (real.h has the mutex
- * ones), bound at link time. */
-int causal_glibc_rwlock_rdlock(pthread_rwlock_t *l);
-int causal_glibc_rwlock_wrlock(pthread_rwlock_t *l);
-int causal_glibc_rwlock_unlock(pthread_rwlock_t *l);
-CAUSAL_GLIBC_SYM(causal_glibc_rwlock_rdlock, __pthread_rwlock_rdlock);
-CAUSAL_GLIBC_SYM(causal_glibc_rwlock_wrlock, __pthread_rwlock_wrlock);
-CAUSAL_GLIBC_SYM(causal_glibc_rwlock_unlock, __pthread_rwlock_unlock);
-
 static inline int locks_on(void)
 {
 	return __builtin_expect((causal_mon_types() & CAUSAL_MON_LOCKS) != 0,
