@@ -1,14 +1,14 @@
 /*
- * monitor-rules.c - component selections (Section 5.2.2 of the monitoring
- * paper): parsing one as published, keeping those in force, and finding
- * the one that decides for a call.  Pure (no global state), so the unit
- * tests link it alone.  A selection's words read as the protocol says
- * (causal/monitor-proto.h: numbers, names).
+ * monitor-rules.c - component selections (monitor-rules.h; Section 5.2.2
+ * of the monitoring paper): parsing one as published, keeping those in
+ * force, and finding the one that decides for a call.  Pure (no global
+ * state), so the unit tests link it alone.  A selection's words read as
+ * the protocol says (causal/monitor-proto.h: numbers, names).
  */
 #include <string.h>
 
 #include "causal/monitor-proto.h"
-#include "monitor.h"
+#include "monitor-rules.h"
 
 int causal_mon_rule_parse(const char *host, const char *iface, const char *func,
 			  const char *on, const char *this_host,

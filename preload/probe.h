@@ -35,6 +35,7 @@
 #include "record.h"
 #include "ring.h"
 #include "timespec.h"
+#include "writer-wake.h" /* causal_writer_wake() */
 
 /* Every symbol is hidden but the wrappers, which say so. */
 #define CAUSAL_EXPORT __attribute__((visibility("default")))
@@ -184,9 +185,6 @@ static inline uint64_t causal_probe_cpu_ns(uint64_t now)
 }
 
 /* ---- records ------------------------------------------------------------- */
-
-/* Wake the writer (writer-wake.c): one system call per writer round. */
-void causal_writer_wake(void);
 
 /*
  * Room for a record of `size` bytes in tb, header filled in; NULL (and the

@@ -14,7 +14,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "probe.h"
 #include "writer-wake.h"
 
 static _Atomic uint32_t wake_word;  /* writer: rings to drain */

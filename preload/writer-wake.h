@@ -16,7 +16,9 @@
 void causal_futex_wait(_Atomic uint32_t *word, const struct timespec *t);
 void causal_futex_wake(_Atomic uint32_t *word);
 
-/* void causal_writer_wake(void): probe.h, for the probes. */
+/* The probes (causal_record_commit, probe.h): the writer is to drain;
+ * one system call per writer round. */
+void causal_writer_wake(void);
 
 /* The writer, with nothing to do: sleep until woken, at most period. */
 void causal_writer_wait(const struct timespec *period);

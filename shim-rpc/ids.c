@@ -4,7 +4,7 @@
  * Section 2.3.4.3 of the monitoring paper).  Relaxed atomic counters:
  * probes run in every thread at once, and only uniqueness matters.
  */
-#include "internal.h"
+#include "ids.h"
 /* the process's uuid, which chain ids are made of: the library's state */
 #include "../preload/internal.h"
 
