@@ -10,6 +10,9 @@
 
 #include <stdint.h>
 
+#define CAUSAL_MON_RULES 64 /* selections in force at most */
+#define CAUSAL_SEL_NAME_MAX 48
+
 /* A field of a selection that is the wildcard `*`. */
 enum {
 	CAUSAL_SEL_ANY_HOST = 1u << 0,
@@ -17,9 +20,6 @@ enum {
 	CAUSAL_SEL_ANY_PROC = 1u << 2,
 	CAUSAL_SEL_PROC_NAME = 1u << 3, /* function by name: `name` */
 };
-
-#define CAUSAL_MON_RULES 64 /* selections in force at most */
-#define CAUSAL_SEL_NAME_MAX 48
 
 /*
  * One selection {host, interface, function, on|off} that concerns this
