@@ -29,8 +29,10 @@ TOOL_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 endif
 
 # --- libcausal.so: everything hidden but the interposed symbols ---------------
-# util/hex.c: the uuid in log names, hidden like the rest
-LIB_SRCS := $(wildcard preload/*.c shim-pthread/*.c shim-rpc/*.c) util/hex.c
+# util/hex.c: the uuid in log names; util/monitor-proto.c: the monitoring
+# channel's parser, causalctl's too; hidden like the rest
+LIB_SRCS := $(wildcard preload/*.c shim-pthread/*.c shim-rpc/*.c) util/hex.c \
+	util/monitor-proto.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/lib/%.o)
 TIRPC_CFLAGS := $(shell pkg-config --cflags libtirpc)
 TIRPC_LIBS := $(shell pkg-config --libs libtirpc)

@@ -166,26 +166,13 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 
 int coord_is_number(const char *s)
 {
-	const char *digits = "0123456789";
+	size_t digits = strlen(s);
+	uint32_t v;
 
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		s += 2;
-		digits = "0123456789abcdefABCDEF";
-	}
-	if (!*s || strspn(s, digits) != strlen(s) || strlen(s) > 10)
-		return 0;
-	return strtoull(s - (digits[10] ? 2 : 0), NULL, 0) <= 0xffffffffull;
-}
-
-static int is_name(const char *s)
-{
-	if (!*s || (*s >= '0' && *s <= '9'))
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_'))
-			return 0;
-	return 1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		digits -= 2;
+	/* at most 10 digits here: 0000000000042 is said no */
+	return digits <= 10 && !causal_mon_number(s, &v);
 }
 
 static int is_host(const char *s)
@@ -209,7 +196,7 @@ int coord_selection(const char *host, const char *iface, const char *func,
 			    iface),
 		       -EINVAL;
 	if (strcmp(func, "*") && !coord_is_number(func) &&
-	    !(is_name(func) && strlen(func) < 48))
+	    !(causal_mon_is_name(func) && strlen(func) < 48))
 		return fail("bad function '%s': '*', a procedure number or "
 			    "a name",
 			    func),
@@ -221,61 +208,27 @@ int coord_selection(const char *host, const char *iface, const char *func,
 
 /* ---- serving ------------------------------------------------------------ */
 
-static char *next_field(char **s)
-{
-	char *f = *s, *sp;
-
-	if (!*f)
-		return NULL;
-	sp = strchr(f, ' ');
-	if (sp) {
-		*sp = '\0';
-		*s = sp + 1;
-	} else {
-		*s = f + strlen(f);
-	}
-	return *f ? f : NULL;
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
-}
-
 /* A publication "on TYPES" | "off TYPES" | "select H I F on|off", as a
  * command sent it; 0 with the event's text in out, else -1. */
 static int check_publish(char *rest, char *out, size_t size)
 {
-	char *what = next_field(&rest), *f[4], types[64];
-	int n = 0;
+	struct causal_mon_event ev;
+	char types[64];
 
-	if (!what)
+	if (causal_mon_event_parse(rest, &ev))
 		return -1;
-	while (n < 4 && (f[n] = next_field(&rest)))
-		n++;
-	if (*rest)
-		return -1;
-	if ((!strcmp(what, "on") || !strcmp(what, "off")) && n == 1) {
-		char *words[1] = { f[0] };
-
-		if (coord_types(1, words, types, sizeof(types)))
+	if (ev.kind == CAUSAL_MONITOR_SELECT) {
+		if (coord_selection(ev.host, ev.iface, ev.func, ev.on))
 			return -1;
-		snprintf(out, size, "%s %s", what, types);
+		snprintf(out, size, "select %s %s %s %s", ev.host, ev.iface,
+			 ev.func, ev.on);
 		return 0;
 	}
-	if (!strcmp(what, "select") && n == 4 &&
-	    !coord_selection(f[0], f[1], f[2], f[3])) {
-		snprintf(out, size, "select %s %s %s %s", f[0], f[1], f[2],
-			 f[3]);
-		return 0;
-	}
-	return -1;
+	if (coord_types(1, &ev.types, types, sizeof(types)))
+		return -1;
+	snprintf(out, size, "%s %s",
+		 ev.kind == CAUSAL_MONITOR_ON ? "on" : "off", types);
+	return 0;
 }
 
 static void bad(struct coord *co, struct conn *c)
@@ -326,17 +279,18 @@ static int publish(struct coord *co, const char *text)
 /* HELLO 1 UUID HOST PID INSTANCE APPLIED EXE */
 static int take_hello(struct coord *co, struct conn *c, char *rest)
 {
-	char *v = next_field(&rest), *uuid = next_field(&rest),
-	     *host = next_field(&rest), *pid = next_field(&rest),
-	     *inst = next_field(&rest), *applied = next_field(&rest),
-	     *exe = rest, line[64];
+	char *v = causal_mon_field(&rest), *uuid = causal_mon_field(&rest),
+	     *host = causal_mon_field(&rest), *pid = causal_mon_field(&rest),
+	     *inst = causal_mon_field(&rest),
+	     *applied = causal_mon_field(&rest), *exe = rest, line[64];
 	uint64_t npid, napplied;
 	size_t i, from;
 
 	if (!v || strcmp(v, "1") || !uuid || strlen(uuid) != 32 ||
 	    strspn(uuid, "0123456789abcdef") != 32 || !host ||
-	    strlen(host) >= sizeof(co->procs->host) || parse_u64(pid, &npid) ||
-	    !inst || parse_u64(applied, &napplied) || !*exe ||
+	    strlen(host) >= sizeof(co->procs->host) ||
+	    causal_mon_u64(pid, &npid) || !inst ||
+	    causal_mon_u64(applied, &napplied) || !*exe ||
 	    strlen(exe) >= sizeof(co->procs->exe) || strchr(exe, ' '))
 		return -1;
 	for (i = 0; i < co->nprocs && strcmp(co->procs[i].uuid, uuid); i++)
@@ -371,15 +325,10 @@ static int take_hello(struct coord *co, struct conn *c, char *rest)
 
 static void take_line(struct coord *co, struct conn *c, char *line)
 {
-	char *rest = line, *kind, text[CAUSAL_MON_LINE_MAX];
+	char *rest, *kind = causal_mon_kind(line, &rest),
+		    text[CAUSAL_MON_LINE_MAX];
 	uint64_t seq;
 
-	for (char *p = line; *p; p++)
-		if (*p < ' ' || *p > '~') {
-			bad(co, c);
-			return;
-		}
-	kind = next_field(&rest);
 	if (!kind) {
 		bad(co, c);
 		return;
@@ -419,7 +368,7 @@ static void take_line(struct coord *co, struct conn *c, char *line)
 		if (!strcmp(kind, "PING") && !*rest)
 			return;
 		if ((!strcmp(kind, "ACK") || !strcmp(kind, "BAD")) &&
-		    !parse_u64(next_field(&rest), &seq) && !*rest &&
+		    !causal_mon_u64(causal_mon_field(&rest), &seq) && !*rest &&
 		    seq == p->applied + 1 && seq <= co->nevents) {
 			p->applied = seq;
 			p->bad += kind[0] == 'B';
@@ -648,11 +597,11 @@ int coord_request(const char *where, const char *request, char **reply)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC,
 				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res, *ai;
+	struct addrinfo *res;
 	char host[256], p[8], *buf = NULL;
 	size_t n = 0, cap = 0;
 	uint16_t port;
-	int fd = -1, r, err = ECONNREFUSED;
+	int fd, r, err = ECONNREFUSED;
 	uint64_t deadline;
 
 	if (coord_hostport(where, host, sizeof(host), &port))
@@ -666,29 +615,7 @@ int coord_request(const char *where, const char *request, char **reply)
 		return fail("cannot reach the coordinator '%s': %s", where,
 			    gai_strerror(r)),
 		       -EHOSTUNREACH;
-	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
-		struct pollfd pfd;
-		socklen_t len = sizeof(err);
-
-		fd = socket(ai->ai_family,
-			    ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) &&
-		    errno != EINPROGRESS) {
-			err = errno;
-			close(fd);
-			fd = -1;
-			continue;
-		}
-		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
-		err = ETIMEDOUT;
-		if (poll(&pfd, 1, 3000) != 1 ||
-		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) || err) {
-			close(fd);
-			fd = -1;
-		}
-	}
+	fd = causal_mon_dial(res, 3000, &err);
 	freeaddrinfo(res);
 	if (fd < 0)
 		return fail("cannot reach the coordinator '%s': %s", where,

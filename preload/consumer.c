@@ -41,35 +41,15 @@ static int dial(void)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC,
 				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res, *ai;
+	struct addrinfo *res;
 	char port[8];
-	int fd = -1;
+	int fd, err;
 
 	snprintf(port, sizeof(port), "%u",
 		 (unsigned)causal_g.cfg.coordinator_port);
 	if (getaddrinfo(causal_g.cfg.coordinator, port, &hints, &res))
 		return -1;
-	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
-		struct pollfd pfd;
-		int err = 0;
-		socklen_t len = sizeof(err);
-
-		fd = socket(ai->ai_family,
-			    ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) &&
-		    errno != EINPROGRESS)
-			goto fail;
-		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
-		if (poll(&pfd, 1, 1000) != 1 ||
-		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) || err)
-			goto fail;
-		continue;
-	fail:
-		close(fd);
-		fd = -1;
-	}
+	fd = causal_mon_dial(res, 1000, &err);
 	freeaddrinfo(res);
 	return fd;
 }
@@ -122,82 +102,36 @@ static int hello(int fd)
 	return send_line(fd, line);
 }
 
-/* Parse the decimal at *s up to a space or the end; -1 if none. */
-static int number(char **s, uint64_t *v)
-{
-	char *end;
-
-	if (**s < '0' || **s > '9')
-		return -1;
-	errno = 0;
-	*v = strtoull(*s, &end, 10);
-	if (errno || (*end && *end != ' '))
-		return -1;
-	*s = *end ? end + 1 : end;
-	return 0;
-}
-
-/* The next space-separated field of *s (modified in place), or NULL. */
-static char *field(char **s)
-{
-	char *f = *s, *sp;
-
-	if (!*f)
-		return NULL;
-	sp = strchr(f, ' ');
-	if (sp) {
-		*sp = '\0';
-		*s = sp + 1;
-	} else {
-		*s = f + strlen(f);
-	}
-	return *f ? f : NULL;
-}
-
 /* Apply "on|off TYPES" or "select H I F on|off"; 0, or -1 if malformed. */
 static int apply(uint64_t seq, char *rest)
 {
-	char *what = field(&rest), *a, *b, *c, *d;
+	struct causal_mon_event ev;
 	uint32_t types;
 
-	if (!what)
+	if (causal_mon_event_parse(rest, &ev))
 		return -1;
-	if (!strcmp(what, "on") || !strcmp(what, "off")) {
-		a = field(&rest);
-		if (!a || *rest || causal_parse_monitor(a, &types))
-			return -1;
-		return causal_monitor_apply(seq,
-					    what[1] == 'n' ? CAUSAL_MONITOR_ON
-							   : CAUSAL_MONITOR_OFF,
-					    types, NULL, NULL, NULL, 0);
-	}
-	if (strcmp(what, "select"))
+	if (ev.kind != CAUSAL_MONITOR_SELECT)
+		return causal_parse_monitor(ev.types, &types)
+			       ? -1
+			       : causal_monitor_apply(seq, ev.kind, types, NULL,
+						      NULL, NULL, 0);
+	if (strcmp(ev.on, "on") && strcmp(ev.on, "off"))
 		return -1;
-	a = field(&rest);
-	b = field(&rest);
-	c = field(&rest);
-	d = field(&rest);
-	if (!d || *rest || (strcmp(d, "on") && strcmp(d, "off")))
-		return -1;
-	return causal_monitor_apply(seq, CAUSAL_MONITOR_SELECT, 0, a, b, c,
-				    !strcmp(d, "on"));
+	return causal_monitor_apply(seq, CAUSAL_MONITOR_SELECT, 0, ev.host,
+				    ev.iface, ev.func, !strcmp(ev.on, "on"));
 }
 
 /* One line from the coordinator; -1 to give the connection up. */
 static int take_line(int fd, char *line, int *welcomed)
 {
-	char reply[64], *rest = line, *kind;
+	char reply[64], *rest, *kind = causal_mon_kind(line, &rest);
 	uint64_t seq, applied = atomic_load(&causal_mon.applied);
 
-	/* the whole line first: field() cuts it up */
-	for (char *p = line; *p; p++)
-		if (*p < ' ' || *p > '~')
-			goto malformed;
-	kind = field(&rest);
 	if (!kind)
 		goto malformed;
 	if (!strcmp(kind, "WELCOME")) {
-		char *v = field(&rest), *id = field(&rest);
+		char *v = causal_mon_field(&rest),
+		     *id = causal_mon_field(&rest);
 
 		if (*welcomed || !v || strcmp(v, "1") || !id || *rest ||
 		    strlen(id) >= sizeof(instance))
@@ -211,7 +145,8 @@ static int take_line(int fd, char *line, int *welcomed)
 		*welcomed = 1;
 		return 0;
 	}
-	if (!*welcomed || strcmp(kind, "EVENT") || number(&rest, &seq))
+	if (!*welcomed || strcmp(kind, "EVENT") ||
+	    causal_mon_u64(causal_mon_field(&rest), &seq))
 		goto malformed;
 	if (seq <= applied)
 		return 0; /* had it already */

@@ -38,7 +38,7 @@
 #define CAUSAL_HEAP_PUBLISH (16 * 1024)
 
 /*
- * What each thread counts: causal_self.heap (internal.h), in the same
+ * What each thread counts: causal_self.heap (probe.h), in the same
  * initial-exec TLS block as the recursion guard the wrappers test.  Its
  * live bytes are alloc_bytes - freed_bytes.
  */
@@ -74,7 +74,7 @@ static inline uint32_t causal_heap_epoch(void)
 void causal_heap_set_enabled(int on);
 
 /*
- * Fill a record's heap fields (needs internal.h) (records.def,
+ * Fill a record's heap fields (needs probe.h) (records.def,
  * CAUSAL_FIELDS_HEAP) with this thread's counters: heap_epoch as
  * causal_heap_epoch(), and zeros when it is 0.
  */

@@ -5,9 +5,12 @@
  * (whichever comes first).  If tracing cannot work (secure-execution mode,
  * no usable log directory) it says so in one line on stderr and the program
  * runs untraced: every wrapper then calls straight through.
+ *
+ * The one place that starts, forks and stops the modules, in order: each
+ * module is called from here, and none calls another's start (the state
+ * they share is state.c's).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,47 +18,13 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "own-files.h"
 #include "sampler.h"
 
-struct causal_global causal_g;
-struct causal_cpu_clock causal_cpu_clock;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-
-void causal_say(const char *first, ...)
-{
-	char line[1024];
-	size_t len = 0;
-	const char *part;
-	ssize_t written;
-	va_list ap;
-	int fd;
-
-	va_start(ap, first);
-	for (part = first; part; part = va_arg(ap, const char *)) {
-		size_t n = strlen(part);
-
-		if (n > sizeof(line) - len - 1)
-			n = sizeof(line) - len - 1;
-		memcpy(line + len, part, n);
-		len += n;
-	}
-	va_end(ap);
-	if (!len || line[len - 1] != '\n')
-		line[len++] = '\n';
-	/* the writer's threads have no stderr of their own: the program's */
-	fd = causal_self.own_files ? causal_program_fd(STDERR_FILENO)
-				   : STDERR_FILENO;
-	/* nothing to do if stderr is closed: the program comes first */
-	written = fd >= 0 ? write(fd, line, len) : -1;
-	(void)written;
-	if (causal_self.own_files && fd >= 0)
-		close(fd);
-}
 
 static void disable(const char *why, int err)
 {
-	atomic_store(&causal_g.state, CAUSAL_DISABLED);
+	atomic_store(&causal_run.state, CAUSAL_DISABLED);
 	causal_say("causal: ", why, err ? ": " : "", err ? strerror(err) : "",
 		   "; running untraced", NULL);
 }
@@ -74,7 +43,7 @@ static int open_log(int in_fork_child)
 	dir_fd = causal_log_dir_open(&causal_g.log_dir, why, sizeof(why));
 	if (dir_fd < 0) {
 		causal_g.log.fd = -1;
-		atomic_store(&causal_g.state, CAUSAL_DISABLED);
+		atomic_store(&causal_run.state, CAUSAL_DISABLED);
 		causal_say(why, "; running untraced", NULL);
 		return -1;
 	}
@@ -91,7 +60,7 @@ static int open_log(int in_fork_child)
 	if (!ret)
 		ret = causal_writer_header();
 	if (ret) {
-		atomic_store(&causal_g.state, CAUSAL_DISABLED);
+		atomic_store(&causal_run.state, CAUSAL_DISABLED);
 		causal_say("causal: cannot ", what, " in '",
 			   causal_g.log_dir.path, "': ", strerror(-ret),
 			   "; running untraced", NULL);
@@ -184,10 +153,12 @@ static void atfork_child(void)
 		self->start_ctx = causal_self.ctx;
 		causal_thread_begin(self, 1);
 	}
-	if (causal_writer_start())
+	if (causal_writer_start()) {
 		disable("cannot start the log writer", 0);
-	else
-		causal_monitor_after_fork();
+	} else {
+		causal_monitor_after_fork(causal_tbuf_acquire());
+		causal_consumer_start();
+	}
 }
 
 static void init(void)
@@ -205,6 +176,7 @@ static void init(void)
 	if (causal_config_load(&causal_g.cfg, (causal_getenv_fn)getenv,
 			       problems, sizeof(problems)))
 		causal_say(problems, NULL); /* ends with its own newline */
+	causal_run.cpu_exact_us = causal_g.cfg.cpu_exact_us;
 	/* once: a fork child after chdir() writes where we started */
 	ret = causal_log_dir_resolve(&causal_g.log_dir, causal_g.cfg.log_dir,
 				     causal_g.cfg.log_dir_trust);
@@ -212,7 +184,7 @@ static void init(void)
 		causal_say("causal: cannot resolve log directory '",
 			   causal_g.cfg.log_dir, "': ", strerror(-ret),
 			   "; running untraced", NULL);
-		atomic_store(&causal_g.state, CAUSAL_DISABLED);
+		atomic_store(&causal_run.state, CAUSAL_DISABLED);
 		goto out;
 	}
 	causal_identity_init(&causal_g.id);
@@ -227,10 +199,11 @@ static void init(void)
 		disable("cannot create a thread key", ret);
 		goto out;
 	}
-	atomic_store_explicit(&causal_g.state, CAUSAL_RUNNING,
+	atomic_store_explicit(&causal_run.state, CAUSAL_RUNNING,
 			      memory_order_release);
 	/* the start-up state first: the first thread's start obeys it */
-	causal_monitor_start();
+	causal_monitor_start(causal_tbuf_acquire());
+	causal_consumer_start(); /* the coordinator's, if one is set */
 	causal_spikes_start();	 /* a resource policy, if any (sampler.h) */
 	causal_thread_current(); /* the thread that loaded us, normally main */
 	causal_signals_install();

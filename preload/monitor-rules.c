@@ -1,56 +1,14 @@
 /*
- * monitor-rules.c - component selections (Section 5.2.2 of the monitoring
- * paper): parsing one as published, keeping those in force, and finding
- * the one that decides for a call.  Pure (no global state), so the unit
- * tests link it alone.
+ * monitor-rules.c - component selections (monitor-rules.h; Section 5.2.2
+ * of the monitoring paper): parsing one as published, keeping those in
+ * force, and finding the one that decides for a call.  Pure (no global
+ * state), so the unit tests link it alone.  A selection's words read as
+ * the protocol says (causal/monitor-proto.h: numbers, names).
  */
 #include <string.h>
 
-#include "monitor.h"
-
-/* `*`, or a decimal or 0x-hex number below 2^32. */
-static int parse_num(const char *s, uint32_t *out)
-{
-	uint64_t v = 0;
-	int base = 10, digits = 0;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	for (; *s; s++, digits++) {
-		int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			return -1;
-		v = v * (uint64_t)base + (uint64_t)d;
-		if (v > UINT32_MAX)
-			return -1;
-	}
-	if (!digits)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
-/* A C identifier, as rpcgen names a procedure's stub. */
-static int is_name(const char *s)
-{
-	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-	      *s == '_'))
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_'))
-			return 0;
-	return 1;
-}
+#include "causal/monitor-proto.h"
+#include "monitor-rules.h"
 
 int causal_mon_rule_parse(const char *host, const char *iface, const char *func,
 			  const char *on, const char *this_host,
@@ -65,14 +23,14 @@ int causal_mon_rule_parse(const char *host, const char *iface, const char *func,
 		return -1;
 	if (!strcmp(iface, "*"))
 		rule->wild |= CAUSAL_SEL_ANY_PROG;
-	else if (parse_num(iface, &rule->prog))
+	else if (causal_mon_number(iface, &rule->prog))
 		return -1;
 	if (!strcmp(func, "*")) {
 		rule->wild |= CAUSAL_SEL_ANY_PROC;
-	} else if (parse_num(func, &rule->proc)) {
+	} else if (causal_mon_number(func, &rule->proc)) {
 		size_t len = strlen(func);
 
-		if (!is_name(func) || len >= sizeof(rule->name))
+		if (!causal_mon_is_name(func) || len >= sizeof(rule->name))
 			return -1;
 		/* the name of the function: DEMO_PROG's SAY_IT is say_it */
 		for (size_t i = 0; i <= len; i++)

@@ -5,8 +5,9 @@
  * record so the analysis knows when each type was on.
  *
  * One writer: start-up, then the consumer thread (a fork child's start,
- * before its consumer runs).  The MONITOR records go into a buffer of
- * their own, tid 0 (the process), which only that writer fills.
+ * before its consumer runs), which calls in here and is started by
+ * start-up (lifecycle.c), never from here.  The MONITOR records go into a
+ * buffer of their own, tid 0 (the process), which only that writer fills.
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -169,29 +170,27 @@ int causal_monitor_apply(uint64_t seq, unsigned kind, uint32_t named,
 }
 
 /* The buffer for tid 0's records: LIVE, never started as a thread. */
-static void take_buffer(void)
+static void take_buffer(struct causal_tbuf *tb)
 {
-	mon_tb = causal_tbuf_acquire();
+	mon_tb = tb;
 	if (mon_tb)
 		mon_tb->tid = 0;
 }
 
-void causal_monitor_start(void)
+void causal_monitor_start(struct causal_tbuf *tb)
 {
 	uint32_t types = causal_g.cfg.monitor;
 
-	take_buffer();
+	take_buffer(tb);
 	causal_monitor_apply(0, CAUSAL_MONITOR_INITIAL, types, NULL, NULL, NULL,
 			     0);
-	causal_consumer_start();
 }
 
-void causal_monitor_after_fork(void)
+void causal_monitor_after_fork(struct causal_tbuf *tb)
 {
 	/* the parent's buffer went back to the pool with its records */
-	take_buffer();
+	take_buffer(tb);
 	causal_monitor_apply(atomic_load(&causal_mon.applied),
 			     CAUSAL_MONITOR_INITIAL, causal_mon_types(), NULL,
 			     NULL, NULL, 0);
-	causal_consumer_start();
 }

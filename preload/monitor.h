@@ -43,6 +43,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "monitor-rules.h"
+
 enum {
 	CAUSAL_MON_SEMANTICS = 1u << 0,
 	CAUSAL_MON_LATENCY = 1u << 1,
@@ -65,62 +67,7 @@ enum {
  * counters (so a call's own allocations are its own), no clock read. */
 #define CAUSAL_MON_RECORD(types) (((types)&CAUSAL_MON_ALL) != 0)
 
-/* ---- component selection (pure: monitor-rules.c) ------------------------ */
-
-/* A field of a selection that is the wildcard `*`. */
-enum {
-	CAUSAL_SEL_ANY_HOST = 1u << 0,
-	CAUSAL_SEL_ANY_PROG = 1u << 1,
-	CAUSAL_SEL_ANY_PROC = 1u << 2,
-	CAUSAL_SEL_PROC_NAME = 1u << 3, /* function by name: `name` */
-};
-
-#define CAUSAL_MON_RULES 64 /* selections in force at most */
-#define CAUSAL_SEL_NAME_MAX 48
-
-/*
- * One selection {host, interface, function, on|off} that concerns this
- * process (its host field is `*` or this host).  The most specific wins:
- * the one with the most fields given; among those equally specific, the
- * latest published.  A selection for the same fields as one in force
- * replaces it.
- */
-struct causal_mon_rule {
-	uint32_t prog, proc;
-	uint32_t order; /* publication order: the latest wins ties */
-	uint8_t wild;	/* CAUSAL_SEL_* */
-	uint8_t on;
-	char name[CAUSAL_SEL_NAME_MAX]; /* CAUSAL_SEL_PROC_NAME: the function */
-};
-
-struct causal_mon_rules {
-	uint32_t n, next_order;
-	struct causal_mon_rule r[CAUSAL_MON_RULES];
-};
-
-/*
- * Parse a selection as published: host, interface (program) and
- * function (procedure) are `*`, a number (decimal or 0x hex) or, for the
- * function, a name (matched against the stub's function name, say_it for
- * say_it_1); on is "on" or "off".  Returns 0 (rule filled), 1 (another
- * host's: not for this process) or -1 (malformed).
- */
-int causal_mon_rule_parse(const char *host, const char *iface, const char *func,
-			  const char *on, const char *this_host,
-			  struct causal_mon_rule *rule);
-
-/* Put rule in force (replacing one for the same fields); 0 or -1 if
- * CAUSAL_MON_RULES are in force already. */
-int causal_mon_rules_put(struct causal_mon_rules *rs,
-			 const struct causal_mon_rule *rule);
-
-/*
- * The selection that decides for a call of (prog, proc), whose client
- * stub's function name is fname (NULL when unknown): 1 on, 0 off, -1 no
- * selection matches (then the component is selected).
- */
-int causal_mon_rules_match(const struct causal_mon_rules *rs, uint32_t prog,
-			   uint32_t proc, const char *fname);
+/* ---- component selection: monitor-rules.h ------------------------------- */
 
 /* ---- the process's state (monitor.c) ------------------------------------ */
 
@@ -164,15 +111,17 @@ static inline uint32_t causal_mon_types(void)
 }
 
 /* Start-up (once tracing runs): the initial state and its record, the
- * heap accounting told, the consumer thread if a coordinator is set. */
-void causal_monitor_start(void);
-/* In a fork child: the state is the parent's; a record says so, and the
- * child gets a consumer of its own. */
-void causal_monitor_after_fork(void);
+ * heap accounting told.  tb: the buffer of the MONITOR records (tid 0),
+ * from the pool (NULL: none could be had, none is written). */
+struct causal_tbuf;
+void causal_monitor_start(struct causal_tbuf *tb);
+/* In a fork child: the state is the parent's; a record says so. */
+void causal_monitor_after_fork(struct causal_tbuf *tb);
 
 /* Start the coordinator's consumer thread (consumer.c) if
- * CAUSAL_COORDINATOR names one; in a fork child, drop the parent's
- * connection first. */
+ * CAUSAL_COORDINATOR names one, after causal_monitor_start() (or
+ * _after_fork(): the child gets a consumer of its own, the parent's
+ * connection dropped first). */
 void causal_consumer_start(void);
 
 /*

@@ -8,8 +8,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "probe.h"
 #include "own-files.h"
+
+/* The calling thread has a table of its own. */
+static CAUSAL_TLS uint8_t own_table;
 
 /* Close [from, to], by close_range() (Linux 5.9) or one by one. */
 static void close_span(unsigned from, unsigned to)
@@ -40,17 +43,21 @@ int causal_own_files(int keep)
 		close_span(0, (unsigned)keep - 1);
 		close_span((unsigned)keep + 1, UINT_MAX);
 	}
-	causal_self.own_files = 1;
+	own_table = 1;
 	return 0;
 }
 
-int causal_program_fd(int fd)
+int causal_program_fd(int fd, int *copy)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0), copy;
+	int pidfd, dup;
 
+	*copy = own_table;
+	if (!own_table)
+		return fd;
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (pidfd < 0)
 		return -1;
-	copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	dup = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 	close(pidfd);
-	return copy;
+	return dup;
 }

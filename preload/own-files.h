@@ -18,16 +18,17 @@
 /*
  * The calling thread takes a table of its own with only `keep` in it (-1:
  * none).  0, or -errno when it could not (then it shares, as before, and
- * nothing changed).  Marks the thread (causal_self.own_files).
+ * nothing changed).  The thread is marked so (its own TLS).
  */
 int causal_own_files(int keep);
 
 /*
- * A descriptor of the program's own `fd` (its standard error, for a
- * message), for a thread with a table of its own: the close it needs
- * after use is the caller's.  -1 when the process cannot give it (no
- * pidfd_getfd(), Linux 5.6; the main thread gone).
+ * The program's own `fd` (its standard error, for a message) as the
+ * calling thread can write it: fd itself, or, in a thread with a table of
+ * its own, a copy (*copy set: the close it needs after use is the
+ * caller's).  -1 when the process cannot give it (no pidfd_getfd(),
+ * Linux 5.6; the main thread gone).
  */
-int causal_program_fd(int fd);
+int causal_program_fd(int fd, int *copy);
 
 #endif

@@ -8,7 +8,7 @@
  */
 #include <dlfcn.h>
 
-#include "internal.h"
+#include "real.h"
 
 struct causal_real_table causal_real;
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;

@@ -267,7 +267,7 @@ void causal_sampler_thread_end(void)
 	timer_delete(me->timer);
 }
 
-/* ---- start, end, fork ------------------------------------------------ */
+/* ---- start and fork (spikes.c calls them) -------------------------------- */
 
 static void *map(size_t bytes)
 {
@@ -277,61 +277,33 @@ static void *map(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-void causal_spikes_start(void)
+int causal_sampler_map(void)
 {
 	struct causal_sampler *s = &causal_sampler;
-	struct sigaction sa;
-	char err[256];
-	int ret = causal_policy_load(&s->policy, (causal_getenv_fn)getenv, err,
-				     sizeof(err));
 
-	if (ret == 0)
-		return; /* no policy: nothing runs, nothing costs */
-	if (ret < 0) {
-		causal_say("causal: ", err, "; sampling stays off", NULL);
-		return;
-	}
 	s->signo = s->policy.signo ? s->policy.signo : SIGRTMAX - 3;
 	s->cap = 2 * (uint64_t)s->policy.n;
 	s->ring = map(s->cap * sizeof(*s->ring));
 	causal_profile = map(CAUSAL_PROFILE_SLOTS * sizeof(*causal_profile));
-	if (!s->ring || !causal_profile) {
-		causal_say("causal: policy: cannot map the sample ring; "
-			   "sampling stays off",
-			   NULL);
-		s->ring = NULL;
-		return;
-	}
+	return s->ring && causal_profile ? 0 : -1;
+}
+
+int causal_sampler_install(void)
+{
+	struct sigaction sa;
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sample;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	causal_real_resolve();
-	if (causal_real.sigaction(s->signo, &sa, NULL) ||
-	    causal_spikes_monitor_start()) {
-		causal_say("causal: policy: cannot install the sampling "
-			   "signal or start the monitor; sampling stays off",
-			   NULL);
-		s->ring = NULL;
-		return;
-	}
-	atomic_store(&s->on, 1);
+	return causal_real.sigaction(causal_sampler.signo, &sa, NULL);
 }
 
-void causal_spikes_finish(void)
-{
-	if (!causal_sampler.ring)
-		return;
-	atomic_store(&causal_sampler.on, 0);
-	causal_spikes_monitor_stop();
-}
-
-void causal_spikes_after_fork(void)
+void causal_sampler_after_fork(void)
 {
 	struct causal_sampler *s = &causal_sampler;
 
-	if (!s->ring)
-		return;
 	/* the parent's samples and threads are the parent's */
 	atomic_store(&s->head, 0);
 	memset(s->ring, 0, s->cap * sizeof(*s->ring));
@@ -342,8 +314,4 @@ void causal_spikes_after_fork(void)
 	atomic_store(&s->profile_overflow, 0);
 	sampler_self.slot = NULL;
 	sampler_self.armed = 0;
-	if (causal_spikes_monitor_start()) {
-		atomic_store(&s->on, 0);
-		s->ring = NULL;
-	}
 }

@@ -84,15 +84,11 @@ struct causal_profile_slot {
 extern struct causal_profile_slot *causal_profile;
 
 /*
- * Start-up (lifecycle.c, after the monitoring state): load the policy
- * (a bad one is said once on stderr, and nothing starts), map the ring
- * and the counters, install the handler, start the monitor.
+ * Start-up (lifecycle.c, after the monitoring state; spikes.c): load the
+ * policy (a bad one is said once on stderr, and nothing starts), map the
+ * ring and the counters, install the handler, start the monitor.
  */
 void causal_spikes_start(void);
-/* A traced thread starts (thread-buffers.c): arm its timer. */
-void causal_sampler_thread_begin(void);
-/* ... ends: disarm and delete it. */
-void causal_sampler_thread_end(void);
 /* The process ends (lifecycle.c destructor), before the last flush: stop
  * sampling, let the monitor write its open windows and the profile. */
 void causal_spikes_finish(void);
@@ -100,13 +96,21 @@ void causal_spikes_finish(void);
  * new monitor (timers and threads do not survive fork). */
 void causal_spikes_after_fork(void);
 
-/* sampler.c for spikes.c: put a sample the monitor took (off-CPU). */
+/* A traced thread starts (thread-buffers.c): arm its timer. */
+void causal_sampler_thread_begin(void);
+/* ... ends: disarm and delete it. */
+void causal_sampler_thread_end(void);
+
+/* sampler.c for spikes.c, which starts it: with the policy loaded, map
+ * the ring and the counters (0, or -1), install the handler (0, or -1);
+ * in a fork child, forget the parent's samples and threads. */
+int causal_sampler_map(void);
+int causal_sampler_install(void);
+void causal_sampler_after_fork(void);
+/* Put a sample the monitor took (off-CPU). */
 void causal_sampler_put(const struct causal_sample *s);
 /* Copy sample idx out of the ring: 0, or -1 when it is not there
  * (overwritten, or still being written). */
 int causal_sampler_get(uint64_t idx, struct causal_sample *out);
-/* The monitor thread (spikes.c). */
-int causal_spikes_monitor_start(void);
-void causal_spikes_monitor_stop(void);
 
 #endif

@@ -8,10 +8,15 @@
  * the allocation wrappers pass its own calls straight through).  It
  * writes into a buffer of its own, tid 0, like the monitoring state's
  * records (monitor.c), and waits for room there rather than drop.
+ *
+ * Start-up, fork and the end come here (causal_spikes_*, lifecycle.c):
+ * the policy, then the sampler (sampler.c), then this thread.  The
+ * sampler never calls back.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
@@ -584,7 +589,7 @@ static void *monitor_main(void *arg)
 	return NULL;
 }
 
-int causal_spikes_monitor_start(void)
+static int monitor_start(void)
 {
 	sigset_t all, old;
 	pthread_attr_t attr;
@@ -614,7 +619,7 @@ int causal_spikes_monitor_start(void)
 	return ret ? -1 : 0;
 }
 
-void causal_spikes_monitor_stop(void)
+static void monitor_stop(void)
 {
 	if (!atomic_exchange(&mon.running, 0))
 		return;
@@ -622,4 +627,57 @@ void causal_spikes_monitor_stop(void)
 	/* up to 2 s for the last windows and the profile */
 	for (int i = 0; i < 2000 && !atomic_load(&mon.done); i++)
 		pause_ms(1);
+}
+
+/* ---- start, end, fork: lifecycle.c's ------------------------------------- */
+
+void causal_spikes_start(void)
+{
+	struct causal_sampler *s = &causal_sampler;
+	char err[256];
+	int ret = causal_policy_load(&s->policy, (causal_getenv_fn)getenv, err,
+				     sizeof(err));
+
+	if (ret == 0)
+		return; /* no policy: nothing runs, nothing costs */
+	if (ret < 0) {
+		causal_say("causal: ", err, "; sampling stays off", NULL);
+		return;
+	}
+	if (causal_sampler_map()) {
+		causal_say("causal: policy: cannot map the sample ring; "
+			   "sampling stays off",
+			   NULL);
+		s->ring = NULL;
+		return;
+	}
+	if (causal_sampler_install() || monitor_start()) {
+		causal_say("causal: policy: cannot install the sampling "
+			   "signal or start the monitor; sampling stays off",
+			   NULL);
+		s->ring = NULL;
+		return;
+	}
+	atomic_store(&s->on, 1);
+}
+
+void causal_spikes_finish(void)
+{
+	if (!causal_sampler.ring)
+		return;
+	atomic_store(&causal_sampler.on, 0);
+	monitor_stop();
+}
+
+void causal_spikes_after_fork(void)
+{
+	struct causal_sampler *s = &causal_sampler;
+
+	if (!s->ring)
+		return;
+	causal_sampler_after_fork();
+	if (monitor_start()) {
+		atomic_store(&s->on, 0);
+		s->ring = NULL;
+	}
 }

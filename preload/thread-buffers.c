@@ -13,8 +13,6 @@
 #include "internal.h"
 #include "sampler.h"
 
-CAUSAL_TLS struct causal_thread causal_self;
-
 static _Atomic(struct causal_tbuf *) registry;	/* every buffer ever made */
 static struct causal_tbuf *free_list;		/* under pool_lock */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -295,6 +293,30 @@ struct causal_tbuf *causal_thread_current(void)
 	tb->start_ctx.marker = causal_self.ctx.marker;
 	causal_thread_begin(tb, 1);
 	return tb;
+}
+
+struct causal_tbuf *causal_thread_spawn(void *(*fn)(void *), void *arg)
+{
+	struct causal_tbuf *parent = causal_thread_current(), *child;
+
+	child = parent ? causal_tbuf_acquire() : NULL;
+	if (!child)
+		return NULL;
+	child->tid = atomic_fetch_add(&causal_g.next_tid, 1);
+	child->parent_tid = parent->tid;
+	child->start_ctx = causal_self.ctx;
+	child->start_fn = fn;
+	child->start_arg = arg;
+	return child;
+}
+
+void causal_thread_spawned(struct causal_tbuf *child, int ret)
+{
+	if (ret)
+		causal_tbuf_release(child);
+	else
+		causal_record_simple(causal_self.tbuf, CAUSAL_REC_THREAD_SPAWN,
+				     child->tid);
 }
 
 void causal_thread_end(uint32_t how)

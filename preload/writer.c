@@ -9,13 +9,10 @@
  * allocates, which lets the final flush run in a fatal-signal handler.
  */
 #include <errno.h>
-#include <linux/futex.h>
-#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -24,6 +21,7 @@
 #include "internal.h"
 #include "own-files.h"
 #include "short-slice.h"
+#include "writer-wake.h"
 
 /*
  * Two threads: the writer drains the rings into encoded frames (under
@@ -33,65 +31,10 @@
 static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t flush_mutex = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic pid_t lock_owner;	/* os tid holding both */
-static _Atomic uint32_t wake_word;	/* writer: rings to drain */
 static _Atomic uint32_t flush_word;	/* flusher: frames to write */
 static _Atomic uint32_t room_word;	/* writer: the queue has room again */
 static _Atomic int starved;		/* the writer waits for room */
-static _Atomic pid_t writer_os_tid;	/* set once it runs */
 static pid_t flusher_os_tid;
-
-static void futex_wait(_Atomic uint32_t *word, const struct timespec *t)
-{
-	if (atomic_load_explicit(word, memory_order_relaxed) == 0)
-		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, t, NULL, 0);
-	atomic_store_explicit(word, 0, memory_order_relaxed);
-}
-
-static void futex_wake(_Atomic uint32_t *word)
-{
-	/* a load first: the probes come here on every commit past the
-	 * threshold, and only the first after each round needs the
-	 * exchange and the system call */
-	if (atomic_load_explicit(word, memory_order_relaxed) == 0 &&
-	    atomic_exchange_explicit(word, 1, memory_order_relaxed) == 0)
-		syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-/*
- * The writer runs on the CPU of the thread that last woke it, or tried
- * to (a wake is pending): the waker pins it there, a system call made
- * only when that thread has moved to another CPU since.  There the
- * process is running, busy filling a ring; elsewhere the writer may wait
- * behind other programs for longer than the ring lasts, the scheduler
- * weighing a group of processes on each CPU by what it runs there.
- */
-static _Atomic int writer_cpu = -1;	/* where it is pinned, -1: nowhere */
-static cpu_set_t writer_cpus;		/* what it was allowed at start */
-
-static void pin_writer(void)
-{
-	int cpu = sched_getcpu(); /* rseq or the vDSO: no system call */
-	cpu_set_t one;
-	pid_t tid;
-
-	if (cpu == atomic_load_explicit(&writer_cpu, memory_order_relaxed))
-		return;
-	/* acquire: writer_cpus is set before the writer's tid */
-	tid = atomic_load_explicit(&writer_os_tid, memory_order_acquire);
-	if (!tid || cpu < 0 || cpu >= CPU_SETSIZE ||
-	    !CPU_ISSET(cpu, &writer_cpus))
-		return;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	if (sched_setaffinity(tid, sizeof(one), &one) == 0)
-		atomic_store_explicit(&writer_cpu, cpu, memory_order_relaxed);
-}
-
-void causal_writer_wake(void)
-{
-	pin_writer();
-	futex_wake(&wake_word);
-}
 
 void causal_writer_lock(void)
 {
@@ -455,17 +398,16 @@ static void *writer_main(void *arg)
 	infra_thread("causal-writer");
 	causal_own_files(-1); /* it writes no file */
 	causal_ask_short_slice();
-	if (sched_getaffinity(0, sizeof(writer_cpus), &writer_cpus))
-		CPU_ZERO(&writer_cpus);
-	atomic_store_explicit(&writer_os_tid, gettid(), memory_order_release);
+	causal_writer_here();
 	while (causal_running()) {
 		uint64_t head;
 
+		/* woken by the flusher (room), or by the probes */
 		if (full)
-			futex_wait(&room_word, &period); /* the flusher's */
+			causal_futex_wait(&room_word, &period);
 		else if (!busy)
-			futex_wait(&wake_word, &period); /* the probes' */
-		atomic_store_explicit(&wake_word, 0, memory_order_relaxed);
+			causal_writer_wait(&period);
+		causal_writer_woken();
 		causal_mutex_lock(&writer_mutex);
 		if (!causal_running() || getpid() != causal_g.id.pid) {
 			causal_mutex_unlock(&writer_mutex);
@@ -494,7 +436,7 @@ static void *writer_main(void *arg)
 		if (atomic_load_explicit(&lf->q_head, memory_order_relaxed) !=
 			    head ||
 		    full || atomic_load(&lf->failed))
-			futex_wake(&flush_word);
+			causal_futex_wake(&flush_word);
 		causal_mutex_unlock(&writer_mutex);
 		busy = busy > 0;
 	}
@@ -516,7 +458,7 @@ static void *flusher_main(void *arg)
 	causal_mutex_unlock(&flush_mutex);
 	flusher_os_tid = gettid();
 	while (causal_running()) {
-		futex_wait(&flush_word, &period);
+		causal_futex_wait(&flush_word, &period);
 		causal_mutex_lock(&flush_mutex);
 		if (!causal_running() || getpid() != causal_g.id.pid) {
 			causal_mutex_unlock(&flush_mutex);
@@ -524,7 +466,7 @@ static void *flusher_main(void *arg)
 		}
 		while (causal_log_file_write_one(lf))
 			if (atomic_exchange(&starved, 0))
-				futex_wake(&room_word);
+				causal_futex_wake(&room_word);
 		write_loss(0);
 		causal_mutex_unlock(&flush_mutex);
 	}
@@ -566,12 +508,10 @@ void causal_writer_after_fork(void)
 	pthread_mutex_init(&writer_mutex, NULL);
 	pthread_mutex_init(&flush_mutex, NULL);
 	atomic_store(&lock_owner, 0);
-	atomic_store(&wake_word, 0);
+	causal_writer_wake_after_fork();
 	atomic_store(&flush_word, 0);
 	atomic_store(&room_word, 0);
 	atomic_store(&starved, 0);
-	atomic_store(&writer_cpu, -1);
-	atomic_store(&writer_os_tid, 0);
 }
 
 void causal_writer_before_exec(const char *path)
@@ -614,9 +554,8 @@ void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal)
 	if (!causal_running() || getpid() != causal_g.id.pid)
 		return;
 	if (from_signal) {
-		if (gettid() == atomic_load(&writer_os_tid) ||
-		    gettid() == flusher_os_tid ||
-		    writer_lock_from_signal())
+		if (gettid() == causal_writer_os_tid() ||
+		    gettid() == flusher_os_tid || writer_lock_from_signal())
 			return;
 	} else {
 		causal_writer_lock();
@@ -625,7 +564,7 @@ void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal)
 		causal_writer_unlock();
 		return;
 	}
-	atomic_store_explicit(&causal_g.state, CAUSAL_FINISHED,
+	atomic_store_explicit(&causal_run.state, CAUSAL_FINISHED,
 			      memory_order_release);
 	drain_all(1);
 	end_live_threads();
@@ -636,5 +575,5 @@ void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal)
 	causal_writer_unlock();
 	/* let the threads see FINISHED and return */
 	causal_writer_wake();
-	futex_wake(&flush_word);
+	causal_futex_wake(&flush_word);
 }

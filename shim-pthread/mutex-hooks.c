@@ -12,23 +12,15 @@
  * registers.  On, an uncontended lock
  * is a trylock that succeeds (one ACQUIRED record); a busy one WAIT, then
  * glibc's blocking call, then ACQUIRED or FAILED.  The library's own locks
- * never come here (internal.h: causal_mutex_lock), nor a lock taken inside a
+ * never come here (real.h: causal_mutex_lock), nor a lock taken inside a
  * hook.  Not recorded: rwlock trylocks and timed rwlocks, condition variables
  * (the mutex a wait releases and takes back inside glibc).
  */
 #include <errno.h>
 
-#include "internal.h"
 #include "monitor.h"
-
-/* glibc's rwlock functions by their old names (internal.h has the
- * mutex ones), bound at link time. */
-int causal_glibc_rwlock_rdlock(pthread_rwlock_t *l);
-int causal_glibc_rwlock_wrlock(pthread_rwlock_t *l);
-int causal_glibc_rwlock_unlock(pthread_rwlock_t *l);
-CAUSAL_GLIBC_SYM(causal_glibc_rwlock_rdlock, __pthread_rwlock_rdlock);
-CAUSAL_GLIBC_SYM(causal_glibc_rwlock_wrlock, __pthread_rwlock_wrlock);
-CAUSAL_GLIBC_SYM(causal_glibc_rwlock_unlock, __pthread_rwlock_unlock);
+#include "probe.h"
+#include "real.h"
 
 static inline int locks_on(void)
 {

@@ -13,7 +13,8 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "probe.h"
+#include "real.h"
 
 static void *trampoline(void *arg)
 {
@@ -34,7 +35,7 @@ static void *trampoline(void *arg)
 CAUSAL_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 				 void *(*start)(void *), void *arg)
 {
-	struct causal_tbuf *parent, *child;
+	struct causal_tbuf *child;
 	int saved_errno = errno;
 	int ret;
 
@@ -46,8 +47,7 @@ CAUSAL_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		return causal_real.pthread_create(thread, attr, start, arg);
 
 	causal_self.in_hook = 1;
-	parent = causal_thread_current();
-	child = parent ? causal_tbuf_acquire() : NULL;
+	child = causal_thread_spawn(start, arg);
 	if (!child) {
 		/* untraced parent (infrastructure, ended) or no memory: the
 		 * child registers itself lazily if it is to be traced */
@@ -55,18 +55,8 @@ CAUSAL_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		errno = saved_errno;
 		return causal_real.pthread_create(thread, attr, start, arg);
 	}
-	child->tid = atomic_fetch_add(&causal_g.next_tid, 1);
-	child->parent_tid = parent->tid;
-	child->start_ctx = causal_self.ctx;
-	child->start_fn = start;
-	child->start_arg = arg;
-
 	ret = causal_real.pthread_create(thread, attr, trampoline, child);
-	if (ret)
-		causal_tbuf_release(child);
-	else
-		causal_record_simple(parent, CAUSAL_REC_THREAD_SPAWN,
-				     child->tid);
+	causal_thread_spawned(child, ret);
 	causal_self.in_hook = 0;
 	errno = saved_errno;
 	return ret;

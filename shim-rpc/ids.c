@@ -4,7 +4,9 @@
  * Section 2.3.4.3 of the monitoring paper).  Relaxed atomic counters:
  * probes run in every thread at once, and only uniqueness matters.
  */
-#include "internal.h"
+#include "ids.h"
+/* the process's uuid, which chain ids are made of: the library's state */
+#include "../preload/internal.h"
 
 static _Atomic uint64_t next_function_id = 1;
 static _Atomic uint32_t next_chain;

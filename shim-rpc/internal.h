@@ -14,29 +14,13 @@
 #include <rpc/rpc.h>
 #include <sys/socket.h>
 
-#include "../preload/internal.h"
+#include "monitor.h"
+#include "probe.h"
+#include "real.h"
+#include "ids.h"
 #include "tag.h"
 #include "xdr-size.h"
 #include "xdr-tag.h"
-
-/* ---- function and chain ids (ids.c) ------------------------------------ */
-
-/* A fresh function id: one per stub or skeleton invocation. */
-uint64_t causal_rpc_next_function_id(void);
-/* A fresh call chain id: process UUID + counter (Section 2.3.4.3). */
-void causal_rpc_new_chain(uint8_t chain[CAUSAL_CHAIN_ID_LEN]);
-
-/* The context event numbers move along: Figure 4 of the monitoring paper. */
-static inline uint64_t causal_ctx_next_event(struct causal_ctx *ctx)
-{
-	if (!causal_ctx_active(ctx)) {
-		causal_rpc_new_chain(ctx->chain);
-		ctx->event_no = 0;
-	} else {
-		ctx->event_no++;
-	}
-	return ctx->event_no;
-}
 
 /* Fill the shared part of a probe record (reserved with
  * causal_record_begin_at(), stamped with the probe's entry). */

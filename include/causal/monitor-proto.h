@@ -36,8 +36,79 @@
 #ifndef CAUSAL_MONITOR_PROTO_H
 #define CAUSAL_MONITOR_PROTO_H
 
+#include <stdint.h>
+
+#include "causal/log-format.h"
+
 #define CAUSAL_MON_PROTO_VERSION 1
 #define CAUSAL_MON_DEFAULT_PORT 7350
 #define CAUSAL_MON_LINE_MAX 512
+
+/*
+ * Reading a message: util/monitor-proto.c, the one parser of both sides,
+ * in libcausal.so (hidden: the consumer thread) and in causalctl.  Pure:
+ * no global state, no allocation, no stdio, no errno, as everything that
+ * runs inside the traced process.  Each function that takes a `char *`
+ * cuts it up in place (NULs for the spaces); the fields it gives back
+ * point into it.
+ */
+
+/*
+ * The kind of the message in line (its first field), with *rest the
+ * fields after it; NULL (malformed) when the line holds a byte that is
+ * not printable ASCII, or starts with a space or nothing.
+ */
+char *causal_mon_kind(char *line, char **rest);
+
+/*
+ * The next field of *s, *s moved past it and its space.  NULL at the end
+ * of *s, and at an empty field (a space where a field should start: *s
+ * is then moved past that space).  A caller takes the fields it wants,
+ * then checks that *s is empty: a message with more fields, or a space
+ * too many in the middle, is malformed.
+ */
+char *causal_mon_field(char **s);
+
+/* A decimal number (SEQ, PID, APPLIED) below 2^64, s whole: 0 with *v,
+ * or -1 (NULL, empty, a sign, a space, anything else). */
+int causal_mon_u64(const char *s, uint64_t *v);
+
+/*
+ * An event as published: the text of an EVENT to a consumer, of a
+ * PUBLISH from a command.  The words are the line's own, unchecked: what
+ * each may be, the coordinator checks for the command that sent it (and
+ * says why to it), a consumer for itself (preload/monitor-rules.c).
+ */
+struct causal_mon_event {
+	unsigned kind; /* CAUSAL_MONITOR_ON, _OFF or _SELECT (enums.def) */
+	char *types;   /* on, off: TYPES, a comma-separated list */
+	char *host, *iface, *func; /* select: HOST INTERFACE FUNCTION */
+	char *on;		   /* select: the last word, on|off */
+};
+
+/*
+ * "on TYPES", "off TYPES" or "select HOST INTERFACE FUNCTION on|off":
+ * 0 with ev filled, or -1 (another first word, another number of words).
+ */
+int causal_mon_event_parse(char *text, struct causal_mon_event *ev);
+
+/* An INTERFACE or FUNCTION as a number (a program's, a procedure's):
+ * decimal or 0x hex, below 2^32.  0 with *v, or -1. */
+int causal_mon_number(const char *s, uint32_t *v);
+
+/* A FUNCTION as a name: a C identifier, as rpcgen names a procedure's
+ * stub (say_it_1 calls say_it).  1 or 0. */
+int causal_mon_is_name(const char *s);
+
+/*
+ * Connecting, the consumer's and the commands' one way: a TCP connection
+ * to the first of the addresses res (getaddrinfo's list) that answers
+ * within timeout_ms each.  The connected socket (non-blocking,
+ * close-on-exec), or -1 with *err the last address's error (ETIMEDOUT
+ * when it did not answer in time; untouched when no socket could be
+ * made).
+ */
+struct addrinfo;
+int causal_mon_dial(const struct addrinfo *res, int timeout_ms, int *err);
 
 #endif

@@ -1,0 +1,230 @@
+/*
+ * check-monitor-proto.c - reading the monitoring channel's messages
+ * (util/monitor-proto.c): the one parser of the coordinator and the
+ * consumer, so what one side reads as malformed the other does too.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "causal/monitor-proto.h"
+
+START_TEST(test_kind_and_fields)
+{
+	char line[] = "HELLO 1 abc", *rest,
+	     *kind = causal_mon_kind(line, &rest);
+
+	ck_assert_str_eq(kind, "HELLO");
+	ck_assert_str_eq(causal_mon_field(&rest), "1");
+	ck_assert_str_eq(causal_mon_field(&rest), "abc");
+	ck_assert_ptr_null(causal_mon_field(&rest));
+	ck_assert_str_eq(rest, "");
+}
+END_TEST
+
+START_TEST(test_kind_rejects)
+{
+	char ctl[] = "EVENT 4 \x01", del[] = "EVENT 4 \x7f", tab[] = "PING\t",
+	     empty[] = "", space[] = " PING", *rest;
+
+	ck_assert_ptr_null(causal_mon_kind(ctl, &rest));
+	ck_assert_ptr_null(causal_mon_kind(del, &rest));
+	ck_assert_ptr_null(causal_mon_kind(tab, &rest));
+	ck_assert_ptr_null(causal_mon_kind(empty, &rest));
+	ck_assert_ptr_null(causal_mon_kind(space, &rest));
+}
+END_TEST
+
+/* An empty field stops the fields, and leaves the rest to be seen. */
+START_TEST(test_empty_field)
+{
+	char twice[] = "a  b", trailing[] = "a ", *s = twice;
+
+	ck_assert_str_eq(causal_mon_field(&s), "a");
+	ck_assert_ptr_null(causal_mon_field(&s));
+	ck_assert_str_eq(s, "b");
+	s = trailing;
+	ck_assert_str_eq(causal_mon_field(&s), "a");
+	ck_assert_ptr_null(causal_mon_field(&s));
+	ck_assert_str_eq(s, "");
+}
+END_TEST
+
+START_TEST(test_u64)
+{
+	uint64_t v = 7;
+
+	ck_assert_int_eq(causal_mon_u64("0", &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(causal_mon_u64("18446744073709551615", &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(causal_mon_u64("18446744073709551616", &v), -1);
+	ck_assert_int_eq(causal_mon_u64("99999999999999999999", &v), -1);
+	ck_assert_int_eq(causal_mon_u64(NULL, &v), -1);
+	ck_assert_int_eq(causal_mon_u64("", &v), -1);
+	ck_assert_int_eq(causal_mon_u64("+1", &v), -1);
+	ck_assert_int_eq(causal_mon_u64("-1", &v), -1);
+	ck_assert_int_eq(causal_mon_u64(" 1", &v), -1);
+	ck_assert_int_eq(causal_mon_u64("1 ", &v), -1);
+	ck_assert_int_eq(causal_mon_u64("0x10", &v), -1);
+	ck_assert_uint_eq(v, UINT64_MAX); /* untouched on failure */
+}
+END_TEST
+
+START_TEST(test_event_on_off)
+{
+	struct causal_mon_event ev;
+	char on[] = "on cpu,latency", off[] = "off memory",
+	     trailing[] = "on cpu ";
+
+	ck_assert_int_eq(causal_mon_event_parse(on, &ev), 0);
+	ck_assert_uint_eq(ev.kind, CAUSAL_MONITOR_ON);
+	ck_assert_str_eq(ev.types, "cpu,latency");
+	ck_assert_ptr_null(ev.host);
+	ck_assert_int_eq(causal_mon_event_parse(off, &ev), 0);
+	ck_assert_uint_eq(ev.kind, CAUSAL_MONITOR_OFF);
+	ck_assert_str_eq(ev.types, "memory");
+	/* a space at the end is the end */
+	ck_assert_int_eq(causal_mon_event_parse(trailing, &ev), 0);
+	ck_assert_str_eq(ev.types, "cpu");
+}
+END_TEST
+
+START_TEST(test_event_select)
+{
+	struct causal_mon_event ev;
+	char sel[] = "select * 0x20000c5a say_it off";
+
+	ck_assert_int_eq(causal_mon_event_parse(sel, &ev), 0);
+	ck_assert_uint_eq(ev.kind, CAUSAL_MONITOR_SELECT);
+	ck_assert_str_eq(ev.host, "*");
+	ck_assert_str_eq(ev.iface, "0x20000c5a");
+	ck_assert_str_eq(ev.func, "say_it");
+	/* the words unchecked: each side checks them as it must */
+	ck_assert_str_eq(ev.on, "off");
+	ck_assert_ptr_null(ev.types);
+}
+END_TEST
+
+START_TEST(test_event_malformed)
+{
+	static const char *const bad[] = {
+		"",
+		"on",
+		"on ",
+		"on cpu latency",
+		"on  cpu",
+		"off cpu x",
+		"select * 1 2",
+		"select * 1 2 on x",
+		"select  * 1 on",
+		"ON cpu",
+		"toggle cpu",
+		" on cpu",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct causal_mon_event ev;
+		char text[64];
+
+		snprintf(text, sizeof(text), "%s", bad[i]);
+		ck_assert_msg(causal_mon_event_parse(text, &ev) == -1,
+			      "'%s' read as an event", bad[i]);
+	}
+}
+END_TEST
+
+START_TEST(test_number)
+{
+	uint32_t v;
+
+	ck_assert_int_eq(causal_mon_number("0", &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(causal_mon_number("4294967295", &v), 0);
+	ck_assert_uint_eq(v, UINT32_MAX);
+	ck_assert_int_eq(causal_mon_number("0x20000C5a", &v), 0);
+	ck_assert_uint_eq(v, 0x20000c5a);
+	ck_assert_int_eq(causal_mon_number("0XfFfFfFfF", &v), 0);
+	ck_assert_uint_eq(v, UINT32_MAX);
+	ck_assert_int_eq(causal_mon_number("4294967296", &v), -1);
+	ck_assert_int_eq(causal_mon_number("0x100000000", &v), -1);
+	ck_assert_int_eq(causal_mon_number("", &v), -1);
+	ck_assert_int_eq(causal_mon_number("0x", &v), -1);
+	ck_assert_int_eq(causal_mon_number("12a", &v), -1);
+	ck_assert_int_eq(causal_mon_number("-1", &v), -1);
+	ck_assert_int_eq(causal_mon_number("*", &v), -1);
+}
+END_TEST
+
+START_TEST(test_is_name)
+{
+	ck_assert_int_eq(causal_mon_is_name("say_it"), 1);
+	ck_assert_int_eq(causal_mon_is_name("_x9"), 1);
+	ck_assert_int_eq(causal_mon_is_name("SAY_IT"), 1);
+	ck_assert_int_eq(causal_mon_is_name(""), 0);
+	ck_assert_int_eq(causal_mon_is_name("9lives"), 0);
+	ck_assert_int_eq(causal_mon_is_name("say-it"), 0);
+	ck_assert_int_eq(causal_mon_is_name("*"), 0);
+}
+END_TEST
+
+/* A listening socket on the loopback; its port in *port. */
+static int listener(char *port, size_t size)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert(fd >= 0 && !bind(fd, (struct sockaddr *)&sin, sizeof(sin)) &&
+		  !listen(fd, 1) &&
+		  !getsockname(fd, (struct sockaddr *)&sin, &len));
+	snprintf(port, size, "%u", (unsigned)ntohs(sin.sin_port));
+	return fd;
+}
+
+START_TEST(test_dial)
+{
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_STREAM },
+			*res;
+	char port[8];
+	int lfd = listener(port, sizeof(port)), fd, err = 0;
+
+	ck_assert_int_eq(getaddrinfo("127.0.0.1", port, &hints, &res), 0);
+	fd = causal_mon_dial(res, 1000, &err);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(err, 0);
+	close(fd);
+	/* nobody listening any more: refused, said */
+	close(lfd);
+	ck_assert_int_eq(causal_mon_dial(res, 1000, &err), -1);
+	ck_assert_int_eq(err, ECONNREFUSED);
+	freeaddrinfo(res);
+}
+END_TEST
+
+Suite *monitor_proto_suite(void)
+{
+	Suite *s = suite_create("monitor-proto");
+	TCase *tc = tcase_create("monitor-proto");
+
+	tcase_add_test(tc, test_kind_and_fields);
+	tcase_add_test(tc, test_kind_rejects);
+	tcase_add_test(tc, test_empty_field);
+	tcase_add_test(tc, test_u64);
+	tcase_add_test(tc, test_event_on_off);
+	tcase_add_test(tc, test_event_select);
+	tcase_add_test(tc, test_event_malformed);
+	tcase_add_test(tc, test_number);
+	tcase_add_test(tc, test_is_name);
+	tcase_add_test(tc, test_dial);
+	suite_add_tcase(s, tc);
+	return s;
+}

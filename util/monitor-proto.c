@@ -1,0 +1,158 @@
+/*
+ * monitor-proto.c - reading the messages of the monitoring channel
+ * (include/causal/monitor-proto.h): the coordinator's and the consumer's
+ * one parser, and their one way to connect.  Runs inside the traced
+ * process (libcausal.so's consumer thread): no global state, no
+ * allocation, no stdio; the parser sets no errno either.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "causal/monitor-proto.h"
+
+char *causal_mon_kind(char *line, char **rest)
+{
+	/* the whole line first: the fields are cut from it in place */
+	for (const char *p = line; *p; p++)
+		if (*p < ' ' || *p > '~')
+			return NULL;
+	*rest = line;
+	return causal_mon_field(rest);
+}
+
+char *causal_mon_field(char **s)
+{
+	char *f = *s, *sp;
+
+	if (!*f)
+		return NULL;
+	sp = strchr(f, ' ');
+	if (sp) {
+		*sp = '\0';
+		*s = sp + 1;
+	} else {
+		*s = f + strlen(f);
+	}
+	return *f ? f : NULL;
+}
+
+int causal_mon_u64(const char *s, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (d > 9 || n > (UINT64_MAX - d) / 10)
+			return -1;
+		n = n * 10 + d;
+	}
+	*v = n;
+	return 0;
+}
+
+int causal_mon_event_parse(char *text, struct causal_mon_event *ev)
+{
+	char *what = causal_mon_field(&text), *w[4];
+	int n = 0;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!what)
+		return -1;
+	while (n < 4 && (w[n] = causal_mon_field(&text)))
+		n++;
+	if (*text)
+		return -1;
+	if ((!strcmp(what, "on") || !strcmp(what, "off")) && n == 1) {
+		ev->kind =
+			what[1] == 'n' ? CAUSAL_MONITOR_ON : CAUSAL_MONITOR_OFF;
+		ev->types = w[0];
+		return 0;
+	}
+	if (!strcmp(what, "select") && n == 4) {
+		ev->kind = CAUSAL_MONITOR_SELECT;
+		ev->host = w[0];
+		ev->iface = w[1];
+		ev->func = w[2];
+		ev->on = w[3];
+		return 0;
+	}
+	return -1;
+}
+
+int causal_mon_number(const char *s, uint32_t *v)
+{
+	uint64_t n = 0;
+	int base = 10, digits = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (; *s; s++, digits++) {
+		int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			return -1;
+		n = n * (uint64_t)base + (uint64_t)d;
+		if (n > UINT32_MAX)
+			return -1;
+	}
+	if (!digits)
+		return -1;
+	*v = (uint32_t)n;
+	return 0;
+}
+
+int causal_mon_is_name(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+	      *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+int causal_mon_dial(const struct addrinfo *res, int timeout_ms, int *err)
+{
+	int fd = -1;
+
+	for (const struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+		struct pollfd pfd = { .events = POLLOUT };
+		socklen_t len = sizeof(*err);
+
+		fd = socket(ai->ai_family,
+			    ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) &&
+		    errno != EINPROGRESS) {
+			*err = errno;
+		} else {
+			pfd.fd = fd;
+			*err = ETIMEDOUT;
+			if (poll(&pfd, 1, timeout_ms) == 1 &&
+			    !getsockopt(fd, SOL_SOCKET, SO_ERROR, err, &len) &&
+			    !*err)
+				continue; /* connected: the loop ends */
+		}
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
