@@ -359,7 +359,7 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The docs/*.md files, sorted: "docs/NAME.md" each (malloc'd). */
+/* The markdown files of docs/, sorted: "docs/NAME.md" each (malloc'd). */
 static size_t doc_files(char *names[], size_t max)
 {
 	char path[PATH_MAX];
