@@ -115,16 +115,19 @@ BPF_OUT := $(BUILD)/bpf
 BPF_SKEL := $(BPF_OUT)/bpf-clock.skel.h
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
 
-# man pages (roff, man(7) macros): copied into the build, which the suite
-# `man` renders and `make install` installs
-MAN_SRCS := $(wildcard man/*.[1-8])
-MANPAGES := $(MAN_SRCS:man/%=$(BUILD)/man/%)
+# man pages: each made from the text of docs/ by scripts/md2man.py, after
+# its outline man/NAME.N.md (which sections, in which order); the suite
+# `docs` renders them and `make install` installs them
+MAN_OUTLINES := $(wildcard man/*.[1-8].md)
+MANPAGES := $(MAN_OUTLINES:man/%.md=$(BUILD)/man/%)
+DOCS := $(wildcard docs/*.md)
 
 all: $(BUILD)/libcausal.so $(TOOLS) $(MANPAGES)
 
-$(BUILD)/man/%: man/%
+$(BUILD)/man/%: man/%.md scripts/md2man.py $(MAN_OUTLINES) $(DOCS)
 	@mkdir -p $(dir $@)
-	$(Q)cp $< $@
+	@echo "  MAN     $@"
+	$(Q)python3 scripts/md2man.py $< $@
 
 $(BUILD)/libcausal.so: $(LIB_OBJS)
 	@echo "  LINK    $@"
@@ -372,6 +375,12 @@ example-impact: all $(EXAMPLE_PROGS)
 example-pes: all $(EXAMPLES)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh pes
 
+# the README's picture of the viewer, docs/viewer.png: Figure 1 traced
+# again, `ccsg serve` on it, headless chromium on the page
+screenshot: all $(EXAMPLES)
+	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh figure1 >/dev/null
+	$(Q)BUILD=$(abspath $(BUILD)) bash scripts/viewer-screenshot.sh docs/viewer.png
+
 MANDIR ?= $(PREFIX)/share/man
 
 install: all
@@ -462,6 +471,8 @@ help:
 	@echo "            ccsg impact's prediction from the first trace vs the second run"
 	@echo "  example-pes  the dining philosophers traced with the lock records:"
 	@echo "            a philosopher's PES, its model and views in build/example-pes/"
+	@echo "  screenshot  Figure 1 traced again and the README's picture of the viewer"
+	@echo "            taken again (docs/viewer.png; headless chromium)"
 	@echo "  fuzz      fuzz the RPC tag decoder, its stream readers and the log reader"
 	@echo "            (FUZZ_SECONDS=30 each)"
 	@echo "  install   install the library, tracedump, ccsg, causalctl and the man pages"
@@ -476,6 +487,6 @@ help:
 
 FORCE:
 
-.PHONY: all test check e2e everything bench bench-large example example-impact example-pes install clean help fuzz
+.PHONY: all test check e2e everything bench bench-large example example-impact example-pes screenshot install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,7 +1,8 @@
 /*
  * check-db-schema.c - the database contract of include/causal/db-schema.def:
- * README.md's SQL block is what the code creates, byte for byte (the
- * suite writes what it should be into the build when they differ); the
+ * the SQL blocks of docs/database.md and docs/clickhouse.md are what the
+ * code creates, byte for byte (the suite writes what it should be into the
+ * build when they differ); the
  * enum of each column names that column; the INSERTs of tracedump and the
  * SELECTs of ccsg name their columns; a fresh database has the version,
  * tables, view and indexes the definition gives.
@@ -54,42 +55,67 @@ static char *schema_text(unsigned what)
 	return buf;
 }
 
-/* The ```sql block of README's "### <title>" section (malloc'd). */
-static char *readme_block(const char *readme, const char *title)
+/* The heading line "#... title" of doc, at any level, or NULL. */
+static const char *doc_heading(const char *doc, const char *title)
 {
-	char head[128];
+	size_t n = strlen(title);
+
+	for (const char *line = doc; line; line = strchr(line, '\n')) {
+		const char *h;
+
+		line += *line == '\n';
+		h = line + strspn(line, "#");
+		if (h > line && h - line <= 6 && *h == ' ' &&
+		    !strncmp(h + 1, title, n) && h[1 + n] == '\n')
+			return line;
+	}
+	return NULL;
+}
+
+/* The ```sql block of the section title of doc, named path (malloc'd). */
+static char *doc_block(const char *doc, const char *path, const char *title)
+{
 	const char *sec, *start, *end;
 
-	snprintf(head, sizeof(head), "\n### %s\n", title);
-	sec = strstr(readme, head);
-	ck_assert_msg(sec != NULL, "README.md has no section '%s'", title);
+	sec = doc_heading(doc, title);
+	ck_assert_msg(sec != NULL, "%s has no section '%s'", path, title);
 	start = strstr(sec, "\n```sql\n");
-	ck_assert_msg(start != NULL, "README.md's '%s' has no ```sql block",
+	ck_assert_msg(start != NULL, "%s's '%s' has no ```sql block", path,
 		      title);
 	start += strlen("\n```sql\n");
 	end = strstr(start, "\n```\n");
-	ck_assert_msg(end != NULL, "README.md's ```sql block does not end");
+	ck_assert_msg(end != NULL, "%s's ```sql block does not end", path);
 	return strndup(start, (size_t)(end - start) + 1);
 }
 
-/*
- * README's ```sql block of section title is code, byte for byte; else
- * the suite writes what it should be into CAUSAL_BUILD/file.
- */
-static void assert_readme_block(const char *title, const char *code,
-				const char *file)
+/* The file docs/name of the source tree (malloc'd). */
+static char *doc_text(const char *name)
 {
-	const char *src = getenv("CAUSAL_SRC"), *build = getenv("CAUSAL_BUILD");
-	char path[4096], *readme, *block;
+	const char *src = getenv("CAUSAL_SRC");
+	char path[4096];
+
+	ck_assert_msg(src && *src, "CAUSAL_SRC is not set: run the suites "
+				   "with `make check`");
+	snprintf(path, sizeof(path), "%s/docs/%s", src, name);
+	return slurp(path);
+}
+
+/*
+ * The ```sql block of section title of docs/name is code, byte for byte;
+ * else the suite writes what it should be into CAUSAL_BUILD/file.
+ */
+static void assert_doc_block(const char *name, const char *title,
+			     const char *code, const char *file)
+{
+	const char *build = getenv("CAUSAL_BUILD");
+	char path[4096], *doc, *block;
 	int line = 1;
 	size_t i;
 
-	ck_assert_msg(src && *src && build && *build,
-		      "CAUSAL_SRC and CAUSAL_BUILD are not set: run the suites "
-		      "with `make check`");
-	snprintf(path, sizeof(path), "%s/README.md", src);
-	readme = slurp(path);
-	block = readme_block(readme, title);
+	ck_assert_msg(build && *build, "CAUSAL_BUILD is not set: run the "
+				       "suites with `make check`");
+	doc = doc_text(name);
+	block = doc_block(doc, name, title);
 	for (i = 0; block[i] && block[i] == code[i]; i++)
 		line += block[i] == '\n';
 	if (block[i] || code[i]) {
@@ -100,40 +126,41 @@ static void assert_readme_block(const char *title, const char *code,
 		ck_assert(f != NULL);
 		fputs(code, f);
 		fclose(f);
-		ck_abort_msg("README.md's '%s' differs from db-schema.def's "
+		ck_abort_msg("docs/%s's '%s' differs from db-schema.def's "
 			     "at line %d of its ```sql block; the block "
 			     "should be '%s'",
-			     title, line, path);
+			     name, title, line, path);
 	}
 	free(block);
-	free(readme);
+	free(doc);
 }
 
-START_TEST(test_readme_is_the_schema)
+START_TEST(test_docs_give_the_schema)
 {
-	const char *src = getenv("CAUSAL_SRC");
-	char path[4096], version[64], *readme, *code;
+	char version[64], *doc, *code;
 
 	code = schema_text(DB_SQL_ALL);
-	assert_readme_block("The database", code, "db-schema.sql");
+	assert_doc_block("database.md", "The database", code, "db-schema.sql");
 	/* and the prose says the same version */
-	snprintf(path, sizeof(path), "%s/README.md", src);
-	readme = slurp(path);
+	doc = doc_text("database.md");
 	snprintf(version, sizeof(version),
 		 "Schema version %d (`meta.schema_version`", DB_SCHEMA_VERSION);
-	ck_assert_msg(strstr(readme, version), "README.md does not say '%s'",
+	ck_assert_msg(strstr(doc, version),
+		      "docs/database.md does not say "
+		      "'%s'",
 		      version);
 	free(code);
-	free(readme);
+	free(doc);
 }
 END_TEST
 
-/* The ClickHouse store's tables: README's block, the types, the keys. */
+/* The ClickHouse store's tables: the docs' block, the types, the keys. */
 START_TEST(test_clickhouse_schema)
 {
 	char *code = schema_text(~0u), *sql;
 
-	assert_readme_block("ClickHouse store", code, "db-clickhouse.sql");
+	assert_doc_block("clickhouse.md", "The tables", code,
+			 "db-clickhouse.sql");
 	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_CHAIN),
 			 "String");
 	ck_assert_str_eq(db_ch_type(DB_RPC_CALLS, DB_RPC_CALLS_CALL_ID),
@@ -314,7 +341,7 @@ Suite *db_schema_suite(void)
 	Suite *s = suite_create("db_schema");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, test_readme_is_the_schema);
+	tcase_add_test(tc, test_docs_give_the_schema);
 	tcase_add_test(tc, test_clickhouse_schema);
 	tcase_add_test(tc, test_column_enums);
 	tcase_add_test(tc, test_statements_name_columns);

@@ -1,14 +1,18 @@
 /*
  * check-docs.c - the man pages and the Makefile's user-facing targets.
  *
- * tracedump(1), ccsg(1), causalctl(1) and libcausal(7) must render with man(1)
- * and groff without a warning, and name everything the programs accept: the
- * commands and options come from the tools' own help (so a new option
- * without a line in its page fails here), the environment variables from
- * the strings libcausal.so holds.  `make install` installs the pages, and
- * `make help` lists every target.
+ * tracedump(1), ccsg(1), causalctl(1) and libcausal(7), made from docs/ by
+ * scripts/md2man.py, must render with man(1) and groff without a warning,
+ * and name everything the programs accept: the commands and options come
+ * from the tools' own help (so a new option without a line in its page
+ * fails here), the environment variables from the strings libcausal.so
+ * holds.  `make install` installs the pages, and `make help` lists every
+ * target.  The README stays short, docs/README.md lists every doc, and no
+ * paragraph is written twice in the README and docs/: each fact has one
+ * place.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <elf.h>
 
 #include "tool-run.h"
@@ -326,6 +330,189 @@ START_TEST(test_make_help_lists_every_target)
 }
 END_TEST
 
+/* The source file name (under CAUSAL_SRC), NUL-terminated (malloc'd). */
+static char *src_text(const char *name)
+{
+	char path[PATH_MAX];
+
+	e2e_fmt(path, sizeof(path), "%s/%s", src_dir(), name);
+	return e2e_slurp(path, NULL);
+}
+
+START_TEST(test_readme_is_short)
+{
+	char *readme = src_text("README.md");
+	size_t lines = 0;
+
+	for (const char *p = readme; *p; p++)
+		lines += *p == '\n';
+	ck_assert_msg(lines <= 300,
+		      "README.md has %zu lines: more than 300 "
+		      "(the rest goes to docs/)",
+		      lines);
+	free(readme);
+}
+END_TEST
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The markdown files of docs/, sorted: "docs/NAME.md" each (malloc'd). */
+static size_t doc_files(char *names[], size_t max)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	e2e_fmt(path, sizeof(path), "%s/docs", src_dir());
+	d = opendir(path);
+	ck_assert_msg(d != NULL, "cannot open '%s'", path);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len > 3 && !strcmp(e->d_name + len - 3, ".md") && n < max) {
+			char *name = malloc(len + 6);
+
+			ck_assert(name != NULL);
+			snprintf(name, len + 6, "docs/%s", e->d_name);
+			names[n++] = name;
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), name_cmp);
+	return n;
+}
+
+START_TEST(test_docs_index_lists_every_doc)
+{
+	char *names[64], *index = src_text("docs/README.md"), link[80];
+	size_t n = doc_files(names, 64);
+
+	ck_assert_uint_ge(n, 10);
+	for (size_t i = 0; i < n; i++) {
+		e2e_fmt(link, sizeof(link), "](%s)",
+			names[i] + strlen("docs/"));
+		if (strcmp(names[i], "docs/README.md"))
+			ck_assert_msg(strstr(index, link),
+				      "docs/README.md does not link %s",
+				      names[i]);
+		free(names[i]);
+	}
+	free(index);
+}
+END_TEST
+
+/* A paragraph of prose or a code block of a markdown file. */
+struct para {
+	char *text; /* its words, one space apart (malloc'd) */
+	const char *file;
+	int line;
+};
+
+static int para_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct para *)a)->text,
+		      ((const struct para *)b)->text);
+}
+
+/*
+ * Append the paragraphs of text (of file) to p: prose is cut at blank
+ * lines, headings, tables, fences and list items; a code block is one.
+ * Short ones are left out (a "see also" line may well repeat).
+ */
+static size_t paragraphs(const char *text, const char *file, struct para *p,
+			 size_t n, size_t max)
+{
+	const char *line = text;
+	char *cur = NULL;
+	size_t len = 0;
+	int code = 0, start = 0, lineno = 1;
+
+	for (;;) {
+		const char *end = strchrnul(line, '\n');
+		const char *t = line + strspn(line, " ");
+		int fence = !strncmp(t, "```", 3);
+		int blank = t == end;
+		int cut = blank || fence ||
+			  (!code &&
+			   (*t == '#' || *t == '|' || !strncmp(t, "* ", 2) ||
+			    !strncmp(t, "- ", 2)));
+
+		if (cut && cur) {
+			while (len && cur[len - 1] == ' ')
+				cur[--len] = '\0';
+			if (len >= 100 && n < max)
+				p[n++] = (struct para){ realloc(cur, len + 1),
+							file, start };
+			else
+				free(cur);
+			cur = NULL;
+			len = 0;
+		}
+		if (fence)
+			code = !code;
+		else if (!blank && (code || (*t != '#' && *t != '|'))) {
+			if (!cur) {
+				cur = calloc(1, strlen(text) + 1);
+				ck_assert(cur != NULL);
+				start = lineno;
+				if (*t == '*' || *t == '-')
+					t += 2;
+			}
+			for (const char *c = t; c < end; c++)
+				if (*c != ' ' || (len && cur[len - 1] != ' '))
+					cur[len++] = *c;
+			if (len && cur[len - 1] != ' ')
+				cur[len++] = ' ';
+		}
+		if (!*end)
+			break;
+		line = end + 1;
+		lineno++;
+	}
+	free(cur);
+	return n;
+}
+
+START_TEST(test_no_paragraph_twice)
+{
+	static struct para p[8192];
+	char *names[64], *texts[65];
+	size_t nfiles = doc_files(names, 64), n = 0, dups = 0;
+
+	texts[nfiles] = src_text("README.md");
+	n = paragraphs(texts[nfiles], "README.md", p, n, 8192);
+	for (size_t i = 0; i < nfiles; i++) {
+		texts[i] = src_text(names[i]);
+		n = paragraphs(texts[i], names[i], p, n, 8192);
+	}
+	ck_assert_uint_gt(n, 300);
+	qsort(p, n, sizeof(p[0]), para_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(p[i - 1].text, p[i].text)) {
+			fprintf(stderr,
+				"docs: %s:%d and %s:%d: the same "
+				"paragraph: %.100s...\n",
+				p[i - 1].file, p[i - 1].line, p[i].file,
+				p[i].line, p[i].text);
+			dups++;
+		}
+	ck_assert_msg(!dups,
+		      "%zu paragraphs written twice in README.md and "
+		      "docs/ (listed above): keep each in one place",
+		      dups);
+	for (size_t i = 0; i < n; i++)
+		free(p[i].text);
+	for (size_t i = 0; i <= nfiles; i++)
+		free(texts[i]);
+	for (size_t i = 0; i < nfiles; i++)
+		free(names[i]);
+}
+END_TEST
+
 Suite *docs_suite(void)
 {
 	Suite *s = suite_create("docs");
@@ -338,6 +525,9 @@ Suite *docs_suite(void)
 	tcase_add_test(tc, test_libcausal_page_names_every_variable);
 	tcase_add_test(tc, test_make_install_installs_the_pages);
 	tcase_add_test(tc, test_make_help_lists_every_target);
+	tcase_add_test(tc, test_readme_is_short);
+	tcase_add_test(tc, test_docs_index_lists_every_doc);
+	tcase_add_test(tc, test_no_paragraph_twice);
 	suite_add_tcase(s, tc);
 	return s;
 }

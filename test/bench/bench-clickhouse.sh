@@ -28,7 +28,7 @@
 #
 # The goal of issue 17 is a reader whose memory stays flat as the trace
 # grows: `ccsg report` copies all but the calls, then reads the calls range
-# of chains by range (README, "ClickHouse store").  The "memory flat" line
+# of chains by range (docs/clickhouse.md, "Reading").  The "memory flat" line
 # says whether it is (flat: a growth of at most 1.25 times from the first
 # size to the last), and is not a failure.  Exit status 1 only when a command fails or the outputs differ;
 # without clickhouse-server, one line saying it is skipped and status 0.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-locks - what the LOCK records' wrappers add to an uncontended
-# pthread_mutex_lock + unlock pair ($BUILD/bench/lock-cost, README
+# pthread_mutex_lock + unlock pair ($BUILD/bench/lock-cost, docs/performance.md,
 # "Locks"): traced with locks off (the default: CAUSAL_MONITOR=all),
 # traced with locks on (all,locks), and untraced, each ratio measured
 # inside one process against glibc's own entry points (see lock-cost.c),

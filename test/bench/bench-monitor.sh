@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-monitor - what selective monitoring costs a Sun RPC call (issue 12,
-# README "Selective monitoring"): the bench-rpc loops (50,000 calls of the
+# docs/performance.md, "Selective monitoring"): the bench-rpc loops (50,000 calls of the
 # null procedure and of SAY_IT over TCP loopback, client and server on
 # CPU 0), client and server both untraced, both traced with every type
 # off (CAUSAL_MONITOR=none: causality only, no clock read, no record) and

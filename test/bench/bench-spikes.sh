@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-spikes - what sampling for sporadic bottlenecks costs (issue 15,
-# README "Sporadic bottlenecks"): the CPU-bound example (spikes-cost, a
+# docs/performance.md, "Sporadic bottlenecks"): the CPU-bound example (spikes-cost, a
 # fixed amount of matrix multiplication) untraced, and traced with a
 # resource policy at the default rate (1 kHz of CPU time, n=500) that is
 # breached all the time (cpu>10%/1s: a window every holdoff, the worst
