@@ -79,8 +79,6 @@ TEST_HELPER_SRCS := $(filter-out test/check-%.c test/run-tests.c,$(wildcard test
 TEST_SRCS := $(wildcard test/check-*.c) $(TEST_HELPER_SRCS) test/run-tests.c
 TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS) \
 	$(CCSG_ENGINE_SRCS)
-# the tests' log writer (test/log-fixture.h), compiled once
-TEST_UNIT_SRCS += test/log-fixture.c
 TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
