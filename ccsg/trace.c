@@ -1139,7 +1139,7 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 
 	memset(t, 0, sizeof(*t));
 	/* a store URL: its copy as an SQLite file */
-	if (open_trace(t, given, ccsg_store_path(given), &db, &with_mon))
+	if (open_trace(t, given, store_sqlite_path(given), &db, &with_mon))
 		return -1;
 	if (!load_calls(t, db, with_mon, &mon_mixed) &&
 	    !ccsg_monitoring_load_cuts(&t->mon, db, mon_mixed, NULL))
@@ -1171,7 +1171,7 @@ static int calls_in_chain_order(sqlite3 *db)
 
 /* A trace read chain by chain (ccsg_trace_open()). */
 struct ccsg_stream {
-	struct ccsg_store_stream *store; /* a store's calls, range by range */
+	struct store_stream *store; /* a store's calls, range by range */
 	sqlite3 *db;
 	struct reader r;
 	int with_mon, mon_mixed;
@@ -1224,7 +1224,7 @@ int ccsg_trace_open_share(struct ccsg_trace *t, const char *given,
 	/* a store URL: all but the calls copied, which come range by range */
 	if (open_trace(t, given,
 		       store_is_url(given)
-			       ? ccsg_store_stream_open(given, share, shares,
+			       ? store_stream_open(given, share, shares,
 							&s->store)
 			       : given,
 		       &db, &with_mon)) {
@@ -1298,7 +1298,7 @@ static int read_call_key(struct reader *r, int version, int64_t *id,
 static int store_cuts(struct ccsg_trace *t, struct ccsg_stream *s)
 {
 	ccsg_monitoring_release(&t->mon);
-	return ccsg_store_stream_monitored(s->store) ||
+	return store_stream_all_calls(s->store) ||
 			       ccsg_monitoring_load_cuts(&t->mon, s->db, 1,
 							 NULL)
 		       ? -1
@@ -1318,7 +1318,7 @@ static int stream_end(struct ccsg_trace *t, struct ccsg_stream *s)
 
 	s->done = 1;
 	if (rd_close(&s->r) ||
-	    (cuts && s->store && ccsg_store_stream_monitored(s->store)) ||
+	    (cuts && s->store && store_stream_all_calls(s->store)) ||
 	    ccsg_monitoring_load_cuts(&t->mon, s->db, cuts,
 				      s->share[0] ? s->share : NULL))
 		return -1;
@@ -1335,7 +1335,7 @@ static int stream_step(struct ccsg_stream *s)
 		return 1;
 	/* a step after the end runs the query again, on the new range */
 	while (!s->r.bad && s->store &&
-	       (got = ccsg_store_stream_next(s->store)) > 0)
+	       (got = store_stream_next(s->store)) > 0)
 		if (rd_next(&s->r, s->db))
 			return 1;
 	if (got < 0)
@@ -1492,7 +1492,7 @@ static void stream_close(struct ccsg_stream *s)
 		return;
 	sqlite3_finalize(s->r.st);
 	sqlite3_close(s->db);
-	ccsg_store_stream_close(s->store);
+	store_stream_close(s->store);
 	free(s->mon);
 	free(s);
 }

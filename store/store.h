@@ -14,46 +14,45 @@
  *    side with stub start (chain C, event e) and the first unused server
  *    side with skeleton start (C, e + 1) and tag 'ok'.
  *
- * Every command reads that file as it reads a merged database, so the
- * results are those of one merge of the same logs.
+ * Every reader (ccsg's commands) reads that file as it reads a merged
+ * database, so the results are those of one merge of the same logs.
  */
-#ifndef CAUSAL_CCSG_STORE_H
-#define CAUSAL_CCSG_STORE_H
+#ifndef CAUSAL_STORE_H
+#define CAUSAL_STORE_H
 
 /*
  * The SQLite file of db: db itself when it is a path (not checked here),
  * else the copy of the store (made on the first call for that URL).
  * NULL after printing one line of why (fail()).
  */
-const char *ccsg_store_path(const char *db);
+const char *store_sqlite_path(const char *db);
 
 /*
  * The same copy of a store URL but for rpc_calls, which is empty: each
- * ccsg_store_stream_next() fills it with the calls of the next range of
- * whole chains (16 Ki sides or so), or of a part of a longer one, in
- * chain order and numbered on (DB_META_CALLS_ORDER), and the calls
- * before are gone.  So a stream of
- * chains (ccsg_trace_open()) reads the store with memory for a range,
- * not the trace.  open: the file's path, or NULL after fail(); next: 1,
- * 0 when no chain is left, -1 after fail().
- */
-struct ccsg_store_stream;
-/* share of shares (1: the whole store): the chains whose
+ * store_stream_next() fills it with the calls of the next range of whole
+ * chains (16 Ki sides or so), or of a part of a longer one, in chain
+ * order and numbered on (DB_META_CALLS_ORDER), and the calls before are
+ * gone.  So a reader of chains (ccsg_trace_open()) reads the store with
+ * memory for a range, not the trace.  open: the file's path, or NULL
+ * after fail(); next: 1, 0 when no chain is left, -1 after fail().
+ *
+ * share of shares (1: the whole store): the chains whose
  * DB_CH_CHAIN_SHARD % shares is share, a WHERE the server runs (a
- * worker's share: workers.h).  Each stream has a copy of its own. */
-const char *ccsg_store_stream_open(const char *db, unsigned share,
-				   unsigned shares,
-				   struct ccsg_store_stream **s);
-int ccsg_store_stream_next(struct ccsg_store_stream *s);
+ * reader's share of the chains, for workers).  Each stream has a copy of
+ * its own.
+ */
+struct store_stream;
+const char *store_stream_open(const char *db, unsigned share, unsigned shares,
+			      struct store_stream **s);
+int store_stream_next(struct store_stream *s);
 /*
  * Once the stream is read: rpc_calls holds every call of the store,
- * every share's, numbered as in the whole copy - for the monitoring's
- * cuts (monitoring.h), which name calls by call_id, of a trace whose
- * monitoring changed while it ran (else there is none).  The file then
- * holds the calls, the join's keys are in memory for a moment: 0, or -1
- * after fail().
+ * every share's, numbered as in the whole copy (for a reader that names
+ * calls by call_id across shares: ccsg's monitoring cuts).  The file
+ * then holds all the calls; the join's keys are in memory for a moment.
+ * 0, or -1 after fail().
  */
-int ccsg_store_stream_monitored(struct ccsg_store_stream *s);
-void ccsg_store_stream_close(struct ccsg_store_stream *s);
+int store_stream_all_calls(struct store_stream *s);
+void store_stream_close(struct store_stream *s);
 
 #endif

@@ -578,7 +578,7 @@ int spikes_load(struct spikes_report *r, const char *path)
 	if (!p)
 		return fail("out of memory");
 	r->priv = p;
-	path = ccsg_store_path(path);
+	path = store_sqlite_path(path);
 	if (!path)
 		return -1;
 	if (sqlite3_open_v2(path, &p->db, SQLITE_OPEN_READONLY, NULL) !=
