@@ -59,10 +59,10 @@ static const struct db_proc *proc_of(const struct db_procs *procs,
 static int load_intervals(struct ccsg_monitoring *m, sqlite3 *db,
 			  const struct db_procs *procs)
 {
-	static const int cols[] = {
-		DB_MONITOR_SWITCHES_PROC_ID, DB_MONITOR_SWITCHES_MONO_NS,
-		DB_MONITOR_SWITCHES_TYPES, DB_MONITOR_SWITCHES_KIND
-	};
+	static const int cols[] = { DB_MONITOR_SWITCHES_PROC_ID,
+				    DB_MONITOR_SWITCHES_MONO_NS,
+				    DB_MONITOR_SWITCHES_TYPES,
+				    DB_MONITOR_SWITCHES_KIND };
 	struct db_read r;
 	int64_t prev_proc = -1;
 	size_t cap = 0;
@@ -154,13 +154,16 @@ static const char *chain_text(const struct db_read *r, char *buf, size_t len)
 static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db, const char *where,
 		     const struct db_procs *procs)
 {
-	static const int cols[] = {
-		DB_RPC_CALLS_CALL_ID,	       DB_RPC_CALLS_CHAIN,
-		DB_RPC_CALLS_CLIENT_MON,       DB_RPC_CALLS_SERVER_MON,
-		DB_RPC_CALLS_PROG,	       DB_RPC_CALLS_PROC,
-		DB_RPC_CALLS_STUB_START_EVENT, DB_RPC_CALLS_SKEL_START_EVENT,
-		DB_RPC_CALLS_CLIENT_PROC_ID,   DB_RPC_CALLS_SERVER_PROC_ID
-	};
+	static const int cols[] = { DB_RPC_CALLS_CALL_ID,
+				    DB_RPC_CALLS_CHAIN,
+				    DB_RPC_CALLS_CLIENT_MON,
+				    DB_RPC_CALLS_SERVER_MON,
+				    DB_RPC_CALLS_PROG,
+				    DB_RPC_CALLS_PROC,
+				    DB_RPC_CALLS_STUB_START_EVENT,
+				    DB_RPC_CALLS_SKEL_START_EVENT,
+				    DB_RPC_CALLS_CLIENT_PROC_ID,
+				    DB_RPC_CALLS_SERVER_PROC_ID };
 	static const int mon[2] = { DB_RPC_CALLS_CLIENT_MON,
 				    DB_RPC_CALLS_SERVER_MON };
 	char chain[41] = "", buf[41];
@@ -170,19 +173,20 @@ static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db, const char *where,
 	struct db_read r;
 
 	/* in chain order (its text's), then by the call's start */
-	if ((rc = db_read_open(&r, db, NULL, DB_RPC_CALLS, cols,
-			 sizeof(cols) / sizeof(cols[0]),
-			 "WHERE (%s IS NOT NULL OR %s IS NOT NULL)%s%s%s "
-			 "ORDER BY CASE typeof(%s) WHEN 'blob' THEN "
-			 "lower(hex(%s)) ELSE %s END, coalesce(%s, %s), %s",
-			 DB_NAME(RPC_CALLS, CLIENT_MON),
-			 DB_NAME(RPC_CALLS, SERVER_MON),
-			 where ? " AND (" : "", where ? where : "",
-			 where ? ")" : "", DB_NAME(RPC_CALLS, CHAIN),
-			 DB_NAME(RPC_CALLS, CHAIN), DB_NAME(RPC_CALLS, CHAIN),
-			 DB_NAME(RPC_CALLS, STUB_START_EVENT),
-			 DB_NAME(RPC_CALLS, SKEL_START_EVENT),
-			 DB_NAME(RPC_CALLS, CALL_ID))))
+	if ((rc = db_read_open(
+		     &r, db, NULL, DB_RPC_CALLS, cols,
+		     sizeof(cols) / sizeof(cols[0]),
+		     "WHERE (%s IS NOT NULL OR %s IS NOT NULL)%s%s%s "
+		     "ORDER BY CASE typeof(%s) WHEN 'blob' THEN "
+		     "lower(hex(%s)) ELSE %s END, coalesce(%s, %s), %s",
+		     DB_NAME(RPC_CALLS, CLIENT_MON),
+		     DB_NAME(RPC_CALLS, SERVER_MON), where ? " AND (" : "",
+		     where ? where : "", where ? ")" : "",
+		     DB_NAME(RPC_CALLS, CHAIN), DB_NAME(RPC_CALLS, CHAIN),
+		     DB_NAME(RPC_CALLS, CHAIN),
+		     DB_NAME(RPC_CALLS, STUB_START_EVENT),
+		     DB_NAME(RPC_CALLS, SKEL_START_EVENT),
+		     DB_NAME(RPC_CALLS, CALL_ID))))
 		return rc == -ENOMEM ? -1
 				     : fail("cannot read rpc_calls: %s",
 					    sqlite3_errmsg(db));
@@ -218,12 +222,9 @@ static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db, const char *where,
 			c->call_id = db_get_int(&r, DB_RPC_CALLS_CALL_ID);
 			c->prog = db_get_int(&r, DB_RPC_CALLS_PROG);
 			c->proc = db_get_int(&r, DB_RPC_CALLS_PROC);
-			c->event = db_get_type(&r, DB_RPC_CALLS_STUB_START_EVENT) !=
-						   SQLITE_NULL
-					   ? db_get_int(&r,
-							DB_RPC_CALLS_STUB_START_EVENT)
-					   : db_get_int(&r,
-							DB_RPC_CALLS_SKEL_START_EVENT);
+			c->event = db_get_coalesce(
+				&r, DB_RPC_CALLS_STUB_START_EVENT,
+				DB_RPC_CALLS_SKEL_START_EVENT, 0);
 			c->client = host_pid(procs, &r,
 					     DB_RPC_CALLS_CLIENT_PROC_ID);
 			c->server = host_pid(procs, &r,

@@ -24,7 +24,6 @@ static int hexval(int c)
 	return -1;
 }
 
-
 /* The rpc_calls columns ccsg reads. */
 static const int call_cols[] = {
 	DB_RPC_CALLS_CALL_ID,
@@ -108,7 +107,8 @@ struct call_key {
 	int64_t call_id;
 };
 
-/* An optional string column interned: its index, -1 for NULL, -2 after an error. */
+/* An optional string column interned: its index, -1 for NULL, -2 after an
+ * error. */
 static int32_t rd_intern(struct call_read *cr, struct ccsg_trace *t, int col)
 {
 	struct db_read *r = &cr->r;
@@ -163,7 +163,6 @@ static int note_mon(struct db_read *r, int col, char **first, int *mixed)
 	return 0;
 }
 
-
 int trace_read_call(struct call_read *cr, struct ccsg_trace *t,
 		    struct ccsg_call *c, char **mon, int *mon_mixed)
 {
@@ -179,8 +178,10 @@ int trace_read_call(struct call_read *cr, struct ccsg_trace *t,
 	proc = db_read_int(r, DB_RPC_CALLS_PROC, 0, UINT32_MAX, 1);
 	v = db_read_int(r, DB_RPC_CALLS_ONE_WAY, 0, 1, 1);
 	c->one_way = v == 1;
-	c->client_proc = db_read_i32(r, DB_RPC_CALLS_CLIENT_PROC_ID, 1, MAX_PROC, 0);
-	c->client_tid = db_read_i32(r, DB_RPC_CALLS_CLIENT_TID, 0, INT32_MAX, 0);
+	c->client_proc =
+		db_read_i32(r, DB_RPC_CALLS_CLIENT_PROC_ID, 1, MAX_PROC, 0);
+	c->client_tid =
+		db_read_i32(r, DB_RPC_CALLS_CLIENT_TID, 0, INT32_MAX, 0);
 	c->symbol = rd_intern(cr, t, DB_RPC_CALLS_SITE_SYMBOL);
 	c->peer = rd_intern(cr, t, DB_RPC_CALLS_PEER);
 	rd_probe(r, c, CCSG_STUB_START, DB_RPC_CALLS_STUB_START_EVENT,
@@ -189,10 +190,12 @@ int trace_read_call(struct call_read *cr, struct ccsg_trace *t,
 	rd_probe(r, c, CCSG_STUB_END, DB_RPC_CALLS_STUB_END_EVENT,
 		 DB_RPC_CALLS_STUB_END_EXIT_NS, &c->stub_end_exit_ns,
 		 DB_RPC_CALLS_STUB_END_CPU_NS);
-	c->server_proc = db_read_i32(r, DB_RPC_CALLS_SERVER_PROC_ID, 1, MAX_PROC, 0);
-	c->server_tid = db_read_i32(r, DB_RPC_CALLS_SERVER_TID, 0, INT32_MAX, 0);
-	c->server_function_id =
-		db_read_int(r, DB_RPC_CALLS_SERVER_FUNCTION_ID, 0, INT64_MAX, 1);
+	c->server_proc =
+		db_read_i32(r, DB_RPC_CALLS_SERVER_PROC_ID, 1, MAX_PROC, 0);
+	c->server_tid =
+		db_read_i32(r, DB_RPC_CALLS_SERVER_TID, 0, INT32_MAX, 0);
+	c->server_function_id = db_read_int(r, DB_RPC_CALLS_SERVER_FUNCTION_ID,
+					    0, INT64_MAX, 1);
 	c->object_id = db_read_i32(r, DB_RPC_CALLS_OBJECT_ID, 0, INT32_MAX, -1);
 	rd_probe(r, c, CCSG_SKEL_START, DB_RPC_CALLS_SKEL_START_EVENT,
 		 DB_RPC_CALLS_SKEL_START_EXIT_NS, &c->skel_start_exit_ns,
@@ -201,19 +204,21 @@ int trace_read_call(struct call_read *cr, struct ccsg_trace *t,
 		 DB_RPC_CALLS_SKEL_END_NS, &c->skel_end_ns,
 		 DB_RPC_CALLS_SKEL_END_CPU_NS);
 	c->missing =
-		(uint8_t)(db_read_enum(r, DB_RPC_CALLS_MISSING, missing, 2) + 1);
+		(uint8_t)(db_read_enum(r, DB_RPC_CALLS_MISSING, missing, 2) +
+			  1);
 	c->status = db_read_i32(r, DB_RPC_CALLS_STATUS, 0, INT32_MAX, -1);
 	c->status_name = rd_intern(cr, t, DB_RPC_CALLS_STATUS_NAME);
-	c->args_bytes = db_read_int(r, DB_RPC_CALLS_ARGS_BYTES, 0, INT64_MAX, 1);
+	c->args_bytes =
+		db_read_int(r, DB_RPC_CALLS_ARGS_BYTES, 0, INT64_MAX, 1);
 	c->results_bytes =
 		db_read_int(r, DB_RPC_CALLS_RESULTS_BYTES, 0, INT64_MAX, 1);
 	c->reply_tag = rd_intern(cr, t, DB_RPC_CALLS_REPLY_TAG);
 	c->server_args_bytes =
 		db_read_int(r, DB_RPC_CALLS_SERVER_ARGS_BYTES, 0, INT64_MAX, 1);
-	c->server_results_bytes =
-		db_read_int(r, DB_RPC_CALLS_SERVER_RESULTS_BYTES, 0, INT64_MAX, 1);
+	c->server_results_bytes = db_read_int(
+		r, DB_RPC_CALLS_SERVER_RESULTS_BYTES, 0, INT64_MAX, 1);
 	c->reply = (int8_t)db_read_enum(r, DB_RPC_CALLS_REPLY, ccsg_reply_names,
-				   CCSG_NREPLY);
+					CCSG_NREPLY);
 	c->tag = rd_intern(cr, t, DB_RPC_CALLS_TAG);
 	c->transport = rd_intern(cr, t, DB_RPC_CALLS_TRANSPORT);
 	c->stub_heap[0] =
@@ -228,13 +233,15 @@ int trace_read_call(struct call_read *cr, struct ccsg_trace *t,
 		return -1;
 	/* the start probes give the numbers: without one, the function is
 	 * unknown (its record was dropped) */
-	c->lost = c->ev[CCSG_STUB_START] == CCSG_NONE && c->ev[CCSG_SKEL_START] == CCSG_NONE;
-	if (!c->lost && (prog == CCSG_NONE || vers == CCSG_NONE || proc == CCSG_NONE)) {
+	c->lost = c->ev[CCSG_STUB_START] == CCSG_NONE &&
+		  c->ev[CCSG_SKEL_START] == CCSG_NONE;
+	if (!c->lost &&
+	    (prog == CCSG_NONE || vers == CCSG_NONE || proc == CCSG_NONE)) {
 		db_read_bad(r,
-			  prog == CCSG_NONE   ? DB_RPC_CALLS_PROG
-			  : vers == CCSG_NONE ? DB_RPC_CALLS_VERS
-					      : DB_RPC_CALLS_PROC,
-			  "NULL although the call has a start probe");
+			    prog == CCSG_NONE	? DB_RPC_CALLS_PROG
+			    : vers == CCSG_NONE ? DB_RPC_CALLS_VERS
+						: DB_RPC_CALLS_PROC,
+			    "NULL although the call has a start probe");
 		return -1;
 	}
 	if (!c->lost) {
@@ -253,7 +260,8 @@ int trace_read_call(struct call_read *cr, struct ccsg_trace *t,
 	c->parent = -1;
 	c->depth = 1;
 	return note_mon(r, DB_RPC_CALLS_CLIENT_MON, mon, mon_mixed) ||
-		       note_mon(r, DB_RPC_CALLS_SERVER_MON, mon, mon_mixed)
+			       note_mon(r, DB_RPC_CALLS_SERVER_MON, mon,
+					mon_mixed)
 		       ? -1
 		       : 0;
 }
@@ -290,8 +298,10 @@ static int read_chain(struct db_read *r, int version, uint8_t id[DB_CHAIN_LEN])
 			return 0;
 	}
 	if (!r->bad)
-		db_read_bad(r, DB_RPC_CALLS_CHAIN, "%s is not a chain id (%s)",
-			  db_read_describe(r, DB_RPC_CALLS_CHAIN, d, sizeof(d)), what);
+		db_read_bad(
+			r, DB_RPC_CALLS_CHAIN, "%s is not a chain id (%s)",
+			db_read_describe(r, DB_RPC_CALLS_CHAIN, d, sizeof(d)),
+			what);
 	return -1;
 }
 
@@ -492,4 +502,3 @@ out:
 	chain_set_release(&cs);
 	return ret;
 }
-

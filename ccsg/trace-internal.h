@@ -36,7 +36,7 @@ _Static_assert(CCSG_NONE == DB_NONE, "a NULL reads as CCSG_NONE");
 int trace_open(struct ccsg_trace *t, const char *given, const char *path,
 	       sqlite3 **db, int *with_mon);
 
-/* ---- trace-calls.c --------------------------------------------------------- */
+/* ---- trace-calls.c ------------------------------------------------------ */
 
 /* A read of rpc_calls into struct ccsg_call. */
 struct call_read {
@@ -54,7 +54,8 @@ struct call_read {
 /* Start reading the columns of rpc_calls ccsg reads (t's version's; the
  * monitoring's with with_mon), then the SQL tail: 0, or -1 after fail(). */
 int trace_calls_open(struct call_read *cr, sqlite3 *db,
-		     const struct ccsg_trace *t, int with_mon, const char *tail);
+		     const struct ccsg_trace *t, int with_mon,
+		     const char *tail);
 /* The row's call_id and chain (its key for messages): 0, or -1 (r->bad). */
 int trace_read_call_key(struct db_read *r, int version, int64_t *id,
 			uint8_t chain[DB_CHAIN_LEN]);
@@ -73,7 +74,7 @@ int64_t trace_first_event(const struct ccsg_call *c);
 int trace_load_calls(struct ccsg_trace *t, sqlite3 *db, int with_mon,
 		     int *mon_mixed);
 
-/* ---- trace-stream.c -------------------------------------------------------- */
+/* ---- trace-stream.c ----------------------------------------------------- */
 
 void trace_stream_close(struct ccsg_stream *s);
 

@@ -82,12 +82,12 @@ int ccsg_trace_open_share(struct ccsg_trace *t, const char *given,
 	if (!(s = t->stream = calloc(1, sizeof(*s))))
 		return fail("out of memory");
 	/* a store URL: all but the calls copied, which come range by range */
-	if (trace_open(t, given,
-		       store_is_url(given)
-			       ? store_stream_open(given, share, shares,
-							&s->store)
-			       : given,
-		       &db, &with_mon)) {
+	if (trace_open(
+		    t, given,
+		    store_is_url(given)
+			    ? store_stream_open(given, share, shares, &s->store)
+			    : given,
+		    &db, &with_mon)) {
 		ccsg_trace_release(t); /* the stream, if trace_open() did not */
 		return -1;
 	}
@@ -219,7 +219,8 @@ static int64_t row_first_event(struct db_read *r)
 /* The pending row: its key, and its first event. */
 static int read_next_key(struct ccsg_trace *t, struct ccsg_stream *s)
 {
-	if (trace_read_call_key(&s->cr.r, t->schema_version, &s->next_id, s->next))
+	if (trace_read_call_key(&s->cr.r, t->schema_version, &s->next_id,
+				s->next))
 		return -1;
 	s->next_first = row_first_event(&s->cr.r);
 	return s->cr.r.bad ? -1 : 0;
@@ -273,7 +274,8 @@ int ccsg_trace_next_part(struct ccsg_trace *t, int keep)
 			return db_read_close(r), -1;
 		c->call_id = s->next_id;
 		c->chain = 0;
-		if (s->ordered && s->in_chain && trace_first_event(c) < s->prev_event)
+		if (s->ordered && s->in_chain &&
+		    trace_first_event(c) < s->prev_event)
 			return out_of_order(t, r, c->call_id);
 		s->in_chain = 1;
 		s->prev_event = trace_first_event(c);
@@ -322,7 +324,6 @@ int ccsg_trace_shares_end(struct ccsg_trace *t)
 	return s->store_share && s->mon_mixed ? store_cuts(t, s) : 0;
 }
 
-
 void trace_stream_close(struct ccsg_stream *s)
 {
 	if (!s)
@@ -333,4 +334,3 @@ void trace_stream_close(struct ccsg_stream *s)
 	free(s->mon);
 	free(s);
 }
-

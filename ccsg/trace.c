@@ -197,7 +197,8 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 			 DB_NAME(PROCESSES, PROC_ID)))
 		return -1;
 	while (db_read_next(&r)) {
-		int64_t id = db_read_int(&r, DB_PROCESSES_PROC_ID, 1, MAX_PROC, 0),
+		int64_t id = db_read_int(&r, DB_PROCESSES_PROC_ID, 1, MAX_PROC,
+					 0),
 			h, peak;
 		int32_t pid;
 		const char *exe;
@@ -208,8 +209,8 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_ind
 		h = db_read_int(&r, DB_PROCESSES_HOST_ID, 0, INT64_MAX, 0);
 		pid = db_read_i32(&r, DB_PROCESSES_PID, 0, INT32_MAX, 0);
 		exe = db_read_text(&r, DB_PROCESSES_EXE, 1);
-		peak = db_read_int(&r, DB_PROCESSES_PEAK_HEAP_BYTES, 0, MAX_BYTES,
-			      1);
+		peak = db_read_int(&r, DB_PROCESSES_PEAK_HEAP_BYTES, 0,
+				   MAX_BYTES, 1);
 		if (r.bad)
 			break;
 		if ((size_t)id >= t->nprocs) {
@@ -259,9 +260,10 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		/* padding too: suites compare loaded threads with memcmp */
 		memset(&th, 0, sizeof(th));
 		th.parent_thread = th.spawn_call = -1;
-		th.proc =
-			(int32_t)db_read_int(&r, DB_THREADS_PROC_ID, 1, MAX_PROC, 0);
-		th.tid = (int32_t)db_read_int(&r, DB_THREADS_TID, 0, INT32_MAX, 0);
+		th.proc = (int32_t)db_read_int(&r, DB_THREADS_PROC_ID, 1,
+					       MAX_PROC, 0);
+		th.tid = (int32_t)db_read_int(&r, DB_THREADS_TID, 0, INT32_MAX,
+					      0);
 		if (r.bad)
 			break;
 		snprintf(r.row, sizeof(r.row), "%s %d, %s %d",
@@ -270,22 +272,22 @@ static int load_threads(struct ccsg_trace *t, sqlite3 *db)
 		th.parent_tid =
 			db_read_i32(&r, DB_THREADS_PARENT_TID, 0, INT32_MAX, 0);
 		th.infra = db_read_enum(&r, DB_THREADS_MARKER, marker_names,
-				   sizeof(marker_names) /
-					   sizeof(marker_names[0])) ==
+					sizeof(marker_names) /
+						sizeof(marker_names[0])) ==
 			   CAUSAL_MARKER_INFRA;
 		th.start_mono_ns =
 			db_read_int(&r, DB_THREADS_START_MONO_NS, 0, MAX_NS, 1);
 		th.end_mono_ns =
 			db_read_int(&r, DB_THREADS_END_MONO_NS, 0, MAX_NS, 1);
 		th.cpu_ns = db_read_int(&r, DB_THREADS_CPU_NS, 0, MAX_NS, 1);
-		th.ctx_function =
-			db_read_int(&r, DB_THREADS_CTX_FUNCTION, 0, INT64_MAX, 1);
-		th.heap[0] =
-			db_read_int(&r, DB_THREADS_ALLOC_BYTES, 0, MAX_BYTES, 1);
-		th.heap[1] =
-			db_read_int(&r, DB_THREADS_FREED_BYTES, 0, MAX_BYTES, 1);
+		th.ctx_function = db_read_int(&r, DB_THREADS_CTX_FUNCTION, 0,
+					      INT64_MAX, 1);
+		th.heap[0] = db_read_int(&r, DB_THREADS_ALLOC_BYTES, 0,
+					 MAX_BYTES, 1);
+		th.heap[1] = db_read_int(&r, DB_THREADS_FREED_BYTES, 0,
+					 MAX_BYTES, 1);
 		th.heap_peak = db_read_int(&r, DB_THREADS_PEAK_HEAP_BYTES,
-				      -MAX_BYTES, MAX_BYTES, 1);
+					   -MAX_BYTES, MAX_BYTES, 1);
 		if (r.bad)
 			break;
 		if (GROW(t->threads, cap, t->nthreads + 1))
@@ -314,9 +316,10 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 	if (db_read_open(&r, db, t->path, DB_RPC_SITES, site_cols, 4, NULL))
 		return -1;
 	while (db_read_next(&r)) {
-		int64_t proc = db_read_int(&r, DB_RPC_SITES_PROC_ID, 0, MAX_PROC, 0);
-		int64_t site = db_read_int(&r, DB_RPC_SITES_SITE_ID, INT64_MIN + 1,
-				      INT64_MAX, 0);
+		int64_t proc =
+			db_read_int(&r, DB_RPC_SITES_PROC_ID, 0, MAX_PROC, 0);
+		int64_t site = db_read_int(&r, DB_RPC_SITES_SITE_ID,
+					   INT64_MIN + 1, INT64_MAX, 0);
 		const char *sym, *mod;
 		int32_t i;
 
@@ -349,12 +352,12 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 		const char *a;
 
 		o.proc = (int32_t)db_read_int(&r, DB_RPC_OBJECTS_PROC_ID, 0,
-					 MAX_PROC, 0);
+					      MAX_PROC, 0);
 		if (r.bad)
 			break;
 		db_read_key(&r, DB_RPC_OBJECTS_PROC_ID, o.proc);
-		o.object_id = (int32_t)db_read_int(&r, DB_RPC_OBJECTS_OBJECT_ID, 0,
-					      INT32_MAX, 0);
+		o.object_id = (int32_t)db_read_int(&r, DB_RPC_OBJECTS_OBJECT_ID,
+						   0, INT32_MAX, 0);
 		a = db_read_text(&r, DB_RPC_OBJECTS_ADDRESS, 1);
 		if (r.bad)
 			break;
@@ -375,7 +378,7 @@ int ccsg_call_failed(const struct ccsg_call *c)
 }
 
 int trace_open(struct ccsg_trace *t, const char *given, const char *path,
-		      sqlite3 **db, int *with_mon)
+	       sqlite3 **db, int *with_mon)
 {
 	int32_t *host_index = NULL;
 	size_t nindex = 0;
@@ -466,4 +469,3 @@ void ccsg_trace_release(struct ccsg_trace *t)
 	ccsg_monitoring_release(&t->mon);
 	memset(t, 0, sizeof(*t));
 }
-

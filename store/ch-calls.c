@@ -182,7 +182,7 @@ static int join_sides(struct ch_copy *r, struct sides *cl, struct sides *sv)
 	int ret = -1;
 
 	if (copy_exec(r, "DROP TABLE IF EXISTS pairs; CREATE TABLE pairs(seq "
-		    "INTEGER PRIMARY KEY, c, s)"))
+			 "INTEGER PRIMARY KEY, c, s)"))
 		return -1;
 	tail = calloc(sv->n ? sv->n : 1, sizeof(*tail));
 	if (!tail) {
@@ -333,4 +333,3 @@ out:
 	free(sv.v);
 	return ret;
 }
-

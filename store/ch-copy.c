@@ -68,7 +68,6 @@ int copy_exec_built(struct ch_copy *r, FILE *f, char **sql)
 	return ret;
 }
 
-
 /* ---- staging: the rows of finished loads as they are ------------------- */
 
 struct fetch {
@@ -336,14 +335,14 @@ static int build_table(struct ch_copy *r, enum db_table t)
 
 static int build_files_hosts(struct ch_copy *r)
 {
-	return copy_exec(r, "INSERT INTO hosts SELECT new_id, name FROM hmap "
-		       "ORDER BY new_id;"
-		       "INSERT INTO files SELECT fm.new_id, f.name, f.bytes, "
-		       "f.frames, f.records, f.status, f.error FROM fmap fm "
-		       "JOIN s_files f ON f.load_id = fm.load_id AND "
-		       "f.file_id = fm.file_id ORDER BY fm.new_id");
+	return copy_exec(r,
+			 "INSERT INTO hosts SELECT new_id, name FROM hmap "
+			 "ORDER BY new_id;"
+			 "INSERT INTO files SELECT fm.new_id, f.name, f.bytes, "
+			 "f.frames, f.records, f.status, f.error FROM fmap fm "
+			 "JOIN s_files f ON f.load_id = fm.load_id AND "
+			 "f.file_id = fm.file_id ORDER BY fm.new_id");
 }
-
 
 /* ---- the whole copy ---------------------------------------------------- */
 
@@ -377,7 +376,7 @@ int copy_store(struct ch_copy *r, bool calls)
 	}
 	free(loads);
 	if (copy_exec(r, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-		    "PRAGMA cache_size=-65536; BEGIN") ||
+			 "PRAGMA cache_size=-65536; BEGIN") ||
 	    create_schema(r, DB_SQL_TABLES | DB_SQL_NO_RECORDS))
 		return -1;
 	for (int t = 0; t < DB_NTABLES; t++)
@@ -441,4 +440,3 @@ const char *store_sqlite_path(const char *db)
 	}
 	return made.file.path;
 }
-

@@ -127,9 +127,8 @@ static int next_page(struct store_stream *s)
 	return 0;
 }
 
-const char *store_stream_open(const char *db, unsigned share,
-				   unsigned shares,
-				   struct store_stream **out)
+const char *store_stream_open(const char *db, unsigned share, unsigned shares,
+			      struct store_stream **out)
 {
 	struct store_stream *s;
 	char why[512];
@@ -176,8 +175,7 @@ const char *store_stream_open(const char *db, unsigned share,
  * increasing: rows of one key (a call run many times) stay together.
  * 0, or -1 after fail().
  */
-static int chain_bounds(struct store_stream *s, const char *id,
-			uint64_t batch)
+static int chain_bounds(struct store_stream *s, const char *id, uint64_t batch)
 {
 	char sql[1024], *text, *p;
 
@@ -283,8 +281,9 @@ int store_stream_next(struct store_stream *s)
 			 "chain >= unhex('%s') AND chain <= unhex('%s')%s", lo,
 			 hi, s->share);
 	}
-	if (copy_exec(&s->r, "BEGIN; DROP TABLE IF EXISTS s_rpc_calls; DELETE FROM "
-			"rpc_calls") ||
+	if (copy_exec(&s->r,
+		      "BEGIN; DROP TABLE IF EXISTS s_rpc_calls; DELETE FROM "
+		      "rpc_calls") ||
 	    copy_stage(&s->r, DB_RPC_CALLS, where) || copy_calls(&s->r) ||
 	    copy_exec(&s->r, "COMMIT"))
 		return -1;
@@ -295,8 +294,9 @@ int store_stream_all_calls(struct store_stream *s)
 {
 	/* every share's: the ids are those of the whole trace */
 	s->r.calls = 0;
-	return copy_exec(&s->r, "BEGIN; DROP TABLE IF EXISTS s_rpc_calls; DELETE "
-			   "FROM rpc_calls") ||
+	return copy_exec(&s->r,
+			 "BEGIN; DROP TABLE IF EXISTS s_rpc_calls; DELETE "
+			 "FROM rpc_calls") ||
 			       copy_stage(&s->r, DB_RPC_CALLS, NULL) ||
 			       copy_calls(&s->r) || copy_exec(&s->r, "COMMIT")
 		       ? -1

@@ -320,8 +320,8 @@ static int load(struct loader *l, const char *dir)
 	return 0;
 }
 
-int ch_write_load(const char *path, const char *dir,
-		  const struct store_url *u, struct ch_load_stats *ls)
+int ch_write_load(const char *path, const char *dir, const struct store_url *u,
+		  struct ch_load_stats *ls)
 {
 	struct loader l = { .stats = ls };
 	int ret = -1;

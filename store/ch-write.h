@@ -33,7 +33,7 @@ struct ch_load_stats {
  * of why: a server that cannot be reached or refuses, a database that
  * is not a causal store of this schema version.
  */
-int ch_write_load(const char *path, const char *dir,
-		  const struct store_url *u, struct ch_load_stats *ls);
+int ch_write_load(const char *path, const char *dir, const struct store_url *u,
+		  struct ch_load_stats *ls);
 
 #endif

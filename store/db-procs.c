@@ -65,8 +65,8 @@ static int load_procs(struct db_procs *p, sqlite3 *db, const int *more,
 
 	for (size_t i = 0; i < nmore && ncols < DB_PROCESSES_NCOLS; i++)
 		cols[ncols++] = more[i];
-	if (db_read_open(&r, db, NULL, DB_PROCESSES, cols, ncols,
-			 "ORDER BY %s", DB_NAME(PROCESSES, PROC_ID)))
+	if (db_read_open(&r, db, NULL, DB_PROCESSES, cols, ncols, "ORDER BY %s",
+			 DB_NAME(PROCESSES, PROC_ID)))
 		return -EIO;
 	while (!ret && db_read_next(&r)) {
 		struct db_proc *pr;
@@ -80,9 +80,9 @@ static int load_procs(struct db_procs *p, sqlite3 *db, const int *more,
 		memset(pr, 0, sizeof(*pr));
 		pr->proc_id = db_get_int(&r, DB_PROCESSES_PROC_ID);
 		if (db_get_type(&r, DB_PROCESSES_HOST_ID) != SQLITE_NULL)
-			h = hashmap_get(host_ids,
-					(uint64_t)db_get_int(
-						&r, DB_PROCESSES_HOST_ID));
+			h = hashmap_get(
+				host_ids,
+				(uint64_t)db_get_int(&r, DB_PROCESSES_HOST_ID));
 		pr->has_host = h >= 0;
 		pr->host = h >= 0 ? host_name[h] : NULL;
 		pr->pid = db_get_int(&r, DB_PROCESSES_PID);

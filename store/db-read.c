@@ -87,8 +87,7 @@ int db_read_close(struct db_read *r)
 	return r->bad ? -1 : 0;
 }
 
-const char *db_read_describe(struct db_read *r, int col, char *buf,
-			     size_t len)
+const char *db_read_describe(struct db_read *r, int col, char *buf, size_t len)
 {
 	int i = r->at[col];
 

@@ -107,8 +107,7 @@ void db_read_bad(struct db_read *r, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The value of column col for a message: text quoted, cut and made
  * printable ("text 'abc'", "NULL", "a blob of 3 bytes"...). */
-const char *db_read_describe(struct db_read *r, int col, char *buf,
-			     size_t len);
+const char *db_read_describe(struct db_read *r, int col, char *buf, size_t len);
 /* fail("out of memory") once, the read over: -1. */
 int db_read_nomem(struct db_read *r);
 
@@ -182,14 +181,23 @@ static inline int64_t db_get_int(const struct db_read *r, int col)
 
 static inline const char *db_get_text(const struct db_read *r, int col)
 {
-	return r->at[col] < 0 ? NULL
-			      : (const char *)sqlite3_column_text(r->st,
-								  r->at[col]);
+	return r->at[col] < 0
+		       ? NULL
+		       : (const char *)sqlite3_column_text(r->st, r->at[col]);
+}
+
+/* SQL's coalesce(a, b) of two integer columns: the first that is not
+ * NULL, else dflt. */
+static inline int64_t db_get_coalesce(const struct db_read *r, int a, int b,
+				      int64_t dflt)
+{
+	if (db_get_type(r, a) != SQLITE_NULL)
+		return db_get_int(r, a);
+	return db_get_type(r, b) != SQLITE_NULL ? db_get_int(r, b) : dflt;
 }
 
 /* A blob (or text as bytes), its length in *n; NULL for NULL. */
-static inline const void *db_get_blob(const struct db_read *r, int col,
-				      int *n)
+static inline const void *db_get_blob(const struct db_read *r, int col, int *n)
 {
 	const void *p;
 

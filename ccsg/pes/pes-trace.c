@@ -83,7 +83,8 @@ static int lock_edges(struct pes *p, const struct ccsg_trace *t, sqlite3 *db,
 	if (db_read_open(&r, db, NULL, DB_LOCK_EVENTS, cols, 3,
 			 "WHERE %s = ? AND %s = ? ORDER BY %s",
 			 DB_NAME(LOCK_EVENTS, PROC_ID),
-			 DB_NAME(LOCK_EVENTS, TID), DB_NAME(LOCK_EVENTS, SEQ)) ||
+			 DB_NAME(LOCK_EVENTS, TID),
+			 DB_NAME(LOCK_EVENTS, SEQ)) ||
 	    (waiting = pes_state(p, "waiting-for-lock", 1)) < 0)
 		goto out;
 	db_read_bind(&r, 1, proc);

@@ -86,7 +86,8 @@ static Dwfl *symboliser(struct priv *p, int64_t proc_id)
 {
 	static const int cols[] = { DB_SPIKE_MAPS_START_ADDR,
 				    DB_SPIKE_MAPS_END_ADDR,
-				    DB_SPIKE_MAPS_FILE_OFFSET, DB_SPIKE_MAPS_PATH };
+				    DB_SPIKE_MAPS_FILE_OFFSET,
+				    DB_SPIKE_MAPS_PATH };
 	struct proc *pr = &p->procs[proc_id];
 	struct db_read r;
 	char *text = NULL;
@@ -100,7 +101,8 @@ static Dwfl *symboliser(struct priv *p, int64_t proc_id)
 	if (!(f = open_memstream(&text, &len)))
 		return NULL;
 	if (db_read_open(&r, p->db, NULL, DB_SPIKE_MAPS, cols, 4,
-			 "WHERE %s = ? ORDER BY %s", DB_NAME(SPIKE_MAPS, PROC_ID),
+			 "WHERE %s = ? ORDER BY %s",
+			 DB_NAME(SPIKE_MAPS, PROC_ID),
 			 DB_NAME(SPIKE_MAPS, START_ADDR))) {
 		fclose(f);
 		free(text);
@@ -319,16 +321,17 @@ static char *root_name(const struct db_read *r)
  * probes first, as SQL sorts NULL) and who made it, in one scan of
  * rpc_calls for all the chains, which has no index by chain.
  */
-static int resolve_chains(struct spikes_report *r,
-			  const struct db_procs *procs)
+static int resolve_chains(struct spikes_report *r, const struct db_procs *procs)
 {
-	static const int cols[] = {
-		DB_RPC_CALLS_CHAIN,	       DB_RPC_CALLS_SITE_SYMBOL,
-		DB_RPC_CALLS_PROG,	       DB_RPC_CALLS_VERS,
-		DB_RPC_CALLS_PROC,	       DB_RPC_CALLS_CLIENT_PROC_ID,
-		DB_RPC_CALLS_STUB_START_EVENT, DB_RPC_CALLS_SKEL_START_EVENT,
-		DB_RPC_CALLS_CALL_ID
-	};
+	static const int cols[] = { DB_RPC_CALLS_CHAIN,
+				    DB_RPC_CALLS_SITE_SYMBOL,
+				    DB_RPC_CALLS_PROG,
+				    DB_RPC_CALLS_VERS,
+				    DB_RPC_CALLS_PROC,
+				    DB_RPC_CALLS_CLIENT_PROC_ID,
+				    DB_RPC_CALLS_STUB_START_EVENT,
+				    DB_RPC_CALLS_SKEL_START_EVENT,
+				    DB_RPC_CALLS_CALL_ID };
 	struct priv *p = r->priv;
 	struct hashmap at = { 0 };
 	int64_t *best_ev = NULL, *best_id = NULL;
@@ -366,14 +369,8 @@ static int resolve_chains(struct spikes_report *r,
 		if (memcmp(r->chains[i]->id, id, 20) &&
 		    (i = find_chain(r, id)) < 0)
 			continue;
-		/* coalesce(stub_start_event, skel_start_event) */
-		ev = db_get_type(&rd, DB_RPC_CALLS_STUB_START_EVENT) !=
-				     SQLITE_NULL
-			     ? db_get_int(&rd, DB_RPC_CALLS_STUB_START_EVENT)
-		     : db_get_type(&rd, DB_RPC_CALLS_SKEL_START_EVENT) !=
-				     SQLITE_NULL
-			     ? db_get_int(&rd, DB_RPC_CALLS_SKEL_START_EVENT)
-			     : INT64_MIN;
+		ev = db_get_coalesce(&rd, DB_RPC_CALLS_STUB_START_EVENT,
+				     DB_RPC_CALLS_SKEL_START_EVENT, INT64_MIN);
 		call = db_get_int(&rd, DB_RPC_CALLS_CALL_ID);
 		c = r->chains[i];
 		if (best_id[i] >= 0 && (ev > best_ev[i] || (ev == best_ev[i] &&
@@ -387,9 +384,10 @@ static int resolve_chains(struct spikes_report *r,
 		/* the client's process and host, when the trace has them */
 		cp = db_get_type(&rd, DB_RPC_CALLS_CLIENT_PROC_ID) !=
 				     SQLITE_NULL
-			     ? db_procs_get(procs,
-					    db_get_int(&rd,
-						       DB_RPC_CALLS_CLIENT_PROC_ID))
+			     ? db_procs_get(
+				       procs,
+				       db_get_int(&rd,
+						  DB_RPC_CALLS_CLIENT_PROC_ID))
 			     : NULL;
 		c->client_host = cp && cp->host ? strdup(cp->host) : NULL;
 		c->client_pid = cp ? cp->pid : 0;
@@ -439,8 +437,8 @@ static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
 			break; /* out of memory */
 		(*count)++;
 		len = (size_t)snprintf(frames, sizeof(frames), "%s", fn);
-		for (int i = 0; i < nstack / 8 && i < 16 && len < sizeof(frames);
-		     i++) {
+		for (int i = 0;
+		     i < nstack / 8 && i < 16 && len < sizeof(frames); i++) {
 			uint64_t a = 0;
 
 			memcpy(&a, stack + 8 * i, 8); /* little-endian */
@@ -466,10 +464,10 @@ static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
 static int load_breaches(struct spikes_report *r)
 {
 	static const int cols[] = {
-		DB_SPIKE_BREACHES_PROC_ID,   DB_SPIKE_BREACHES_MONO_NS,
-		DB_SPIKE_BREACHES_RESOURCE,  DB_SPIKE_BREACHES_RULE,
-		DB_SPIKE_BREACHES_VALUE,     DB_SPIKE_BREACHES_THRESHOLD,
-		DB_SPIKE_BREACHES_MARK,	     DB_SPIKE_BREACHES_N
+		DB_SPIKE_BREACHES_PROC_ID,  DB_SPIKE_BREACHES_MONO_NS,
+		DB_SPIKE_BREACHES_RESOURCE, DB_SPIKE_BREACHES_RULE,
+		DB_SPIKE_BREACHES_VALUE,    DB_SPIKE_BREACHES_THRESHOLD,
+		DB_SPIKE_BREACHES_MARK,	    DB_SPIKE_BREACHES_N
 	};
 	struct priv *p = r->priv;
 	struct db_read rd;
@@ -498,11 +496,10 @@ static int load_breaches(struct spikes_report *r)
 			b->pid = pr->pid;
 			b->host = pr->host;
 			b->exe = pr->exe;
-			b->time_ns =
-				pr->start_real +
-				((uint64_t)db_get_int(
-					 &rd, DB_SPIKE_BREACHES_MONO_NS) -
-				 pr->start_mono);
+			b->time_ns = pr->start_real +
+				     ((uint64_t)db_get_int(
+					      &rd, DB_SPIKE_BREACHES_MONO_NS) -
+				      pr->start_mono);
 		}
 		b->resource = db_get_strdup(&rd, DB_SPIKE_BREACHES_RESOURCE);
 		b->rule = db_get_strdup(&rd, DB_SPIKE_BREACHES_RULE);
@@ -561,9 +558,11 @@ static int load_profiles(struct spikes_report *r)
 		return -1;
 	while (db_read_next(&rd)) {
 		uint64_t ip = (uint64_t)db_get_int(&rd, DB_SPIKE_PROFILE_IP);
-		uint64_t n = (uint64_t)db_get_int(&rd, DB_SPIKE_PROFILE_SAMPLES);
+		uint64_t n =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_PROFILE_SAMPLES);
 		const char *fn =
-			ip ? symbol(p, db_get_int(&rd, DB_SPIKE_PROFILE_PROC_ID),
+			ip ? symbol(p,
+				    db_get_int(&rd, DB_SPIKE_PROFILE_PROC_ID),
 				    ip, 0)
 			   : intern(p, "[not counted]");
 
@@ -609,9 +608,9 @@ int spikes_load(struct spikes_report *r, const char *path)
 			    path);
 	if ((ok = db_procs_load(&procs, p->db, proc_cols,
 				sizeof(proc_cols) / sizeof(proc_cols[0]))))
-		return ok == -ENOMEM ? fail("out of memory")
-				     : fail("'%s': %s", path,
-					    sqlite3_errmsg(p->db));
+		return ok == -ENOMEM
+			       ? fail("out of memory")
+			       : fail("'%s': %s", path, sqlite3_errmsg(p->db));
 	ok = !load_procs(p, &procs) && !load_breaches(r) &&
 	     !resolve_chains(r, &procs) && !load_profiles(r);
 	db_procs_release(&procs);
