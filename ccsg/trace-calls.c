@@ -135,13 +135,40 @@ static int32_t rd_intern(struct call_read *cr, struct ccsg_trace *t, int col)
 	return k;
 }
 
-/* The columns of one probe of a call: event, time, CPU. */
-static void rd_probe(struct db_read *r, struct ccsg_call *c, int kind,
-		     int event_col, int ns_col, int64_t *ns, int cpu_col)
+/* The thread of one side of a call: process and tid, 0 when unknown. */
+static void rd_thread(struct db_read *r, int proc_col, int32_t *proc,
+		      int tid_col, int32_t *tid)
 {
-	c->ev[kind] = db_read_int(r, event_col, 0, MAX_EVENT, 1);
-	*ns = db_read_int(r, ns_col, 0, MAX_NS, 1);
-	c->cpu[kind] = db_read_int(r, cpu_col, 0, MAX_NS, 1);
+	*proc = db_read_i32(r, proc_col, 1, MAX_PROC, 0);
+	*tid = db_read_i32(r, tid_col, 0, INT32_MAX, 0);
+}
+
+/* The columns of each probe of a call (by enum ccsg_probe): its event,
+ * time and CPU. */
+static const struct {
+	int event, ns, cpu;
+} probe_cols[] = {
+	[CCSG_STUB_START] = { DB_RPC_CALLS_STUB_START_EVENT,
+			      DB_RPC_CALLS_STUB_START_NS,
+			      DB_RPC_CALLS_STUB_START_CPU_NS },
+	[CCSG_SKEL_START] = { DB_RPC_CALLS_SKEL_START_EVENT,
+			      DB_RPC_CALLS_SKEL_START_EXIT_NS,
+			      DB_RPC_CALLS_SKEL_START_CPU_NS },
+	[CCSG_SKEL_END] = { DB_RPC_CALLS_SKEL_END_EVENT,
+			    DB_RPC_CALLS_SKEL_END_NS,
+			    DB_RPC_CALLS_SKEL_END_CPU_NS },
+	[CCSG_STUB_END] = { DB_RPC_CALLS_STUB_END_EVENT,
+			    DB_RPC_CALLS_STUB_END_EXIT_NS,
+			    DB_RPC_CALLS_STUB_END_CPU_NS },
+};
+
+/* Probe kind of a call: its event, its time into *ns, its CPU. */
+static void rd_probe(struct db_read *r, struct ccsg_call *c,
+		     enum ccsg_probe kind, int64_t *ns)
+{
+	c->ev[kind] = db_read_int(r, probe_cols[kind].event, 0, MAX_EVENT, 1);
+	*ns = db_read_int(r, probe_cols[kind].ns, 0, MAX_NS, 1);
+	c->cpu[kind] = db_read_int(r, probe_cols[kind].cpu, 0, MAX_NS, 1);
 }
 
 /*
@@ -178,31 +205,19 @@ int trace_read_call(struct call_read *cr, struct ccsg_trace *t,
 	proc = db_read_int(r, DB_RPC_CALLS_PROC, 0, UINT32_MAX, 1);
 	v = db_read_int(r, DB_RPC_CALLS_ONE_WAY, 0, 1, 1);
 	c->one_way = v == 1;
-	c->client_proc =
-		db_read_i32(r, DB_RPC_CALLS_CLIENT_PROC_ID, 1, MAX_PROC, 0);
-	c->client_tid =
-		db_read_i32(r, DB_RPC_CALLS_CLIENT_TID, 0, INT32_MAX, 0);
+	rd_thread(r, DB_RPC_CALLS_CLIENT_PROC_ID, &c->client_proc,
+		  DB_RPC_CALLS_CLIENT_TID, &c->client_tid);
 	c->symbol = rd_intern(cr, t, DB_RPC_CALLS_SITE_SYMBOL);
 	c->peer = rd_intern(cr, t, DB_RPC_CALLS_PEER);
-	rd_probe(r, c, CCSG_STUB_START, DB_RPC_CALLS_STUB_START_EVENT,
-		 DB_RPC_CALLS_STUB_START_NS, &c->stub_start_ns,
-		 DB_RPC_CALLS_STUB_START_CPU_NS);
-	rd_probe(r, c, CCSG_STUB_END, DB_RPC_CALLS_STUB_END_EVENT,
-		 DB_RPC_CALLS_STUB_END_EXIT_NS, &c->stub_end_exit_ns,
-		 DB_RPC_CALLS_STUB_END_CPU_NS);
-	c->server_proc =
-		db_read_i32(r, DB_RPC_CALLS_SERVER_PROC_ID, 1, MAX_PROC, 0);
-	c->server_tid =
-		db_read_i32(r, DB_RPC_CALLS_SERVER_TID, 0, INT32_MAX, 0);
+	rd_probe(r, c, CCSG_STUB_START, &c->stub_start_ns);
+	rd_probe(r, c, CCSG_STUB_END, &c->stub_end_exit_ns);
+	rd_thread(r, DB_RPC_CALLS_SERVER_PROC_ID, &c->server_proc,
+		  DB_RPC_CALLS_SERVER_TID, &c->server_tid);
 	c->server_function_id = db_read_int(r, DB_RPC_CALLS_SERVER_FUNCTION_ID,
 					    0, INT64_MAX, 1);
 	c->object_id = db_read_i32(r, DB_RPC_CALLS_OBJECT_ID, 0, INT32_MAX, -1);
-	rd_probe(r, c, CCSG_SKEL_START, DB_RPC_CALLS_SKEL_START_EVENT,
-		 DB_RPC_CALLS_SKEL_START_EXIT_NS, &c->skel_start_exit_ns,
-		 DB_RPC_CALLS_SKEL_START_CPU_NS);
-	rd_probe(r, c, CCSG_SKEL_END, DB_RPC_CALLS_SKEL_END_EVENT,
-		 DB_RPC_CALLS_SKEL_END_NS, &c->skel_end_ns,
-		 DB_RPC_CALLS_SKEL_END_CPU_NS);
+	rd_probe(r, c, CCSG_SKEL_START, &c->skel_start_exit_ns);
+	rd_probe(r, c, CCSG_SKEL_END, &c->skel_end_ns);
 	c->missing =
 		(uint8_t)(db_read_enum(r, DB_RPC_CALLS_MISSING, missing, 2) +
 			  1);

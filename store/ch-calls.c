@@ -16,6 +16,35 @@
 #include "internal.h"
 #include "usage.h"
 
+/* What the SQL text and the lists below name (db-schema.h): renamed in
+ * db-schema.def, they stop the build here. */
+DB_NAMED_TABLE(rpc_calls);
+DB_NAMED_TABLE(meta);
+DB_NAMED(RPC_CALLS, call_id);
+DB_NAMED(RPC_CALLS, chain);
+DB_NAMED(RPC_CALLS, missing);
+DB_NAMED(RPC_CALLS, xid);
+DB_NAMED(RPC_CALLS, flags);
+DB_NAMED(RPC_CALLS, one_way);
+DB_NAMED(RPC_CALLS, site_symbol);
+DB_NAMED(RPC_CALLS, peer);
+DB_NAMED(RPC_CALLS, status);
+DB_NAMED(RPC_CALLS, status_name);
+DB_NAMED(RPC_CALLS, args_bytes);
+DB_NAMED(RPC_CALLS, results_bytes);
+DB_NAMED(RPC_CALLS, reply_tag);
+DB_NAMED(RPC_CALLS, object_id);
+DB_NAMED(RPC_CALLS, caller_address);
+DB_NAMED(RPC_CALLS, reply);
+DB_NAMED(RPC_CALLS, tag);
+DB_NAMED(RPC_CALLS, client_proc_id);
+DB_NAMED(RPC_CALLS, server_proc_id);
+DB_NAMED(RPC_CALLS, stub_start_event);
+DB_NAMED(RPC_CALLS, skel_start_event);
+DB_NAMED(RPC_CALLS, skel_end_event);
+DB_NAMED(RPC_CALLS, stub_end_event);
+DB_NAMED(PROCESSES, proc_id);
+
 /* Which side of a call a column of rpc_calls describes. */
 enum side { SHARED, CLIENT, SERVER, OWN };
 

@@ -27,6 +27,27 @@
 #include "tmp-cleanup.h"
 #include "usage.h"
 
+/* What the SQL text below names (db-schema.h): renamed in db-schema.def,
+ * they stop the build here. */
+DB_NAMED_TABLE(meta);
+DB_NAMED_TABLE(files);
+DB_NAMED_TABLE(hosts);
+DB_NAMED(META, key);
+DB_NAMED(META, value);
+DB_NAMED(FILES, file_id);
+DB_NAMED(FILES, name);
+DB_NAMED(FILES, bytes);
+DB_NAMED(FILES, frames);
+DB_NAMED(FILES, records);
+DB_NAMED(FILES, status);
+DB_NAMED(FILES, error);
+DB_NAMED(HOSTS, host_id);
+DB_NAMED(HOSTS, name);
+DB_NAMED(PROCESSES, proc_id);
+DB_NAMED(PROCESSES, uuid);
+DB_NAMED(PROCESSES, host_id);
+DB_NAMED(PROCESSES, file_id);
+
 /* The one copy a process makes (a command reads one store). */
 static struct copy {
 	char url[4096];

@@ -20,6 +20,15 @@
 #include "tmp-cleanup.h"
 #include "usage.h"
 
+/* What the SQL text below names (db-schema.h): renamed in db-schema.def,
+ * they stop the build here. */
+DB_NAMED_TABLE(rpc_calls);
+DB_NAMED(RPC_CALLS, chain);
+DB_NAMED(RPC_CALLS, stub_start_event);
+DB_NAMED(RPC_CALLS, skel_start_event);
+DB_NAMED(RPC_CALLS, skel_end_event);
+DB_NAMED(RPC_CALLS, stub_end_event);
+
 /* Sides (rows of rpc_calls) staged at once: whole chains, or a range of
  * a longer chain.  A report of 100,000 calls from the store peaks at 23
  * MB one chain a range, 86 MB at 64 Ki sides, 129 MB all at once, in

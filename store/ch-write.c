@@ -16,9 +16,17 @@
 #include "ch-write.h"
 #include "clickhouse.h"
 #include "db-clickhouse.h"
+#include "db-read.h"
 #include "hashmap.h"
 #include "rowbinary.h"
 #include "usage.h"
+
+/* What the SQL text below names (db-schema.h): renamed in db-schema.def,
+ * they stop the build here. */
+DB_NAMED_TABLE(processes);
+DB_NAMED(PROCESSES, uuid);
+DB_NAMED(PROCESSES, records);
+DB_NAMED(PROCESSES, complete);
 
 /* Rows go to the server in inserts of about this many bytes. */
 #define INSERT_BYTES (8u << 20)
@@ -83,25 +91,26 @@ static int put_load_row(struct loader *l, const char *state, const char *dir,
  */
 static int pick_processes(struct loader *l, uint64_t *nproc)
 {
-	struct rb_buf sql = { 0 };
-	sqlite3_stmt *st;
-	char *held = NULL;
-	int ret = -1, rc;
+	static const int cols[] = { DB_PROCESSES_PROC_ID, DB_PROCESSES_UUID,
+				    DB_PROCESSES_RECORDS,
+				    DB_PROCESSES_COMPLETE };
 	static const char head[] =
 		"SELECT DISTINCT concat(uuid, ' ', toString(records), ' ', "
 		"toString(complete)) FROM processes WHERE " CH_OF_FINISHED_LOADS
 		" AND uuid IN (";
+	struct rb_buf sql = { 0 };
+	struct db_read r;
+	char *held = NULL;
+	int ret = -1;
 
 	*nproc = 0;
-	if (sqlite3_prepare_v2(l->db,
-			       "SELECT proc_id, uuid, records, complete "
-			       "FROM processes ORDER BY proc_id",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (db_read_open(&r, l->db, NULL, DB_PROCESSES, cols, 4, "ORDER BY %s",
+			 DB_NAME(PROCESSES, PROC_ID)))
 		return ch_fail(l->ch, "the merged database: %s",
 			       sqlite3_errmsg(l->db));
 	rb_put(&sql, head, strlen(head));
-	for (int n = 0; (rc = sqlite3_step(st)) == SQLITE_ROW; n++) {
-		const char *uuid = (const char *)sqlite3_column_text(st, 1);
+	for (int n = 0; db_read_next(&r); n++) {
+		const char *uuid = db_get_text(&r, DB_PROCESSES_UUID);
 
 		rb_put(&sql, n ? ",'" : "'", n ? 2 : 1);
 		rb_put(&sql, uuid, strlen(uuid)); /* 32 hex digits */
@@ -109,7 +118,7 @@ static int pick_processes(struct loader *l, uint64_t *nproc)
 	}
 	rb_put(&sql, ") FORMAT TabSeparated",
 	       strlen(") FORMAT TabSeparated") + 1);
-	if (rc != SQLITE_DONE || sql.oom) {
+	if (r.bad || sql.oom) {
 		ch_fail(l->ch, "the merged database: %s",
 			sql.oom ? "out of memory" : sqlite3_errmsg(l->db));
 		goto out;
@@ -117,17 +126,18 @@ static int pick_processes(struct loader *l, uint64_t *nproc)
 	held = ch_select_text(l->ch, (const char *)sql.p);
 	if (!held)
 		goto out;
-	sqlite3_reset(st);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_read_rewind(&r);
+	while (db_read_next(&r)) {
 		char line[128];
-		int64_t id = sqlite3_column_int64(st, 0);
+		int64_t id = db_get_int(&r, DB_PROCESSES_PROC_ID);
 		size_t n;
 		const char *at;
 
-		n = (size_t)snprintf(line, sizeof(line), "%s %lld %lld",
-				     (const char *)sqlite3_column_text(st, 1),
-				     (long long)sqlite3_column_int64(st, 2),
-				     (long long)sqlite3_column_int64(st, 3));
+		n = (size_t)snprintf(
+			line, sizeof(line), "%s %lld %lld",
+			db_get_text(&r, DB_PROCESSES_UUID),
+			(long long)db_get_int(&r, DB_PROCESSES_RECORDS),
+			(long long)db_get_int(&r, DB_PROCESSES_COMPLETE));
 		for (at = strstr(held, line); at; at = strstr(at + 1, line))
 			if ((at == held || at[-1] == '\n') &&
 			    (at[n] == '\n' || at[n] == '\0'))
@@ -146,7 +156,7 @@ static int pick_processes(struct loader *l, uint64_t *nproc)
 out:
 	free(held);
 	rb_release(&sql);
-	sqlite3_finalize(st);
+	db_read_close(&r);
 	return ret;
 }
 

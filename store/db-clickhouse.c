@@ -13,6 +13,9 @@
 
 #include "db-clickhouse.h"
 
+/* DB_CH_CHAIN_SHARD's SQL text names it (db-schema.h) */
+DB_NAMED(RPC_CALLS, chain);
+
 #define LOAD_DAY                                                               \
 	"toDate(toDateTime(intDiv(load_id, 4096000000)))" /* 2^12 * 10^6 */
 

@@ -40,10 +40,6 @@
 
 #include "causal/db-schema.h"
 
-/* Column COLUMN of table TABLE by name, for the SQL after FROM: the
- * enums must exist, so a renamed column does not compile. */
-#define DB_NAME(TABLE, COLUMN) db_col_name(DB_##TABLE, DB_##TABLE##_##COLUMN)
-
 /* What a checked integer reads for NULL (and a column not selected). */
 #define DB_NONE INT64_MIN
 
@@ -88,6 +84,14 @@ static inline void db_read_bind(struct db_read *r, int param, int64_t v)
 
 /* The next row: 1, or 0 at the end or after an error (then r->bad). */
 int db_read_next(struct db_read *r);
+
+/* Read the rows again from the first (the same statement, its bound
+ * values kept). */
+static inline void db_read_rewind(struct db_read *r)
+{
+	sqlite3_reset(r->st);
+	r->n = 0;
+}
 
 /* Finish: 0, or -1 when a value or SQLite failed (said). */
 int db_read_close(struct db_read *r);

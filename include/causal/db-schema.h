@@ -102,6 +102,29 @@ static inline const char *db_col_name(enum db_table t, int col)
 	return db_tables[t].cols[col].name;
 }
 
+/* Column COLUMN of table TABLE by name, for SQL: DB_NAME(RPC_CALLS,
+ * CHAIN) is "chain".  The enums must exist, so SQL that names its
+ * columns so stops compiling when one is renamed or removed here. */
+#define DB_NAME(TABLE, COLUMN) db_col_name(DB_##TABLE, DB_##TABLE##_##COLUMN)
+
+/*
+ * For SQL kept as text (the ClickHouse store's copy, store/ch-*.c), the
+ * same check by the names themselves: DB_NAMED(PROCESSES, uuid) and
+ * DB_NAMED_TABLE(processes) compile only while db-schema.def has that
+ * column and that table.  A file declares so every name its SQL text
+ * holds (scripts/check-db-typed.py checks that it declares them all).
+ */
+enum db_named {
+#define DB_TABLE(ID, name, comment) DB_NAMED_##name,
+#define DB_COL(ID, COLUMN, column, type, comment) DB_NAMED_##ID##_##column,
+#include "causal/db-schema.def"
+};
+#define DB_NAMED(TABLE, column)                                                \
+	_Static_assert(DB_NAMED_##TABLE##_##column >= 0,                       \
+		       "db-schema.def has " #column)
+#define DB_NAMED_TABLE(name)                                                   \
+	_Static_assert(DB_NAMED_##name >= 0, "db-schema.def has " #name)
+
 /* What db_schema_write() writes. */
 enum {
 	DB_SQL_TABLES = 1 << 0,	 /* CREATE TABLE and CREATE VIEW */
