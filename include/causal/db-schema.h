@@ -1,10 +1,12 @@
 /*
  * db-schema.h - the merged trace database as shared code: its version,
  * its tables and columns (from db-schema.def), the enum strings that only
- * the database has, and the SQL made from them.  `tracedump merge` writes
- * with it (tracedump/schema.c, merge.c, rpc-calls.c), ccsg reads with it
- * (ccsg/trace.c); README.md ("The database") is its documentation and
- * check-db-schema.c keeps the two the same.
+ * the database has, and the SQL made from them (store/db-schema.c).
+ * `tracedump merge` writes with it (store/schema.h: tracedump/merge.c,
+ * rpc-calls.c, spikes.c), ccsg reads with it (store/db-read.h, the typed
+ * reader), and the ClickHouse store maps it (store/db-clickhouse.h);
+ * README.md ("The database") is its documentation and check-db-schema.c
+ * keeps the two the same.
  *
  * Columns are named by enums, one per table, in the table's order:
  *
@@ -13,7 +15,9 @@
  *
  * so a writer binds DB_RPC_CALLS_XID of an INSERT made by db_sql_insert()
  * (SQL parameter DB_RPC_CALLS_XID + 1) and a reader selects columns by
- * name with db_sql_select().  The enum strings of the log records that
+ * name with db_sql_select() (db_read_open()): a column renamed or removed
+ * here breaks the build of the code that names it, not a run
+ * (scripts/check-db-typed.py shows it).  The enum strings of the log records that
  * the database stores ('user', 'success', 'RPC_TIMEDOUT'...) are the log
  * format's names, not this file's.
  */
