@@ -1,9 +1,10 @@
 /*
  * trace-calls.c - the rows of rpc_calls into struct ccsg_call, read by
- * typed column (store/db-read.h), and the whole table at once: read
- * in call_id order and sorted here by chain and by the first event of
- * each call, so that the DSCG scan (dscg.c) finds each chain's calls
- * together.  No per-call query: a million calls load in about a second.
+ * typed column (store/db-read.h), their strings interned, and the whole
+ * table at once: read in call_id order and sorted here by chain and by
+ * the first event of each call, so that the DSCG scan (dscg.c) finds each
+ * chain's calls together.  No per-call query: a million calls load in
+ * about a second.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,8 +12,56 @@
 #include <string.h>
 
 #include "array.h"
+#include "causal/log-format.h"
 #include "trace-internal.h"
 #include "usage.h"
+
+/* The names the database stores for the log format's enums (enums.def). */
+#define NAME_OF(constant, value, name) [value] = name,
+
+const char *const ccsg_reply_names[CCSG_NREPLY] = { CAUSAL_VALUES_reply(
+	NAME_OF) };
+_Static_assert((int)CCSG_REPLY_SUCCESS == (int)CAUSAL_REPLY_SUCCESS &&
+		       (int)CCSG_REPLY_DENIED == (int)CAUSAL_REPLY_DENIED &&
+		       (int)CCSG_NREPLY == (int)CAUSAL_REPLY_DENIED + 1,
+	       "enum ccsg_reply is enum causal_rpc_reply");
+
+static uint64_t str_hash(const char *s)
+{
+	return hash_fnv(HASH_FNV_SEED, s, strlen(s));
+}
+
+int32_t ccsg_trace_intern(struct ccsg_trace *t, const char *s)
+{
+	uint64_t h = str_hash(s);
+	int32_t i;
+
+	/* Collisions move to the next key: at worst a short walk. */
+	for (;; h++) {
+		i = hashmap_get(&t->string_map, h);
+		if (i < 0)
+			break;
+		if (!strcmp(t->strings[i], s))
+			return i;
+	}
+	if (GROW(t->strings, t->cap_strings, t->nstrings + 1))
+		return -ENOMEM;
+	t->strings[t->nstrings] = strdup(s);
+	if (!t->strings[t->nstrings])
+		return -ENOMEM;
+	if (hashmap_put(&t->string_map, h, (int32_t)t->nstrings) < 0)
+		return -ENOMEM;
+	return (int32_t)t->nstrings++;
+}
+
+int ccsg_call_failed(const struct ccsg_call *c)
+{
+	if (c->status >= 0)
+		return c->status != CCSG_RPC_SUCCESS &&
+		       !(c->one_way && c->status == CCSG_RPC_TIMEDOUT);
+	return c->reply >= 0 && c->reply != CCSG_REPLY_SUCCESS &&
+	       c->reply != CCSG_REPLY_NONE;
+}
 
 /* A lowercase hex digit (tracedump writes them so) or -1. */
 static int hexval(int c)

@@ -1,7 +1,9 @@
 /*
- * trace-internal.h - what the three files that load a trace (trace.c:
- * the tables, trace-calls.c: the calls, trace-stream.c: the calls chain
- * by chain) share, and nobody else uses.
+ * trace-internal.h - what the three files that load a trace share, and
+ * nobody else uses: trace-calls.c (the rows of rpc_calls, the strings),
+ * trace-tables.c (the database checked, the other tables), trace.c (the
+ * API of trace.h: the calls at once or chain by chain).  Each calls only
+ * those before it.
  */
 #ifndef CCSG_TRACE_INTERNAL_H
 #define CCSG_TRACE_INTERNAL_H
@@ -24,17 +26,6 @@ _Static_assert(CCSG_NONE == DB_NONE, "a NULL reads as CCSG_NONE");
 #define MAX_PROC (1 << 22)
 #define MAX_HOST (1 << 22)
 #define MAX_BYTES (INT64_C(1) << 62)
-
-/* ---- trace.c ------------------------------------------------------------ */
-
-/*
- * Open the database at path (given: the --db, a path or a store's URL)
- * and load everything but the calls; *db open on success, *with_mon
- * whether rpc_calls has the monitoring's columns.  0, or -1 after fail()
- * with t released.
- */
-int trace_open(struct ccsg_trace *t, const char *given, const char *path,
-	       sqlite3 **db, int *with_mon);
 
 /* ---- trace-calls.c ------------------------------------------------------ */
 
@@ -74,8 +65,15 @@ int64_t trace_first_event(const struct ccsg_call *c);
 int trace_load_calls(struct ccsg_trace *t, sqlite3 *db, int with_mon,
 		     int *mon_mixed);
 
-/* ---- trace-stream.c ----------------------------------------------------- */
+/* ---- trace-tables.c ----------------------------------------------------- */
 
-void trace_stream_close(struct ccsg_stream *s);
+/*
+ * Open the database at path (given: the --db, a path or a store's URL)
+ * and load everything but the calls; *db open on success, *with_mon
+ * whether rpc_calls has the monitoring's columns.  0, or -1 after fail()
+ * (the caller releases t).
+ */
+int trace_open(struct ccsg_trace *t, const char *given, const char *path,
+	       sqlite3 **db, int *with_mon);
 
 #endif

@@ -1,428 +1,20 @@
 /*
- * trace.c - load a merged trace database into the arrays of trace.h:
- * the tables but rpc_calls (hosts, processes, threads, sites, objects),
- * read by typed column (store/db-read.h); the calls are trace-calls.c's
- * (all at once) and trace-stream.c's (chain by chain).
+ * trace.c - a merged trace database (or a store's copy) into the arrays
+ * of trace.h: at once (ccsg_trace_load()), or chain by chain
+ * (ccsg_trace_open()): everything but the calls loaded at once
+ * (trace-tables.c), then the rows of rpc_calls (trace-calls.c) in chain
+ * order, a part of a chain at a time; of a store URL, range of chains by
+ * range (store/store.h).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include <sqlite3.h>
 
 #include "array.h"
-#include "causal/log-format.h"
+#include "store-url.h"
 #include "store.h"
 #include "trace-internal.h"
 #include "usage.h"
-
-/* The names the database stores for the log format's enums (enums.def). */
-#define NAME_OF(constant, value, name) [value] = name,
-
-const char *const ccsg_reply_names[CCSG_NREPLY] = { CAUSAL_VALUES_reply(
-	NAME_OF) };
-_Static_assert((int)CCSG_REPLY_SUCCESS == (int)CAUSAL_REPLY_SUCCESS &&
-		       (int)CCSG_REPLY_DENIED == (int)CAUSAL_REPLY_DENIED &&
-		       (int)CCSG_NREPLY == (int)CAUSAL_REPLY_DENIED + 1,
-	       "enum ccsg_reply is enum causal_rpc_reply");
-
-static const char *const marker_names[] = { CAUSAL_VALUES_marker(NAME_OF) };
-
-static uint64_t str_hash(const char *s)
-{
-	return hash_fnv(HASH_FNV_SEED, s, strlen(s));
-}
-
-int32_t ccsg_trace_intern(struct ccsg_trace *t, const char *s)
-{
-	uint64_t h = str_hash(s);
-	int32_t i;
-
-	/* Collisions move to the next key: at worst a short walk. */
-	for (;; h++) {
-		i = hashmap_get(&t->string_map, h);
-		if (i < 0)
-			break;
-		if (!strcmp(t->strings[i], s))
-			return i;
-	}
-	if (GROW(t->strings, t->cap_strings, t->nstrings + 1))
-		return -ENOMEM;
-	t->strings[t->nstrings] = strdup(s);
-	if (!t->strings[t->nstrings])
-		return -ENOMEM;
-	if (hashmap_put(&t->string_map, h, (int32_t)t->nstrings) < 0)
-		return -ENOMEM;
-	return (int32_t)t->nstrings++;
-}
-
-int32_t ccsg_trace_thread(const struct ccsg_trace *t, int32_t proc, int32_t tid)
-{
-	return hashmap_get(&t->thread_map, hashmap_key2((uint32_t)proc, (uint32_t)tid));
-}
-
-int32_t ccsg_trace_host(const struct ccsg_trace *t, int32_t proc)
-{
-	if (proc <= 0 || (size_t)proc >= t->nprocs)
-		return -1;
-	return t->procs[proc].host;
-}
-
-/* meta.schema_version: digits only, else -1. */
-static long parse_version(const char *s)
-{
-	long v = 0;
-
-	if (!s || !*s || strlen(s) > 9)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
-	return v;
-}
-
-/*
- * Is this a merged trace that ccsg reads?  Say what is wrong if not; its
- * schema version in *version.
- */
-static int check_schema(sqlite3 *db, const char *path, int *schema_version)
-{
-	static const enum db_table need[] = { DB_HOSTS,	    DB_PROCESSES,
-					      DB_THREADS,   DB_RPC_CALLS,
-					      DB_RPC_SITES, DB_RPC_OBJECTS };
-	static const int cols[] = { DB_META_VALUE };
-	struct db_read r;
-	char value[64] = "";
-	int found = 0, rc;
-	long version;
-
-	if ((rc = db_read_open(&r, db, NULL, DB_META, cols, 1,
-			       "WHERE %s = '%s'", DB_NAME(META, KEY),
-			       "schema_version"))) {
-		if (rc == -ENOMEM)
-			return -1;
-		if (sqlite3_errcode(db) == SQLITE_NOTADB)
-			return fail("'%s' is not an SQLite database", path);
-		return fail("'%s' is not a causal trace database (no meta table); "
-			     "make one with 'tracedump merge DIR'", path);
-	}
-	if (db_read_next(&r)) {
-		const char *v = db_get_text(&r, DB_META_VALUE);
-
-		found = 1;
-		/* made printable: it goes into a one-line message */
-		for (size_t i = 0; v && v[i] && i + 1 < sizeof(value); i++)
-			value[i] = v[i] >= 0x20 && v[i] < 0x7f && v[i] != '\'' ? (char)v[i] : '?';
-	}
-	db_read_close(&r);
-	if (!found)
-		return fail("'%s' is not a causal trace database (no schema version)", path);
-	version = parse_version(value);
-	if (version < 0)
-		return fail("'%s': schema version '%s' is not a number", path, value);
-	if (version < CCSG_SCHEMA_OLDEST)
-		return fail("trace database '%s' has schema version %ld, without rpc tables; "
-			     "merge the logs again with this tracedump", path, version);
-	if (version > DB_SCHEMA_VERSION)
-		return fail("trace database '%s' has schema version %ld, "
-			    "which this ccsg does not know (it reads versions "
-			    "%d to %d); use the ccsg of the tracedump that "
-			    "merged it",
-			    path, version, CCSG_SCHEMA_OLDEST,
-			    DB_SCHEMA_VERSION);
-	*schema_version = (int)version;
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		found = db_has_table(db, need[i]);
-		if (found < 0)
-			return fail("cannot read '%s': %s", path,
-				    sqlite3_errmsg(db));
-		if (!found)
-			return fail("'%s' is not a causal trace database "
-				    "(no table '%s')",
-				    path, db_tables[need[i]].name);
-	}
-	return 0;
-}
-
-static int load_hosts(struct ccsg_trace *t, sqlite3 *db, int32_t **host_index, size_t *nindex)
-{
-	static const int cols[] = { DB_HOSTS_HOST_ID, DB_HOSTS_NAME };
-	struct db_read r;
-
-	if (db_read_open(&r, db, t->path, DB_HOSTS, cols, 2, "ORDER BY %s",
-			 DB_NAME(HOSTS, HOST_ID)))
-		return -1;
-	while (db_read_next(&r)) {
-		int64_t id = db_read_int(&r, DB_HOSTS_HOST_ID, 0, MAX_HOST, 0);
-		const char *name;
-		size_t cap = t->nhosts;
-
-		if (r.bad)
-			break;
-		db_read_key(&r, DB_HOSTS_HOST_ID, id);
-		if (!(name = db_read_text(&r, DB_HOSTS_NAME, 0)))
-			break;
-		if ((size_t)id >= *nindex) {
-			int32_t *p = realloc(*host_index, (id + 1) * sizeof(*p));
-
-			if (!p)
-				return db_read_nomem(&r), db_read_close(&r);
-			for (size_t i = *nindex; i <= (size_t)id; i++)
-				p[i] = -1;
-			*host_index = p;
-			*nindex = id + 1;
-		}
-		if (GROW(t->hosts, cap, t->nhosts + 1) ||
-		    !(t->hosts[t->nhosts] = strdup(name)))
-			return db_read_nomem(&r), db_read_close(&r);
-		(*host_index)[id] = (int32_t)t->nhosts++;
-	}
-	return db_read_close(&r);
-}
-
-static int load_procs(struct ccsg_trace *t, sqlite3 *db, const int32_t *host_index, size_t nindex)
-{
-	/* the last one from version 4 on */
-	static const int cols[] = { DB_PROCESSES_PROC_ID, DB_PROCESSES_HOST_ID,
-				    DB_PROCESSES_PID, DB_PROCESSES_EXE,
-				    DB_PROCESSES_PEAK_HEAP_BYTES };
-	struct db_read r;
-
-	if (db_read_open(&r, db, t->path, DB_PROCESSES, cols,
-			 t->has_heap ? 5 : 4, "ORDER BY %s",
-			 DB_NAME(PROCESSES, PROC_ID)))
-		return -1;
-	while (db_read_next(&r)) {
-		int64_t id = db_read_int(&r, DB_PROCESSES_PROC_ID, 1, MAX_PROC,
-					 0),
-			h, peak;
-		int32_t pid;
-		const char *exe;
-
-		if (r.bad)
-			break;
-		db_read_key(&r, DB_PROCESSES_PROC_ID, id);
-		h = db_read_int(&r, DB_PROCESSES_HOST_ID, 0, INT64_MAX, 0);
-		pid = db_read_i32(&r, DB_PROCESSES_PID, 0, INT32_MAX, 0);
-		exe = db_read_text(&r, DB_PROCESSES_EXE, 1);
-		peak = db_read_int(&r, DB_PROCESSES_PEAK_HEAP_BYTES, 0,
-				   MAX_BYTES, 1);
-		if (r.bad)
-			break;
-		if ((size_t)id >= t->nprocs) {
-			struct ccsg_proc *p = realloc(t->procs, (id + 1) * sizeof(*p));
-
-			if (!p)
-				return db_read_nomem(&r), db_read_close(&r);
-			for (size_t i = t->nprocs; i <= (size_t)id; i++)
-				p[i] = (struct ccsg_proc){ .host = -1 };
-			t->procs = p;
-			t->nprocs = id + 1;
-		}
-		/* a host_id without its hosts row is shown as '?' */
-		t->procs[id].host = (uint64_t)h < nindex ? host_index[h] : -1;
-		t->procs[id].pid = pid;
-		t->procs[id].peak_heap = peak;
-		t->procs[id].present = 1;
-		if (exe && !(t->procs[id].exe = strdup(exe)))
-			return db_read_nomem(&r), db_read_close(&r);
-		t->nproc_rows++;
-	}
-	return db_read_close(&r);
-}
-
-static int load_threads(struct ccsg_trace *t, sqlite3 *db)
-{
-	static const int cols[] = { DB_THREADS_PROC_ID, DB_THREADS_TID,
-				    DB_THREADS_PARENT_TID, DB_THREADS_MARKER,
-				    DB_THREADS_START_MONO_NS,
-				    DB_THREADS_END_MONO_NS, DB_THREADS_CPU_NS,
-				    DB_THREADS_CTX_FUNCTION,
-				    /* from version 4 on */
-				    DB_THREADS_ALLOC_BYTES,
-				    DB_THREADS_FREED_BYTES,
-				    DB_THREADS_PEAK_HEAP_BYTES };
-	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
-	struct db_read r;
-	size_t cap = 0;
-
-	if (db_read_open(&r, db, t->path, DB_THREADS, cols,
-			 t->has_heap ? ncols : ncols - 3, "ORDER BY %s, %s",
-			 DB_NAME(THREADS, PROC_ID), DB_NAME(THREADS, TID)))
-		return -1;
-	while (db_read_next(&r)) {
-		struct ccsg_thread th;
-
-		/* padding too: suites compare loaded threads with memcmp */
-		memset(&th, 0, sizeof(th));
-		th.parent_thread = th.spawn_call = -1;
-		th.proc = (int32_t)db_read_int(&r, DB_THREADS_PROC_ID, 1,
-					       MAX_PROC, 0);
-		th.tid = (int32_t)db_read_int(&r, DB_THREADS_TID, 0, INT32_MAX,
-					      0);
-		if (r.bad)
-			break;
-		snprintf(r.row, sizeof(r.row), "%s %d, %s %d",
-			 DB_NAME(THREADS, PROC_ID), th.proc,
-			 DB_NAME(THREADS, TID), th.tid);
-		th.parent_tid =
-			db_read_i32(&r, DB_THREADS_PARENT_TID, 0, INT32_MAX, 0);
-		th.infra = db_read_enum(&r, DB_THREADS_MARKER, marker_names,
-					sizeof(marker_names) /
-						sizeof(marker_names[0])) ==
-			   CAUSAL_MARKER_INFRA;
-		th.start_mono_ns =
-			db_read_int(&r, DB_THREADS_START_MONO_NS, 0, MAX_NS, 1);
-		th.end_mono_ns =
-			db_read_int(&r, DB_THREADS_END_MONO_NS, 0, MAX_NS, 1);
-		th.cpu_ns = db_read_int(&r, DB_THREADS_CPU_NS, 0, MAX_NS, 1);
-		th.ctx_function = db_read_int(&r, DB_THREADS_CTX_FUNCTION, 0,
-					      INT64_MAX, 1);
-		th.heap[0] = db_read_int(&r, DB_THREADS_ALLOC_BYTES, 0,
-					 MAX_BYTES, 1);
-		th.heap[1] = db_read_int(&r, DB_THREADS_FREED_BYTES, 0,
-					 MAX_BYTES, 1);
-		th.heap_peak = db_read_int(&r, DB_THREADS_PEAK_HEAP_BYTES,
-					   -MAX_BYTES, MAX_BYTES, 1);
-		if (r.bad)
-			break;
-		if (GROW(t->threads, cap, t->nthreads + 1))
-			return db_read_nomem(&r), db_read_close(&r);
-		t->threads[t->nthreads] = th;
-		if (hashmap_put(&t->thread_map, hashmap_key2(th.proc, th.tid),
-				 (int32_t)t->nthreads) < 0)
-			return db_read_nomem(&r), db_read_close(&r);
-		t->nthreads++;
-	}
-	return db_read_close(&r);
-}
-
-static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
-{
-	static const int site_cols[] = { DB_RPC_SITES_PROC_ID,
-					 DB_RPC_SITES_SITE_ID,
-					 DB_RPC_SITES_SYMBOL,
-					 DB_RPC_SITES_MODULE };
-	static const int object_cols[] = { DB_RPC_OBJECTS_PROC_ID,
-					   DB_RPC_OBJECTS_OBJECT_ID,
-					   DB_RPC_OBJECTS_ADDRESS };
-	struct db_read r;
-	size_t cap = 0;
-
-	if (db_read_open(&r, db, t->path, DB_RPC_SITES, site_cols, 4, NULL))
-		return -1;
-	while (db_read_next(&r)) {
-		int64_t proc =
-			db_read_int(&r, DB_RPC_SITES_PROC_ID, 0, MAX_PROC, 0);
-		int64_t site = db_read_int(&r, DB_RPC_SITES_SITE_ID,
-					   INT64_MIN + 1, INT64_MAX, 0);
-		const char *sym, *mod;
-		int32_t i;
-
-		if (r.bad)
-			break;
-		snprintf(r.row, sizeof(r.row), "%s %lld, %s %lld",
-			 DB_NAME(RPC_SITES, PROC_ID), (long long)proc,
-			 DB_NAME(RPC_SITES, SITE_ID), (long long)site);
-		sym = db_read_text(&r, DB_RPC_SITES_SYMBOL, 1);
-		mod = db_read_text(&r, DB_RPC_SITES_MODULE, 1);
-		if (r.bad)
-			break;
-		if (!sym)
-			continue;
-		if ((i = ccsg_trace_intern(t, sym)) < 0 || GROW(t->sites, cap, t->nsites + 1))
-			return db_read_nomem(&r), db_read_close(&r);
-		t->sites[t->nsites].proc = (int32_t)proc;
-		t->sites[t->nsites].symbol = i;
-		/* libtirpc's own clients (rpcbind queries...) are runtime. */
-		t->sites[t->nsites].tirpc = mod && strstr(mod, "libtirpc.so");
-		t->nsites++;
-	}
-	if (db_read_close(&r))
-		return -1;
-	cap = 0;
-	if (db_read_open(&r, db, t->path, DB_RPC_OBJECTS, object_cols, 3, NULL))
-		return -1;
-	while (db_read_next(&r)) {
-		struct ccsg_object o;
-		const char *a;
-
-		o.proc = (int32_t)db_read_int(&r, DB_RPC_OBJECTS_PROC_ID, 0,
-					      MAX_PROC, 0);
-		if (r.bad)
-			break;
-		db_read_key(&r, DB_RPC_OBJECTS_PROC_ID, o.proc);
-		o.object_id = (int32_t)db_read_int(&r, DB_RPC_OBJECTS_OBJECT_ID,
-						   0, INT32_MAX, 0);
-		a = db_read_text(&r, DB_RPC_OBJECTS_ADDRESS, 1);
-		if (r.bad)
-			break;
-		o.address = NULL;
-		if (GROW(t->objects, cap, t->nobjects + 1) || (a && !(o.address = strdup(a))))
-			return db_read_nomem(&r), db_read_close(&r);
-		t->objects[t->nobjects++] = o;
-	}
-	return db_read_close(&r);
-}
-
-int ccsg_call_failed(const struct ccsg_call *c)
-{
-	if (c->status >= 0)
-		return c->status != CCSG_RPC_SUCCESS &&
-		       !(c->one_way && c->status == CCSG_RPC_TIMEDOUT);
-	return c->reply >= 0 && c->reply != CCSG_REPLY_SUCCESS && c->reply != CCSG_REPLY_NONE;
-}
-
-int trace_open(struct ccsg_trace *t, const char *given, const char *path,
-	       sqlite3 **db, int *with_mon)
-{
-	int32_t *host_index = NULL;
-	size_t nindex = 0;
-	struct stat sb;
-	int ret = -1;
-
-	*db = NULL;
-	if (!path)
-		return -1;
-	if (stat(path, &sb))
-		return fail("cannot open trace database '%s': %s", path, strerror(errno));
-	if (!S_ISREG(sb.st_mode))
-		return fail("'%s' is not a trace database file", path);
-	if (sqlite3_open_v2(path, db,
-			    SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		fail("cannot open trace database '%s': %s", path,
-		     sqlite3_errmsg(*db));
-		goto out;
-	}
-	t->path = strdup(given);
-	t->file = strdup(path);
-	if (!t->path || !t->file || check_schema(*db, path, &t->schema_version))
-		goto out;
-	t->has_heap = t->schema_version >= CCSG_SCHEMA_HEAP;
-	/* the monitoring columns come with monitor_switches */
-	*with_mon = db_has_table(*db, DB_MONITOR_SWITCHES) > 0;
-	if (load_hosts(t, *db, &host_index, &nindex) ||
-	    load_procs(t, *db, host_index, nindex) || load_threads(t, *db) ||
-	    load_sites_objects(t, *db))
-		goto out;
-	if (t->nproc_rows)
-		ret = 0;
-	else
-		fail("trace database '%s' is empty: no processes were traced", path);
-out:
-	free(host_index);
-	if (ret) {
-		sqlite3_close(*db);
-		*db = NULL;
-		ccsg_trace_release(t);
-	}
-	return ret;
-}
 
 int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 {
@@ -432,8 +24,10 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 
 	memset(t, 0, sizeof(*t));
 	/* a store URL: its copy as an SQLite file */
-	if (trace_open(t, given, store_sqlite_path(given), &db, &with_mon))
+	if (trace_open(t, given, store_sqlite_path(given), &db, &with_mon)) {
+		ccsg_trace_release(t);
 		return -1;
+	}
 	if (!trace_load_calls(t, db, with_mon, &mon_mixed) &&
 	    !ccsg_monitoring_load_cuts(&t->mon, db, mon_mixed, NULL))
 		ret = 0;
@@ -441,6 +35,327 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 	if (ret)
 		ccsg_trace_release(t);
 	return ret;
+}
+
+/* Does meta say call_id follows chain order (DB_META_CALLS_ORDER)? */
+static int calls_in_chain_order(sqlite3 *db)
+{
+	static const int cols[] = { DB_META_VALUE };
+	struct db_read r;
+	int yes = 0;
+
+	if (db_read_open(&r, db, NULL, DB_META, cols, 1, "WHERE %s = '%s'",
+			 DB_NAME(META, KEY), DB_META_CALLS_ORDER))
+		return 0;
+	if (db_read_next(&r))
+		yes = !strcmp(db_get_text(&r, DB_META_VALUE) ?: "",
+			      DB_CALLS_ORDER_CHAIN);
+	db_read_close(&r);
+	return yes;
+}
+
+/* A trace read chain by chain (ccsg_trace_open()). */
+struct ccsg_stream {
+	struct store_stream *store; /* a store's calls, range by range */
+	sqlite3 *db;
+	struct call_read cr;
+	int with_mon, mon_mixed;
+	char *mon;
+	int ordered;	    /* call_id order is chain order: checked */
+	char share[64];	    /* an SQLite share's chains: SQL on rpc_calls */
+	int store_share;    /* a share of a store's chains */
+	int64_t prev_event; /* the first event of the row before */
+	int have_row;	    /* r is on the first row of the next chain */
+	int last;	    /* r has no row left (a step more restarts it) */
+	int done;
+	uint8_t next[DB_CHAIN_LEN]; /* that row's chain, call_id, first event */
+	int64_t next_id, next_first;
+	int chain_over;	   /* the pending row begins a chain */
+	int in_chain;	   /* a call of the chain was read */
+	int64_t max_event; /* the chain's latest event read */
+	size_t cap_calls;
+};
+
+/* causal_shard(chain): the key that shares an SQLite trace's chains
+ * among workers (FNV-1a of the id's bytes, as an SQLite integer >= 0). */
+static void shard_of_chain(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	const void *p = sqlite3_value_blob(v[0]);
+	size_t n = p ? (size_t)sqlite3_value_bytes(v[0]) : 0;
+
+	(void)argc;
+	sqlite3_result_int64(
+		ctx, (sqlite3_int64)(hash_fnv(HASH_FNV_SEED, p, n) >> 1));
+}
+
+int ccsg_trace_open(struct ccsg_trace *t, const char *given)
+{
+	return ccsg_trace_open_share(t, given, 0, 1);
+}
+
+int ccsg_trace_open_share(struct ccsg_trace *t, const char *given,
+			  unsigned share, unsigned shares)
+{
+	struct ccsg_stream *s;
+	char order[384], where[96] = "";
+	sqlite3 *db;
+	int with_mon;
+
+	memset(t, 0, sizeof(*t));
+	if (!(s = t->stream = calloc(1, sizeof(*s))))
+		return fail("out of memory");
+	/* a store URL: all but the calls copied, which come range by range */
+	if (trace_open(
+		    t, given,
+		    store_is_url(given)
+			    ? store_stream_open(given, share, shares, &s->store)
+			    : given,
+		    &db, &with_mon)) {
+		ccsg_trace_release(t);
+		return -1;
+	}
+	s->db = db;
+	s->with_mon = with_mon;
+	/* the order of trace.calls (above): the table's own when the merge
+	 * wrote it so, else SQLite's sorter, which spills to temporary
+	 * files rather than hold the table (1M calls: +1.7 s of CPU) */
+	s->ordered = s->store || calls_in_chain_order(db);
+	s->store_share = s->store && shares > 1;
+	/* a share of an SQLite file's chains: a WHERE here (a store's is
+	 * the server's) */
+	if (shares > 1 && !s->store) {
+		if (sqlite3_create_function(db, "causal_shard", 1,
+					    SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+					    NULL, shard_of_chain, NULL,
+					    NULL) != SQLITE_OK) {
+			fail("'%s': %s", t->path, sqlite3_errmsg(db));
+			ccsg_trace_release(t);
+			return -1;
+		}
+		snprintf(s->share, sizeof(s->share),
+			 "causal_shard(%s) %% %u = %u",
+			 DB_NAME(RPC_CALLS, CHAIN), shares, share);
+		snprintf(where, sizeof(where), "WHERE %s ", s->share);
+	}
+	if (s->ordered)
+		snprintf(order, sizeof(order), "%sORDER BY %s", where,
+			 DB_NAME(RPC_CALLS, CALL_ID));
+	else
+		snprintf(order, sizeof(order),
+			 "%sORDER BY %s, coalesce(%s, %s, %s, %s), %s", where,
+			 DB_NAME(RPC_CALLS, CHAIN),
+			 DB_NAME(RPC_CALLS, STUB_START_EVENT),
+			 DB_NAME(RPC_CALLS, SKEL_START_EVENT),
+			 DB_NAME(RPC_CALLS, SKEL_END_EVENT),
+			 DB_NAME(RPC_CALLS, STUB_END_EVENT),
+			 DB_NAME(RPC_CALLS, CALL_ID));
+	if (trace_calls_open(&s->cr, db, t, with_mon, order)) {
+		ccsg_trace_release(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* A store's cuts once its shares are merged, by SQL on every call. */
+static int store_cuts(struct ccsg_trace *t, struct ccsg_stream *s)
+{
+	ccsg_monitoring_release(&t->mon);
+	return store_stream_all_calls(s->store) ||
+			       ccsg_monitoring_load_cuts(&t->mon, s->db, 1,
+							 NULL)
+		       ? -1
+		       : 0;
+}
+
+/*
+ * The stream's end: the monitoring, and its cuts when the calls read
+ * were not all monitored alike (SQL on the calls; only then can a chain
+ * be cut).  A store's copy held the last range only: it gets every call
+ * first.  An SQLite share's cuts are those of its chains; a store
+ * share's come once the shares are merged (ccsg_trace_shares_end()).
+ */
+static int stream_end(struct ccsg_trace *t, struct ccsg_stream *s)
+{
+	int cuts = s->mon_mixed && !s->store_share;
+
+	s->done = 1;
+	if (db_read_close(&s->cr.r) ||
+	    (cuts && s->store && store_stream_all_calls(s->store)) ||
+	    ccsg_monitoring_load_cuts(&t->mon, s->db, cuts,
+				      s->share[0] ? s->share : NULL))
+		return -1;
+	return 0;
+}
+
+/* The next row: 1, or 0 at the end (or on an error: then r->bad).  A
+ * store's next range of chains is fetched when one is read. */
+static int stream_step(struct ccsg_stream *s)
+{
+	int got = 0;
+
+	if (db_read_next(&s->cr.r))
+		return 1;
+	/* a step after the end runs the query again, on the new range */
+	while (!s->cr.r.bad && s->store &&
+	       (got = store_stream_next(s->store)) > 0)
+		if (db_read_next(&s->cr.r))
+			return 1;
+	if (got < 0)
+		s->cr.r.bad = 1;
+	return 0;
+}
+
+/* meta.calls_order promised what the rows break: a corrupt database. */
+static int out_of_order(const struct ccsg_trace *t, struct db_read *r,
+			int64_t call_id)
+{
+	r->bad = 1;
+	db_read_close(r);
+	return fail("'%s': rpc_calls is not in chain order at call_id %lld "
+		    "although "
+		    "meta.calls_order says so; merge the logs again",
+		    t->path, (long long)call_id);
+}
+
+/* The first event of the row r is on (trace_first_event()'s order),
+ * CCSG_NONE. */
+static int64_t row_first_event(struct db_read *r)
+{
+	static const int cols[] = { DB_RPC_CALLS_STUB_START_EVENT,
+				    DB_RPC_CALLS_SKEL_START_EVENT,
+				    DB_RPC_CALLS_SKEL_END_EVENT,
+				    DB_RPC_CALLS_STUB_END_EVENT };
+
+	for (size_t i = 0; i < 4; i++) {
+		int64_t e = db_read_int(r, cols[i], 0, MAX_EVENT, 1);
+
+		if (e != CCSG_NONE)
+			return e;
+	}
+	return CCSG_NONE;
+}
+
+/* A part ends here, before the pending row, when the part is not too
+ * short to be worth a fold and every event read comes before the rest. */
+#define PART_MIN 256
+
+/* The pending row: its key, and its first event. */
+static int read_next_key(struct ccsg_trace *t, struct ccsg_stream *s)
+{
+	if (trace_read_call_key(&s->cr.r, t->schema_version, &s->next_id,
+				s->next))
+		return -1;
+	s->next_first = row_first_event(&s->cr.r);
+	return s->cr.r.bad ? -1 : 0;
+}
+
+/* The pending row begins a chain: the chain's entry, its order anew. */
+static void chain_begins(struct ccsg_trace *t, struct ccsg_stream *s)
+{
+	memset(t->chains, 0, sizeof(*t->chains));
+	t->chains->owner = -1;
+	memcpy(t->chains->id, s->next, DB_CHAIN_LEN);
+	t->nchains = 1;
+	t->ncalls = 0;
+	t->part.from = 0;
+	t->part.starts = 1;
+	s->in_chain = 0;
+	s->max_event = CCSG_NONE;
+	s->chain_over = 0;
+}
+
+int ccsg_trace_next_part(struct ccsg_trace *t, int keep)
+{
+	struct ccsg_stream *s = t->stream;
+	struct db_read *r = &s->cr.r;
+
+	if (!keep)
+		t->ncalls = 0;
+	t->part = (struct ccsg_part){ (int32_t)t->ncalls, 0, 0 };
+	if (s->done)
+		return 0;
+	if (!t->chains && !(t->chains = calloc(1, sizeof(*t->chains))))
+		return db_read_nomem(r), db_read_close(r), -1;
+	if (!s->have_row) { /* the first row, or none left */
+		if (s->last || !stream_step(s))
+			return stream_end(t, s) ? -1 : 0;
+		if (read_next_key(t, s))
+			return db_read_close(r), -1;
+		s->have_row = 1;
+		s->chain_over = 1;
+	}
+	if (s->chain_over)
+		chain_begins(t, s);
+	for (;;) {
+		struct ccsg_call *c;
+
+		if (t->ncalls >= INT32_MAX ||
+		    GROW(t->calls, s->cap_calls, t->ncalls + 1))
+			return db_read_nomem(r), db_read_close(r), -1;
+		c = &t->calls[t->ncalls];
+		if (trace_read_call(&s->cr, t, c, &s->mon, &s->mon_mixed))
+			return db_read_close(r), -1;
+		c->call_id = s->next_id;
+		c->chain = 0;
+		if (s->ordered && s->in_chain &&
+		    trace_first_event(c) < s->prev_event)
+			return out_of_order(t, r, c->call_id);
+		s->in_chain = 1;
+		s->prev_event = trace_first_event(c);
+		for (int k = 0; k < 4; k++)
+			if (c->ev[k] != CCSG_NONE && c->ev[k] > s->max_event)
+				s->max_event = c->ev[k];
+		t->ncalls++;
+		if (!stream_step(s)) {
+			s->have_row = 0;
+			s->last = 1;
+			if (r->bad)
+				return db_read_close(r), -1;
+			t->part.ends = 1;
+			break;
+		}
+		if (read_next_key(t, s))
+			return db_read_close(r), -1;
+		if (memcmp(s->next, t->chains->id, DB_CHAIN_LEN)) {
+			if (s->ordered &&
+			    memcmp(s->next, t->chains->id, DB_CHAIN_LEN) < 0)
+				return out_of_order(t, r, s->next_id);
+			t->part.ends = 1;
+			s->chain_over = 1;
+			break;
+		}
+		if ((int32_t)t->ncalls - t->part.from >= PART_MIN &&
+		    s->next_first != CCSG_NONE && s->next_first > s->max_event)
+			break;
+	}
+	t->chains->n = (int32_t)t->ncalls;
+	return 1;
+}
+
+int ccsg_trace_merge_mon(struct ccsg_trace *into, const struct ccsg_trace *from)
+{
+	/* a cut is in a chain not all monitored alike, which its share saw
+	 * whole: an SQLite share found it */
+	into->stream->mon_mixed |= from->stream->mon_mixed;
+	return ccsg_monitoring_add_cuts(&into->mon, &from->mon);
+}
+
+int ccsg_trace_shares_end(struct ccsg_trace *t)
+{
+	struct ccsg_stream *s = t->stream;
+
+	return s->store_share && s->mon_mixed ? store_cuts(t, s) : 0;
+}
+
+static void stream_close(struct ccsg_stream *s)
+{
+	if (!s)
+		return;
+	db_read_close(&s->cr.r);
+	sqlite3_close(s->db);
+	store_stream_close(s->store);
+	free(s->mon);
+	free(s);
 }
 
 void ccsg_trace_release(struct ccsg_trace *t)
@@ -463,7 +378,7 @@ void ccsg_trace_release(struct ccsg_trace *t)
 	free(t->strings);
 	free(t->path);
 	free(t->file);
-	trace_stream_close(t->stream);
+	stream_close(t->stream);
 	hashmap_release(&t->thread_map);
 	hashmap_release(&t->string_map);
 	ccsg_monitoring_release(&t->mon);

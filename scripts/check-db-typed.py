@@ -31,12 +31,13 @@ import tempfile
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = os.path.join(SRC, "include/causal/db-schema.def")
 READERS = ["ccsg", "store/db-read.c", "store/db-procs.c"]
-NAMED = ["store/ch-copy.c", "store/ch-calls.c", "store/ch-stream.c",
+NAMED = ["store/ch-copy.c", "store/ch-calls.c", "store/ch-read.c",
          "store/ch-write.c", "store/db-clickhouse.c"]
 # ClickHouse's own tables (the loads, system.*): their names are not
 # db-schema.def's
-CH_OWN = re.compile(r"\bFROM (loads|system\.\w+)\b")
-SQL_WORDS = re.compile(r"\b(SELECT|FROM|WHERE|ORDER BY|GROUP BY|JOIN|"
+CH_OWN = re.compile(r"\bFROM (loads|system\.\w+)\b|\(load_id, state\)")
+# (no \b before: "%sORDER BY" is SQL too)
+SQL_WORDS = re.compile(r"(SELECT|FROM|WHERE|ORDER BY|GROUP BY|JOIN|"
                        r"INSERT|UPDATE|DELETE)\b")
 
 

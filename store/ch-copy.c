@@ -1,14 +1,13 @@
 /*
  * ch-copy.c - a ClickHouse store read into a temporary SQLite file
- * (store.h).
+ * (store.h), all but the calls (ch-calls.c); ch-read.c makes the copy.
  *
  * Every table's rows of the finished loads come over in RowBinary into
  * staging tables of the file (s_<table>: load_id, then the columns), and
  * SQL makes the merged tables from them: the map of kept processes to
  * their new ids (pmap, in the order of their log names), of files (fmap)
  * and hosts (hmap), then each table with its ids mapped, in its key's
- * order.  The calls are joined in C (ch-calls.c); a stream of them comes
- * range by range (ch-stream.c).
+ * order.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -23,8 +22,6 @@
 #include "db-clickhouse.h"
 #include "internal.h"
 #include "rowbinary.h"
-#include "store.h"
-#include "tmp-cleanup.h"
 #include "usage.h"
 
 /* What the SQL text below names (db-schema.h): renamed in db-schema.def,
@@ -47,12 +44,6 @@ DB_NAMED(PROCESSES, proc_id);
 DB_NAMED(PROCESSES, uuid);
 DB_NAMED(PROCESSES, host_id);
 DB_NAMED(PROCESSES, file_id);
-
-/* The one copy a process makes (a command reads one store). */
-static struct copy {
-	char url[4096];
-	struct tmp_file file;
-} made;
 
 int copy_fail(struct ch_copy *r, const char *what)
 {
@@ -365,9 +356,9 @@ static int build_files_hosts(struct ch_copy *r)
 			 "f.file_id = fm.file_id ORDER BY fm.new_id");
 }
 
-/* ---- the whole copy ---------------------------------------------------- */
+/* ---- the copy but the calls ------------------------------------------- */
 
-static int create_schema(struct ch_copy *r, unsigned what)
+int copy_schema(struct ch_copy *r, unsigned what)
 {
 	char *sql = NULL;
 	size_t n;
@@ -379,7 +370,7 @@ static int create_schema(struct ch_copy *r, unsigned what)
 	return copy_exec_built(r, f, &sql);
 }
 
-int copy_store(struct ch_copy *r, bool calls)
+int copy_tables(struct ch_copy *r, bool calls)
 {
 	char *loads;
 
@@ -398,7 +389,7 @@ int copy_store(struct ch_copy *r, bool calls)
 	free(loads);
 	if (copy_exec(r, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
 			 "PRAGMA cache_size=-65536; BEGIN") ||
-	    create_schema(r, DB_SQL_TABLES | DB_SQL_NO_RECORDS))
+	    copy_schema(r, DB_SQL_TABLES | DB_SQL_NO_RECORDS))
 		return -1;
 	for (int t = 0; t < DB_NTABLES; t++)
 		if (db_ch_has_table(t) && (calls || t != DB_RPC_CALLS) &&
@@ -413,51 +404,5 @@ int copy_store(struct ch_copy *r, bool calls)
 		if (build_table(r, t))
 			return -1;
 	}
-	if (calls && copy_calls(r))
-		return -1;
-	/* the staging tables stay: the copy lives as long as the command,
-	 * and dropping 600 MB of them (1M calls) only costs time */
-	if (create_schema(r, DB_SQL_INDEXES) || copy_exec(r, "COMMIT"))
-		return -1;
 	return 0;
-}
-
-const char *store_sqlite_path(const char *db)
-{
-	struct ch_copy r = { 0 };
-	struct store_url u;
-	char why[512];
-	int failed;
-
-	if (!store_is_url(db))
-		return db;
-	if (made.file.path[0] && !strcmp(made.url, db))
-		return made.file.path;
-	if (store_url_parse(db, &u, why, sizeof(why))) {
-		fail("%s", why);
-		return NULL;
-	}
-	tmp_file_remove(&made.file);
-	/* removed at exit, and if the command is interrupted */
-	if (tmp_file_make(&made.file, "causal-store", "trace.db"))
-		return NULL;
-	snprintf(made.url, sizeof(made.url), "%s", db);
-	r.shown = u.shown;
-	r.ch = ch_open(&u);
-	if (!r.ch) {
-		fail("out of memory");
-		tmp_file_remove(&made.file);
-		return NULL;
-	}
-	if (sqlite3_open(made.file.path, &r.db) != SQLITE_OK)
-		failed = copy_fail(&r, "open");
-	else
-		failed = copy_store(&r, true);
-	sqlite3_close(r.db);
-	ch_close(r.ch);
-	if (failed) {
-		tmp_file_remove(&made.file);
-		return NULL;
-	}
-	return made.file.path;
 }

@@ -1,8 +1,9 @@
 /*
  * internal.h - what store/'s files share and nobody else uses: the copy
- * of a ClickHouse store into an SQLite file (store.h), made by
- * ch-copy.c, its calls joined by ch-calls.c, range by range in
- * ch-stream.c.
+ * of a ClickHouse store into an SQLite file (store.h): ch-copy.c stages
+ * and maps the tables, ch-calls.c joins the calls, ch-read.c makes the
+ * copy (whole, or the calls range by range).  Each calls only those
+ * before it.
  */
 #ifndef CAUSAL_STORE_INTERNAL_H
 #define CAUSAL_STORE_INTERNAL_H
@@ -36,15 +37,19 @@ int copy_exec_built(struct ch_copy *r, FILE *f, char **sql);
  */
 int copy_stage(struct ch_copy *r, enum db_table t, const char *where);
 /*
+ * The copy into r->db of every table but rpc_calls (made, empty), in a
+ * transaction left open, rpc_calls staged as s_rpc_calls when calls;
+ * ch-read.c adds the calls, the indexes and the COMMIT.  0, or -1 after
+ * fail().
+ */
+int copy_tables(struct ch_copy *r, bool calls);
+/* The statements db_schema_write(what) writes, run.  0, or -1. */
+int copy_schema(struct ch_copy *r, unsigned what);
+
+/*
  * The rows of rpc_calls from s_rpc_calls, the sides joined, numbered on
  * from r->calls (which grows by them).  0, or -1 after fail().
  */
 int copy_calls(struct ch_copy *r);
-/*
- * The whole copy into r->db; without calls, rpc_calls stays empty and
- * nothing is staged for it (store_stream_next() does, range by range).
- * 0, or -1 after fail().
- */
-int copy_store(struct ch_copy *r, bool calls);
 
 #endif

@@ -1,6 +1,8 @@
 /*
- * ch-stream.c - a store's calls copied range of chains by range (store.h,
- * store_stream_open()).
+ * ch-read.c - a ClickHouse store as an SQLite file to read (store.h):
+ * the whole copy (store_sqlite_path()), or all but the calls, which come
+ * range of chains by range (store_stream_open()).  ch-copy.c stages and
+ * maps the tables, ch-calls.c joins the calls.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +30,67 @@ DB_NAMED(RPC_CALLS, stub_start_event);
 DB_NAMED(RPC_CALLS, skel_start_event);
 DB_NAMED(RPC_CALLS, skel_end_event);
 DB_NAMED(RPC_CALLS, stub_end_event);
+
+/* The one copy a process makes (a command reads one store). */
+static struct copy {
+	char url[4096];
+	struct tmp_file file;
+} made;
+
+/* The copy into r->db; without calls, rpc_calls stays empty and nothing
+ * is staged for it (store_stream_next() does, range by range).  0, or -1
+ * after fail(). */
+static int copy_store(struct ch_copy *r, bool calls)
+{
+	if (copy_tables(r, calls) || (calls && copy_calls(r)))
+		return -1;
+	/* the staging tables stay: the copy lives as long as the command,
+	 * and dropping 600 MB of them (1M calls) only costs time */
+	return copy_schema(r, DB_SQL_INDEXES) || copy_exec(r, "COMMIT") ? -1
+									: 0;
+}
+
+const char *store_sqlite_path(const char *db)
+{
+	struct ch_copy r = { 0 };
+	struct store_url u;
+	char why[512];
+	int failed;
+
+	if (!store_is_url(db))
+		return db;
+	if (made.file.path[0] && !strcmp(made.url, db))
+		return made.file.path;
+	if (store_url_parse(db, &u, why, sizeof(why))) {
+		fail("%s", why);
+		return NULL;
+	}
+	tmp_file_remove(&made.file);
+	/* removed at exit, and if the command is interrupted */
+	if (tmp_file_make(&made.file, "causal-store", "trace.db"))
+		return NULL;
+	snprintf(made.url, sizeof(made.url), "%s", db);
+	r.shown = u.shown;
+	r.ch = ch_open(&u);
+	if (!r.ch) {
+		fail("out of memory");
+		tmp_file_remove(&made.file);
+		return NULL;
+	}
+	if (sqlite3_open(made.file.path, &r.db) != SQLITE_OK)
+		failed = copy_fail(&r, "open");
+	else
+		failed = copy_store(&r, true);
+	sqlite3_close(r.db);
+	ch_close(r.ch);
+	if (failed) {
+		tmp_file_remove(&made.file);
+		return NULL;
+	}
+	return made.file.path;
+}
+
+/* ---- the calls, range of chains by range ------------------------------- */
 
 /* Sides (rows of rpc_calls) staged at once: whole chains, or a range of
  * a longer chain.  A report of 100,000 calls from the store peaks at 23
