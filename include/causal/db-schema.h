@@ -17,9 +17,9 @@
  * (SQL parameter DB_RPC_CALLS_XID + 1) and a reader selects columns by
  * name with db_sql_select() (db_read_open()): a column renamed or removed
  * here breaks the build of the code that names it, not a run
- * (scripts/check-db-typed.py shows it).  The enum strings of the log records
- *that the database stores ('user', 'success', 'RPC_TIMEDOUT'...) are the log
- * format's names, not this file's.
+ * (scripts/check-db-typed.py shows it).  The enum strings of the log
+ * records that the database stores ('user', 'success', 'RPC_TIMEDOUT'...)
+ * are the log format's names, not this file's.
  */
 #ifndef CAUSAL_DB_SCHEMA_H
 #define CAUSAL_DB_SCHEMA_H
