@@ -151,11 +151,16 @@ def literals(code):
     return out
 
 
-def check_text(srcs):
+def name_word():
+    """A table's or a column's name as a word."""
     names = set()
     for _, _, table, col in columns():
         names.update((table, col))
-    word = re.compile(r"\b(" + "|".join(sorted(names)) + r")\b")
+    return re.compile(r"\b(" + "|".join(sorted(names)) + r")\b")
+
+
+def check_text(srcs):
+    word = name_word()
     found = 0
     for s in srcs:
         if not s.startswith("ccsg/"):
@@ -174,10 +179,7 @@ def check_named():
     """store/'s SQL kept as text (the ClickHouse copy and load): every
     table or column its SQL literals, or its literals that are one name,
     hold is declared with DB_NAMED() or DB_NAMED_TABLE() in that file."""
-    names = set()
-    for _, _, table, col in columns():
-        names.update((table, col))
-    word = re.compile(r"\b(" + "|".join(sorted(names)) + r")\b")
+    word = name_word()
     found = 0
     for s in NAMED:
         code = open(os.path.join(SRC, s)).read()
