@@ -49,7 +49,14 @@ LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-b
 	preload/policy.c
 
 # --- tools --------------------------------------------------------------------
+# util/: generic helpers, an archive, so that a tool links the members it
+# uses (causalctl: no libcurl, no SQLite)
 UTIL_SRCS := $(wildcard util/*.c)
+UTIL_LIB := $(BUILD)/libutil.a
+# store/: the trace database (SQLite writer and typed reader, the ClickHouse
+# store, store URLs), linked by tracedump, ccsg and the tests only
+STORE_SRCS := $(wildcard store/*.c)
+STORE_LIB := $(BUILD)/libstore.a
 TD_SRCS := $(wildcard tracedump/*.c)
 TD_ENGINE_SRCS := $(filter-out tracedump/main.c tracedump/cmd-%.c,$(TD_SRCS))
 # ccsg/: the core, and a folder of its own for each analysis (its engine
@@ -60,13 +67,15 @@ CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c $(CCSG_CMD_SRCS),$(CCSG_SRCS))
 $(BUILD)/tool/ccsg/%.o: TOOL_CFLAGS += -Iccsg
 CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
+$(BUILD)/tool/store/%.o $(BUILD)/tool/tracedump/%.o $(BUILD)/tool/ccsg/%.o: \
+	TOOL_CFLAGS += -Istore
 TOOL_LIBS := -lzstd -lmsgpackc -lsqlite3 -lm $(TOOL_SAN)
 # ccsg pes: the periodogram (FFTW) and the pictures (cairo)
 PES_CFLAGS := $(shell pkg-config --cflags fftw3 cairo fontconfig)
 PES_LIBS := $(shell pkg-config --libs fftw3 cairo fontconfig)
 TOOL_CFLAGS += $(PES_CFLAGS)
 # libcurl: ccsg export --endpoint (OTLP/HTTP) and the ClickHouse store
-# (util/clickhouse.c, in every tool that links util/)
+# (store/clickhouse.c: tracedump and ccsg)
 CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 TOOL_LIBS += $(CURL_LIBS)
 # ccsg spikes symbolises with elfutils (libdw-dev)
@@ -77,9 +86,9 @@ TOOL_LIBS += $(shell pkg-config --libs libdw)
 # compiled once and linked into the runner; its header declares it.
 TEST_HELPER_SRCS := $(filter-out test/check-%.c test/run-tests.c,$(wildcard test/*.c))
 TEST_SRCS := $(wildcard test/check-*.c) $(TEST_HELPER_SRCS) test/run-tests.c
-TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(TD_ENGINE_SRCS) \
+TEST_UNIT_SRCS := $(LIB_PURE_SRCS) $(UTIL_SRCS) $(STORE_SRCS) $(TD_ENGINE_SRCS) \
 	$(CCSG_ENGINE_SRCS)
-TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg \
+TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg -Istore \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
 TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(PES_LIBS) $(TIRPC_LIBS) \
@@ -141,7 +150,13 @@ $(BUILD)/tool/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+$(UTIL_LIB): $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+$(STORE_LIB): $(STORE_SRCS:%.c=$(BUILD)/tool/%.o)
+$(UTIL_LIB) $(STORE_LIB):
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(STORE_LIB) $(UTIL_LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS)
 
@@ -159,8 +174,8 @@ $(BUILD)/gen/web-assets.c: web/embed.py $(WEB_FILES)
 $(BUILD)/gen/web-assets.o: $(BUILD)/gen/web-assets.c
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o) \
-		$(BUILD)/gen/web-assets.o
+$(BUILD)/ccsg: $(CCSG_SRCS:%.c=$(BUILD)/tool/%.o) $(BUILD)/gen/web-assets.o \
+		$(STORE_LIB) $(UTIL_LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) -o $@ $^ $(TOOL_LIBS) $(PES_LIBS) $(MHD_LIBS)
 
@@ -181,9 +196,9 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 $(CTL_SRCS:%.c=$(BUILD)/tool/%.o): TOOL_CFLAGS += -I$(BPF_OUT)
 $(BUILD)/tool/causalctl/bpf-clock.o: $(BPF_SKEL)
 
-$(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+$(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_LIB)
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(CURL_LIBS) $(TOOL_SAN)
+	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(TOOL_SAN)
 
 # The test runner: unit suites link the library's pure modules and the
 # tools' engines; end-to-end suites drive the built binaries.
@@ -302,11 +317,11 @@ $(BUILD)/bench/compact-cost: test/bench/compact-cost.c ccsg/compact/compact.c \
 
 # the impact benchmark drives the ccsg engine in one process
 $(BUILD)/bench/impact-cost: test/bench/impact-cost.c \
-		$(CCSG_ENGINE_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_SRCS:%.c=$(BUILD)/tool/%.o)
+		$(CCSG_ENGINE_SRCS:%.c=$(BUILD)/tool/%.o) $(STORE_LIB) $(UTIL_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -o $@ $< $(filter %.o,$^) $(TOOL_LIBS) \
-		$(PES_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(TOOL_CFLAGS) -Iccsg -Istore -o $@ $< $(filter %.o %.a,$^) \
+		$(TOOL_LIBS) $(PES_LIBS)
 
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
@@ -402,9 +417,9 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) -std=gnu11 \
 # fuzz-log links the tools' engines, built apart with the sanitizers and
 # libFuzzer's coverage (no main of its own).
 FUZZ_LOG_OBJS := $(TD_ENGINE_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) \
-	$(UTIL_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
+	$(STORE_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(UTIL_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_OBJ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
-	$(BASE_CFLAGS) $(filter -W%,$(CFLAGS)) -Iutil -Itracedump
+	$(BASE_CFLAGS) $(filter -W%,$(CFLAGS)) -Iutil -Istore -Itracedump
 
 $(BUILD)/fuzz/fuzz-tag: test/fuzz/fuzz-tag.c shim-rpc/tag.c shim-rpc/tag.h
 	@mkdir -p $(dir $@)

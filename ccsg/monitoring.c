@@ -3,14 +3,19 @@
  * the chains a switch cut (monitoring.h), read with SQL from the merged
  * database: monitor_switches, rpc_calls.client_mon and server_mon.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "causal/log-format.h"
+#include "db-procs.h"
+#include "db-read.h"
+#include "hex.h"
 #include "json.h"
 #include "monitoring.h"
-#include "trace.h"
 #include "usage.h"
 
 #define ALL_TYPES 0xfu
@@ -19,16 +24,16 @@
 static const char *const type_names[] = CAUSAL_MONTYPE_NAMES;
 
 /* 'semantics|cpu' -> bits; NULL -> 0. */
-static unsigned types_of(const unsigned char *s)
+static unsigned types_of(const char *s)
 {
 	unsigned bits = 0;
 
 	while (s && *s) {
-		size_t len = strcspn((const char *)s, "|");
+		size_t len = strcspn(s, "|");
 
 		for (unsigned t = 0; t < 4; t++)
 			if (strlen(type_names[t]) == len &&
-			    !strncmp((const char *)s, type_names[t], len))
+			    !strncmp(s, type_names[t], len))
 				bits |= 1u << t;
 		s += len;
 		if (*s)
@@ -37,115 +42,165 @@ static unsigned types_of(const unsigned char *s)
 	return bits;
 }
 
-static char *dup_text(sqlite3_stmt *st, int col)
+/* The process of column col of r, with a hosts row: NULL without. */
+static const struct db_proc *proc_of(const struct db_procs *procs,
+				     const struct db_read *r, int col)
 {
-	const unsigned char *s = sqlite3_column_text(st, col);
+	const struct db_proc *pr;
 
-	return s ? strdup((const char *)s) : NULL;
+	if (db_get_type(r, col) == SQLITE_NULL)
+		return NULL;
+	pr = db_procs_get(procs, db_get_int(r, col));
+	return pr && pr->has_host ? pr : NULL;
 }
 
-static int load_intervals(struct ccsg_monitoring *m, sqlite3 *db)
+/* The states of each process's monitoring, one interval a state, from
+ * monitor_switches (those of a process with a hosts row). */
+static int load_intervals(struct ccsg_monitoring *m, sqlite3 *db,
+			  const struct db_procs *procs)
 {
-	static const char sql[] =
-		"SELECT h.name, p.pid, m.mono_ns, m.types, p.start_mono_ns, "
-		"p.end_mono_ns, m.proc_id, m.kind FROM monitor_switches m "
-		"JOIN processes p ON p.proc_id = m.proc_id JOIN hosts h ON "
-		"h.host_id = p.host_id ORDER BY m.proc_id, m.seq";
-	sqlite3_stmt *st;
+	static const int cols[] = { DB_MONITOR_SWITCHES_PROC_ID,
+				    DB_MONITOR_SWITCHES_MONO_NS,
+				    DB_MONITOR_SWITCHES_TYPES,
+				    DB_MONITOR_SWITCHES_KIND };
+	struct db_read r;
 	int64_t prev_proc = -1;
 	size_t cap = 0;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot read monitor_switches: %s",
-			    sqlite3_errmsg(db));
+	if ((rc = db_read_open(&r, db, NULL, DB_MONITOR_SWITCHES, cols, 4,
+			       "ORDER BY %s, %s",
+			       DB_NAME(MONITOR_SWITCHES, PROC_ID),
+			       DB_NAME(MONITOR_SWITCHES, SEQ))))
+		return rc == -ENOMEM ? -1
+				     : fail("cannot read monitor_switches: %s",
+					    sqlite3_errmsg(db));
 	m->throughout = ALL_TYPES;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t proc = sqlite3_column_int64(st, 6);
-		unsigned types = types_of(sqlite3_column_text(st, 3));
+	while (db_read_next(&r)) {
+		const struct db_proc *pr =
+			proc_of(procs, &r, DB_MONITOR_SWITCHES_PROC_ID);
+		int64_t proc = db_get_int(&r, DB_MONITOR_SWITCHES_PROC_ID);
+		unsigned types;
 		struct ccsg_mon_interval *last =
 			m->niv ? &m->iv[m->niv - 1] : NULL;
-		const unsigned char *kind = sqlite3_column_text(st, 7);
+		const char *kind;
 
-		if (kind && strcmp((const char *)kind, "initial"))
+		if (!pr)
+			continue; /* no process, no host: the join has none */
+		types = types_of(db_get_text(&r, DB_MONITOR_SWITCHES_TYPES));
+		kind = db_get_text(&r, DB_MONITOR_SWITCHES_KIND);
+		if (kind && strcmp(kind, "initial"))
 			m->switches++;
 		m->throughout &= types;
 		m->sometime |= types;
 		if (last && proc == prev_proc) {
 			if (last->types == types)
 				continue; /* no change: one interval */
-			last->to_ns = sqlite3_column_int64(st, 2);
+			last->to_ns =
+				db_get_int(&r, DB_MONITOR_SWITCHES_MONO_NS);
 		}
-		if (m->niv == cap) {
-			size_t n = cap ? 2 * cap : 16;
-			void *p = realloc(m->iv, n * sizeof(*m->iv));
-
-			if (!p) {
-				sqlite3_finalize(st);
-				return fail("out of memory");
-			}
-			m->iv = p;
-			cap = n;
+		if (GROW(m->iv, cap, m->niv + 1)) {
+			db_read_close(&r);
+			return fail("out of memory");
 		}
 		last = &m->iv[m->niv++];
 		memset(last, 0, sizeof(*last));
-		last->host = dup_text(st, 0);
-		last->pid = sqlite3_column_int64(st, 1);
-		last->from_ns = sqlite3_column_int64(st, 2);
-		last->start_ns = sqlite3_column_int64(st, 4);
-		last->to_ns = sqlite3_column_type(st, 5) == SQLITE_NULL
-				      ? -1
-				      : sqlite3_column_int64(st, 5);
+		last->host = pr->host ? strdup(pr->host) : NULL;
+		last->pid = pr->pid;
+		last->from_ns = db_get_int(&r, DB_MONITOR_SWITCHES_MONO_NS);
+		last->start_ns = pr->start_mono_ns;
+		last->to_ns = pr->end_null ? -1 : pr->end_mono_ns;
 		last->types = types;
 		prev_proc = proc;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (db_read_close(&r))
 		return fail("cannot read monitor_switches: %s",
 			    sqlite3_errmsg(db));
 	return 0;
 }
 
-/* The first call side of each chain monitored unlike the chain's first;
- * the chains where also holds (SQL on rpc_calls c, or NULL). */
-static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db, const char *where)
+/* "host pid" of the process of column col, malloc'd; NULL without (as
+ * SQL's h.name || ' ' || p.pid). */
+static char *host_pid(const struct db_procs *procs, const struct db_read *r,
+		      int col)
 {
-	static const char head[] =
-		"SELECT c.call_id, CASE typeof(c.chain) WHEN 'blob' THEN "
-		"lower(hex(c.chain)) ELSE c.chain END AS ch, c.client_mon, "
-		"c.server_mon, c.prog, c.proc, coalesce(c.stub_start_event, "
-		"c.skel_start_event) AS ev, (SELECT h.name || ' ' || p.pid "
-		"FROM processes p JOIN hosts h ON h.host_id = p.host_id WHERE "
-		"p.proc_id = c.client_proc_id), (SELECT h.name || ' ' || p.pid "
-		"FROM processes p JOIN hosts h ON h.host_id = p.host_id WHERE "
-		"p.proc_id = c.server_proc_id) FROM rpc_calls c WHERE "
-		"(c.client_mon IS NOT NULL OR c.server_mon IS NOT NULL)";
-	char chain[41] = "", *sql = NULL;
+	const struct db_proc *pr = proc_of(procs, r, col);
+	char *s;
+
+	if (!pr || !pr->host || pr->pid_null ||
+	    asprintf(&s, "%s %lld", pr->host, (long long)pr->pid) < 0)
+		return NULL;
+	return s;
+}
+
+/* The chain of the row as text: the hex of a blob (lowercase), else the
+ * text (schema version 2); NULL for NULL and for a blob too long. */
+static const char *chain_text(const struct db_read *r, char *buf, size_t len)
+{
+	const void *blob;
+	int n;
+
+	if (db_get_type(r, DB_RPC_CALLS_CHAIN) != SQLITE_BLOB)
+		return db_get_text(r, DB_RPC_CALLS_CHAIN);
+	blob = db_get_blob(r, DB_RPC_CALLS_CHAIN, &n);
+	if ((size_t)n * 2 >= len)
+		return NULL; /* too long for a chain id: skipped */
+	hex_encode(buf, blob, (size_t)n);
+	return buf;
+}
+
+/* The first call side of each chain monitored unlike the chain's first;
+ * the chains where also holds (SQL on rpc_calls, or NULL). */
+static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db, const char *where,
+		     const struct db_procs *procs)
+{
+	static const int cols[] = { DB_RPC_CALLS_CALL_ID,
+				    DB_RPC_CALLS_CHAIN,
+				    DB_RPC_CALLS_CLIENT_MON,
+				    DB_RPC_CALLS_SERVER_MON,
+				    DB_RPC_CALLS_PROG,
+				    DB_RPC_CALLS_PROC,
+				    DB_RPC_CALLS_STUB_START_EVENT,
+				    DB_RPC_CALLS_SKEL_START_EVENT,
+				    DB_RPC_CALLS_CLIENT_PROC_ID,
+				    DB_RPC_CALLS_SERVER_PROC_ID };
+	static const int mon[2] = { DB_RPC_CALLS_CLIENT_MON,
+				    DB_RPC_CALLS_SERVER_MON };
+	char chain[41] = "", buf[41];
 	unsigned ref = 0;
 	int cut = 0, rc;
 	size_t cap = 0;
-	sqlite3_stmt *st;
+	struct db_read r;
 
-	if (asprintf(&sql, "%s%s%s%s ORDER BY ch, ev, c.call_id", head,
-		     where ? " AND (" : "", where ? where : "",
-		     where ? ")" : "") < 0)
-		return fail("out of memory");
-	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	free(sql);
-	if (rc != SQLITE_OK)
-		return fail("cannot read rpc_calls: %s", sqlite3_errmsg(db));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const unsigned char *ch = sqlite3_column_text(st, 1);
-		int sides[2] = { sqlite3_column_type(st, 2) != SQLITE_NULL,
-				 sqlite3_column_type(st, 3) != SQLITE_NULL };
+	/* in chain order (its text's), then by the call's start */
+	if ((rc = db_read_open(
+		     &r, db, NULL, DB_RPC_CALLS, cols,
+		     sizeof(cols) / sizeof(cols[0]),
+		     "WHERE (%s IS NOT NULL OR %s IS NOT NULL)%s%s%s "
+		     "ORDER BY CASE typeof(%s) WHEN 'blob' THEN "
+		     "lower(hex(%s)) ELSE %s END, coalesce(%s, %s), %s",
+		     DB_NAME(RPC_CALLS, CLIENT_MON),
+		     DB_NAME(RPC_CALLS, SERVER_MON), where ? " AND (" : "",
+		     where ? where : "", where ? ")" : "",
+		     DB_NAME(RPC_CALLS, CHAIN), DB_NAME(RPC_CALLS, CHAIN),
+		     DB_NAME(RPC_CALLS, CHAIN),
+		     DB_NAME(RPC_CALLS, STUB_START_EVENT),
+		     DB_NAME(RPC_CALLS, SKEL_START_EVENT),
+		     DB_NAME(RPC_CALLS, CALL_ID))))
+		return rc == -ENOMEM ? -1
+				     : fail("cannot read rpc_calls: %s",
+					    sqlite3_errmsg(db));
+	while (db_read_next(&r)) {
+		const char *ch = chain_text(&r, buf, sizeof(buf));
+		int sides[2] = { db_get_type(&r, mon[0]) != SQLITE_NULL,
+				 db_get_type(&r, mon[1]) != SQLITE_NULL };
 		struct ccsg_mon_cut *c;
 
-		if (!ch || strlen((const char *)ch) >= sizeof(chain))
+		if (!ch || strlen(ch) >= sizeof(chain))
 			continue;
-		if (strcmp((const char *)ch, chain)) {
+		if (strcmp(ch, chain)) {
 			snprintf(chain, sizeof(chain), "%s", ch);
-			ref = types_of(
-				sqlite3_column_text(st, sides[0] ? 2 : 3));
+			ref = types_of(db_get_text(&r, mon[sides[0] ? 0 : 1]));
 			cut = 0;
 		}
 		for (int s = 0; s < 2 && !cut; s++) {
@@ -153,37 +208,32 @@ static int load_cuts(struct ccsg_monitoring *m, sqlite3 *db, const char *where)
 
 			if (!sides[s])
 				continue;
-			types = types_of(sqlite3_column_text(st, 2 + s));
+			types = types_of(db_get_text(&r, mon[s]));
 			if (types == ref)
 				continue;
 			cut = 1;
-			if (m->ncuts == cap) {
-				size_t n = cap ? 2 * cap : 8;
-				void *p =
-					realloc(m->cuts, n * sizeof(*m->cuts));
-
-				if (!p) {
-					sqlite3_finalize(st);
-					return fail("out of memory");
-				}
-				m->cuts = p;
-				cap = n;
+			if (GROW(m->cuts, cap, m->ncuts + 1)) {
+				db_read_close(&r);
+				return fail("out of memory");
 			}
 			c = &m->cuts[m->ncuts++];
 			memset(c, 0, sizeof(*c));
 			snprintf(c->chain, sizeof(c->chain), "%s", chain);
-			c->call_id = sqlite3_column_int64(st, 0);
-			c->prog = sqlite3_column_int64(st, 4);
-			c->proc = sqlite3_column_int64(st, 5);
-			c->event = sqlite3_column_int64(st, 6);
-			c->client = dup_text(st, 7);
-			c->server = dup_text(st, 8);
+			c->call_id = db_get_int(&r, DB_RPC_CALLS_CALL_ID);
+			c->prog = db_get_int(&r, DB_RPC_CALLS_PROG);
+			c->proc = db_get_int(&r, DB_RPC_CALLS_PROC);
+			c->event = db_get_coalesce(
+				&r, DB_RPC_CALLS_STUB_START_EVENT,
+				DB_RPC_CALLS_SKEL_START_EVENT, 0);
+			c->client = host_pid(procs, &r,
+					     DB_RPC_CALLS_CLIENT_PROC_ID);
+			c->server = host_pid(procs, &r,
+					     DB_RPC_CALLS_SERVER_PROC_ID);
 			c->lost = ref & ~types;
 			c->gained = types & ~ref;
 		}
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (db_read_close(&r))
 		return fail("cannot read rpc_calls: %s", sqlite3_errmsg(db));
 	return 0;
 }
@@ -196,11 +246,26 @@ int ccsg_monitoring_load(struct ccsg_monitoring *m, sqlite3 *db)
 int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts,
 			      const char *where)
 {
+	static const int cols[] = { DB_PROCESSES_PID,
+				    DB_PROCESSES_START_MONO_NS,
+				    DB_PROCESSES_END_MONO_NS };
+	struct db_procs procs;
+	int rc;
+
 	memset(m, 0, sizeof(*m));
-	if (ccsg_db_has_table(db, "monitor_switches") <= 0)
+	if (db_has_table(db, DB_MONITOR_SWITCHES) <= 0)
 		return 0;
 	m->present = 1;
-	if (load_intervals(m, db) || (cuts && load_cuts(m, db, where))) {
+	if ((rc = db_procs_load(&procs, db, cols, 3))) {
+		ccsg_monitoring_release(m);
+		return rc == -ENOMEM ? fail("out of memory")
+				     : fail("cannot read monitor_switches: %s",
+					    sqlite3_errmsg(db));
+	}
+	rc = load_intervals(m, db, &procs) ||
+	     (cuts && load_cuts(m, db, where, &procs));
+	db_procs_release(&procs);
+	if (rc) {
 		ccsg_monitoring_release(m);
 		return -1;
 	}

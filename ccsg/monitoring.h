@@ -68,7 +68,7 @@ int ccsg_monitoring_load(struct ccsg_monitoring *m, sqlite3 *db);
 int ccsg_monitoring_load_cuts(struct ccsg_monitoring *m, sqlite3 *db, int cuts,
 			      const char *where);
 /* where (NULL: none) restricts the chains searched for cuts: SQL on
- * rpc_calls c, a share's (workers.h).  Shares of one trace: into's cuts
+ * rpc_calls, a share's (workers.h).  Shares of one trace: into's cuts
  * gain from's (0, -1 after fail()). */
 int ccsg_monitoring_add_cuts(struct ccsg_monitoring *into,
 			     const struct ccsg_monitoring *from);

@@ -246,8 +246,6 @@ int ccsg_trace_merge_mon(struct ccsg_trace *into,
 int ccsg_trace_shares_end(struct ccsg_trace *t);
 int ccsg_trace_next_part(struct ccsg_trace *t, int keep);
 
-/* Has db a table name?  1 or 0; -1 when sqlite cannot say. */
-int ccsg_db_has_table(sqlite3 *db, const char *name);
 void ccsg_trace_release(struct ccsg_trace *t);
 
 /*

@@ -14,7 +14,6 @@
 #include "pes-spec.h"
 #include "pes-trace.h"
 #include "pes.h"
-#include "store.h"
 #include "usage.h"
 
 enum {
@@ -276,8 +275,8 @@ static int read_thread(struct pes *p, const struct pes_cli *o)
 
 	if (ccsg_trace_load(&t, o->db))
 		return -1;
-	if (sqlite3_open_v2(ccsg_store_path(o->db), &db, SQLITE_OPEN_READONLY,
-			    NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(t.file, &db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
 		fail("cannot open '%s': %s", o->db,
 		     db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);

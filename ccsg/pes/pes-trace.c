@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "array.h"
+#include "db-read.h"
 #include "names.h"
 #include "pes-trace.h"
 #include "usage.h"
@@ -67,28 +68,31 @@ static int lock_edges(struct pes *p, const struct ccsg_trace *t, sqlite3 *db,
 		      int32_t proc, int32_t tid, int64_t running,
 		      struct edge **e, size_t *n, size_t *cap)
 {
-	sqlite3_stmt *st = NULL;
+	static const int cols[] = { DB_LOCK_EVENTS_OP, DB_LOCK_EVENTS_MONO_NS,
+				    DB_LOCK_EVENTS_LOCK };
+	struct db_read r = { 0 };
 	int64_t wait_at = CCSG_NONE, wait_lock = 0, waiting, held = 0;
-	int ret = -EIO, rc, has;
+	int ret = -EIO, has;
 
 	if (!db)
 		return 0;
-	if ((has = ccsg_db_has_table(db, "lock_events")) <= 0) {
+	if ((has = db_has_table(db, DB_LOCK_EVENTS)) <= 0) {
 		ret = has ? -EIO : 0;
 		goto out;
 	}
-	if (sqlite3_prepare_v2(db,
-			       "SELECT op, mono_ns, lock FROM lock_events "
-			       "WHERE proc_id = ? AND tid = ? ORDER BY seq",
-			       -1, &st, NULL) != SQLITE_OK ||
+	if (db_read_open(&r, db, NULL, DB_LOCK_EVENTS, cols, 3,
+			 "WHERE %s = ? AND %s = ? ORDER BY %s",
+			 DB_NAME(LOCK_EVENTS, PROC_ID),
+			 DB_NAME(LOCK_EVENTS, TID),
+			 DB_NAME(LOCK_EVENTS, SEQ)) ||
 	    (waiting = pes_state(p, "waiting-for-lock", 1)) < 0)
 		goto out;
-	sqlite3_bind_int(st, 1, proc);
-	sqlite3_bind_int(st, 2, tid);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *op = (const char *)sqlite3_column_text(st, 0);
-		int64_t at = sqlite3_column_int64(st, 1);
-		int64_t lock = sqlite3_column_int64(st, 2);
+	db_read_bind(&r, 1, proc);
+	db_read_bind(&r, 2, tid);
+	while (db_read_next(&r)) {
+		const char *op = db_get_text(&r, DB_LOCK_EVENTS_OP);
+		int64_t at = db_get_int(&r, DB_LOCK_EVENTS_MONO_NS);
+		int64_t lock = db_get_int(&r, DB_LOCK_EVENTS_LOCK);
 		int64_t base = -1;
 		char name[32];
 
@@ -127,14 +131,14 @@ static int lock_edges(struct pes *p, const struct ccsg_trace *t, sqlite3 *db,
 			goto nomem;
 		(*e)[(*n)++] = (struct edge){ at, 0, (int32_t)base, EDGE_BASE };
 	}
-	ret = rc == SQLITE_DONE ? 0 : -EIO;
+	ret = r.bad ? -EIO : 0;
 	goto out;
 nomem:
 	ret = -ENOMEM;
 out:
 	if (ret == -EIO)
 		fail("'%s': lock events: %s", t->path, sqlite3_errmsg(db));
-	sqlite3_finalize(st);
+	db_read_close(&r);
 	return ret;
 }
 

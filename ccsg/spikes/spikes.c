@@ -12,6 +12,8 @@
 #include <elfutils/libdwfl.h>
 #include <sqlite3.h>
 
+#include "db-procs.h"
+#include "db-read.h"
 #include "hashmap.h"
 #include "hex.h"
 #include "json.h"
@@ -82,8 +84,12 @@ static const char *intern(struct priv *p, const char *s)
 /* The process's maps as /proc/PID/maps text, reported to a new Dwfl. */
 static Dwfl *symboliser(struct priv *p, int64_t proc_id)
 {
+	static const int cols[] = { DB_SPIKE_MAPS_START_ADDR,
+				    DB_SPIKE_MAPS_END_ADDR,
+				    DB_SPIKE_MAPS_FILE_OFFSET,
+				    DB_SPIKE_MAPS_PATH };
 	struct proc *pr = &p->procs[proc_id];
-	sqlite3_stmt *st;
+	struct db_read r;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -94,29 +100,28 @@ static Dwfl *symboliser(struct priv *p, int64_t proc_id)
 	pr->dwfl_failed = 1;
 	if (!(f = open_memstream(&text, &len)))
 		return NULL;
-	if (sqlite3_prepare_v2(p->db,
-			       "SELECT start_addr, end_addr, file_offset, path"
-			       " FROM spike_maps WHERE proc_id = ?"
-			       " ORDER BY start_addr",
-			       -1, &st, NULL) != SQLITE_OK) {
+	if (db_read_open(&r, p->db, NULL, DB_SPIKE_MAPS, cols, 4,
+			 "WHERE %s = ? ORDER BY %s",
+			 DB_NAME(SPIKE_MAPS, PROC_ID),
+			 DB_NAME(SPIKE_MAPS, START_ADDR))) {
 		fclose(f);
 		free(text);
 		return NULL;
 	}
-	sqlite3_bind_int64(st, 1, proc_id);
+	db_read_bind(&r, 1, proc_id);
 	/* libdwfl tells files apart by device and inode: one per path */
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *path = (const char *)sqlite3_column_text(st, 3);
+	while (db_read_next(&r)) {
+		const char *path = db_get_text(&r, DB_SPIKE_MAPS_PATH);
 
 		fprintf(f,
 			"%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64
 			" 00:01 %" PRIu64 " %s\n",
-			(uint64_t)sqlite3_column_int64(st, 0),
-			(uint64_t)sqlite3_column_int64(st, 1),
-			(uint64_t)sqlite3_column_int64(st, 2),
+			(uint64_t)db_get_int(&r, DB_SPIKE_MAPS_START_ADDR),
+			(uint64_t)db_get_int(&r, DB_SPIKE_MAPS_END_ADDR),
+			(uint64_t)db_get_int(&r, DB_SPIKE_MAPS_FILE_OFFSET),
 			str_hash(path ? path : "") >> 34, path ? path : "");
 	}
-	sqlite3_finalize(st);
+	db_read_close(&r);
 	fclose(f);
 	f = fmemopen(text, len ? len : 1, "r");
 	if (f && len && (d = dwfl_begin(&callbacks))) {
@@ -223,51 +228,35 @@ static void sort(struct spikes_list *l, size_t keep)
 
 /* ---- loading ----------------------------------------------------------- */
 
-static char *dup_col(sqlite3_stmt *st, int col)
+/* The processes with a hosts row (processes JOIN hosts), by proc_id. */
+static int load_procs(struct priv *p, const struct db_procs *procs)
 {
-	const unsigned char *s = sqlite3_column_text(st, col);
-
-	return s ? strdup((const char *)s) : NULL;
-}
-
-static int load_procs(struct priv *p)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(p->db,
-			       "SELECT p.proc_id, p.pid, p.exe, h.name,"
-			       " p.start_realtime_ns, p.start_mono_ns"
-			       " FROM processes p JOIN hosts h USING(host_id)"
-			       " ORDER BY p.proc_id",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
+	for (size_t i = 0; i < procs->n; i++) {
+		const struct db_proc *dp = &procs->v[i];
+		int64_t id = dp->proc_id;
 		struct proc *pr;
 
-		if (id <= 0 || id > 1 << 20)
+		if (!dp->has_host || id <= 0 || id > 1 << 20)
 			continue;
 		if ((size_t)id >= p->nprocs) {
 			struct proc *v = realloc(p->procs,
 						 (size_t)(id + 1) * sizeof(*v));
 
 			if (!v)
-				break;
+				return -1;
 			memset(v + p->nprocs, 0,
 			       ((size_t)id + 1 - p->nprocs) * sizeof(*v));
 			p->procs = v;
 			p->nprocs = (size_t)id + 1;
 		}
 		pr = &p->procs[id];
-		pr->pid = sqlite3_column_int64(st, 1);
-		pr->exe = dup_col(st, 2);
-		pr->host = dup_col(st, 3);
-		pr->start_real = (uint64_t)sqlite3_column_int64(st, 4);
-		pr->start_mono = (uint64_t)sqlite3_column_int64(st, 5);
+		pr->pid = dp->pid;
+		pr->exe = dp->exe ? strdup(dp->exe) : NULL;
+		pr->host = dp->host ? strdup(dp->host) : NULL;
+		pr->start_real = (uint64_t)dp->start_realtime_ns;
+		pr->start_mono = (uint64_t)dp->start_mono_ns;
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return 0;
 }
 
 /* The index of the chain with this id in r->chains, or -1. */
@@ -309,21 +298,21 @@ static uint64_t chain_hash(const uint8_t *id)
 }
 
 /* The root call's function: 'compute_1' is the procedure 'compute'. */
-static char *root_name(sqlite3_stmt *st)
+static char *root_name(const struct db_read *r)
 {
-	const char *sym = (const char *)sqlite3_column_text(st, 1);
+	const char *sym = db_get_text(r, DB_RPC_CALLS_SITE_SYMBOL);
 	const char *us = sym ? strrchr(sym, '_') : NULL;
 	char buf[512];
 
 	if (us && us > sym && us[1] &&
 	    strtoul(us + 1, NULL, 10) ==
-		    (unsigned long)sqlite3_column_int64(st, 3))
+		    (unsigned long)db_get_int(r, DB_RPC_CALLS_VERS))
 		snprintf(buf, sizeof(buf), "%.*s", (int)(us - sym), sym);
 	else
 		snprintf(buf, sizeof(buf), "prog%lld.%lld::proc%lld",
-			 (long long)sqlite3_column_int64(st, 2),
-			 (long long)sqlite3_column_int64(st, 3),
-			 (long long)sqlite3_column_int64(st, 4));
+			 (long long)db_get_int(r, DB_RPC_CALLS_PROG),
+			 (long long)db_get_int(r, DB_RPC_CALLS_VERS),
+			 (long long)db_get_int(r, DB_RPC_CALLS_PROC));
 	return strdup(buf);
 }
 
@@ -332,65 +321,57 @@ static char *root_name(sqlite3_stmt *st)
  * probes first, as SQL sorts NULL) and who made it, in one scan of
  * rpc_calls for all the chains, which has no index by chain.
  */
-static int resolve_chains(struct spikes_report *r)
+static int resolve_chains(struct spikes_report *r, const struct db_procs *procs)
 {
+	static const int cols[] = { DB_RPC_CALLS_CHAIN,
+				    DB_RPC_CALLS_SITE_SYMBOL,
+				    DB_RPC_CALLS_PROG,
+				    DB_RPC_CALLS_VERS,
+				    DB_RPC_CALLS_PROC,
+				    DB_RPC_CALLS_CLIENT_PROC_ID,
+				    DB_RPC_CALLS_STUB_START_EVENT,
+				    DB_RPC_CALLS_SKEL_START_EVENT,
+				    DB_RPC_CALLS_CALL_ID };
 	struct priv *p = r->priv;
 	struct hashmap at = { 0 };
 	int64_t *best_ev = NULL, *best_id = NULL;
-	sqlite3_stmt *st = NULL;
-	int ret = -1, rc;
+	struct db_read rd = { 0 };
+	int ret = -1;
 
 	if (!r->nchains)
 		return 0;
 	best_ev = calloc(r->nchains, sizeof(*best_ev));
 	best_id = calloc(r->nchains, sizeof(*best_id));
-	if (!best_ev || !best_id ||
-	    sqlite3_exec(p->db,
-			 "CREATE TEMP TABLE spikes_want(chain BLOB PRIMARY "
-			 "KEY) WITHOUT ROWID",
-			 NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(p->db, "INSERT INTO spikes_want VALUES(?)", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (!best_ev || !best_id)
 		goto out;
 	for (size_t i = 0; i < r->nchains; i++) {
 		best_id[i] = -1;
 		if (hashmap_put(&at, chain_hash(r->chains[i]->id), (int32_t)i) <
 		    0)
 			goto out;
-		sqlite3_bind_blob(st, 1, r->chains[i]->id, 20, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto out;
-		sqlite3_reset(st);
 	}
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(
-		    p->db,
-		    "SELECT c.chain, c.site_symbol, c.prog, c.vers, c.proc,"
-		    " h.name, cp.pid, coalesce(c.stub_start_event,"
-		    " c.skel_start_event), c.call_id FROM rpc_calls c"
-		    " JOIN spikes_want w ON w.chain = c.chain"
-		    " LEFT JOIN processes cp ON cp.proc_id = c.client_proc_id"
-		    " LEFT JOIN hosts h ON h.host_id = cp.host_id",
-		    -1, &st, NULL) != SQLITE_OK) {
-		st = NULL;
+	if (db_read_open(&rd, p->db, NULL, DB_RPC_CALLS, cols,
+			 sizeof(cols) / sizeof(cols[0]), NULL))
 		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const uint8_t *id = sqlite3_column_blob(st, 0);
-		int64_t ev = sqlite3_column_type(st, 7) == SQLITE_NULL
-				     ? INT64_MIN
-				     : sqlite3_column_int64(st, 7);
-		int64_t call = sqlite3_column_int64(st, 8);
+	while (db_read_next(&rd)) {
+		int n;
+		const uint8_t *id = db_get_blob(&rd, DB_RPC_CALLS_CHAIN, &n);
+		int64_t ev, call;
+		const struct db_proc *cp;
 		struct spikes_chain *c;
 		int32_t i;
 
-		if (!id || sqlite3_column_bytes(st, 0) != 20 ||
+		if (!id || n != 20 ||
+		    db_get_type(&rd, DB_RPC_CALLS_CHAIN) != SQLITE_BLOB ||
 		    (i = hashmap_get(&at, chain_hash(id))) < 0)
 			continue;
 		/* two chains whose ids share 8 bytes: the map has the first */
 		if (memcmp(r->chains[i]->id, id, 20) &&
 		    (i = find_chain(r, id)) < 0)
 			continue;
+		ev = db_get_coalesce(&rd, DB_RPC_CALLS_STUB_START_EVENT,
+				     DB_RPC_CALLS_SKEL_START_EVENT, INT64_MIN);
+		call = db_get_int(&rd, DB_RPC_CALLS_CALL_ID);
 		c = r->chains[i];
 		if (best_id[i] >= 0 && (ev > best_ev[i] || (ev == best_ev[i] &&
 							    call > best_id[i])))
@@ -399,13 +380,22 @@ static int resolve_chains(struct spikes_report *r)
 		best_id[i] = call;
 		free(c->root_function);
 		free(c->client_host);
-		c->root_function = root_name(st);
-		c->client_host = dup_col(st, 5);
-		c->client_pid = sqlite3_column_int64(st, 6);
+		c->root_function = root_name(&rd);
+		/* the client's process and host, when the trace has them */
+		cp = db_get_type(&rd, DB_RPC_CALLS_CLIENT_PROC_ID) !=
+				     SQLITE_NULL
+			     ? db_procs_get(
+				       procs,
+				       db_get_int(&rd,
+						  DB_RPC_CALLS_CLIENT_PROC_ID))
+			     : NULL;
+		c->client_host = cp && cp->host ? strdup(cp->host) : NULL;
+		c->client_pid = cp ? cp->pid : 0;
 	}
-	ret = rc == SQLITE_DONE ? 0 : -1;
+	ret = 0;
 out:
-	sqlite3_finalize(st);
+	if (db_read_close(&rd))
+		ret = -1;
 	hashmap_release(&at);
 	free(best_ev);
 	free(best_id);
@@ -416,33 +406,39 @@ out:
 static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
 		  uint64_t hi, struct spikes_list *top, uint64_t *count)
 {
+	static const int cols[] = { DB_SPIKE_SAMPLES_IP, DB_SPIKE_SAMPLES_STACK,
+				    DB_SPIKE_SAMPLES_CTX_CHAIN };
 	struct priv *p = r->priv;
-	sqlite3_stmt *st;
-	int rc;
+	struct db_read rd;
+	int done = 1;
 
-	if (sqlite3_prepare_v2(p->db,
-			       "SELECT ip, stack, ctx_chain FROM spike_samples"
-			       " WHERE proc_id = ? AND idx >= ? AND idx < ?",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (db_read_open(&rd, p->db, NULL, DB_SPIKE_SAMPLES, cols, 3,
+			 "WHERE %s = ? AND %s >= ? AND %s < ?",
+			 DB_NAME(SPIKE_SAMPLES, PROC_ID),
+			 DB_NAME(SPIKE_SAMPLES, IDX),
+			 DB_NAME(SPIKE_SAMPLES, IDX)))
 		return -1;
-	sqlite3_bind_int64(st, 1, b->proc_id);
-	sqlite3_bind_int64(st, 2, (int64_t)lo);
-	sqlite3_bind_int64(st, 3, (int64_t)hi);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t ip = (uint64_t)sqlite3_column_int64(st, 0);
-		const uint8_t *stack = sqlite3_column_blob(st, 1);
-		int nstack = sqlite3_column_bytes(st, 1) / 8;
-		const uint8_t *chain = sqlite3_column_blob(st, 2);
+	db_read_bind(&rd, 1, b->proc_id);
+	db_read_bind(&rd, 2, (int64_t)lo);
+	db_read_bind(&rd, 3, (int64_t)hi);
+	while (db_read_next(&rd)) {
+		uint64_t ip = (uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLES_IP);
+		int nstack, nchain;
+		const uint8_t *stack =
+			db_get_blob(&rd, DB_SPIKE_SAMPLES_STACK, &nstack);
+		const uint8_t *chain =
+			db_get_blob(&rd, DB_SPIKE_SAMPLES_CTX_CHAIN, &nchain);
 		const char *fn = symbol(p, b->proc_id, ip, 0), *s;
 		char frames[2048];
 		size_t len;
 
+		done = 0;
 		if (!fn || add(top, fn, 1, NULL))
-			break;
+			break; /* out of memory */
 		(*count)++;
 		len = (size_t)snprintf(frames, sizeof(frames), "%s", fn);
-		for (int i = 0; i < nstack && i < 16 && len < sizeof(frames);
-		     i++) {
+		for (int i = 0;
+		     i < nstack / 8 && i < 16 && len < sizeof(frames); i++) {
 			uint64_t a = 0;
 
 			memcpy(&a, stack + 8 * i, 8); /* little-endian */
@@ -453,59 +449,67 @@ static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
 		}
 		if (!(s = intern(p, frames)) || add(&b->stacks, s, 1, NULL))
 			break;
-		if (chain && sqlite3_column_bytes(st, 2) == 20) {
+		if (chain && nchain == 20) {
 			struct spikes_chain *c = chain_of(r, chain);
 
 			if (!c || add(&b->chains, intern(p, c->hex), 1, c))
 				break;
 		}
+		done = 1;
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	/* a row left half done: out of memory */
+	return db_read_close(&rd) || !done ? -1 : 0;
 }
 
 static int load_breaches(struct spikes_report *r)
 {
+	static const int cols[] = {
+		DB_SPIKE_BREACHES_PROC_ID,  DB_SPIKE_BREACHES_MONO_NS,
+		DB_SPIKE_BREACHES_RESOURCE, DB_SPIKE_BREACHES_RULE,
+		DB_SPIKE_BREACHES_VALUE,    DB_SPIKE_BREACHES_THRESHOLD,
+		DB_SPIKE_BREACHES_MARK,	    DB_SPIKE_BREACHES_N
+	};
 	struct priv *p = r->priv;
-	sqlite3_stmt *st;
-	int rc;
+	struct db_read rd;
 
-	if (sqlite3_prepare_v2(p->db,
-			       "SELECT proc_id, mono_ns, resource, rule, value,"
-			       " threshold, mark, n FROM spike_breaches"
-			       " ORDER BY proc_id, seq",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (db_read_open(&rd, p->db, NULL, DB_SPIKE_BREACHES, cols,
+			 sizeof(cols) / sizeof(cols[0]), "ORDER BY %s, %s",
+			 DB_NAME(SPIKE_BREACHES, PROC_ID),
+			 DB_NAME(SPIKE_BREACHES, SEQ)))
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (db_read_next(&rd)) {
 		struct spikes_breach *v =
 			realloc(r->b, (r->nb + 1) * sizeof(*v));
 		struct spikes_breach *b;
 		const struct proc *pr;
 
-		if (!v)
+		if (!v) {
+			rd.bad = 1;
 			break;
+		}
 		r->b = v;
 		b = &r->b[r->nb++];
 		memset(b, 0, sizeof(*b));
-		b->proc_id = sqlite3_column_int64(st, 0);
+		b->proc_id = db_get_int(&rd, DB_SPIKE_BREACHES_PROC_ID);
 		if (b->proc_id > 0 && (size_t)b->proc_id < p->nprocs) {
 			pr = &p->procs[b->proc_id];
 			b->pid = pr->pid;
 			b->host = pr->host;
 			b->exe = pr->exe;
 			b->time_ns = pr->start_real +
-				     ((uint64_t)sqlite3_column_int64(st, 1) -
+				     ((uint64_t)db_get_int(
+					      &rd, DB_SPIKE_BREACHES_MONO_NS) -
 				      pr->start_mono);
 		}
-		b->resource = dup_col(st, 2);
-		b->rule = dup_col(st, 3);
-		b->value = (uint64_t)sqlite3_column_int64(st, 4);
-		b->threshold = (uint64_t)sqlite3_column_int64(st, 5);
-		b->mark = (uint64_t)sqlite3_column_int64(st, 6);
-		b->n = (uint64_t)sqlite3_column_int64(st, 7);
+		b->resource = db_get_strdup(&rd, DB_SPIKE_BREACHES_RESOURCE);
+		b->rule = db_get_strdup(&rd, DB_SPIKE_BREACHES_RULE);
+		b->value = (uint64_t)db_get_int(&rd, DB_SPIKE_BREACHES_VALUE);
+		b->threshold =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_BREACHES_THRESHOLD);
+		b->mark = (uint64_t)db_get_int(&rd, DB_SPIKE_BREACHES_MARK);
+		b->n = (uint64_t)db_get_int(&rd, DB_SPIKE_BREACHES_N);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (db_read_close(&rd))
 		return -1;
 	for (size_t i = 0; i < r->nb; i++) {
 		struct spikes_breach *b = &r->b[i];
@@ -526,42 +530,49 @@ static int load_breaches(struct spikes_report *r)
 /* The windows' profile (each sample once) and the whole run's. */
 static int load_profiles(struct spikes_report *r)
 {
+	static const int sample_cols[] = { DB_SPIKE_SAMPLES_PROC_ID,
+					   DB_SPIKE_SAMPLES_IP };
+	static const int profile_cols[] = { DB_SPIKE_PROFILE_PROC_ID,
+					    DB_SPIKE_PROFILE_IP,
+					    DB_SPIKE_PROFILE_SAMPLES };
 	struct priv *p = r->priv;
-	sqlite3_stmt *st;
-	int rc;
+	struct db_read rd;
 
-	if (sqlite3_prepare_v2(p->db, "SELECT proc_id, ip FROM spike_samples",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (db_read_open(&rd, p->db, NULL, DB_SPIKE_SAMPLES, sample_cols, 2,
+			 NULL))
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *fn =
-			symbol(p, sqlite3_column_int64(st, 0),
-			       (uint64_t)sqlite3_column_int64(st, 1), 0);
+	while (db_read_next(&rd)) {
+		const char *fn = symbol(
+			p, db_get_int(&rd, DB_SPIKE_SAMPLES_PROC_ID),
+			(uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLES_IP), 0);
 
-		if (!fn || add(&r->window, fn, 1, NULL))
+		if (!fn || add(&r->window, fn, 1, NULL)) {
+			rd.bad = 1;
 			break;
+		}
 		r->window_samples++;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (db_read_close(&rd) ||
+	    db_read_open(&rd, p->db, NULL, DB_SPIKE_PROFILE, profile_cols, 3,
+			 NULL))
 		return -1;
-	if (sqlite3_prepare_v2(p->db,
-			       "SELECT proc_id, ip, samples FROM spike_profile",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t ip = (uint64_t)sqlite3_column_int64(st, 1);
-		uint64_t n = (uint64_t)sqlite3_column_int64(st, 2);
+	while (db_read_next(&rd)) {
+		uint64_t ip = (uint64_t)db_get_int(&rd, DB_SPIKE_PROFILE_IP);
+		uint64_t n =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_PROFILE_SAMPLES);
 		const char *fn =
-			ip ? symbol(p, sqlite3_column_int64(st, 0), ip, 0)
+			ip ? symbol(p,
+				    db_get_int(&rd, DB_SPIKE_PROFILE_PROC_ID),
+				    ip, 0)
 			   : intern(p, "[not counted]");
 
-		if (!fn || add(&r->run, fn, n, NULL))
+		if (!fn || add(&r->run, fn, n, NULL)) {
+			rd.bad = 1;
 			break;
+		}
 		r->run_samples += n;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (db_read_close(&rd))
 		return -1;
 	sort(&r->window, SPIKES_TOP_PROFILE);
 	sort(&r->run, SPIKES_TOP_PROFILE);
@@ -570,35 +581,40 @@ static int load_profiles(struct spikes_report *r)
 
 int spikes_load(struct spikes_report *r, const char *path)
 {
+	static const int proc_cols[] = { DB_PROCESSES_PID, DB_PROCESSES_EXE,
+					 DB_PROCESSES_START_REALTIME_NS,
+					 DB_PROCESSES_START_MONO_NS };
 	struct priv *p = calloc(1, sizeof(*p));
-	sqlite3_stmt *st;
+	struct db_procs procs;
 	int ok;
 
 	memset(r, 0, sizeof(*r));
 	if (!p)
 		return fail("out of memory");
 	r->priv = p;
-	path = ccsg_store_path(path);
+	path = store_sqlite_path(path);
 	if (!path)
 		return -1;
 	if (sqlite3_open_v2(path, &p->db, SQLITE_OPEN_READONLY, NULL) !=
 	    SQLITE_OK)
 		return fail("cannot open '%s': %s", path,
 			    p->db ? sqlite3_errmsg(p->db) : "out of memory");
-	if (sqlite3_prepare_v2(p->db,
-			       "SELECT 1 FROM sqlite_master WHERE name ="
-			       " 'spike_breaches'",
-			       -1, &st, NULL) != SQLITE_OK)
+	if ((ok = db_has_table(p->db, DB_SPIKE_BREACHES)) < 0)
 		return fail("'%s' is not a trace database: %s", path,
 			    sqlite3_errmsg(p->db));
-	ok = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
 	if (!ok)
 		return fail("'%s' has no spike tables: merge the logs again "
 			    "with this tracedump",
 			    path);
-	if (load_procs(p) || load_breaches(r) || resolve_chains(r) ||
-	    load_profiles(r))
+	if ((ok = db_procs_load(&procs, p->db, proc_cols,
+				sizeof(proc_cols) / sizeof(proc_cols[0]))))
+		return ok == -ENOMEM
+			       ? fail("out of memory")
+			       : fail("'%s': %s", path, sqlite3_errmsg(p->db));
+	ok = !load_procs(p, &procs) && !load_breaches(r) &&
+	     !resolve_chains(r, &procs) && !load_profiles(r);
+	db_procs_release(&procs);
+	if (!ok)
 		return fail("'%s': %s", path, sqlite3_errmsg(p->db));
 	return 0;
 }

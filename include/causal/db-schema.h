@@ -1,10 +1,12 @@
 /*
  * db-schema.h - the merged trace database as shared code: its version,
  * its tables and columns (from db-schema.def), the enum strings that only
- * the database has, and the SQL made from them.  `tracedump merge` writes
- * with it (tracedump/schema.c, merge.c, rpc-calls.c), ccsg reads with it
- * (ccsg/trace.c); README.md ("The database") is its documentation and
- * check-db-schema.c keeps the two the same.
+ * the database has, and the SQL made from them (store/db-schema.c).
+ * `tracedump merge` writes with it (store/schema.h: tracedump/merge.c,
+ * rpc-calls.c, spikes.c), ccsg reads with it (store/db-read.h, the typed
+ * reader), and the ClickHouse store maps it (store/db-clickhouse.h);
+ * README.md ("The database") is its documentation and check-db-schema.c
+ * keeps the two the same.
  *
  * Columns are named by enums, one per table, in the table's order:
  *
@@ -13,9 +15,11 @@
  *
  * so a writer binds DB_RPC_CALLS_XID of an INSERT made by db_sql_insert()
  * (SQL parameter DB_RPC_CALLS_XID + 1) and a reader selects columns by
- * name with db_sql_select().  The enum strings of the log records that
- * the database stores ('user', 'success', 'RPC_TIMEDOUT'...) are the log
- * format's names, not this file's.
+ * name with db_sql_select() (db_read_open()): a column renamed or removed
+ * here breaks the build of the code that names it, not a run
+ * (scripts/check-db-typed.py shows it).  The enum strings of the log
+ * records that the database stores ('user', 'success', 'RPC_TIMEDOUT'...)
+ * are the log format's names, not this file's.
  */
 #ifndef CAUSAL_DB_SCHEMA_H
 #define CAUSAL_DB_SCHEMA_H
@@ -101,6 +105,29 @@ static inline const char *db_col_name(enum db_table t, int col)
 {
 	return db_tables[t].cols[col].name;
 }
+
+/* Column COLUMN of table TABLE by name, for SQL: DB_NAME(RPC_CALLS,
+ * CHAIN) is "chain".  The enums must exist, so SQL that names its
+ * columns so stops compiling when one is renamed or removed here. */
+#define DB_NAME(TABLE, COLUMN) db_col_name(DB_##TABLE, DB_##TABLE##_##COLUMN)
+
+/*
+ * For SQL kept as text (the ClickHouse store's copy, store/ch-*.c), the
+ * same check by the names themselves: DB_NAMED(PROCESSES, uuid) and
+ * DB_NAMED_TABLE(processes) compile only while db-schema.def has that
+ * column and that table.  A file declares so every name its SQL text
+ * holds (scripts/check-db-typed.py checks that it declares them all).
+ */
+enum db_named {
+#define DB_TABLE(ID, name, comment) DB_NAMED_##name,
+#define DB_COL(ID, COLUMN, column, type, comment) DB_NAMED_##ID##_##column,
+#include "causal/db-schema.def"
+};
+#define DB_NAMED(TABLE, column)                                                \
+	_Static_assert(DB_NAMED_##TABLE##_##column >= 0,                       \
+		       "db-schema.def has " #column)
+#define DB_NAMED_TABLE(name)                                                   \
+	_Static_assert(DB_NAMED_##name >= 0, "db-schema.def has " #name)
 
 /* What db_schema_write() writes. */
 enum {

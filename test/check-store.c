@@ -1,5 +1,5 @@
 /*
- * check-util-store.c - util/store-url.h and util/rowbinary.h: what --db
+ * check-store.c - store/store-url.h and store/rowbinary.h: what --db
  * accepts as a store URL and what it refuses, and RowBinary values
  * written then read back, including a row cut short at every byte.
  */
@@ -141,9 +141,9 @@ START_TEST(test_rowbinary)
 }
 END_TEST
 
-Suite *util_store_suite(void)
+Suite *store_suite(void)
 {
-	Suite *s = suite_create("util-store");
+	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 
 	tcase_add_test(tc, test_url);

@@ -13,6 +13,9 @@
 
 #include "db-clickhouse.h"
 
+/* DB_CH_CHAIN_SHARD's SQL text names it (db-schema.h) */
+DB_NAMED(RPC_CALLS, chain);
+
 #define LOAD_DAY                                                               \
 	"toDate(toDateTime(intDiv(load_id, 4096000000)))" /* 2^12 * 10^6 */
 
@@ -84,7 +87,7 @@ static void write_order(FILE *f, enum db_table t)
 	const char *key = strstr(d->key, "PRIMARY KEY(");
 
 	fputs("load_id", f);
-	/* a reader asks for calls by range of chains (ccsg/store.c): the
+	/* a reader asks for calls by range of chains (ch-read.c): the
 	 * server then reads the granules of those chains only */
 	if (t == DB_RPC_CALLS)
 		fprintf(f, ", %s", db_col_name(t, DB_RPC_CALLS_CHAIN));

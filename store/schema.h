@@ -1,8 +1,8 @@
 /*
- * schema.h - the merged trace database as tracedump writes it: the
- * tables, columns and version of include/causal/db-schema.h (documented
- * in README.md, "The database"), and binding an INSERT's values by
- * column name.
+ * schema.h - the merged trace database as tracedump writes it (the SQLite
+ * writer; db-read.h is the reader): the tables, columns and version of
+ * include/causal/db-schema.h (documented in README.md, "The database"),
+ * and binding an INSERT's values by column name.
  */
 #ifndef CAUSAL_SCHEMA_H
 #define CAUSAL_SCHEMA_H
