@@ -59,13 +59,13 @@ def folder(f):
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
+# the -I folders of the Makefile, in the order a quoted include is found
+SEARCH = ('preload', 'ccsg', 'store', 'util')
+
+
 def includes(root, prod):
     """file -> set of tracked headers it includes (resolved as the compiler
     would: its own folder first, then the -I folders)."""
-    by_name = collections.defaultdict(list)
-    for f in prod:
-        if f.endswith(('.h', '.def')):
-            by_name[os.path.basename(f)].append(f)
     known = set(prod)
     arrows = collections.defaultdict(set)
     for f in prod:
@@ -75,10 +75,8 @@ def includes(root, prod):
         for inc in INCLUDE.findall(text):
             own = os.path.normpath(os.path.join(os.path.dirname(f), inc))
             cands = [own] if own in known else []
-            cands += [c for c in (inc, 'include/' + inc, 'ccsg/' + inc) if c in known]
-            if not cands:
-                cands = [c for c in by_name.get(os.path.basename(inc), [])
-                         if c.endswith(inc)]
+            cands += [c for c in [inc, 'include/' + inc] +
+                      [d + '/' + inc for d in SEARCH] if c in known]
             if cands:
                 arrows[f].add(cands[0])
     return arrows
@@ -100,12 +98,11 @@ def objects(build):
                     obj = os.path.join(d, n)
                     src = os.path.relpath(obj, top)[:-2] + '.c'
                     tool = src.split('/')[0]
-                    key = sub if sub == 'lib' or tool in SHARED else tool
+                    key = 'lib' if sub == 'lib' else \
+                        'shared' if tool in SHARED else tool
                     units[key][src] = obj
     # the folders every tool links (util/, store/) belong to each tool
-    shared = {}
-    for key in [k for k in units if k in SHARED]:
-        shared.update(units.pop(key))
+    shared = units.pop('shared', {})
     for key in units:
         if key != 'lib':
             units[key].update(shared)

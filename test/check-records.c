@@ -696,7 +696,7 @@ START_TEST(next_pairs_read_back_as_their_records)
 	ap->function++, bp->function++;
 	ap->cpu_ns -= 3000, bp->cpu_ns -= 2000;
 	*xid_of(a) += 3; /* 1: across 2^32 */
-	ck_assert_uint_eq(log_pair_next_of(encoded_with(&sp, &memo, 7, a, b)),
+	ck_assert_uint_eq(pair_next_of(encoded_with(&sp, &memo, 7, a, b)),
 			  pt[0]);
 	ck_assert_uint_gt(encoded(&sa, a, NULL), 0);
 	ck_assert_uint_gt(encoded(&sbe, b, NULL), 0);
@@ -722,7 +722,7 @@ START_TEST(next_pairs_read_back_as_their_records)
 	/* another frame: a PAIR */
 	ck_assert_uint_eq(encoded_with(&sp, &memo, 8, a, b), pt[0]);
 	msgpack_sbuffer_destroy(&sp);
-	ck_assert_uint_eq(log_pair_next_of(encoded_with(&sp, &memo, 8, a, b)),
+	ck_assert_uint_eq(pair_next_of(encoded_with(&sp, &memo, 8, a, b)),
 			  pt[0]);
 	msgpack_sbuffer_destroy(&sp);
 	/* a thread of the same memo slot in between: a PAIR */

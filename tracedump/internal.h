@@ -13,14 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <msgpack.h>
+#include <sqlite3.h>
+
+#include "causal/db-schema.h"
 #include "causal/log-format.h"
 #include "hashmap.h"
+#include "rpc-calls.h"
 #include "spawn-links.h"
+#include "spikes.h"
 
 struct chunk;
 struct chunk_queue;
 struct logdir;
 struct merge_opts;
+struct merge_stats;
+struct record;
 
 /*
  * Why the reader's on_record() stopped reading a file (positive: not a
@@ -182,5 +190,42 @@ struct merge_reader {
  * be zeroed but for o, ld, q and rpc; returns NULL.
  */
 void *merge_reader_main(void *rd);
+
+/* The store's state (merge.c, merge-store.c): the main thread's alone. */
+struct merge {
+	const struct merge_opts *o;
+	struct merge_stats *stats;
+	sqlite3 *db;
+	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
+	sqlite3_stmt *ins_recs;		/* BATCH rows */
+	/* the store handlers' inserts, by table (merge-store.c) */
+	sqlite3_stmt *ins_table[DB_NTABLES];
+	struct spikes spikes;
+	struct rpc_calls rpc;
+	struct spawn_links spawns;	/* parent links made at the end */
+	msgpack_zone zone;		/* to decode RPC records again */
+	msgpack_sbuffer part;		/* a PAIR's start or end, for --raw */
+	int64_t proc_id;		/* of the file being stored */
+	struct proc *p;			/* its process */
+	char **hosts;			/* index + 1 = host_id */
+	size_t n_hosts;
+	char db_error[256];
+	/* progress */
+	size_t file_no, n_files;
+	uint64_t last_progress_ns;
+};
+
+/* The last SQLite error as the merge's error: -EIO. */
+int merge_db_fail(struct merge *m, const char *what);
+
+/* Run st once, reset it and clear its bindings: 0, or merge_db_fail(). */
+int merge_step(struct merge *m, sqlite3_stmt *st, const char *what);
+
+/*
+ * merge-store.c: a record of merge_stores() (number seq of its process)
+ * into its table, by the store handler records.def's CAUSAL_RECORD_DESTS
+ * names for its type.  0, or -errno (-EIO after merge_db_fail()).
+ */
+int merge_store_record(struct merge *m, uint64_t seq, const struct record *r);
 
 #endif

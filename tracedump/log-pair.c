@@ -53,26 +53,11 @@ static int pair_types(unsigned type, unsigned *start, unsigned *end)
 	}
 }
 
-/* clang-format off */
-#define PAIR_NEXT_CASE(num, UPPER, PAIR)                                       \
-	case CAUSAL_REC_##UPPER:                                               \
-		return CAUSAL_REC_##PAIR;
-/* clang-format on */
-
-unsigned log_pair_next_of(unsigned type)
-{
-	switch (type) {
-		CAUSAL_RPC_PAIRS_NEXT(PAIR_NEXT_CASE)
-	default:
-		return 0;
-	}
-}
-
 bool log_pair_type(unsigned type)
 {
 	unsigned s, e;
 
-	return pair_types(type, &s, &e) != 0 || log_pair_next_of(type);
+	return pair_types(type, &s, &e) != 0 || pair_next_of(type);
 }
 
 static bool is_int(const msgpack_object *o)

@@ -26,9 +26,6 @@ _Static_assert(CAUSAL_PAIR_ELEMS == P4_end_own + 1, "a pair's elements");
 /* Whether type is a PAIR's (a NEXT pair's too: pair-next.h). */
 bool log_pair_type(unsigned type);
 
-/* The PAIR type the NEXT pair type stands for, or 0: not a NEXT type. */
-unsigned log_pair_next_of(unsigned type);
-
 /*
  * The start and the end of the PAIR record pair (an array whose type,
  * tid and mono_ns are checked), their elements in zone.  Returns 0, or

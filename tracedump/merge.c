@@ -42,28 +42,6 @@
 #include "tmp-cleanup.h"
 #include "usage.h"
 
-struct merge {
-	const struct merge_opts *o;
-	struct merge_stats *stats;
-	sqlite3 *db;
-	sqlite3_stmt *ins_file, *ins_host, *ins_proc, *ins_thread, *ins_rec;
-	sqlite3_stmt *ins_recs;		/* BATCH rows */
-	/* the store handlers' inserts, by table (table_insert()) */
-	sqlite3_stmt *ins_table[DB_NTABLES];
-	struct spikes spikes;
-	struct rpc_calls rpc;
-	struct spawn_links spawns;	/* parent links made at the end */
-	msgpack_zone zone;		/* to decode RPC records again */
-	msgpack_sbuffer part;		/* a PAIR's start or end, for --raw */
-	int64_t proc_id;		/* of the file being stored */
-	struct proc *p;			/* its process */
-	char **hosts;			/* index + 1 = host_id */
-	size_t n_hosts;
-	char db_error[256];
-	/* progress */
-	size_t file_no, n_files;
-	uint64_t last_progress_ns;
-};
 
 static uint64_t now_ns(void)
 {
@@ -87,20 +65,20 @@ static void progress(struct merge *m, bool force)
 		m->file_no, m->n_files, m->stats->records);
 }
 
-static int db_fail(struct merge *m, const char *what)
+int merge_db_fail(struct merge *m, const char *what)
 {
 	snprintf(m->db_error, sizeof(m->db_error), "%s: %s", what,
 		 sqlite3_errmsg(m->db));
 	return -EIO;
 }
 
-static int step(struct merge *m, sqlite3_stmt *st, const char *what)
+int merge_step(struct merge *m, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(m, what);
+	return rc == SQLITE_DONE ? 0 : merge_db_fail(m, what);
 }
 
 /* A process uuid: 32 lowercase hex digits. */
@@ -132,184 +110,7 @@ static int host_id(struct merge *m, const char *name, int64_t *id)
 	schema_bind_int(m->ins_host, DB_HOSTS_HOST_ID, *id);
 	schema_bind_text(m->ins_host, DB_HOSTS_NAME, copy, -1);
 	m->stats->hosts++;
-	return step(m, m->ins_host, "insert host");
-}
-
-static void bind_addr(sqlite3_stmt *st, int col, const struct record_bin *b)
-{
-	char buf[RECORD_SOCKADDR_MAX];
-
-	if (b->ptr)
-		schema_bind_text_copy(st, col,
-				      record_sockaddr(buf, b->ptr, b->len), -1);
-}
-
-/*
- * *st: the INSERT into table t that a store handler binds, verb "INSERT",
- * or "INSERT OR IGNORE" where the first row of a key wins; prepared for
- * the first record that asks.  0, or -errno (-EIO after db_fail()).
- */
-static int table_insert(struct merge *m, enum db_table t, const char *verb,
-			sqlite3_stmt **st)
-{
-	int rc = SQLITE_OK;
-	char *sql;
-
-	if (!m->ins_table[t]) {
-		if (!(sql = db_sql_insert(t, verb, 1)))
-			return -ENOMEM;
-		rc = sqlite3_prepare_v3(m->db, sql, -1,
-					SQLITE_PREPARE_PERSISTENT,
-					&m->ins_table[t], NULL);
-		free(sql);
-	}
-	*st = m->ins_table[t];
-	return rc == SQLITE_OK ? 0 : db_fail(m, "prepare insert");
-}
-
-/*
- * The store handlers: store_<handler>() of records.def's
- * CAUSAL_RECORD_DESTS, a record of the type (number seq of its process)
- * into its table.  0, or -errno (-EIO after db_fail()).
- */
-
-/* RPC_SITE and RPC_OBJECT: the first record of an id wins. */
-static int store_rpc_site(struct merge *m, uint64_t seq, const struct record *r)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	(void)seq;
-	if ((rc = table_insert(m, DB_RPC_SITES, "INSERT OR IGNORE", &st)))
-		return rc;
-	schema_bind_int(st, DB_RPC_SITES_PROC_ID, m->proc_id);
-	schema_bind_u64(st, DB_RPC_SITES_SITE_ID, r->rpc_site.site_id);
-	schema_bind_text_copy(st, DB_RPC_SITES_SYMBOL, r->rpc_site.symbol.ptr,
-			      (int)r->rpc_site.symbol.len);
-	schema_bind_text_copy(st, DB_RPC_SITES_MODULE, r->rpc_site.module.ptr,
-			      (int)r->rpc_site.module.len);
-	return step(m, st, "insert rpc site");
-}
-
-static int store_rpc_object(struct merge *m, uint64_t seq,
-			    const struct record *r)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	(void)seq;
-	if ((rc = table_insert(m, DB_RPC_OBJECTS, "INSERT OR IGNORE", &st)))
-		return rc;
-	schema_bind_int(st, DB_RPC_OBJECTS_PROC_ID, m->proc_id);
-	schema_bind_u64(st, DB_RPC_OBJECTS_OBJECT_ID, r->rpc_object.object_id);
-	schema_bind_u64(st, DB_RPC_OBJECTS_PROG, r->rpc_object.prog);
-	schema_bind_u64(st, DB_RPC_OBJECTS_VERS, r->rpc_object.vers);
-	schema_bind_text(st, DB_RPC_OBJECTS_TRANSPORT,
-			 record_transport_name(r->rpc_object.transport), -1);
-	bind_addr(st, DB_RPC_OBJECTS_ADDRESS, &r->rpc_object.address);
-	schema_bind_text_copy(st, DB_RPC_OBJECTS_NETID, r->rpc_object.netid.ptr,
-			      (int)r->rpc_object.netid.len);
-	return step(m, st, "insert rpc object");
-}
-
-/* A switch of the monitoring state: a row of monitor_switches. */
-static int store_monitor(struct merge *m, uint64_t seq, const struct record *r)
-{
-	const struct record_monitor *mo = &r->monitor;
-	char types[64], named[64];
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = table_insert(m, DB_MONITOR_SWITCHES, "INSERT", &st)))
-		return rc;
-	record_monitor_types(types, sizeof(types), mo->types, '|');
-	record_monitor_types(named, sizeof(named), mo->named, '|');
-	schema_bind_int(st, DB_MONITOR_SWITCHES_PROC_ID, m->proc_id);
-	schema_bind_u64(st, DB_MONITOR_SWITCHES_SEQ, seq);
-	schema_bind_u64(st, DB_MONITOR_SWITCHES_MONO_NS, r->mono_ns);
-	schema_bind_u64(st, DB_MONITOR_SWITCHES_EVENT, mo->seq);
-	schema_bind_text(st, DB_MONITOR_SWITCHES_KIND,
-			 record_monitor_kind_name(mo->kind), -1);
-	schema_bind_text_copy(st, DB_MONITOR_SWITCHES_TYPES, types, -1);
-	schema_bind_text_copy(st, DB_MONITOR_SWITCHES_NAMED, named, -1);
-	if (mo->kind == CAUSAL_MONITOR_SELECT) {
-		schema_bind_text(st, DB_MONITOR_SWITCHES_HOST, mo->host.ptr,
-				 (int)mo->host.len);
-		schema_bind_text(st, DB_MONITOR_SWITCHES_INTERFACE,
-				 mo->interface.ptr, (int)mo->interface.len);
-		schema_bind_text(st, DB_MONITOR_SWITCHES_FUNCTION,
-				 mo->function.ptr, (int)mo->function.len);
-		schema_bind_text(st, DB_MONITOR_SWITCHES_STATE,
-				 mo->on ? "on" : "off", -1);
-	}
-	schema_bind_u64(st, DB_MONITOR_SWITCHES_SELECTIONS, mo->selections);
-	return step(m, st, "insert monitor switch");
-}
-
-/* What a thread did with a lock: a row of lock_events. */
-static int store_lock(struct merge *m, uint64_t seq, const struct record *r)
-{
-	const char *op = record_lock_op_name(r->lock.op);
-	const char *kind = record_lock_kind_name(r->lock.kind);
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = table_insert(m, DB_LOCK_EVENTS, "INSERT", &st)))
-		return rc;
-	schema_bind_int(st, DB_LOCK_EVENTS_PROC_ID, m->proc_id);
-	schema_bind_u64(st, DB_LOCK_EVENTS_SEQ, seq);
-	schema_bind_u64(st, DB_LOCK_EVENTS_TID, r->tid);
-	schema_bind_u64(st, DB_LOCK_EVENTS_MONO_NS, r->mono_ns);
-	schema_bind_text(st, DB_LOCK_EVENTS_OP, op ? op : "unknown", -1);
-	schema_bind_u64(st, DB_LOCK_EVENTS_LOCK, r->lock.lock);
-	schema_bind_text(st, DB_LOCK_EVENTS_KIND, kind ? kind : "unknown", -1);
-	return step(m, st, "insert lock event");
-}
-
-/* Sporadic bottlenecks: the spike_* tables (spikes.c). */
-static int store_spike(struct merge *m, uint64_t seq, const struct record *r)
-{
-	return spikes_put(&m->spikes, m->proc_id, (int64_t)seq, r);
-}
-
-/* A table name of CAUSAL_RECORD_DESTS that db-schema.def lacks fails here. */
-/* clang-format off */
-#define TABLE(ID) +0 * DB_##ID
-#define DEST_TABLES(UPPER, STAGE, handler, tables) tables
-_Static_assert(1 CAUSAL_RECORD_DESTS(DEST_TABLES),
-	       "CAUSAL_RECORD_DESTS names the tables of db-schema.def");
-#undef TABLE
-/* clang-format on */
-
-/*
- * The handler of each type of stage STORE or BOTH, by type: a handler the
- * table names and nobody wrote fails the build here ("'store_<handler>'
- * undeclared").
- */
-/* clang-format off */
-#define STORE_FN_STORE(UPPER, handler) [CAUSAL_REC_##UPPER] = store_##handler,
-#define STORE_FN_BOTH STORE_FN_STORE
-#define STORE_FN_READ(UPPER, handler)
-#define STORE_FN_RAW(UPPER, handler)
-#define STORE_FN(UPPER, STAGE, handler, tables) STORE_FN_##STAGE(UPPER, handler)
-static int (*const store_fn[])(struct merge *m, uint64_t seq,
-			       const struct record *r) = {
-	CAUSAL_RECORD_DESTS(STORE_FN)
-};
-/* clang-format on */
-
-/*
- * Main thread: a record of merge_stores() (number seq of the process),
- * into its table (records.def, CAUSAL_RECORD_DESTS).  The probes went to
- * the call join in the reader thread: rpc_calls has every probe's
- * columns (the view rpc_probes lists them one per row).
- */
-static int store_record(struct merge *m, uint64_t seq, const struct record *r)
-{
-	if (r->type >= sizeof(store_fn) / sizeof(store_fn[0]) ||
-	    !store_fn[r->type])
-		return 0; /* merge_stores() hands no other type */
-	return store_fn[r->type](m, seq, r);
+	return merge_step(m, m->ins_host, "insert host");
 }
 
 /* The values of the NEXT pair cr holds the bytes of, in *v; else NULL. */
@@ -355,7 +156,7 @@ static int chunk_stored(struct merge *m, const struct chunk *c, int k,
 		return 0;	/* cannot be: the reader decoded it */
 	for (int i = 0; i < *taken && !rc; i++)
 		if (record_decode(&obj[i], &r) == 0)
-			rc = store_record(m, c->rec[k + i].seq, &r);
+			rc = merge_store_record(m, c->rec[k + i].seq, &r);
 	return rc;
 }
 
@@ -416,7 +217,7 @@ static int chunk_store(struct merge *m, const struct chunk *c)
 			continue;
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			sqlite3_reset(st);
-			return db_fail(m, "insert record");
+			return merge_db_fail(m, "insert record");
 		}
 		sqlite3_reset(st);
 		row = 0;
@@ -511,7 +312,7 @@ static int store_threads(struct merge *m, uint64_t *dropped)
 					t->heap_peak);
 		}
 		*dropped += t->dropped;
-		rc = step(m, st, "insert thread");
+		rc = merge_step(m, st, "insert thread");
 	}
 	m->stats->threads += n;
 	free(v);
@@ -570,7 +371,7 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 				    p->spawns[i].child_pid,
 				    p->spawns[i].mono_ns))
 			return -ENOMEM;
-	return step(m, st, "insert process");
+	return merge_step(m, st, "insert process");
 }
 
 static int store_file(struct merge *m, int64_t id, const char *name,
@@ -586,7 +387,7 @@ static int store_file(struct merge *m, int64_t id, const char *name,
 	schema_bind_u64(st, DB_FILES_RECORDS, records);
 	schema_bind_text(st, DB_FILES_STATUS, status, -1);
 	schema_bind_text(st, DB_FILES_ERROR, err, -1);
-	return step(m, st, "insert file");
+	return merge_step(m, st, "insert file");
 }
 
 /*

@@ -10,6 +10,21 @@
 #include "log-pair.h"
 #include "pair-next.h"
 
+/* clang-format off */
+#define PAIR_NEXT_CASE(num, UPPER, PAIR)                                       \
+	case CAUSAL_REC_##UPPER:                                               \
+		return CAUSAL_REC_##PAIR;
+/* clang-format on */
+
+unsigned pair_next_of(unsigned type)
+{
+	switch (type) {
+		CAUSAL_RPC_PAIRS_NEXT(PAIR_NEXT_CASE)
+	default:
+		return 0;
+	}
+}
+
 struct pair_next_last {
 	uint64_t frame; /* the frame it is in; another: a free slot */
 	uint32_t tid, type;
@@ -146,7 +161,7 @@ int pair_next_apply(msgpack_object *obj, const struct pair_next_values *v)
 	msgpack_object *a = obj->via.array.ptr, *xid;
 
 	if (obj->type != MSGPACK_OBJECT_ARRAY || !obj->via.array.size ||
-	    log_pair_next_of((unsigned)a[P4_type].via.u64) != v->type ||
+	    pair_next_of((unsigned)a[P4_type].via.u64) != v->type ||
 	    !(xid = own_xid(obj, v->type)))
 		return -EINVAL;
 	apply(a, xid, v);
@@ -160,7 +175,7 @@ int pair_next_take(struct pair_next *m, msgpack_object *obj,
 	 * type */
 	msgpack_object *a = obj->via.array.ptr, *own;
 	uint64_t type = a[P4_type].via.u64, event, function, cpu, xid;
-	unsigned pair = log_pair_next_of((unsigned)type);
+	unsigned pair = pair_next_of((unsigned)type);
 	struct pair_next_last *last;
 	int rc;
 

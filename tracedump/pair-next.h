@@ -54,6 +54,9 @@ int pair_next_take(struct pair_next *m, msgpack_object *obj,
  * v.  0, or -EINVAL: not a NEXT pair of v's kind, or the wrong shape. */
 int pair_next_apply(msgpack_object *obj, const struct pair_next_values *v);
 
+/* The PAIR type the NEXT pair type stands for, or 0: not a NEXT type. */
+unsigned pair_next_of(unsigned type);
+
 void pair_next_free(struct pair_next *m);
 
 #endif
