@@ -1,6 +1,6 @@
 /*
- * monitoring.h - what a trace's selective monitoring covers (README,
- * "Selective monitoring"): when each monitoring type was on in each
+ * monitoring.h - what a trace's selective monitoring covers (docs/ccsg.md,
+ * "Under selective monitoring"): when each monitoring type was on in each
  * process (monitor_switches), and the call chains a switch cut, which a
  * report must not show as if they were whole.
  *

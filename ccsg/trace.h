@@ -1,5 +1,5 @@
 /*
- * trace.h - a merged trace database (README.md, "The database") loaded
+ * trace.h - a merged trace database (docs/database.md) loaded
  * into memory for the ccsg engine: hosts, processes, threads and every
  * rpc_calls row, the calls grouped by chain and ordered by event.
  *
@@ -42,7 +42,7 @@ extern const char *const ccsg_reply_names[CCSG_NREPLY];	/* "success", ... */
 
 /*
  * What a graph measures (ccsg_graph_build_res()): CPU (ns), or heap bytes
- * allocated or freed (usable sizes; the README's "Heap memory").
+ * allocated or freed (usable sizes; docs/tracing.md, "Heap memory").
  */
 enum ccsg_resource { CCSG_RES_CPU, CCSG_RES_ALLOC, CCSG_RES_FREED };
 #define CCSG_HEAP(res) ((res)-CCSG_RES_ALLOC) /* index of heap[] below */

@@ -1,7 +1,7 @@
 /*
  * philosophers - the dining philosophers of the Chitra paper's case study
  * (Section 3 of 003_8aa74f40d6f2adc4.txt), with pthread mutexes as forks,
- * for `ccsg pes` to model from the LOCK records (README, "Program
+ * for `ccsg pes` to model from the LOCK records (docs/pes.md, "Program
  * execution sequences").
  *
  *   philosophers [-n N] [-x THINK_US] [-e EAT_US] [-m MEALS]

@@ -19,7 +19,7 @@
  * with memory alone, it writes the causality and the heap counters, no
  * clock read).
  *
- * What a call is monitored with (README, "Selective monitoring"):
+ * What a call is monitored with (docs/tracing.md, "Selective monitoring"):
  *
  *   stub      the enclosing call's types (ctx.mon: causal overriding,
  *             Criterion 1 of Section 5.2.1.2) | the process's types if

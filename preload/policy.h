@@ -1,6 +1,6 @@
 /*
- * policy.h - resource policies (README, "Sporadic bottlenecks"): the rules
- * whose breach makes the sampler keep a window of samples, and the
+ * policy.h - resource policies (docs/tracing.md, "Sporadic bottlenecks"): the
+ * rules whose breach makes the sampler keep a window of samples, and the
  * sampler's settings, parsed from CAUSAL_POLICY or the file
  * CAUSAL_POLICY_FILE.  Pure: no global state, unit-tested (suite policy).
  *

@@ -1,6 +1,6 @@
 /*
  * sampler.c - the CPU-time sampling profiler of sporadic bottlenecks
- * (sampler.h says how and why; README, "Sporadic bottlenecks").
+ * (sampler.h says how and why; docs/tracing.md, "Sporadic bottlenecks").
  *
  * Signal handler rules: errno saved and restored, no malloc, no stdio,
  * no lock; everything it touches is initial-exec TLS, or memory mapped

@@ -1,6 +1,6 @@
 /*
- * sampler.h - sporadic bottlenecks (README, "Sporadic bottlenecks"; the
- * Lichen disclosure): a per-thread CPU-time sampling profiler feeding a
+ * sampler.h - sporadic bottlenecks (docs/tracing.md, "Sporadic bottlenecks";
+ * the Lichen disclosure): a per-thread CPU-time sampling profiler feeding a
  * lock-free ring of 2N samples, and a monitor thread that checks the
  * resource policy (policy.h) and, on a breach, writes the N samples
  * before the one nearest the breach and the N from it on to the log

@@ -1,5 +1,5 @@
 /*
- * spikes.c - the monitor of sporadic bottlenecks (sampler.h; README,
+ * spikes.c - the monitor of sporadic bottlenecks (sampler.h; docs/tracing.md,
  * "Sporadic bottlenecks"): an infrastructure thread that measures the
  * policy's resources every period and, on a breach, writes the window of
  * samples around it, with the memory maps to symbolise them offline.

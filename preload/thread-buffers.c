@@ -226,7 +226,7 @@ static uint64_t thread_cpu_at(uint64_t now)
  * start: taking 0 (the kernel's clock at clone) charged the thread with
  * glibc's start_thread and its first page faults, milliseconds on a
  * loaded VM, and Equation 2's threads then disagreed with what the
- * programs measured (README, "Thread start and end").
+ * programs measured (docs/tracing.md, "Thread start and end").
  */
 static void record_thread_start(struct causal_tbuf *tb)
 {

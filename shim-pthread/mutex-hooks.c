@@ -3,16 +3,15 @@
  * waiting for a mutex or a rwlock, acquires it and releases it, with the
  * lock's address, as LTTng-UST's pthread wrapper records them.
  *
- * Monitoring type `locks` (README "Locks"): off unless named, because a
- * program may take a lock millions of times a second.  Off, a wrapper is
- * one relaxed load, a branch and a jump to glibc's own function (called
- * by the __pthread_* name libc exports for old binaries, bound at link
- * time: no lookup, even before the library started); what records is a
- * function of its own, so that the path with the type off saves no
- * registers.  On, an uncontended lock
- * is a trylock that succeeds (one ACQUIRED record); a busy one WAIT, then
- * glibc's blocking call, then ACQUIRED or FAILED.  The library's own locks
- * never come here (real.h: causal_mutex_lock), nor a lock taken inside a
+ * Monitoring type `locks` (docs/tracing.md, "Locks"): off unless named, because
+ * a program may take a lock millions of times a second.  Off, a wrapper is one
+ * relaxed load, a branch and a jump to glibc's own function (called by the
+ * __pthread_* name libc exports for old binaries, bound at link time: no
+ * lookup, even before the library started); what records is a function of its
+ * own, so that the path with the type off saves no registers.  On, an
+ * uncontended lock is a trylock that succeeds (one ACQUIRED record); a busy one
+ * WAIT, then glibc's blocking call, then ACQUIRED or FAILED.  The library's own
+ * locks never come here (real.h: causal_mutex_lock), nor a lock taken inside a
  * hook.  Not recorded: rwlock trylocks and timed rwlocks, condition variables
  * (the mutex a wait releases and takes back inside glibc).
  */

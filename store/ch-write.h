@@ -1,6 +1,6 @@
 /*
  * ch-write.h - a merged SQLite database copied into a shared ClickHouse
- * store as one load (README, "ClickHouse store"): the mechanics of
+ * store as one load (docs/clickhouse.md): the mechanics of
  * `tracedump merge DIR --db clickhouse://...` (tracedump/ch-load.h
  * merges DIR first).
  *

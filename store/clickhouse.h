@@ -1,6 +1,6 @@
 /*
  * clickhouse.h - a client of ClickHouse's HTTP interface (libcurl), for
- * the trace store (README, "ClickHouse store").
+ * the trace store (docs/clickhouse.md).
  *
  * Statements are POSTed as the request body; an INSERT's rows go as the
  * body, in RowBinary (rowbinary.h), with the statement in the URL.  Every
@@ -56,10 +56,10 @@ int ch_insert(struct ch_client *c, const char *into, const void *data,
 
 /*
  * Inserts from now on return once a Distributed table (a cluster's:
- * README, "A cluster") has put the rows on every shard, not when it has
- * queued them to be sent (insert_distributed_sync): a load says it
- * finished only then.  Not the default: a read-only user may not set it,
- * and its refused insert would then be about the setting.
+ * docs/clickhouse.md, "A cluster") has put the rows on every shard, not when it
+ * has queued them to be sent (insert_distributed_sync): a load says it finished
+ * only then.  Not the default: a read-only user may not set it, and its refused
+ * insert would then be about the setting.
  */
 void ch_insert_sync(struct ch_client *c);
 

@@ -3,7 +3,7 @@
  * ClickHouse store: the same tables and columns, with the SQLite types
  * mapped (INTEGER: Int64, TEXT and BLOB: String, Nullable(...) unless
  * NOT NULL or a key), the records table left out, and in front of every
- * table the column load_id: which load wrote the row.  README.md
+ * table the column load_id: which load wrote the row.  docs/clickhouse.md
  * ("ClickHouse store") shows the statements (db_ch_schema_write()).
  *
  * A load is one `tracedump merge DIR --db clickhouse://...`: its rows
@@ -86,7 +86,7 @@ char *db_ch_into(enum db_table t);
 #define DB_CH_SHARD_SUFFIX "_shard"
 int db_ch_cluster_schema_write(FILE *f, const char *cluster, const char *db);
 
-/* Every statement of db_ch_create(), as README.md shows them. */
+/* Every statement of db_ch_create(), as docs/clickhouse.md shows them. */
 int db_ch_schema_write(FILE *f);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * db-schema.c - the tables of db-schema.def as data, and the SQL made
- * from them: the commented CREATE statements (README.md's SQL block), the
- * INSERTs of tracedump and the SELECTs of ccsg, every column by name.
+ * from them: the commented CREATE statements (docs/database.md's SQL block),
+ * the INSERTs of tracedump and the SELECTs of ccsg, every column by name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ const struct db_table_def db_tables[DB_NTABLES] = {
 /* clang-format on */
 
 /*
- * README's layout: a column's comment at COMMENT_AT (its continuation
+ * docs/database.md's layout: a column's comment at COMMENT_AT (its continuation
  * lines too), columns without a comment or a constraint side by side up
  * to PACK_WIDTH.
  */

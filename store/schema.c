@@ -1,6 +1,6 @@
 /*
  * schema.c - create the merged trace database from db-schema.def, the
- * definition README.md ("The database") prints: the end-to-end tests and
+ * definition docs/database.md prints: the end-to-end tests and
  * ccsg query these names.
  */
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * schema.h - the merged trace database as tracedump writes it (the SQLite
  * writer; db-read.h is the reader): the tables, columns and version of
- * include/causal/db-schema.h (documented in README.md, "The database"),
+ * include/causal/db-schema.h (documented in docs/database.md),
  * and binding an INSERT's values by column name.
  */
 #ifndef CAUSAL_SCHEMA_H

@@ -4,7 +4,7 @@
  * A path is the file itself.  A clickhouse:// URL (store-url.h) is read
  * once per process into a temporary SQLite file, removed at exit, that
  * is what `tracedump merge` would have made of all the logs the store's
- * finished loads hold (README, "ClickHouse store"):
+ * finished loads hold (docs/clickhouse.md):
  *
  *  - of a process loaded more than once, the last finished load;
  *  - ids given again as one merge gives them: processes and files in

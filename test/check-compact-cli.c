@@ -88,7 +88,7 @@ START_TEST(test_figures)
 	struct jv v;
 
 	e2e_init(&t);
-	/* the file README's example reads is the paper's Figure 2 */
+	/* the file docs/compact.md's example reads is the paper's Figure 2 */
 	ck_assert_msg(getenv("CAUSAL_SRC"),
 		      "CAUSAL_SRC is not set: run the suites with make");
 	e2e_fmt(src, sizeof(src), "%s/test/compact/figure2.folded",

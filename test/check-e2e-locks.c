@@ -1,7 +1,7 @@
 /*
  * check-e2e-locks.c - end to end: the LOCK records (monitoring type
- * locks, README "Locks") of test/progs/locks, as merged into lock_events,
- * against what the program did and saw itself.
+ * locks; docs/tracing.md, "Locks") of test/progs/locks, as merged into
+ * lock_events, against what the program did and saw itself.
  *
  *   on        CAUSAL_MONITOR=all,locks: mutex a's N uncontended pairs are
  *             N acquired + N released by main; mutex b, held by main, is

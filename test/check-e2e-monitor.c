@@ -1,6 +1,6 @@
 /*
  * check-e2e-monitor.c - end to end: run-time selective monitoring
- * (README, "Selective monitoring"): the types a process starts with
+ * (docs/tracing.md, "Selective monitoring"): the types a process starts with
  * (CAUSAL_MONITOR), what the merged database holds of a call monitored
  * with some of them, the tag carrying the caller's types to the callee
  * (causal overriding), the MONITOR records in monitor_switches.

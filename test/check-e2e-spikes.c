@@ -1,7 +1,7 @@
 /*
- * check-e2e-spikes.c - end to end: sporadic bottlenecks (issue 15; README,
- * "Sporadic bottlenecks"), from the resource policy through the sampler,
- * the monitor's windows and the merge to `ccsg spikes`.
+ * check-e2e-spikes.c - end to end: sporadic bottlenecks (issue 15;
+ * docs/spikes.md, "Sporadic bottlenecks"), from the resource policy through the
+ * sampler, the monitor's windows and the merge to `ccsg spikes`.
  *
  * spike-matmul is the experiment of the Lichen disclosure: foo() most of
  * the CPU, matmul() a few bursts.  With a CPU policy the windows must put

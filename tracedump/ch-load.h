@@ -1,6 +1,6 @@
 /*
  * ch-load.h - `tracedump merge DIR --db clickhouse://...`: load one
- * host's logs into a shared ClickHouse store (README, "ClickHouse
+ * host's logs into a shared ClickHouse store (docs/clickhouse.md, "ClickHouse
  * store").
  *
  * DIR is merged as for SQLite, into a temporary database (the same

@@ -2,7 +2,7 @@
  * cmd-schema.c - `tracedump schema`: the statements that make a trace
  * store, to read or to run by hand: SQLite's (what merge runs), a
  * ClickHouse server's (what a load runs), or a ClickHouse cluster's,
- * which no load makes (README, "A cluster").
+ * which no load makes (docs/clickhouse.md, "A cluster").
  */
 #include <stdio.h>
 #include <string.h>

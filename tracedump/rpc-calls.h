@@ -1,6 +1,6 @@
 /*
  * rpc-calls.h - join the Sun RPC probes of every process into calls, one
- * row of rpc_calls per call (README.md, "The database").
+ * row of rpc_calls per call (docs/database.md).
  *
  * The merge's reader thread hands every RPC record to rpc_calls_add() as
  * it decodes it, file by file between rpc_calls_file_begin() and

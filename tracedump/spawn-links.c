@@ -48,7 +48,7 @@ int spawn_links_store(const struct spawn_links *sl, sqlite3 *db,
 	 * Each note looks up (host, pid, start): without an index that is a
 	 * scan of every process per note (a build spawning 10,000 compilers
 	 * makes 10^8 row visits).  The index is dropped after: the schema
-	 * stays the one README gives.
+	 * stays the one docs/database.md gives.
 	 */
 	if (sqlite3_exec(db, "CREATE INDEX spawn_links_tmp ON processes"
 			 "(host_id, pid, start_mono_ns, proc_id)", NULL, NULL,

@@ -2,7 +2,7 @@
  * impact-spec.c - the change statements of `ccsg impact` (impact.h): a
  * tokenizer that keeps lines and columns, so that a malformed statement
  * is one message at its offending token, and the statements' grammar
- * (README.md, "ccsg impact"):
+ * (docs/impact.md):
  *
  *	STATEMENT := ("reduction" | "increase") "on" SCOPE
  *		     "by" PERCENT "%" "to" "function" SET

@@ -5,7 +5,7 @@
  * CPU Consumption Delta Graph (CCDG) that says which nodes change and by
  * how much.
  *
- * A change is written as in the paper (README.md, "ccsg impact"):
+ * A change is written as in the paper (docs/impact.md):
  *
  *	reduction on processor group { G1, G2 } by 10% to function {
  *		FIG1_PROG::SAY_IT, FIG1_PROG::TIMES };

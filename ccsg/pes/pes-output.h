@@ -1,7 +1,7 @@
 /*
  * pes-output.h - what `ccsg pes` writes: the model as text or JSON, the
  * time and event views as CSV or JSON data or as pictures, the frequency
- * view likewise.  The formats are in the README ("Program execution
+ * view likewise.  The formats are in docs/pes.md ("Program execution
  * sequences").
  */
 #ifndef CCSG_PES_OUTPUT_H

@@ -104,7 +104,7 @@ static inline int64_t pes_occupancy(const struct pes *p, size_t i)
 }
 
 /*
- * Read a PES file (the format in the README, "Program execution
+ * Read a PES file (the format in docs/pes.md,
  * sequences"): '#' comments and blank lines; "timebase UNIT" first; then
  * one "TIME STATE" per line, times in the time base, integers that never
  * decrease; at most one "end TIME" last.  A malformed line is reported as

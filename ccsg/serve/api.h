@@ -1,5 +1,5 @@
 /*
- * api.h - the viewer's JSON API (`ccsg serve`, README "Viewer"): the four
+ * api.h - the viewer's JSON API (`ccsg serve`, docs/viewer.md): the four
  * coordinated trees of the CPU paper's Section 5 (IDT, DSCG, CCSG, CCDG)
  * answered from a trace loaded once into memory, with the linked
  * navigation of its Figure 4 and the local compaction of compact.h.

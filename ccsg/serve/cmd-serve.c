@@ -1,5 +1,5 @@
 /*
- * cmd-serve.c - `ccsg serve`: the viewer (README "Viewer") as a local web
+ * cmd-serve.c - `ccsg serve`: the viewer (docs/viewer.md) as a local web
  * application.  libmicrohttpd serves the page (web/, built into the
  * binary), d3 from Debian's node-d3 and the JSON API of api.h, from one
  * thread of its own: the API's state needs no lock.  The main thread

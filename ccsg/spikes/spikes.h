@@ -1,6 +1,6 @@
 /*
  * spikes.h - `ccsg spikes`: the breaches of resource policies and the
- * samples around them (README, "Sporadic bottlenecks"), with the RPC
+ * samples around them (docs/tracing.md, "Sporadic bottlenecks"), with the RPC
  * chains in progress and the whole-run profile beside the windows'.
  * Addresses are symbolised offline from the recorded memory maps with
  * elfutils' libdwfl (debug files found by build id or .gnu_debuglink).
@@ -63,7 +63,7 @@ struct spikes_report {
 int spikes_load(struct spikes_report *r, const char *path);
 void spikes_release(struct spikes_report *r);
 
-/* The report as text or as JSON (README gives the names); 0 or -1. */
+/* The report as text or as JSON (docs/spikes.md gives the names); 0 or -1. */
 int spikes_print_text(FILE *out, const struct spikes_report *r);
 int spikes_print_json(FILE *out, const struct spikes_report *r);
 

@@ -5,7 +5,7 @@
  * `tracedump merge` writes with it (store/schema.h: tracedump/merge.c,
  * rpc-calls.c, spikes.c), ccsg reads with it (store/db-read.h, the typed
  * reader), and the ClickHouse store maps it (store/db-clickhouse.h);
- * README.md ("The database") is its documentation and check-db-schema.c
+ * docs/database.md is its documentation and check-db-schema.c
  * keeps the two the same.
  *
  * Columns are named by enums, one per table, in the table's order:
@@ -139,7 +139,7 @@ enum {
 
 /*
  * The statements that create the schema, commented, one table after the
- * other, as README.md shows them (DB_SQL_ALL is its SQL block, byte for
+ * other, as docs/database.md shows them (DB_SQL_ALL is its SQL block, byte for
  * byte).  Returns 0, or -1 when f failed.
  */
 int db_schema_write(FILE *f, unsigned what);

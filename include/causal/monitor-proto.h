@@ -2,7 +2,7 @@
  * monitor-proto.h - the channel between the monitoring coordinator
  * (`causalctl serve`) and its consumers (libcausal.so's consumer thread)
  * and commands (`causalctl on|off|select|status`): the contract both
- * sides are written against.  README.md ("The coordinator protocol")
+ * sides are written against.  docs/causalctl.md ("The coordinator protocol")
  * describes it in full.
  *
  * Plain TCP, one message a line: printable ASCII, fields separated by

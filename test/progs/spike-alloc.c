@@ -1,6 +1,6 @@
 /*
- * spike-alloc - a memory spike (sporadic bottlenecks, README): idles with
- * a small resident set, then hog_memory() allocates MB megabytes, touches
+ * spike-alloc - a memory spike (sporadic bottlenecks, docs/tracing.md): idles
+ * with a small resident set, then hog_memory() allocates MB megabytes, touches
  * every page and keeps touching them for BUSY_MS of CPU, frees them and
  * idles again.
  *

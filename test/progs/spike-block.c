@@ -1,7 +1,7 @@
 /*
- * spike-block - a blocking spike (sporadic bottlenecks, README): THREADS
- * threads spin on CPU in spin_work() for SPIN_MS of wall clock, then all
- * wait in wait_for_lock() on a mutex the main thread holds, asleep in
+ * spike-block - a blocking spike (sporadic bottlenecks, docs/tracing.md):
+ * THREADS threads spin on CPU in spin_work() for SPIN_MS of wall clock, then
+ * all wait in wait_for_lock() on a mutex the main thread holds, asleep in
  * hold_lock(), for HOLD_MS; then they finish.
  *
  *   spike-block [THREADS [SPIN_MS [HOLD_MS]]]     (defaults 3, 800, 1000)

@@ -1,6 +1,6 @@
 /*
  * spike-matmul - the experiment of the Lichen disclosure (sporadic
- * bottlenecks, README): a program that calls a trivial foo() all the
+ * bottlenecks, docs/tracing.md): a program that calls a trivial foo() all the
  * time, a tenth of the wall clock (the rest asleep), and a few
  * times a run does a burst of matrix multiplication at full speed.  The
  * whole-run profile is mostly foo; the CPU spikes are matmul.
