@@ -1,16 +1,34 @@
 /*
- * merge-store.c - the store handlers: store_<handler>() of records.def's
+ * merge-store.c - the store's statements (run one, its error) and the
+ * store handlers: store_<handler>() of records.def's
  * CAUSAL_RECORD_DESTS, each putting a record of its type into the table
  * of its own (the types of stage STORE or BOTH), and the dispatch to
  * them, generated from that table.  The main thread runs them (merge.c),
  * the only one that writes SQLite.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
 #include "log-record.h"
 #include "schema.h"
+
+int merge_db_fail(struct merge *m, const char *what)
+{
+	snprintf(m->db_error, sizeof(m->db_error), "%s: %s", what,
+		 sqlite3_errmsg(m->db));
+	return -EIO;
+}
+
+int merge_step(struct merge *m, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : merge_db_fail(m, what);
+}
 
 static void bind_addr(sqlite3_stmt *st, int col, const struct record_bin *b)
 {

@@ -65,22 +65,6 @@ static void progress(struct merge *m, bool force)
 		m->file_no, m->n_files, m->stats->records);
 }
 
-int merge_db_fail(struct merge *m, const char *what)
-{
-	snprintf(m->db_error, sizeof(m->db_error), "%s: %s", what,
-		 sqlite3_errmsg(m->db));
-	return -EIO;
-}
-
-int merge_step(struct merge *m, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE ? 0 : merge_db_fail(m, what);
-}
-
 /* A process uuid: 32 lowercase hex digits. */
 static void bind_uuid(sqlite3_stmt *st, int col, const uint8_t *uuid)
 {
