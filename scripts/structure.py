@@ -31,7 +31,8 @@ NOT_PROD = ('test/', 'examples/', 'scripts/', 'docs/', 'man/', '.ci/')
 
 
 def tracked(root):
-    out = subprocess.check_output(['git', '-C', root, 'ls-files'], text=True)
+    out = subprocess.check_output(['git', '-c', 'safe.directory=*', '-C', root,
+                                   'ls-files'], text=True)
     return [f for f in out.split('\n') if f and os.path.exists(os.path.join(root, f))]
 
 
@@ -231,8 +232,9 @@ def main():
     ap.add_argument('--arrows', action='store_true', help='print every call arrow')
     ap.add_argument('--json', action='store_true', help='the figures as JSON')
     a = ap.parse_args()
-    root = subprocess.check_output(['git', 'rev-parse', '--show-toplevel'],
-                                   text=True).strip()
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = subprocess.check_output(['git', '-c', 'safe.directory=*', '-C', here,
+                                    'rev-parse', '--show-toplevel'], text=True).strip()
     build = a.build or os.path.join(root, 'build')
     if not os.path.isdir(os.path.join(build, 'tool')):
         sys.exit("structure: no objects in '%s': run make first" % build)
