@@ -47,12 +47,8 @@ static int run_serve(int argc, char **argv)
 			}
 		}
 	}
-	if (c == OPT_STOP)
-		return p.status;
-	if (p.nargs) {
-		fail("unexpected argument '%s'", p.args[0]);
-		return 2;
-	}
+	if ((c = opt_no_operands(&p, c)) >= 0)
+		return c;
 	return coord_serve(&o) ? 1 : 0;
 }
 

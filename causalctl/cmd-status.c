@@ -101,12 +101,8 @@ static int run_status(int argc, char **argv)
 			}
 		}
 	}
-	if (c == OPT_STOP)
-		return p.status;
-	if (p.nargs) {
-		fail("unexpected argument '%s'", p.args[0]);
-		return 2;
-	}
+	if ((c = opt_no_operands(&p, c)) >= 0)
+		return c;
 	where = ctl_coordinator(where);
 	if (!where)
 		return 2;

@@ -231,10 +231,7 @@ static void memory_json(FILE *f, const struct ccsg_graph *a,
 	json_cstr(f, t->path);
 	fputs(", \"resource\": \"memory\", \"unit\": \"bytes\", \"hosts\": [",
 	      f);
-	for (size_t i = 0; i < k; i++) {
-		fputs(i ? ", " : "", f);
-		json_cstr(f, a->dims->names[i]);
-	}
+	json_cstrs(f, a->dims->names, k);
 	fputs("],\n \"summary\": ", f);
 	ccsg_summary_json(f, t, &a->dscg->stats);
 	fputs(",\n \"total_alloc_bytes\": ", f);

@@ -274,10 +274,7 @@ void ccsg_report_json_open(FILE *f, const struct ccsg_figures *fig)
 	fputs("{\"trace\": ", f);
 	json_cstr(f, g->dscg->trace->path);
 	fputs(", \"hosts\": [", f);
-	for (size_t i = 0; i < k; i++) {
-		fputs(i ? ", " : "", f);
-		json_cstr(f, g->dims->names[i]);
-	}
+	json_cstrs(f, g->dims->names, k);
 	fputs("],\n \"summary\": ", f);
 	ccsg_summary_json(f, g->dscg->trace, &g->dscg->stats);
 	fputs(",\n \"total_cpu_us\": ", f);

@@ -62,6 +62,14 @@ void json_cstr(FILE *out, const char *s)
 	json_string(out, s ? s : "", s ? strlen(s) : 0);
 }
 
+void json_cstrs(FILE *out, char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", out);
+		json_cstr(out, v[i]);
+	}
+}
+
 void json_hex(FILE *out, const void *p, size_t n)
 {
 	const unsigned char *b = p;

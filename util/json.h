@@ -22,6 +22,10 @@ void json_string(FILE *out, const char *s, size_t len);
 /* Write the C string s as a JSON string literal; NULL as "". */
 void json_cstr(FILE *out, const char *s);
 
+/* Write the n C strings of v as JSON string literals separated by ", ":
+ * the inside of an array. */
+void json_cstrs(FILE *out, char *const *v, size_t n);
+
 /* Write the n bytes at p as a JSON string of lowercase hex digits. */
 void json_hex(FILE *out, const void *p, size_t n);
 

@@ -204,3 +204,14 @@ int opt_bad(const struct command *cmd, const char *fmt, ...)
 	usage_line(cmd, stderr);
 	return 2;
 }
+
+int opt_no_operands(const struct opt_parser *p, int c)
+{
+	if (c == OPT_STOP)
+		return p->status;
+	if (p->nargs) {
+		fail("unexpected argument '%s'", p->args[0]);
+		return 2;
+	}
+	return -1;
+}

@@ -78,6 +78,13 @@ void opt_init(struct opt_parser *p, const struct command *cmd, int argc,
  */
 int opt_next(struct opt_parser *p, const char **value);
 
+/*
+ * For a command that takes no operands, once opt_next() returned c
+ * (OPT_DONE or OPT_STOP): -1 to go on, else the exit status, OPT_STOP's
+ * or 2 after saying which operand was not expected.
+ */
+int opt_no_operands(const struct opt_parser *p, int c);
+
 /* The help of cmd: usage line, what it does, one line per option. */
 void opt_help(const struct command *cmd, FILE *out);
 

@@ -123,15 +123,9 @@ static void changes_json(FILE *f, const struct ccsg_changes *cs)
 			i ? "," : "",
 			c->kind == CCSG_REDUCTION ? "reduction" : "increase",
 			change_scope[c->scope]);
-		for (size_t j = 0; j < c->nwhere; j++) {
-			fputs(j ? ", " : "", f);
-			json_cstr(f, c->where[j]);
-		}
+		json_cstrs(f, c->where, c->nwhere);
 		fputs("], \"functions\": [", f);
-		for (size_t j = 0; j < c->nfunctions; j++) {
-			fputs(j ? ", " : "", f);
-			json_cstr(f, c->functions[j]);
-		}
+		json_cstrs(f, c->functions, c->nfunctions);
 		fprintf(f,
 			"], \"percent\": %.9g, \"factor\": \"%" PRIu64
 			"/%" PRIu64 "\", \"nodes\": [",

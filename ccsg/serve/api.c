@@ -28,15 +28,9 @@ static int get_info(struct ctx *x)
 	fputs("{\"db\": ", f);
 	json_cstr(f, t->path);
 	fputs(", \"hosts\": [", f);
-	for (size_t i = 0; i < t->nhosts; i++) {
-		fputs(i ? ", " : "", f);
-		json_cstr(f, t->hosts[i]);
-	}
+	json_cstrs(f, t->hosts, t->nhosts);
 	fputs("], \"dims\": [", f);
-	for (size_t i = 0; i < dims->n; i++) {
-		fputs(i ? ", " : "", f);
-		json_cstr(f, dims->names[i]);
-	}
+	json_cstrs(f, dims->names, dims->n);
 	fprintf(f,
 		"], \"calls\": %zu, \"threads\": %zu, \"chains\": %zu, "
 		"\"processes\": %zu, \"dscg_nodes\": %zu, \"ccsg_nodes\": %zu, "
