@@ -256,6 +256,14 @@ void ccsg_trace_release(struct ccsg_trace *t);
  */
 int ccsg_call_failed(const struct ccsg_call *c);
 
+/*
+ * Did the call fail on one side (server 0: the client's, 1: the
+ * server's)?  Each side's status is its own: a call the client gave up on
+ * (RPC_TIMEDOUT) may have been served and answered success.  The client
+ * side is ccsg_call_failed(); the server side, its reply.
+ */
+int ccsg_call_side_failed(const struct ccsg_call *c, int server);
+
 /* Thread index of (proc, tid), or -1. */
 int32_t ccsg_trace_thread(const struct ccsg_trace *t, int32_t proc, int32_t tid);
 /* Host index of a process, or -1. */
