@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "causal/db-schema.h"
+#include "db-ends.h"
 #include "hashmap.h"
 #include "monitoring.h"
 
@@ -202,6 +203,7 @@ struct ccsg_trace {
 	struct hashmap string_map;	/* string hash -> first index */
 	size_t cap_strings;
 	struct ccsg_monitoring mon; /* what selective monitoring covered */
+	struct db_ends ends;	    /* processes that did not end cleanly */
 	struct ccsg_stream *stream; /* ccsg_trace_open()'s, else NULL */
 	struct ccsg_part part;	    /* the last ccsg_trace_next_part()'s */
 };
