@@ -58,7 +58,7 @@ static int dial(int port, int src)
 	return fd;
 }
 
-/* ---- the attackers --------------------------------------------------------- */
+/* ---- the attackers ------------------------------------------------------- */
 
 struct attack {
 	int port;
@@ -137,7 +137,7 @@ static int attack_open_now(const struct attack *a)
 	return n;
 }
 
-/* ---- a legitimate client --------------------------------------------------- */
+/* ---- a legitimate client ------------------------------------------------- */
 
 struct legit {
 	int fd, src, sent;
@@ -181,7 +181,7 @@ static void legit_event(struct legit *l, short revents)
 		l->status = 0;
 }
 
-/* ---- the two together ------------------------------------------------------ */
+/* ---- the two together ---------------------------------------------------- */
 
 /*
  * Run the attack, and l when l->status is pending, until the deadline
@@ -209,16 +209,17 @@ static void run(struct attack *a, struct legit *l, int64_t deadline,
 		}
 		for (int i = 0; i < ATTACKERS; i++)
 			p[n++] = (struct pollfd){ a->fd[i], POLLIN, 0 };
-		p[n++] = (struct pollfd){ l && l->status < 0 ? l->fd : -1,
-					  POLLIN | (l && !l->sent ? POLLOUT : 0),
-					  0 };
+		p[n++] =
+			(struct pollfd){ l && l->status < 0 ? l->fd : -1,
+					 POLLIN | (l && !l->sent ? POLLOUT : 0),
+					 0 };
 		ck_assert_int_ge(poll(p, (nfds_t)n, (int)wait), 0);
 		for (int i = 0; i < ATTACKERS; i++) {
 			char b[512];
 			ssize_t r;
 
-			if (a->fd[i] < 0 || !(p[i].revents &
-					      (POLLIN | POLLHUP | POLLERR)))
+			if (a->fd[i] < 0 ||
+			    !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			r = read(a->fd[i], b, sizeof(b));
 			if (r == 0 || (r < 0 && errno != EAGAIN))

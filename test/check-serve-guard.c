@@ -195,13 +195,19 @@ END_TEST
 START_TEST(test_requests)
 {
 	static const char *const loopback[] = {
-		"localhost", "LOCALHOST:8080", "127.0.0.1", "127.0.0.1:80",
-		"127.1.2.3:9", "[::1]", "[::1]:8080",
+		"localhost",   "LOCALHOST:8080", "127.0.0.1",  "127.0.0.1:80",
+		"127.1.2.3:9", "[::1]",		 "[::1]:8080",
 	};
 	static const char *const other[] = {
-		"evil.example", "evil.example:80", "localhost.evil.example",
-		"127.0.0.1.evil.example", "[::1", "[::2]:80", "",
-		"127.0.0.1x", "10.0.0.1",
+		"evil.example",
+		"evil.example:80",
+		"localhost.evil.example",
+		"127.0.0.1.evil.example",
+		"[::1",
+		"[::2]:80",
+		"",
+		"127.0.0.1x",
+		"10.0.0.1",
 	};
 
 	for (size_t i = 0; i < sizeof(loopback) / sizeof(loopback[0]); i++)

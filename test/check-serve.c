@@ -114,8 +114,7 @@ static void steps_are(const struct jval *doc, ...)
 	ck_assert_int_eq(st->n, n);
 }
 
-/* ---- the tests --------------------------------------------------------------
- */
+/* ---- the tests ----------------------------------------------------------- */
 
 /* reduction on processor { D } by 20% to function { *::say_it } */
 #define SPEC                                                                   \
@@ -487,10 +486,9 @@ START_TEST(test_compaction_per_request)
 	for (int i = 0; i < N; i++) {
 		first[i][0] = compacted_kids(s.port, "location", "k:%3Cmain%3E",
 					     states[i]);
-		first[i][1] =
-			compacted_kids(s.port, "name", "k:%3Cmain%3E",
-				       strstr(states[i], "expand") ? ""
-								   : states[i]);
+		first[i][1] = compacted_kids(
+			s.port, "name", "k:%3Cmain%3E",
+			strstr(states[i], "expand") ? "" : states[i]);
 	}
 	ck_assert_str_ne(first[0][0], first[1][0]);
 	ck_assert_str_ne(first[1][0], first[2][0]);
@@ -516,7 +514,8 @@ START_TEST(test_compaction_per_request)
 				ck_assert_msg(!strcmp(again, first[i][h]),
 					      "state '%s' (%s) answered "
 					      "differently:\n%s\nthen\n%s",
-					      states[i], h ? "name" : "location",
+					      states[i],
+					      h ? "name" : "location",
 					      first[i][h], again);
 				free(again);
 			}
@@ -547,9 +546,10 @@ START_TEST(test_compaction_per_request)
 	json_free(api(s.port, "GET",
 		      "/api/children?tree=ccsg&compact=name&id=k:&step=level:x",
 		      400));
-	json_free(api(s.port, "GET",
-		      "/api/children?tree=ccsg&compact=name&id=k:&step=expand:k:",
-		      400));
+	json_free(
+		api(s.port, "GET",
+		    "/api/children?tree=ccsg&compact=name&id=k:&step=expand:k:",
+		    400));
 	json_free(api(s.port, "GET",
 		      "/api/children?tree=ccsg&compact=name&id=k:&step=expand:"
 		      "k:nothing",
@@ -558,8 +558,8 @@ START_TEST(test_compaction_per_request)
 		      "/api/children?tree=ccsg&compact=location&id=k:&step="
 		      "level:1&step=compact:k:%3Cmain%3E",
 		      409));
-	json_free(api(s.port, "GET", "/api/children?tree=ccsg&id=n0&step=level:1",
-		      400));
+	json_free(api(s.port, "GET",
+		      "/api/children?tree=ccsg&id=n0&step=level:1", 400));
 	{
 		int n = snprintf(target, sizeof(target),
 				 "/api/children?tree=ccsg&compact=name&id=k:");
@@ -570,8 +570,9 @@ START_TEST(test_compaction_per_request)
 		json_free(api(s.port, "GET", target, 400));
 	}
 	/* a failed replay leaves nothing wrong behind */
-	doc = get(s.port,
-		  "/api/children?tree=ccsg&compact=location&id=k:&step=level:1");
+	doc = get(
+		s.port,
+		"/api/children?tree=ccsg&compact=location&id=k:&step=level:1");
 	ck_assert_int_eq(num(doc, "total"), 1);
 	json_free(doc);
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
@@ -587,15 +588,20 @@ START_TEST(test_cross_site)
 		const char *method, *target, *headers;
 		int status;
 	} cases[] = {
-		{ "POST", "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
 		  "Origin: http://evil.example\r\n", 403 },
-		{ "POST", "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
 		  "Sec-Fetch-Site: cross-site\r\n", 403 },
-		{ "POST", "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
 		  "Sec-Fetch-Site: same-site\r\n", 403 },
-		{ "POST", "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
 		  "Origin: null\r\n", 403 },
-		{ "POST", "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
 		  "Origin: http://127.0.0.1.evil.example\r\n", 403 },
 		{ "GET", "/api/info", "Sec-Fetch-Site: cross-site\r\n", 403 },
 		{ "GET", "/api/info", "Origin: http://evil.example\r\n", 403 },
@@ -606,10 +612,12 @@ START_TEST(test_cross_site)
 		/* the page's own requests, and a program's */
 		{ "GET", "/api/info", "Sec-Fetch-Site: same-origin\r\n", 200 },
 		{ "GET", "/api/info", "Sec-Fetch-Site: none\r\n", 200 },
-		{ "POST", "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
 		  "Sec-Fetch-Site: same-origin\r\n", 200 },
-		{ "POST", "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
-		  "", 200 },
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1", "",
+		  200 },
 	};
 	struct server s;
 	struct e2e t;
@@ -733,11 +741,10 @@ START_TEST(test_fuzz)
 		"/api/search", "/api/link", "/api/compact",  "/api/x",
 	};
 	static const char *const keys[] = {
-		"tree",	     "id",   "offset", "limit",
-		"q",	     "from", "to",     "spec",
-		"compact",   "op",   "level",  "hierarchy",
-		"secondary", "",     "%00",    "id%5B%5D",
-		"step",	     "step",
+		"tree",	    "id",	 "offset",    "limit",	 "q",
+		"from",	    "to",	 "spec",      "compact", "op",
+		"level",    "hierarchy", "secondary", "",	 "%00",
+		"id%5B%5D", "step",	 "step",
 	};
 	static const char *const values[] = {
 		"idt",

@@ -244,7 +244,8 @@ static struct viewer_compacted *pick_slot(struct viewer *v, int tree, int hier,
 		if (s->built && s->tree == tree && s->hier == hier && s->key &&
 		    !strcmp(s->key, key))
 			return s;
-		if (!pick || (pick->built && (!s->built || s->used < pick->used)))
+		if (!pick ||
+		    (pick->built && (!s->built || s->used < pick->used)))
 			pick = s;
 	}
 	return pick;

@@ -60,7 +60,7 @@ static const struct guard_limits serve_limits = {
 	.request_ms = 10000,
 	.send_ms = 60000,
 };
-#define IDLE_TIMEOUT_S 10 /* the daemon's: no byte either way */
+#define IDLE_TIMEOUT_S 10	 /* the daemon's: no byte either way */
 #define MEMORY_LIMIT (64 * 1024) /* a request's line and headers */
 
 enum { SERVE_LISTEN = OPT_LONG + 100 };
@@ -245,8 +245,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	return ret;
 }
 
-/* ---- connections: the guard told of each
- * ----------------------------------------------------- */
+/* ---- connections: the guard told of each ------------------------------- */
 
 static void on_connection(void *cls, struct MHD_Connection *conn,
 			  void **socket_context,
@@ -267,8 +266,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 			     : NULL;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn,
-			 void **con_cls, enum MHD_RequestTerminationCode toe)
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
 {
 	struct server *s = cls;
 
@@ -286,10 +285,10 @@ static int serve_loop(struct server *s, struct MHD_Daemon *d,
 {
 	const union MHD_DaemonInfo *ep =
 		MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD);
-	struct pollfd p[2] = { { .fd = ep ? ep->epoll_fd : -1,
-				 .events = POLLIN },
-			       { .fd = signalfd(-1, stop, SFD_CLOEXEC),
-				 .events = POLLIN } };
+	struct pollfd p[2] = {
+		{ .fd = ep ? ep->epoll_fd : -1, .events = POLLIN },
+		{ .fd = signalfd(-1, stop, SFD_CLOEXEC), .events = POLLIN }
+	};
 	int ret = 0;
 
 	if (p[0].fd < 0 || p[1].fd < 0) {

@@ -99,14 +99,14 @@ static size_t count_addr(const struct guard *g, const uint8_t *key)
 	size_t n = 0;
 
 	for (int i = 0; i < 2; i++)
-		for (const struct guard_conn *o = heads[i]->next;
-		     o != heads[i]; o = o->next)
+		for (const struct guard_conn *o = heads[i]->next; o != heads[i];
+		     o = o->next)
 			n += !memcmp(o->addr, key, 16);
 	return n;
 }
 
-struct guard_conn *guard_open(struct guard *g, int fd,
-			      const struct sockaddr *a, int64_t now)
+struct guard_conn *guard_open(struct guard *g, int fd, const struct sockaddr *a,
+			      int64_t now)
 {
 	struct guard_conn *c = calloc(1, sizeof(*c)), *o;
 	size_t same;
@@ -121,8 +121,7 @@ struct guard_conn *guard_open(struct guard *g, int fd,
 	list_add_tail(&g->waiting, c);
 	g->live++;
 	same = count_addr(g, c->addr);
-	for (; same > g->lim.per_ip &&
-	       (o = oldest_waiting(g, c->addr, c));
+	for (; same > g->lim.per_ip && (o = oldest_waiting(g, c->addr, c));
 	     same--)
 		shut(g, o, &g->closed_crowd);
 	while (g->live > g->lim.total && (o = oldest_waiting(g, NULL, c)))

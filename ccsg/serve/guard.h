@@ -32,7 +32,7 @@
 #include <sys/socket.h>
 
 struct guard_limits {
-	unsigned per_ip, total;	      /* connections kept, see above */
+	unsigned per_ip, total;	     /* connections kept, see above */
 	int64_t request_ms, send_ms; /* deadlines, see above */
 };
 
@@ -62,8 +62,8 @@ void guard_init(struct guard *g, const struct guard_limits *lim);
  * are closed if there are too many.  NULL when out of memory: fd is
  * closed then.
  */
-struct guard_conn *guard_open(struct guard *g, int fd,
-			      const struct sockaddr *a, int64_t now);
+struct guard_conn *guard_open(struct guard *g, int fd, const struct sockaddr *a,
+			      int64_t now);
 /* Its answer is queued: sending. */
 void guard_answering(struct guard *g, struct guard_conn *c, int64_t now);
 /* Its answer has gone: waiting for the next request. */
