@@ -129,24 +129,26 @@ struct guard_conn *guard_open(struct guard *g, int fd, const struct sockaddr *a,
 	return c;
 }
 
-void guard_answering(struct guard *g, struct guard_conn *c, int64_t now)
+/* c to the end of the sending or the waiting list, unless it was told
+ * to close. */
+static void move(struct guard *g, struct guard_conn *c, int sending,
+		 int64_t now)
 {
 	if (!c || !in_list(c))
 		return;
 	list_del(c);
-	c->sending = 1;
 	c->since = now;
-	list_add_tail(&g->sending, c);
+	list_add_tail(sending ? &g->sending : &g->waiting, c);
+}
+
+void guard_answering(struct guard *g, struct guard_conn *c, int64_t now)
+{
+	move(g, c, 1, now);
 }
 
 void guard_answered(struct guard *g, struct guard_conn *c, int64_t now)
 {
-	if (!c || !in_list(c))
-		return;
-	list_del(c);
-	c->sending = 0;
-	c->since = now;
-	list_add_tail(&g->waiting, c);
+	move(g, c, 0, now);
 }
 
 void guard_closed(struct guard *g, struct guard_conn *c)

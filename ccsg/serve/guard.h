@@ -39,7 +39,6 @@ struct guard_limits {
 struct guard_conn {
 	struct guard_conn *prev, *next; /* in its list, oldest first */
 	int fd;
-	int sending;
 	uint8_t addr[16]; /* the address (IPv6: its /64) compared per_ip */
 	int64_t since;	  /* opened, answer queued, or answer gone */
 };
