@@ -479,7 +479,7 @@ START_TEST(test_compaction_per_request)
 	struct server s;
 	struct jval *doc;
 	struct e2e t;
-	char target[1024];
+	char target[4096];
 
 	e2e_init(&t);
 	serve_start(&s, fx_figure1(), NULL);
@@ -519,6 +519,16 @@ START_TEST(test_compaction_per_request)
 					      first[i][h], again);
 				free(again);
 			}
+	/* levels in a row: at most the least of them */
+	for (int i = 0; i < 2; i++) {
+		char *again = compacted_kids(
+			s.port, "location", "k:%3Cmain%3E",
+			i ? "&step=level:1&step=level:3" :
+			    "&step=level:3&step=level:1&step=level:2");
+
+		ck_assert_str_eq(again, first[1][0]);
+		free(again);
+	}
 	for (int i = 0; i < N; i++) {
 		free(first[i][0]);
 		free(first[i][1]);

@@ -295,7 +295,7 @@ static int build_slot(struct ctx *x, struct viewer_compacted *s, int tree,
 /* Slot s holding (tree, hier) in the state of st: 0, or -1 after the
  * answer. */
 static int fill_slot(struct ctx *x, struct viewer_compacted *s, int tree,
-		     int hier, const struct steps *st)
+		     int hier, struct steps *st)
 {
 	free(s->key);
 	s->key = NULL;
@@ -310,9 +310,19 @@ static int fill_slot(struct ctx *x, struct viewer_compacted *s, int tree,
 		/* whole again: as built */
 		return api_reply_error(x, 500, "out of memory");
 	}
-	for (size_t i = 0; i < st->n; i++)
+	for (size_t i = 0; i < st->n; i++) {
+		int64_t a = step_level(st->v[i]),
+			b = i + 1 < st->n ? step_level(st->v[i + 1]) : -1;
+
+		/* levels in a row are one, the least: each costs a rebuild */
+		if (a > 0 && b > 0) {
+			if (a < b)
+				st->v[i + 1] = st->v[i];
+			continue;
+		}
 		if (replay_step(x, &s->t, st->v[i], i))
 			return -1;
+	}
 	return 0;
 }
 
