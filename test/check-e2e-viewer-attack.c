@@ -1,9 +1,9 @@
 /*
  * check-e2e-viewer-attack.c - `ccsg serve` under the attacks of issue 40,
  * item 7, made by real sockets from this process: 300 clients that each
- * send one header line a second (slowloris), or nothing at all, from one
- * loopback address or from ten, reconnecting whenever the server closes
- * one.  While the attack goes on, five legitimate requests, from the
+ * send one header line a second (slowloris), or nothing at all, or ask
+ * for d3 and never read the answer, from one loopback address or from
+ * ten, reconnecting whenever the server closes one.  While the attack goes on, five legitimate requests, from the
  * attackers' address or another, must each be answered (200) within a
  * generous deadline; then, the attackers no longer reconnecting, every
  * attack connection must be closed by the server (within another).  No
@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -39,8 +40,9 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A non-blocking socket from 127.0.0.src connecting to port: the fd. */
-static int dial(int port, int src)
+/* A non-blocking socket from 127.0.0.src connecting to port: the fd.
+ * rcvbuf: its receive buffer's size, or 0 for the system's. */
+static int dial(int port, int src, int rcvbuf)
 {
 	struct sockaddr_in from = { .sin_family = AF_INET },
 			   to = { .sin_family = AF_INET,
@@ -48,6 +50,9 @@ static int dial(int port, int src)
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	ck_assert_int_ge(fd, 0);
+	if (rcvbuf)
+		ck_assert(!setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				      sizeof(rcvbuf)));
 	from.sin_addr.s_addr = htonl(0x7f000000u | (uint32_t)src);
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ck_assert_msg(!bind(fd, (struct sockaddr *)&from, sizeof(from)),
@@ -60,9 +65,16 @@ static int dial(int port, int src)
 
 /* ---- the attackers ------------------------------------------------------- */
 
+/* What each attacker does once connected. */
+enum attack_kind {
+	IDLE,	/* sends nothing */
+	SLOW,	/* sends a header line a second */
+	NOREAD, /* asks for d3 (250 KB) and never reads the answer */
+};
+
 struct attack {
 	int port;
-	int slow;      /* a header line a second; else nothing at all */
+	enum attack_kind kind;
 	int reconnect; /* a closed socket is opened again at its next tick */
 	int nsrc;      /* from 127.0.0.2 .. 127.0.0.(1 + nsrc); 0: 127.0.0.1 */
 	int fd[ATTACKERS];
@@ -78,7 +90,9 @@ static int attack_src(const struct attack *a, int i)
 
 static void attack_open(struct attack *a, int i, int64_t now)
 {
-	a->fd[i] = dial(a->port, attack_src(a, i));
+	/* a small buffer that d3 cannot fill (the kernel doubles it) */
+	a->fd[i] = dial(a->port, attack_src(a, i),
+			a->kind == NOREAD ? 4096 : 0);
 	a->sent[i] = 0;
 	/* ticks spread over the second, as many clients would send */
 	a->next[i] = now + 1000 * (i + 1) / ATTACKERS;
@@ -106,6 +120,8 @@ static void attack_tick(struct attack *a, int i, int64_t now)
 {
 	static const char *const first =
 		"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+	static const char *const d3 =
+		"GET /d3.min.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 	char line[64];
 	const char *s = line;
 
@@ -115,10 +131,10 @@ static void attack_tick(struct attack *a, int i, int64_t now)
 			attack_open(a, i, now);
 		return;
 	}
-	if (!a->slow)
+	if (a->kind == IDLE || (a->kind == NOREAD && a->sent[i]))
 		return;
 	if (a->sent[i] == 0)
-		s = first;
+		s = a->kind == NOREAD ? d3 : first;
 	else
 		snprintf(line, sizeof(line), "X-Slow-%d: %d\r\n", a->sent[i],
 			 i);
@@ -148,7 +164,7 @@ struct legit {
 
 static void legit_start(struct legit *l, int port)
 {
-	l->fd = dial(port, l->src);
+	l->fd = dial(port, l->src, 0);
 	l->sent = 0;
 	l->len = 0;
 	l->status = -1;
@@ -207,8 +223,13 @@ static void run(struct attack *a, struct legit *l, int64_t deadline,
 			if (a->next[i] - now < wait)
 				wait = a->next[i] - now;
 		}
+		/* a reader reads (the end comes after the data); a
+		 * non-reader sees the server's end without reading */
 		for (int i = 0; i < ATTACKERS; i++)
-			p[n++] = (struct pollfd){ a->fd[i], POLLIN, 0 };
+			p[n++] = (struct pollfd){
+				a->fd[i], a->kind == NOREAD ? POLLRDHUP : POLLIN,
+				0
+			};
 		p[n++] =
 			(struct pollfd){ l && l->status < 0 ? l->fd : -1,
 					 POLLIN | (l && !l->sent ? POLLOUT : 0),
@@ -219,8 +240,13 @@ static void run(struct attack *a, struct legit *l, int64_t deadline,
 			ssize_t r;
 
 			if (a->fd[i] < 0 ||
-			    !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			    !(p[i].revents &
+			      (POLLIN | POLLRDHUP | POLLHUP | POLLERR)))
 				continue;
+			if (a->kind == NOREAD) {
+				attack_lost(a, i);
+				continue;
+			}
 			r = read(a->fd[i], b, sizeof(b));
 			if (r == 0 || (r < 0 && errno != EAGAIN))
 				attack_lost(a, i);
@@ -272,7 +298,10 @@ static void siege(struct attack *a, int legit_src)
 		      a->closed);
 	printf("viewer attack (%s, %d address%s): %d requests answered, "
 	       "%ld attack connections closed by the server\n",
-	       a->slow ? "slow headers" : "idle", a->nsrc ? a->nsrc : 1,
+	       a->kind == SLOW	   ? "slow headers"
+	       : a->kind == NOREAD ? "answers not read"
+				   : "idle",
+	       a->nsrc ? a->nsrc : 1,
 	       a->nsrc > 1 ? "es" : "", ROUNDS, a->closed);
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
 	e2e_release(&t);
@@ -282,7 +311,7 @@ static void siege(struct attack *a, int legit_src)
  * loopback case: every local client is 127.0.0.1). */
 START_TEST(test_slow_same_address)
 {
-	static struct attack a = { .slow = 1 };
+	static struct attack a = { .kind = SLOW };
 
 	siege(&a, 1);
 }
@@ -291,7 +320,7 @@ END_TEST
 /* ... from one address, the legitimate client from another. */
 START_TEST(test_slow_other_address)
 {
-	static struct attack a = { .slow = 1, .nsrc = 1 };
+	static struct attack a = { .kind = SLOW, .nsrc = 1 };
 
 	siege(&a, 3);
 }
@@ -301,7 +330,7 @@ END_TEST
  * the limit in all. */
 START_TEST(test_slow_ten_addresses)
 {
-	static struct attack a = { .slow = 1, .nsrc = 10 };
+	static struct attack a = { .kind = SLOW, .nsrc = 10 };
 
 	siege(&a, 1);
 }
@@ -310,7 +339,18 @@ END_TEST
 /* 300 connections that send nothing. */
 START_TEST(test_idle)
 {
-	static struct attack a = { .slow = 0 };
+	static struct attack a = { .kind = IDLE };
+
+	siege(&a, 1);
+}
+END_TEST
+
+/* 300 connections from the legitimate client's address that each ask
+ * for d3 and never read it: their answers cannot go, yet a newcomer is
+ * answered (the oldest answer is closed to make room). */
+START_TEST(test_no_read)
+{
+	static struct attack a = { .kind = NOREAD };
 
 	siege(&a, 1);
 }
@@ -327,6 +367,7 @@ Suite *e2e_viewer_attack_suite(void)
 	tcase_add_test(tc, test_slow_other_address);
 	tcase_add_test(tc, test_slow_ten_addresses);
 	tcase_add_test(tc, test_idle);
+	tcase_add_test(tc, test_no_read);
 	suite_add_tcase(s, tc);
 	return s;
 }

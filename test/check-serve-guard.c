@@ -13,12 +13,13 @@
 
 #include "serve/guard.h"
 
-static int closed[64];
+static int closed[64], reset[64];
 static int nclosed;
 
-static void record_close(int fd)
+static void record_close(int fd, int r)
 {
 	ck_assert_int_lt(nclosed, 64);
+	reset[nclosed] = r;
 	closed[nclosed++] = fd;
 }
 
@@ -55,8 +56,8 @@ static struct sockaddr_in6 v6(const char *a)
 #define OPEN(g, fd, sa, now)                                                   \
 	guard_open(g, fd, (const struct sockaddr *)&(sa), now)
 
-/* More than per_ip from one address: its oldest waiting one goes, never
- * the newcomer, never one of another address, never one sending. */
+/* More than per_ip from one address: its oldest one goes, waiting or
+ * sending (reset), never the newcomer, never one of another address. */
 START_TEST(test_per_ip)
 {
 	struct sockaddr_in a = v4("127.0.0.1"), b = v4("127.0.0.2");
@@ -71,23 +72,35 @@ START_TEST(test_per_ip)
 	c[4] = OPEN(&g, 4, a, 3);
 	ck_assert_int_eq(nclosed, 1);
 	ck_assert_int_eq(closed[0], 1);
+	ck_assert_int_eq(reset[0], 0);
 	guard_closed(&g, c[1]);
-	/* 3 is answering: 4 goes when 5 comes */
+	/* 3 is answering since 4, 4 has waited since 3: 4 goes for 5 */
 	guard_answering(&g, c[3], 4);
 	c[5] = OPEN(&g, 5, a, 5);
 	ck_assert_int_eq(nclosed, 2);
 	ck_assert_int_eq(closed[1], 4);
+	ck_assert_int_eq(reset[1], 0);
 	guard_closed(&g, c[4]);
-	/* 3 and 5 of a: another of a while both answer keeps them all */
+	/* 3 and 5 of a both answering (a client that does not read): the
+	 * older answer, 3's, goes for 6 */
 	guard_answering(&g, c[5], 6);
 	c[6] = OPEN(&g, 6, a, 7);
-	ck_assert_int_eq(nclosed, 2);
-	ck_assert_uint_eq(g.live, 4);
-	for (int i = 2; i <= 6; i++)
-		if (i != 4)
-			guard_closed(&g, c[i]);
+	ck_assert_int_eq(nclosed, 3);
+	ck_assert_int_eq(closed[2], 3);
+	ck_assert_int_eq(reset[2], 1);
+	guard_closed(&g, c[3]);
+	/* 5 answering since 6, 6 waiting since 7: the older, 5, for 7 */
+	c[7] = OPEN(&g, 7, a, 8);
+	ck_assert_int_eq(nclosed, 4);
+	ck_assert_int_eq(closed[3], 5);
+	ck_assert_int_eq(reset[3], 1);
+	guard_closed(&g, c[5]);
+	ck_assert_uint_eq(g.live, 3);
+	guard_closed(&g, c[2]);
+	guard_closed(&g, c[6]);
+	guard_closed(&g, c[7]);
 	ck_assert_uint_eq(g.live, 0);
-	ck_assert_uint_eq(g.closed_crowd, 2);
+	ck_assert_uint_eq(g.closed_crowd, 4);
 }
 END_TEST
 
@@ -120,7 +133,8 @@ START_TEST(test_total)
 }
 END_TEST
 
-/* The deadlines, and what guard_tick() says of the next one. */
+/* The deadlines, and what guard_tick() says of the next one; a sending
+ * connection is reset as it is closed, a waiting one is not. */
 START_TEST(test_deadlines)
 {
 	struct sockaddr_in a = v4("127.0.0.1"), b = v4("127.0.0.2");
@@ -138,12 +152,14 @@ START_TEST(test_deadlines)
 	ck_assert_int_eq(guard_tick(&g, 130), 920);
 	ck_assert_int_eq(nclosed, 1);
 	ck_assert_int_eq(closed[0], 2);
+	ck_assert_int_eq(reset[0], 0);
 	guard_closed(&g, y);
 	/* answered: waiting again from then */
 	guard_answered(&g, x, 200);
 	ck_assert_int_eq(guard_tick(&g, 250), 50);
 	ck_assert_int_eq(guard_tick(&g, 300), -1);
 	ck_assert_int_eq(closed[1], 1);
+	ck_assert_int_eq(reset[1], 0);
 	/* told to close, x is no longer the guard's to move */
 	guard_answering(&g, x, 310);
 	guard_answered(&g, x, 320);
@@ -155,6 +171,7 @@ START_TEST(test_deadlines)
 	ck_assert_int_eq(guard_tick(&g, 7009), 1);
 	ck_assert_int_eq(guard_tick(&g, 7010), -1);
 	ck_assert_int_eq(closed[2], 3);
+	ck_assert_int_eq(reset[2], 1);
 	guard_closed(&g, x);
 	ck_assert_uint_eq(g.closed_late, 3);
 	ck_assert_uint_eq(g.live, 0);

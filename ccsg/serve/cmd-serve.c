@@ -60,7 +60,7 @@ static const struct guard_limits serve_limits = {
 	.request_ms = 10000,
 	.send_ms = 60000,
 };
-#define IDLE_TIMEOUT_S 10	 /* the daemon's: no byte either way */
+#define IDLE_TIMEOUT_S 20	 /* the daemon's: no byte either way */
 #define MEMORY_LIMIT (64 * 1024) /* a request's line and headers */
 
 enum { SERVE_LISTEN = OPT_LONG + 100 };
@@ -266,13 +266,19 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 			     : NULL;
 }
 
+/* A request ended: its answer gone, or not (libmicrohttpd's timeout, an
+ * error), when the connection is reset as it closes (guard_reset()). */
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	struct server *s = cls;
+	const union MHD_ConnectionInfo *fd;
 
 	(void)con_cls;
-	(void)toe;
+	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK &&
+	    (fd = MHD_get_connection_info(conn,
+					  MHD_CONNECTION_INFO_CONNECTION_FD)))
+		guard_reset(fd->connect_fd);
 	guard_answered(&s->guard, conn_guard(conn), now_ms());
 }
 

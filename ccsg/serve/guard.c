@@ -2,19 +2,34 @@
  * guard.c - the limits and deadlines of `ccsg serve`'s connections and
  * the checks of a request's origin (guard.h).  Two lists, each kept in
  * the order of `since` because a connection only ever moves to the end
- * of one: so the next deadline is at a head, and the oldest waiting
- * connection is the first of its list.
+ * of one: so the next deadline is at a head, and the oldest connection
+ * of either state is the first of its list.
  */
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "guard.h"
 
-static void close_socket(int fd)
+void guard_reset(int fd)
 {
+	struct linger now = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
+}
+
+/* A sending connection, or a waiting one whose last answer the client
+ * has not taken by its deadline, is reset. */
+static void close_socket(int fd, int reset)
+{
+	int unsent = 0;
+
+	if (reset || (!ioctl(fd, SIOCOUTQ, &unsent) && unsent > 0))
+		guard_reset(fd);
 	shutdown(fd, SHUT_RDWR);
 }
 
@@ -47,18 +62,18 @@ void guard_init(struct guard *g, const struct guard_limits *lim)
 	g->close_fd = close_socket;
 }
 
+static int in_list(const struct guard_conn *c)
+{
+	return c->next != c;
+}
+
 /* Told to close: out of the lists, counted; freed by guard_closed(). */
 static void shut(struct guard *g, struct guard_conn *c, size_t *why)
 {
 	list_del(c);
 	g->live--;
 	(*why)++;
-	g->close_fd(c->fd);
-}
-
-static int in_list(const struct guard_conn *c)
-{
-	return c->next != c;
+	g->close_fd(c->fd, c->sending);
 }
 
 /* The address a connection is counted under: IPv4 (mapped or not) whole,
@@ -81,16 +96,26 @@ static void addr_key(const struct sockaddr *a, uint8_t key[16])
 	}
 }
 
-/* The oldest waiting connection (of address key, or any when NULL) but
- * not c; NULL when there is none. */
-static struct guard_conn *oldest_waiting(struct guard *g, const uint8_t *key,
-					 const struct guard_conn *c)
+/* The first connection of list head (of address key, or any when NULL)
+ * but c; NULL when there is none. */
+static struct guard_conn *first_of(struct guard_conn *head, const uint8_t *key,
+				   const struct guard_conn *c)
 {
-	for (struct guard_conn *o = g->waiting.next; o != &g->waiting;
-	     o = o->next)
+	for (struct guard_conn *o = head->next; o != head; o = o->next)
 		if (o != c && (!key || !memcmp(o->addr, key, 16)))
 			return o;
 	return NULL;
+}
+
+/* The connection to close to make room (guard.h): of the oldest waiting
+ * one and the oldest sending one, the older, a waiting one on a tie. */
+static struct guard_conn *oldest(struct guard *g, const uint8_t *key,
+				 const struct guard_conn *c)
+{
+	struct guard_conn *w = first_of(&g->waiting, key, c),
+			  *s = first_of(&g->sending, key, c);
+
+	return !s || (w && w->since <= s->since) ? w : s;
 }
 
 static size_t count_addr(const struct guard *g, const uint8_t *key)
@@ -112,7 +137,7 @@ struct guard_conn *guard_open(struct guard *g, int fd, const struct sockaddr *a,
 	size_t same;
 
 	if (!c) {
-		g->close_fd(fd);
+		g->close_fd(fd, 0);
 		return NULL;
 	}
 	c->fd = fd;
@@ -121,10 +146,10 @@ struct guard_conn *guard_open(struct guard *g, int fd, const struct sockaddr *a,
 	list_add_tail(&g->waiting, c);
 	g->live++;
 	same = count_addr(g, c->addr);
-	for (; same > g->lim.per_ip && (o = oldest_waiting(g, c->addr, c));
+	for (; same > g->lim.per_ip && (o = oldest(g, c->addr, c));
 	     same--)
 		shut(g, o, &g->closed_crowd);
-	while (g->live > g->lim.total && (o = oldest_waiting(g, NULL, c)))
+	while (g->live > g->lim.total && (o = oldest(g, NULL, c)))
 		shut(g, o, &g->closed_crowd);
 	return c;
 }
@@ -138,6 +163,7 @@ static void move(struct guard *g, struct guard_conn *c, int sending,
 		return;
 	list_del(c);
 	c->since = now;
+	c->sending = sending;
 	list_add_tail(sending ? &g->sending : &g->waiting, c);
 }
 

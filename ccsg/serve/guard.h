@@ -15,11 +15,19 @@
  *     within that time, an idle keep-alive connection is closed after it);
  *   - sending longer than send_ms: closed (a client that reads slowly);
  *   - more than per_ip connections from one address (IPv6: one /64), or
- *     more than total in all: the oldest waiting one of that address, or
- *     of all, is closed to make room.  A new connection is never the one
- *     closed, so a newcomer is served while the slow ones make way.
+ *     more than total in all: the oldest one of that address, or of all,
+ *     is closed to make room, by `since` (a waiting one on a tie): one
+ *     that has waited longest for its request, or whose answer has taken
+ *     longest to go.  A new connection is never the one closed, so a
+ *     newcomer is served while the slow ones, however they are slow,
+ *     make way; a connection is closed only when per_ip (or total)
+ *     newer ones came while it waited or sent.
  * Closing is shutdown(2) of the socket (guard->close_fd): the descriptor
  * stays the server's, which sees the end of the stream and lets it go.
+ * A sending one, or a waiting one whose last answer is still queued in
+ * the kernel, is reset first (guard_reset()): that answer will not go,
+ * and its bytes, queued for a client that does not read, would keep the
+ * socket in the kernel, unseen by the client, after the server let it go.
  *
  * All calls come from one thread (the server's loop); times are
  * milliseconds of a monotonic clock.
@@ -41,6 +49,7 @@ struct guard_conn {
 	int fd;
 	uint8_t addr[16]; /* the address (IPv6: its /64) compared per_ip */
 	int64_t since;	  /* opened, answer queued, or answer gone */
+	int sending;	  /* in the sending list */
 };
 
 struct guard {
@@ -50,7 +59,8 @@ struct guard {
 	size_t live; /* in the lists: connections not yet told to close */
 	/* how connections were told to close, for the log and the tests */
 	size_t closed_late, closed_crowd;
-	void (*close_fd)(int fd); /* shutdown(fd, SHUT_RDWR) */
+	/* shutdown(fd, SHUT_RDWR), after guard_reset(fd) when reset */
+	void (*close_fd)(int fd, int reset);
 };
 
 void guard_init(struct guard *g, const struct guard_limits *lim);
@@ -69,6 +79,9 @@ void guard_answering(struct guard *g, struct guard_conn *c, int64_t now);
 void guard_answered(struct guard *g, struct guard_conn *c, int64_t now);
 /* The connection is closed (by whoever): c is freed. */
 void guard_closed(struct guard *g, struct guard_conn *c);
+/* The socket's close will reset the connection (SO_LINGER 0), its
+ * queued bytes dropped: for an answer that will not go. */
+void guard_reset(int fd);
 /*
  * Close the connections past their deadline at now: the milliseconds
  * until the next deadline, or -1 when no connection is open.
