@@ -3,12 +3,12 @@
  * item 7, made by real sockets from this process: 300 clients that each
  * send one header line a second (slowloris), or nothing at all, or ask
  * for d3 and never read the answer, from one loopback address or from
- * ten, reconnecting whenever the server closes one.  While the attack goes on, five legitimate requests, from the
- * attackers' address or another, must each be answered (200) within a
- * generous deadline; then, the attackers no longer reconnecting, every
- * attack connection must be closed by the server (within another).  No
- * figure of time is asserted beyond those deadlines: how fast the server
- * answers is its guard's business (guard.h), the test only says it does.
+ * ten, reconnecting whenever the server closes one.  While the attack goes on,
+ * five legitimate requests, from the attackers' address or another, must each
+ * be answered (200) within a generous deadline; then, the attackers no longer
+ * reconnecting, every attack connection must be closed by the server (within
+ * another).  No figure of time is asserted beyond those deadlines: how fast the
+ * server answers is its guard's business (guard.h), the test only says it does.
  *
  * Several client addresses need no namespace: every address of 127/8 is
  * the loopback's, so a socket bound to 127.0.0.2 before it connects comes
@@ -91,8 +91,8 @@ static int attack_src(const struct attack *a, int i)
 static void attack_open(struct attack *a, int i, int64_t now)
 {
 	/* a small buffer that d3 cannot fill (the kernel doubles it) */
-	a->fd[i] = dial(a->port, attack_src(a, i),
-			a->kind == NOREAD ? 4096 : 0);
+	a->fd[i] =
+		dial(a->port, attack_src(a, i), a->kind == NOREAD ? 4096 : 0);
 	a->sent[i] = 0;
 	/* ticks spread over the second, as many clients would send */
 	a->next[i] = now + 1000 * (i + 1) / ATTACKERS;
@@ -226,10 +226,10 @@ static void run(struct attack *a, struct legit *l, int64_t deadline,
 		/* a reader reads (the end comes after the data); a
 		 * non-reader sees the server's end without reading */
 		for (int i = 0; i < ATTACKERS; i++)
-			p[n++] = (struct pollfd){
-				a->fd[i], a->kind == NOREAD ? POLLRDHUP : POLLIN,
-				0
-			};
+			p[n++] = (struct pollfd){ a->fd[i],
+						  a->kind == NOREAD ? POLLRDHUP
+								    : POLLIN,
+						  0 };
 		p[n++] =
 			(struct pollfd){ l && l->status < 0 ? l->fd : -1,
 					 POLLIN | (l && !l->sent ? POLLOUT : 0),
@@ -301,8 +301,8 @@ static void siege(struct attack *a, int legit_src)
 	       a->kind == SLOW	   ? "slow headers"
 	       : a->kind == NOREAD ? "answers not read"
 				   : "idle",
-	       a->nsrc ? a->nsrc : 1,
-	       a->nsrc > 1 ? "es" : "", ROUNDS, a->closed);
+	       a->nsrc ? a->nsrc : 1, a->nsrc > 1 ? "es" : "", ROUNDS,
+	       a->closed);
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
 	e2e_release(&t);
 }

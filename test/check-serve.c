@@ -523,8 +523,8 @@ START_TEST(test_compaction_per_request)
 	for (int i = 0; i < 2; i++) {
 		char *again = compacted_kids(
 			s.port, "location", "k:%3Cmain%3E",
-			i ? "&step=level:1&step=level:3" :
-			    "&step=level:3&step=level:1&step=level:2");
+			i ? "&step=level:1&step=level:3"
+			  : "&step=level:3&step=level:1&step=level:2");
 
 		ck_assert_str_eq(again, first[1][0]);
 		free(again);

@@ -146,8 +146,7 @@ struct guard_conn *guard_open(struct guard *g, int fd, const struct sockaddr *a,
 	list_add_tail(&g->waiting, c);
 	g->live++;
 	same = count_addr(g, c->addr);
-	for (; same > g->lim.per_ip && (o = oldest(g, c->addr, c));
-	     same--)
+	for (; same > g->lim.per_ip && (o = oldest(g, c->addr, c)); same--)
 		shut(g, o, &g->closed_crowd);
 	while (g->live > g->lim.total && (o = oldest(g, NULL, c)))
 		shut(g, o, &g->closed_crowd);
