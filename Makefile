@@ -30,15 +30,18 @@ endif
 
 # --- libcausal.so: everything hidden but the interposed symbols ---------------
 # util/hex.c: the uuid in log names; util/monitor-proto.c: the monitoring
-# channel's parser, causalctl's too; hidden like the rest
+# channel's parser, causalctl's too; util/monitor-auth.c: its sealed lines
+# over TCP (HMAC-SHA256 from nettle: NETTLE_LIBS); hidden like the rest
 LIB_SRCS := $(wildcard preload/*.c shim-pthread/*.c shim-rpc/*.c) util/hex.c \
-	util/monitor-proto.c
+	util/monitor-proto.c util/monitor-auth.c
+NETTLE_LIBS := $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettle)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/lib/%.o)
 TIRPC_CFLAGS := $(shell pkg-config --cflags libtirpc)
 TIRPC_LIBS := $(shell pkg-config --libs libtirpc)
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ipreload -Iutil \
 	$(TIRPC_CFLAGS)
-LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
+LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread \
+	$(NETTLE_LIBS)
 
 # Modules of the library that neither interpose nor start anything (no
 # constructor, no global state), unit-tested directly.
@@ -92,7 +95,7 @@ TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg -Istore \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
 TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(PES_LIBS) $(TIRPC_LIBS) \
-	-ldl -lpthread
+	-ldl -lpthread $(NETTLE_LIBS)
 PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
@@ -198,7 +201,7 @@ $(BUILD)/tool/causalctl/bpf-clock.o: $(BPF_SKEL)
 
 $(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_LIB)
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(TOOL_SAN)
+	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(NETTLE_LIBS) $(TOOL_SAN)
 
 # The test runner: unit suites link the library's pure modules and the
 # tools' engines; end-to-end suites drive the built binaries.
