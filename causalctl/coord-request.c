@@ -168,12 +168,11 @@ static int dial_tcp(const char *where, const char *host, uint16_t port)
 	return fd;
 }
 
-/* Over TCP: the challenge, and the coordinator's proof of the key. */
-static int prove(struct lines *l, const char *where,
-		 struct causal_mon_auth *a, struct causal_mon_key *key)
+/* Over TCP: the key, before anything is dialled; 0 or -EINVAL (said). */
+static int load_key(const char *where, struct causal_mon_key *key)
 {
 	const char *path = getenv("CAUSAL_COORDINATOR_KEY");
-	char line[CAUSAL_MON_LINE_MAX + 1], why[160], *got;
+	char why[160];
 
 	if (!path || !*path)
 		return fail("the coordinator '%s' is reached over TCP: set "
@@ -184,6 +183,15 @@ static int prove(struct lines *l, const char *where,
 		return fail("the key '%s' (CAUSAL_COORDINATOR_KEY): %s", path,
 			    why),
 		       -EINVAL;
+	return 0;
+}
+
+/* Over TCP: the challenge, and the coordinator's proof of the key. */
+static int prove(struct lines *l, const char *where,
+		 struct causal_mon_auth *a, struct causal_mon_key *key)
+{
+	char line[CAUSAL_MON_LINE_MAX + 1], *got;
+
 	if (causal_mon_auth_client(a, key, line, sizeof(line)))
 		return fail("no random bytes for the challenge"), -EIO;
 	strcat(line, "\n");
@@ -263,6 +271,8 @@ int coord_request(const char *where, const char *request, char **reply)
 			    where),
 		       -EINVAL;
 	} else {
+		if ((r = load_key(where, &key)))
+			return r;
 		l.fd = dial_tcp(where, host, port);
 		a = &auth;
 	}

@@ -78,9 +78,9 @@ int causal_mon_auth_server(struct causal_mon_auth *a,
 			   size_t size);
 
 /*
- * The client: the coordinator's first line (without its "\n").  0 when
- * it is "AUTH 2 NONCE" sealed with the key for this connection; -1
- * otherwise (then send nothing more).
+ * The client: the coordinator's first line (without its "\n"; cut up in
+ * place).  0 when it is "AUTH 2 NONCE" sealed with the key for this
+ * connection; -1 otherwise (then send nothing more).
  */
 int causal_mon_auth_check(struct causal_mon_auth *a, char *line);
 
@@ -89,9 +89,10 @@ int causal_mon_seal(struct causal_mon_auth *a, const char *msg, char *out,
 		    size_t size);
 
 /*
- * Open a sealed line (without its "\n"): the message, pointing into line,
- * when its MAC is the one the next line from the other side must have;
- * NULL otherwise (forged, replayed, out of order, or not sealed).
+ * Open a sealed line (without its "\n"; cut in place): the message,
+ * pointing into line, when its MAC is the one the next line from the
+ * other side must have; NULL otherwise (forged, replayed, out of order,
+ * or not sealed).
  */
 char *causal_mon_open(struct causal_mon_auth *a, char *line);
 
