@@ -13,7 +13,6 @@
 #include "idl.h"
 #include "usage.h"
 
-
 static const struct opt select_opts[] = {
 	{ "coordinator", 'c', "WHERE",
 	  "the coordinator: local, a socket path or HOST[:PORT] (default "

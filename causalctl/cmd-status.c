@@ -12,7 +12,6 @@
 #include "coordinator.h"
 #include "usage.h"
 
-
 enum { OPT_WAIT = OPT_LONG };
 
 static const struct opt status_opts[] = {
@@ -57,7 +56,8 @@ static int show(const char *where, char *reply, int print)
 
 		if (strncmp(line, "PROC ", 5))
 			continue;
-		if (sscanf(line, "PROC %63s %ld %15s %llu %d %llu %llu %llu %255s",
+		if (sscanf(line,
+			   "PROC %63s %ld %15s %llu %d %llu %llu %llu %255s",
 			   host, &pid, uid, &applied, &conn, &seen, &bad,
 			   &dropped, exe) != 9)
 			return -1;

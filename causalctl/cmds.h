@@ -10,7 +10,8 @@
 extern const struct command cmd_serve, cmd_on, cmd_off, cmd_select, cmd_status;
 extern const struct command cmd_bpf_clock;
 
-/* ---- shared by the coordinator's commands (cmd-on.c) ---------------------- */
+/* ---- shared by the coordinator's commands (cmd-on.c) ----------------------
+ */
 
 /* The coordinator to ask: the option given, else $CAUSAL_COORDINATOR,
  * else "local" (this host's, on its Unix socket). */

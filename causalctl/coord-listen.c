@@ -141,8 +141,8 @@ int coord_listen_tcp(const char *host, uint16_t port, uint16_t *bound,
 	    bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 128) ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len)) {
 		r = -errno;
-		fail("cannot listen on '%s' port %u: %s", host,
-		     (unsigned)port, strerror(errno));
+		fail("cannot listen on '%s' port %u: %s", host, (unsigned)port,
+		     strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		freeaddrinfo(res);
@@ -175,8 +175,8 @@ size_t coord_max_conns(size_t want)
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return want / 4;
 	if (rl.rlim_cur < want + spare && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max < want + spare ? rl.rlim_max
-							 : want + spare;
+		rl.rlim_cur =
+			rl.rlim_max < want + spare ? rl.rlim_max : want + spare;
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}

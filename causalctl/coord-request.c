@@ -187,8 +187,8 @@ static int load_key(const char *where, struct causal_mon_key *key)
 }
 
 /* Over TCP: the challenge, and the coordinator's proof of the key. */
-static int prove(struct lines *l, const char *where,
-		 struct causal_mon_auth *a, struct causal_mon_key *key)
+static int prove(struct lines *l, const char *where, struct causal_mon_auth *a,
+		 struct causal_mon_key *key)
 {
 	char line[CAUSAL_MON_LINE_MAX + 1], *got;
 

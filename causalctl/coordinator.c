@@ -129,7 +129,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* ---- who may do what ------------------------------------------------------ */
+/* ---- who may do what ------------------------------------------------------
+ */
 
 static int same_peer(const struct peer *a, const struct peer *b)
 {
@@ -154,7 +155,8 @@ static int for_conn(const struct event *e, const struct conn *c)
 	return e->scope < 0 || (c->who.uid >= 0 && e->scope == c->who.uid);
 }
 
-/* ---- sending -------------------------------------------------------------- */
+/* ---- sending --------------------------------------------------------------
+ */
 
 /* Queue text for c; a peer too far behind is hung up on. */
 static void queue(struct conn *c, const char *text)
@@ -220,7 +222,8 @@ static void fill(struct coord *co, struct conn *c)
 	}
 }
 
-/* ---- requests ------------------------------------------------------------- */
+/* ---- requests -------------------------------------------------------------
+ */
 
 static void bad(struct coord *co, struct conn *c)
 {
@@ -352,8 +355,9 @@ static void take_hello(struct coord *co, struct conn *c, char *rest)
 	long i;
 
 	if (v && strcmp(v, "2")) {
-		refuse(c, &co->denied, "protocol 2 needed: a causal of this "
-				       "version");
+		refuse(c, &co->denied,
+		       "protocol 2 needed: a causal of this "
+		       "version");
 		return;
 	}
 	if (!v || !uuid || strlen(uuid) != 32 ||
@@ -368,8 +372,7 @@ static void take_hello(struct coord *co, struct conn *c, char *rest)
 	for (i = 0; i < (long)co->nprocs && strcmp(co->procs[i].uuid, uuid);
 	     i++)
 		;
-	if (i < (long)co->nprocs &&
-	    !same_peer(&co->procs[i].owner, &c->who)) {
+	if (i < (long)co->nprocs && !same_peer(&co->procs[i].owner, &c->who)) {
 		refuse(c, &co->denied, "that process is another user's");
 		return;
 	}
@@ -472,7 +475,8 @@ static void take_line(struct coord *co, struct conn *c, char *line)
 	}
 }
 
-/* ---- connections ---------------------------------------------------------- */
+/* ---- connections ----------------------------------------------------------
+ */
 
 static void conn_close(struct coord *co, size_t i)
 {
@@ -626,7 +630,8 @@ static int take_conns(struct coord *co, int lfd, int tcp)
 	return 0;
 }
 
-/* ---- the loop ------------------------------------------------------------- */
+/* ---- the loop -------------------------------------------------------------
+ */
 
 struct listeners {
 	int fd[2]; /* the Unix socket, TCP (-1: none) */

@@ -231,10 +231,9 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 				 "%s", v);
 		cfg->coordinator_port = 0;
 	} else if (v && *v &&
-		   causal_parse_hostport(v, cfg->coordinator,
-					 sizeof(cfg->coordinator),
-					 CAUSAL_COORDINATOR_PORT,
-					 &cfg->coordinator_port)) {
+		   causal_parse_hostport(
+			   v, cfg->coordinator, sizeof(cfg->coordinator),
+			   CAUSAL_COORDINATOR_PORT, &cfg->coordinator_port)) {
 		cfg->coordinator[0] = '\0';
 		n += note(problems, problems_size, "CAUSAL_COORDINATOR", v,
 			  "expected local, a socket path or HOST[:PORT]");

@@ -93,13 +93,13 @@ static int dial_unix(void)
 
 	if (strcmp(where, CAUSAL_MON_LOCAL))
 		fd = causal_mon_dial_unix(where, &err);
-	for (int i = 0; fd < 0 && !strcmp(where, CAUSAL_MON_LOCAL) &&
-			!causal_mon_local_socket(i, geteuid(), path,
-						 sizeof(path));
+	for (int i = 0;
+	     fd < 0 && !strcmp(where, CAUSAL_MON_LOCAL) &&
+	     !causal_mon_local_socket(i, geteuid(), path, sizeof(path));
 	     i++)
 		fd = causal_mon_dial_unix(path, &err);
-	if (fd >= 0 && !trusted(fd, strcmp(where, CAUSAL_MON_LOCAL) ? where
-								    : path)) {
+	if (fd >= 0 &&
+	    !trusted(fd, strcmp(where, CAUSAL_MON_LOCAL) ? where : path)) {
 		close(fd);
 		fd = -1;
 	}
@@ -224,12 +224,15 @@ static int take_event(struct link *l, uint64_t seq, char *rest)
 
 	if (!causal_monitor_admit(mono_ns())) {
 		answer = "DROP";
-		say_once(&said_drop,
-			 "the coordinator sends more events than this process "
-			 "applies (" STR(CAUSAL_MON_EVENT_BURST) " at once, "
-			 "then " STR(CAUSAL_MON_EVENT_RATE) " a second): the "
-			 "others are dropped, counted by `causalctl status`",
-			 NULL, NULL);
+		say_once(
+			&said_drop,
+			"the coordinator sends more events than this process "
+			"applies (" STR(
+				CAUSAL_MON_EVENT_BURST) " at once, "
+							"then " STR(
+								CAUSAL_MON_EVENT_RATE) " a second): the "
+										       "others are dropped, counted by `causalctl status`",
+			NULL, NULL);
 	} else if (apply(seq, rest)) {
 		/* skipped, in order: the next event is still seq + 1 */
 		answer = "BAD";
@@ -246,7 +249,8 @@ static int take_welcome(char *rest)
 {
 	char *v = causal_mon_field(&rest), *id = causal_mon_field(&rest);
 
-	if (!v || strcmp(v, "2") || !id || *rest || strlen(id) >= sizeof(instance))
+	if (!v || strcmp(v, "2") || !id || *rest ||
+	    strlen(id) >= sizeof(instance))
 		return -1;
 	if (strcmp(id, instance)) {
 		/* another coordinator: its events are numbered anew; the
@@ -409,7 +413,7 @@ static void *consumer_main(void *arg)
 	prctl(PR_SET_NAME, "causal-monitor");
 	while (causal_running() && getpid() == causal_g.id.pid) {
 		int fd = causal_g.cfg.coordinator_port && load_key() ? -1
-								      : dial();
+								     : dial();
 
 		if (fd >= 0) {
 			int welcomed;

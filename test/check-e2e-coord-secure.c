@@ -32,8 +32,7 @@ static void open_dirs(struct e2e *t, char *nobody, size_t size)
 
 /* argv as user uid (setpriv, killed with the test), env added. */
 static pid_t spawn_as(unsigned uid, const char *const argv[],
-		      const char *const env[], const char *out,
-		      const char *err)
+		      const char *const env[], const char *out, const char *err)
 {
 	static char ru[32], rg[32];
 	const char *a[48] = { "/usr/bin/setpriv", ru, rg, "--clear-groups",
@@ -50,14 +49,17 @@ static pid_t spawn_as(unsigned uid, const char *const argv[],
 
 /* causalctl ARGS as uid (0: root, as is) with env; it must exit with
  * code; its stdout and stderr (malloc'ed). */
-static char *ctl(struct e2e *t, unsigned uid, const char *const env[],
-		 int code, const char *const args[])
+static char *ctl(struct e2e *t, unsigned uid, const char *const env[], int code,
+		 const char *const args[])
 {
 	char path[PATH_MAX], out[PATH_MAX];
 	const char *argv[16] = { path };
 	int n = 1, status;
 
-	e2e_fmt(path, sizeof(path), "%s/causalctl", e2e_build());
+	/* a copy another user can reach, wherever the build is */
+	e2e_fmt(path, sizeof(path), "%s",
+		uid ? e2e_reachable(t, tool_path("causalctl"))
+		    : tool_path("causalctl"));
 	e2e_fmt(out, sizeof(out), "%s/ctl-as.out", t->dir);
 	for (int i = 0; args[i] && n < 15; i++)
 		argv[n++] = args[i];
@@ -76,9 +78,9 @@ static char *ctl(struct e2e *t, unsigned uid, const char *const env[],
 static void server_as_nobody(struct e2e *t, struct rpc_server *s,
 			     const char *dir)
 {
-	static char preload[PATH_MAX], logs[PATH_MAX];
-	const char *argv[] = { "/usr/bin/env", preload, logs, MON_COORD,
-			       rpc_prog("demo-server"), "-r", s->ready, NULL };
+	static char preload[PATH_MAX], logs[PATH_MAX], prog[PATH_MAX];
+	const char *argv[] = { "/usr/bin/env", preload, logs,	  MON_COORD,
+			       prog,	       "-r",	s->ready, NULL };
 	char *text;
 
 	memset(s, 0, sizeof(*s));
@@ -86,8 +88,11 @@ static void server_as_nobody(struct e2e *t, struct rpc_server *s,
 	e2e_fmt(s->out, sizeof(s->out), "%s/b.out", t->dir);
 	e2e_fmt(s->err, sizeof(s->err), "%s/b.err", t->dir);
 	e2e_fmt(s->ready, sizeof(s->ready), "%s/b.ready", dir);
-	e2e_fmt(preload, sizeof(preload), "LD_PRELOAD=%s/libcausal.so",
-		e2e_build());
+	/* copies nobody can reach, wherever the build is */
+	e2e_fmt(prog, sizeof(prog), "%s",
+		e2e_reachable(t, rpc_prog("demo-server")));
+	e2e_fmt(preload, sizeof(preload), "LD_PRELOAD=%s",
+		e2e_reachable(t, tool_path("libcausal.so")));
 	e2e_fmt(logs, sizeof(logs), "CAUSAL_LOG_DIR=%s", dir);
 	s->pid = spawn_as(NOBODY, argv, NULL, s->out, s->err);
 	rpc_wait_file(s->ready, s->pid);
@@ -187,11 +192,12 @@ START_TEST(test_second_user_acts_on_its_own)
 		      "%s", text);
 	free(text);
 	text = mon_ctl(&t, 0, ARGS("status", "--wait", "30"));
-	ck_assert_msg(strstr(text, rpc_q(" %d      0 ", a.server_pid)) &&
-			      strstr(text, rpc_q(" %d  65534 ", b.server_pid)) &&
-			      strstr(text, "state reached: 2 connected "
-					   "processes applied event 2"),
-		      "%s", text);
+	ck_assert_msg(
+		strstr(text, rpc_q(" %d      0 ", a.server_pid)) &&
+			strstr(text, rpc_q(" %d  65534 ", b.server_pid)) &&
+			strstr(text, "state reached: 2 connected "
+				     "processes applied event 2"),
+		"%s", text);
 	free(text);
 	/* root's reach everyone */
 	mon_publish(&t, ARGS("off", "memory"));
@@ -265,7 +271,8 @@ START_TEST(test_tcp_peers_prove_the_key)
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sin);
 	struct e2e t;
-	char coordinator[64], *text, *kept, other[PATH_MAX], env_other[PATH_MAX + 32];
+	char coordinator[64], *text, *kept, other[PATH_MAX],
+		env_other[PATH_MAX + 32];
 	int port, lfd, fd, one = 1;
 	size_t len;
 	pid_t coord, c;
@@ -400,8 +407,9 @@ static char *serve(struct e2e *t, const char *const env[], int code,
 	free(e);
 	if (!code) {
 		e = e2e_slurp(ready, NULL);
-		ck_assert_msg(strstr(e, "socket /run/causal/coordinator.sock\n"),
-			      "%s", e);
+		ck_assert_msg(
+			strstr(e, "socket /run/causal/coordinator.sock\n"),
+			"%s", e);
 		free(e);
 	}
 	return text;
@@ -410,8 +418,8 @@ static char *serve(struct e2e *t, const char *const env[], int code,
 /* The port `serve` printed for TCP, checked against its ready file. */
 static int served_port(struct e2e *t, const char *text, const char *addr)
 {
-	char want[64], *ready = e2e_slurp(rpc_q("%s/serve.ready", t->dir),
-					   NULL);
+	char want[64],
+		*ready = e2e_slurp(rpc_q("%s/serve.ready", t->dir), NULL);
 	const char *p = strstr(ready, "port ");
 	int port = p ? atoi(p + 5) : 0;
 
@@ -593,9 +601,9 @@ START_TEST(test_impostors_learn_and_switch_nothing)
 	e2e_merge(&t);
 	ck_assert_str_eq(switches(&t, a.server_pid), "0:initial");
 	ck_assert_str_eq(switches(&t, c.server_pid), "0:initial");
-	rpc_assert_calls(&t, rpc_q("server_proc_id = %lld",
-				   e2e_proc(&t, a.server_pid)),
-			 "server_mon = 'semantics|latency|cpu'", 1);
+	rpc_assert_calls(
+		&t, rpc_q("server_proc_id = %lld", e2e_proc(&t, a.server_pid)),
+		"server_mon = 'semantics|latency|cpu'", 1);
 	e2e_release(&t);
 }
 END_TEST
@@ -634,17 +642,19 @@ START_TEST(test_event_flood_is_capped)
 	for (int i = 0; i < N; i++) {
 		int fd = mon_socket();
 
-		mon_send(fd, i % 2 ? "PUBLISH off locks\n" : "PUBLISH on locks\n");
+		mon_send(fd,
+			 i % 2 ? "PUBLISH off locks\n" : "PUBLISH on locks\n");
 		ck_assert_str_eq(mon_line(fd), rpc_q("OK %d", i + 1));
 		close(fd);
 	}
 	text = mon_ctl(&t, 0, ARGS("status", "--wait", "60"));
 	elapsed = ms_now() - t0;
 	row = strstr(text, rpc_q(" %d ", a.server_pid));
-	ck_assert_msg(row && sscanf(row, " %*d %*s %*d %*d %llu", &dropped) == 1 &&
-			      strstr(text, "state reached: 1 connected process "
-					   "applied event 2000"),
-		      "%s", text);
+	ck_assert_msg(
+		row && sscanf(row, " %*d %*s %*d %*d %llu", &dropped) == 1 &&
+			strstr(text, "state reached: 1 connected process "
+				     "applied event 2000"),
+		"%s", text);
 	free(text);
 	rpc_server_stop(&a);
 	kill(coord, SIGTERM);
@@ -663,10 +673,11 @@ START_TEST(test_event_flood_is_capped)
 	/* every event applied or dropped, none lost; the cap held over the
 	 * time the test itself measured */
 	ck_assert_int_eq(applied + (long long)dropped, N);
-	ck_assert_msg(dropped > 0 &&
-			      applied <= 128 + 32 * (long long)(elapsed / 1000 + 1),
-		      "applied %lld in %llu ms", applied,
-		      (unsigned long long)elapsed);
+	ck_assert_msg(
+		dropped > 0 &&
+			applied <= 128 + 32 * (long long)(elapsed / 1000 + 1),
+		"applied %lld in %llu ms", applied,
+		(unsigned long long)elapsed);
 	e2e_release(&t);
 }
 END_TEST
@@ -735,8 +746,13 @@ START_TEST(test_connection_limits)
 	struct held h[4];
 	int ready[2], out[4][2], total = 0;
 	char ctlp[PATH_MAX], rd[PATH_MAX], *text;
-	const char *argv[] = { "/usr/bin/prlimit", "--nofile=128:128", ctlp,
-			       "serve", "--ready", rd, NULL };
+	const char *argv[] = { "/usr/bin/prlimit",
+			       "--nofile=128:128",
+			       ctlp,
+			       "serve",
+			       "--ready",
+			       rd,
+			       NULL };
 	struct e2e t;
 	pid_t coord, pid[4];
 
@@ -764,8 +780,7 @@ START_TEST(test_connection_limits)
 	mon_wait_connected(&t, 1);
 	for (int i = 0; i < 4; i++) {
 		e2e_assert_exit(e2e_wait(pid[i]), 0, "a user's connections");
-		ck_assert(read(out[i][0], &h[i], sizeof(h[i])) ==
-			  sizeof(h[i]));
+		ck_assert(read(out[i][0], &h[i], sizeof(h[i])) == sizeof(h[i]));
 		ck_assert_int_eq(h[i].other, 0);
 		total += h[i].total;
 	}

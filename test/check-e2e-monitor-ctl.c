@@ -637,7 +637,7 @@ START_TEST(test_hostile_coordinator)
 			      strstr(hello, rpc_q(" %d - 0 ", a.server_pid)),
 		      "%s", hello);
 	mon_send(fd, "WELCOME 2 abc\nEVENT 1 on bogus\n"
-			 "EVENT 2 select * x * on\nEVENT 3 off cpu\n");
+		     "EVENT 2 select * x * on\nEVENT 3 off cpu\n");
 	ck_assert_str_eq(mon_line(fd), "BAD 1");
 	ck_assert_str_eq(mon_line(fd), "BAD 2");
 	ck_assert_str_eq(mon_line(fd), "ACK 3");
@@ -647,9 +647,8 @@ START_TEST(test_hostile_coordinator)
 	close(fd);
 	/* it comes back, saying what it applied of whom */
 	fd = mon_accept(lfd);
-	ck_assert_msg(
-		strstr(mon_line(fd), rpc_q(" %d abc 3 ", a.server_pid)),
-		"bad second HELLO");
+	ck_assert_msg(strstr(mon_line(fd), rpc_q(" %d abc 3 ", a.server_pid)),
+		      "bad second HELLO");
 	mon_send(fd, "WELCOME 2 abc\nEVENT 4 \x01\x7f\n");
 	ck_assert_str_eq(mon_line(fd), "");
 	close(fd);

@@ -109,13 +109,11 @@ START_TEST(test_key_file_checks)
 	ck_assert_msg(strstr(why, "cannot open it"), "%s", why);
 	/* another user's file, readable by root: not this user's key */
 	if (geteuid() == 0) {
-		ck_assert_int_eq(chown(key_file("n", secret, 0600), 65534,
-				       65534),
-				 0);
+		ck_assert_int_eq(
+			chown(key_file("n", secret, 0600), 65534, 65534), 0);
 		snprintf(path, sizeof(path), "%s/n", dir);
-		ck_assert_int_eq(causal_mon_key_load(path, &k, why,
-						     sizeof(why)),
-				 -1);
+		ck_assert_int_eq(
+			causal_mon_key_load(path, &k, why, sizeof(why)), -1);
 		ck_assert_str_eq(why, "owned by another user");
 	}
 	remove_dir();
@@ -139,9 +137,8 @@ START_TEST(test_sealed_both_ways)
 		ck_assert_int_eq(line[CAUSAL_MON_MAC_HEX], ' ');
 		line[strcspn(line, "\n")] = '\0';
 		ck_assert_str_eq(causal_mon_open(&s, line), "PUBLISH on cpu");
-		ck_assert_int_eq(causal_mon_seal(&s, "OK 1", line,
-						 sizeof(line)),
-				 0);
+		ck_assert_int_eq(
+			causal_mon_seal(&s, "OK 1", line, sizeof(line)), 0);
 		line[strcspn(line, "\n")] = '\0';
 		ck_assert_str_eq(causal_mon_open(&c, line), "OK 1");
 	}
@@ -160,9 +157,8 @@ START_TEST(test_forged_replayed_reflected)
 	load(&kc, secret);
 	load(&ks, secret);
 	pair(&kc, &ks, &c, &s);
-	ck_assert_int_eq(causal_mon_seal(&c, "PUBLISH off cpu", line,
-					 sizeof(line)),
-			 0);
+	ck_assert_int_eq(
+		causal_mon_seal(&c, "PUBLISH off cpu", line, sizeof(line)), 0);
 	line[strcspn(line, "\n")] = '\0';
 	memcpy(copy, line, sizeof(line));
 	memcpy(again, line, sizeof(line));
@@ -200,19 +196,19 @@ START_TEST(test_coordinator_proves_the_key)
 	make_dir();
 	load(&kc, secret);
 	load(&kother, "another key, just as long as it.");
-	ck_assert_int_eq(causal_mon_auth_client(&c, &kc, line, sizeof(line)), 0);
-	causal_mon_kind(line, &rest);
-	ck_assert_int_eq(causal_mon_auth_server(&s, &kother, rest, out,
-						sizeof(out)),
+	ck_assert_int_eq(causal_mon_auth_client(&c, &kc, line, sizeof(line)),
 			 0);
+	causal_mon_kind(line, &rest);
+	ck_assert_int_eq(
+		causal_mon_auth_server(&s, &kother, rest, out, sizeof(out)), 0);
 	out[strcspn(out, "\n")] = '\0';
 	ck_assert_int_eq(causal_mon_auth_check(&c, out), -1);
 	/* the right key's answer to one challenge, for another */
-	ck_assert_int_eq(causal_mon_auth_client(&c, &kc, line, sizeof(line)), 0);
-	causal_mon_kind(line, &rest);
-	ck_assert_int_eq(causal_mon_auth_server(&s, &kc, rest, out,
-						sizeof(out)),
+	ck_assert_int_eq(causal_mon_auth_client(&c, &kc, line, sizeof(line)),
 			 0);
+	causal_mon_kind(line, &rest);
+	ck_assert_int_eq(
+		causal_mon_auth_server(&s, &kc, rest, out, sizeof(out)), 0);
 	out[strcspn(out, "\n")] = '\0';
 	ck_assert_int_eq(causal_mon_auth_client(&c2, &kc, line, sizeof(line)),
 			 0);

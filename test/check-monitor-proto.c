@@ -228,9 +228,8 @@ START_TEST(test_local_sockets)
 	ck_assert_str_eq(path, "/run/causal/coordinator.sock");
 	ck_assert_int_eq(causal_mon_local_socket(2, 1000, path, sizeof(path)),
 			 -1);
-	ck_assert_int_eq(causal_mon_local_socket(0, 4294967295u, path,
-						 sizeof(path)),
-			 0);
+	ck_assert_int_eq(
+		causal_mon_local_socket(0, 4294967295u, path, sizeof(path)), 0);
 	ck_assert_str_eq(path, "/run/user/4294967295/causal-coordinator.sock");
 	ck_assert_int_eq(causal_mon_local_socket(0, 1000, path, 20), -1);
 }
@@ -240,7 +239,7 @@ END_TEST
 START_TEST(test_unix_dial_and_peer)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char dir[256];
+	char dir[64];
 	unsigned uid = 12345;
 	int lfd, fd, err = 0;
 

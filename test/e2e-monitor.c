@@ -106,8 +106,10 @@ pid_t mon_coord_start(struct e2e *t, const char *port)
 {
 	char ctl[PATH_MAX], listen[64], ready[PATH_MAX], out[PATH_MAX],
 		err[PATH_MAX];
-	const char *argv[] = { ctl,	 "serve",  "--ready", ready,
-			       port ? "--listen" : NULL, listen, NULL };
+	const char *argv[] = {
+		ctl,	"serve", "--ready", ready, port ? "--listen" : NULL,
+		listen, NULL
+	};
 	pid_t pid;
 
 	e2e_fmt(ctl, sizeof(ctl), "%s/causalctl", e2e_build());

@@ -72,7 +72,8 @@ pid_t mon_step_client(struct e2e *t, const char *name, const char *host,
 		      int port, const char *const env[], char *path,
 		      size_t size);
 
-/* ---- playing either side by hand ------------------------------------------ */
+/* ---- playing either side by hand ------------------------------------------
+ */
 
 /* A connection to the coordinator's Unix socket at path (NULL: root's
  * default, CAUSAL_MON_SOCKET), or -1 with errno. */

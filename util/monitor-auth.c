@@ -34,8 +34,8 @@ static void say(char *why, size_t size, const char *a, const char *b)
 	why[n + m] = '\0';
 }
 
-int causal_mon_key_load(const char *path, struct causal_mon_key *key,
-			char *why, size_t size)
+int causal_mon_key_load(const char *path, struct causal_mon_key *key, char *why,
+			size_t size)
 {
 	uint8_t buf[CAUSAL_MON_KEY_MAX];
 	struct stat st;
@@ -43,7 +43,8 @@ int causal_mon_key_load(const char *path, struct causal_mon_key *key,
 	int fd;
 
 	/* never blocks on a FIFO, never follows a link planted there */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	fd = open(path,
+		  O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return say(why, size, "cannot open it: ", strerror(errno)), -1;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
@@ -61,7 +62,8 @@ int causal_mon_key_load(const char *path, struct causal_mon_key *key,
 			   NULL),
 		       -1;
 	}
-	if (st.st_size < CAUSAL_MON_KEY_MIN || st.st_size > CAUSAL_MON_KEY_MAX) {
+	if (st.st_size < CAUSAL_MON_KEY_MIN ||
+	    st.st_size > CAUSAL_MON_KEY_MAX) {
 		close(fd);
 		return say(why, size,
 			   "a key is 16 to 4096 bytes (head -c 32 "
@@ -227,8 +229,7 @@ int causal_mon_auth_check(struct causal_mon_auth *a, char *line)
 	/* the nonce the MAC covers is in the line: take it, then check */
 	if (len >= sizeof(copy) || len < CAUSAL_MON_MAC_HEX + 1)
 		return -1;
-	memcpy(copy, line + CAUSAL_MON_MAC_HEX + 1,
-	       len - CAUSAL_MON_MAC_HEX);
+	memcpy(copy, line + CAUSAL_MON_MAC_HEX + 1, len - CAUSAL_MON_MAC_HEX);
 	kind = causal_mon_kind(copy, &rest);
 	if (!kind || strcmp(kind, "AUTH") || take_nonce(rest, a->nonce[1]))
 		return -1;

@@ -47,7 +47,7 @@ struct causal_mon_auth {
 	struct causal_mon_key *key;
 	uint8_t nonce[2][CAUSAL_MON_NONCE]; /* the client's, the server's */
 	uint64_t sealed, opened;	    /* lines sealed, lines opened */
-	int server;			    /* 1: this side is the coordinator */
+	int server; /* 1: this side is the coordinator */
 };
 
 /*
@@ -57,8 +57,8 @@ struct causal_mon_auth {
  * CAUSAL_MON_KEY_MAX bytes.  0, or -1 with why (size bytes) saying what
  * is wrong ("readable by others: chmod 600 it", an errno's text...).
  */
-int causal_mon_key_load(const char *path, struct causal_mon_key *key,
-			char *why, size_t size);
+int causal_mon_key_load(const char *path, struct causal_mon_key *key, char *why,
+			size_t size);
 
 /*
  * The client: a fresh nonce into a, and its first line (bare, no "\n")
