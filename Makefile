@@ -444,7 +444,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 $(BUILD)/fuzz/fuzz-log: $(BUILD)/fuzz/obj/test/fuzz/fuzz-log.o $(FUZZ_LOG_OBJS)
 	@echo "  LINK    $@"
 	$(Q)clang -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ -lzstd -lmsgpackc \
-		-lsqlite3 -lm $(CURL_LIBS)
+		-lsqlite3 -lm $(CURL_LIBS) $(NETTLE_LIBS)
 
 # $(call run-fuzz,NAME,SECONDS): quiet, the log's tail on a finding.
 # The targets' own stderr is closed (dump's warnings on every damaged

@@ -13,6 +13,14 @@
 #include "coordinator.h"
 #include "usage.h"
 
+/*
+ * The coordinator checks quietly: a peer's bad publication is answered
+ * and counted, never written to its stderr (a pipe nobody reads would
+ * stop the loop once full, and any user could fill it).
+ */
+static int quiet;
+#define complain(...) (quiet ? -1 : fail(__VA_ARGS__))
+
 /* The bits of enums.def's monitor_types: `all`, the types of calls, is
  * the first four; locks is named alone. */
 static const char *const type_names[] = CAUSAL_MONTYPE_NAMES;
@@ -24,7 +32,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 	size_t len = 0;
 
 	if (n <= 0)
-		return fail("no monitoring type given (semantics, latency, "
+		return complain("no monitoring type given (semantics, latency, "
 			    "cpu, memory, all, locks)"),
 		       -EINVAL;
 	for (int i = 0; i < n; i++) {
@@ -41,7 +49,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 			if (l == 3 && !strncmp(s, "all", 3))
 				b = 0xf;
 			if (!b)
-				return fail("unknown monitoring type '%.*s' "
+				return complain("unknown monitoring type '%.*s' "
 					    "(semantics, latency, cpu, "
 					    "memory, all, locks)",
 					    (int)l, s),
@@ -87,20 +95,20 @@ int coord_selection(const char *host, const char *iface, const char *func,
 		    const char *on)
 {
 	if (!is_host(host))
-		return fail("bad host '%s': a host name or '*'", host), -EINVAL;
+		return complain("bad host '%s': a host name or '*'", host), -EINVAL;
 	if (strcmp(iface, "*") && !coord_is_number(iface))
-		return fail("bad interface '%s': '*' or a program number "
+		return complain("bad interface '%s': '*' or a program number "
 			    "(decimal or 0x)",
 			    iface),
 		       -EINVAL;
 	if (strcmp(func, "*") && !coord_is_number(func) &&
 	    !(causal_mon_is_name(func) && strlen(func) < 48))
-		return fail("bad function '%s': '*', a procedure number or "
+		return complain("bad function '%s': '*', a procedure number or "
 			    "a name",
 			    func),
 		       -EINVAL;
 	if (strcmp(on, "on") && strcmp(on, "off"))
-		return fail("expected 'on' or 'off', not '%s'", on), -EINVAL;
+		return complain("expected 'on' or 'off', not '%s'", on), -EINVAL;
 	return 0;
 }
 
@@ -108,19 +116,25 @@ int coord_check_publish(char *rest, char *out, size_t size)
 {
 	struct causal_mon_event ev;
 	char types[64];
+	int r = -1;
 
+	quiet = 1;
 	if (causal_mon_event_parse(rest, &ev))
-		return -1;
+		goto out;
 	if (ev.kind == CAUSAL_MONITOR_SELECT) {
 		if (coord_selection(ev.host, ev.iface, ev.func, ev.on))
-			return -1;
+			goto out;
 		snprintf(out, size, "select %s %s %s %s", ev.host, ev.iface,
 			 ev.func, ev.on);
-		return 0;
+		r = 0;
+		goto out;
 	}
 	if (coord_types(1, &ev.types, types, sizeof(types)))
-		return -1;
+		goto out;
 	snprintf(out, size, "%s %s",
 		 ev.kind == CAUSAL_MONITOR_ON ? "on" : "off", types);
-	return 0;
+	r = 0;
+out:
+	quiet = 0;
+	return r;
 }

@@ -56,7 +56,7 @@ int coord_selection(const char *host, const char *iface, const char *func,
 /*
  * A publication "on TYPES" | "off TYPES" | "select H I F on|off", as a
  * command sent it (cut up in place): 0 with the event's canonical text in
- * out, else -1.
+ * out, else -1 (said to nobody: the coordinator answers it).
  */
 int coord_check_publish(char *rest, char *out, size_t size);
 
