@@ -33,7 +33,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 
 	if (n <= 0)
 		return complain("no monitoring type given (semantics, latency, "
-			    "cpu, memory, all, locks)"),
+				"cpu, memory, all, locks)"),
 		       -EINVAL;
 	for (int i = 0; i < n; i++) {
 		const char *s = words[i];
@@ -48,12 +48,13 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 					b = 1u << t;
 			if (l == 3 && !strncmp(s, "all", 3))
 				b = 0xf;
-			if (!b)
-				return complain("unknown monitoring type '%.*s' "
-					    "(semantics, latency, cpu, "
-					    "memory, all, locks)",
-					    (int)l, s),
-				       -EINVAL;
+			if (!b) {
+				complain("unknown monitoring type '%.*s' "
+					 "(semantics, latency, cpu, memory, "
+					 "all, locks)",
+					 (int)l, s);
+				return -EINVAL;
+			}
 			bits |= b;
 			s += l;
 			if (!*s)
@@ -95,20 +96,22 @@ int coord_selection(const char *host, const char *iface, const char *func,
 		    const char *on)
 {
 	if (!is_host(host))
-		return complain("bad host '%s': a host name or '*'", host), -EINVAL;
+		return complain("bad host '%s': a host name or '*'", host),
+		       -EINVAL;
 	if (strcmp(iface, "*") && !coord_is_number(iface))
 		return complain("bad interface '%s': '*' or a program number "
-			    "(decimal or 0x)",
-			    iface),
+				"(decimal or 0x)",
+				iface),
 		       -EINVAL;
 	if (strcmp(func, "*") && !coord_is_number(func) &&
 	    !(causal_mon_is_name(func) && strlen(func) < 48))
 		return complain("bad function '%s': '*', a procedure number or "
-			    "a name",
-			    func),
+				"a name",
+				func),
 		       -EINVAL;
 	if (strcmp(on, "on") && strcmp(on, "off"))
-		return complain("expected 'on' or 'off', not '%s'", on), -EINVAL;
+		return complain("expected 'on' or 'off', not '%s'", on),
+		       -EINVAL;
 	return 0;
 }
 
