@@ -96,24 +96,6 @@ static char *next_line(struct lines *l)
 	}
 }
 
-static int send_all(int fd, const char *text)
-{
-	size_t len = strlen(text), done = 0;
-
-	while (done < len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-		ssize_t n = send(fd, text + done, len - done,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n > 0)
-			done += (size_t)n;
-		else if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
-			 poll(&pfd, 1, WAIT_MS) != 1)
-			return -1;
-	}
-	return 0;
-}
-
 /* The coordinator on the Unix socket where names: connected, and run by
  * root or by this user; or -errno (said). */
 static int dial_unix(const char *where)
@@ -195,7 +177,7 @@ static int prove(struct lines *l, const char *where, struct causal_mon_auth *a,
 	if (causal_mon_auth_client(a, key, line, sizeof(line)))
 		return fail("no random bytes for the challenge"), -EIO;
 	strcat(line, "\n");
-	if (send_all(l->fd, line))
+	if (causal_mon_send_all(l->fd, line, WAIT_MS))
 		return fail("cannot send to the coordinator '%s': %s", where,
 			    strerror(errno)),
 		       -EIO;
@@ -282,7 +264,7 @@ int coord_request(const char *where, const char *request, char **reply)
 	if (!r && (a ? causal_mon_seal(a, request, line, sizeof(line))
 		     : snprintf(line, sizeof(line), "%s\n", request) < 0))
 		r = (fail("request too long"), -EINVAL);
-	if (!r && send_all(l.fd, line))
+	if (!r && causal_mon_send_all(l.fd, line, WAIT_MS))
 		r = (fail("cannot send to the coordinator '%s': %s", where,
 			  strerror(errno)),
 		     -EIO);

@@ -40,8 +40,15 @@ static struct causal_mon_key key; /* TCP: CAUSAL_COORDINATOR_KEY's */
 /* The handshake's own deadline: a coordinator that does not prove the
  * key by then is not ours (an older one, or not one at all). */
 #define AUTH_WAIT_S 5
-#define STR_(x) #x
-#define STR(x) STR_(x)
+#define SEND_WAIT_MS 1000
+
+/* Said once when the rate cap (monitor.h) drops an event. */
+static const char drop_note[] =
+	"the coordinator sends more events than this process applies (128 at "
+	"once, then 32 a second): the others are dropped, counted by "
+	"`causalctl status`";
+_Static_assert(CAUSAL_MON_EVENT_BURST == 128 && CAUSAL_MON_EVENT_RATE == 32,
+	       "drop_note states the rate cap");
 
 /* One connection: over TCP, each line sealed (monitor-auth.h). */
 struct link {
@@ -126,29 +133,8 @@ static int dial(void)
 	return fd;
 }
 
-/* Send one line whole, or fail (the connection is then given up). */
-static int send_line(int fd, const char *line)
-{
-	size_t len = strlen(line), done = 0;
-
-	while (done < len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-		ssize_t n = send(fd, line + done, len - done,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n > 0) {
-			done += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return -1;
-		if (poll(&pfd, 1, 1000) != 1)
-			return -1;
-	}
-	return 0;
-}
-
-/* Send one message (no "\n"): sealed over TCP. */
+/* Send one message (no "\n"): sealed over TCP; a coordinator that takes
+ * nothing for SEND_WAIT_MS is given up (the connection is). */
 static int send_msg(struct link *l, const char *msg)
 {
 	char line[CAUSAL_MON_WIRE_MAX + 1];
@@ -156,9 +142,9 @@ static int send_msg(struct link *l, const char *msg)
 	if (l->auth)
 		return causal_mon_seal(l->auth, msg, line, sizeof(line))
 			       ? -1
-			       : send_line(l->fd, line);
+			       : causal_mon_send_all(l->fd, line, SEND_WAIT_MS);
 	snprintf(line, sizeof(line), "%s\n", msg);
-	return send_line(l->fd, line);
+	return causal_mon_send_all(l->fd, line, SEND_WAIT_MS);
 }
 
 /* A printable word of the protocol: no space, no control byte. */
@@ -224,15 +210,7 @@ static int take_event(struct link *l, uint64_t seq, char *rest)
 
 	if (!causal_monitor_admit(mono_ns())) {
 		answer = "DROP";
-		say_once(
-			&said_drop,
-			"the coordinator sends more events than this process "
-			"applies (" STR(
-				CAUSAL_MON_EVENT_BURST) " at once, "
-							"then " STR(
-								CAUSAL_MON_EVENT_RATE) " a second): the "
-										       "others are dropped, counted by `causalctl status`",
-			NULL, NULL);
+		say_once(&said_drop, drop_note, NULL, NULL);
 	} else if (apply(seq, rest)) {
 		/* skipped, in order: the next event is still seq + 1 */
 		answer = "BAD";
@@ -344,7 +322,7 @@ static int open_link(struct link *l)
 		return -1;
 	l->state = LINK_AUTH;
 	strcat(line, "\n");
-	return send_line(l->fd, line);
+	return causal_mon_send_all(l->fd, line, SEND_WAIT_MS);
 }
 
 /* Read and apply events until the connection ends or the process does;

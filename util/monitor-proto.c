@@ -158,6 +158,24 @@ int causal_mon_dial(const struct addrinfo *res, int timeout_ms, int *err)
 	return fd;
 }
 
+int causal_mon_send_all(int fd, const char *text, int timeout_ms)
+{
+	size_t len = strlen(text), done = 0;
+
+	while (done < len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		ssize_t n = send(fd, text + done, len - done,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0)
+			done += (size_t)n;
+		else if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
+			 poll(&pfd, 1, timeout_ms) != 1)
+			return -1;
+	}
+	return 0;
+}
+
 int causal_mon_local_socket(int i, unsigned uid, char *path, size_t size)
 {
 	static const char user[] = CAUSAL_MON_USER_SOCKET;

@@ -141,6 +141,13 @@ struct addrinfo;
 int causal_mon_dial(const struct addrinfo *res, int timeout_ms, int *err);
 
 /*
+ * Send text whole on non-blocking socket fd, waiting at most timeout_ms
+ * each time the socket takes no more: 0, or -1 (an error, or a peer that
+ * reads nothing for that long; the connection is then given up).
+ */
+int causal_mon_send_all(int fd, const char *text, int timeout_ms);
+
+/*
  * The i-th socket CAUSAL_COORDINATOR=local names for effective user uid
  * (i from 0), into path (size bytes); 0, or -1 past the last.
  */
