@@ -361,7 +361,7 @@ START_TEST(test_tcp_peers_prove_the_key)
 	ck_assert_msg(!strstr(text, " OK "), "%s", text);
 	free(text);
 
-	mon_ctl(&t, 0, ARGS("status", "--wait", "30"));
+	free(mon_ctl(&t, 0, ARGS("status", "--wait", "30")));
 	text = mon_ctl(&t, 0, ARGS("status"));
 	ck_assert_msg(strstr(text, "1 event published, 0 malformed messages "
 				   "rejected, 4 requests denied"),
