@@ -46,7 +46,7 @@ LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-b
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
 	shim-rpc/xdr-tag.c shim-rpc/xdr-size.c preload/cpu-clock.c \
 	preload/monitor-rules.c \
-	preload/policy.c
+	preload/policy.c preload/read-file.c
 
 # --- tools --------------------------------------------------------------------
 # util/: generic helpers, an archive, so that a tool links the members it
