@@ -296,7 +296,8 @@ $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 
 # the CPU clock's cost reads the library's own bpf clock reader
 # (the sources only: the dependency file adds the headers to $^)
-$(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c
+$(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c \
+		preload/read-file.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $(filter %.c,$^)
