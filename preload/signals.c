@@ -37,10 +37,10 @@
  * is Term too; glibc keeps the two below SIGRTMIN for itself).
  */
 static const int fatal_signals[] = {
-	SIGHUP,	 SIGINT,  SIGQUIT,   SIGILL,	SIGTRAP, SIGABRT, SIGBUS,
-	SIGFPE,	 SIGUSR1, SIGSEGV,   SIGUSR2,	SIGPIPE, SIGALRM, SIGTERM,
-	SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,	 SIGPWR,
-	SIGSYS,
+	SIGHUP,	 SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGABRT,
+	SIGBUS,	 SIGFPE,  SIGUSR1,   SIGSEGV, SIGUSR2, SIGPIPE,
+	SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM,
+	SIGPROF, SIGIO,	  SIGPWR,    SIGSYS,
 };
 #define N_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 
@@ -145,9 +145,8 @@ static void install(int sig)
 	if (old.sa_flags || !sigisemptyset(&old.sa_mask)) {
 		/* someone (another library's constructor) set SIG_DFL with
 		 * flags: keep them, as for the program's own */
-		causal_real.sigaction(sig,
-				      causal_signals_substitute(sig, &old, &sa),
-				      NULL);
+		causal_real.sigaction(
+			sig, causal_signals_substitute(sig, &old, &sa), NULL);
 		return;
 	}
 	memset(&sa, 0, sizeof(sa));

@@ -59,7 +59,8 @@ void causal_tbufs_init(void)
 	char statm[128];
 
 	ring_bytes = (size_t)causal_g.cfg.buffer_kb * 1024;
-	ring_limited = !getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY;
+	ring_limited =
+		!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY;
 	if (!ring_limited)
 		return;
 	/* the first number of statm: the address space in use, in pages */
@@ -441,7 +442,8 @@ void causal_thread_untraced(struct causal_tbuf *tb)
 	if (!atomic_exchange(&said, 1))
 		causal_say("causal: no memory for a thread's record buffer: "
 			   "the thread runs untraced (counted as dropped "
-			   "records)", NULL);
+			   "records)",
+			   NULL);
 }
 
 void causal_thread_end(uint32_t how)

@@ -7,10 +7,10 @@
  * active in the parent.  The carrier is the child's own record buffer, taken
  * from the pool by the parent, so creating a thread allocates nothing from
  * the program's heap; when no memory is left for its ring, the carrier
- * has none and the thread runs untraced (thread-buffers.c).  The parent records THREAD_SPAWN, the child
- * THREAD_START and THREAD_END; the trampoline's cleanup handler sees
- * pthread_exit() and cancellation, which never return through it (a
- * pthread_key destructor does for the threads the library did not start).
+ * has none and the thread runs untraced (thread-buffers.c).  The parent records
+ * THREAD_SPAWN, the child THREAD_START and THREAD_END; the trampoline's cleanup
+ * handler sees pthread_exit() and cancellation, which never return through it
+ * (a pthread_key destructor does for the threads the library did not start).
  */
 #include <errno.h>
 

@@ -126,10 +126,10 @@ static void assert_complete(struct e2e *t, const char *reason, int detail)
  */
 START_TEST(test_policy_file_never_waits)
 {
-	static const char *const kinds[] = {"fifo", "device", "link"};
-	const char *argv[] = {e2e_prog("thread-limit"), "2", "64", NULL};
+	static const char *const kinds[] = { "fifo", "device", "link" };
+	const char *argv[] = { e2e_prog("thread-limit"), "2", "64", NULL };
 	char env0[PATH_MAX + 32], *out0, *out1;
-	const char *env[] = {env0, NULL}, *path = "/dev/zero";
+	const char *env[] = { env0, NULL }, *path = "/dev/zero";
 	struct e2e t;
 	int st0, st1;
 
@@ -179,7 +179,7 @@ END_TEST
  */
 START_TEST(test_threads_under_memory_limit)
 {
-	const char *prog[] = {e2e_prog("thread-limit"), "100", "64", NULL};
+	const char *prog[] = { e2e_prog("thread-limit"), "100", "64", NULL };
 	const char *limit = "--as=40960000"; /* 40000 KiB, in bytes */
 	long long user, dropped;
 	char *out0, *out1;
@@ -235,7 +235,7 @@ static long value_of(const char *out, const char *key)
  */
 START_TEST(test_fds_under_soft_limit)
 {
-	const char *prog[] = {e2e_prog("fd-count"), "count", NULL};
+	const char *prog[] = { e2e_prog("fd-count"), "count", NULL };
 	char *out0, *out1;
 	struct e2e t;
 	int st0, st1;
@@ -269,7 +269,7 @@ END_TEST
  */
 START_TEST(test_fds_under_hard_limit)
 {
-	const char *prog[] = {e2e_prog("fd-count"), "count", NULL};
+	const char *prog[] = { e2e_prog("fd-count"), "count", NULL };
 	const char *limit = "--nofile=16:16";
 	char *out0, *out1;
 	struct e2e t;
@@ -306,15 +306,14 @@ END_TEST
  */
 START_TEST(test_fd_taken_by_program)
 {
-	const char *argv[] = {e2e_prog("fd-count"), "clobber", NULL, NULL};
+	const char *argv[] = { e2e_prog("fd-count"), "clobber", NULL, NULL };
 	char *out, *mine;
 	struct e2e t;
 	size_t len;
 
 	e2e_init(&t);
 	argv[2] = in_dir(&t, "mine");
-	e2e_assert_exit(e2e_run_traced(&t, argv, NULL, in_dir(&t, "out"),
-				       NULL),
+	e2e_assert_exit(e2e_run_traced(&t, argv, NULL, in_dir(&t, "out"), NULL),
 			0, "clobber");
 	out = e2e_slurp(in_dir(&t, "out"), NULL);
 	ck_assert_str_eq(out, "found 1\n");
@@ -331,7 +330,7 @@ END_TEST
 /* ---- item 8: deaths by every fatal signal -------------------------------- */
 
 static const char *const signal_names[] = {
-	"ALRM",	   "VTALRM",  "PROF",	 "TRAP",    "IO",     "PWR",
+	"ALRM",	  "VTALRM",  "PROF",	"TRAP",	   "IO",      "PWR",
 	"STKFLT", "RTMIN+0", "RTMIN+5", "RTMAX-3", "RTMAX-0",
 };
 #define N_SIGNALS (sizeof(signal_names) / sizeof(signal_names[0]))
@@ -342,7 +341,7 @@ static const char *const signal_names[] = {
  */
 START_TEST(test_death_by_signal)
 {
-	const char *argv[] = {e2e_prog("die-by"), signal_names[_i], NULL};
+	const char *argv[] = { e2e_prog("die-by"), signal_names[_i], NULL };
 	char *out0, *out1;
 	struct e2e t;
 	int st0, st1;
@@ -351,9 +350,9 @@ START_TEST(test_death_by_signal)
 	e2e_init(&t);
 	st0 = wait_at_most(e2e_spawn(argv, NULL, in_dir(&t, "out0"), NULL),
 			   90000);
-	st1 = wait_at_most(e2e_spawn_traced(&t, argv, NULL, in_dir(&t, "out1"),
-					    NULL),
-			   90000);
+	st1 = wait_at_most(
+		e2e_spawn_traced(&t, argv, NULL, in_dir(&t, "out1"), NULL),
+		90000);
 	out0 = e2e_slurp(in_dir(&t, "out0"), NULL);
 	out1 = e2e_slurp(in_dir(&t, "out1"), NULL);
 	sig = value_of(out0, "signal");

@@ -65,9 +65,8 @@ START_TEST(a_regular_file_is_read_to_its_bound)
 	ck_assert_int_eq(causal_file_read(in_dir("eight"), buf, sizeof(buf), 0),
 			 7);
 	ck_assert_str_eq(buf, "1234567");
-	ck_assert_int_gt(causal_file_read("/proc/self/status", buf, sizeof(buf),
-					  0),
-			 0);
+	ck_assert_int_gt(
+		causal_file_read("/proc/self/status", buf, sizeof(buf), 0), 0);
 	ck_assert_int_eq(causal_file_read(in_dir("none"), buf, sizeof(buf), 1),
 			 -ENOENT);
 }

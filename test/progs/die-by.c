@@ -28,9 +28,10 @@ static int number(const char *name)
 		const char *name;
 		int sig;
 	} named[] = {
-		{"ALRM", SIGALRM}, {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
-		{"TRAP", SIGTRAP}, {"IO", SIGIO},	  {"PWR", SIGPWR},
-		{"STKFLT", SIGSTKFLT},
+		{ "ALRM", SIGALRM },	 { "VTALRM", SIGVTALRM },
+		{ "PROF", SIGPROF },	 { "TRAP", SIGTRAP },
+		{ "IO", SIGIO },	 { "PWR", SIGPWR },
+		{ "STKFLT", SIGSTKFLT },
 	};
 
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
@@ -45,7 +46,7 @@ static int number(const char *name)
 
 static void timer(int which)
 {
-	struct itimerval it = {{0, 20000}, {0, 20000}};
+	struct itimerval it = { { 0, 20000 }, { 0, 20000 } };
 	volatile unsigned long spins = 0;
 
 	setitimer(which, &it, NULL);
@@ -68,7 +69,7 @@ static void async_io(void)
 
 int main(int argc, char **argv)
 {
-	const struct rlimit no_core = {0, 0};
+	const struct rlimit no_core = { 0, 0 };
 	int sig = argc == 2 ? number(argv[1]) : 0;
 
 	if (sig <= 0 || sig > SIGRTMAX) {

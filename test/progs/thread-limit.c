@@ -27,7 +27,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	int n = argc == 3 ? atoi(argv[1]) : 0, stack_kb = argc == 3 ? atoi(argv[2]) : 0;
+	int n = argc == 3 ? atoi(argv[1]) : 0,
+	    stack_kb = argc == 3 ? atoi(argv[2]) : 0;
 	pthread_attr_t attr;
 	pthread_t *th;
 	int made = 0, joined = 0, err = 0;
