@@ -49,7 +49,7 @@ LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-b
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
 	shim-rpc/xdr-tag.c shim-rpc/xdr-size.c preload/cpu-clock.c \
 	preload/monitor-rules.c \
-	preload/policy.c
+	preload/policy.c preload/read-file.c
 
 # --- tools --------------------------------------------------------------------
 # util/: generic helpers, an archive, so that a tool links the members it
@@ -299,7 +299,8 @@ $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 
 # the CPU clock's cost reads the library's own bpf clock reader
 # (the sources only: the dependency file adds the headers to $^)
-$(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c
+$(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c \
+		preload/read-file.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $(filter %.c,$^)
