@@ -189,52 +189,135 @@ static void each_function(Elf *e, function_fn fn, void *arg)
 
 /* ---- by address ------------------------------------------------------------ */
 
+/* The addresses of one file, in its own numbering (vaddr), to name. */
 struct at_search {
-	uint64_t vaddr;
-	char *out;
-	size_t size;
-	int found;
+	size_t n;
+	const size_t *which; /* their indexes in the caller's list */
+	uint64_t *vaddr;
+	const char *path;
+	causal_elf_name_fn fn;
+	void *arg;
+	uint8_t *done;
 };
 
 static int covers(const char *name, const GElf_Sym *s, void *arg)
 {
 	struct at_search *a = arg;
 
-	if (a->vaddr < s->st_value || a->vaddr - s->st_value >= s->st_size)
-		return 0;
-	snprintf(a->out, a->size, "%s", name);
-	return a->found = 1;
+	for (size_t k = 0; k < a->n; k++)
+		if (!a->done[k] && a->vaddr[k] >= s->st_value &&
+		    a->vaddr[k] - s->st_value < s->st_size) {
+			a->fn(a->which[k], name, a->path, a->arg);
+			a->done[k] = 1;
+		}
+	return 0;
+}
+
+/* The addresses of list[] that map[] holds (hit[k] == map), named. */
+static void name_in_file(const struct maps *m, size_t map,
+			 const uintptr_t *addr, const size_t *hit, size_t n,
+			 causal_elf_name_fn fn, void *arg)
+{
+	size_t *which = calloc(n, sizeof(*which));
+	uint64_t *vaddr = calloc(n, sizeof(*vaddr));
+	uint8_t *done = calloc(n, 1);
+	struct at_search a = { 0, which, vaddr, m->v[map].path, fn, arg, done };
+	struct elf_file ef;
+	int open = 0;
+
+	if (which && vaddr && done)
+		open = !elf_file_open(&ef, m->v[map].path);
+	for (size_t i = 0; i < n; i++) {
+		const struct mapping *h;
+		GElf_Phdr seg;
+		uint64_t off;
+
+		if (hit[i] == SIZE_MAX || strcmp(m->v[hit[i]].path, a.path))
+			continue;
+		h = &m->v[hit[i]];
+		off = addr[i] - h->start + h->offset;
+		if (open && !load_segment(ef.elf, off, 1, &seg)) {
+			which[a.n] = i;
+			vaddr[a.n++] = seg.p_vaddr + (off - seg.p_offset);
+		} else {
+			fn(i, "", a.path, arg); /* in the file, no function */
+		}
+	}
+	if (open) {
+		each_function(ef.elf, covers, &a);
+		elf_file_close(&ef);
+	}
+	for (size_t k = 0; k < a.n; k++)
+		if (!done[k])
+			fn(which[k], "", a.path, arg);
+	free(which);
+	free(vaddr);
+	free(done);
+}
+
+void causal_elf_name_all(const uintptr_t *addr, size_t n,
+			 causal_elf_name_fn fn, void *arg)
+{
+	size_t *hit = calloc(n ? n : 1, sizeof(*hit));
+	struct maps m;
+
+	if (!hit || maps_read(&m)) {
+		for (size_t i = 0; i < n; i++)
+			fn(i, NULL, NULL, arg);
+		free(hit);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		hit[i] = SIZE_MAX;
+		for (size_t k = 0; k < m.n && hit[i] == SIZE_MAX; k++)
+			if (addr[i] >= m.v[k].start && addr[i] < m.v[k].end)
+				hit[i] = k;
+		if (hit[i] == SIZE_MAX)
+			fn(i, NULL, NULL, arg); /* in no file */
+	}
+	/* each file once, at the first address in it */
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		if (hit[i] == SIZE_MAX)
+			continue;
+		for (k = 0; k < i; k++)
+			if (hit[k] != SIZE_MAX &&
+			    !strcmp(m.v[hit[k]].path, m.v[hit[i]].path))
+				break;
+		if (k == i)
+			name_in_file(&m, hit[i], addr, hit, n, fn, arg);
+	}
+	maps_free(&m);
+	free(hit);
+}
+
+struct one_name {
+	char *symbol, *path;
+	size_t symbol_size, path_size;
+	int found;
+};
+
+static void one(size_t i, const char *symbol, const char *path, void *arg)
+{
+	struct one_name *o = arg;
+
+	(void)i;
+	if (!path)
+		return;
+	snprintf(o->symbol, o->symbol_size, "%s", symbol);
+	snprintf(o->path, o->path_size, "%s", path);
+	o->found = 1;
 }
 
 int causal_elf_function_at(uintptr_t addr, char *symbol, size_t symbol_size,
 			   char *path, size_t path_size)
 {
-	struct at_search a = { 0, symbol, symbol_size, 0 };
-	const struct mapping *hit = NULL;
-	struct elf_file ef;
-	struct maps m;
-	GElf_Phdr seg;
+	struct one_name o = { symbol, path, symbol_size, path_size, 0 };
 
 	symbol[0] = path[0] = '\0';
-	if (maps_read(&m))
-		return -1;
-	for (size_t i = 0; i < m.n && !hit; i++)
-		if (addr >= m.v[i].start && addr < m.v[i].end)
-			hit = &m.v[i];
-	if (hit) {
-		uint64_t off = addr - hit->start + hit->offset;
-
-		snprintf(path, path_size, "%s", hit->path);
-		if (!elf_file_open(&ef, hit->path)) {
-			if (!load_segment(ef.elf, off, 1, &seg)) {
-				a.vaddr = seg.p_vaddr + (off - seg.p_offset);
-				each_function(ef.elf, covers, &a);
-			}
-			elf_file_close(&ef);
-		}
-	}
-	maps_free(&m);
-	return hit ? 0 : -1;
+	causal_elf_name_all(&addr, 1, one, &o);
+	return o.found ? 0 : -1;
 }
 
 /* ---- by name --------------------------------------------------------------- */

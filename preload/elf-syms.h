@@ -19,6 +19,19 @@
 #include "monitor-rules.h" /* struct causal_addr_range */
 
 /*
+ * Name each of the n addresses: fn(i, symbol, path, arg) once for
+ * addr[i], in any order; symbol is the function holding it (from
+ * .symtab, else .dynsym; the one whose [value, value + size) covers it,
+ * "" when none does: never the nearest one before), path the file
+ * mapped there; both NULL when it lies in no mapped file.  The maps are
+ * read once, each file once.
+ */
+typedef void (*causal_elf_name_fn)(size_t i, const char *symbol,
+				   const char *path, void *arg);
+void causal_elf_name_all(const uintptr_t *addr, size_t n,
+			 causal_elf_name_fn fn, void *arg);
+
+/*
  * The function holding addr: its symbol (from .symtab, else .dynsym;
  * the one whose [value, value + size) covers addr, "" when none does:
  * never the nearest one before) and the path of the file mapped there.

@@ -37,6 +37,17 @@ static struct {
 	struct causal_addr_range found[CAUSAL_SEL_RANGES];
 } ask;
 
+/*
+ * At load: every page of the table written once (a write of what is
+ * there), so that a site's first call never takes the page fault of the
+ * first write to its page (some 2-3 us).
+ */
+__attribute__((constructor)) static void sites_touch(void)
+{
+	for (size_t i = 0; i < SITES; i += 4096 / sizeof(site_ip[0]))
+		atomic_fetch_or_explicit(&site_ip[i], 0, memory_order_relaxed);
+}
+
 uint64_t causal_site_of(uintptr_t ip)
 {
 	size_t i = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 52) & (SITES - 1);
@@ -68,31 +79,44 @@ uint64_t causal_site_of(uintptr_t ip)
 
 /* ---- the writer ------------------------------------------------------------ */
 
-static void name_site(size_t i, uintptr_t ip)
+static void name_site(size_t k, const char *symbol, const char *path,
+		      void *arg)
 {
-	char symbol[SITE_TEXT], path[SITE_TEXT];
+	const size_t *slot = arg;
+	size_t i = slot[k];
 
-	/* the call instruction is the byte before the return address */
-	if (causal_elf_function_at(ip - 1, symbol, sizeof(symbol), path,
-				   sizeof(path)))
-		symbol[0] = path[0] = '\0';
-	w.symbol[i] = strdup(symbol);
-	w.module[i] = strdup(path);
-	w.named[i] = 1; /* a failed strdup() leaves it unnamed in the log */
+	w.symbol[i] = strndup(symbol ? symbol : "", SITE_TEXT);
+	w.module[i] = strndup(path ? path : "", SITE_TEXT);
+	w.named[i] = 1; /* a failed strndup() leaves it unnamed in the log */
 }
 
+/* Name the sites not named yet (all: whether or not one is new). */
 static void name_new_sites(int all)
 {
+	uintptr_t *ip;
+	size_t *slot, n = 0;
+
 	if (!atomic_exchange_explicit(&sites_new, 0, memory_order_acquire) &&
 	    !all)
 		return;
-	for (size_t i = 0; i < SITES; i++) {
-		uintptr_t ip = atomic_load_explicit(&site_ip[i],
+	ip = malloc(SITES * sizeof(*ip));
+	slot = malloc(SITES * sizeof(*slot));
+	for (size_t i = 0; ip && slot && i < SITES; i++) {
+		uintptr_t at = atomic_load_explicit(&site_ip[i],
 						    memory_order_relaxed);
 
-		if (ip && !w.named[i])
-			name_site(i, ip);
+		if (at && !w.named[i]) {
+			/* the call is the instruction before its return */
+			ip[n] = at - 1;
+			slot[n++] = i;
+		}
 	}
+	if (n)
+		causal_elf_name_all(ip, n, name_site, slot);
+	else if (!ip || !slot)
+		atomic_store_explicit(&sites_new, 1, memory_order_relaxed);
+	free(ip);
+	free(slot);
 }
 
 /* The consumer's question, if one waits: found, answered, woken. */

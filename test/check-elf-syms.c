@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -89,6 +90,48 @@ START_TEST(test_function_at_nothing)
 }
 END_TEST
 
+struct named {
+	char symbol[4][64], path[4][16];
+	int calls[4];
+};
+
+static void note(size_t i, const char *symbol, const char *path, void *arg)
+{
+	struct named *nm = arg;
+
+	ck_assert_uint_lt(i, 4);
+	nm->calls[i]++;
+	snprintf(nm->symbol[i], sizeof(nm->symbol[i]), "%s",
+		 symbol ? symbol : "(null)");
+	snprintf(nm->path[i], sizeof(nm->path[i]), "%s",
+		 !path ? "(null)" : strstr(path, "libc.so") ? "libc" : "other");
+}
+
+/* Many addresses at once, of several files and of none: each named once. */
+START_TEST(test_name_all)
+{
+	void *anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t at[4] = { (uintptr_t)elfsyms_probe_2 + 3, (uintptr_t)getpid,
+			    (uintptr_t)anon, (uintptr_t)elfsyms_probe_1 };
+	struct named nm = { 0 };
+
+	causal_elf_name_all(at, 4, note, &nm);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(nm.calls[i], 1);
+	ck_assert_str_eq(nm.symbol[0], "elfsyms_probe_2");
+	ck_assert_str_eq(nm.path[0], "other");
+	ck_assert_msg(strstr(nm.symbol[1], "getpid"), "%s", nm.symbol[1]);
+	ck_assert_str_eq(nm.path[1], "libc");
+	ck_assert_str_eq(nm.symbol[2], "(null)");
+	ck_assert_str_eq(nm.path[2], "(null)");
+	ck_assert_str_eq(nm.symbol[3], "elfsyms_probe_1");
+	munmap(anon, 4096);
+	causal_elf_name_all(at, 0, note, &nm); /* nothing: no call */
+	ck_assert_int_eq(nm.calls[0], 1);
+}
+END_TEST
+
 static int has(const struct causal_addr_range *r, size_t n, void *fn)
 {
 	for (size_t i = 0; i < n; i++)
@@ -141,6 +184,7 @@ Suite *elf_syms_suite(void)
 
 	tcase_add_test(tc, test_function_at);
 	tcase_add_test(tc, test_function_at_nothing);
+	tcase_add_test(tc, test_name_all);
 	tcase_add_test(tc, test_functions_named);
 	tcase_add_test(tc, test_stub_name_len);
 	suite_add_tcase(s, tc);
