@@ -11,7 +11,7 @@
 #include "internal.h"
 #include "sites.h"
 
-#define SITES 4096	/* a power of two: slot i is site i + 1 */
+#define SITES 1024	/* a power of two: slot i is site i + 1 */
 #define SITE_PROBES 128 /* slots a probe looks at before it gives up */
 #define SITE_TEXT 512	/* bytes of a symbol or a path recorded */
 

@@ -5,13 +5,15 @@
  * (test/bench/bench-sites.sh), and what it does inside the probes (the
  * suite e2e-sites).
  *
- *   site-calls [-n SITES] [-r ROUNDS] [-w CALLS] [-m] [-f]
+ *   site-calls [-n SITES] [-r ROUNDS] [-w CALLS] [-p] [-m] [-f]
  *
  * -w: CALLS calls first from a site of their own (unreported), so that
  * what every first call of a process meets (a thread buffer's pages
  * touched the first time, cold caches) is behind.  Then round 0 makes
  * the first call of every site, rounds 1.. the later ones, the sites in
- * turn; each call timed on the monotonic clock.  Prints one
+ * turn; each call timed on the monotonic clock.  -p: one call from every
+ * site before all that, so that round 0 makes each site's second call,
+ * in the same place (what a first call is compared with).  Prints one
  * line per site, "site I first_ns F later_ns L" (L the median of its
  * later calls), then "lookups N": how many times the calling thread
  * called dladdr, dladdr1 or dl_iterate_phdr inside the calls (this
@@ -151,11 +153,11 @@ static long long took[MAX_SITES][MAX_ROUNDS];
 int main(int argc, char **argv)
 {
 	int nsites = 16, rounds = 20, warm = 0, marks = 0, fork_too = 0, bad = 0;
-	int opt;
+	int known = 0, opt;
 	SVCXPRT *x;
 	CLIENT *c;
 
-	while ((opt = getopt(argc, argv, "n:r:w:mf")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:w:pmf")) != -1) {
 		if (opt == 'n')
 			nsites = atoi(optarg);
 		else if (opt == 'w')
@@ -166,6 +168,8 @@ int main(int argc, char **argv)
 			marks = 1;
 		else if (opt == 'f')
 			fork_too = 1;
+		else if (opt == 'p')
+			known = 1;
 		else
 			return 2;
 	}
@@ -185,6 +189,8 @@ int main(int argc, char **argv)
 		clnt_pcreateerror("site-calls: clnt_raw_create");
 		return 1;
 	}
+	for (int s = 0; known && s < nsites; s++)
+		bad += sites[s](c, 0) != 1;
 	for (int i = 0; i < warm; i++)
 		bad += site99_call(c, i) != i + 1;
 	for (int r = 0; r < rounds; r++)
