@@ -90,15 +90,39 @@ static void name_site(size_t k, const char *symbol, const char *path,
 	w.named[i] = 1; /* a failed strndup() leaves it unnamed in the log */
 }
 
+/*
+ * Who names now: the writer each round, or the thread that finishes the
+ * log at exit while the writer may be at it; one of them, the other
+ * passes.  A fork child may inherit its parent's writer in the middle
+ * (another process's id here): it takes over.
+ */
+static _Atomic pid_t naming;
+
+static int naming_begin(void)
+{
+	pid_t me = causal_g.id.pid, seen = 0;
+
+	if (atomic_compare_exchange_strong(&naming, &seen, me))
+		return 1;
+	return seen != me && atomic_compare_exchange_strong(&naming, &seen, me);
+}
+
 /* Name the sites not named yet (all: whether or not one is new). */
 static void name_new_sites(int all)
 {
+	uint8_t in_hook = causal_self.in_hook;
 	uintptr_t *ip;
 	size_t *slot, n = 0;
 
 	if (!atomic_exchange_explicit(&sites_new, 0, memory_order_acquire) &&
 	    !all)
 		return;
+	if (!naming_begin()) {
+		atomic_store_explicit(&sites_new, 1, memory_order_relaxed);
+		return;
+	}
+	/* what we allocate is not the program's (heap.h) */
+	causal_self.in_hook = 1;
 	ip = malloc(SITES * sizeof(*ip));
 	slot = malloc(SITES * sizeof(*slot));
 	for (size_t i = 0; ip && slot && i < SITES; i++) {
@@ -117,6 +141,8 @@ static void name_new_sites(int all)
 		atomic_store_explicit(&sites_new, 1, memory_order_relaxed);
 	free(ip);
 	free(slot);
+	atomic_store(&naming, 0);
+	causal_self.in_hook = in_hook;
 }
 
 /* The consumer's question, if one waits: found, answered, woken. */
