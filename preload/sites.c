@@ -10,13 +10,14 @@
 #include "encode.h"
 #include "internal.h"
 #include "sites.h"
+#include "slot-table.h"
 
 #define SITES 1024	/* a power of two: slot i is site i + 1 */
 #define SITE_PROBES 128 /* slots a probe looks at before it gives up */
 #define SITE_TEXT 512	/* bytes of a symbol or a path recorded */
 
 /* The probes': the return address of each site, claimed once. */
-static _Atomic uintptr_t site_ip[SITES];
+static _Atomic uint64_t site_ip[SITES];
 /* a site was claimed since the writer last looked */
 static _Atomic int sites_new;
 
@@ -37,44 +38,25 @@ static struct {
 	struct causal_addr_range found[CAUSAL_SEL_RANGES];
 } ask;
 
-/*
- * At load: every page of the table written once (a write of what is
- * there), so that a site's first call never takes the page fault of the
- * first write to its page (some 2-3 us).
- */
 __attribute__((constructor)) static void sites_touch(void)
 {
-	for (size_t i = 0; i < SITES; i += 4096 / sizeof(site_ip[0]))
-		atomic_fetch_or_explicit(&site_ip[i], 0, memory_order_relaxed);
+	causal_slot_touch(site_ip, SITES);
 }
 
 uint64_t causal_site_of(uintptr_t ip)
 {
-	size_t i = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 52) & (SITES - 1);
+	size_t start = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 52);
+	size_t i;
+	int claimed;
 
 	if (!ip)
 		return 0;
-	for (int n = 0; n < SITE_PROBES; n++, i = (i + 1) & (SITES - 1)) {
-		uintptr_t seen = atomic_load_explicit(&site_ip[i],
-						      memory_order_relaxed);
-
-		if (seen == ip)
-			return i + 1;
-		if (seen)
-			continue;
-		/* a new site: claim the slot; whoever loses to another
-		 * thread claiming it for the same address has its id too */
-		if (atomic_compare_exchange_strong_explicit(
-			    &site_ip[i], &seen, ip, memory_order_relaxed,
-			    memory_order_relaxed)) {
-			atomic_store_explicit(&sites_new, 1,
-					      memory_order_release);
-			return i + 1;
-		}
-		if (seen == ip)
-			return i + 1;
-	}
-	return 0;
+	i = causal_slot_claim(site_ip, SITES, start, SITE_PROBES, ip, &claimed);
+	if (i == CAUSAL_SLOT_NONE)
+		return 0;
+	if (claimed)
+		atomic_store_explicit(&sites_new, 1, memory_order_release);
+	return i + 1;
 }
 
 /* ---- the writer ------------------------------------------------------------ */

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "internal.h"
+#include "slot-table.h"
 
 #define OBJECTS 1024	  /* a power of two */
 #define OBJECT_PROBES 64 /* slots a probe looks at before it gives up */
@@ -80,13 +81,9 @@ static void write_object(struct causal_tbuf *tb, uint64_t id,
 	causal_record_commit(tb, pending);
 }
 
-/* At load: each page of the table written once, so that an object's
- * first call never takes the fault of the first write to its page. */
 __attribute__((constructor)) static void objects_touch(void)
 {
-	for (size_t i = 0; i < OBJECTS; i += 4096 / sizeof(object_hash[0]))
-		atomic_fetch_or_explicit(&object_hash[i], 0,
-					 memory_order_relaxed);
+	causal_slot_touch(object_hash, OBJECTS);
 }
 
 /* The id of the object of key, with its RPC_OBJECT record if this
@@ -96,29 +93,18 @@ static uint64_t object_id(struct causal_tbuf *tb, const struct object *key)
 	uint64_t h = 1469598103934665603ull;
 	const uint8_t *p = (const void *)key;
 	size_t i;
+	int claimed;
 
 	for (i = 0; i < sizeof(*key); i++)
 		h = (h ^ p[i]) * 1099511628211ull;
 	h = h ? h : 1;
-	i = (size_t)(h >> 32) & (OBJECTS - 1);
-	for (int n = 0; n < OBJECT_PROBES; n++, i = (i + 1) & (OBJECTS - 1)) {
-		uint64_t seen = atomic_load_explicit(&object_hash[i],
-						     memory_order_relaxed);
-
-		if (seen == h)
-			return i + 1;
-		if (seen)
-			continue;
-		if (atomic_compare_exchange_strong_explicit(
-			    &object_hash[i], &seen, h, memory_order_relaxed,
-			    memory_order_relaxed)) {
-			write_object(tb, i + 1, key);
-			return i + 1;
-		}
-		if (seen == h)
-			return i + 1;
-	}
-	return 0;
+	i = causal_slot_claim(object_hash, OBJECTS, (size_t)(h >> 32),
+			      OBJECT_PROBES, h, &claimed);
+	if (i == CAUSAL_SLOT_NONE)
+		return 0;
+	if (claimed)
+		write_object(tb, i + 1, key);
+	return i + 1;
 }
 
 uint64_t causal_rpc_object(struct causal_tbuf *tb, const SVCXPRT *xprt,
