@@ -36,6 +36,24 @@ static void tally_json(FILE *f, const struct ccsg_trace *t, const struct ccsg_ta
 	fputc('}', f);
 }
 
+/* A process that did not end cleanly (db-ends.h), the i-th of a list. */
+static void unclean_json(FILE *f, const struct db_unclean *u, size_t i)
+{
+	const struct db_proc *p = u->proc;
+
+	fputs(i ? ", {\"host\": " : "{\"host\": ", f);
+	json_cstr(f, p ? p->host : NULL);
+	fprintf(f, ", \"pid\": %lld, \"exe\": ", p ? (long long)p->pid : 0LL);
+	json_cstr(f, p ? p->exe : NULL);
+	fputs(", \"ended\": ", f);
+	json_cstr(f, u->how);
+	if (u->last_ns >= 0)
+		fprintf(f, ", \"last_record_ns\": %lld", (long long)u->last_ns);
+	else
+		fputs(", \"last_record_ns\": null", f);
+	fprintf(f, ", \"open_chains\": %lld}", (long long)u->open_chains);
+}
+
 void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
 		       const struct ccsg_dscg_stats *s)
 {
@@ -54,7 +72,10 @@ void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
 	tally_json(f, t, &s->reply_tags);
 	fputs(", \"monitoring\": ", f);
 	ccsg_monitoring_json(f, &t->mon);
-	fputc('}', f);
+	fputs(", \"unclean_processes\": [", f);
+	for (size_t i = 0; i < t->ends.n; i++)
+		unclean_json(f, &t->ends.v[i], i);
+	fputs("]}", f);
 }
 
 static void tally_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_tally *ty)
@@ -79,6 +100,17 @@ void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
 		fputs("  or calls not monitored: every type was off for them "
 		      "(below)\n",
 		      f);
+	if (t->ends.n)
+		fprintf(f,
+			"processes that did not end cleanly: %zu (their calls "
+			"may be cut short, their CPU after the last record "
+			"unknown)\n",
+			t->ends.n);
+	for (size_t i = 0; i < t->ends.n; i++) {
+		fputs("  ", f);
+		db_unclean_print(f, &t->ends.v[i]);
+		fputc('\n', f);
+	}
 	if (s->lost_starts)
 		fprintf(f, "calls whose start probe was lost: %zu (records dropped: function "
 			"unknown; each is a '" CCSG_LOST_NAME "' segment, in no function)\n",

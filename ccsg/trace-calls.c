@@ -54,13 +54,24 @@ int32_t ccsg_trace_intern(struct ccsg_trace *t, const char *s)
 	return (int32_t)t->nstrings++;
 }
 
+/* The server's reply was an error (not success, not none sent). */
+static int reply_failed(const struct ccsg_call *c)
+{
+	return c->reply >= 0 && c->reply != CCSG_REPLY_SUCCESS &&
+	       c->reply != CCSG_REPLY_NONE;
+}
+
 int ccsg_call_failed(const struct ccsg_call *c)
 {
 	if (c->status >= 0)
 		return c->status != CCSG_RPC_SUCCESS &&
 		       !(c->one_way && c->status == CCSG_RPC_TIMEDOUT);
-	return c->reply >= 0 && c->reply != CCSG_REPLY_SUCCESS &&
-	       c->reply != CCSG_REPLY_NONE;
+	return reply_failed(c);
+}
+
+int ccsg_call_side_failed(const struct ccsg_call *c, int server)
+{
+	return server ? reply_failed(c) : c->failed;
 }
 
 /* A lowercase hex digit (tracedump writes them so) or -1. */

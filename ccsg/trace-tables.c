@@ -382,6 +382,11 @@ int trace_open(struct ccsg_trace *t, const char *given, const char *path,
 	    load_procs(t, *db, host_index, nindex) || load_threads(t, *db) ||
 	    load_sites_objects(t, *db))
 		goto out;
+	if (db_ends_load(&t->ends, *db, t->schema_version)) {
+		fail("cannot read how the processes of '%s' ended: %s", path,
+		     sqlite3_errmsg(*db));
+		goto out;
+	}
 	if (t->nproc_rows)
 		ret = 0;
 	else

@@ -360,6 +360,7 @@ static void stream_close(struct ccsg_stream *s)
 
 void ccsg_trace_release(struct ccsg_trace *t)
 {
+	db_ends_release(&t->ends);
 	for (size_t i = 0; i < t->nhosts; i++)
 		free(t->hosts[i]);
 	for (size_t i = 0; i < t->nprocs; i++)

@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "causal/db-schema.h"
+#include "db-ends.h"
 #include "hashmap.h"
 #include "monitoring.h"
 
@@ -202,6 +203,7 @@ struct ccsg_trace {
 	struct hashmap string_map;	/* string hash -> first index */
 	size_t cap_strings;
 	struct ccsg_monitoring mon; /* what selective monitoring covered */
+	struct db_ends ends;	    /* processes that did not end cleanly */
 	struct ccsg_stream *stream; /* ccsg_trace_open()'s, else NULL */
 	struct ccsg_part part;	    /* the last ccsg_trace_next_part()'s */
 };
@@ -255,6 +257,14 @@ void ccsg_trace_release(struct ccsg_trace *t);
  * side, or its end lost) the server's reply: anything but success / none.
  */
 int ccsg_call_failed(const struct ccsg_call *c);
+
+/*
+ * Did the call fail on one side (server 0: the client's, 1: the
+ * server's)?  Each side's status is its own: a call the client gave up on
+ * (RPC_TIMEDOUT) may have been served and answered success.  The client
+ * side is ccsg_call_failed(); the server side, its reply.
+ */
+int ccsg_call_side_failed(const struct ccsg_call *c, int server);
 
 /* Thread index of (proc, tid), or -1. */
 int32_t ccsg_trace_thread(const struct ccsg_trace *t, int32_t proc, int32_t tid);

@@ -365,6 +365,103 @@ START_TEST(test_chrome_threads)
 }
 END_TEST
 
+/* The text export_otlp() writes of l. */
+static char *otlp_text(struct loaded *l)
+{
+	struct export_otlp_opts oo = { NULL, 0, 0, 0, 0 };
+	char *p = NULL;
+	size_t len;
+	FILE *m = open_memstream(&p, &len);
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(export_otlp(m, &l->x, &l->src, &oo), 0);
+	ck_assert_int_eq(fclose(m), 0);
+	return p;
+}
+
+/* The whole JSON object around text[at] whose first key is key (a span,
+ * a slice), malloc'd: from its '{' to its '}'. */
+static char *object_at(const char *text, const char *at, const char *key)
+{
+	const char *s = at, *e = at;
+	int depth = 0;
+
+	while (s > text && strncmp(s, key, strlen(key)))
+		s--;
+	for (e = s; *e; e++) {
+		depth += *e == '{' ? 1 : *e == '}' ? -1 : 0;
+		if (!depth)
+			break;
+	}
+	return strndup(s, (size_t)(e - s + 1));
+}
+
+/*
+ * Each side's status is its own: a call the client gave up on (the
+ * fixture's 7::timedout: RPC_TIMEDOUT) whose server went on and replied
+ * success is an error on the client span and slice, not on the server's.
+ */
+START_TEST(test_each_side_its_own_status)
+{
+	struct loaded l;
+	char *chrome, *otlp, *o;
+	const char *at;
+	size_t len;
+	int client = 0, server = 0;
+
+	load(&l, fx_outcomes());
+	chrome = chrome_text(&l, &len);
+	for (at = chrome; (at = strstr(at, "\"outcome\":\"")); at++) {
+		o = object_at(chrome, at, "{\"ph\"");
+		if (strstr(o, "\"cat\":\"rpc.server\"") &&
+		    strstr(o, "\"outcome\":\"success\""))
+			ck_assert_msg(!strstr(o, "terrible") &&
+					      !strstr(o, " ["),
+				      "a server slice that replied success is "
+				      "marked failed: %s",
+				      o);
+		if (strstr(o, "\"cat\":\"rpc.client\"") &&
+		    strstr(o, "\"outcome\":\"RPC_TIMEDOUT\"") &&
+		    strstr(o, "\"failed\":true")) {
+			client++;
+			ck_assert_msg(strstr(o, " [RPC_TIMEDOUT]\"") &&
+					      strstr(o, "terrible"),
+				      "the timed-out client slice: %s", o);
+		}
+		free(o);
+	}
+	ck_assert_int_eq(client, 2); /* timedout_1 and noserver_1 */
+
+	otlp = otlp_text(&l);
+	client = 0;
+	for (at = otlp; (at = strstr(at, "\"key\":\"causal.side\"")); at++) {
+		o = object_at(otlp, at, "{\"name\":");
+		if (!strncmp(o, "{\"name\":\"7::timedout\",", 22)) {
+			if (strstr(o, "\"stringValue\":\"server\"")) {
+				server++;
+				ck_assert_msg(!strstr(o, "\"status\""),
+					      "the server span of a call it "
+					      "answered with success: %s",
+					      o);
+			} else {
+				client++;
+				ck_assert_msg(strstr(o,
+						     "\"status\":{\"code\":2,"
+						     "\"message\":"
+						     "\"RPC_TIMEDOUT\"}"),
+					      "the client span: %s", o);
+			}
+		}
+		free(o);
+	}
+	ck_assert_int_eq(client, 1);
+	ck_assert_int_eq(server, 1);
+	free(otlp);
+	free(chrome);
+	unload(&l);
+}
+END_TEST
+
 /* Bytes of a known sequence, n of them from position at. */
 static void pattern(char *p, size_t at, size_t n)
 {
@@ -469,6 +566,7 @@ Suite *ccsg_export_suite(void)
 	tcase_add_test(tc, test_usage);
 	tcase_add_test(tc, test_pipe);
 	tcase_add_test(tc, test_chrome_threads);
+	tcase_add_test(tc, test_each_side_its_own_status);
 	suite_add_tcase(s, tc);
 	return s;
 }

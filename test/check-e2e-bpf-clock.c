@@ -566,19 +566,23 @@ static long long client_nth(struct e2e *t, int k)
 			     k);
 }
 
-/* argv traced with env as user nobody, waited for; must exit 0. */
+/* argv traced with env as user nobody, waited for; must exit 0.  The
+ * program and the library run from copies nobody can reach. */
 static void run_as_nobody(struct e2e *t, const char *name,
 			  const char *const argv[], const char *const extra[])
 {
-	char out[PATH_MAX], err[PATH_MAX];
-	const char *env[32];
+	char out[PATH_MAX], err[PATH_MAX], preload[PATH_MAX + 16];
+	const char *env[32], *prog = e2e_reachable(t, argv[0]);
 	size_t n;
 	pid_t pid;
 	int st;
 
 	e2e_traced_env(t, env, extra);
+	e2e_fmt(preload, sizeof(preload), "LD_PRELOAD=%s",
+		e2e_reachable(t, tool_path("libcausal.so")));
 	for (n = 0; env[n]; n++)
-		;
+		if (!strncmp(env[n], "LD_PRELOAD=", 11))
+			env[n] = preload;
 	env[n++] = "PATH=/usr/bin:/bin";
 	env[n] = NULL;
 	e2e_fmt(out, sizeof(out), "%s/%s.out", t->dir, name);
@@ -593,7 +597,7 @@ static void run_as_nobody(struct e2e *t, const char *name,
 		    chdir(t->dir) || setgroups(0, NULL) || setgid(65534) ||
 		    setuid(65534))
 			_exit(126);
-		execve(argv[0], (char *const *)argv, (char *const *)env);
+		execve(prog, (char *const *)argv, (char *const *)env);
 		_exit(127);
 	}
 	st = e2e_wait(pid);

@@ -12,6 +12,7 @@
  * calls of a thread continuing its chain.  See e2e-rpc.h for the set-up.
  */
 #include "e2e-rpc.h"
+#include "tool-run.h"
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
@@ -542,6 +543,56 @@ START_TEST(test_failed_calls)
 END_TEST
 
 /*
+ * The merge summary and ccsg report (text and JSON) name the server k,
+ * killed: no end record, its last record's time, the one chain it left
+ * open; and nothing else (the client exited).
+ */
+static void assert_named_unclean(struct e2e *t, const struct rpc_server *k)
+{
+	char path[PATH_MAX], line[512], *merged, *p;
+	char *host = e2e_query_text(t->sql,
+				    "SELECT name FROM hosts JOIN "
+				    "processes USING (host_id) WHERE "
+				    "proc_id = %lld",
+				    k->proc);
+	struct tool_out r;
+
+	e2e_fmt(line, sizeof(line),
+		"  %s pid %d %s: no end record (killed by "
+		"SIGKILL, or its log cut short); last record ",
+		host, k->server_pid, rpc_prog("demo-server"));
+	free(host);
+	e2e_fmt(path, sizeof(path), "%s/merge.out", t->dir);
+	merged = e2e_slurp(path, NULL);
+	ck_assert_msg(strstr(merged, "\nended uncleanly: 1\n"), "merge:\n%s",
+		      merged);
+	ck_assert_msg(
+		(p = strstr(merged, line)) &&
+			strstr(p, " s after its start; 1 chain left open\n"),
+		"merge names the killed server '%s':\n%s", line, merged);
+	free(merged);
+
+	r = tool_run(ARGS(tool_path("ccsg"), "report", "--db", t->db));
+	e2e_assert_exit(r.status, 0, "ccsg report");
+	ck_assert_msg(
+		strstr(r.out, "processes that did not end cleanly: 1 ") &&
+			(p = strstr(r.out, line)) &&
+			strstr(p, " s after its start; 1 chain left open\n"),
+		"the report names the killed server '%s':\n%s", line, r.out);
+	tool_out_release(&r);
+	r = tool_run(ARGS(tool_path("ccsg"), "report", "--db", t->db,
+			  "--format=json"));
+	e2e_assert_exit(r.status, 0, "ccsg report --format=json");
+	e2e_fmt(line, sizeof(line), "\"unclean_processes\": [{\"host\": ");
+	ck_assert_msg((p = strstr(r.out, line)) &&
+			      strstr(p, "\"open_chains\": 1}]"),
+		      "JSON: %s", r.out);
+	e2e_fmt(line, sizeof(line), "\"pid\": %d, ", k->server_pid);
+	ck_assert_msg(strstr(p, line), "JSON: %s", p);
+	tool_out_release(&r);
+}
+
+/*
  * The server is SIGKILLed while the client waits in SLEEP_MS: the call is
  * recorded by the client with its error, and the server's skeleton start
  * (flushed before the kill) is linked to it.
@@ -592,6 +643,7 @@ START_TEST(test_server_killed)
 			 1);
 	ck_assert_int_eq(rpc_col(&t, id, "server_proc_id"), k.proc);
 	free(out);
+	assert_named_unclean(&t, &k);
 	e2e_release(&t);
 }
 END_TEST

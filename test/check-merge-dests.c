@@ -169,8 +169,9 @@ static char *query(sqlite3 *db, const char *sql)
 
 /*
  * Table t's rows, each as its columns quoted, in order: what a record
- * changed shows.  How many records a file or process held is no row of
- * any record's (files.records, processes.records).
+ * changed shows.  How many records a file or process held, and when
+ * its last one was, is no row of any record's (files.records,
+ * processes.records, processes.last_mono_ns).
  */
 static char *rows_of(sqlite3 *db, enum db_table t)
 {
@@ -183,7 +184,8 @@ static char *rows_of(sqlite3 *db, enum db_table t)
 		      "SELECT group_concat(r, char(10)) FROM (SELECT ''");
 	for (int c = 0; c < d->ncols; c++)
 		if (!(t == DB_FILES && c == DB_FILES_RECORDS) &&
-		    !(t == DB_PROCESSES && c == DB_PROCESSES_RECORDS))
+		    !(t == DB_PROCESSES && (c == DB_PROCESSES_RECORDS ||
+					    c == DB_PROCESSES_LAST_MONO_NS)))
 			n += snprintf(sql + n, sizeof(sql) - n,
 				      " || quote(%s) || ','", d->cols[c].name);
 	n += snprintf(sql + n, sizeof(sql) - n, " AS r FROM %s ORDER BY r)",

@@ -191,6 +191,9 @@ START_TEST(test_bad_input)
 	file(&t, "back.pes", "timebase us\n0 A\n5 B\n3 A\n");
 	expect_error(PES("back.pes"),
 		     "back.pes:4: time 3 is before the previous 5");
+	file(&t, "neg.pes", "timebase us\n-5 A\n10 B\n");
+	expect_error(PES("neg.pes"),
+		     "neg.pes:2: bad time '-5' (a whole number from 0)");
 	file(&t, "nobase.pes", "\n0 A\n");
 	expect_error(PES("nobase.pes"), "nobase.pes:2: expected 'timebase "
 					"UNIT' before the first state");

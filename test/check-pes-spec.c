@@ -125,6 +125,8 @@ START_TEST(test_clip_bad)
 		{ "event:12:20", "event range 12:20 is outside the sequence" },
 		{ "time:500:600",
 		  "time range 500:600 is outside the sequence" },
+		{ "time:-10:15", "time range -10:15 is outside the sequence "
+				 "(times are not negative)" },
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)

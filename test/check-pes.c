@@ -95,6 +95,8 @@ START_TEST(test_read)
 		"timebase hours\n0 a\n",	    /* unknown unit */
 		"timebase us\n0 a\n5\n",	    /* no state */
 		"timebase us\n0 a\nx b\n",	    /* bad time */
+		"timebase us\n-5 a\n3 b\n",	    /* a negative time */
+		"timebase us\n0 a\nend -1\n",	    /* a negative end */
 		"timebase us\n5 a\n3 b\n",	    /* time goes back */
 		"timebase us\n0 a b\n",		    /* three words */
 		"timebase us\n0 a\nend 10\n11 b\n", /* after end */

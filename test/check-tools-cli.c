@@ -361,6 +361,49 @@ START_TEST(test_dump_special_files)
 }
 END_TEST
 
+/* `dump DIR` with a file that is not a log among good ones printed the
+ * good ones' records, an error line, and exited 0. */
+START_TEST(test_dump_dir_with_a_bad_log_fails)
+{
+	struct tool_out r;
+	struct e2e t;
+	char path[PATH_MAX], *lines[8];
+	long ends[3];
+	size_t n;
+	FILE *f;
+
+	e2e_init(&t);
+	ck_assert_int_eq(mkdir(t.logs, 0700), 0);
+	e2e_fmt(path, sizeof(path), "%s/a.clog", t.logs);
+	fixture_log_sample(path, uuid_a, "hostA", 42, NULL, 1, ends);
+	e2e_fmt(path, sizeof(path), "%s/b.clog", t.logs);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs("this is not a causal log\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+
+	r = tool_run((const char *[]){ tool_path("tracedump"), "dump", "logs",
+				       NULL });
+	e2e_assert_exit(r.status, 1, "dump of a directory with a bad log");
+	ck_assert_msg(strstr(r.out, "a.clog") && strstr(r.out, "HEADER"),
+		      "the good log's records are printed: '%s'", r.out);
+	n = tool_lines(r.err, lines, 8);
+	ck_assert_msg(n == 1 && strstr(lines[0], "tracedump: error: ") &&
+			      strstr(lines[0], "b.clog' is not a causal log"),
+		      "one error line naming b.clog, got %zu: '%s'", n,
+		      n ? lines[0] : "");
+	tool_out_release(&r);
+
+	/* the good log alone: exit 0 */
+	ck_assert_int_eq(unlink(path), 0);
+	r = tool_run((const char *[]){ tool_path("tracedump"), "dump", "logs",
+				       NULL });
+	e2e_assert_exit(r.status, 0, "dump of a directory of good logs");
+	ck_assert_str_eq(r.err, "");
+	tool_out_release(&r);
+	e2e_release(&t);
+}
+END_TEST
+
 /* The tags of the calls (server side) and of the replies (client side). */
 START_TEST(test_merge_summary_tag_counts)
 {
@@ -425,6 +468,7 @@ Suite *tools_cli_suite(void)
 	tcase_add_test(tc, test_help_has_a_line_per_option);
 	tcase_add_test(tc, test_merge_refuses_special_output);
 	tcase_add_test(tc, test_dump_special_files);
+	tcase_add_test(tc, test_dump_dir_with_a_bad_log_fails);
 	tcase_add_test(tc, test_merge_summary_tag_counts);
 	suite_add_tcase(s, tc);
 	return s;

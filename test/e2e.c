@@ -195,6 +195,48 @@ int e2e_run_traced(struct e2e *t, const char *const argv[],
 	return e2e_wait(e2e_spawn_traced(t, argv, extra, out, err));
 }
 
+/* Let others search dir and its parents up to the test's temporary
+ * directory (the test's own directories only). */
+static void searchable_up_to_tmp(const char *dir)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	size_t tmp = strlen(test_tmp_dir());
+	char *slash;
+
+	e2e_fmt(p, sizeof(p), "%s", dir);
+	while (strlen(p) > tmp) {
+		ck_assert_int_eq(stat(p, &st), 0);
+		ck_assert_int_eq(chmod(p, (st.st_mode & 07777) | 0111), 0);
+		if (!(slash = strrchr(p, '/')))
+			break;
+		*slash = '\0';
+	}
+}
+
+const char *e2e_reachable(struct e2e *t, const char *path)
+{
+	static char copies[4][PATH_MAX];
+	static int next;
+	char *copy = copies[next++ % 4], dir[PATH_MAX];
+	const char *name = strrchr(path, '/');
+	size_t len;
+	char *data = e2e_slurp(path, &len);
+	int fd;
+
+	e2e_fmt(dir, sizeof(dir), "%s/reach", t->dir);
+	ck_assert_msg(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s",
+		      dir, strerror(errno));
+	searchable_up_to_tmp(dir);
+	e2e_fmt(copy, PATH_MAX, "%s/%s", dir, name ? name + 1 : path);
+	fd = open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	ck_assert_msg(fd >= 0, "cannot write '%s': %s", copy, strerror(errno));
+	ck_assert_msg(write(fd, data, len) == (ssize_t)len && !close(fd),
+		      "cannot write '%s'", copy);
+	free(data);
+	return copy;
+}
+
 void e2e_assert_exit(int status, int code, const char *what)
 {
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == code,

@@ -114,6 +114,16 @@ pid_t e2e_spawn_traced(struct e2e *t, const char *const argv[],
 int e2e_run_traced(struct e2e *t, const char *const argv[],
 		   const char *const extra[], const char *out, const char *err);
 
+/*
+ * A copy of the file at path (a build product: a program, libcausal.so)
+ * that another user can run: the build may lie under a directory only
+ * its owner can enter (a clone in a 0700 mktemp -d).  The copy is in
+ * t->dir/reach/ (removed with t->dir), and t->dir and the directories
+ * above it are made searchable by others.  Its path, in a static buffer
+ * of four rotating ones.
+ */
+const char *e2e_reachable(struct e2e *t, const char *path);
+
 /* Assert a wait status is a normal exit with the given code. */
 void e2e_assert_exit(int status, int code, const char *what);
 

@@ -37,6 +37,17 @@ static void print_counts(const char *label, const struct merge_count *v,
 	putchar('\n');
 }
 
+/* The processes that did not end cleanly, one line each. */
+static void print_ends(const struct db_ends *e)
+{
+	printf("ended uncleanly: %zu\n", e->n);
+	for (size_t i = 0; i < e->n; i++) {
+		fputs("  ", stdout);
+		db_unclean_print(stdout, &e->v[i]);
+		putchar('\n');
+	}
+}
+
 static void print_summary(const struct merge_stats *sp)
 {
 	const struct merge_stats s = *sp;
@@ -53,6 +64,7 @@ static void print_summary(const struct merge_stats *sp)
 	       s.hosts, s.processes, s.threads, s.records, s.dropped,
 	       s.truncated, s.corrupt, s.rpc_calls,
 	       s.rpc_no_server + s.rpc_no_client, s.rpc_no_server, s.rpc_no_client);
+	print_ends(&s.ends);
 	if (s.rpc_calls) {
 		print_counts("call tags:", s.tags, s.n_tags);
 		print_counts("reply tags:", s.reply_tags, s.n_reply_tags);
@@ -101,8 +113,8 @@ static int load_store(struct merge_opts *o, struct merge_stats *s)
 
 static int run_merge(int argc, char **argv)
 {
-	struct merge_opts o = { 0 };
-	struct merge_stats s;
+	struct merge_opts o = { .ends = true };
+	struct merge_stats s = { 0 };
 	struct opt_parser p;
 	const char *v;
 	int c;
@@ -123,11 +135,11 @@ static int run_merge(int argc, char **argv)
 	/* A \r line only makes sense to a person watching. */
 	o.progress = isatty(STDERR_FILENO);
 	if (o.output && store_is_url(o.output))
-		return load_store(&o, &s);
-	if (merge_run(&o, &s))
-		return 1;
-	print_summary(&s);
-	return 0;
+		c = load_store(&o, &s);
+	else if (!(c = merge_run(&o, &s) ? 1 : 0))
+		print_summary(&s);
+	merge_stats_release(&s);
+	return c;
 }
 
 const struct command cmd_merge = {

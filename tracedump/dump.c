@@ -359,7 +359,8 @@ done:
 		return fail("cannot write output: %s", strerror(errno));
 	if (!stats->records)
 		return fail("nothing could be read from '%s'", path);
-	return 0;
+	/* each file refused said so: the run as a whole did not succeed */
+	return stats->rejected ? -1 : 0;
 }
 
 int dump_path(FILE *out, const char *path, enum dump_format fmt,

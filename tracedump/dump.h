@@ -22,9 +22,11 @@ struct dump_stats {
 /*
  * Print every record of path (a log, or a directory: every *.clog under
  * it in name order) on out.  Damage and rejected files are reported on
- * stderr by name.  Returns 0 if at least one record was printed, else -1
- * after reporting why; a single file that is not a causal log or cannot
- * be opened is always an error.
+ * stderr by name.  Returns 0 when every file was read (damaged ones
+ * too: a warning names each) and at least one record was printed, else
+ * -1 after reporting why: a file of a directory that is not a causal log
+ * or cannot be opened is an error, its records missing, though the
+ * others are printed.
  */
 int dump_path(FILE *out, const char *path, enum dump_format fmt,
 	      struct dump_stats *stats);

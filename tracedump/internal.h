@@ -86,6 +86,7 @@ struct proc {
 	uint64_t end_heap_epoch, end_heap_peak;
 	int64_t end_detail;
 	uint64_t records, bad_records;
+	uint64_t last_mono; /* the latest mono_ns of its records */
 	struct thread_map threads;
 	/* FORK records of children made by vfork / posix_spawn[p] */
 	struct spawn_note *spawns;

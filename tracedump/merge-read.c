@@ -346,6 +346,8 @@ static int on_record(void *arg, const struct logread_record *lr)
 		return STOP_NO_HEADER;
 	if ((rc = read_record(rd, &r)))
 		return rc;
+	if (r.mono_ns > p->last_mono)
+		p->last_mono = r.mono_ns;
 	/* The store needs the records of its own tables, and all for --raw. */
 	if ((rd->o->raw || merge_stores(r.type)) &&
 	    (rc = chunk_add(rd, p->records, lr)))

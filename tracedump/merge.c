@@ -27,6 +27,7 @@
 
 #include "causal/log-format.h"
 #include "chunk-queue.h"
+#include "db-ends.h"
 #include "hex.h"
 #include "timespec.h"
 #include "internal.h"
@@ -348,6 +349,7 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	if (p->ended && p->end_heap_epoch == 1)
 		schema_bind_u64(st, DB_PROCESSES_PEAK_HEAP_BYTES,
 				p->end_heap_peak);
+	schema_bind_u64(st, DB_PROCESSES_LAST_MONO_NS, p->last_mono);
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)
@@ -746,9 +748,20 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 		return fail("database: parent links: %s", sqlite3_errmsg(m->db));
 	if ((rc = store_calls(m)))
 		return rc;
+	rc = m->o->ends
+		     ? db_ends_load(&m->stats->ends, m->db, DB_SCHEMA_VERSION)
+		     : 0;
+	if (rc)
+		return rc == -EIO ? merge_db_fail(m, "how the processes ended")
+				  : rc;
 	if (schema_create_indexes(m->db) || exec(m->db, "COMMIT"))
 		return -1;
 	return 0;
+}
+
+void merge_stats_release(struct merge_stats *stats)
+{
+	db_ends_release(&stats->ends);
 }
 
 int merge_run(const struct merge_opts *o, struct merge_stats *stats)

@@ -13,11 +13,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "db-ends.h"
+
 struct merge_opts {
 	const char *dir;
 	const char *output;	/* NULL: DIR/trace.db */
 	bool progress;		/* \r progress line on stderr */
 	bool raw;		/* --raw: the records table too */
+	bool ends;		/* find how the processes ended (stats->ends) */
 };
 
 /* Rows of rpc_calls with one value of a column. */
@@ -52,7 +55,13 @@ struct merge_stats {
 	 */
 	struct merge_count tags[MERGE_VALUES], reply_tags[MERGE_VALUES];
 	size_t n_tags, n_reply_tags;
+	/* the processes that did not end cleanly (db-ends.h), when
+	 * merge_opts.ends asked */
+	struct db_ends ends;
 };
+
+/* Free what a merge_run() left in stats. */
+void merge_stats_release(struct merge_stats *stats);
 
 /*
  * Merge o->dir.  Damaged and foreign logs are reported on stderr by name

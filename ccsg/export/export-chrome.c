@@ -260,7 +260,8 @@ static void slice(struct chrome *ch, size_t i, int server, int32_t th,
 
 	xb_str(b, server ? "{\"ph\":\"X\",\"cat\":\"rpc.server\",\"name\":"
 			 : "{\"ph\":\"X\",\"cat\":\"rpc.client\",\"name\":");
-	if (c->failed) { /* the name says it: "FIG1_PROG::FOO [RPC_TIMEDOUT]" */
+	if (ccsg_call_side_failed(c, server)) {
+		/* the name says it: "FIG1_PROG::FOO [RPC_TIMEDOUT]" */
 		char *q = n >= 0 ? ch->fn[n] : ch->lost;
 
 		xb_put(b, q, strlen(q) - 1);

@@ -440,7 +440,8 @@ void otlp_call_span_write(struct otlp *ot, const struct export_part *p,
 	call_attrs(ot, p, i, server);
 	xb_ch(b, ']');
 	span_links(ot, trace, parent, ptrace);
-	if (c->failed) {
+	if (ccsg_call_side_failed(c, server)) {
+		/* each side's status is its own: the client's, or the reply */
 		const char *why = c->status_name >= 0 && !server
 					  ? p->t->strings[c->status_name]
 				  : c->reply >= 0 && c->reply < CCSG_NREPLY

@@ -53,8 +53,14 @@ int pes_clip_spec(struct pes *p, const char *v)
 {
 	int64_t a, b;
 
-	if (!strncmp(v, "time:", 5) && !pes_parse_range(v + 5, &a, &b))
+	if (!strncmp(v, "time:", 5) && !pes_parse_range(v + 5, &a, &b)) {
+		if (a < 0 || b < 0)
+			return fail("time range %s is outside the sequence "
+				    "(times are not negative)",
+				    v + 5),
+			       -ERANGE;
 		return pes_clip_time(p, a, b);
+	}
 	if (!strncmp(v, "event:", 6) && !pes_parse_range(v + 6, &a, &b)) {
 		if (a < 0 || b < 0)
 			return fail("event range %s is outside the sequence",

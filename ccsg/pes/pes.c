@@ -177,13 +177,14 @@ int pes_append(struct pes *p, int64_t t, uint32_t state)
 /* --- the PES file ----------------------------------------------------------
  */
 
-static int parse_i64(const char *s, int64_t *v)
+/* A time of the file: a whole number of its timebase from 0. */
+static int parse_time(const char *s, int64_t *v)
 {
 	char *e;
 
 	errno = 0;
 	long long x = strtoll(s, &e, 10);
-	if (errno || e == s || *e)
+	if (errno || e == s || *e || x < 0)
 		return -1;
 	*v = x;
 	return 0;
@@ -252,7 +253,7 @@ int pes_read(struct pes *p, FILE *in, const char *path)
 			goto out;
 		}
 		if (!strcmp(w[0], "end")) {
-			if (nw != 2 || parse_i64(w[1], &t)) {
+			if (nw != 2 || parse_time(w[1], &t)) {
 				ret = fail("%s:%zu: expected 'end TIME'", path,
 					   lineno);
 				goto out;
@@ -272,8 +273,10 @@ int pes_read(struct pes *p, FILE *in, const char *path)
 				   lineno);
 			goto out;
 		}
-		if (parse_i64(w[0], &t)) {
-			ret = fail("%s:%zu: bad time '%s'", path, lineno, w[0]);
+		if (parse_time(w[0], &t)) {
+			ret = fail("%s:%zu: bad time '%s' (a whole number from "
+				   "0)",
+				   path, lineno, w[0]);
 			goto out;
 		}
 		if (p->n && t < p->t[p->n - 1]) {

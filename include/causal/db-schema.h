@@ -38,9 +38,11 @@
  * was half of the database and a third of the merge time), one index over
  * rpc_calls.  7: the lock_events table (LOCK records), only added; and
  * later no index over rpc_calls at all (tables and columns the same, so
- * the same version: a reader sees no difference but speed).
+ * the same version: a reader sees no difference but speed).  8:
+ * processes.last_mono_ns (when a process that did not end cleanly was
+ * last heard of), only added.
  */
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 
