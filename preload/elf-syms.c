@@ -90,7 +90,7 @@ static int maps_read(struct maps *m)
 	return ret;
 }
 
-/* ---- one ELF file ---------------------------------------------------------- */
+/* ---- one ELF file ------------------------------------------------------- */
 
 struct elf_file {
 	int fd;
@@ -187,7 +187,7 @@ static void each_function(Elf *e, function_fn fn, void *arg)
 	}
 }
 
-/* ---- by address ------------------------------------------------------------ */
+/* ---- by address --------------------------------------------------------- */
 
 /* The addresses of one file, in its own numbering (vaddr), to name. */
 struct at_search {
@@ -255,8 +255,8 @@ static void name_in_file(const struct maps *m, size_t map,
 	free(done);
 }
 
-void causal_elf_name_all(const uintptr_t *addr, size_t n,
-			 causal_elf_name_fn fn, void *arg)
+void causal_elf_name_all(const uintptr_t *addr, size_t n, causal_elf_name_fn fn,
+			 void *arg)
 {
 	size_t *hit = calloc(n ? n : 1, sizeof(*hit));
 	struct maps m;
@@ -320,7 +320,7 @@ int causal_elf_function_at(uintptr_t addr, char *symbol, size_t symbol_size,
 	return o.found ? 0 : -1;
 }
 
-/* ---- by name --------------------------------------------------------------- */
+/* ---- by name ------------------------------------------------------------ */
 
 size_t causal_stub_name_len(const char *symbol)
 {
@@ -356,7 +356,8 @@ static int named(const char *name, const GElf_Sym *s, void *arg)
 	for (size_t i = 0; i < q->m->n; i++) {
 		const struct mapping *map = &q->m->v[i];
 
-		if (off < map->offset || off - map->offset >= map->end - map->start ||
+		if (off < map->offset ||
+		    off - map->offset >= map->end - map->start ||
 		    strcmp(map->path, q->path))
 			continue;
 		if (q->n < q->max) {
@@ -383,8 +384,8 @@ static int first_code_of_file(const struct maps *m, size_t i)
 size_t causal_elf_functions_named(const char *name,
 				  struct causal_addr_range *out, size_t max)
 {
-	struct named_search q = { name, strlen(name), NULL, NULL, NULL,
-				  out, max, 0 };
+	struct named_search q = { name, strlen(name), NULL, NULL,
+				  NULL, out,	      max,  0 };
 	struct maps m;
 
 	if (!q.len || maps_read(&m))
@@ -393,7 +394,8 @@ size_t causal_elf_functions_named(const char *name,
 	for (size_t i = 0; i < m.n; i++) {
 		struct elf_file ef;
 
-		if (!first_code_of_file(&m, i) || elf_file_open(&ef, m.v[i].path))
+		if (!first_code_of_file(&m, i) ||
+		    elf_file_open(&ef, m.v[i].path))
 			continue;
 		q.elf = ef.elf;
 		q.path = m.v[i].path;

@@ -28,8 +28,8 @@
  */
 typedef void (*causal_elf_name_fn)(size_t i, const char *symbol,
 				   const char *path, void *arg);
-void causal_elf_name_all(const uintptr_t *addr, size_t n,
-			 causal_elf_name_fn fn, void *arg);
+void causal_elf_name_all(const uintptr_t *addr, size_t n, causal_elf_name_fn fn,
+			 void *arg);
 
 /*
  * The function holding addr: its symbol (from .symtab, else .dynsym;

@@ -59,10 +59,9 @@ uint64_t causal_site_of(uintptr_t ip)
 	return i + 1;
 }
 
-/* ---- the writer ------------------------------------------------------------ */
+/* ---- the writer --------------------------------------------------------- */
 
-static void name_site(size_t k, const char *symbol, const char *path,
-		      void *arg)
+static void name_site(size_t k, const char *symbol, const char *path, void *arg)
 {
 	const size_t *slot = arg;
 	size_t i = slot[k];
@@ -108,8 +107,8 @@ static void name_new_sites(int all)
 	ip = malloc(SITES * sizeof(*ip));
 	slot = malloc(SITES * sizeof(*slot));
 	for (size_t i = 0; ip && slot && i < SITES; i++) {
-		uintptr_t at = atomic_load_explicit(&site_ip[i],
-						    memory_order_relaxed);
+		uintptr_t at =
+			atomic_load_explicit(&site_ip[i], memory_order_relaxed);
 
 		if (at && !w.named[i]) {
 			/* the call is the instruction before its return */

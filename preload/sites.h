@@ -56,7 +56,8 @@ struct causal_log_file;
 void causal_sites_write(struct causal_log_file *lf,
 			enum causal_sites_when when);
 
-/* ---- the consumer thread (monitor.c) -------------------------------------- */
+/* ---- the consumer thread (monitor.c) --------------------------------------
+ */
 
 /*
  * Where the functions named `name` lie (causal_elf_functions_named()),

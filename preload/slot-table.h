@@ -30,8 +30,8 @@ static inline size_t causal_slot_claim(_Atomic uint64_t *table, size_t size,
 
 	*claimed = 0;
 	for (unsigned n = 0; n < max; n++, i = (i + 1) & (size - 1)) {
-		uint64_t seen = atomic_load_explicit(&table[i],
-						     memory_order_relaxed);
+		uint64_t seen =
+			atomic_load_explicit(&table[i], memory_order_relaxed);
 
 		if (seen == key)
 			return i;

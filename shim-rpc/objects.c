@@ -11,7 +11,7 @@
 #include "internal.h"
 #include "slot-table.h"
 
-#define OBJECTS 1024	  /* a power of two */
+#define OBJECTS 1024	 /* a power of two */
 #define OBJECT_PROBES 64 /* slots a probe looks at before it gives up */
 
 struct object {

@@ -85,8 +85,8 @@ START_TEST(test_first_call_looks_nothing_up)
 	e2e_fmt(logs, sizeof(logs), "CAUSAL_LOG_DIR=%s", t.logs);
 	e2e_fmt(n, sizeof(n), "%d", SITES);
 	/* the environment for the traced program only, not strace */
-	e2e_assert_exit(e2e_run_plain(ARGS("/usr/bin/strace", "-f", "-qq",
-					   "-o", trace, "-E", pre, "-E", logs,
+	e2e_assert_exit(e2e_run_plain(ARGS("/usr/bin/strace", "-f", "-qq", "-o",
+					   trace, "-E", pre, "-E", logs,
 					   rpc_prog("site-calls"), "-m", "-n",
 					   n, "-r", "3"),
 				      out, err),
@@ -111,13 +111,14 @@ START_TEST(test_first_call_looks_nothing_up)
 					       "'%s'",
 					       proc, s, text),
 				 1);
-		ck_assert_int_eq(e2e_query_int(t.sql,
-					       "SELECT count(*) FROM rpc_calls "
-					       "WHERE client_proc_id = %lld AND"
-					       " site_symbol = 'site%d_call' "
-					       "AND status_name = 'RPC_SUCCESS'",
-					       proc, s),
-				 3);
+		ck_assert_int_eq(
+			e2e_query_int(t.sql,
+				      "SELECT count(*) FROM rpc_calls "
+				      "WHERE client_proc_id = %lld AND"
+				      " site_symbol = 'site%d_call' "
+				      "AND status_name = 'RPC_SUCCESS'",
+				      proc, s),
+			3);
 	}
 	free(text);
 	e2e_release(&t);
@@ -136,10 +137,9 @@ START_TEST(test_fork_child_names_inherited_sites)
 
 	e2e_init(&t);
 	e2e_fmt(out, sizeof(out), "%s/site-calls.out", t.dir);
-	pid = e2e_spawn_traced(&t,
-			       ARGS(rpc_prog("site-calls"), "-n", "4", "-r",
-				    "2", "-f"),
-			       NULL, out, NULL);
+	pid = e2e_spawn_traced(
+		&t, ARGS(rpc_prog("site-calls"), "-n", "4", "-r", "2", "-f"),
+		NULL, out, NULL);
 	e2e_assert_exit(e2e_wait(pid), 0, "site-calls -f");
 	text = e2e_slurp(out, NULL);
 	ck_assert_msg(strstr(text, "child status 0\n"), "%s", text);
@@ -189,7 +189,8 @@ START_TEST(test_libtirpc_calls_named_by_protocol)
 			 ARGS("-m", "svc_register_pmap"));
 	c = rpc_client(&t, "client", 1, ARGS("-c", "clnt_create", "say", "41"),
 		       0, &out);
-	ck_assert_str_eq(rpc_head(out, "say"), "say 41 = 42 status RPC_SUCCESS");
+	ck_assert_str_eq(rpc_head(out, "say"),
+			 "say 41 = 42 status RPC_SUCCESS");
 	free(out);
 	rpc_server_stop(&s);
 	rpc_rpcbind_stop(rb);
@@ -197,10 +198,9 @@ START_TEST(test_libtirpc_calls_named_by_protocol)
 	proc = e2e_proc(&t, c);
 	/* GETADDR of rpcbind's version 4 or 3, made from inside libtirpc,
 	 * whose function there has no symbol (a stripped library) */
-	rpc_assert_calls(&t,
-			 rpc_q("client_proc_id = %lld AND prog = 100000", proc),
-			 "proc = 3 AND vers IN (3, 4) AND site_symbol IS NULL",
-			 -1);
+	rpc_assert_calls(
+		&t, rpc_q("client_proc_id = %lld AND prog = 100000", proc),
+		"proc = 3 AND vers IN (3, 4) AND site_symbol IS NULL", -1);
 	ck_assert_int_ge(e2e_query_int(t.sql,
 				       "SELECT count(*) FROM rpc_sites WHERE "
 				       "proc_id = %lld AND symbol IS NULL AND "

@@ -84,9 +84,9 @@ START_TEST(test_function_at_nothing)
 	ck_assert_str_eq(sym, "");
 	ck_assert_str_eq(path, "");
 	munmap(anon, 4096);
-	ck_assert_int_eq(causal_elf_function_at(0, sym, sizeof(sym), path,
-						sizeof(path)),
-			 -1);
+	ck_assert_int_eq(
+		causal_elf_function_at(0, sym, sizeof(sym), path, sizeof(path)),
+		-1);
 }
 END_TEST
 
@@ -104,7 +104,9 @@ static void note(size_t i, const char *symbol, const char *path, void *arg)
 	snprintf(nm->symbol[i], sizeof(nm->symbol[i]), "%s",
 		 symbol ? symbol : "(null)");
 	snprintf(nm->path[i], sizeof(nm->path[i]), "%s",
-		 !path ? "(null)" : strstr(path, "libc.so") ? "libc" : "other");
+		 !path			   ? "(null)"
+		 : strstr(path, "libc.so") ? "libc"
+					   : "other");
 }
 
 /* Many addresses at once, of several files and of none: each named once. */

@@ -28,8 +28,8 @@ static const struct known_version {
 	  { "NULL", "SET", "ENCRYPT", "DECRYPT", "GEN", "GETCRED" } },
 	{ 100029,
 	  2,
-	  { "NULL", "SET", "ENCRYPT", "DECRYPT", "GEN", "GETCRED",
-	    "ENCRYPT_PK", "DECRYPT_PK", "NET_PUT", "NET_GET", "GET_CONV" } },
+	  { "NULL", "SET", "ENCRYPT", "DECRYPT", "GEN", "GETCRED", "ENCRYPT_PK",
+	    "DECRYPT_PK", "NET_PUT", "NET_GET", "GET_CONV" } },
 };
 
 const char *rpc_known_program(uint32_t prog)
@@ -47,6 +47,7 @@ const char *rpc_known_procedure(uint32_t prog, uint32_t vers, uint32_t proc)
 {
 	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
 		if (versions[i].prog == prog && versions[i].vers == vers)
-			return proc < MAX_PROCS ? versions[i].procs[proc] : NULL;
+			return proc < MAX_PROCS ? versions[i].procs[proc]
+						: NULL;
 	return NULL;
 }
