@@ -92,8 +92,7 @@ static void dispatch(struct svc_req *rq, SVCXPRT *x)
 	svc_sendreply(x, (xdrproc_t)xdr_int, (char *)&r);
 }
 
-/* ---- the call sites
- * ---------------------------------------------------------- */
+/* ---- the call sites --------------------------------------------------- */
 
 /*
  * Each its own function, so each clnt_call returns to an address of its
@@ -110,25 +109,23 @@ static void dispatch(struct svc_req *rq, SVCXPRT *x)
 			return -1;                                             \
 		return y - n;                                                  \
 	}
-SITE(0)
-SITE(1) SITE(2) SITE(3) SITE(4) SITE(5) SITE(6) SITE(7) SITE(8) SITE(9) SITE(
-	10) SITE(11) SITE(12) SITE(13) SITE(14) SITE(15) SITE(16) SITE(17)
-	SITE(18) SITE(19) SITE(20) SITE(21) SITE(22) SITE(23) SITE(24) SITE(25)
-		SITE(26) SITE(27) SITE(28) SITE(29) SITE(30) SITE(31) SITE(99)
+/* clang-format off */
+SITE(0) SITE(1) SITE(2) SITE(3) SITE(4) SITE(5) SITE(6) SITE(7)
+SITE(8) SITE(9) SITE(10) SITE(11) SITE(12) SITE(13) SITE(14) SITE(15)
+SITE(16) SITE(17) SITE(18) SITE(19) SITE(20) SITE(21) SITE(22) SITE(23)
+SITE(24) SITE(25) SITE(26) SITE(27) SITE(28) SITE(29) SITE(30) SITE(31)
+SITE(99)
 
-			static int (*const sites[MAX_SITES])(CLIENT *, int) = {
-				site0_call,  site1_call,  site2_call,
-				site3_call,  site4_call,  site5_call,
-				site6_call,  site7_call,  site8_call,
-				site9_call,  site10_call, site11_call,
-				site12_call, site13_call, site14_call,
-				site15_call, site16_call, site17_call,
-				site18_call, site19_call, site20_call,
-				site21_call, site22_call, site23_call,
-				site24_call, site25_call, site26_call,
-				site27_call, site28_call, site29_call,
-				site30_call, site31_call,
-			};
+static int (*const sites[MAX_SITES])(CLIENT *, int) = {
+	site0_call,  site1_call,  site2_call,  site3_call,  site4_call,
+	site5_call,  site6_call,  site7_call,  site8_call,  site9_call,
+	site10_call, site11_call, site12_call, site13_call, site14_call,
+	site15_call, site16_call, site17_call, site18_call, site19_call,
+	site20_call, site21_call, site22_call, site23_call, site24_call,
+	site25_call, site26_call, site27_call, site28_call, site29_call,
+	site30_call, site31_call,
+};
+/* clang-format on */
 
 static long long now_ns(void)
 {
