@@ -69,8 +69,7 @@ int dl_iterate_phdr(int (*fn)(struct dl_phdr_info *, size_t, void *),
 	return REAL(dl_iterate_phdr)(fn, data);
 }
 
-/* ---- the server: x -> x + 1 ------------------------------------------------
- */
+/* ---- the server: x -> x + 1 --------------------------------------------- */
 
 static void dispatch(struct svc_req *rq, SVCXPRT *x)
 {
