@@ -9,7 +9,8 @@ set -euo pipefail
 # no kernel headers and no kernel BTF to build (only to load, at run time).
 # libfftw3-dev, libcairo2-dev and libfontconfig-dev: ccsg pes (the
 # periodogram, the pictures).
-# libdw-dev (elfutils): `ccsg spikes` symbolises sampled addresses offline.
+# libdw-dev (elfutils): `ccsg spikes` symbolises sampled addresses offline;
+# libelf-dev (elfutils): libcausal.so's writer names call sites (preload/elf-syms.c).
 # libmicrohttpd-dev and node-d3: `ccsg serve` (the viewer: its HTTP server,
 # and d3, served from /usr/share/nodejs/d3); chromium, chromium-driver and
 # python3-selenium: the viewer's browser test (test/browser/).
@@ -19,7 +20,7 @@ set -euo pipefail
 # uftrace: the peers bench-peers measures causal beside (make bench only).
 # nettle-dev: HMAC-SHA256 of the coordinator's channel over TCP
 # (util/monitor-auth.c, in libcausal.so and causalctl).
-PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
+PKGS=(build-essential pkg-config libtirpc-dev libelf-dev libzstd-dev
       libmsgpack-dev check libsqlite3-dev libcurl4-openssl-dev sqlite3 rpcsvc-proto rpcbind
       util-linux zstd clang libclang-rt-14-dev clang-format python3 time
       graphviz man-db groff-base git libbpf-dev bpftool libdw-dev

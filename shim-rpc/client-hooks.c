@@ -137,8 +137,8 @@ static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 	struct rec_rpc_stub_start *r;
 	uint64_t pending, site;
 
-	/* before reserving ours: a new site writes a record of its own */
-	site = sem ? causal_rpc_site(tb, ip) : 0;
+	/* numbered here, named by the writer (sites.h) */
+	site = sem ? causal_site_of(ip) : 0;
 	r = (void *)causal_record_begin_at(
 		tb, CAUSAL_REC_RPC_STUB_START,
 		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + peer_len), &pending,
@@ -253,13 +253,9 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 
 	/* what this call is monitored with: the enclosing call's types
 	 * (causal overriding) and the process's for its component (by
-	 * the stub's function name only if a selection names one) */
-	types = ctx->mon |
-		causal_mon_call(tc->target.prog, (uint32_t)proc,
-				atomic_load_explicit(&causal_mon.named,
-						     memory_order_relaxed)
-					? causal_rpc_site_function(tb, ip)
-					: NULL);
+	 * the function that made the call, for a selection by name) */
+	types = ctx->mon | causal_mon_call(tc->target.prog, (uint32_t)proc,
+					   (const void *)ip);
 	/* ---- stub start: CPU at the probe's entry ---- */
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
@@ -469,8 +465,8 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 		return real.rpc_broadcast_exp(prog, vers, proc, xargs, argsp,
 					      xres, resp, eachresult, inittime,
 					      waittime, nettype);
-	types = ctx->mon |
-		causal_mon_call((uint32_t)prog, (uint32_t)proc, NULL);
+	types = ctx->mon | causal_mon_call((uint32_t)prog, (uint32_t)proc,
+					   __builtin_return_address(0));
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
 		if (types & CAUSAL_MON_CPU)

@@ -332,9 +332,12 @@ static int add_site(struct rpc_calls *rc, uint64_t seq, const struct record *r)
 	struct rpc_site *s;
 	uint32_t off;
 
+	/* a site in no function the file names has no symbol: NULL */
+	off = NO_STR;
 	if (GROW(rc->sites, rc->cap_sites, rc->n_sites + 1) ||
-	    add_string(rc, r->rpc_site.symbol.ptr, r->rpc_site.symbol.len,
-		       &off))
+	    (r->rpc_site.symbol.len &&
+	     add_string(rc, r->rpc_site.symbol.ptr, r->rpc_site.symbol.len,
+			&off)))
 		return -ENOMEM;
 	s = &rc->sites[rc->n_sites++];
 	*s = (struct rpc_site){ rc->proc_id, r->rpc_site.site_id, seq, off };
@@ -481,7 +484,7 @@ static const char *site_symbol(const struct rpc_calls *rc, int64_t proc_id,
 			hi = mid;
 	}
 	if (lo < rc->n_sites && rc->sites[lo].proc_id == proc_id &&
-	    rc->sites[lo].site_id == site_id)
+	    rc->sites[lo].site_id == site_id && rc->sites[lo].symbol != NO_STR)
 		return rc->strings + rc->sites[lo].symbol;
 	return NULL;
 }

@@ -68,3 +68,12 @@ $(BUILD)/test/rpc/heap-demo: $(BUILD)/test/rpc/obj/heap-demo.o \
 	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
 
 RPC_PROGS += $(BUILD)/test/rpc/heap-demo
+
+# site-calls: RPC calls through memory from 32 call sites of its own
+# (bench-sites, e2e-sites); -rdynamic, so that the dladdr it defines to
+# count look-ups is the one the whole process calls
+$(BUILD)/test/rpc/site-calls: $(BUILD)/test/rpc/obj/site-calls.o
+	@echo "  LINK    $@"
+	$(Q)$(CC) -rdynamic -o $@ $^ $(RPC_LIBS) -ldl
+
+RPC_PROGS += $(BUILD)/test/rpc/site-calls
