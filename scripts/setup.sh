@@ -17,13 +17,18 @@ set -euo pipefail
 # tests and benchmark start private servers (test/clickhouse/server.sh).
 # lttng-tools, liblttng-ust-dev (its libc wrapper), babeltrace2 and
 # uftrace: the peers bench-peers measures causal beside (make bench only).
+# ypserv and yp-tools (ypcat, makedbm): the fork suite traces Debian's NIS
+# server, whose child streams YPPROC_ALL's reply (test/check-e2e-rpc-fork.c;
+# skipped without them), which runs its own ypserv in a namespace of its
+# own: the services the packages install are not used.
 PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
       libmsgpack-dev check libsqlite3-dev libcurl4-openssl-dev sqlite3 rpcsvc-proto rpcbind
       util-linux zstd clang libclang-rt-14-dev clang-format python3 time
       graphviz man-db groff-base git libbpf-dev bpftool libdw-dev
       libfftw3-dev libcairo2-dev libfontconfig-dev
       libmicrohttpd-dev node-d3 chromium chromium-driver python3-selenium
-      clickhouse-server curl lttng-tools liblttng-ust-dev babeltrace2 uftrace)
+      clickhouse-server curl lttng-tools liblttng-ust-dev babeltrace2 uftrace
+      ypserv yp-tools)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
