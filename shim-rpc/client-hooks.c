@@ -495,11 +495,10 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 	causal_self.in_hook = 0;
 	st.xargs = xargs;
 	st.argsp = argsp;
-	status = real.rpc_broadcast_exp(prog, vers, proc,
-					xargs ? (xdrproc_t)args_sized : NULL,
-					xargs ? (void *)&st : argsp, xres,
-					resp, eachresult, inittime, waittime,
-					nettype);
+	status = real.rpc_broadcast_exp(
+		prog, vers, proc, xargs ? (xdrproc_t)args_sized : NULL,
+		xargs ? (void *)&st : argsp, xres, resp, eachresult, inittime,
+		waittime, nettype);
 	causal_self.in_hook = 1;
 	event = causal_ctx_next_event(ctx);
 	if (CAUSAL_MON_RECORD(types))

@@ -246,8 +246,8 @@ struct heap_at {
 struct skel_end {
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 	uint64_t event, fid;
-	uint64_t entry, cpu;		/* the clocks at the entry (0: off) */
-	uint64_t exit_ns;		/* the probe's exit, 0: when written */
+	uint64_t entry, cpu; /* the clocks at the entry (0: off) */
+	uint64_t exit_ns;    /* the probe's exit, 0: when written */
 	uint32_t types;
 	struct heap_at heap;
 };
@@ -256,8 +256,8 @@ struct skel_end {
  * Skeleton end, at the probe's entry: its event, and what it reads there;
  * the thread gets its context back.
  */
-static void skeleton_end_begin(struct serving *s, uint64_t entry,
-			       uint64_t cpu, struct skel_end *e)
+static void skeleton_end_begin(struct serving *s, uint64_t entry, uint64_t cpu,
+			       struct skel_end *e)
 {
 	struct causal_ctx *ctx = &causal_self.ctx;
 
@@ -307,8 +307,8 @@ static void skeleton_end_write(const struct skel_end *e, int reply,
 	/* read at the probe's entry */
 	r->p.cpu_ns = types & CAUSAL_MON_CPU ? e->cpu : 0;
 	r->p.mono_exit_ns = !(types & CAUSAL_MON_LATENCY) ? 0
-			    : e->exit_ns			 ? e->exit_ns
-							 : causal_now_ns();
+			    : e->exit_ns		  ? e->exit_ns
+							  : causal_now_ns();
 	causal_record_commit(tb, pending);
 }
 
@@ -352,8 +352,8 @@ static bool_t scan_for_tag(XDR *xdrs, void *p)
 struct results_state {
 	xdrproc_t xres;
 	void *resp;
-	uint32_t bytes;			/* the results took, encoded */
-	int tagged;			/* the tag follows them */
+	uint32_t bytes; /* the results took, encoded */
+	int tagged;	/* the tag follows them */
 	struct causal_tag tag;
 };
 
@@ -496,7 +496,8 @@ static void start_at_reply(SVCXPRT *xprt, struct serving *s, int reply,
 			   uint64_t *entry, uint64_t *cpu)
 {
 	const struct wrapped_xp_ops *w = s->w;
-	struct args_state as = { .xid = s->xid, .fd = xprt->xp_fd,
+	struct args_state as = { .xid = s->xid,
+				 .fd = xprt->xp_fd,
 				 .status = CAUSAL_TAG_ABSENT };
 	uint32_t types;
 

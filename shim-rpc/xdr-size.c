@@ -18,13 +18,13 @@ static const struct {
 	uint32_t bytes;
 } fixed[] = {
 	/* the likeliest first: a miss costs a structure one comparison each */
-	{ (any_fn)xdr_void, 0 },   { (any_fn)xdr_int, 4 },
-	{ (any_fn)xdr_u_int, 4 },  { (any_fn)xdr_bool, 4 },
-	{ (any_fn)xdr_enum, 4 },   { (any_fn)xdr_hyper, 8 },
+	{ (any_fn)xdr_void, 0 },    { (any_fn)xdr_int, 4 },
+	{ (any_fn)xdr_u_int, 4 },   { (any_fn)xdr_bool, 4 },
+	{ (any_fn)xdr_enum, 4 },    { (any_fn)xdr_hyper, 8 },
 	{ (any_fn)xdr_u_hyper, 8 }, { (any_fn)xdr_double, 8 },
-	{ (any_fn)xdr_float, 4 },  { (any_fn)xdr_short, 4 },
+	{ (any_fn)xdr_float, 4 },   { (any_fn)xdr_short, 4 },
 	{ (any_fn)xdr_u_short, 4 }, { (any_fn)xdr_char, 4 },
-	{ (any_fn)xdr_u_char, 4 }, { (any_fn)xdr_long, 4 },
+	{ (any_fn)xdr_u_char, 4 },  { (any_fn)xdr_long, 4 },
 	{ (any_fn)xdr_u_long, 4 },
 };
 

@@ -48,8 +48,8 @@ static void stream_start(struct e2e *t, struct stream_server *s,
 			: e2e_spawn(argv, NULL, s->out, err);
 	rpc_wait_file(ready, s->pid);
 	text = e2e_slurp(ready, NULL);
-	ck_assert_msg(sscanf(text, "pid %d tcp %d", &s->server_pid,
-			     &s->port) == 2,
+	ck_assert_msg(sscanf(text, "pid %d tcp %d", &s->server_pid, &s->port) ==
+			      2,
 		      "%s: bad ready file: %s", name, text);
 	free(text);
 }
@@ -65,9 +65,16 @@ static char *stream_call(struct e2e *t, const struct stream_server *s,
 			 const char *name, int traced, int here, pid_t *pid)
 {
 	char port[16], count[16], size[16], out[PATH_MAX], err[PATH_MAX];
-	const char *argv[] = { rpc_prog("stream-demo"), "call", "-P", port,
-			       "-n", count, "-s", size,
-			       here ? "-H" : NULL, NULL };
+	const char *argv[] = { rpc_prog("stream-demo"),
+			       "call",
+			       "-P",
+			       port,
+			       "-n",
+			       count,
+			       "-s",
+			       size,
+			       here ? "-H" : NULL,
+			       NULL };
 	pid_t p;
 
 	e2e_fmt(port, sizeof(port), "%d", s->port);
@@ -108,9 +115,9 @@ static void assert_whole(const char *out)
  */
 START_TEST(test_streamed_replies_unchanged)
 {
-	static const char *const names[2][2] = { { "plain-fork", "traced-fork" },
-						  { "plain-here",
-						    "traced-here" } };
+	static const char *const names[2][2] = {
+		{ "plain-fork", "traced-fork" }, { "plain-here", "traced-here" }
+	};
 	struct stream_server s;
 	struct e2e t;
 	char *ref[2];
@@ -266,8 +273,8 @@ START_TEST(test_fork_child_reply_tied_to_its_call)
 			       RESULTS_BYTES),
 			 1);
 	/* streamed by the serving process: its own reply */
-	here = rpc_call_id(&t, rpc_q("prog = %d AND proc = %d", STREAM_PROG,
-				     P_HERE));
+	here = rpc_call_id(
+		&t, rpc_q("prog = %d AND proc = %d", STREAM_PROG, P_HERE));
 	rpc_assert_calls(&t, rpc_q("call_id = %lld", here),
 			 rpc_q(RPC_LINKED " AND reply_proc_id IS NULL AND "
 					  "client_proc_id = %lld AND "
@@ -334,8 +341,9 @@ static void yp_map(struct e2e *t)
 static pid_t yp_start(struct e2e *t, const char *name, int traced)
 {
 	const char *argv[] = { "/usr/sbin/ypserv", "-d", NULL };
-	const char *ask[] = { "/usr/sbin/rpcinfo", "-t", "127.0.0.1",
-			      "ypserv", "2", NULL };
+	const char *ask[] = {
+		"/usr/sbin/rpcinfo", "-t", "127.0.0.1", "ypserv", "2", NULL
+	};
 	char out[PATH_MAX], err[PATH_MAX];
 	pid_t pid;
 
@@ -363,8 +371,8 @@ static void yp_stop(pid_t pid)
 
 static char *ypcat(struct e2e *t, const char *name, int traced, pid_t *pid)
 {
-	const char *argv[] = { "/usr/bin/ypcat", "-d", YP_DOMAIN,
-			       "-h",	       "localhost", YP_MAP, NULL };
+	const char *argv[] = { "/usr/bin/ypcat", "-d",	 YP_DOMAIN, "-h",
+			       "localhost",	 YP_MAP, NULL };
 	char out[PATH_MAX], err[PATH_MAX];
 	pid_t p;
 

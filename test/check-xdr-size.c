@@ -82,7 +82,7 @@ static uint32_t counted(xdrproc_t proc, void *p, void *back)
 
 #define CHECK_ALL(proc, v, bytes)                                              \
 	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {                \
-		__typeof__(v[0]) out_;                                          \
+		__typeof__(v[0]) out_;                                         \
 		ck_assert_uint_eq(counted(PROC(proc), &v[k], &out_), bytes);   \
 		ck_assert_uint_eq(xdr_sizeof(PROC(proc), &v[k]), bytes);       \
 	}

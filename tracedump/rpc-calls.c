@@ -907,7 +907,8 @@ int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
 	 * must not be given even with no element. */
 	if (rc->n_sites)
 		qsort(rc->sites, rc->n_sites, sizeof(*rc->sites), cmp_site);
-	if ((joined = rpc_forks_join(&rc->forks, rc->servers, rc->n_servers)) < 0)
+	if ((joined = rpc_forks_join(&rc->forks, rc->servers, rc->n_servers)) <
+	    0)
 		return (int)joined;
 	if (!(tail = malloc((rc->n_servers + 1) * sizeof(*tail))))
 		return -ENOMEM;
@@ -917,7 +918,6 @@ int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
 		match_sides(rc, &map);
 		hashmap_release(&map);
 		ret = write_rows(rc, db, stats);
-		stats->fork_replies = (uint64_t)joined;
 	}
 	hashmap_release(&map);
 	return ret;

@@ -72,14 +72,14 @@ struct rpc_calls {
 	size_t file_clients, file_servers, file_sites, file_heaps;
 	struct rpc_open *open; /* open sides by (kind, function) */
 	size_t cap_open, n_open;
-	struct rpc_forks forks; /* the processes, for replies of fork children */
+	struct rpc_forks
+		forks; /* the processes, for replies of fork children */
 };
 
 struct rpc_calls_stats {
 	uint64_t calls;			/* rows of rpc_calls */
 	uint64_t no_server;		/* rows with missing = 'server' */
 	uint64_t no_client;		/* rows with missing = 'client' */
-	uint64_t fork_replies;		/* rows with reply_proc_id */
 };
 
 void rpc_calls_init(struct rpc_calls *rc);

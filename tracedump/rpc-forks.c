@@ -42,8 +42,8 @@ static int32_t proc_by_uuid(const struct rpc_forks *f, const uint8_t *uuid)
 	int32_t i;
 
 	/* a key taken by another uuid moves to the next one */
-	for (uint64_t h = uuid_key(uuid); (i = hashmap_get(&f->by_uuid, h)) >= 0;
-	     h++)
+	for (uint64_t h = uuid_key(uuid);
+	     (i = hashmap_get(&f->by_uuid, h)) >= 0; h++)
 		if (!memcmp(f->procs[i].uuid, uuid, CAUSAL_UUID_LEN))
 			return i;
 	return -1;
@@ -83,8 +83,7 @@ static int32_t proc_by_id(const struct rpc_forks *f, uint32_t proc_id)
 		else
 			hi = mid;
 	}
-	return lo < f->n && f->procs[lo].proc_id == proc_id ? (int32_t)lo
-							    : -1;
+	return lo < f->n && f->procs[lo].proc_id == proc_id ? (int32_t)lo : -1;
 }
 
 /* Was process child forked from ancestor, or from one of its children? */
@@ -105,7 +104,8 @@ static bool forked_from(const struct rpc_forks *f, uint32_t child,
 
 static uint64_t call_key(const struct rpc_side *s)
 {
-	return hash64(s->function) ^ ((uint64_t)s->chain * 0x9e3779b97f4a7c15ULL);
+	return hash64(s->function) ^
+	       ((uint64_t)s->chain * 0x9e3779b97f4a7c15ULL);
 }
 
 static bool is_child_end(const struct rpc_side *s)
@@ -163,8 +163,8 @@ int64_t rpc_forks_join(const struct rpc_forks *f, struct rpc_side *servers,
 		     (j = hashmap_get(&handed, h)) >= 0; h++) {
 			struct rpc_side *s = &servers[j];
 
-			if (s->chain == c->chain && s->function == c->function &&
-			    !s->reply_proc &&
+			if (s->chain == c->chain &&
+			    s->function == c->function && !s->reply_proc &&
 			    forked_from(f, c->proc_id, s->proc_id)) {
 				take_reply(s, c);
 				joined++;

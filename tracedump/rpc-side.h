@@ -31,9 +31,9 @@ struct rpc_side {
 	uint32_t chain;		/* index into chains */
 	uint32_t proc_id;
 	uint32_t prog, vers, proc, xid; /* from the start */
-	uint32_t start_flags;	/* a client's */
+	uint32_t start_flags;		/* a client's */
 	union {
-		uint32_t end_flags;  /* a client's */
+		uint32_t end_flags; /* a client's */
 		/* a server's: the fork child whose reply ended it (its
 		 * proc_id, rpc-forks.h), 0 when the serving process's */
 		uint32_t reply_proc;

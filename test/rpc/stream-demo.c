@@ -93,8 +93,7 @@ static bool_t stream_reply_now(const stream_req *req, struct svc_req *rq)
 	struct cursor c = { 0, req->count,
 			    req->size > MAX_SIZE ? MAX_SIZE : req->size };
 
-	if (!svc_sendreply(rq->rq_xprt, (xdrproc_t)xdr_stream_out,
-			   (caddr_t)&c))
+	if (!svc_sendreply(rq->rq_xprt, (xdrproc_t)xdr_stream_out, (caddr_t)&c))
 		svcerr_systemerr(rq->rq_xprt);
 	return FALSE; /* sent: the dispatch sends nothing more */
 }
@@ -165,8 +164,9 @@ static int serve(const char *ready)
 	signal(SIGCHLD, SIG_IGN); /* the children reap themselves */
 	signal(SIGTERM, on_term);
 	f = fopen(ready, "w");
-	if (!f || fprintf(f, "pid %d tcp %d\n", (int)getpid(),
-			  ntohs(sin.sin_port)) < 0 ||
+	if (!f ||
+	    fprintf(f, "pid %d tcp %d\n", (int)getpid(), ntohs(sin.sin_port)) <
+		    0 ||
 	    fclose(f)) {
 		perror("stream-demo: ready file");
 		return 1;
@@ -251,8 +251,8 @@ static int call(int port, stream_req *req, int here)
 		clnt_perror(cl, "stream-demo");
 		return 1;
 	}
-	printf("stream records %u bytes %llu hash %016llx ends %u\n",
-	       r.records, r.bytes, (unsigned long long)r.hash, r.ends);
+	printf("stream records %u bytes %llu hash %016llx ends %u\n", r.records,
+	       r.bytes, (unsigned long long)r.hash, r.ends);
 	for (unsigned seq = 0; seq < req->count; seq++) {
 		fill(seq, req->size, buf);
 		want = rec_hash(want, seq, buf, req->size);
