@@ -60,11 +60,29 @@ static void stream_stop(struct stream_server *s)
 	e2e_assert_exit(e2e_wait(s->pid), 0, "stream-demo serve");
 }
 
-/* Call FORKED (HERE) on s; its output, and its pid into *pid. */
+/* Run a client, traced or not, which must exit 0: its stdout (and its
+ * pid into *pid). */
+static char *client(struct e2e *t, const char *name, int traced,
+		    const char *const argv[], pid_t *pid)
+{
+	char out[PATH_MAX], err[PATH_MAX];
+	pid_t p;
+
+	e2e_fmt(out, sizeof(out), "%s/%s.out", t->dir, name);
+	e2e_fmt(err, sizeof(err), "%s/%s.err", t->dir, name);
+	p = traced ? e2e_spawn_traced(t, argv, NULL, out, err)
+		   : e2e_spawn(argv, NULL, out, err);
+	e2e_assert_exit(e2e_wait(p), 0, name);
+	if (pid)
+		*pid = p;
+	return e2e_slurp(out, NULL);
+}
+
+/* Call FORKED (HERE) on s. */
 static char *stream_call(struct e2e *t, const struct stream_server *s,
 			 const char *name, int traced, int here, pid_t *pid)
 {
-	char port[16], count[16], size[16], out[PATH_MAX], err[PATH_MAX];
+	char port[16], count[16], size[16];
 	const char *argv[] = { rpc_prog("stream-demo"),
 			       "call",
 			       "-P",
@@ -75,19 +93,11 @@ static char *stream_call(struct e2e *t, const struct stream_server *s,
 			       size,
 			       here ? "-H" : NULL,
 			       NULL };
-	pid_t p;
 
 	e2e_fmt(port, sizeof(port), "%d", s->port);
 	e2e_fmt(count, sizeof(count), "%d", COUNT);
 	e2e_fmt(size, sizeof(size), "%d", SIZE);
-	e2e_fmt(out, sizeof(out), "%s/%s.out", t->dir, name);
-	e2e_fmt(err, sizeof(err), "%s/%s.err", t->dir, name);
-	p = traced ? e2e_spawn_traced(t, argv, NULL, out, err)
-		   : e2e_spawn(argv, NULL, out, err);
-	e2e_assert_exit(e2e_wait(p), 0, name);
-	if (pid)
-		*pid = p;
-	return e2e_slurp(out, NULL);
+	return client(t, name, traced, argv, pid);
 }
 
 /* What an untraced client reads from an untraced server: every record. */
@@ -373,17 +383,8 @@ static char *ypcat(struct e2e *t, const char *name, int traced, pid_t *pid)
 {
 	const char *argv[] = { "/usr/bin/ypcat", "-d",	 YP_DOMAIN, "-h",
 			       "localhost",	 YP_MAP, NULL };
-	char out[PATH_MAX], err[PATH_MAX];
-	pid_t p;
 
-	e2e_fmt(out, sizeof(out), "%s/%s.out", t->dir, name);
-	e2e_fmt(err, sizeof(err), "%s/%s.err", t->dir, name);
-	p = traced ? e2e_spawn_traced(t, argv, NULL, out, err)
-		   : e2e_spawn(argv, NULL, out, err);
-	e2e_assert_exit(e2e_wait(p), 0, name);
-	if (pid)
-		*pid = p;
-	return e2e_slurp(out, NULL);
+	return client(t, name, traced, argv, pid);
 }
 
 static int count_lines(const char *s)
