@@ -12,8 +12,10 @@
  * for byte; the merge must tie the child's reply to its call (one row,
  * its program, reply_proc_id the child), leave the parent's return
  * without a reply what it is (a skeleton end 'handed', reply 'none'),
- * and `ccsg report` must not count lost start probes.  The same with
- * ypserv and ypcat themselves, when they are installed.
+ * and `ccsg report` must not count lost start probes.  Several streamed
+ * replies on one connection, after calls sent batched (no reply), must
+ * reach the client as they do untraced too.  The same with ypserv and
+ * ypcat themselves, when they are installed.
  */
 #include "e2e-rpc.h"
 
@@ -26,6 +28,12 @@
 #define SIZE 200
 /* each record: TRUE, seq, the data's length, the data; then FALSE */
 #define RESULTS_BYTES (COUNT * (4 + 4 + 4 + SIZE) + 4)
+#define P_BATCHED 3
+#define P_TALLY 4
+/* the calls of the 'several' client: BATCHED ones, sent batched, then
+ * FORKED, HERE, FORKED, HERE on the same connection, then TALLY */
+#define BATCHED 5
+#define SEVERAL 4
 
 struct stream_server {
 	pid_t pid;
@@ -78,11 +86,14 @@ static char *client(struct e2e *t, const char *name, int traced,
 	return e2e_slurp(out, NULL);
 }
 
-/* Call FORKED (HERE) on s. */
+enum call_kind { FORKED_ONE, HERE_ONE, SEVERAL_BATCHED };
+
+/* Call FORKED, HERE, or BATCHED then FORKED and HERE in turn, on s. */
 static char *stream_call(struct e2e *t, const struct stream_server *s,
-			 const char *name, int traced, int here, pid_t *pid)
+			 const char *name, int traced, enum call_kind kind,
+			 pid_t *pid)
 {
-	char port[16], count[16], size[16];
+	char port[16], count[16], size[16], several[16], batched[16];
 	const char *argv[] = { rpc_prog("stream-demo"),
 			       "call",
 			       "-P",
@@ -91,70 +102,103 @@ static char *stream_call(struct e2e *t, const struct stream_server *s,
 			       count,
 			       "-s",
 			       size,
-			       here ? "-H" : NULL,
+			       "-k",
+			       several,
+			       "-b",
+			       batched,
+			       kind == HERE_ONE ? "-H" : NULL,
 			       NULL };
 
 	e2e_fmt(port, sizeof(port), "%d", s->port);
 	e2e_fmt(count, sizeof(count), "%d", COUNT);
 	e2e_fmt(size, sizeof(size), "%d", SIZE);
+	e2e_fmt(several, sizeof(several), "%d",
+		kind == SEVERAL_BATCHED ? SEVERAL : 1);
+	e2e_fmt(batched, sizeof(batched), "%d",
+		kind == SEVERAL_BATCHED ? BATCHED : 0);
 	return client(t, name, traced, argv, pid);
 }
 
-/* What an untraced client reads from an untraced server: every record. */
-static void assert_whole(const char *out)
+/* Lines of text that are line. */
+static int lines_equal(const char *text, const char *line)
 {
-	char got[32], want[32];
+	size_t n = strlen(line);
+	int k = 0;
 
-	ck_assert_int_eq(rpc_fact(out, "stream records", "records"), COUNT);
-	ck_assert_int_eq(rpc_fact(out, "stream records", "bytes"),
-			 (long long)COUNT * SIZE);
-	ck_assert_int_eq(rpc_fact(out, "stream records", "ends"), 1);
-	ck_assert_int_eq(sscanf(rpc_line(out, "stream records"),
-				"stream records %*u bytes %*u hash %31s", got),
-			 1);
+	for (const char *p = text; (p = strstr(p, line)); p += n)
+		k += (p == text || p[-1] == '\n') && p[n] == '\n';
+	return k;
+}
+
+/* What an untraced client reads from an untraced server: every record of
+ * each of its calls' replies, and the tally of its batched calls. */
+static void assert_whole(const char *out, enum call_kind kind)
+{
+	char want[32], line[128];
+	unsigned calls;
+
 	ck_assert_int_eq(sscanf(rpc_line(out, "expected hash"),
 				"expected hash %31s", want),
 			 1);
-	ck_assert_str_eq(got, want);
+	e2e_fmt(line, sizeof(line),
+		"stream records %d bytes %lld hash %s ends 1", COUNT,
+		(long long)COUNT * SIZE, want);
+	ck_assert_msg(lines_equal(out, line) ==
+			      (kind == SEVERAL_BATCHED ? SEVERAL : 1),
+		      "not every reply whole ('%s'):\n%s", line, out);
+	if (kind != SEVERAL_BATCHED)
+		return;
+	ck_assert_int_eq(sscanf(rpc_line(out, "expected tally"),
+				"expected tally calls %u hash %31s", &calls,
+				want),
+			 2);
+	ck_assert_int_eq(calls, BATCHED);
+	e2e_fmt(line, sizeof(line), "tally calls %d hash %s", BATCHED, want);
+	ck_assert_msg(lines_equal(out, line) == 1, "no '%s' in:\n%s", line,
+		      out);
 }
 
 /*
  * A reply streamed over many TCP fragments, by a fork child or by the
- * serving process: an untraced and a traced client read from the traced
- * server exactly what an untraced client reads from the untraced one.
+ * serving process, and several on one connection after batched calls:
+ * an untraced and a traced client read from the traced server exactly
+ * what an untraced client reads from the untraced one.
  */
 START_TEST(test_streamed_replies_unchanged)
 {
-	static const char *const names[2][2] = {
-		{ "plain-fork", "traced-fork" }, { "plain-here", "traced-here" }
+	static const char *const names[3][3] = {
+		{ "ref-fork", "plain-fork", "traced-fork" },
+		{ "ref-here", "plain-here", "traced-here" },
+		{ "ref-several", "plain-several", "traced-several" },
 	};
 	struct stream_server s;
 	struct e2e t;
-	char *ref[2];
+	char *ref[3];
 
 	rpc_isolate();
 	e2e_init(&t);
 	stream_start(&t, &s, "untraced", 0);
-	for (int here = 0; here < 2; here++) {
-		ref[here] = stream_call(&t, &s, here ? "ref-here" : "ref-fork",
-					0, here, NULL);
-		assert_whole(ref[here]);
+	for (int kind = 0; kind < 3; kind++) {
+		ref[kind] = stream_call(&t, &s, names[kind][0], 0,
+					(enum call_kind)kind, NULL);
+		assert_whole(ref[kind], (enum call_kind)kind);
 	}
 	stream_stop(&s);
 	stream_start(&t, &s, "traced", 1);
-	for (int here = 0; here < 2; here++)
+	for (int kind = 0; kind < 3; kind++)
 		for (int traced = 0; traced < 2; traced++) {
-			char *out = stream_call(&t, &s, names[here][traced],
-						traced, here, NULL);
+			const char *name = names[kind][1 + traced];
+			char *out = stream_call(&t, &s, name, traced,
+						(enum call_kind)kind, NULL);
 
-			ck_assert_msg(!strcmp(out, ref[here]),
+			ck_assert_msg(!strcmp(out, ref[kind]),
 				      "%s read:\n%s\nuntraced, it reads:\n%s",
-				      names[here][traced], out, ref[here]);
+				      name, out, ref[kind]);
 			free(out);
 		}
 	stream_stop(&s);
-	free(ref[0]);
-	free(ref[1]);
+	for (int kind = 0; kind < 3; kind++)
+		free(ref[kind]);
 	e2e_release(&t);
 }
 END_TEST
@@ -196,7 +240,8 @@ static int dump_lines(struct e2e *t, const char *const words[])
 }
 
 /* `ccsg report` of the merged trace must not say a start probe was lost
- * (a reply without its call's start), nor miss a client not there. */
+ * (a reply without its call's start), and must count the calls of
+ * untraced clients (none: no such line). */
 static void assert_report_whole(struct e2e *t, int untraced_clients)
 {
 	char ccsg[PATH_MAX], out[PATH_MAX], want[96], *text;
@@ -209,7 +254,12 @@ static void assert_report_whole(struct e2e *t, int untraced_clients)
 	ck_assert_msg(!strstr(text, "start probe was lost"), "%s", text);
 	e2e_fmt(want, sizeof(want),
 		"calls from an untraced or lost client: %d ", untraced_clients);
-	ck_assert_msg(strstr(text, want), "no '%s' in:\n%s", want, text);
+	if (untraced_clients)
+		ck_assert_msg(strstr(text, want), "no '%s' in:\n%s", want,
+			      text);
+	else /* the line is left out */
+		ck_assert_msg(!strstr(text, "untraced or lost client"), "%s",
+			      text);
 	free(text);
 }
 
@@ -231,12 +281,12 @@ START_TEST(test_fork_child_reply_tied_to_its_call)
 	rpc_isolate();
 	e2e_init(&t);
 	stream_start(&t, &s, "server", 1);
-	out = stream_call(&t, &s, "plain", 0, 0, &plain_pid);
+	out = stream_call(&t, &s, "plain", 0, FORKED_ONE, &plain_pid);
 	free(out);
-	out = stream_call(&t, &s, "traced", 1, 0, &traced_pid);
-	assert_whole(out);
+	out = stream_call(&t, &s, "traced", 1, FORKED_ONE, &traced_pid);
+	assert_whole(out, FORKED_ONE);
 	free(out);
-	out = stream_call(&t, &s, "here", 1, 1, &here_pid);
+	out = stream_call(&t, &s, "here", 1, HERE_ONE, &here_pid);
 	free(out);
 	stream_stop(&s);
 	ck_assert_int_eq(child_pids(s.out, kids, 4), 2);
@@ -300,6 +350,78 @@ START_TEST(test_fork_child_reply_tied_to_its_call)
 					     "fork=child")),
 			 2);
 	assert_report_whole(&t, 1);
+	e2e_release(&t);
+}
+END_TEST
+
+/*
+ * The trace of a traced client's batched calls and several streamed
+ * replies on one connection: each call one row with its program; the
+ * batched ones served, with no reply (reply 'none', never a fork's); the
+ * FORKED ones each replied by a child of its own, the HERE ones by the
+ * serving process; each streamed reply linked, whole on both sides.
+ */
+START_TEST(test_several_and_batched_traced)
+{
+	struct stream_server s;
+	struct e2e t;
+	long kids[SEVERAL];
+	long long server, client_id;
+	pid_t pid;
+	char *out;
+
+	rpc_isolate();
+	e2e_init(&t);
+	stream_start(&t, &s, "server", 1);
+	out = stream_call(&t, &s, "several", 1, SEVERAL_BATCHED, &pid);
+	assert_whole(out, SEVERAL_BATCHED);
+	free(out);
+	stream_stop(&s);
+	ck_assert_int_eq(child_pids(s.out, kids, SEVERAL), SEVERAL / 2);
+	e2e_merge(&t);
+	server = e2e_proc(&t, s.server_pid);
+	client_id = e2e_proc(&t, pid);
+
+	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM rpc_calls "
+					      "WHERE prog IS NULL"),
+			 0);
+	rpc_assert_calls(
+		&t, rpc_q("prog = %d AND proc = %d", STREAM_PROG, P_BATCHED),
+		rpc_q("client_proc_id = %lld AND server_proc_id = "
+		      "%lld AND reply = 'none' AND "
+		      "reply_proc_id IS NULL AND tag = 'ok' AND "
+		      "skel_start_event = stub_start_event + 1",
+		      client_id, server),
+		BATCHED);
+	rpc_assert_calls(
+		&t, rpc_q("prog = %d AND proc = %d", STREAM_PROG, P_FORKED),
+		rpc_q(RPC_LINKED " AND reply = 'success' AND "
+				 "status_name = 'RPC_SUCCESS' AND "
+				 "server_proc_id = %lld AND "
+				 "reply_proc_id IN (%lld, %lld) AND "
+				 "results_bytes = %d AND "
+				 "server_results_bytes = %d",
+		      server, e2e_proc(&t, kids[0]), e2e_proc(&t, kids[1]),
+		      RESULTS_BYTES, RESULTS_BYTES),
+		SEVERAL / 2);
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(DISTINCT reply_proc_id) "
+				       "FROM rpc_calls WHERE proc = %d",
+				       P_FORKED),
+			 SEVERAL / 2);
+	rpc_assert_calls(&t,
+			 rpc_q("prog = %d AND proc = %d", STREAM_PROG, P_HERE),
+			 rpc_q(RPC_LINKED " AND reply = 'success' AND "
+					  "server_proc_id = %lld AND "
+					  "reply_proc_id IS NULL AND "
+					  "results_bytes = %d AND "
+					  "server_results_bytes = %d",
+			       server, RESULTS_BYTES, RESULTS_BYTES),
+			 SEVERAL / 2);
+	rpc_assert_calls(&t,
+			 rpc_q("prog = %d AND proc = %d", STREAM_PROG, P_TALLY),
+			 RPC_LINKED " AND reply = 'success'", 1);
+	assert_report_whole(&t, 0);
 	e2e_release(&t);
 }
 END_TEST
@@ -462,6 +584,7 @@ Suite *e2e_rpc_fork_suite(void)
 	tcase_set_timeout(tc, E2E_TIMEOUT);
 	tcase_add_test(tc, test_streamed_replies_unchanged);
 	tcase_add_test(tc, test_fork_child_reply_tied_to_its_call);
+	tcase_add_test(tc, test_several_and_batched_traced);
 	tcase_add_test(tc, test_ypserv);
 	suite_add_tcase(s, tc);
 	return s;

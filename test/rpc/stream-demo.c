@@ -3,7 +3,7 @@
  * end-to-end suite (check-e2e-rpc-fork.c).
  *
  *   stream-demo serve -r READY
- *   stream-demo call -P PORT -n COUNT -s SIZE [-H]
+ *   stream-demo call -P PORT -n COUNT -s SIZE [-H] [-k CALLS] [-b BATCHED]
  *
  * serve: one TCP transport on 127.0.0.1 (a port of the kernel's choice),
  * not registered with rpcbind, served by the main thread.  READY gets
@@ -13,14 +13,19 @@
  * encoded moves the cursor on, as ypserv's reads its database), writes
  * "child PID" on stdout and _exits; the serving process returns FALSE, so
  * its dispatch sends nothing.  HERE streams the same reply from the
- * serving process.  SIGTERM: exit 0.
+ * serving process.  BATCHED adds its arguments to a tally and sends no
+ * reply; TALLY returns the tally and starts a new one.  SIGTERM: exit 0.
  *
- * call: FORKED (HERE with -H) on 127.0.0.1:PORT for COUNT records of SIZE
- * bytes, decoded record by record as libnsl's yp_all does (its decoder
- * counts the ends of the stream it sees: 1 unless someone ran it again).
- * Prints "stream records N bytes B hash H ends E" (B the data bytes, H
- * FNV-1a over every record's seq and data), and "expected hash H" for the
- * records asked for; exits 0 when the call succeeded.
+ * call: on one connection to 127.0.0.1:PORT, BATCHED calls batched
+ * (default none: count 0 .. BATCHED - 1, size SIZE), then CALLS (default
+ * 1) calls for COUNT records of SIZE bytes, FORKED and HERE in turn
+ * (HERE first with -H), each reply decoded record by record as libnsl's
+ * yp_all does (its decoder counts the ends of the stream it sees: 1
+ * unless someone ran it again).  Prints for each "stream records N bytes
+ * B hash H ends E" (B the data bytes, H FNV-1a over every record's seq
+ * and data), then "expected hash H" for the records asked for; after
+ * batched calls, TALLY's "tally calls N hash H" and "expected tally hash
+ * H".  Exits 0 when every call succeeded.
  */
 #include <netinet/in.h>
 #include <poll.h>
@@ -125,6 +130,32 @@ bool_t here_1_svc(stream_req *req, stream_reply *res, struct svc_req *rq)
 	return stream_reply_now(req, rq);
 }
 
+static stream_tally tally = { 0, FNV_SEED };
+
+static uint64_t req_hash(uint64_t h, const stream_req *req)
+{
+	h = fnv(h, &req->count, sizeof(req->count));
+	return fnv(h, &req->size, sizeof(req->size));
+}
+
+bool_t batched_1_svc(stream_req *req, void *res, struct svc_req *rq)
+{
+	(void)res;
+	(void)rq;
+	tally.calls++;
+	tally.hash = req_hash(tally.hash, req);
+	return FALSE; /* a batched call gets no reply */
+}
+
+bool_t tally_1_svc(void *arg, stream_tally *res, struct svc_req *rq)
+{
+	(void)arg;
+	(void)rq;
+	*res = tally;
+	tally = (stream_tally){ 0, FNV_SEED }; /* the next client's own */
+	return TRUE;
+}
+
 int stream_prog_1_freeresult(SVCXPRT *transp, xdrproc_t xres, caddr_t res)
 {
 	(void)transp;
@@ -226,17 +257,69 @@ static unsigned number(const char *s)
 	return (unsigned)v;
 }
 
-static int call(int port, stream_req *req, int here)
+/* BATCHED n times, batched: sent when the next call is. */
+static int batch(CLIENT *cl, const stream_req *req, unsigned n, uint64_t *want)
+{
+	static const struct timeval now = { 0, 0 };
+
+	for (unsigned i = 0; i < n; i++) {
+		stream_req b = { i, req->size };
+
+		if (clnt_call(cl, BATCHED, (xdrproc_t)xdr_stream_req,
+			      (caddr_t)&b, NULL, NULL, now) != RPC_SUCCESS) {
+			clnt_perror(cl, "stream-demo: batched");
+			return 1;
+		}
+		*want = req_hash(*want, &b);
+	}
+	return 0;
+}
+
+/* TALLY, after n batched calls. */
+static int tally_call(CLIENT *cl, unsigned n, uint64_t want)
+{
+	struct timeval timeout = { 60, 0 };
+	stream_tally got = { 0, 0 };
+
+	if (clnt_call(cl, TALLY, (xdrproc_t)(void (*)(void))xdr_void, NULL,
+		      (xdrproc_t)xdr_stream_tally, (caddr_t)&got,
+		      timeout) != RPC_SUCCESS) {
+		clnt_perror(cl, "stream-demo: tally");
+		return 1;
+	}
+	printf("tally calls %u hash %016llx\n", got.calls,
+	       (unsigned long long)got.hash);
+	printf("expected tally calls %u hash %016llx\n", n,
+	       (unsigned long long)want);
+	return 0;
+}
+
+/* One FORKED (HERE) call, its reply streamed in. */
+static int stream_call(CLIENT *cl, stream_req *req, int here)
+{
+	struct timeval timeout = { 60, 0 };
+	struct received r = { .hash = FNV_SEED };
+
+	if (clnt_call(cl, here ? HERE : FORKED, (xdrproc_t)xdr_stream_req,
+		      (caddr_t)req, (xdrproc_t)xdr_stream_in, (caddr_t)&r,
+		      timeout) != RPC_SUCCESS) {
+		clnt_perror(cl, "stream-demo");
+		return 1;
+	}
+	printf("stream records %u bytes %llu hash %016llx ends %u\n", r.records,
+	       r.bytes, (unsigned long long)r.hash, r.ends);
+	return 0;
+}
+
+static int call(int port, stream_req *req, int here, unsigned calls,
+		unsigned batched)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons((uint16_t)port),
 				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct timeval timeout = { 60, 0 };
-	struct received r = { .hash = FNV_SEED };
 	int sock = RPC_ANYSOCK;
-	uint64_t want = FNV_SEED;
+	uint64_t want = FNV_SEED, tally_want = FNV_SEED;
 	static char buf[MAX_SIZE];
-	enum clnt_stat st;
 	CLIENT *cl;
 
 	cl = clnttcp_create(&sin, STREAM_PROG, STREAM_VERS, &sock, 0, 0);
@@ -244,20 +327,18 @@ static int call(int port, stream_req *req, int here)
 		clnt_pcreateerror("stream-demo");
 		return 1;
 	}
-	st = clnt_call(cl, here ? HERE : FORKED, (xdrproc_t)xdr_stream_req,
-		       (caddr_t)req, (xdrproc_t)xdr_stream_in, (caddr_t)&r,
-		       timeout);
-	if (st != RPC_SUCCESS) {
-		clnt_perror(cl, "stream-demo");
+	if (batch(cl, req, batched, &tally_want))
 		return 1;
-	}
-	printf("stream records %u bytes %llu hash %016llx ends %u\n", r.records,
-	       r.bytes, (unsigned long long)r.hash, r.ends);
+	for (unsigned i = 0; i < calls; i++)
+		if (stream_call(cl, req, here ^ (int)(i & 1)))
+			return 1;
 	for (unsigned seq = 0; seq < req->count; seq++) {
 		fill(seq, req->size, buf);
 		want = rec_hash(want, seq, buf, req->size);
 	}
 	printf("expected hash %016llx\n", (unsigned long long)want);
+	if (batched && tally_call(cl, batched, tally_want))
+		return 1;
 	clnt_destroy(cl);
 	return 0;
 }
@@ -267,13 +348,14 @@ int main(int argc, char **argv)
 	stream_req req = { 0, 0 };
 	const char *ready = NULL;
 	int opt, port = 0, here = 0;
+	unsigned calls = 1, batched = 0;
 
 	if (argc < 2 || (strcmp(argv[1], "serve") && strcmp(argv[1], "call"))) {
 		fprintf(stderr, "usage: stream-demo serve|call OPTIONS\n");
 		return 2;
 	}
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:P:n:s:H")) != -1) {
+	while ((opt = getopt(argc, argv, "r:P:n:s:Hk:b:")) != -1) {
 		switch (opt) {
 		case 'r':
 			ready = optarg;
@@ -295,6 +377,12 @@ int main(int argc, char **argv)
 		case 'H':
 			here = 1;
 			break;
+		case 'k':
+			calls = number(optarg);
+			break;
+		case 'b':
+			batched = number(optarg);
+			break;
 		default:
 			return 2;
 		}
@@ -310,5 +398,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stream-demo: call needs -P PORT\n");
 		return 2;
 	}
-	return call(port, &req, here);
+	return call(port, &req, here, calls, batched);
 }
