@@ -178,7 +178,7 @@ static int serve(const char *ready)
 	socklen_t len = sizeof(sin);
 	int sock = socket(AF_INET, SOCK_STREAM, 0);
 	SVCXPRT *x;
-	FILE *f;
+	char text[64];
 
 	if (sock < 0 || bind(sock, (struct sockaddr *)&sin, sizeof(sin)) ||
 	    getsockname(sock, (struct sockaddr *)&sin, &len) ||
@@ -194,14 +194,9 @@ static int serve(const char *ready)
 	}
 	signal(SIGCHLD, SIG_IGN); /* the children reap themselves */
 	signal(SIGTERM, on_term);
-	f = fopen(ready, "w");
-	if (!f ||
-	    fprintf(f, "pid %d tcp %d\n", (int)getpid(), ntohs(sin.sin_port)) <
-		    0 ||
-	    fclose(f)) {
-		perror("stream-demo: ready file");
-		return 1;
-	}
+	snprintf(text, sizeof(text), "pid %d tcp %d\n", (int)getpid(),
+		 ntohs(sin.sin_port));
+	demo_write_ready(ready, text); /* whole, or not there */
 	while (!stopping) {
 		int n = poll(svc_pollfd, (nfds_t)svc_max_pollfd, 100);
 
