@@ -17,6 +17,8 @@ set -euo pipefail
 # tests and benchmark start private servers (test/clickhouse/server.sh).
 # lttng-tools, liblttng-ust-dev (its libc wrapper), babeltrace2 and
 # uftrace: the peers bench-peers measures causal beside (make bench only).
+# nettle-dev: HMAC-SHA256 of the coordinator's channel over TCP
+# (util/monitor-auth.c, in libcausal.so and causalctl).
 # ypserv and yp-tools (ypcat, makedbm): the fork suite traces Debian's NIS
 # server, whose child streams YPPROC_ALL's reply (test/check-e2e-rpc-fork.c;
 # skipped without them), which runs its own ypserv in a namespace of its
@@ -28,7 +30,7 @@ PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
       libfftw3-dev libcairo2-dev libfontconfig-dev
       libmicrohttpd-dev node-d3 chromium chromium-driver python3-selenium
       clickhouse-server curl lttng-tools liblttng-ust-dev babeltrace2 uftrace
-      ypserv yp-tools)
+      nettle-dev ypserv yp-tools)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
