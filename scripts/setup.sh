@@ -20,6 +20,10 @@ set -euo pipefail
 # uftrace: the peers bench-peers measures causal beside (make bench only).
 # nettle-dev: HMAC-SHA256 of the coordinator's channel over TCP
 # (util/monitor-auth.c, in libcausal.so and causalctl).
+# ypserv and yp-tools (ypcat, makedbm): the fork suite traces Debian's NIS
+# server, whose child streams YPPROC_ALL's reply (test/check-e2e-rpc-fork.c;
+# skipped without them), which runs its own ypserv in a namespace of its
+# own: the services the packages install are not used.
 PKGS=(build-essential pkg-config libtirpc-dev libelf-dev libzstd-dev
       libmsgpack-dev check libsqlite3-dev libcurl4-openssl-dev sqlite3 rpcsvc-proto rpcbind
       util-linux zstd clang libclang-rt-14-dev clang-format python3 time
@@ -27,7 +31,7 @@ PKGS=(build-essential pkg-config libtirpc-dev libelf-dev libzstd-dev
       libfftw3-dev libcairo2-dev libfontconfig-dev
       libmicrohttpd-dev node-d3 chromium chromium-driver python3-selenium
       clickhouse-server curl lttng-tools liblttng-ust-dev babeltrace2 uftrace
-      nettle-dev)
+      nettle-dev ypserv yp-tools)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

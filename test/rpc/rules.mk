@@ -77,3 +77,12 @@ $(BUILD)/test/rpc/site-calls: $(BUILD)/test/rpc/obj/site-calls.o
 	$(Q)$(CC) -rdynamic -o $@ $^ $(RPC_LIBS) -ldl
 
 RPC_PROGS += $(BUILD)/test/rpc/site-calls
+
+# stream-demo: serves and calls STREAM_PROG (stream.x), the fork suite's:
+# a reply streamed by a fork child, as Debian's ypserv sends YPPROC_ALL's
+$(BUILD)/test/rpc/stream-demo: $(BUILD)/test/rpc/obj/stream-demo.o \
+		$(addprefix $(RPC_GEN)/,stream_svc.o stream_xdr.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
+
+RPC_PROGS += $(BUILD)/test/rpc/stream-demo
