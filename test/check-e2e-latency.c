@@ -288,7 +288,7 @@ START_TEST(test_nested)
 		ck_assert(json_need(f, "probes_mean_us", J_NUM, "fn")->num > 0);
 	}
 	json_free(doc);
-	lat_assert_aligned(&t);
+	lat_assert_aligned(&t, 50 * 1000);
 	measured_release(&m);
 	e2e_release(&t);
 }
@@ -343,7 +343,7 @@ START_TEST(test_gave_up)
 					      "WHERE status_name = "
 					      "'RPC_CANTRECV'"),
 			 1);
-	lat_assert_aligned(&t);
+	lat_assert_aligned(&t, 50 * 1000);
 	/* hostA's and hostB's timed-out calls are set aside */
 	{
 		char *text;

@@ -50,7 +50,7 @@ const struct ccsg_call_latency *lat_call(const struct lat_calls *lc,
 	return &lc->by_id[id];
 }
 
-long long lat_assert_aligned(struct e2e *t)
+long long lat_assert_aligned(struct e2e *t, long long limit_ns)
 {
 	char out[PATH_MAX + 16];
 	const char *argv[] = { tool_path("ccsg"), "export", "--format=chrome",
@@ -81,11 +81,12 @@ long long lat_assert_aligned(struct e2e *t)
 		       json_need(h, "calls_used", J_NUM, "host")->num,
 		       json_need(h, "calls_set_aside", J_NUM, "host")->num,
 		       json_need(h, "outliers", J_NUM, "host")->num);
-		ck_assert_msg(off >= -50000 && off <= 50000 &&
-				      (off < 0 ? -off : off) <= err,
+		ck_assert_msg((off < 0 ? -off : off) <= err &&
+				      (limit_ns < 0 ||
+				       (off < 0 ? -off : off) <= (double)limit_ns),
 			      "host %s: offset %.0f ns, error bound %.0f ns "
-			      "(one clock: 0 within 50 us)",
-			      name, off, err);
+			      "(one clock: 0, within %lld ns)",
+			      name, off, err, limit_ns);
 		ck_assert_msg(json_need(h, "outliers", J_NUM, "host")->num == 0,
 			      "host %s: outliers on one clock", name);
 		if ((long long)(off < 0 ? -off : off) > worst)

@@ -29,10 +29,11 @@ const struct ccsg_call_latency *lat_call(const struct lat_calls *lc,
 
 /*
  * `ccsg export --format=chrome` of t's database: every host's offset
- * within 50 us of 0 (the hosts share one clock) and within its error
- * bound, no call clamped, no outlier.  The hosts' metadata is printed
- * (for the docs' figures).  Returns the largest |offset| in ns.
+ * within its error bound of 0 (the hosts share one clock) and, limit_ns
+ * >= 0, within limit_ns of it; no call clamped, no outlier.  The hosts'
+ * metadata is printed (for the docs' figures).  Returns the largest
+ * |offset| in ns.
  */
-long long lat_assert_aligned(struct e2e *t);
+long long lat_assert_aligned(struct e2e *t, long long limit_ns);
 
 #endif
