@@ -121,8 +121,9 @@ void ccsg_latency_calls(const struct ccsg_trace *t, const struct ccsg_chain *ch,
 		struct ccsg_call_latency *o = &out[j];
 		int32_t p = parent_in(c, ch);
 
-		o->uncompensated = inner(c->stub_start_ns, c->stub_start_exit_ns,
-					 c->stub_end_ns, c->stub_end_exit_ns);
+		o->uncompensated =
+			inner(c->stub_start_ns, c->stub_start_exit_ns,
+			      c->stub_end_ns, c->stub_end_exit_ns);
 		o->server = inner(c->skel_start_ns, c->skel_start_exit_ns,
 				  c->skel_end_ns, c->skel_end_exit_ns);
 		if (o->uncompensated < 0) { /* unknown, or out of order */
@@ -164,9 +165,9 @@ static int cmp_total(const void *a, const void *b)
 
 /* What a function node's entry is made of, summed over its calls. */
 struct node_sums {
-	double latency;				   /* compensated, ns */
-	double uncomp, uncomp2;			   /* Equation 3 alone, its squares */
-	double subtracted, probes;		   /* probe time */
+	double latency;		   /* compensated, ns */
+	double uncomp, uncomp2;	   /* Equation 3 alone, its squares */
+	double subtracted, probes; /* probe time */
 	double network, server, children, unsplit; /* its split (latency.h) */
 	int64_t skipped; /* calls without both stub probes */
 	int64_t bounded; /* calls whose split was bounded */
@@ -219,7 +220,8 @@ static int add_call(struct node_sums *sm, const struct ccsg_call *c,
 			raw -= o->nested;
 		server = bound(raw, 0, l);
 		kids = bound(o->children, 0, server);
-		sm->bounded += server != raw || kids != o->children || o->bounded;
+		sm->bounded +=
+			server != raw || kids != o->children || o->bounded;
 		sm->network += l - server;
 		sm->server += server - kids;
 		sm->children += kids;

@@ -78,9 +78,9 @@ struct ccsg_latency {
 	int64_t bounded;		/* calls whose S or K was bounded (above) */
 	double mean, sd;		/* compensated, nanoseconds */
 	int64_t min, median, p95, max;
-	double uncomp_mean, uncomp_sd;	/* Equation 3 alone */
-	double subtracted;		/* mean probe time subtracted */
-	double probes;			/* mean of the calls' own probes */
+	double uncomp_mean, uncomp_sd; /* Equation 3 alone */
+	double subtracted;	       /* mean probe time subtracted */
+	double probes;		       /* mean of the calls' own probes */
 	double network_share, server_share, children_share;	/* of the total latency */
 	double unknown_share;		/* untraced servers: no split */
 };

@@ -425,35 +425,51 @@ int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_la
 	}
 	fprintf(f, "ccsg latency of %s\n", t->path);
 	ccsg_summary_text(f, t, &g->dscg->stats);
-	fputs("\nEnd-to-end latency (Equation 3: from the stub start probe's exit to the stub\n"
-	      "end probe's entry, ms), less the probe time the call held (its skeleton's probes,\n"
-	      "every probe of its nested calls); uncomp = Equation 3 alone (mean), subtr = the\n"
-	      "probe time subtracted (mean), probes = the call's own four probes (mean);\n"
-	      "shares of the total: net = network and runtime outside the skeleton, srv = the\n"
-	      "server's own code, kids = child calls, ? = not split (untraced server, a\n"
-	      "skeleton probe missing); a call's server time is bounded by its latency, its\n"
-	      "children's by the server time; failed = calls that failed, with or without a\n"
-	      "latency\n\n", f);
-	fprintf(f, "%8s %7s %9s %9s %9s %9s %9s %9s %9s %7s %7s %5s %5s %5s %5s  name\n",
-		"calls", "failed", "mean", "sd", "min", "median", "p95", "max", "uncomp",
-		"subtr", "probes", "net", "srv", "kids", "?");
+	fputs("\nEnd-to-end latency, ms: Equation 3 (from the stub start "
+	      "probe's exit\n"
+	      "to the stub end probe's entry) less the probe time the call "
+	      "held (its\n"
+	      "skeleton's probes, every probe of its nested calls); uncomp = "
+	      "Equation 3\n"
+	      "alone, subtr = the probe time subtracted, probes = the call's "
+	      "own probes\n"
+	      "(means); shares of the total: net = network and runtime "
+	      "outside the\n"
+	      "skeleton, srv = the server's own code, kids = child calls, ? = "
+	      "not split\n"
+	      "(untraced server, a skeleton probe missing); a call's server "
+	      "time is\n"
+	      "bounded by its latency, its children's by the server time; "
+	      "failed = calls\n"
+	      "that failed, with or without a latency\n\n",
+	      f);
+	fprintf(f,
+		"%8s %7s %9s %9s %9s %9s %9s %9s %9s %7s %7s %5s %5s %5s %5s  "
+		"name\n",
+		"calls", "failed", "mean", "sd", "min", "median", "p95", "max",
+		"uncomp", "subtr", "probes", "net", "srv", "kids", "?");
 	for (size_t i = 0; i < n; i++) {
 		const struct ccsg_latency *L = &l[i];
 
 		fprintf(f, "%8" PRId64 " %7" PRId64, L->calls, L->failed);
 		if (L->calls)
 			fprintf(f,
-				" %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.3f %7.3f"
+				" %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
+				"%7.3f %7.3f"
 				" %4.0f%% %4.0f%% %4.0f%% %4.0f%%",
 				L->mean / 1e6, L->sd / 1e6, ccsg_ms(L->min),
 				ccsg_ms(L->median), ccsg_ms(L->p95),
 				ccsg_ms(L->max), L->uncomp_mean / 1e6,
 				L->subtracted / 1e6, L->probes / 1e6,
 				100 * L->network_share, 100 * L->server_share,
-				100 * L->children_share, 100 * L->unknown_share);
+				100 * L->children_share,
+				100 * L->unknown_share);
 		else		/* no latency to show */
-			fprintf(f, " %9s %9s %9s %9s %9s %9s %9s %7s %7s %5s %5s %5s %5s", "-",
-				"-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-");
+			fprintf(f,
+				" %9s %9s %9s %9s %9s %9s %9s %7s %7s %5s %5s "
+				"%5s %5s",
+				"-", "-", "-", "-", "-", "-", "-", "-", "-",
+				"-", "-", "-", "-");
 		fprintf(f, "  %s", g->nodes[L->node].name);
 		if (L->skipped)
 			fprintf(f, " (%" PRId64 " calls without both stub probes)", L->skipped);

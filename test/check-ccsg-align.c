@@ -87,8 +87,8 @@ enum outcome { REPLIED, GAVE_UP, FAILED, KILLED };
  * after to + 2.  Its interval of B's offset from A: [2 - before, after
  * - 1].
  */
-static void call(int cp, int sp, long long at, long long before,
-		 long long run, long long after, enum outcome how)
+static void call(int cp, int sp, long long at, long long before, long long run,
+		 long long after, enum outcome how)
 {
 	static int chain;
 	static const long long cpu[4] = { NUL, NUL, NUL, NUL };
@@ -97,12 +97,15 @@ static void call(int cp, int sp, long long at, long long before,
 			    "'success', reply_tag = 'ok'",
 		/* the stub end skips the server's events */
 		[GAVE_UP] = "status = 5, status_name = 'RPC_TIMEDOUT', reply = "
-			    "'success', reply_tag = 'absent', stub_end_event = 1000",
-		[FAILED] = "status = 4, status_name = 'RPC_CANTRECV', reply_tag = "
-			   "'absent'",
-		[KILLED] = "status = 4, status_name = 'RPC_CANTRECV', reply_tag = "
-			   "'absent', reply = NULL, skel_end_ns = NULL, "
-			   "skel_end_exit_ns = NULL",
+			    "'success', reply_tag = 'absent', stub_end_event = "
+			    "1000",
+		[FAILED] =
+			"status = 4, status_name = 'RPC_CANTRECV', reply_tag = "
+			"'absent'",
+		[KILLED] =
+			"status = 4, status_name = 'RPC_CANTRECV', reply_tag = "
+			"'absent', reply = NULL, skel_end_ns = NULL, "
+			"skel_end_exit_ns = NULL",
 	};
 	long long s1 = at + before + run, c1 = s1 + after;
 	char id[41], sql[1024];
@@ -130,8 +133,9 @@ static void assert_near_zero(const struct export_ctx *x)
 
 		ck_assert_msg(llabs((long long)e->offset_ns) <= e->error_ns &&
 				      e->error_ns <= 50 * US,
-			      "host %s: offset %lld ns, bound %lld ns", x->t->hosts[h],
-			      (long long)e->offset_ns, (long long)e->error_ns);
+			      "host %s: offset %lld ns, bound %lld ns",
+			      x->t->hosts[h], (long long)e->offset_ns,
+			      (long long)e->error_ns);
 	}
 }
 

@@ -83,9 +83,9 @@ static const struct ccsg_latency *entry(const struct loaded *l, unsigned proc)
 static void edges(const long long t[8])
 {
 	static const char *const col[8] = {
-		"stub_start_ns", "stub_start_exit_ns", "skel_start_ns",
-		"skel_start_exit_ns", "skel_end_ns", "skel_end_exit_ns",
-		"stub_end_ns", "stub_end_exit_ns"
+		"stub_start_ns",      "stub_start_exit_ns", "skel_start_ns",
+		"skel_start_exit_ns", "skel_end_ns",	    "skel_end_exit_ns",
+		"stub_end_ns",	      "stub_end_exit_ns"
 	};
 	char sql[1024];
 	size_t len = 0;
@@ -97,8 +97,8 @@ static void edges(const long long t[8])
 			snprintf(v, sizeof(v), "NULL");
 		else
 			snprintf(v, sizeof(v), "%lld", t[i] * US);
-		len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%s%s = %s",
-					i ? ", " : "", col[i], v);
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len,
+					"%s%s = %s", i ? ", " : "", col[i], v);
 	}
 	fx_set(sql);
 }
@@ -179,7 +179,8 @@ static const char *nested(int gave_up)
 	replied();
 	if (gave_up)
 		fx_set("status = 5, status_name = 'RPC_TIMEDOUT', reply_tag = "
-		       "'absent', skel_end_ns = 800000, skel_end_exit_ns = 801000");
+		       "'absent', skel_end_ns = 800000, skel_end_exit_ns = "
+		       "801000");
 	return fx_close();
 }
 
@@ -241,12 +242,16 @@ START_TEST(test_nested)
 		if (json_need(fn, "procedure", J_NUM, "fn")->num != 2)
 			continue;
 		ck_assert(json_need(fn, "mean_us", J_NUM, "fn")->num == 244.5);
-		ck_assert(json_need(fn, "uncompensated_mean_us", J_NUM, "fn")->num ==
-			  249);
-		ck_assert(json_need(fn, "subtracted_mean_us", J_NUM, "fn")->num ==
-			  4.5);
-		ck_assert(json_need(fn, "probes_mean_us", J_NUM, "fn")->num == 5);
-		ck_assert(json_need(fn, "uncompensated_sd_us", J_NUM, "fn")->num > 0);
+		ck_assert(json_need(fn, "uncompensated_mean_us", J_NUM, "fn")
+				  ->num == 249);
+		ck_assert(
+			json_need(fn, "subtracted_mean_us", J_NUM, "fn")->num ==
+			4.5);
+		ck_assert(json_need(fn, "probes_mean_us", J_NUM, "fn")->num ==
+			  5);
+		ck_assert(
+			json_need(fn, "uncompensated_sd_us", J_NUM, "fn")->num >
+			0);
 	}
 	json_free(doc);
 	free(buf);

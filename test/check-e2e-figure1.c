@@ -372,14 +372,16 @@ START_TEST(test_figure2)
 }
 END_TEST
 
-/* ---- latency: against what the programs measured ---------------------------- */
+/* ---- latency: against what the programs measured ----------------------------
+ */
 
 /*
  * The wall times file path printed with prefix ("latency", "wall"), per
  * component kind, in order: into ns[kind][n], counting n[kind].
  */
 static void fig1_read_walls(const char *path, const char *prefix,
-			    long long ns[N_KINDS][FIG1_SAY_TIMES], int n[N_KINDS])
+			    long long ns[N_KINDS][FIG1_SAY_TIMES],
+			    int n[N_KINDS])
 {
 	char *text = e2e_slurp(path, NULL), *line, *save = NULL;
 
@@ -423,16 +425,18 @@ START_TEST(test_latency)
 	ck_assert_int_eq(nw[N_SAY], FIG1_SAY_TIMES);
 	ck_assert_int_eq(no[N_SAY], FIG1_SAY_TIMES);
 	lat_calls_load(&lc, t.db);
-	ck_assert_int_eq(sqlite3_prepare_v2(
-				 t.sql,
-				 "SELECT call_id, proc, row_number() OVER "
-				 "(PARTITION BY proc ORDER BY stub_start_ns) - 1 "
-				 "FROM rpc_calls ORDER BY call_id",
-				 -1, &st, NULL),
-			 SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(
+			t.sql,
+			"SELECT call_id, proc, row_number() OVER "
+			"(PARTITION BY proc ORDER BY stub_start_ns) - 1 "
+			"FROM rpc_calls ORDER BY call_id",
+			-1, &st, NULL),
+		SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long long id = sqlite3_column_int64(st, 0);
-		int k = sqlite3_column_int(st, 1), n = sqlite3_column_int(st, 2);
+		int k = sqlite3_column_int(st, 1),
+		    n = sqlite3_column_int(st, 2);
 		const struct ccsg_call_latency *o = lat_call(&lc, id);
 
 		ck_assert(k >= N_FOO && k <= N_SAY && n < nw[k] && n < no[k]);
@@ -442,7 +446,8 @@ START_TEST(test_latency)
 		       fig1_node_label[k], n, o->latency / 1e6,
 		       o->uncompensated / 1e6, o->subtracted / 1e3,
 		       waited[k][n] / 1e6, own[k][n] / 1e6);
-		ck_assert_msg(o->latency != CCSG_NONE && o->latency <= waited[k][n],
+		ck_assert_msg(o->latency != CCSG_NONE &&
+				      o->latency <= waited[k][n],
 			      "%s #%d: latency %lld ns, its caller measured "
 			      "%lld ns",
 			      fig1_node_label[k], n, (long long)o->latency,

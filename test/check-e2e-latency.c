@@ -37,7 +37,7 @@ struct measured {
 		int pid, tid;
 		long long ns; /* call: wall around the stub; serve: own */
 		char status[32];
-	} *call, *serve;
+	} * call, *serve;
 	int ncall, nserve;
 };
 
@@ -55,7 +55,8 @@ static void measured_add(struct measured *m, const char *path)
 			m->call[m->ncall++] = l;
 		} else if (sscanf(line, "serve pid %d tid %d own_ns %lld",
 				  &l.pid, &l.tid, &l.ns) == 3) {
-			m->serve = realloc(m->serve, (m->nserve + 1) * sizeof(l));
+			m->serve =
+				realloc(m->serve, (m->nserve + 1) * sizeof(l));
 			m->serve[m->nserve++] = l;
 		}
 	}
@@ -106,8 +107,7 @@ static pid_t lat_spawn(struct e2e *t, const char *host, const char *name,
 	return e2e_spawn(argv, NULL, NULL, NULL);
 }
 
-static void lat_client(struct e2e *t, const char *host,
-		       const char *const *args)
+static void lat_client(struct e2e *t, const char *host, const char *const *args)
 {
 	e2e_assert_exit(e2e_wait(lat_spawn(t, host, "client", args)), 0,
 			"lat-demo client");
@@ -163,27 +163,27 @@ static int check_calls(struct e2e *t, const struct measured *m,
 
 	e2e_fmt(sql, sizeof(sql),
 		"SELECT c.call_id, pc.pid, tc.os_tid, row_number() OVER "
-			"(PARTITION BY c.client_proc_id, c.client_tid ORDER BY "
-			"c.stub_start_ns), ps.pid, ts.os_tid, row_number() OVER "
-			"(PARTITION BY c.server_proc_id, c.server_tid ORDER BY "
-			"c.skel_start_ns), c.status_name FROM rpc_calls c "
-			"JOIN processes pc ON pc.proc_id = c.client_proc_id "
-			"JOIN threads tc ON tc.proc_id = c.client_proc_id AND "
-			"tc.tid = c.client_tid JOIN processes ps ON ps.proc_id "
-			"= c.server_proc_id JOIN threads ts ON ts.proc_id = "
-			"c.server_proc_id AND ts.tid = c.server_tid WHERE "
-			"c.prog = %d ORDER BY c.call_id",
-			LAT_PROG);
+		"(PARTITION BY c.client_proc_id, c.client_tid ORDER BY "
+		"c.stub_start_ns), ps.pid, ts.os_tid, row_number() OVER "
+		"(PARTITION BY c.server_proc_id, c.server_tid ORDER BY "
+		"c.skel_start_ns), c.status_name FROM rpc_calls c "
+		"JOIN processes pc ON pc.proc_id = c.client_proc_id "
+		"JOIN threads tc ON tc.proc_id = c.client_proc_id AND "
+		"tc.tid = c.client_tid JOIN processes ps ON ps.proc_id "
+		"= c.server_proc_id JOIN threads ts ON ts.proc_id = "
+		"c.server_proc_id AND ts.tid = c.server_tid WHERE "
+		"c.prog = %d ORDER BY c.call_id",
+		LAT_PROG);
 	ck_assert_int_eq(sqlite3_prepare_v2(t->sql, sql, -1, &st, NULL),
 			 SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long long id = sqlite3_column_int64(st, 0);
-		const struct line *wall =
-			nth(m->call, m->ncall, sqlite3_column_int(st, 1),
-			    sqlite3_column_int(st, 2), sqlite3_column_int64(st, 3));
-		const struct line *own =
-			nth(m->serve, m->nserve, sqlite3_column_int(st, 4),
-			    sqlite3_column_int(st, 5), sqlite3_column_int64(st, 6));
+		const struct line *wall = nth(
+			m->call, m->ncall, sqlite3_column_int(st, 1),
+			sqlite3_column_int(st, 2), sqlite3_column_int64(st, 3));
+		const struct line *own = nth(
+			m->serve, m->nserve, sqlite3_column_int(st, 4),
+			sqlite3_column_int(st, 5), sqlite3_column_int64(st, 6));
 		const struct ccsg_call_latency *o = lat_call(lc, id);
 
 		ck_assert_msg(wall && own, "call %lld: no line of its programs",
@@ -196,11 +196,12 @@ static int check_calls(struct e2e *t, const struct measured *m,
 			      "call %lld: latency %lld ns, its client measured "
 			      "%lld ns around the stub",
 			      id, (long long)o->latency, wall->ns);
-		ck_assert_msg(o->latency >= own->ns + o->children,
-			      "call %lld: latency %lld ns, its server's own code "
-			      "measured %lld ns and its children took %lld ns",
-			      id, (long long)o->latency, own->ns,
-			      (long long)o->children);
+		ck_assert_msg(
+			o->latency >= own->ns + o->children,
+			"call %lld: latency %lld ns, its server's own code "
+			"measured %lld ns and its children took %lld ns",
+			id, (long long)o->latency, own->ns,
+			(long long)o->children);
 		ck_assert(o->subtracted >= 0 && o->probes > 0 &&
 			  o->uncompensated >= o->latency);
 		n++;
@@ -212,8 +213,12 @@ static int check_calls(struct e2e *t, const struct measured *m,
 /* `ccsg latency --format=json` on t's database: its functions. */
 static struct jval *latency_json(struct e2e *t)
 {
-	const char *argv[] = { tool_path("ccsg"), "latency", "--format=json",
-			       "--db", t->db, NULL };
+	const char *argv[] = { tool_path("ccsg"),
+			       "latency",
+			       "--format=json",
+			       "--db",
+			       t->db,
+			       NULL };
 	struct tool_out r = tool_run(argv);
 	struct jval *doc;
 
@@ -227,8 +232,8 @@ START_TEST(test_nested)
 {
 	static const char *const names[] = { "hostA", "hostB", "hostC",
 					     "hostD" };
-	const char *args[] = { "-P", NULL, "-c", "6", "-b", "300", "-s", "700",
-			       "-d", "2", "-f", "3", NULL };
+	const char *args[] = { "-P",  NULL, "-c", "6",	"-b", "300", "-s",
+			       "700", "-d", "2",  "-f", "3",  NULL };
 	struct rpc_server s[4]; /* B, C, D */
 	struct measured m = { 0 };
 	struct lat_calls lc;
@@ -282,9 +287,11 @@ START_TEST(test_nested)
 			  (double)max_wall);
 		ck_assert(json_need(f, "min_us", J_NUM, "fn")->num * 1000 >=
 			  (double)min_own - 1);
-		ck_assert(json_need(f, "uncompensated_mean_us", J_NUM, "fn")->num >=
+		ck_assert(json_need(f, "uncompensated_mean_us", J_NUM, "fn")
+				  ->num >=
 			  json_need(f, "mean_us", J_NUM, "fn")->num);
-		ck_assert(json_need(f, "subtracted_mean_us", J_NUM, "fn")->num > 0);
+		ck_assert(json_need(f, "subtracted_mean_us", J_NUM, "fn")->num >
+			  0);
 		ck_assert(json_need(f, "probes_mean_us", J_NUM, "fn")->num > 0);
 	}
 	json_free(doc);
@@ -330,8 +337,9 @@ START_TEST(test_gave_up)
 	rpc_server_kill(&c);
 	e2e_assert_exit(e2e_wait(client), 0, "lat-demo client");
 	/* more calls, hostB alone */
-	lat_client(&t, "hostA",
-		   (const char *[]){ "-P", port, "-c", "6", "-b", "100", NULL });
+	lat_client(
+		&t, "hostA",
+		(const char *[]){ "-P", port, "-c", "6", "-b", "100", NULL });
 	rpc_server_stop(&b);
 	e2e_merge(&t);
 
@@ -354,19 +362,23 @@ START_TEST(test_gave_up)
 		e2e_fmt(out, sizeof(out), "%s/trace.json", t.dir);
 		text = e2e_slurp(out, NULL);
 		chrome = json_parse(text, "chrome");
-		hosts = json_need(json_need(chrome, "metadata", J_OBJ, "chrome"),
-				  "hosts", J_ARR, "metadata");
+		hosts = json_need(
+			json_need(chrome, "metadata", J_OBJ, "chrome"), "hosts",
+			J_ARR, "metadata");
 		for (int i = 0; i < hosts->n; i++) {
 			const struct jval *h = &hosts->item[i];
-			const char *name = json_need(h, "host", J_STR, "h")->str;
-			double aside = json_need(h, "calls_set_aside", J_NUM,
-						 "h")->num;
+			const char *name =
+				json_need(h, "host", J_STR, "h")->str;
+			double aside =
+				json_need(h, "calls_set_aside", J_NUM, "h")
+					->num;
 
 			if (!strcmp(name, "hostA"))
 				ck_assert(aside >= 2);
 			if (!strcmp(name, "hostB"))
 				ck_assert(aside >= 4);
-			ck_assert(json_need(h, "calls_used", J_NUM, "h")->num > 0);
+			ck_assert(json_need(h, "calls_used", J_NUM, "h")->num >
+				  0);
 		}
 		json_free(chrome);
 		free(text);
@@ -375,13 +387,17 @@ START_TEST(test_gave_up)
 	doc = latency_json(&t);
 	fns = json_need(doc, "functions", J_ARR, "latency");
 	for (int i = 0; i < fns->n; i++) {
-		static const char *const keys[] = {
-			"mean_us", "min_us", "max_us", "uncompensated_mean_us",
-			"subtracted_mean_us", "probes_mean_us"
-		};
+		static const char *const keys[] = { "mean_us",
+						    "min_us",
+						    "max_us",
+						    "uncompensated_mean_us",
+						    "subtracted_mean_us",
+						    "probes_mean_us" };
 
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			double v = json_need(&fns->item[i], keys[k], J_NUM, "fn")->num;
+			double v =
+				json_need(&fns->item[i], keys[k], J_NUM, "fn")
+					->num;
 
 			ck_assert_msg(v >= 0 && v < 1e9, "%s %f", keys[k], v);
 		}

@@ -20,7 +20,8 @@ void lat_calls_load(struct lat_calls *lc, const char *path)
 	ck_assert(lc->by_id && lc->call);
 	for (size_t c = 0; c < lc->t.nchains; c++) {
 		const struct ccsg_chain *ch = &lc->t.chains[c];
-		struct ccsg_call_latency *out = calloc((size_t)ch->n + 1, sizeof(*out));
+		struct ccsg_call_latency *out =
+			calloc((size_t)ch->n + 1, sizeof(*out));
 
 		ck_assert_ptr_nonnull(out);
 		ccsg_latency_calls(&lc->t, ch, out);
@@ -53,8 +54,14 @@ const struct ccsg_call_latency *lat_call(const struct lat_calls *lc,
 long long lat_assert_aligned(struct e2e *t, long long limit_ns)
 {
 	char out[PATH_MAX + 16];
-	const char *argv[] = { tool_path("ccsg"), "export", "--format=chrome",
-			       "--db", t->db, "-o", out, NULL };
+	const char *argv[] = { tool_path("ccsg"),
+			       "export",
+			       "--format=chrome",
+			       "--db",
+			       t->db,
+			       "-o",
+			       out,
+			       NULL };
 	struct tool_out r;
 	struct jval *doc;
 	const struct jval *meta, *hosts;
@@ -81,20 +88,22 @@ long long lat_assert_aligned(struct e2e *t, long long limit_ns)
 		       json_need(h, "calls_used", J_NUM, "host")->num,
 		       json_need(h, "calls_set_aside", J_NUM, "host")->num,
 		       json_need(h, "outliers", J_NUM, "host")->num);
-		ck_assert_msg((off < 0 ? -off : off) <= err &&
-				      (limit_ns < 0 ||
-				       (off < 0 ? -off : off) <= (double)limit_ns),
-			      "host %s: offset %.0f ns, error bound %.0f ns "
-			      "(one clock: 0, within %lld ns)",
-			      name, off, err, limit_ns);
+		ck_assert_msg(
+			(off < 0 ? -off : off) <= err &&
+				(limit_ns < 0 ||
+				 (off < 0 ? -off : off) <= (double)limit_ns),
+			"host %s: offset %.0f ns, error bound %.0f ns "
+			"(one clock: 0, within %lld ns)",
+			name, off, err, limit_ns);
 		ck_assert_msg(json_need(h, "outliers", J_NUM, "host")->num == 0,
 			      "host %s: outliers on one clock", name);
 		if ((long long)(off < 0 ? -off : off) > worst)
 			worst = (long long)(off < 0 ? -off : off);
 	}
-	ck_assert_msg(json_need(meta, "clamped_calls", J_NUM, "metadata")->num == 0,
-		      "%.0f calls clamped",
-		      json_need(meta, "clamped_calls", J_NUM, "metadata")->num);
+	ck_assert_msg(
+		json_need(meta, "clamped_calls", J_NUM, "metadata")->num == 0,
+		"%.0f calls clamped",
+		json_need(meta, "clamped_calls", J_NUM, "metadata")->num);
 	json_free(doc);
 	free(text);
 	return worst;

@@ -110,7 +110,8 @@ static int add_call(struct aligning *al, const struct ccsg_call *c, int32_t a,
 		q->outliers++;
 		return 0;
 	}
-	if (GROW(q->lo, q->cap_lo, q->n + 1) || GROW(q->hi, q->cap_hi, q->n + 1))
+	if (GROW(q->lo, q->cap_lo, q->n + 1) ||
+	    GROW(q->hi, q->cap_hi, q->n + 1))
 		return -ENOMEM;
 	q->lo[q->n] = lo;
 	q->hi[q->n++] = hi;
@@ -122,8 +123,9 @@ static int add_call(struct aligning *al, const struct ccsg_call *c, int32_t a,
 /* The skeleton of a replied call c within one host lies in its stub. */
 static int same_host_outside(const struct ccsg_call *c)
 {
-	return ccsg_call_replied(c) && (c->skel_start_exit_ns < c->stub_start_ns ||
-					c->skel_end_ns > c->stub_end_exit_ns);
+	return ccsg_call_replied(c) &&
+	       (c->skel_start_exit_ns < c->stub_start_ns ||
+		c->skel_end_ns > c->stub_end_exit_ns);
 }
 
 static int align_part(void *arg, const struct export_part *p)
@@ -280,7 +282,8 @@ static int bounds_from(const struct aligning *al, const struct export_ctx *x,
 		for (size_t p = 0; p < al->n; p++) {
 			const struct pair *q = &al->v[p];
 			/* x_b - x_a <= U: a -> b weighs U; x_a - x_b <= -L */
-			int32_t from[2] = { q->a, q->b }, to[2] = { q->b, q->a };
+			int32_t from[2] = { q->a, q->b },
+				to[2] = { q->b, q->a };
 			int64_t w[2] = { q->U, -q->L };
 
 			if (!q->used || x->hosts[q->a].ref != ref)
@@ -289,7 +292,8 @@ static int bounds_from(const struct aligning *al, const struct export_ctx *x,
 				int32_t f = back ? to[k] : from[k],
 					d = back ? from[k] : to[k];
 
-				if (dist[f] != FAR && dist[f] + w[k] < dist[d]) {
+				if (dist[f] != FAR &&
+				    dist[f] + w[k] < dist[d]) {
 					dist[d] = dist[f] + w[k];
 					changed = 1;
 				}
@@ -349,8 +353,9 @@ int export_align(struct export_ctx *x, const struct export_source *src,
 	int ret = -ENOMEM;
 
 	for (size_t h = 0; h < t->nhosts; h++)
-		x->hosts[h] = (struct export_host){ .via = -1, .ref = -1,
-						    .unix_ns = x->hosts[h].unix_ns };
+		x->hosts[h] = (struct export_host){
+			.via = -1, .ref = -1, .unix_ns = x->hosts[h].unix_ns
+		};
 	al.weight = calloc(t->nhosts + 1, sizeof(int64_t));
 	al.min_c0 = malloc((t->nhosts + 1) * sizeof(int64_t));
 	al.min_s0 = malloc((t->nhosts + 1) * sizeof(int64_t));
@@ -372,8 +377,8 @@ int export_align(struct export_ctx *x, const struct export_source *src,
 		struct export_host *ea = &x->hosts[q->a], *eb = &x->hosts[q->b];
 		int64_t d = eb->offset_ns - ea->offset_ns;
 
-		x->bounds_pass |= q->outliers > 0 ||
-				  (q->used && (d < q->L || d > q->U));
+		x->bounds_pass |=
+			q->outliers > 0 || (q->used && (d < q->L || d > q->U));
 		ea->calls_used += q->used;
 		eb->calls_used += q->used;
 		ea->calls_set_aside += q->set_aside + q->outliers;

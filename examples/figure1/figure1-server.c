@@ -37,8 +37,8 @@
  * the program measured itself.  Latency likewise: "wall NAME ns N" per
  * invocation (N its wall time, CLOCK_MONOTONIC, but in its calls to
  * other components), and foo's "latency NAME ns N" per call it makes (N
- * the wall time around the stub call).  On SIGTERM it finishes the request at hand
- * and exits 0.
+ * the wall time around the stub call).  On SIGTERM it finishes the request at
+ * hand and exits 0.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -189,7 +189,8 @@ static int foo_calls(void)
 		int len;
 
 		t0 = fig1_wall_ns();
-		if (waited("say_it", t0, say_it_1(&req, &len, say_clnt[i % nsay])) !=
+		if (waited("say_it", t0,
+			   say_it_1(&req, &len, say_clnt[i % nsay])) !=
 		    RPC_SUCCESS) {
 			i = -1;
 			break;

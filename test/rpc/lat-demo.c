@@ -6,8 +6,8 @@
  *   lat-demo -P PORT [-c CALLS] [-b US] [-s US] [-d DEPTH] [-f FANOUT]
  *            [-t MS] [-T MS]
  *
- * Without -P it serves: one TCP transport on a free port of 127.0.0.1, not registered
- * with rpcbind, served by the main thread.  READY gets "pid PID\ntcp
+ * Without -P it serves: one TCP transport on a free port of 127.0.0.1, not
+ * registered with rpcbind, served by the main thread.  READY gets "pid PID\ntcp
  * PORT\nudp 0\n" once serving (demo-server's ready file).  -n: the next
  * hop's TCP port, connected to before serving.  Each procedure burns
  * burn_us of CPU, sleeps sleep_us, then, depth > 0, calls the next hop
@@ -217,16 +217,36 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a killed server's lines too */
 	while ((opt = getopt(argc, argv, "r:n:P:c:b:s:d:f:t:T:")) != -1) {
 		switch (opt) {
-		case 'r': ready = optarg; break;
-		case 'n': next_port = number(optarg); break;
-		case 'P': port = number(optarg); break;
-		case 'c': calls = number(optarg); break;
-		case 'b': req.burn_us = number(optarg); break;
-		case 's': req.sleep_us = number(optarg); break;
-		case 'd': req.depth = number(optarg); break;
-		case 'f': req.fanout = number(optarg); break;
-		case 't': timeout_ms = number(optarg); break;
-		case 'T': req.next_timeout_ms = number(optarg); break;
+		case 'r':
+			ready = optarg;
+			break;
+		case 'n':
+			next_port = number(optarg);
+			break;
+		case 'P':
+			port = number(optarg);
+			break;
+		case 'c':
+			calls = number(optarg);
+			break;
+		case 'b':
+			req.burn_us = number(optarg);
+			break;
+		case 's':
+			req.sleep_us = number(optarg);
+			break;
+		case 'd':
+			req.depth = number(optarg);
+			break;
+		case 'f':
+			req.fanout = number(optarg);
+			break;
+		case 't':
+			timeout_ms = number(optarg);
+			break;
+		case 'T':
+			req.next_timeout_ms = number(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: lat-demo -r READY [-n PORT] | "
 					"-P PORT [-cbsdftT N]\n");
