@@ -131,10 +131,10 @@ for scale in 1 0.01; do
 			--idl examples/figure1/figure1.x >"$out/latency.json"
 	done
 	python3 - "$dir" "$scale" "$runs" <<'EOF'
-import json, math, re, sys
+import json, math, re, sqlite3, statistics, sys
 
 dir, scale, runs = sys.argv[1], sys.argv[2], sys.argv[3]
-names = ["foo", "times", "what_to_say", "say_it"]
+names = ["foo", "times", "what_to_say", "say_it"]  # procedures 1 to 4
 
 def stats(v):
     m = sum(v) / len(v)
@@ -151,30 +151,40 @@ for f in ("client.out", "A.out"):
 
 def traced(mode):
     doc = json.load(open(f"{dir}/{mode}-{scale}/latency.json"))
-    got = {}
-    for fn in doc["functions"]:
-        n = fn["name"].split("::")[-1].lower()
-        got[n] = fn
+    got = {fn["name"].split("::")[-1].lower(): fn for fn in doc["functions"]}
+    # Equation 3 per call, for its median
+    db = sqlite3.connect(f"{dir}/{mode}-{scale}/logs/trace.db")
+    for proc, n in enumerate(names, 1):
+        v = [r[0] / 1e6 for r in db.execute(
+            "SELECT stub_end_ns - stub_start_exit_ns FROM rpc_calls "
+            "WHERE proc = ? AND stub_end_ns >= stub_start_exit_ns", (proc,))]
+        got[n]["uncompensated_median_ms"] = statistics.median(v)
     return got
 
 tr, idle = traced("traced"), traced("idle")
 print(f"Figure 1, FIG1_SCALE {scale}: latency per function over {runs} calls of foo, "
-      "ms, mean (sd) and interference against untraced")
-print(f"{'function':<12} {'untraced':>16} {'uncompensated':>16} {'interf':>7} "
-      f"{'compensated':>16} {'interf':>7} {'writer idle':>16} {'interf':>7} {'subtr us':>8}")
+      "ms, mean (sd) and interference against untraced; then medians")
+print(f"{'function':<12} {'untraced':>17} {'uncompensated':>17} {'interf':>8} "
+      f"{'compensated':>17} {'interf':>8} {'writer idle':>17} {'interf':>8} {'subtr us':>8}")
+rows = []
 for n in names:
     um, us = stats(walls[n])
-    def cell(m, sd):
-        return f"{m:9.3f} ({sd:5.3f})"
-    def pct(m):
-        return f"{100 * (m - um) / um:+6.2f}%"
+    cell = lambda m, sd: f"{m:9.3f} ({sd:5.3f})"
+    pct = lambda m, base: f"{100 * (m - base) / base:+7.2f}%"
     t, w = tr[n], idle[n]
     rm, rs = t["uncompensated_mean_us"] / 1e3, t["uncompensated_sd_us"] / 1e3
     cm, cs = t["mean_us"] / 1e3, t["sd_us"] / 1e3
     wm, ws = w["mean_us"] / 1e3, w["sd_us"] / 1e3
-    print(f"{n:<12} {cell(um, us):>16} {cell(rm, rs):>16} {pct(rm):>7} "
-          f"{cell(cm, cs):>16} {pct(cm):>7} {cell(wm, ws):>16} {pct(wm):>7} "
+    print(f"{n:<12} {cell(um, us):>17} {cell(rm, rs):>17} {pct(rm, um):>8} "
+          f"{cell(cm, cs):>17} {pct(cm, um):>8} {cell(wm, ws):>17} {pct(wm, um):>8} "
           f"{t['subtracted_mean_us']:8.1f}")
+    ud = statistics.median(walls[n])
+    rows.append((n, ud, t["uncompensated_median_ms"], t["median_us"] / 1e3,
+                 w["median_us"] / 1e3, pct))
+print("medians:")
+for n, ud, rd, cd, wd, pct in rows:
+    print(f"{n:<12} {ud:17.3f} {rd:17.3f} {pct(rd, ud):>8} "
+          f"{cd:17.3f} {pct(cd, ud):>8} {wd:17.3f} {pct(wd, ud):>8}")
 EOF
 	echo
 done
