@@ -86,3 +86,11 @@ $(BUILD)/test/rpc/stream-demo: $(BUILD)/test/rpc/obj/stream-demo.o \
 	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
 
 RPC_PROGS += $(BUILD)/test/rpc/stream-demo
+
+# lat-demo: serves and calls LAT_PROG (lat.x), the latency suite's
+$(BUILD)/test/rpc/lat-demo: $(BUILD)/test/rpc/obj/lat-demo.o \
+		$(addprefix $(RPC_GEN)/,lat_svc.o lat_clnt.o lat_xdr.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
+
+RPC_PROGS += $(BUILD)/test/rpc/lat-demo
