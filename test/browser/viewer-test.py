@@ -172,7 +172,9 @@ try:
     lv.send_keys("1")
     drv.find_element(By.ID, "setlevel").click()
     row("hostD")
-    assert not any(n.startswith("hostA::") for n in names()), names()
+    # the whole names fade out as the hosts fade in: wait until gone
+    wait.until(lambda d: not any(n.startswith("hostA::") for n in names()),
+               "the second page's level 1 left whole names")
     shot("second-page-by-host")
     drv.switch_to.window(first)
     drv.refresh()
