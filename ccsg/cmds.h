@@ -22,6 +22,7 @@ extern const struct command cmd_pes;
 extern const struct command cmd_export;
 extern const struct command cmd_serve;
 extern const struct command cmd_spikes;
+extern const struct command cmd_diff;
 
 /* The options the commands share: each lists those it takes. */
 enum {
