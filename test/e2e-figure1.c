@@ -199,29 +199,29 @@ void fig1_run(struct e2e *t, struct fig1_deploy *d)
 		free(text);
 	}
 
-	e2e_fmt(out, sizeof(out), "%s/client.out", t->dir);
-	e2e_fmt(err, sizeof(err), "%s/client.err", t->dir);
-	{
+	d->client_cpu_us = 0;
+	for (int run = 0; run < (d->clients > 0 ? d->clients : 1); run++) {
 		char port[16];
 		const char *args[] = { fig1_prog("figure1-client"), port,
 				       NULL };
+		double cpu, burned;
 
+		/* client.out, client1.out ... */
+		e2e_fmt(out, sizeof(out), "%s/client%.0d.out", t->dir, run);
+		e2e_fmt(err, sizeof(err), "%s/client%.0d.err", t->dir, run);
 		snprintf(port, sizeof(port), "%d", fig1_serving(d, 'A')->tcp);
 		client = fig1_spawn_hosted(t, fig1_serving(d, 'A')->host, NULL,
 					   args, out, err);
-	}
-	status = e2e_wait(client);
-	text = e2e_slurp(out, NULL);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-			      strstr(text, "foo = 3"),
-		      "%s: figure1-client: status 0x%x, stdout '%s', stderr "
-		      "'%s'",
-		      d->name, status, text, e2e_slurp(err, NULL));
-	free(text);
-	{
-		double burned;
-
-		fig1_read_out(out, &d->client_cpu_us, &burned, NULL);
+		status = e2e_wait(client);
+		text = e2e_slurp(out, NULL);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+				      strstr(text, "foo = 3"),
+			      "%s: figure1-client: status 0x%x, stdout '%s', "
+			      "stderr '%s'",
+			      d->name, status, text, e2e_slurp(err, NULL));
+		free(text);
+		fig1_read_out(out, &cpu, &burned, NULL);
+		d->client_cpu_us += cpu;
 	}
 	for (int i = 0; i < d->n; i++) {
 		ck_assert_int_eq(kill(d->s[i].pid, SIGTERM), 0);
@@ -235,7 +235,7 @@ void fig1_run(struct e2e *t, struct fig1_deploy *d)
 			 d->n);
 	ck_assert_int_eq(e2e_query_int(t->sql, "SELECT count(*) FROM processes "
 					       "WHERE complete = 1"),
-			 d->n + 1);
+			 d->n + (d->clients > 0 ? d->clients : 1));
 }
 
 void fig1_near(double got, double want, const char *what)

@@ -56,6 +56,7 @@ struct fig1_deploy {
 	struct fig1_server
 		s[FIG1_MAX_SERVERS]; /* started in this order: A last */
 	double client_cpu_us;	     /* figure1-client's thread, on A's host */
+	int clients; /* figure1-client runs, one after the other (0: 1) */
 };
 
 /* A, B, C and D each on a host of its own; A with B, C with D on two. */
@@ -72,7 +73,8 @@ struct fig1_server *fig1_serving(struct fig1_deploy *d, char role);
 int fig1_kind_of(const char *name);
 
 /*
- * Run the deployment traced: the servers, then main (on A's host), then
+ * Run the deployment traced: the servers, then main (on A's host; as many
+ * times as d->clients says, one after the other), then
  * SIGTERM to every server (each must exit 0), then merge.  What a server
  * prints goes to HOST.out in t's directory.
  */
