@@ -35,8 +35,7 @@ START_TEST(test_identical_samples)
 		ck_assert(t.p == 1.0);
 		ck_assert_int_eq(t.stands, 0);
 	}
-	ck_assert_int_eq(diff_test_samples(a, 12, a, 12, 0.01, 0.05).stands,
-			 0);
+	ck_assert_int_eq(diff_test_samples(a, 12, a, 12, 0.01, 0.05).stands, 0);
 }
 END_TEST
 
@@ -79,11 +78,13 @@ START_TEST(test_known_p)
 	ck_assert_msg(fabs(diff_mann_whitney(c, 5, d, 5) - 0.110492) < 1e-5,
 		      "p %g", diff_mann_whitney(c, 5, d, 5));
 	/* the order of the samples does not matter, nor their sides */
-	ck_assert(diff_mann_whitney(b, 5, a, 5) == diff_mann_whitney(a, 5, b, 5));
+	ck_assert(diff_mann_whitney(b, 5, a, 5) ==
+		  diff_mann_whitney(a, 5, b, 5));
 }
 END_TEST
 
-/* ---- the command on small traces --------------------------------------------- */
+/* ---- the command on small traces
+ * --------------------------------------------- */
 
 #define NCALLS 10
 
@@ -187,8 +188,7 @@ START_TEST(test_doubled_function_stands_out)
 	/* 1000 .. 1090 us a call, then 2000 .. 2090 */
 	ck_assert_int_eq((int)num(slow, "self_cpu_us", "a"),
 			 NCALLS * 1000 + 450);
-	ck_assert_int_eq((int)num(slow, "self_cpu_us", "delta"),
-			 NCALLS * 1000);
+	ck_assert_int_eq((int)num(slow, "self_cpu_us", "delta"), NCALLS * 1000);
 	ck_assert_int_eq(stands(slow, "self_cpu_test"), 1);
 	ck_assert_int_eq(stands(slow, "latency_test"), 1);
 	ck_assert_int_eq((int)num(same, "self_cpu_us", "delta"), 0);
@@ -247,9 +247,9 @@ START_TEST(test_different_programs)
 	/* what matches is compared; B's own row has no A side */
 	ck_assert_int_eq(stands(row(doc, "slow", "B"), "self_cpu_test"), 0);
 	ck_assert_int_eq((int)num(row(doc, "slow", "B"), "calls", "b"), NCALLS);
-	ck_assert(json_need(json_need(row(doc, "extra", "C"), "calls", J_OBJ,
-				      "row"),
-			    "a", J_NULL, "calls"));
+	ck_assert(json_need(
+		json_need(row(doc, "extra", "C"), "calls", J_OBJ, "row"), "a",
+		J_NULL, "calls"));
 	json_free(doc);
 	tool_out_release(&r);
 	unlink(a);
@@ -270,7 +270,8 @@ START_TEST(test_bad_input)
 	ck_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1);
 	ck_assert_str_eq(r.out, "");
 	ck_assert_msg(!strncmp(r.err, "ccsg: error: ", 13) &&
-			      strchr(r.err, '\n') == r.err + strlen(r.err) - 1 &&
+			      strchr(r.err, '\n') ==
+				      r.err + strlen(r.err) - 1 &&
 			      strstr(r.err, "/nonexistent/trace.db"),
 		      "stderr: '%s'", r.err);
 	tool_out_release(&r);

@@ -63,8 +63,10 @@ static int number(const char *name, const char *v, double min, double max,
 	double x = strtod(v, &end);
 
 	if (!*v || *end || !isfinite(x) || x < min || x > max)
-		return opt_bad(&cmd_diff, "--%s takes a number from %g to %g, "
-				     "not '%s'", name, min, max, v);
+		return opt_bad(&cmd_diff,
+			       "--%s takes a number from %g to %g, "
+			       "not '%s'",
+			       name, min, max, v);
 	*out = x;
 	return 0;
 }
@@ -83,10 +85,11 @@ static int parse(struct cli *o, double *alpha, double *min_change,
 		if (c == CLI_FORMAT) {
 			o->format = ccsg_format_parse(v);
 			if (o->format != CCSG_TEXT && o->format != CCSG_JSON)
-				st = opt_bad(&cmd_diff, "unknown format '%s'", v);
+				st = opt_bad(&cmd_diff, "unknown format '%s'",
+					     v);
 		} else if (c == CLI_IDL) {
-			const char **idl = realloc(o->idl, (o->nidl + 1) *
-								   sizeof(*idl));
+			const char **idl =
+				realloc(o->idl, (o->nidl + 1) * sizeof(*idl));
 
 			if (!idl)
 				die("out of memory");

@@ -57,8 +57,7 @@ static void text_line(FILE *out, const char *what, int pa, int pb, double a,
 	fputc('\n', out);
 }
 
-static void text_names(FILE *out, const char *what,
-		       const struct diff_names *l)
+static void text_names(FILE *out, const char *what, const struct diff_names *l)
 {
 	for (int s = 0; s < 2; s++) {
 		if (!l[s].n)
@@ -76,7 +75,9 @@ static void text_row(FILE *out, const struct diff_row *r)
 	int pa = a->present, pb = b->present;
 
 	fprintf(out, "\n%s on %s%s\n", r->name, r->host,
-		!pa ? " (only in B)" : !pb ? " (only in A)" : "");
+		!pa   ? " (only in B)"
+		: !pb ? " (only in A)"
+		      : "");
 	fprintf(out, "  %-18s %12s %12s %12s\n", "", "A", "B", "delta");
 	text_line(out, "calls", pa, pb, (double)a->calls, (double)b->calls, 1,
 		  NULL);
@@ -136,7 +137,8 @@ int diff_print_text(FILE *out, const struct diff_report *r)
 	return ferror(out) ? -1 : 0;
 }
 
-/* ---- JSON ------------------------------------------------------------------ */
+/* ---- JSON ------------------------------------------------------------------
+ */
 
 static void json_names(FILE *out, const char *key, const struct diff_names *l)
 {

@@ -140,7 +140,8 @@ static int side_rows(struct side *s, const struct diff_input *in)
 			size_t from = at;
 			struct side_row *r;
 
-			while (at < acc->n && acc->calls[at].node == (int32_t)i &&
+			while (at < acc->n &&
+			       acc->calls[at].node == (int32_t)i &&
 			       acc->calls[at].dim == d)
 				at++;
 			if (nd->kind != CCSG_FUNCTION)
@@ -208,7 +209,8 @@ static int has_function(const struct ccsg_graph *g, const char *name)
 static int has_prog(const struct ccsg_graph *g, uint32_t prog)
 {
 	for (size_t i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].kind == CCSG_FUNCTION && g->nodes[i].prog == prog)
+		if (g->nodes[i].kind == CCSG_FUNCTION &&
+		    g->nodes[i].prog == prog)
 			return 1;
 	return 0;
 }
@@ -233,7 +235,8 @@ static int what_differs(struct diff_report *r, int side,
 		if (nd->kind != CCSG_FUNCTION || !nd->name)
 			continue;
 		snprintf(hex, sizeof(hex), "0x%" PRIx32, nd->prog);
-		if ((!has_prog(y, nd->prog) && names_add(&r->progs[side], hex)) ||
+		if ((!has_prog(y, nd->prog) &&
+		     names_add(&r->progs[side], hex)) ||
 		    (!has_function(y, nd->name) &&
 		     names_add(&r->functions[side], nd->name)))
 			return -ENOMEM;

@@ -60,7 +60,7 @@ struct diff_fig {
 	int present; /* the function had calls or CPU on this host */
 	int64_t calls;
 	int64_t self_ns, desc_ns, heap_bytes;
-	double lat_mean;	    /* ns; 0 without latencies */
+	double lat_mean;	     /* ns; 0 without latencies */
 	int64_t lat_median, lat_p95; /* nearest rank */
 	int64_t *self, *lat;
 	size_t nself, nlat;
