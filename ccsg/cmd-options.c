@@ -11,6 +11,16 @@
 
 static char default_db[4096];
 
+void cli_idl_add(struct cli *o, const char *path)
+{
+	const char **idl = realloc(o->idl, (o->nidl + 1) * sizeof(*idl));
+
+	if (!idl)
+		die("out of memory");
+	o->idl = idl;
+	o->idl[o->nidl++] = path;
+}
+
 int cli_parse(struct cli *o, const struct command *cmd, int argc, char **argv,
 	      unsigned formats)
 {
@@ -73,15 +83,9 @@ int cli_parse(struct cli *o, const struct command *cmd, int argc, char **argv,
 			o->workers = (unsigned)n;
 			break;
 		}
-		case CLI_IDL: {
-			const char **idl = realloc(o->idl, (o->nidl + 1) * sizeof(*idl));
-
-			if (!idl)
-				die("out of memory");
-			o->idl = idl;
-			o->idl[o->nidl++] = v;
+		case CLI_IDL:
+			cli_idl_add(o, v);
 			break;
-		}
 		}
 	}
 	if (c == OPT_STOP) {

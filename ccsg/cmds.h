@@ -85,6 +85,8 @@ struct cli {
  */
 int cli_parse(struct cli *o, const struct command *cmd, int argc, char **argv,
 	      unsigned formats);
+/* Add an --idl file to o (dies when out of memory). */
+void cli_idl_add(struct cli *o, const char *path);
 
 /* Everything a command needs, loaded from the options. */
 struct session {

@@ -88,13 +88,7 @@ static int parse(struct cli *o, double *alpha, double *min_change,
 				st = opt_bad(&cmd_diff, "unknown format '%s'",
 					     v);
 		} else if (c == CLI_IDL) {
-			const char **idl =
-				realloc(o->idl, (o->nidl + 1) * sizeof(*idl));
-
-			if (!idl)
-				die("out of memory");
-			o->idl = idl;
-			o->idl[o->nidl++] = v;
+			cli_idl_add(o, v);
 		} else if (c == DIFF_ALPHA) {
 			st = number("alpha", v, 0, 1, alpha);
 		} else if (c == DIFF_MIN_CHANGE) {
