@@ -108,6 +108,8 @@ START_TEST(test_halved_function_stands_out)
 	}
 	json_free(doc);
 	tool_out_release(&r);
+	e2e_release(&t1);
+	e2e_release(&t2);
 }
 END_TEST
 
