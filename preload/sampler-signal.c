@@ -37,6 +37,20 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* The signals the program set a disposition for, since it started. */
 static _Atomic uint64_t program_sigs;
 static _Atomic int said_paused;
+/* The handler (sampler.c), and what each signal had before we took it
+ * (SIG_DFL, or a handler of ours standing for it): what it gets back. */
+static void (*on_signal)(int, siginfo_t *, void *);
+static struct sigaction taken_from[65];
+
+/* The library's own code, between its ELF header and the end of its text. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char _etext[] __attribute__((visibility("hidden")));
+
+int causal_sampler_library_code(const void *addr)
+{
+	return (const char *)addr >= __ehdr_start &&
+	       (const char *)addr < _etext;
+}
 
 /* ---- the lock, masks ------------------------------------------------------ */
 
@@ -147,10 +161,10 @@ static void install_on(int sig)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = causal_sampler_on_signal;
+	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	causal_real.sigaction(sig, &sa, NULL);
+	causal_real.sigaction(sig, &sa, &taken_from[sig]);
 }
 
 /* Is sig free for us: not the program's, not blocked, at the default? */
@@ -162,9 +176,10 @@ static int usable(int sig, uint64_t taken)
 		return 0;
 	if (!causal_real.sigaction || causal_real.sigaction(sig, NULL, &cur))
 		return 0;
-	/* the default, or our fatal-signal handler standing for it */
+	/* the default, or a handler of the library's standing for it (the
+	 * fatal signals' flush, signals.c) */
 	return cur.sa_handler == SIG_DFL ||
-	       causal_signals_is_ours(cur.sa_handler);
+	       causal_sampler_library_code((const void *)cur.sa_handler);
 }
 
 /*
@@ -190,18 +205,15 @@ static int free_signal(uint64_t blocked, int avoid)
 }
 
 /* sig is the program's again: SIG_IGN drops what is pending of it in
- * every thread, then the default as the program would have it. */
+ * every thread, then what it had before us. */
 static void give_back(int sig)
 {
-	struct sigaction ign, dfl, buf;
+	struct sigaction ign;
 
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
 	causal_real.sigaction(sig, &ign, NULL);
-	causal_real.sigaction(sig, causal_signals_substitute(sig, &dfl, &buf),
-			      NULL);
+	causal_real.sigaction(sig, &taken_from[sig], NULL);
 }
 
 /* Under the lock. */
@@ -241,12 +253,14 @@ static int sampling(void)
 	return causal_sampler.ring && atomic_load(&causal_sampler.on);
 }
 
-int causal_sampler_signal_init(void)
+int causal_sampler_signal_init(void (*handler)(int, siginfo_t *, void *))
 {
 	struct causal_sampler *s = &causal_sampler;
 	int want = s->policy.signo ? s->policy.signo : SIGRTMAX - 3;
 	uint64_t mine = causal_sampler_own_mask();
 	int sig = usable(want, mine) ? want : free_signal(mine, 0);
+
+	on_signal = handler;
 
 	if (!sig && usable(want, 0))
 		sig = want; /* every one blocked here: paused till unblocked */
@@ -292,7 +306,7 @@ void causal_sampler_program_sets(int sig)
 
 void causal_sampler_view(struct sigaction *sa)
 {
-	if (sa->sa_sigaction == causal_sampler_on_signal) {
+	if (on_signal && sa->sa_sigaction == on_signal) {
 		memset(sa, 0, sizeof(*sa));
 		sa->sa_handler = SIG_DFL;
 	}
@@ -300,7 +314,7 @@ void causal_sampler_view(struct sigaction *sa)
 
 sighandler_t causal_sampler_view_handler(sighandler_t h)
 {
-	return h == (sighandler_t)(void (*)(void))causal_sampler_on_signal
+	return on_signal && h == (sighandler_t)(void (*)(void))on_signal
 		       ? SIG_DFL
 		       : h;
 }
@@ -400,15 +414,11 @@ void causal_sampler_mask_after(int how, const sigset_t *set,
 
 void causal_sampler_foreign(int sig)
 {
-	struct sigaction dfl, buf;
-
-	/* as without us: SIG_DFL, so it kills (once the handler returns:
-	 * the signal stays blocked till then) */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
+	/* as without us: what it had, the default (or our flush standing
+	 * for it), so it kills, once the handler returns (the signal stays
+	 * blocked till then) */
 	atomic_store(&causal_sampler.on, 0);
-	causal_real.sigaction(sig, causal_signals_substitute(sig, &dfl, &buf),
-			      NULL);
+	causal_real.sigaction(sig, &taken_from[sig], NULL);
 	raise(sig);
 }
 

@@ -18,25 +18,10 @@
 #include "internal.h"
 #include "sampler-source.h"
 
-struct causal_sampler causal_sampler;
-struct causal_sampled_thread causal_sampled[CAUSAL_SAMPLED_THREADS];
-struct causal_profile_slot *causal_profile;
-
 /* Set by the loader: the main thread's stack top. */
 extern void *__libc_stack_end;
 
-/* What each sampled thread keeps: initial-exec, safe in the handler. */
-struct sampler_tls {
-	uintptr_t top; /* frames above it are not walked */
-	struct causal_sampled_thread *slot;
-};
-
-static CAUSAL_TLS struct sampler_tls sampler_self;
-
-struct causal_sampled_thread *causal_sampler_self(void)
-{
-	return sampler_self.slot;
-}
+#define sampler_self causal_sampler_tls
 
 /* ---- the ring ------------------------------------------------------------ */
 
@@ -239,7 +224,7 @@ static struct causal_sampled_thread *register_thread(pid_t os_tid, uint32_t tid,
 void causal_sampler_thread_begin(void)
 {
 	struct causal_sampler *s = &causal_sampler;
-	struct sampler_tls *me = &sampler_self;
+	struct causal_sampler_tls *me = &sampler_self;
 	struct causal_tbuf *tb = causal_self.tbuf;
 	struct causal_sampled_thread *st = NULL;
 	uint64_t mask;
@@ -343,7 +328,7 @@ int causal_sampler_install(void)
 		return -1;
 	}
 	atomic_store(&causal_sampler.source, causal_source_choose());
-	return causal_sampler_signal_init();
+	return causal_sampler_signal_init(causal_sampler_on_signal);
 }
 
 void causal_sampler_after_fork(void)

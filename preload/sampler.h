@@ -52,6 +52,7 @@
 
 #include "causal/log-format.h"
 #include "policy.h"
+#include "probe.h"
 
 #define CAUSAL_SAMPLE_CPU 0
 #define CAUSAL_SAMPLE_OFFCPU 1
@@ -124,6 +125,14 @@ static inline uint64_t causal_sig_bit(int sig)
 	return sig >= 1 && sig <= 64 ? 1ull << (sig - 1) : 0;
 }
 
+/* What each sampled thread keeps: initial-exec, safe in the handler. */
+struct causal_sampler_tls {
+	uintptr_t top; /* frames above it are not walked */
+	struct causal_sampled_thread *slot;
+};
+
+extern CAUSAL_TLS struct causal_sampler_tls causal_sampler_tls;
+
 /* Profile counters: an address and its samples. */
 struct causal_profile_slot {
 	_Atomic uint64_t ip, count;
@@ -172,12 +181,14 @@ void causal_sampler_check_sources(void);
 
 /* ---- the sampler's signal (sampler-signal.c) ----------------------------- */
 
-/* The calling thread's slot, NULL when it is not sampled. */
+/* The calling thread's slot, NULL when it is not sampled (sampler-state.c). */
 struct causal_sampled_thread *causal_sampler_self(void);
-/* The handler, for sampler-signal.c to install on another signal. */
+/* The handler (sampler.c). */
 void causal_sampler_on_signal(int sig, siginfo_t *si, void *uc);
-/* The first signal: the policy's, unless the program has it (0, or -1). */
-int causal_sampler_signal_init(void);
+/* The first signal: the policy's, unless the program has it; handler the
+ * one to install there and on every signal the sampler moves to (0, or
+ * -1 said). */
+int causal_sampler_signal_init(void (*handler)(int, siginfo_t *, void *));
 /* A sampler signal that no source of ours sent: what it would have done
  * without us (the program sees SIG_DFL: the process dies of it). */
 void causal_sampler_foreign(int sig);
@@ -193,6 +204,10 @@ void causal_sampler_note(const char *first, ...)
 /* The signal bits of a mask, and the thread's own mask. */
 uint64_t causal_sampler_mask_bits(const sigset_t *set);
 uint64_t causal_sampler_own_mask(void);
+
+/* Is addr in the library's own code (its calls and handlers are not the
+ * program's)? */
+int causal_sampler_library_code(const void *addr);
 
 /* The wrappers (signal-hooks.c).  The program sets a disposition for sig:
  * the sampler leaves it first. */

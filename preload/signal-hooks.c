@@ -26,10 +26,6 @@
 #include "internal.h"
 #include "sampler.h"
 
-/* The library's own code, between its ELF header and the end of its text. */
-extern const char __ehdr_start[] __attribute__((visibility("hidden")));
-extern const char _etext[] __attribute__((visibility("hidden")));
-
 CAUSAL_EXPORT int sigaction(int sig, const struct sigaction *act,
 			    struct sigaction *oldact)
 {
@@ -113,8 +109,7 @@ static int call_mask(mask_fn real, const void *caller, int how,
 	sigset_t was;
 	int ret, err;
 
-	if ((const char *)caller >= __ehdr_start &&
-	    (const char *)caller < _etext)
+	if (causal_sampler_library_code(caller))
 		return real(how, set, oldset);
 	causal_sampler_mask_before(how, set);
 	ret = real(how, set, &was);

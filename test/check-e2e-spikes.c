@@ -23,56 +23,19 @@
  * and says so (spike-noperf); its signal never reaches the program, nor
  * does its descriptor take one of the program's (spike-signals).
  *
- * A CPU policy is a share of the wall clock: a program that does not get
- * the CPU (a machine loaded ten times over) never breaches it.  So the
- * programs whose CPU a policy measures run at SCHED_FIFO (chrt), where
- * they have a CPU whenever they want one, whatever the load (the kernel
- * keeps 5% for the rest); nice -15 where that is not allowed.
+ * The programs whose CPU a policy measures run cpu_first() (cpu-first.h):
+ * a CPU whenever they want one, whatever the machine's load.
  */
 #include <linux/perf_event.h>
-#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
+#include "cpu-first.h"
 #include "e2e-rpc.h"
 #include "json-read.h"
 #include "tool-run.h"
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-
-/* May this process's children run at SCHED_FIFO? */
-static int fifo_allowed(void)
-{
-	static int known = -1;
-	struct sched_param sp = { .sched_priority = 1 };
-	int status;
-	pid_t pid;
-
-	if (known >= 0)
-		return known;
-	pid = fork();
-	if (pid == 0)
-		_exit(sched_setscheduler(0, SCHED_FIFO, &sp) ? 1 : 0);
-	known = pid > 0 && waitpid(pid, &status, 0) == pid &&
-		WIFEXITED(status) && WEXITSTATUS(status) == 0;
-	return known;
-}
-
-/* argv with the prefix that gives it a CPU whenever it wants one (the
- * result is static: one at a time). */
-static const char *const *cpu_first(const char *const argv[])
-{
-	static const char *v[32];
-	int n = 0;
-
-	v[n++] = fifo_allowed() ? "/usr/bin/chrt" : "/usr/bin/nice";
-	v[n++] = fifo_allowed() ? "-f" : "-n";
-	v[n++] = fifo_allowed() ? "1" : "-15";
-	for (int i = 0; argv[i] && n < 31; i++)
-		v[n++] = argv[i];
-	v[n] = NULL;
-	return v;
-}
 
 /* Run prog traced with the policy (NULL: none); stdout into *out. */
 static void run(struct e2e *t, const char *policy, const char *const argv[],
@@ -387,8 +350,7 @@ static pid_t on_host(struct e2e *t, const char *name, const char *host,
 		"hostname %s && exec %s env "
 		"LD_PRELOAD=%s/libcausal.so "
 		"CAUSAL_LOG_DIR=%s %s \"$@\"",
-		host, fifo_allowed() ? "chrt -f 1" : "nice -n -15", e2e_build(),
-		t->logs, env);
+		host, cpu_first_shell(), e2e_build(), t->logs, env);
 	argv[n++] = "/usr/bin/unshare";
 	argv[n++] = "--uts";
 	argv[n++] = "/bin/sh";
