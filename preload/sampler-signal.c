@@ -52,7 +52,8 @@ int causal_sampler_library_code(const void *addr)
 	       (const char *)addr < _etext;
 }
 
-/* ---- the lock, masks ------------------------------------------------------ */
+/* ---- the lock, masks ------------------------------------------------------
+ */
 
 static int real_mask(int how, const sigset_t *set, sigset_t *old)
 {
@@ -98,8 +99,9 @@ uint64_t causal_sampler_own_mask(void)
 {
 	sigset_t cur;
 
-	return real_mask(SIG_BLOCK, NULL, &cur) ? 0
-						: causal_sampler_mask_bits(&cur);
+	return real_mask(SIG_BLOCK, NULL, &cur)
+		       ? 0
+		       : causal_sampler_mask_bits(&cur);
 }
 
 /* ---- saying what changed ------------------------------------------------- */
@@ -294,8 +296,7 @@ void causal_sampler_program_sets(int sig)
 		to = free_signal(0, sig);
 		if (to) {
 			move_to(to);
-			tell_move("the program set a disposition for", sig,
-				  to);
+			tell_move("the program set a disposition for", sig, to);
 		} else {
 			stop("the program uses every real-time signal: "
 			     "sampling stops");

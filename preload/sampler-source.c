@@ -168,8 +168,7 @@ static void timer_arm(int id, int on)
 }
 
 /* A timer for st's thread sending signo; from any thread of the process. */
-static int timer_source(struct causal_sampled_thread *st, int signo,
-			int paused)
+static int timer_source(struct causal_sampled_thread *st, int signo, int paused)
 {
 	int32_t os_tid = atomic_load(&st->os_tid);
 	struct sigevent sev;
@@ -191,10 +190,10 @@ static int timer_source(struct causal_sampled_thread *st, int signo,
 	return 0;
 }
 
-/* ---- either ---------------------------------------------------------------- */
+/* ---- either ----------------------------------------------------------------
+ */
 
-int causal_source_open(struct causal_sampled_thread *st, int signo,
-		       int paused)
+int causal_source_open(struct causal_sampled_thread *st, int signo, int paused)
 {
 	int kind = atomic_load(&causal_sampler.source);
 

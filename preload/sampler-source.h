@@ -26,8 +26,7 @@ int causal_source_choose(void);
 /* Open the calling thread's source on signo, paused or running (0, or
  * -1: the thread is not sampled).  A perf event that cannot have a
  * descriptor above the program's range gives a timer. */
-int causal_source_open(struct causal_sampled_thread *st, int signo,
-		       int paused);
+int causal_source_open(struct causal_sampled_thread *st, int signo, int paused);
 /* Close it (the thread ends, or sampling stops); from any thread. */
 void causal_source_close(struct causal_sampled_thread *st);
 /* Stop and restart its signals; from any thread, under the lock. */

@@ -103,11 +103,11 @@ struct causal_sampled_thread {
 	_Atomic int fd;	      /* the perf event, -1: none */
 	uint64_t perf_id;     /* its PERF_EVENT_IOC_ID: still ours? */
 	_Atomic int timer;    /* the kernel's timer id, -1: none */
-	_Atomic uint8_t paused;	       /* the thread blocks the signal */
-	_Atomic uint8_t in_handler;    /* its handler runs */
+	_Atomic uint8_t paused;		/* the thread blocks the signal */
+	_Atomic uint8_t in_handler;	/* its handler runs */
 	_Atomic uint32_t since_refresh; /* samples since the last refresh */
-	_Atomic uint64_t blocked;      /* its mask as the wrappers saw it */
-	uint64_t cpu_from;	       /* its CPU clock when sampling began */
+	_Atomic uint64_t blocked;	/* its mask as the wrappers saw it */
+	uint64_t cpu_from;		/* its CPU clock when sampling began */
 };
 
 #define CAUSAL_SAMPLED_THREADS 1024
@@ -199,8 +199,7 @@ void causal_sampler_unlock(const sigset_t *old);
 /* The lock anew in a fork child. */
 void causal_sampler_lock_after_fork(void);
 /* Record a change, in words: the monitor writes it as SPIKE_SAMPLER. */
-void causal_sampler_note(const char *first, ...)
-	__attribute__((sentinel));
+void causal_sampler_note(const char *first, ...) __attribute__((sentinel));
 /* The signal bits of a mask, and the thread's own mask. */
 uint64_t causal_sampler_mask_bits(const sigset_t *set);
 uint64_t causal_sampler_own_mask(void);

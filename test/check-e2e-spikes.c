@@ -439,7 +439,8 @@ START_TEST(rpc_spike_names_the_client_chain_and_host)
 }
 END_TEST
 
-/* ---- the sampler ---------------------------------------------------------- */
+/* ---- the sampler ----------------------------------------------------------
+ */
 
 /* The last spike_samplers row of the process whose exe ends in name. */
 struct sampler_row {
@@ -459,8 +460,8 @@ static void sampler_of(struct e2e *t, const char *name, struct sampler_row *r)
 	text = e2e_query_text(t->sql, sql, name);
 	e2e_fmt(r->source, sizeof(r->source), "%s", text ? text : "");
 	free(text);
-#define COL(c)                                                         \
-	e2e_fmt(sql, sizeof(sql), "SELECT " #c " %s", where);            \
+#define COL(c)                                                                 \
+	e2e_fmt(sql, sizeof(sql), "SELECT " #c " %s", where);                  \
 	r->c = e2e_query_int(t->sql, sql, name)
 	COL(signal);
 	COL(rate_hz);
@@ -527,9 +528,9 @@ START_TEST(rate_asked_is_rate_obtained)
 			      rates[i], got, cpu_ns / 1e9, got * 1e9 / cpu_ns,
 			      (double)r.rate_hz);
 		/* the library's CPU figure is the program's, within 10% */
-		ck_assert_msg(r.cpu_ns > cpu_ns * 0.9 && r.cpu_ns < cpu_ns * 1.1,
-			      "cpu_ns %lld sampled, %lld burned", r.cpu_ns,
-			      cpu_ns);
+		ck_assert_msg(
+			r.cpu_ns > cpu_ns * 0.9 && r.cpu_ns < cpu_ns * 1.1,
+			"cpu_ns %lld sampled, %lld burned", r.cpu_ns, cpu_ns);
 		free(out);
 		e2e_release(&t);
 	}
@@ -557,15 +558,17 @@ START_TEST(no_perf_falls_back_to_the_timer_and_says_so)
 	/* ccsg spikes says which, and the rate obtained, not the one asked */
 	o = tool_run(ARGS(tool_path("ccsg"), "spikes", "--db", t.db));
 	e2e_assert_exit(o.status, 0, "ccsg spikes");
-	e2e_fmt(want, sizeof(want), "timer, signal %lld, 1000 Hz asked, %.0f Hz "
-				    "obtained", r.signal,
-		(double)r.samples * 1e9 / (double)r.cpu_ns);
+	e2e_fmt(want, sizeof(want),
+		"timer, signal %lld, 1000 Hz asked, %.0f Hz "
+		"obtained",
+		r.signal, (double)r.samples * 1e9 / (double)r.cpu_ns);
 	ck_assert_msg(strstr(o.out, want), "no '%s' in:\n%s", want, o.out);
 	tool_out_release(&o);
 	doc = spikes_json(&t);
 	samplers = json_need(doc, "samplers", J_ARR, "spikes");
 	for (int i = 0; i < samplers->n; i++)
-		if (strstr(json_need(&samplers->item[i], "exe", J_STR, "s")->str,
+		if (strstr(json_need(&samplers->item[i], "exe", J_STR, "s")
+				   ->str,
 			   "spike-rate"))
 			mine = &samplers->item[i];
 	ck_assert_ptr_nonnull(mine);
@@ -636,8 +639,8 @@ START_TEST(defaults_put_the_spike_first)
 END_TEST
 
 /* Run spike-signals MODE traced at 10 kHz and untraced. */
-static void signals_run(struct e2e *t, const char *mode, char **out,
-			char **err, char **plain, int *status, int *plain_status)
+static void signals_run(struct e2e *t, const char *mode, char **out, char **err,
+			char **plain, int *status, int *plain_status)
 {
 	char o[PATH_MAX], e[PATH_MAX], env[128];
 	const char *argv[] = { e2e_prog("spike-signals"), mode, "150", NULL };
@@ -695,8 +698,10 @@ START_TEST(sampler_signal_never_reaches_the_program)
 		ck_assert_msg(status == plain_status,
 			      "%s: status %#x traced, %#x untraced",
 			      cases[i].mode, status, plain_status);
-		ck_assert_msg(!strcmp(out, plain), "%s: traced '%s', untraced "
-				      "'%s'", cases[i].mode, out, plain);
+		ck_assert_msg(!strcmp(out, plain),
+			      "%s: traced '%s', untraced "
+			      "'%s'",
+			      cases[i].mode, out, plain);
 		if (cases[i].out)
 			ck_assert_str_eq(out, cases[i].out);
 		ck_assert_msg(strstr(err, cases[i].said), "%s: stderr '%s'",
@@ -724,7 +729,8 @@ START_TEST(sampling_goes_on_after_a_move)
 	ck_assert_int_eq(r.signal, SIGRTMAX - 4);
 	if (!perf_allowed()) {
 		ck_assert_int_gt(r.samples, 0);
-		r.samples = r.cpu_ns / 100000; /* the timer's rate is not 10 kHz */
+		r.samples =
+			r.cpu_ns / 100000; /* the timer's rate is not 10 kHz */
 	}
 	/* 3 x 150 ms of CPU at 10 kHz, before and after the move alike */
 	ck_assert_msg(r.samples > r.cpu_ns * 9 / 1000000 &&
@@ -771,10 +777,10 @@ START_TEST(sampler_descriptors_stay_above_the_program)
 		hi = (long)rl.rlim_cur;
 	e2e_init(&t);
 	e2e_fmt(plain, sizeof(plain), "%s/plain.out", t.dir);
-	e2e_assert_exit(e2e_run_plain(ARGS(e2e_prog("spike-signals"), "fds",
-					   "20"),
-				      plain, NULL),
-			0, "spike-signals fds");
+	e2e_assert_exit(
+		e2e_run_plain(ARGS(e2e_prog("spike-signals"), "fds", "20"),
+			      plain, NULL),
+		0, "spike-signals fds");
 	out = e2e_slurp(plain, NULL);
 	ck_assert_int_eq(sscanf(out, "low=%d", &plain_low), 1);
 	free(out);

@@ -75,9 +75,9 @@ START_TEST(settings_windows_and_units)
 					     sizeof(err)),
 			 0);
 	ck_assert_int_eq(p.timer_only, 1);
-	ck_assert_int_eq(causal_policy_parse(&p, "cpu>5,sampler=perf", err,
-					     sizeof(err)),
-			 0);
+	ck_assert_int_eq(
+		causal_policy_parse(&p, "cpu>5,sampler=perf", err, sizeof(err)),
+		0);
 	ck_assert_int_eq(p.timer_only, 0);
 }
 END_TEST

@@ -43,8 +43,9 @@ static void text_samplers(FILE *out, const struct spikes_report *r)
 		if (!s->source)
 			continue;
 		fprintf(out,
-			"sampler of pid %" PRId64 " (%s) on %s: %s, signal %" PRIu64
-			", %" PRIu64 " Hz asked, %.0f Hz obtained (%" PRIu64
+			"sampler of pid %" PRId64
+			" (%s) on %s: %s, signal %" PRIu64 ", %" PRIu64
+			" Hz asked, %.0f Hz obtained (%" PRIu64
 			" samples in %.3f s of CPU)",
 			s->pid, s->exe ? s->exe : "?", s->host ? s->host : "?",
 			s->source, s->signal, s->rate_hz,
@@ -181,7 +182,8 @@ static void json_samplers(FILE *out, const struct spikes_report *r)
 		fprintf(out,
 			", \"signal\": %" PRIu64 ", \"rate_hz\": %" PRIu64
 			", \"rate_obtained_hz\": %.1f, \"samples\": %" PRIu64
-			", \"cpu_ns\": %" PRIu64 ", \"fallback_threads\": %" PRIu64
+			", \"cpu_ns\": %" PRIu64
+			", \"fallback_threads\": %" PRIu64
 			", \"lost_threads\": %" PRIu64 ", \"changes\": ",
 			s->signal, s->rate_hz, spikes_rate_obtained(s),
 			s->samples, s->cpu_ns, s->fallback, s->lost);
@@ -219,7 +221,8 @@ int spikes_print_json(FILE *out, const struct spikes_report *r)
 			json_cstr(out, b->sampler->source);
 		else
 			fputs("null", out);
-		fprintf(out, ", \"rate_obtained_hz\": %.1f,\n   \"top_before\": ",
+		fprintf(out,
+			", \"rate_obtained_hz\": %.1f,\n   \"top_before\": ",
 			b->sampler ? spikes_rate_obtained(b->sampler) : 0.0);
 		json_list(out, &b->top_before);
 		fputs(",\n   \"top_after\": ", out);

@@ -435,7 +435,8 @@ static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
 		const uint8_t *chain =
 			db_get_blob(&rd, DB_SPIKE_SAMPLES_CTX_CHAIN, &nchain);
 		const char *fn = symbol(p, b->proc_id, ip, 0), *s;
-		uint64_t at = (uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLES_MONO_NS);
+		uint64_t at =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLES_MONO_NS);
 		char frames[2048];
 		size_t len;
 
@@ -482,9 +483,9 @@ double spikes_rate_obtained(const struct spikes_sampler *s)
 static int load_samplers(struct spikes_report *r)
 {
 	static const int cols[] = {
-		DB_SPIKE_SAMPLERS_PROC_ID, DB_SPIKE_SAMPLERS_SOURCE,
-		DB_SPIKE_SAMPLERS_SIGNAL,  DB_SPIKE_SAMPLERS_RATE_HZ,
-		DB_SPIKE_SAMPLERS_SAMPLES, DB_SPIKE_SAMPLERS_CPU_NS,
+		DB_SPIKE_SAMPLERS_PROC_ID,  DB_SPIKE_SAMPLERS_SOURCE,
+		DB_SPIKE_SAMPLERS_SIGNAL,   DB_SPIKE_SAMPLERS_RATE_HZ,
+		DB_SPIKE_SAMPLERS_SAMPLES,  DB_SPIKE_SAMPLERS_CPU_NS,
 		DB_SPIKE_SAMPLERS_FALLBACK, DB_SPIKE_SAMPLERS_LOST,
 		DB_SPIKE_SAMPLERS_NOTE
 	};
@@ -518,8 +519,10 @@ static int load_samplers(struct spikes_report *r)
 		free(s->source);
 		s->source = db_get_strdup(&rd, DB_SPIKE_SAMPLERS_SOURCE);
 		s->signal = (uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_SIGNAL);
-		s->rate_hz = (uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_RATE_HZ);
-		s->samples = (uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_SAMPLES);
+		s->rate_hz =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_RATE_HZ);
+		s->samples =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_SAMPLES);
 		s->cpu_ns = (uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_CPU_NS);
 		s->fallback =
 			(uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_FALLBACK);
@@ -529,8 +532,8 @@ static int load_samplers(struct spikes_report *r)
 			break;
 		}
 		if (note && strcmp(note, "start") && strcmp(note, "end")) {
-			char **v = realloc(s->changes, (s->nchanges + 1) *
-							       sizeof(*v));
+			char **v = realloc(s->changes,
+					   (s->nchanges + 1) * sizeof(*v));
 
 			if (v)
 				s->changes = v;
