@@ -250,6 +250,13 @@ static void stop(const char *why)
 	tell(why);
 }
 
+/* A vfork child runs on its parent's memory and TLS: the sampler's state
+ * and the thread's slot are the parent's, not to be changed. */
+static int vfork_child(void)
+{
+	return causal_g.id.pid && getpid() != causal_g.id.pid;
+}
+
 static int sampling(void)
 {
 	return causal_sampler.ring && atomic_load(&causal_sampler.on);
@@ -288,6 +295,9 @@ void causal_sampler_program_sets(int sig)
 	sigset_t old;
 	int to;
 
+	/* a vfork child's dispositions are its own, its memory is ours */
+	if (vfork_child())
+		return;
 	atomic_fetch_or(&program_sigs, causal_sig_bit(sig));
 	if (!sampling() || sig != atomic_load(&causal_sampler.signo))
 		return;
@@ -337,7 +347,8 @@ void causal_sampler_mask_before(int how, const sigset_t *set)
 	int sig = atomic_load(&causal_sampler.signo), to;
 
 	if (!st || !sampling() || !set || how == SIG_UNBLOCK ||
-	    sigismember(set, sig) != 1 || atomic_load(&st->paused))
+	    sigismember(set, sig) != 1 || atomic_load(&st->paused) ||
+	    vfork_child())
 		return;
 	next = causal_sampler_mask_bits(set);
 	if (how == SIG_BLOCK)
@@ -381,12 +392,12 @@ void causal_sampler_mask_after(int how, const sigset_t *set,
 			       const sigset_t *old)
 {
 	struct causal_sampled_thread *st = causal_sampler_self();
-	uint64_t now, bit;
+	uint64_t now, bit, rt;
 	sigset_t saved;
 
-	if (!st || !sampling())
-		return;
-	if (!old || !set)
+	if (!st || !sampling() || !set)
+		return; /* a question changes nothing */
+	if (!old)
 		now = causal_sampler_own_mask();
 	else if (how == SIG_BLOCK)
 		now = causal_sampler_mask_bits(old) |
@@ -396,10 +407,16 @@ void causal_sampler_mask_after(int how, const sigset_t *set,
 		      ~causal_sampler_mask_bits(set);
 	else
 		now = causal_sampler_mask_bits(set);
-	atomic_store(&st->blocked, now);
+	/* only the real-time signals matter (the ones the sampler takes):
+	 * the common masks, SIGINT or SIGCHLD, cost nothing more */
+	rt = ~0ull << (SIGRTMIN - 1);
 	bit = causal_sig_bit(atomic_load(&causal_sampler.signo));
-	if (!(now & bit) == !atomic_load(&st->paused))
+	if (!((now ^ atomic_load(&st->blocked)) & rt) &&
+	    !(now & bit) == !atomic_load(&st->paused))
 		return;
+	if (vfork_child())
+		return;
+	atomic_store(&st->blocked, now);
 	causal_sampler_lock(&saved);
 	bit = causal_sig_bit(atomic_load(&causal_sampler.signo));
 	if (sampling() && (now & bit) && !atomic_load(&st->paused)) {
@@ -428,8 +445,7 @@ void causal_sampler_before_exec(void)
 	struct causal_sampled_thread *st = causal_sampler_self();
 	sigset_t old;
 
-	/* (a vfork child has its parent's TLS, not its source) */
-	if (!st || !sampling() || getpid() != causal_g.id.pid)
+	if (!st || !sampling() || vfork_child())
 		return;
 	/* a sample pending across the exec would kill the new image: stop
 	 * the source (as if the thread blocked every signal, so that no move

@@ -748,6 +748,32 @@ START_TEST(sampling_goes_on_after_a_move)
 }
 END_TEST
 
+/* A vfork child runs on its parent's memory: what it does with its own
+ * mask and dispositions before it exits must leave the parent's sampler
+ * as it was. */
+START_TEST(a_vfork_child_changes_nothing)
+{
+	struct e2e t;
+	struct sampler_row r;
+	char *out, *err;
+
+	e2e_init(&t);
+	run(&t, "cpu>10000%, rate=10000",
+	    ARGS(e2e_prog("spike-signals"), "vfork", "200"), &out, &err);
+	ck_assert_str_eq(out, "vforked=1\n");
+	ck_assert_str_eq(err, "");
+	sampler_of(&t, "spike-signals", &r);
+	ck_assert_int_eq(r.signal, SIGRTMAX - 3);
+	if (perf_allowed())
+		ck_assert_msg(r.samples > r.cpu_ns * 9 / 1000000,
+			      "%lld samples in %lld ns of CPU", r.samples,
+			      r.cpu_ns);
+	free(out);
+	free(err);
+	e2e_release(&t);
+}
+END_TEST
+
 START_TEST(exec_under_a_policy_lives)
 {
 	struct e2e t;
@@ -838,6 +864,7 @@ Suite *e2e_spikes_suite(void)
 	tcase_add_test(tc, defaults_put_the_spike_first);
 	tcase_add_test(tc, sampler_signal_never_reaches_the_program);
 	tcase_add_test(tc, sampling_goes_on_after_a_move);
+	tcase_add_test(tc, a_vfork_child_changes_nothing);
 	tcase_add_test(tc, exec_under_a_policy_lives);
 	tcase_add_test(tc, sampler_descriptors_stay_above_the_program);
 	suite_add_tcase(s, tc);

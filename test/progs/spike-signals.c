@@ -31,6 +31,9 @@
  *                                   (child_perf=N)
  *   spike-signals closeall CPU_MS   close every descriptor from 3 on (a
  *                                   daemon would), then burn again
+ *   spike-signals vfork CPU_MS      a vfork child blocks every signal and
+ *                                   sets SIGRTMAX-3's disposition before
+ *                                   it exits: the parent is unchanged
  *
  * Built with frame pointers (Makefile) for the sampler's stacks.
  */
@@ -254,6 +257,25 @@ int main(int argc, char **argv)
 		execl("/bin/true", "true", (char *)NULL);
 		return 3;
 	}
+	if (!strcmp(mode, "vfork")) {
+		int status = 0;
+		pid_t child;
+
+		burn(ms);
+		child = vfork();
+		if (child == 0) {
+			sigset_t all;
+
+			sigfillset(&all);
+			sigprocmask(SIG_BLOCK, &all, NULL);
+			signal(SIGRTMAX - 3, SIG_IGN);
+			_exit(0);
+		}
+		waitpid(child, &status, 0);
+		burn(ms);
+		printf("vforked=%d\n", WIFEXITED(status));
+		return 0;
+	}
 	if (!strcmp(mode, "closeall")) {
 		burn(ms);
 		syscall(SYS_close_range, 3, ~0u, 0);
@@ -269,6 +291,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: spike-signals signalfd|handler|block|every|"
-			"kill|exec|fds|closeall [CPU_MS]\n");
+			"kill|exec|fds|closeall|vfork [CPU_MS]\n");
 	return 2;
 }
