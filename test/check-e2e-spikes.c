@@ -706,6 +706,11 @@ START_TEST(sampler_signal_never_reaches_the_program)
 			ck_assert_str_eq(out, cases[i].out);
 		ck_assert_msg(strstr(err, cases[i].said), "%s: stderr '%s'",
 			      cases[i].mode, err);
+		/* said once, however many threads and samples met it */
+		ck_assert_msg(!cases[i].said[0] ||
+				      !strstr(strstr(err, cases[i].said) + 1,
+					      cases[i].said),
+			      "%s: said twice: '%s'", cases[i].mode, err);
 		free(out);
 		free(err);
 		free(plain);
