@@ -112,6 +112,26 @@ static void write_record(uint64_t seq, unsigned kind, uint32_t named,
 	}
 }
 
+int causal_monitor_admit(uint64_t now_ns)
+{
+	/* a token bucket, in thousandths of an event; the consumer thread
+	 * alone calls it (a fork child's consumer inherits the bucket) */
+	const uint64_t full = CAUSAL_MON_EVENT_BURST * 1000ull,
+		       step = 1000000000ull / (CAUSAL_MON_EVENT_RATE * 1000ull);
+	static uint64_t tokens = CAUSAL_MON_EVENT_BURST * 1000ull, since;
+	uint64_t gained;
+
+	if (!since || now_ns < since)
+		since = now_ns;
+	gained = (now_ns - since) / step;
+	since += gained * step; /* the remainder counts next time */
+	tokens = tokens + gained > full ? full : tokens + gained;
+	if (tokens < 1000)
+		return 0;
+	tokens -= 1000;
+	return 1;
+}
+
 int causal_monitor_apply(uint64_t seq, unsigned kind, uint32_t named,
 			 const char *host, const char *iface, const char *func,
 			 int on)

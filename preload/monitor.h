@@ -125,6 +125,17 @@ void causal_monitor_after_fork(struct causal_tbuf *tb);
 void causal_consumer_start(void);
 
 /*
+ * The rate cap on the coordinator's events (consumer thread only): 1 if
+ * the event arriving at now_ns (CLOCK_MONOTONIC) may be applied, 0 if it
+ * is to be dropped.  CAUSAL_MON_EVENT_BURST at once, then
+ * CAUSAL_MON_EVENT_RATE a second: a coordinator flooding the process
+ * (200,000 events in 15 s) costs it a few hundred records, not its log.
+ */
+#define CAUSAL_MON_EVENT_BURST 128
+#define CAUSAL_MON_EVENT_RATE 32
+int causal_monitor_admit(uint64_t now_ns);
+
+/*
  * Apply one event (the consumer thread; or start-up): kind is enum
  * causal_monitor_kind; named the types of an on/off; the selection's
  * fields as published for select.  seq: the coordinator's event number.

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "read-file.h"
 #include "sampler.h"
 
 #define HISTORY 1024   /* measurements kept for sliding windows */
@@ -202,7 +203,7 @@ static void write_changes(void)
 /* The whole of a small /proc file into mon.buf, NUL-terminated. */
 static ssize_t slurp(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = causal_file_open(path); /* never a FIFO, never a link */
 	size_t len = 0;
 	ssize_t n;
 

@@ -17,13 +17,16 @@ set -euo pipefail
 # tests and benchmark start private servers (test/clickhouse/server.sh).
 # lttng-tools, liblttng-ust-dev (its libc wrapper), babeltrace2 and
 # uftrace: the peers bench-peers measures causal beside (make bench only).
+# nettle-dev: HMAC-SHA256 of the coordinator's channel over TCP
+# (util/monitor-auth.c, in libcausal.so and causalctl).
 PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
       libmsgpack-dev check libsqlite3-dev libcurl4-openssl-dev sqlite3 rpcsvc-proto rpcbind
       util-linux zstd clang libclang-rt-14-dev clang-format python3 time
       graphviz man-db groff-base git libbpf-dev bpftool libdw-dev
       libfftw3-dev libcairo2-dev libfontconfig-dev
       libmicrohttpd-dev node-d3 chromium chromium-driver python3-selenium
-      clickhouse-server curl lttng-tools liblttng-ust-dev babeltrace2 uftrace)
+      clickhouse-server curl lttng-tools liblttng-ust-dev babeltrace2 uftrace
+      nettle-dev)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
