@@ -9,7 +9,8 @@
  * thread blocks and whose disposition is the default: every source is
  * retargeted (F_SETSIG, or a new timer), then the old signal is set to
  * SIG_IGN, which drops whatever of it is still pending in every thread,
- * and back to the default, and only then does the program's call run.
+ * and back to the default (the fatal signals' flush, signals.c, standing
+ * for it), and only then does the program's call run.
  * With no such signal left: a thread that blocks it is paused (its source
  * stopped before the mask changes, so nothing is left pending for a
  * signalfd or sigwait to read) until it unblocks it; a program that sets
@@ -18,7 +19,7 @@
  *
  * A signal of that number that none of our sources sent (kill, sigqueue,
  * another process) does what it would have done without us: the program
- * sees SIG_DFL, so the process dies of it.
+ * sees SIG_DFL, so the process dies of it, its end record written.
  *
  * Moves and pauses take the sampler's lock with every signal blocked, so
  * that a handler of the program's that calls a wrapper never meets it

@@ -29,6 +29,7 @@
 #include <linux/perf_event.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "cpu-first.h"
 #include "e2e-rpc.h"
@@ -719,6 +720,41 @@ START_TEST(sampler_signal_never_reaches_the_program)
 }
 END_TEST
 
+/* A death by the sampler's signal, or by one it moved off, sent by the
+ * program: the log ends as without a policy (PROCESS_END, the signal). */
+START_TEST(a_death_by_the_sampler_signal_is_recorded)
+{
+	static const char *const modes[] = { "kill", "movekill" };
+	struct e2e t;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
+		char *out, *err, *plain;
+		int status, plain_status;
+
+		e2e_init(&t);
+		signals_run(&t, modes[i], &out, &err, &plain, &status,
+			    &plain_status);
+		ck_assert_msg(WIFSIGNALED(status) &&
+				      WTERMSIG(status) == SIGRTMAX - 3 &&
+				      status == plain_status,
+			      "%s: status %#x traced, %#x untraced", modes[i],
+			      status, plain_status);
+		e2e_merge(&t);
+		ck_assert_msg(e2e_query_int(t.sql,
+					    "SELECT count(*) FROM processes "
+					    "WHERE end_reason = 'signal' AND "
+					    "end_detail = %d",
+					    SIGRTMAX - 3) == 1,
+			      "%s: no end record of signal %d", modes[i],
+			      SIGRTMAX - 3);
+		free(out);
+		free(err);
+		free(plain);
+		e2e_release(&t);
+	}
+}
+END_TEST
+
 START_TEST(sampling_goes_on_after_a_move)
 {
 	struct e2e t;
@@ -868,6 +904,7 @@ Suite *e2e_spikes_suite(void)
 	tcase_add_test(tc, no_perf_falls_back_to_the_timer_and_says_so);
 	tcase_add_test(tc, defaults_put_the_spike_first);
 	tcase_add_test(tc, sampler_signal_never_reaches_the_program);
+	tcase_add_test(tc, a_death_by_the_sampler_signal_is_recorded);
 	tcase_add_test(tc, sampling_goes_on_after_a_move);
 	tcase_add_test(tc, a_vfork_child_changes_nothing);
 	tcase_add_test(tc, exec_under_a_policy_lives);

@@ -21,6 +21,9 @@
  *                                   of real-time signals
  *   spike-signals kill CPU_MS       send itself SIGRTMAX-3 without a
  *                                   handler: dies of it, as untraced
+ *   spike-signals movekill CPU_MS   block SIGRTMAX-3 (the sampler moves
+ *                                   off it), unblock it, then send it
+ *                                   itself: dies of it, as untraced
  *   spike-signals exec CPU_MS       exec /bin/true after burning: the new
  *                                   image must not die of a sample
  *   spike-signals fds CPU_MS        with 3 threads burning: the lowest
@@ -283,6 +286,20 @@ int main(int argc, char **argv)
 		puts("closed");
 		return 0;
 	}
+	if (!strcmp(mode, "movekill")) {
+		sigset_t one;
+
+		sigemptyset(&one);
+		sigaddset(&one, SIGRTMAX - 3);
+		burn(ms);
+		sigprocmask(SIG_BLOCK, &one, NULL);
+		burn(ms);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		kill(getpid(), SIGRTMAX - 3);
+		burn(ms);
+		puts("alive");
+		return 0;
+	}
 	if (!strcmp(mode, "kill")) {
 		burn(ms);
 		kill(getpid(), SIGRTMAX - 3);
@@ -291,6 +308,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: spike-signals signalfd|handler|block|every|"
-			"kill|exec|fds|closeall|vfork [CPU_MS]\n");
+			"kill|movekill|exec|fds|closeall|vfork "
+			"[CPU_MS]\n");
 	return 2;
 }
