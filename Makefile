@@ -40,7 +40,7 @@ TIRPC_CFLAGS := $(shell pkg-config --cflags libtirpc)
 TIRPC_LIBS := $(shell pkg-config --libs libtirpc)
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ipreload -Iutil \
 	$(TIRPC_CFLAGS)
-LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread \
+LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lelf -ldl -lpthread \
 	$(NETTLE_LIBS)
 
 # Modules of the library that neither interpose nor start anything (no
@@ -49,7 +49,7 @@ LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-b
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
 	shim-rpc/xdr-tag.c shim-rpc/xdr-size.c preload/cpu-clock.c \
 	preload/monitor-rules.c \
-	preload/policy.c preload/read-file.c
+	preload/policy.c preload/read-file.c preload/elf-syms.c
 
 # --- tools --------------------------------------------------------------------
 # util/: generic helpers, an archive, so that a tool links the members it
@@ -95,7 +95,7 @@ TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg -Istore \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
 TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(PES_LIBS) $(TIRPC_LIBS) \
-	-ldl -lpthread $(NETTLE_LIBS)
+	-lelf -ldl -lpthread $(NETTLE_LIBS)
 PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
