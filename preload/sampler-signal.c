@@ -431,13 +431,28 @@ void causal_sampler_mask_after(int how, const sigset_t *set,
 	causal_sampler_unlock(&saved);
 }
 
-void causal_sampler_foreign(int sig)
+void causal_sampler_foreign(int sig, siginfo_t *si, void *uc)
 {
-	/* as without us: what it had, the default (or our flush standing
-	 * for it), so it kills, once the handler returns (the signal stays
-	 * blocked till then) */
+	const struct sigaction *was = &taken_from[sig];
+
 	atomic_store(&causal_sampler.on, 0);
-	causal_real.sigaction(sig, &taken_from[sig], NULL);
+	/*
+	 * The flush of a fatal signal (signals.c) stood for the default: run
+	 * it here, under our handler, which takes what our sources still
+	 * send meanwhile (theirs would kill under the default before the
+	 * end record is written); it sets the default and raises the signal,
+	 * which kills once this handler returns.
+	 */
+	if (causal_sampler_library_code((const void *)was->sa_handler)) {
+		if (was->sa_flags & SA_SIGINFO)
+			was->sa_sigaction(sig, si, uc);
+		else
+			was->sa_handler(sig);
+		return;
+	}
+	/* as without us: the default, so it kills, once the handler returns
+	 * (the signal stays blocked till then) */
+	causal_real.sigaction(sig, was, NULL);
 	raise(sig);
 }
 

@@ -172,7 +172,7 @@ void causal_sampler_on_signal(int sig, siginfo_t *si, void *ucv)
 
 	/* a signal a process sent (kill, sigqueue...): not ours */
 	if (code != SI_TIMER && code != POLL_IN && code != POLL_HUP) {
-		causal_sampler_foreign(sig);
+		causal_sampler_foreign(sig, si, ucv);
 		goto out;
 	}
 	if (!st)

@@ -191,7 +191,7 @@ void causal_sampler_on_signal(int sig, siginfo_t *si, void *uc);
 int causal_sampler_signal_init(void (*handler)(int, siginfo_t *, void *));
 /* A sampler signal that no source of ours sent: what it would have done
  * without us (the program sees SIG_DFL: the process dies of it). */
-void causal_sampler_foreign(int sig);
+void causal_sampler_foreign(int sig, siginfo_t *si, void *uc);
 /* The sampler's lock, taken with every signal blocked (a handler of the
  * program's calling a wrapper cannot meet it held); *old for the unlock. */
 void causal_sampler_lock(sigset_t *old);
