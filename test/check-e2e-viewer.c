@@ -3,8 +3,10 @@
  * item 5): the Figure 1 example traced on four simulated hosts and merged,
  * `ccsg serve` on it, and test/browser/viewer-test.py driving headless
  * Chromium through Selenium (chromium, chromium-driver and
- * python3-selenium, installed by scripts/setup.sh): each tree opened,
- * foo expanded, CCSG FIG1_PROG::SAY_IT followed to its three invocations
+ * python3-selenium, installed by scripts/setup.sh): each tree opened
+ * where the cost is (issue 39, item 1: the CCSG with SAY_IT shown without
+ * a click, every node above 5% of the root open, a node under 5% closed,
+ * in the whole trees, a compacted DSCG from its URL and the CCDG), CCSG FIG1_PROG::SAY_IT followed to its three invocations
  * in the DSCG (grouped by host D) and to its IDT procedure (calls = 3),
  * the URL reloaded, the DSCG folded by host, a second page with a
  * compaction of its own (issue 40, item 7), the CCDG of a typed
