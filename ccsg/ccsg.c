@@ -118,6 +118,11 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 	return n;
 }
 
+static size_t dims_k(const struct ccsg_graph *g)
+{
+	return g->dims->n ? g->dims->n : 1;
+}
+
 /* The edge from -> to, made when new, count added: its index or -ENOMEM. */
 static int32_t add_edge(struct ccsg_graph *g, int32_t from, int32_t to,
 			int64_t count)
@@ -125,10 +130,20 @@ static int32_t add_edge(struct ccsg_graph *g, int32_t from, int32_t to,
 	int32_t e = ccsg_edge_find(g, from, to);
 
 	if (e < 0) {
+		struct ccsg_edge *x;
+
 		if (GROW(g->edges, g->cap_edges, g->nedges + 1))
 			return -ENOMEM;
+		x = &g->edges[g->nedges];
+		*x = (struct ccsg_edge){ .from = from, .to = to };
+		x->self = calloc(dims_k(g), sizeof(int64_t));
+		x->desc = calloc(dims_k(g), sizeof(int64_t));
+		if (!x->self || !x->desc) {
+			free(x->self);
+			free(x->desc);
+			return -ENOMEM;
+		}
 		e = (int32_t)g->nedges++;
-		g->edges[e] = (struct ccsg_edge){ from, to, 0, 0 };
 		if (hashmap_put(&g->edge_index,
 				hashmap_key2((uint32_t)from, (uint32_t)to),
 				e) < 0)
@@ -138,10 +153,22 @@ static int32_t add_edge(struct ccsg_graph *g, int32_t from, int32_t to,
 	return e;
 }
 
+int ccsg_fold_edge_vectors(struct pending_edge *p, size_t k)
+{
+	p->self = calloc(k, sizeof(int64_t));
+	p->desc = calloc(k, sizeof(int64_t));
+	if (p->self && p->desc)
+		return 0;
+	free(p->self);
+	free(p->desc);
+	p->self = p->desc = NULL;
+	return -ENOMEM;
+}
+
 /* One call more on the edge from -> to while folding: its pending slot,
  * or -ENOMEM. */
-static int32_t note_edge(struct ccsg_fold *b, int32_t from, int32_t to,
-			 const struct ccsg_chain *ch, int32_t i)
+static int32_t note_edge(struct ccsg_fold *b, size_t k, int32_t from,
+			 int32_t to, const struct ccsg_chain *ch, int32_t i)
 {
 	uint64_t key = hashmap_key2((uint32_t)from, (uint32_t)to);
 	int32_t e = hashmap_get(&b->edge_slot, key);
@@ -152,7 +179,10 @@ static int32_t note_edge(struct ccsg_fold *b, int32_t from, int32_t to,
 			return -ENOMEM;
 		e = (int32_t)b->nedges++;
 		b->edges[e] = (struct pending_edge){ from, to, 0,
-						     ccsg_call_key_of(ch, i) };
+						     ccsg_call_key_of(ch, i),
+						     NULL, NULL };
+		if (ccsg_fold_edge_vectors(&b->edges[e], k))
+			return -ENOMEM;
 	}
 	b->edges[e].count++;
 	return e;
@@ -259,11 +289,6 @@ static void vec_add(int64_t *d, const int64_t *s, size_t n)
 		d[i] += s[i];
 }
 
-static size_t dims_k(const struct ccsg_graph *g)
-{
-	return g->dims->n ? g->dims->n : 1;
-}
-
 /* Self figure v of an instance, in dimension dim (-1: its host is
  * unknown, it counts nowhere): its node's (n, or none) and the system's. */
 static void add_self(struct ccsg_graph *g, int32_t n, int32_t dim, int64_t v)
@@ -306,15 +331,19 @@ static int place_spawned(struct ccsg_fold *b, struct ccsg_graph *g,
 		p->node = b->chain_node[j - ch->first];
 		p->owner = ch->owner;
 		for (int32_t a = j; a >= 0; a = t->calls[a].parent)
-			n += b->chain_node[a - ch->first] >= 0;
+			n += b->chain_edge[a - ch->first] >= 0;
 		free(p->path);
 		p->npath = 0;
 		if (!(p->path = malloc((n + 1) * sizeof(*p->path))))
 			return -ENOMEM;
-		for (int32_t a = j; a >= 0; a = t->calls[a].parent)
-			if (b->chain_node[a - ch->first] >= 0)
-				p->path[p->npath++] =
-					b->chain_node[a - ch->first];
+		for (int32_t a = j; a >= 0; a = t->calls[a].parent) {
+			int32_t e = b->chain_edge[a - ch->first];
+
+			if (e >= 0)
+				p->path[p->npath++] = (struct fold_arc){
+					b->edges[e].from, b->edges[e].to
+				};
+		}
 	}
 	return 0;
 }
@@ -408,25 +437,10 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		b->chain_node[j] = f;
 	}
 	chain_self(b, g, ch);
-	for (int32_t j = 0; j < ch->n; j++) {
-		int32_t i = ch->first + j, f = b->chain_node[j], from, e = -1;
-		const struct ccsg_call *c = &t->calls[i];
-		int64_t self = b->chain_self[j], ord = ord0 + i;
-		int32_t dim =
-			c->server_proc ? dim_of_proc(g, t, c->server_proc) : -1;
+	for (int32_t j = 0; j < ch->n; j++) { /* each call's arc */
+		const struct ccsg_call *c = &t->calls[ch->first + j];
+		int32_t f = b->chain_node[j], from, e = -1;
 
-		/* Equations 3 and 4: up the chain, one entry per ancestor */
-		add_self(g, f, dim, self);
-		if (dim >= 0) {
-			b->chain_sum[dim] += self;
-			for (int32_t a = c->parent; a >= 0;
-			     a = t->calls[a].parent)
-				if (b->chain_node[a - ch->first] >= 0)
-					g->nodes[b->chain_node[a - ch->first]]
-						.desc[dim] += self;
-		}
-		if (place_spawned(b, g, ch, i, ord))
-			return -ENOMEM;
 		if (f >= 0) { /* the caller's node: a call, a thread, main */
 			if (c->parent >=
 			    0) /* main when the parent's start was lost */
@@ -437,10 +451,40 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 			else
 				from = ch->owner >= 0 ? PENDING_OWNER(ch->owner)
 						      : 0;
-			if ((e = note_edge(b, from, f, ch, i)) < 0)
+			if ((e = note_edge(b, k, from, f, ch, ch->first + j)) <
+			    0)
 				return -ENOMEM;
 		}
 		b->chain_edge[j] = e;
+	}
+	for (int32_t j = 0; j < ch->n; j++) {
+		int32_t i = ch->first + j, f = b->chain_node[j];
+		int32_t e = b->chain_edge[j];
+		const struct ccsg_call *c = &t->calls[i];
+		int64_t self = b->chain_self[j], ord = ord0 + i;
+		int32_t dim =
+			c->server_proc ? dim_of_proc(g, t, c->server_proc) : -1;
+
+		/* Equations 3 and 4: up the chain, one entry per ancestor,
+		 * to its node and to the arc it came in by */
+		add_self(g, f, dim, self);
+		if (dim >= 0) {
+			b->chain_sum[dim] += self;
+			if (e >= 0)
+				b->edges[e].self[dim] += self;
+			for (int32_t a = c->parent; a >= 0;
+			     a = t->calls[a].parent) {
+				int32_t ea = b->chain_edge[a - ch->first];
+
+				if (ea < 0)
+					continue;
+				g->nodes[b->chain_node[a - ch->first]]
+					.desc[dim] += self;
+				b->edges[ea].desc[dim] += self;
+			}
+		}
+		if (place_spawned(b, g, ch, i, ord))
+			return -ENOMEM;
 		if (g->call_node) {
 			g->call_node[ord] = f;
 			g->call_self[ord] = self;
@@ -532,7 +576,9 @@ static int map_threads(struct ccsg_fold *b, struct ccsg_graph *g)
 			return -ENOMEM;
 		/* infrastructure threads are runtime: in no count */
 		g->nodes[g->thread_node[i]].threads += !t->threads[i].infra;
-		if (add_edge(g, f, g->thread_node[i], !t->threads[i].infra) < 0)
+		b->thread_edge[i] = add_edge(g, f, g->thread_node[i],
+					     !t->threads[i].infra);
+		if (b->thread_edge[i] < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -558,6 +604,8 @@ static int resolve_edges(struct ccsg_fold *b, struct ccsg_graph *g,
 			free(final);
 			return -ENOMEM;
 		}
+		vec_add(g->edges[final[e]].self, p->self, dims_k(g));
+		vec_add(g->edges[final[e]].desc, p->desc, dims_k(g));
 	}
 	for (size_t i = 0; i < ncalls; i++)
 		if (g->call_edge[i] >= 0)
@@ -625,12 +673,25 @@ out:
 	return order;
 }
 
+/* The final edge of an arc noted while folding (its source resolved as
+ * resolve_edges() did), or -1. */
+static int32_t arc_edge(const struct ccsg_graph *g, const struct fold_arc *a)
+{
+	int32_t from = a->from, th = PENDING_OWNER(from);
+
+	if (from < 0)
+		from = g->root_thread[th] ? 0 : g->thread_node[th];
+	return ccsg_edge_find(g, from, a->to);
+}
+
 /*
  * What leaves a thread for the nodes above it, deepest thread first: its
  * own CPU (Equation 2), its chains', and its children's sums.  A thread
  * node's descendants are its chains and the threads their calls spawned
  * (a main thread's hang under main, not its node); a spawned thread's sum
- * goes to the spawning call and its ancestors in the chain.
+ * goes to the spawning call and its ancestors in the chain.  Each figure
+ * a node gets, the arc of the instance that brought it gets too: a
+ * thread's own edge, the arcs of the calls above a spawned thread.
  */
 static int threads_sum(struct ccsg_fold *b, struct ccsg_graph *g)
 {
@@ -656,23 +717,35 @@ static int threads_sum(struct ccsg_fold *b, struct ccsg_graph *g)
 		int64_t *s = sum + (size_t)i * k;
 		struct ccsg_node *node = &g->nodes[g->thread_node[i]];
 		const struct spawn_place *p = &b->spawn[i];
+		struct ccsg_edge *te = &g->edges[b->thread_edge[i]];
 
 		add_self(g, g->thread_node[i], dim, g->thread_self[i]);
-		if (dim >= 0)
+		if (dim >= 0) {
 			s[dim] += g->thread_self[i];
+			te->self[dim] += g->thread_self[i];
+		}
 		if (b->chains_sum[i]) {
 			vec_add(s, b->chains_sum[i], k);
-			if (!g->root_thread[i])
+			if (!g->root_thread[i]) {
 				vec_add(node->desc, b->chains_sum[i], k);
+				vec_add(te->desc, b->chains_sum[i], k);
+			}
 		}
 		if (t->threads[i].spawn_call >= 0)
-			for (size_t a = 0; a < p->npath; a++)
-				vec_add(g->nodes[p->path[a]].desc, s, k);
+			for (size_t a = 0; a < p->npath; a++) {
+				int32_t e = arc_edge(g, &p->path[a]);
+
+				vec_add(g->nodes[p->path[a].to].desc, s, k);
+				if (e >= 0)
+					vec_add(g->edges[e].desc, s, k);
+			}
 		if (up[i] < 0)
 			continue;
 		vec_add(sum + (size_t)up[i] * k, s, k);
-		if (t->threads[i].spawn_call >= 0 && !g->root_thread[up[i]])
+		if (t->threads[i].spawn_call >= 0 && !g->root_thread[up[i]]) {
 			vec_add(g->nodes[g->thread_node[up[i]]].desc, s, k);
+			vec_add(g->edges[b->thread_edge[up[i]]].desc, s, k);
+		}
 	}
 	free(up);
 	free(order);
@@ -754,6 +827,7 @@ int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
 	b->served = calloc(t->nthreads + 1, 1);
 	b->chains_sum = calloc(t->nthreads + 1, sizeof(*b->chains_sum));
 	b->spawn = calloc(t->nthreads + 1, sizeof(*b->spawn));
+	b->thread_edge = malloc((t->nthreads + 1) * sizeof(*b->thread_edge));
 	b->chain_sum = calloc(k, sizeof(*b->chain_sum));
 	g->total = calloc(k, sizeof(int64_t));
 	g->thread_node = malloc((t->nthreads + 1) * sizeof(int32_t));
@@ -767,6 +841,7 @@ int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
 			goto nomem;
 	}
 	if (!b->served || !b->chains_sum || !b->spawn || !b->chain_sum ||
+	    !b->thread_edge ||
 	    !g->total || !g->thread_node || !g->thread_self ||
 	    !g->root_thread || ccsg_graph_new_node(g, CCSG_MAIN) != 0)
 		goto nomem;
@@ -810,9 +885,14 @@ static void fold_release(struct ccsg_fold *b)
 		free(b->spawn[i].path);
 	for (size_t i = 0; b->chains_sum && i < b->t->nthreads; i++)
 		free(b->chains_sum[i]);
+	for (size_t e = 0; b->edges && e < b->nedges; e++) {
+		free(b->edges[e].self);
+		free(b->edges[e].desc);
+	}
 	free(b->spawn);
 	free(b->chains_sum);
 	free(b->served);
+	free(b->thread_edge);
 	free(b->edges);
 	free(b->chain_node);
 	free(b->chain_edge);
@@ -869,6 +949,10 @@ void ccsg_graph_release(struct ccsg_graph *g)
 		free(g->nodes[i].name);
 		free(g->nodes[i].self);
 		free(g->nodes[i].desc);
+	}
+	for (size_t e = 0; e < g->nedges; e++) {
+		free(g->edges[e].self);
+		free(g->edges[e].desc);
 	}
 	free(g->nodes);
 	free(g->edges);

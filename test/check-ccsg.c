@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ccsg-fixture.h"
+#include "json-read.h"
 #include "ccsg-export-compare.h"
 #include "ccsg-stream-compare.h"
 #include "ccsg.h"
@@ -537,6 +538,123 @@ START_TEST(test_latency_shares_bounded)
 }
 END_TEST
 
+/*
+ * TOP (host A) calls MID (B) once, and LEAF (C) twice; MID calls LEAF
+ * once, whose call spawns a thread.  LEAF's 7 ms of self CPU came 1 ms
+ * by MID and 6 ms by TOP, and its thread's 0.5 ms by MID: each arc shows
+ * its share (gprof's call graph does so), never LEAF's whole figure.
+ */
+static const char *mid_leaf(void)
+{
+	static const struct {
+		int proc, cproc, sproc, sfid;
+		long long ev[4], cpu[4];
+	} calls[] = {
+		/* TOP: 200 own + 3 child stubs of 100 */
+		{ 1, 1, 2, 1, { 0, 1, 18, 19 }, { 0, 4000, 4500, 100 } },
+		/* MID: 500 own + its child's stub */
+		{ 2, 2, 3, 2, { 2, 3, 8, 9 }, { 5000, 1000, 1600, 5100 } },
+		{ 3, 3, 4, 3, { 4, 5, 6, 7 }, { 1200, 0, 1000, 1300 } },
+		{ 3, 2, 4, 4, { 10, 11, 12, 13 }, { 5200, 0, 3000, 5300 } },
+		{ 3, 2, 4, 5, { 14, 15, 16, 17 }, { 5400, 0, 3000, 5500 } },
+	};
+	static const char *const sym[] = { NULL, "top_1", "mid_1", "leaf_1" };
+
+	fx_open();
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_host(3, "C");
+	fx_proc(1, 1); /* main */
+	fx_proc(2, 1); /* TOP */
+	fx_proc(3, 2); /* MID */
+	fx_proc(4, 3); /* LEAF */
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		fx_call(CHAIN, 0x20000003, calls[i].proc, sym[calls[i].proc],
+			calls[i].cproc, 1, calls[i].sproc, 1, calls[i].sfid,
+			calls[i].ev, calls[i].cpu);
+	fx_thread(4, 2, 1, 500, 3); /* spawned by the LEAF MID called */
+	return fx_close();
+}
+
+/* The vector key of the edge from -> to in a report's JSON, in us. */
+static void json_edge_vec(const struct jval *doc, int from, int to,
+			  const char *key, double a, double b, double c)
+{
+	const struct jval *edges = json_need(doc, "edges", J_ARR, "report");
+	const double want[3] = { a, b, c };
+
+	for (int i = 0; i < edges->n; i++) {
+		const struct jval *e = &edges->item[i], *v;
+
+		if (json_need(e, "from", J_NUM, "edge")->num != from ||
+		    json_need(e, "to", J_NUM, "edge")->num != to)
+			continue;
+		v = json_need(e, key, J_ARR, "edge");
+		ck_assert_int_eq(v->n, 3);
+		for (int j = 0; j < 3; j++)
+			ck_assert_msg(fabs(v->item[j].num - want[j]) < 1e-9,
+				      "edge %d -> %d %s[%d]: %.3f, want %.3f",
+				      from, to, key, j, v->item[j].num,
+				      want[j]);
+		return;
+	}
+	ck_abort_msg("no edge %d -> %d in the JSON", from, to);
+}
+
+START_TEST(test_arc_shares)
+{
+	const char *path = mid_leaf();
+	struct loaded l;
+	int top, mid, leaf, thr;
+	struct jval *doc;
+	char *out, line[256];
+
+	load(&l, path, NULL, 0);
+	top = node_named(&l.g, "0x20000003::top");
+	mid = node_named(&l.g, "0x20000003::mid");
+	leaf = node_named(&l.g, "0x20000003::leaf");
+	thr = node_named(&l.g, "<threads of 0x20000003::leaf>");
+	ck_assert_int_eq(l.g.nodes[leaf].self[2], 7000 * US);
+	ck_assert_int_eq(l.g.nodes[mid].desc[2], 1500 * US);
+	out = report_text_of(&l.g, CCSG_JSON);
+	doc = json_parse(out, "report --format=json");
+	json_edge_vec(doc, mid, leaf, "self_cpu_us", 0, 0, 1000);
+	json_edge_vec(doc, mid, leaf, "desc_cpu_us", 0, 0, 500);
+	json_edge_vec(doc, top, leaf, "self_cpu_us", 0, 0, 6000);
+	json_edge_vec(doc, top, leaf, "desc_cpu_us", 0, 0, 0);
+	json_edge_vec(doc, top, mid, "self_cpu_us", 0, 500, 0);
+	json_edge_vec(doc, top, mid, "desc_cpu_us", 0, 0, 1500);
+	json_edge_vec(doc, leaf, thr, "self_cpu_us", 0, 0, 500);
+	json_edge_vec(doc, 0, top, "self_cpu_us", 200, 0, 0);
+	json_edge_vec(doc, 0, top, "desc_cpu_us", 0, 500, 7500);
+	json_free(doc);
+	free(out);
+	/* the text: LEAF under MID with MID's share, under TOP with TOP's */
+	out = report_text_of(&l.g, CCSG_TEXT);
+	snprintf(line, sizeof(line),
+		 "     1.000      0.500      1/3               "
+		 "0x20000003::leaf [%d]\n",
+		 leaf);
+	ck_assert_msg(strstr(out, line), "no '%s' in %s", line, out);
+	snprintf(line, sizeof(line),
+		 "     6.000      0.000      2/3           0x20000003::top [%d]\n",
+		 top);
+	ck_assert_msg(strstr(out, line), "no '%s' in %s", line, out);
+	free(out);
+	/* XML: a node's primary arc, and each secondary link */
+	out = report_text_of(&l.g, CCSG_XML);
+	ck_assert_msg(strstr(out, "arc_self_cpu_us=\"0.000 0.000 1000.000\" "
+				  "arc_desc_cpu_us=\"0.000 0.000 500.000\"") ||
+			      strstr(out, "self_cpu_us=\"0.000 0.000 1000.000\" "
+					  "desc_cpu_us=\"0.000 0.000 500.000\"/>"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "self_cpu_us=\"0.000 0.000 6000.000\""),
+		      "%s", out);
+	free(out);
+	unload(&l, path);
+}
+END_TEST
+
 Suite *ccsg_suite(void)
 {
 	Suite *s = suite_create("ccsg");
@@ -552,6 +670,7 @@ Suite *ccsg_suite(void)
 	tcase_add_test(tc, test_no_phantom_functions);
 	tcase_add_test(tc, test_latency_shares_bounded);
 	tcase_add_test(tc, test_failed_per_function);
+	tcase_add_test(tc, test_arc_shares);
 	suite_add_tcase(s, tc);
 	return s;
 }
