@@ -90,7 +90,8 @@ static int find_unclean(struct db_ends *e, sqlite3 *db, int has_last,
 		const char *reason = db_get_text(&r, DB_PROCESSES_END_REASON);
 		int64_t detail = db_get_int(&r, DB_PROCESSES_END_DETAIL);
 		int32_t f = hashmap_get(
-			file_ids, (uint64_t)db_get_int(&r, DB_PROCESSES_FILE_ID));
+			file_ids,
+			(uint64_t)db_get_int(&r, DB_PROCESSES_FILE_ID));
 		struct db_unclean *u;
 
 		if (db_get_int(&r, DB_PROCESSES_COMPLETE) &&
@@ -106,12 +107,14 @@ static int find_unclean(struct db_ends *e, sqlite3 *db, int has_last,
 		u->proc = db_procs_get(&e->procs,
 				       db_get_int(&r, DB_PROCESSES_PROC_ID));
 		/* a column not read (before version 8) reads as NULL */
-		u->last_ns = db_get_type(&r, DB_PROCESSES_LAST_MONO_NS) ==
-					     SQLITE_NULL
-				     ? -1
-				     : db_get_int(&r, DB_PROCESSES_LAST_MONO_NS) -
-					       db_get_int(&r,
-							  DB_PROCESSES_START_MONO_NS);
+		u->last_ns =
+			db_get_type(&r, DB_PROCESSES_LAST_MONO_NS) ==
+					SQLITE_NULL
+				? -1
+				: db_get_int(&r, DB_PROCESSES_LAST_MONO_NS) -
+					  db_get_int(
+						  &r,
+						  DB_PROCESSES_START_MONO_NS);
 		say_how(u, reason, detail, f >= 0 ? status[f] : "ok");
 	}
 	if (db_read_close(&r) && !ret)
@@ -171,8 +174,8 @@ static int note_open(const struct db_ends *e, struct db_read *r, int pc,
 static int count_open_chains(struct db_ends *e, sqlite3 *db)
 {
 	static const int cols[] = {
-		DB_RPC_CALLS_CHAIN,	   DB_RPC_CALLS_CLIENT_PROC_ID,
-		DB_RPC_CALLS_STUB_START_NS, DB_RPC_CALLS_STUB_END_NS,
+		DB_RPC_CALLS_CHAIN,	     DB_RPC_CALLS_CLIENT_PROC_ID,
+		DB_RPC_CALLS_STUB_START_NS,  DB_RPC_CALLS_STUB_END_NS,
 		DB_RPC_CALLS_SERVER_PROC_ID, DB_RPC_CALLS_SKEL_START_NS,
 		DB_RPC_CALLS_SKEL_END_NS,
 	};
@@ -188,9 +191,11 @@ static int count_open_chains(struct db_ends *e, sqlite3 *db)
 		ret = note_open(e, &r, DB_RPC_CALLS_CLIENT_PROC_ID,
 				DB_RPC_CALLS_STUB_START_NS,
 				DB_RPC_CALLS_STUB_END_NS, &v, &n, &cap) ||
-		      note_open(e, &r, DB_RPC_CALLS_SERVER_PROC_ID,
-				DB_RPC_CALLS_SKEL_START_NS,
-				DB_RPC_CALLS_SKEL_END_NS, &v, &n, &cap)
+				      note_open(e, &r,
+						DB_RPC_CALLS_SERVER_PROC_ID,
+						DB_RPC_CALLS_SKEL_START_NS,
+						DB_RPC_CALLS_SKEL_END_NS, &v,
+						&n, &cap)
 			      ? -ENOMEM
 			      : 0;
 	if (db_read_close(&r) && !ret)
