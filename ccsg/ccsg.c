@@ -537,24 +537,49 @@ static void threads_self(struct ccsg_graph *g)
  * loop): what is left of their CPU once their skeletons are taken out is
  * the dispatch loop and start-up, runtime more than user code; a node of
  * their own under main keeps it apart from the programs' main threads.
+ * In a process that ran calls deselected (a selection off, the cpu type
+ * off), what is left holds those calls too, which the probes did not
+ * see: it goes to <unmonitored>, never to a runtime node.
  */
-static int32_t serving_node_of(struct ccsg_fold *b, struct ccsg_graph *g)
+static int32_t main_thread_node(struct ccsg_fold *b, struct ccsg_graph *g,
+				int unmonitored)
 {
+	int32_t *at = unmonitored ? &b->unmonitored_node : &b->serving_node;
 	int32_t n;
 
-	if (b->serving_node >= 0)
-		return b->serving_node;
+	if (*at >= 0)
+		return *at;
 	if ((n = ccsg_graph_new_node(g, CCSG_THREAD)) < 0)
 		return n;
 	g->nodes[n].parent = 0;
-	g->nodes[n].serving = 1;
-	b->serving_node = n;
+	g->nodes[n].serving = !unmonitored;
+	g->nodes[n].unmonitored = (uint8_t)unmonitored;
+	*at = n;
+	/* its arc from main, there even if no thread of its own comes */
+	if (unmonitored && (b->unmonitored_edge = add_edge(g, 0, n, 0)) < 0)
+		return -ENOMEM;
 	return n;
+}
+
+/* Thread i was spawned inside a call the probes did not record, in a
+ * process that ran calls deselected: that call, not its thread, spawned
+ * it.  (Its own threads inherit the call's context: they are its
+ * thread's, as spawned threads' threads are.) */
+static int spawned_unmonitored(const struct ccsg_trace *t, int32_t i)
+{
+	const struct ccsg_thread *th = &t->threads[i];
+
+	return th->spawn_call < 0 && th->ctx_function != CCSG_NONE &&
+	       th->ctx_function > 0 && th->proc > 0 &&
+	       (size_t)th->proc < t->nprocs && t->procs[th->proc].deselected &&
+	       (th->parent_thread < 0 ||
+		t->threads[th->parent_thread].ctx_function != th->ctx_function);
 }
 
 /* The thread node of every thread: climb thread-spawn-thread to the
  * ceiling thread; its spawning call's function node owns the thread node
- * (Appendix A), main's when no call spawned it. */
+ * (Appendix A), main's when no call spawned it, <unmonitored> when an
+ * unrecorded call did. */
 static int map_threads(struct ccsg_fold *b, struct ccsg_graph *g)
 {
 	const struct ccsg_trace *t = b->t;
@@ -562,16 +587,28 @@ static int map_threads(struct ccsg_fold *b, struct ccsg_graph *g)
 	for (size_t i = 0; i < t->nthreads; i++) {
 		int32_t j = (int32_t)i, f;
 
-		while (t->threads[j].parent_thread >= 0 && t->threads[j].spawn_call < 0)
+		while (t->threads[j].parent_thread >= 0 &&
+		       t->threads[j].spawn_call < 0 &&
+		       !spawned_unmonitored(t, j))
 			j = t->threads[j].parent_thread;
 		g->root_thread[i] = t->threads[i].parent_thread < 0 &&
 				    t->threads[i].spawn_call < 0;
 		f = t->threads[j].spawn_call >= 0 ? b->spawn[j].node : 0;
 		if (f < 0)
 			f = 0;
-		g->thread_node[i] = f == 0 && b->served[i]
-					    ? serving_node_of(b, g)
-					    : thread_node_of(g, f);
+		if (spawned_unmonitored(t, j) &&
+		    (f = main_thread_node(b, g, 1)) < 0)
+			return -ENOMEM;
+		b->unmon_top[i] =
+			spawned_unmonitored(t, (int32_t)i) &&
+			(t->threads[i].parent_thread < 0 ||
+			 !spawned_unmonitored(t, t->threads[i].parent_thread));
+		g->thread_node[i] =
+			f == 0 && b->served[i]
+				? main_thread_node(
+					  b, g,
+					  t->procs[t->threads[i].proc].deselected)
+				: thread_node_of(g, f);
 		if (g->thread_node[i] < 0)
 			return -ENOMEM;
 		/* infrastructure threads are runtime: in no count */
@@ -612,65 +649,6 @@ static int resolve_edges(struct ccsg_fold *b, struct ccsg_graph *g,
 			g->call_edge[i] = final[g->call_edge[i]];
 	g->edge_of_pending = final;
 	return 0;
-}
-
-int32_t *ccsg_threads_deepest_first(const struct ccsg_trace *t,
-				    const int32_t *owner, int32_t *up)
-{
-	size_t n = t->nthreads, acc = 0;
-	int32_t *depth = malloc((n + 1) * sizeof(*depth));
-	int32_t *walk = malloc((n + 1) * sizeof(*walk));
-	int32_t *order = malloc((n + 1) * sizeof(*order));
-	size_t *at = calloc(n + 1, sizeof(*at));
-
-	if (!depth || !walk || !order || !at) {
-		free(order);
-		order = NULL;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct ccsg_thread *th = &t->threads[i];
-
-		up[i] = th->spawn_call >= 0 ? owner[i] : th->parent_thread;
-		depth[i] = -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t w = 0;
-
-		/* climb to a thread of known depth; -2 = on this walk, so
-		 * meeting it again is a cycle, cut there */
-		for (int32_t j = (int32_t)i; depth[j] == -1;) {
-			depth[j] = -2;
-			walk[w++] = j;
-			if (up[j] < 0)
-				break;
-			if (depth[up[j]] == -2) {
-				up[j] = -1;
-				break;
-			}
-			j = up[j];
-		}
-		while (w--) {
-			int32_t j = walk[w];
-
-			depth[j] = up[j] >= 0 ? depth[up[j]] + 1 : 0;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		at[depth[i]]++;
-	for (size_t d = n + 1; d-- > 0;) { /* deeper levels first */
-		size_t c = at[d];
-
-		at[d] = acc;
-		acc += c;
-	}
-	for (size_t i = 0; i < n; i++)
-		order[at[depth[i]]++] = (int32_t)i;
-out:
-	free(depth);
-	free(walk);
-	free(at);
-	return order;
 }
 
 /* The final edge of an arc noted while folding (its source resolved as
@@ -739,6 +717,10 @@ static int threads_sum(struct ccsg_fold *b, struct ccsg_graph *g)
 				if (e >= 0)
 					vec_add(g->edges[e].desc, s, k);
 			}
+		if (b->unmon_top[i]) { /* <unmonitored>'s descendants */
+			vec_add(g->nodes[b->unmonitored_node].desc, s, k);
+			vec_add(g->edges[b->unmonitored_edge].desc, s, k);
+		}
 		if (up[i] < 0)
 			continue;
 		vec_add(sum + (size_t)up[i] * k, s, k);
@@ -751,59 +733,6 @@ static int threads_sum(struct ccsg_fold *b, struct ccsg_graph *g)
 	free(order);
 	free(sum);
 	return 0;
-}
-
-/* Section 3.3: a breadth-first search from main marks the primary links. */
-static int mark_primary(struct ccsg_graph *g)
-{
-	size_t n = g->nnodes, head = 0, tail = 0;
-	size_t *start = calloc(n + 1, sizeof(size_t));
-	int32_t *order = malloc((g->nedges + 1) * sizeof(int32_t));
-	int32_t *queue = malloc(n * sizeof(int32_t));
-	uint8_t *seen = calloc(n, 1);
-	int ret = -ENOMEM;
-
-	if (!start || !order || !queue || !seen)
-		goto out;
-	/* edges grouped by source, in creation order */
-	for (size_t e = 0; e < g->nedges; e++)
-		start[g->edges[e].from + 1]++;
-	for (size_t i = 0; i < n; i++)
-		start[i + 1] += start[i];
-	{
-		size_t *fill = calloc(n, sizeof(size_t));
-
-		if (!fill)
-			goto out;
-		for (size_t e = 0; e < g->nedges; e++) {
-			int32_t f = g->edges[e].from;
-
-			order[start[f] + fill[f]++] = (int32_t)e;
-		}
-		free(fill);
-	}
-	queue[tail++] = 0;
-	seen[0] = 1;
-	while (head < tail) {
-		int32_t u = queue[head++];
-
-		for (size_t i = start[u]; i < start[u + 1]; i++) {
-			struct ccsg_edge *e = &g->edges[order[i]];
-
-			if (seen[e->to])
-				continue;
-			seen[e->to] = 1;
-			e->primary = 1;
-			queue[tail++] = e->to;
-		}
-	}
-	ret = 0;
-out:
-	free(start);
-	free(order);
-	free(queue);
-	free(seen);
-	return ret;
 }
 
 int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
@@ -823,7 +752,8 @@ int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
 	if (!(b = g->fold = calloc(1, sizeof(*b))))
 		return -ENOMEM;
 	b->t = t;
-	b->serving_node = -1;
+	b->serving_node = b->unmonitored_node = -1;
+	b->unmon_top = calloc(t->nthreads + 1, 1);
 	b->served = calloc(t->nthreads + 1, 1);
 	b->chains_sum = calloc(t->nthreads + 1, sizeof(*b->chains_sum));
 	b->spawn = calloc(t->nthreads + 1, sizeof(*b->spawn));
@@ -841,7 +771,7 @@ int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
 			goto nomem;
 	}
 	if (!b->served || !b->chains_sum || !b->spawn || !b->chain_sum ||
-	    !b->thread_edge ||
+	    !b->thread_edge || !b->unmon_top ||
 	    !g->total || !g->thread_node || !g->thread_self ||
 	    !g->root_thread || ccsg_graph_new_node(g, CCSG_MAIN) != 0)
 		goto nomem;
@@ -893,6 +823,7 @@ static void fold_release(struct ccsg_fold *b)
 	free(b->chains_sum);
 	free(b->served);
 	free(b->thread_edge);
+	free(b->unmon_top);
 	free(b->edges);
 	free(b->chain_node);
 	free(b->chain_edge);
@@ -910,7 +841,7 @@ int ccsg_graph_end(struct ccsg_graph *g)
 
 	threads_self(g);
 	if (map_threads(b, g) || resolve_edges(b, g, g->ncalls) ||
-	    threads_sum(b, g) || mark_primary(g))
+	    threads_sum(b, g) || ccsg_graph_mark_primary(g))
 		return -ENOMEM;
 	vec_add(g->total, g->nodes[0].self, k);
 	vec_add(g->total, g->nodes[0].desc, k);

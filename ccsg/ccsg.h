@@ -53,6 +53,7 @@ struct ccsg_node {
 	int32_t parent;			/* thread node: its function node */
 	int32_t thread_node;		/* function / main: its thread node, -1 */
 	uint8_t serving;		/* main's node of the serving threads */
+	uint8_t unmonitored;		/* main's node of what ran deselected */
 	int64_t calls, threads;
 	int64_t failed;			/* function: calls that failed (ccsg_call_failed) */
 	int64_t *self, *desc;		/* dims.n entries each */

@@ -61,6 +61,11 @@ struct ccsg_fold {
 	int64_t *chain_sum;   /* k entries */
 	int32_t serving_node; /* under main, made on demand, or -1 */
 	int32_t *thread_edge; /* per thread: its edge, once mapped */
+	/* <unmonitored> under main, made on demand, or -1; its arc from
+	 * main; per thread, 1 when its sum is <unmonitored>'s descendants
+	 * (spawned in an unrecorded call, its parent not) */
+	int32_t unmonitored_node, unmonitored_edge;
+	uint8_t *unmon_top;
 };
 
 /* A new node of g (its vectors zero, its links -1): its index, -ENOMEM. */
@@ -68,6 +73,9 @@ int32_t ccsg_graph_new_node(struct ccsg_graph *g, int kind);
 /* What thread i's figure (Equation 2) starts from, before its skeletons
  * are taken out: 0 for an infrastructure or unmeasured thread. */
 int64_t ccsg_graph_thread_start(const struct ccsg_graph *g, size_t i);
+/* Section 3.3: a breadth-first search from main marks the primary
+ * links (fold-order.c); 0 or -ENOMEM. */
+int ccsg_graph_mark_primary(struct ccsg_graph *g);
 /* Two vectors of k zeros for a pending edge; 0 or -ENOMEM. */
 int ccsg_fold_edge_vectors(struct pending_edge *p, size_t k);
 

@@ -348,6 +348,22 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 	return db_read_close(&r);
 }
 
+/* Which processes ran calls unmonitored for the CPU (a selection off,
+ * the cpu type off): the monitoring's intervals, cuts aside. */
+static int mark_deselected(struct ccsg_trace *t, sqlite3 *db)
+{
+	struct ccsg_monitoring m;
+
+	if (ccsg_monitoring_load_cuts(&m, db, 0, NULL))
+		return -1;
+	for (size_t i = 0; i < m.niv; i++)
+		if (m.iv[i].deselects && m.iv[i].proc_id > 0 &&
+		    (size_t)m.iv[i].proc_id < t->nprocs)
+			t->procs[m.iv[i].proc_id].deselected = 1;
+	ccsg_monitoring_release(&m);
+	return 0;
+}
+
 int trace_open(struct ccsg_trace *t, const char *given, const char *path,
 	       sqlite3 **db, int *with_mon)
 {
@@ -379,7 +395,8 @@ int trace_open(struct ccsg_trace *t, const char *given, const char *path,
 	/* the monitoring columns come with monitor_switches */
 	*with_mon = db_has_table(*db, DB_MONITOR_SWITCHES) > 0;
 	if (load_hosts(t, *db, &host_index, &nindex) ||
-	    load_procs(t, *db, host_index, nindex) || load_threads(t, *db) ||
+	    load_procs(t, *db, host_index, nindex) ||
+	    (*with_mon && mark_deselected(t, *db)) || load_threads(t, *db) ||
 	    load_sites_objects(t, *db))
 		goto out;
 	if (db_ends_load(&t->ends, *db, t->schema_version)) {

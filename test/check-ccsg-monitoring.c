@@ -57,7 +57,7 @@ START_TEST(test_old_trace)
 	ccsg_monitoring_json(f, &m);
 	fclose(f);
 	ck_assert_str_eq(text, "{\"recorded\": false, \"switches\": 0, "
-			       "\"throughout\": [\"semantics\", \"latency\", "
+			       "\"selections\": 0, \"throughout\": [\"semantics\", \"latency\", "
 			       "\"cpu\", \"memory\"], \"sometime\": "
 			       "[\"semantics\", \"latency\", \"cpu\", "
 			       "\"memory\"], \"intervals\": [], "
