@@ -384,10 +384,18 @@ static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
 		if (c->server_tid &&
 		    (th = ccsg_trace_thread(t, c->server_proc,
 					    c->server_tid)) >= 0) {
-			b->served[th] = 1;
+			b->served[th] |= SERVED_RECORDED;
 			if (!g->self_map)
 				g->thread_self[th] -= skel_cpu(g, c);
 		}
+		/* a chain another process made, whose calls this thread
+		 * made first: it was in a call of that chain, unrecorded */
+		if (c->parent < 0 && c->client_tid && c->client_proc > 0 &&
+		    (size_t)c->client_proc < t->nprocs &&
+		    memcmp(ch->id, t->procs[c->client_proc].uuid, 16) &&
+		    (th = ccsg_trace_thread(t, c->client_proc,
+					    c->client_tid)) >= 0)
+			b->served[th] |= SERVED_UNRECORDED;
 		/* a chain it started: the stub side is runtime */
 		if (!g->self_map && c->parent < 0 && c->client_tid &&
 		    (th = ccsg_trace_thread(t, c->client_proc,
@@ -576,6 +584,15 @@ static int spawned_unmonitored(const struct ccsg_trace *t, int32_t i)
 		t->threads[th->parent_thread].ctx_function != th->ctx_function);
 }
 
+/* Did thread i serve calls: recorded ones, or in a process that ran
+ * calls deselected, calls the probes did not record? */
+static int served_as(const struct ccsg_trace *t, const struct ccsg_fold *b,
+		     int32_t i)
+{
+	return b->served[i] & SERVED_RECORDED ||
+	       (b->served[i] && t->procs[t->threads[i].proc].deselected);
+}
+
 /* The thread node of every thread: climb thread-spawn-thread to the
  * ceiling thread; its spawning call's function node owns the thread node
  * (Appendix A), main's when no call spawned it, <unmonitored> when an
@@ -604,7 +621,7 @@ static int map_threads(struct ccsg_fold *b, struct ccsg_graph *g)
 			(t->threads[i].parent_thread < 0 ||
 			 !spawned_unmonitored(t, t->threads[i].parent_thread));
 		g->thread_node[i] =
-			f == 0 && b->served[i]
+			f == 0 && served_as(t, b, (int32_t)i)
 				? main_thread_node(
 					  b, g,
 					  t->procs[t->threads[i].proc].deselected)

@@ -36,6 +36,11 @@ struct pending_edge {
 };
 #define PENDING_OWNER(th) (-2 - (th))
 
+/* struct ccsg_fold's served[]: a thread ran recorded skeletons; it made
+ * the first recorded call of a chain another process made, so it was
+ * in a call of that chain the probes did not record */
+enum { SERVED_RECORDED = 1, SERVED_UNRECORDED = 2 };
+
 struct ccsg_fold {
 	struct ccsg_trace *t;
 	/* a call's function, by exact keys through a chain of small maps:
@@ -47,7 +52,7 @@ struct ccsg_fold {
 	 * (how the folds of shares are merged in one order: fold-merge.c) */
 	struct ccsg_call_key *node_at, *sym_at;
 	size_t cap_node_at, cap_sym_at;
-	uint8_t *served;	    /* per thread: it ran skeletons */
+	uint8_t *served;	    /* per thread: SERVED_* bits */
 	int64_t **chains_sum;	    /* per thread: its chains' CPU, k each */
 	struct spawn_place *spawn;  /* per thread */
 	struct pending_edge *edges; /* in creation order */

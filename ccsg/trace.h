@@ -132,6 +132,7 @@ struct ccsg_proc {
 	uint8_t present;   /* it has a processes row */
 	uint8_t deselected; /* some of its calls ran unmonitored for the
 			     * CPU (ccsg_monitoring_deselected()) */
+	uint8_t uuid[16];   /* the first part of the chain ids it made */
 };
 
 struct ccsg_object {

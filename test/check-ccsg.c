@@ -655,6 +655,99 @@ START_TEST(test_arc_shares)
 }
 END_TEST
 
+/*
+ * The paper's Section 5 scenario, only MID selected: A's client calls
+ * TOP (B), TOP calls MID (C), MID calls LEAF (D).  B and C had the
+ * selections `* * * off` then `* 0x20000003 2 on`; D none.  TOP and its
+ * call from A were not recorded: its 8600 us (B's serving thread less
+ * MID's stub) and C's loop go to <unmonitored>, the thread TOP spawned
+ * (and its own) under it, never to <serving threads> (D's loop only) or
+ * <threads of main> (A's client only).
+ */
+static const char *section5(void)
+{
+	static const char *const sel =
+		"INSERT INTO monitor_switches VALUES"
+		" (%d, 1, 0, 0, 'initial', 'semantics|latency|cpu|memory',"
+		"  'semantics|latency|cpu|memory', NULL, NULL, NULL, NULL, 0),"
+		" (%d, 2, 10, 1, 'select', 'semantics|latency|cpu|memory', '',"
+		"  '*', '*', '*', 'off', 1),"
+		" (%d, 3, 20, 2, 'select', 'semantics|latency|cpu|memory', '',"
+		"  '*', '536870915', '2', 'on', 2);";
+	/* MID (events 3-10, 2500 own) calls LEAF (5-8, 400 own) */
+	static const long long mid_ev[4] = { 3, 4, 9, 10 },
+			       mid_cpu[4] = { 5000, 1000, 4000, 5400 },
+			       leaf_ev[4] = { 5, 6, 7, 8 },
+			       leaf_cpu[4] = { 1500, 700, 1100, 2000 };
+	char sql[1024];
+
+	fx_open();
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_host(3, "C");
+	fx_host(4, "D");
+	for (int p = 1; p <= 4; p++)
+		fx_proc(p, p);
+	fx_thread(1, 1, 0, 1000, -1); /* the client's main */
+	fx_thread(2, 1, 0, 9000, -1); /* TOP's server */
+	fx_thread(2, 2, 1, 700, 77);  /* spawned by TOP (fid 77) */
+	fx_thread(2, 3, 2, 300, 77);  /* ... and by that thread */
+	fx_thread(3, 1, 0, 3500, -1); /* MID's server */
+	fx_thread(4, 1, 0, 600, -1);  /* LEAF's server */
+	fx_call(CHAIN, 0x20000003, 2, "mid_1", 2, 1, 3, 1, 1, mid_ev, mid_cpu);
+	fx_call(CHAIN, 0x20000003, 3, "leaf_1", 3, 1, 4, 1, 2, leaf_ev,
+		leaf_cpu);
+	for (int p = 2; p <= 3; p++) {
+		snprintf(sql, sizeof(sql), sel, p, p, p);
+		fx_exec(sql);
+	}
+	return fx_close();
+}
+
+START_TEST(test_unmonitored_charged)
+{
+	const char *path = section5();
+	struct loaded l;
+	int un, unth, serving, main_th, mid, leaf;
+	char *out;
+
+	load(&l, path, NULL, 0);
+	sc_arcs_add_up(&l.g);
+	un = node_named(&l.g, "<unmonitored>");
+	unth = node_named(&l.g, "<threads of <unmonitored>>");
+	serving = node_named(&l.g, "<serving threads>");
+	main_th = node_named(&l.g, "<threads of main>");
+	mid = node_named(&l.g, "0x20000003::mid");
+	leaf = node_named(&l.g, "0x20000003::leaf");
+	/* TOP: B's thread less MID's stub; C's loop: its thread less MID */
+	assert_vec(l.g.nodes[un].self, 0, 8600, 500, 0);
+	assert_vec(l.g.nodes[un].desc, 0, 1000, 0, 0);
+	assert_vec(l.g.nodes[unth].self, 0, 1000, 0, 0);
+	ck_assert_int_eq(l.g.nodes[unth].threads, 2);
+	ck_assert_int_eq(l.g.nodes[unth].parent, un);
+	ck_assert_int_eq(l.g.nodes[un].parent, 0);
+	assert_vec(l.g.nodes[serving].self, 0, 0, 0, 200);
+	assert_vec(l.g.nodes[main_th].self, 1000, 0, 0, 0);
+	ck_assert_int_eq(l.g.nodes[main_th].threads, 1);
+	assert_vec(l.g.nodes[mid].self, 0, 0, 2500, 0);
+	assert_vec(l.g.nodes[leaf].self, 0, 0, 0, 400);
+	/* every figure somewhere: the threads' CPU less the stubs' */
+	assert_vec(l.g.total, 1000, 9600, 3000, 600);
+	/* the report says which selections were in force, and where */
+	out = report_text_of(&l.g, CCSG_TEXT);
+	ck_assert_msg(strstr(out, "  B pid 1002: from +0.000 s "
+				  "semantics|latency|cpu|memory; from +0.000 s "
+				  "semantics|latency|cpu|memory selected: "
+				  "* * * off; from +0.000 s "
+				  "semantics|latency|cpu|memory selected: "
+				  "* * * off, * 536870915 2 on;\n"),
+		      "%s", out);
+	ck_assert_msg(!strstr(out, "  D pid"), "%s", out);
+	free(out);
+	unload(&l, path);
+}
+END_TEST
+
 Suite *ccsg_suite(void)
 {
 	Suite *s = suite_create("ccsg");
@@ -671,6 +764,7 @@ Suite *ccsg_suite(void)
 	tcase_add_test(tc, test_latency_shares_bounded);
 	tcase_add_test(tc, test_failed_per_function);
 	tcase_add_test(tc, test_arc_shares);
+	tcase_add_test(tc, test_unmonitored_charged);
 	suite_add_tcase(s, tc);
 	return s;
 }
