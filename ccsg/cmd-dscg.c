@@ -10,6 +10,7 @@ static const struct opt dscg_opts[] = {
 	CLI_OPT_DB,
 	CLI_OPT_FORMAT("text|json"),
 	CLI_OPT_IDL,
+	CLI_OPT_SWITCHES,
 	OPT_END
 };
 
@@ -21,15 +22,17 @@ static int run_dscg(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_dscg, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON))
 		return o.status;
-	if (!(ret = session_open(&s, &o, 0)) &&
-	    ccsg_dscg_print(stdout, &s.dscg, &s.names, o.format))
-		ret = fail("cannot write the call graph");
+	if (!(ret = session_open(&s, &o, 0))) {
+		s.trace.mon.list = o.switches;
+		if (ccsg_dscg_print(stdout, &s.dscg, &s.names, o.format))
+			ret = fail("cannot write the call graph");
+	}
 	session_close(&s);
 	free(o.idl);
 	return ret ? 1 : 0;
 }
 
 const struct command cmd_dscg = {
-	"dscg", run_dscg, "[--db PATH] [--format=text|json] [--idl FILE.x]...",
+	"dscg", run_dscg, "[--db PATH] [--format=text|json] [--idl FILE.x]... [--switches]",
 	"the dynamic system call graph, chain by chain", dscg_opts,
 };

@@ -11,6 +11,7 @@ static const struct opt latency_opts[] = {
 	CLI_OPT_FORMAT("text|json"),
 	CLI_OPT_BY,
 	CLI_OPT_IDL,
+	CLI_OPT_SWITCHES,
 	OPT_END
 };
 
@@ -29,6 +30,7 @@ static int run_latency(int argc, char **argv)
 		return o.status;
 	/* streamed: the latencies kept per node, not the calls */
 	if (!(ret = session_stream(&s, &o, &watch))) {
+		s.trace.mon.list = o.switches;
 		if (ccsg_latency_finish(&acc, &s.graph, &l, &n))
 			ret = fail("out of memory");
 		else if (ccsg_latency_print(stdout, &s.graph, l, n, o.format))
@@ -43,6 +45,7 @@ static int run_latency(int argc, char **argv)
 
 const struct command cmd_latency = {
 	"latency", run_latency,
-	"[--db PATH] [--format=text|json] [--by=function|object] [--idl FILE.x]...",
+	"[--db PATH] [--format=text|json] [--by=function|object] [--idl FILE.x]... "
+	"[--switches]",
 	"end-to-end latency statistics per function", latency_opts,
 };

@@ -441,7 +441,7 @@ static void intervals_text(FILE *f, const struct ccsg_monitoring *m)
 		i += n;
 	}
 	if (summarised && !m->list)
-		fputs("  (ccsg report --switches lists every interval)\n", f);
+		fputs("  (--switches lists every interval)\n", f);
 }
 
 void ccsg_monitoring_text(FILE *f, const struct ccsg_monitoring *m)

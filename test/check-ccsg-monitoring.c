@@ -220,7 +220,7 @@ START_TEST(test_selections)
 				   "semantics|latency|cpu|memory selected: 3 "
 				   "inherited;\n"),
 		      "%s", text);
-	ck_assert_msg(strstr(text, "(ccsg report --switches lists every "
+	ck_assert_msg(strstr(text, "(--switches lists every "
 				   "interval)\n"),
 		      "%s", text);
 	free(text);
