@@ -511,7 +511,8 @@ static void selections_json(FILE *f, const char *text)
 	fputc(']', f);
 }
 
-void ccsg_monitoring_json(FILE *f, const struct ccsg_monitoring *m)
+/* The fields of "monitoring" but its cuts, from its '{'. */
+static void states_json(FILE *f, const struct ccsg_monitoring *m)
 {
 	fprintf(f,
 		"{\"recorded\": %s, \"switches\": %zu, \"selections\": %zu, "
@@ -541,7 +542,19 @@ void ccsg_monitoring_json(FILE *f, const struct ccsg_monitoring *m)
 		fprintf(f, ", \"deselects\": %s}",
 			iv->deselects ? "true" : "false");
 	}
-	fputs("], \"cut_chains\": [", f);
+	fputc(']', f);
+}
+
+void ccsg_monitoring_json_states(FILE *f, const struct ccsg_monitoring *m)
+{
+	states_json(f, m);
+	fputc('}', f);
+}
+
+void ccsg_monitoring_json(FILE *f, const struct ccsg_monitoring *m)
+{
+	states_json(f, m);
+	fputs(", \"cut_chains\": [", f);
 	for (size_t i = 0; i < m->ncuts; i++) {
 		const struct ccsg_mon_cut *c = &m->cuts[i];
 

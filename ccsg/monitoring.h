@@ -94,6 +94,9 @@ int ccsg_monitoring_deselected(const struct ccsg_monitoring *m,
 void ccsg_monitoring_text(FILE *f, const struct ccsg_monitoring *m);
 /* The JSON object "monitoring" (the caller writes its key). */
 void ccsg_monitoring_json(FILE *f, const struct ccsg_monitoring *m);
+/* The same without "cut_chains": the states only, known before the
+ * calls are read (ccsg export's metadata). */
+void ccsg_monitoring_json_states(FILE *f, const struct ccsg_monitoring *m);
 /* The element <monitoring> (indented by one space), with <interval> and
  * <cut> children; nothing for a trace without monitor_switches. */
 void ccsg_monitoring_xml(FILE *f, const struct ccsg_monitoring *m);

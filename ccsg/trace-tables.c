@@ -370,19 +370,19 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 	return db_read_close(&r);
 }
 
-/* Which processes ran calls unmonitored for the CPU (a selection off,
- * the cpu type off): the monitoring's intervals, cuts aside. */
-static int mark_deselected(struct ccsg_trace *t, sqlite3 *db)
+/* The monitoring's intervals (its cuts come with the calls), and which
+ * processes ran calls unmonitored for the CPU (a selection off, the cpu
+ * type off). */
+static int load_monitoring(struct ccsg_trace *t, sqlite3 *db)
 {
-	struct ccsg_monitoring m;
+	const struct ccsg_monitoring *m = &t->mon;
 
-	if (ccsg_monitoring_load_cuts(&m, db, 0, NULL))
+	if (ccsg_monitoring_load_cuts(&t->mon, db, 0, NULL))
 		return -1;
-	for (size_t i = 0; i < m.niv; i++)
-		if (m.iv[i].deselects && m.iv[i].proc_id > 0 &&
-		    (size_t)m.iv[i].proc_id < t->nprocs)
-			t->procs[m.iv[i].proc_id].deselected = 1;
-	ccsg_monitoring_release(&m);
+	for (size_t i = 0; i < m->niv; i++)
+		if (m->iv[i].deselects && m->iv[i].proc_id > 0 &&
+		    (size_t)m->iv[i].proc_id < t->nprocs)
+			t->procs[m->iv[i].proc_id].deselected = 1;
 	return 0;
 }
 
@@ -418,7 +418,7 @@ int trace_open(struct ccsg_trace *t, const char *given, const char *path,
 	*with_mon = db_has_table(*db, DB_MONITOR_SWITCHES) > 0;
 	if (load_hosts(t, *db, &host_index, &nindex) ||
 	    load_procs(t, *db, host_index, nindex) ||
-	    (*with_mon && mark_deselected(t, *db)) || load_threads(t, *db) ||
+	    (*with_mon && load_monitoring(t, *db)) || load_threads(t, *db) ||
 	    load_sites_objects(t, *db))
 		goto out;
 	if (db_ends_load(&t->ends, *db, t->schema_version)) {

@@ -157,6 +157,19 @@ START_TEST(test_only_the_middle_selected)
 		      text);
 	ck_assert_msg(strstr(text, "<unmonitored>"), "%s", text);
 	free(text);
+	/* and so does the export's metadata */
+	e2e_fmt(out, sizeof(out), "%s/trace.json", t.dir);
+	report[1] = "export";
+	report[4] = "--format=chrome";
+	report[5] = "-o";
+	report[6] = out;
+	report[7] = NULL;
+	e2e_assert_exit(e2e_run_plain(report, NULL, err), 0, "ccsg export");
+	text = e2e_slurp(out, NULL);
+	ck_assert_msg(strstr(text, "\"selections\": [\"* 0x20000f01 1 off\"], "
+				   "\"deselects\": true}"),
+		      "%.2000s", text);
+	free(text);
 	json_free(c.json);
 	e2e_release(&t);
 }
