@@ -30,15 +30,18 @@ endif
 
 # --- libcausal.so: everything hidden but the interposed symbols ---------------
 # util/hex.c: the uuid in log names; util/monitor-proto.c: the monitoring
-# channel's parser, causalctl's too; hidden like the rest
+# channel's parser, causalctl's too; util/monitor-auth.c: its sealed lines
+# over TCP (HMAC-SHA256 from nettle: NETTLE_LIBS); hidden like the rest
 LIB_SRCS := $(wildcard preload/*.c shim-pthread/*.c shim-rpc/*.c) util/hex.c \
-	util/monitor-proto.c
+	util/monitor-proto.c util/monitor-auth.c
+NETTLE_LIBS := $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettle)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/lib/%.o)
 TIRPC_CFLAGS := $(shell pkg-config --cflags libtirpc)
 TIRPC_LIBS := $(shell pkg-config --libs libtirpc)
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Ipreload -Iutil \
 	$(TIRPC_CFLAGS)
-LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lunwind -ldl -lpthread
+LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lelf -ldl -lpthread \
+	$(NETTLE_LIBS)
 
 # Modules of the library that neither interpose nor start anything (no
 # constructor, no global state), unit-tested directly.
@@ -46,7 +49,7 @@ LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-b
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
 	shim-rpc/xdr-tag.c shim-rpc/xdr-size.c preload/cpu-clock.c \
 	preload/monitor-rules.c \
-	preload/policy.c
+	preload/policy.c preload/read-file.c preload/elf-syms.c
 
 # --- tools --------------------------------------------------------------------
 # util/: generic helpers, an archive, so that a tool links the members it
@@ -92,7 +95,7 @@ TEST_CFLAGS := $(TOOL_CFLAGS) -Ipreload -Itracedump -Ishim-rpc -Iccsg -Istore \
 	-I$(BUILD)/test \
 	$(shell pkg-config --cflags check) $(TIRPC_CFLAGS)
 TEST_LIBS := $(shell pkg-config --libs check) $(TOOL_LIBS) $(PES_LIBS) $(TIRPC_LIBS) \
-	-ldl -lpthread
+	-lelf -ldl -lpthread $(NETTLE_LIBS)
 PROG_SRCS := $(wildcard test/progs/*.c)
 PROGS := $(PROG_SRCS:test/progs/%.c=$(BUILD)/test/progs/%)
 BENCH_SRCS := $(wildcard test/bench/*.c)
@@ -198,7 +201,7 @@ $(BUILD)/tool/causalctl/bpf-clock.o: $(BPF_SKEL)
 
 $(BUILD)/causalctl: $(CTL_SRCS:%.c=$(BUILD)/tool/%.o) $(UTIL_LIB)
 	@echo "  LINK    $@"
-	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(TOOL_SAN)
+	$(Q)$(CC) -o $@ $^ $(LIBBPF_LIBS) $(NETTLE_LIBS) $(TOOL_SAN)
 
 # The test runner: unit suites link the library's pure modules and the
 # tools' engines; end-to-end suites drive the built binaries.
@@ -296,7 +299,8 @@ $(BUILD)/bench/record-cost: test/bench/record-cost.c preload/ring.c
 
 # the CPU clock's cost reads the library's own bpf clock reader
 # (the sources only: the dependency file adds the headers to $^)
-$(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c
+$(BUILD)/bench/cpu-clock-cost: test/bench/cpu-clock-cost.c preload/cpu-clock.c \
+		preload/read-file.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(BASE_CFLAGS) -Ipreload -o $@ $(filter %.c,$^)
@@ -441,7 +445,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 $(BUILD)/fuzz/fuzz-log: $(BUILD)/fuzz/obj/test/fuzz/fuzz-log.o $(FUZZ_LOG_OBJS)
 	@echo "  LINK    $@"
 	$(Q)clang -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ -lzstd -lmsgpackc \
-		-lsqlite3 -lm $(CURL_LIBS)
+		-lsqlite3 -lm $(CURL_LIBS) $(NETTLE_LIBS)
 
 # $(call run-fuzz,NAME,SECONDS): quiet, the log's tail on a finding.
 # The targets' own stderr is closed (dump's warnings on every damaged

@@ -2,6 +2,7 @@
  * cmd-on.c - `causalctl on|off TYPE...`: publish a switch of monitoring
  * types to every process, through the coordinator.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,14 @@
 #include "usage.h"
 
 static const struct opt switch_opts[] = {
-	{ "coordinator", 'c', "HOST[:PORT]",
-	  "the coordinator (default $CAUSAL_COORDINATOR)" },
+	{ "coordinator", 'c', "WHERE",
+	  "the coordinator: local, a socket path or HOST[:PORT] (default "
+	  "$CAUSAL_COORDINATOR, else local)" },
 	OPT_END
 };
 
-/* The coordinator to ask: the option, else the environment. */
-const char *ctl_coordinator(const char *given);
+/* The coordinator to ask: the option, else the environment, else this
+ * host's on its Unix socket. */
 const char *ctl_coordinator(const char *given)
 {
 	const char *env = getenv("CAUSAL_COORDINATOR");
@@ -26,20 +28,25 @@ const char *ctl_coordinator(const char *given)
 		return given;
 	if (env && *env)
 		return env;
-	fail("no coordinator: give --coordinator HOST[:PORT] or set "
-	     "CAUSAL_COORDINATOR");
-	return NULL;
+	return "local";
+}
+
+/* The exit status of a failed request: 2 for bad usage (a bad address,
+ * no key), else 1. */
+int ctl_failed(int r)
+{
+	return r == -EINVAL ? 2 : 1;
 }
 
 /* Send "PUBLISH what" and print the event number; exit status. */
-int ctl_publish(const char *where, const char *what);
 int ctl_publish(const char *where, const char *what)
 {
 	char request[600], *reply;
+	int r;
 
 	snprintf(request, sizeof(request), "PUBLISH %s", what);
-	if (coord_request(where, request, &reply))
-		return 1;
+	if ((r = coord_request(where, request, &reply)))
+		return ctl_failed(r);
 	if (strncmp(reply, "OK ", 3)) {
 		reply[strcspn(reply, "\n")] = '\0';
 		fail("the coordinator refused '%s': %s", what,
@@ -69,8 +76,6 @@ static int run_switch(int argc, char **argv, const struct command *cmd)
 	if (coord_types(p.nargs, p.args, types, sizeof(types)))
 		return 2;
 	where = ctl_coordinator(where);
-	if (!where)
-		return 2;
 	snprintf(what, sizeof(what), "%s %s", cmd->name, types);
 	return ctl_publish(where, what);
 }
@@ -86,14 +91,14 @@ static int run_off(int argc, char **argv)
 }
 
 const struct command cmd_on = {
-	"on", run_on, "TYPE... [--coordinator HOST[:PORT]]",
+	"on", run_on, "TYPE... [--coordinator WHERE]",
 	"turn monitoring types on everywhere (semantics, latency, cpu, "
 	"memory, all)",
 	switch_opts
 };
 
 const struct command cmd_off = {
-	"off", run_off, "TYPE... [--coordinator HOST[:PORT]]",
+	"off", run_off, "TYPE... [--coordinator WHERE]",
 	"turn monitoring types off everywhere (semantics, latency, cpu, "
 	"memory, all)",
 	switch_opts

@@ -13,12 +13,10 @@
 #include "idl.h"
 #include "usage.h"
 
-const char *ctl_coordinator(const char *given);
-int ctl_publish(const char *where, const char *what);
-
 static const struct opt select_opts[] = {
-	{ "coordinator", 'c', "HOST[:PORT]",
-	  "the coordinator (default $CAUSAL_COORDINATOR)" },
+	{ "coordinator", 'c', "WHERE",
+	  "the coordinator: local, a socket path or HOST[:PORT] (default "
+	  "$CAUSAL_COORDINATOR, else local)" },
 	{ "idl", 'i', "FILE.x",
 	  "program and procedure names from an rpcgen file (repeatable)" },
 	OPT_END
@@ -91,8 +89,6 @@ static int run_select(int argc, char **argv)
 	    coord_selection(p.args[0], iface, func, p.args[3]))
 		goto out;
 	where = ctl_coordinator(where);
-	if (!where)
-		goto out;
 	snprintf(what, sizeof(what), "select %s %s %s %s", p.args[0], iface,
 		 func, p.args[3]);
 	ret = ctl_publish(where, what);
@@ -104,7 +100,7 @@ out:
 const struct command cmd_select = {
 	"select", run_select,
 	"HOST INTERFACE FUNCTION on|off [--idl FILE.x]... "
-	"[--coordinator HOST[:PORT]]",
+	"[--coordinator WHERE]",
 	"monitor the calls of a component or not: the host calls are made "
 	"from, the program (a number, a name from the .x files or /etc/rpc, "
 	"or *) and procedure (a number, a name, or *)",

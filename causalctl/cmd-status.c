@@ -12,13 +12,12 @@
 #include "coordinator.h"
 #include "usage.h"
 
-const char *ctl_coordinator(const char *given);
-
 enum { OPT_WAIT = OPT_LONG };
 
 static const struct opt status_opts[] = {
-	{ "coordinator", 'c', "HOST[:PORT]",
-	  "the coordinator (default $CAUSAL_COORDINATOR)" },
+	{ "coordinator", 'c', "WHERE",
+	  "the coordinator: local, a socket path or HOST[:PORT] (default "
+	  "$CAUSAL_COORDINATOR, else local)" },
 	{ "wait", OPT_WAIT, "SECONDS",
 	  "ask again until the state last published is reached, for up to "
 	  "SECONDS; exit 1 if it is not" },
@@ -29,40 +28,47 @@ static const struct opt status_opts[] = {
  * 0 if not, -1 on a malformed reply. */
 static int show(const char *where, char *reply, int print)
 {
-	unsigned long long seq = 0, malformed = 0;
+	unsigned long long seq = 0, malformed = 0, denied = 0, limited = 0;
 	int connected = 0, behind = 0, n = 0;
 	char instance[32];
 
-	if (sscanf(reply, "STATE %31s %llu %llu", instance, &seq, &malformed) !=
-	    3)
+	if (sscanf(reply, "STATE %31s %llu %llu %llu %llu", instance, &seq,
+		   &malformed, &denied, &limited) != 5)
 		return -1;
 	if (print) {
 		printf("coordinator %s (instance %s): %llu event%s published, "
-		       "%llu malformed message%s rejected\n",
+		       "%llu malformed message%s rejected, %llu request%s "
+		       "denied, %llu connection%s cut by a limit\n",
 		       where, instance, seq, seq == 1 ? "" : "s", malformed,
-		       malformed == 1 ? "" : "s");
-		printf("%-16s %8s %8s %5s %12s  %s\n", "HOST", "PID", "APPLIED",
-		       "BAD", "LAST SEEN", "EXECUTABLE");
+		       malformed == 1 ? "" : "s", denied,
+		       denied == 1 ? "" : "s", limited,
+		       limited == 1 ? "" : "s");
+		printf("%-16s %8s %6s %8s %5s %7s %12s  %s\n", "HOST", "PID",
+		       "UID", "APPLIED", "BAD", "DROPPED", "LAST SEEN",
+		       "EXECUTABLE");
 	}
 	for (char *line = strtok(reply, "\n"); line;
 	     line = strtok(NULL, "\n")) {
-		char host[64], exe[256];
+		char host[64], uid[16], exe[256];
 		long pid;
-		unsigned long long applied, seen, bad;
+		unsigned long long applied, seen, bad, dropped;
 		int conn;
 
 		if (strncmp(line, "PROC ", 5))
 			continue;
-		if (sscanf(line, "PROC %63s %ld %llu %d %llu %llu %255s", host,
-			   &pid, &applied, &conn, &seen, &bad, exe) != 7)
+		if (sscanf(line,
+			   "PROC %63s %ld %15s %llu %d %llu %llu %llu %255s",
+			   host, &pid, uid, &applied, &conn, &seen, &bad,
+			   &dropped, exe) != 9)
 			return -1;
 		n++;
 		connected += conn;
 		behind += conn && applied < seq;
 		if (print)
-			printf("%-16s %8ld %8llu %5llu %9.1f s%s  %s\n", host,
-			       pid, applied, bad, (double)seen / 1000,
-			       conn ? "" : " (gone)", exe);
+			printf("%-16s %8ld %6s %8llu %5llu %7llu %9.1f s%s  "
+			       "%s\n",
+			       host, pid, uid, applied, bad, dropped,
+			       (double)seen / 1000, conn ? "" : " (gone)", exe);
 	}
 	if (print) {
 		if (!behind)
@@ -104,14 +110,12 @@ static int run_status(int argc, char **argv)
 	if ((c = opt_no_operands(&p, c)) >= 0)
 		return c;
 	where = ctl_coordinator(where);
-	if (!where)
-		return 2;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		char *copy;
 
-		if (coord_request(where, "STATUS", &reply))
-			return 1;
+		if ((r = coord_request(where, "STATUS", &reply)))
+			return ctl_failed(r);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		copy = strdup(reply);
 		r = copy ? show(where, copy, 0) : -1;
@@ -134,7 +138,7 @@ static int run_status(int argc, char **argv)
 }
 
 const struct command cmd_status = {
-	"status", run_status, "[--coordinator HOST[:PORT]] [--wait SECONDS]",
+	"status", run_status, "[--coordinator WHERE] [--wait SECONDS]",
 	"list the processes the coordinator knows and whether the state "
 	"last published is reached",
 	status_opts

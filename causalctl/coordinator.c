@@ -1,13 +1,21 @@
 /*
- * coordinator.c - `causalctl serve` (the monitoring coordinator holding
- * the event channel, Figure 9 of the monitoring paper) and the requests
- * of the user's commands.  One thread, one poll loop: the event order is
- * the order of publication, and nothing a peer sends can block it (every
- * socket is non-blocking, every buffer bounded).
+ * coordinator.c - `causalctl serve`: the monitoring coordinator holding
+ * the event channel (Figure 9 of the monitoring paper).  One thread, one
+ * poll loop: the event order is the order of publication, and nothing a
+ * peer sends can block it (every socket is non-blocking, every buffer,
+ * table and wait bounded).
+ *
+ * Who may do what (docs/causalctl.md, "The coordinator"): on the Unix
+ * socket the kernel names the peer's user (SO_PEERCRED).  Root's
+ * commands reach every process and see every one; another user's reach
+ * and see that user's processes alone.  Over TCP a peer first proves the
+ * key (monitor-auth.h), and then counts as root does.  Events are kept
+ * once, each with its scope; a consumer is sent those of its scope and a
+ * SKIP over the others, so every process's count of events applied
+ * still reaches the last one published.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,43 +26,74 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "causal/monitor-auth.h"
 #include "causal/monitor-proto.h"
-#include "causal/log-format.h"
 #include "coordinator.h"
 #include "usage.h"
 
-#define MAX_CONNS 1024
+#define MAX_CONNS 4096	   /* at most; fewer when the open files are fewer */
+#define MAX_PROCS 4096	   /* processes listed, gone ones recycled first */
+#define MAX_EVENTS 65536   /* events kept; a user's at most a quarter */
 #define MAX_BAD 8	   /* malformed messages before a hang-up */
-#define OUT_MAX (4u << 20) /* a consumer this far behind is dropped */
+#define IDLE_MS 10000	   /* no message, nothing sent: hung up on */
+#define OUT_MAX (4u << 20) /* a reply this big is not queued */
+#define FILL_MAX 16384	   /* events queued for a consumer at a time */
 
 enum conn_kind { CONN_NEW, CONN_CONSUMER, CONN_COMMAND };
+
+/* Who is at the other end: a user (the Unix socket) or an address. */
+struct peer {
+	int uid;	  /* the Unix socket: the peer's user; -1: TCP */
+	uint8_t addr[16]; /* TCP: its address (IPv4 mapped into IPv6) */
+};
 
 struct proc {
 	char uuid[33], host[64], exe[256];
 	long pid;
-	uint64_t applied, bad, seen_ms;
+	struct peer owner;
+	uint64_t applied, bad, dropped, seen_ms;
+	uint64_t conn; /* the id of the connection it is on */
 	int connected;
 };
 
 struct conn {
-	int fd, kind, bad;
-	long proc; /* index in procs, consumers */
-	char in[CAUSAL_MON_LINE_MAX + 1];
+	int fd, kind, bad, tcp, authed;
+	int closing; /* 1: close once out is sent; 2: now */
+	struct peer who;
+	uint64_t id, deadline;
+	long proc;   /* consumers: index in procs */
+	size_t next; /* consumers: the next event to send */
+	struct causal_mon_auth auth;
+	char in[CAUSAL_MON_WIRE_MAX + 1];
 	size_t nin;
 	char *out;
 	size_t nout, cap;
-	int closing; /* close once out is sent */
+};
+
+/* An event: what was published, and whose processes it is for. */
+struct event {
+	char *text;
+	int scope; /* -1: every process; else a user's */
+};
+
+struct user_count {
+	int uid;
+	size_t events;
 };
 
 struct coord {
 	char instance[17];
-	char **events; /* events[i] is event i + 1: "on cpu" ... */
+	struct event *events; /* events[i] is event i + 1 */
 	size_t nevents, cap_events;
+	struct user_count *users; /* events published per user */
+	size_t nusers, cap_users;
 	struct proc *procs;
 	size_t nprocs, cap_procs;
-	struct conn conns[MAX_CONNS];
-	size_t nconns;
-	uint64_t malformed;
+	struct conn *conns;
+	size_t nconns, max_conns;
+	struct pollfd *pfd;
+	uint64_t malformed, denied, limited, ids;
+	struct causal_mon_key key;
 };
 
 static volatile sig_atomic_t stopping;
@@ -90,6 +129,35 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* ---- who may do what ------------------------------------------------------
+ */
+
+static int same_peer(const struct peer *a, const struct peer *b)
+{
+	return a->uid == b->uid &&
+	       (a->uid >= 0 || !memcmp(a->addr, b->addr, sizeof(a->addr)));
+}
+
+/* Root on the Unix socket, or a holder of the key over TCP: every
+ * process.  Anyone else: their own. */
+static int sees_all(const struct conn *c)
+{
+	return c->tcp || c->who.uid == 0;
+}
+
+static int may_see(const struct conn *c, const struct proc *p)
+{
+	return sees_all(c) || (p->owner.uid >= 0 && p->owner.uid == c->who.uid);
+}
+
+static int for_conn(const struct event *e, const struct conn *c)
+{
+	return e->scope < 0 || (c->who.uid >= 0 && e->scope == c->who.uid);
+}
+
+/* ---- sending --------------------------------------------------------------
+ */
+
 /* Queue text for c; a peer too far behind is hung up on. */
 static void queue(struct conn *c, const char *text)
 {
@@ -104,132 +172,58 @@ static void queue(struct conn *c, const char *text)
 	c->nout += len;
 }
 
-static void queue_event(struct coord *co, struct conn *c, size_t seq)
+/* Queue one message (no "\n"): sealed once the peer proved the key. */
+static void say(struct conn *c, const char *msg)
 {
-	char line[CAUSAL_MON_LINE_MAX + 32];
+	char line[CAUSAL_MON_WIRE_MAX + 2];
 
-	snprintf(line, sizeof(line), "EVENT %zu %s\n", seq,
-		 co->events[seq - 1]);
+	if (c->tcp && c->authed) {
+		if (causal_mon_seal(&c->auth, msg, line, sizeof(line)))
+			c->closing = 2;
+		else
+			queue(c, line);
+		return;
+	}
+	snprintf(line, sizeof(line), "%s\n", msg);
 	queue(c, line);
 }
 
-/* ---- validating what is published ------------------------------------- */
-
-/* The bits of enums.def's monitor_types: `all`, the types of calls, is
- * the first four; locks is named alone. */
-static const char *const type_names[] = CAUSAL_MONTYPE_NAMES;
-#define NTYPES (sizeof(type_names) / sizeof(type_names[0]))
-
-int coord_types(int n, char *const words[], char *out, size_t size)
+/* Refuse what c asked: one ERR line, then hang up. */
+static void refuse(struct conn *c, uint64_t *count, const char *why)
 {
-	unsigned bits = 0;
-	size_t len = 0;
+	char line[160];
 
-	if (n <= 0)
-		return fail("no monitoring type given (semantics, latency, "
-			    "cpu, memory, all, locks)"),
-		       -EINVAL;
-	for (int i = 0; i < n; i++) {
-		const char *s = words[i];
+	(*count)++;
+	snprintf(line, sizeof(line), "ERR %s", why);
+	say(c, line);
+	c->closing = 1;
+}
 
-		for (;;) {
-			size_t l = strcspn(s, ",");
-			unsigned b = 0;
+/* The events c has not been sent, as the buffer takes them: those of its
+ * scope, and one SKIP over each run of others'. */
+static void fill(struct coord *co, struct conn *c)
+{
+	char line[CAUSAL_MON_LINE_MAX + 32];
 
-			for (unsigned t = 0; t < NTYPES; t++)
-				if (strlen(type_names[t]) == l &&
-				    !strncmp(s, type_names[t], l))
-					b = 1u << t;
-			if (l == 3 && !strncmp(s, "all", 3))
-				b = 0xf;
-			if (!b)
-				return fail("unknown monitoring type '%.*s' "
-					    "(semantics, latency, cpu, "
-					    "memory, all, locks)",
-					    (int)l, s),
-				       -EINVAL;
-			bits |= b;
-			s += l;
-			if (!*s)
-				break;
-			s++; /* the comma: a type must follow */
+	while (!c->closing && c->nout < FILL_MAX && c->next <= co->nevents) {
+		const struct event *e = &co->events[c->next - 1];
+
+		if (for_conn(e, c)) {
+			snprintf(line, sizeof(line), "EVENT %zu %s", c->next,
+				 e->text);
+			c->next++;
+		} else {
+			while (c->next <= co->nevents &&
+			       !for_conn(&co->events[c->next - 1], c))
+				c->next++;
+			snprintf(line, sizeof(line), "SKIP %zu", c->next - 1);
 		}
+		say(c, line);
 	}
-	out[0] = '\0';
-	for (unsigned t = 0; t < NTYPES; t++)
-		if (bits & (1u << t))
-			len += (size_t)snprintf(
-				out + len, len < size ? size - len : 0, "%s%s",
-				len ? "," : "", type_names[t]);
-	return len < size ? 0 : -EINVAL;
 }
 
-int coord_is_number(const char *s)
-{
-	size_t digits = strlen(s);
-	uint32_t v;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		digits -= 2;
-	/* at most 10 digits here: 0000000000042 is said no */
-	return digits <= 10 && !causal_mon_number(s, &v);
-}
-
-static int is_host(const char *s)
-{
-	if (!*s || strlen(s) > 63)
-		return 0;
-	for (; *s; s++)
-		if (*s <= ' ' || *s > '~')
-			return 0;
-	return 1;
-}
-
-int coord_selection(const char *host, const char *iface, const char *func,
-		    const char *on)
-{
-	if (!is_host(host))
-		return fail("bad host '%s': a host name or '*'", host), -EINVAL;
-	if (strcmp(iface, "*") && !coord_is_number(iface))
-		return fail("bad interface '%s': '*' or a program number "
-			    "(decimal or 0x)",
-			    iface),
-		       -EINVAL;
-	if (strcmp(func, "*") && !coord_is_number(func) &&
-	    !(causal_mon_is_name(func) && strlen(func) < 48))
-		return fail("bad function '%s': '*', a procedure number or "
-			    "a name",
-			    func),
-		       -EINVAL;
-	if (strcmp(on, "on") && strcmp(on, "off"))
-		return fail("expected 'on' or 'off', not '%s'", on), -EINVAL;
-	return 0;
-}
-
-/* ---- serving ------------------------------------------------------------ */
-
-/* A publication "on TYPES" | "off TYPES" | "select H I F on|off", as a
- * command sent it; 0 with the event's text in out, else -1. */
-static int check_publish(char *rest, char *out, size_t size)
-{
-	struct causal_mon_event ev;
-	char types[64];
-
-	if (causal_mon_event_parse(rest, &ev))
-		return -1;
-	if (ev.kind == CAUSAL_MONITOR_SELECT) {
-		if (coord_selection(ev.host, ev.iface, ev.func, ev.on))
-			return -1;
-		snprintf(out, size, "select %s %s %s %s", ev.host, ev.iface,
-			 ev.func, ev.on);
-		return 0;
-	}
-	if (coord_types(1, &ev.types, types, sizeof(types)))
-		return -1;
-	snprintf(out, size, "%s %s",
-		 ev.kind == CAUSAL_MONITOR_ON ? "on" : "off", types);
-	return 0;
-}
+/* ---- requests -------------------------------------------------------------
+ */
 
 static void bad(struct coord *co, struct conn *c)
 {
@@ -240,73 +234,165 @@ static void bad(struct coord *co, struct conn *c)
 
 static void send_status(struct coord *co, struct conn *c)
 {
-	char line[512];
+	char line[CAUSAL_MON_LINE_MAX], uid[16];
 	uint64_t now = now_ms();
 
-	snprintf(line, sizeof(line), "STATE %s %zu %llu\n", co->instance,
-		 co->nevents, (unsigned long long)co->malformed);
-	queue(c, line);
+	snprintf(line, sizeof(line), "STATE %s %zu %llu %llu %llu",
+		 co->instance, co->nevents, (unsigned long long)co->malformed,
+		 (unsigned long long)co->denied,
+		 (unsigned long long)co->limited);
+	say(c, line);
 	for (size_t i = 0; i < co->nprocs; i++) {
 		const struct proc *p = &co->procs[i];
 
+		if (!may_see(c, p))
+			continue;
+		if (p->owner.uid >= 0)
+			snprintf(uid, sizeof(uid), "%d", p->owner.uid);
+		else
+			snprintf(uid, sizeof(uid), "-");
 		snprintf(line, sizeof(line),
-			 "PROC %s %ld %llu %d %llu %llu %s\n", p->host, p->pid,
-			 (unsigned long long)p->applied, p->connected,
-			 (unsigned long long)(now - p->seen_ms),
-			 (unsigned long long)p->bad, p->exe);
-		queue(c, line);
+			 "PROC %s %ld %s %llu %d %llu %llu %llu %s", p->host,
+			 p->pid, uid, (unsigned long long)p->applied,
+			 p->connected, (unsigned long long)(now - p->seen_ms),
+			 (unsigned long long)p->bad,
+			 (unsigned long long)p->dropped, p->exe);
+		say(c, line);
 	}
-	queue(c, "END\n");
+	say(c, "END");
 	c->closing = 1;
 }
 
-static int publish(struct coord *co, const char *text)
+static struct user_count *user_of(struct coord *co, int uid)
 {
-	char *copy = strdup(text);
+	for (size_t i = 0; i < co->nusers; i++)
+		if (co->users[i].uid == uid)
+			return &co->users[i];
+	if (grow((void **)&co->users, &co->cap_users, co->nusers + 1,
+		 sizeof(*co->users)))
+		return NULL;
+	co->users[co->nusers] = (struct user_count){ .uid = uid };
+	return &co->users[co->nusers++];
+}
 
+/* PUBLISH: for every process (root, a key holder) or the user's own. */
+static void publish(struct coord *co, struct conn *c, char *rest)
+{
+	char text[CAUSAL_MON_LINE_MAX], reply[64], *copy;
+	int scope = sees_all(c) ? -1 : c->who.uid;
+	struct user_count *u = scope < 0 ? NULL : user_of(co, scope);
+
+	c->kind = CONN_COMMAND;
+	c->closing = 1;
+	if (coord_check_publish(rest, text, sizeof(text))) {
+		bad(co, c);
+		say(c, "ERR malformed publication");
+		return;
+	}
+	if (co->nevents >= MAX_EVENTS || (scope >= 0 && !u) ||
+	    (u && u->events >= MAX_EVENTS / 4)) {
+		refuse(c, &co->limited,
+		       "too many events kept: restart the coordinator");
+		return;
+	}
+	copy = strdup(text);
 	if (!copy || grow((void **)&co->events, &co->cap_events,
 			  co->nevents + 1, sizeof(*co->events))) {
 		free(copy);
-		return -ENOMEM;
+		say(c, "ERR out of memory");
+		return;
 	}
-	co->events[co->nevents++] = copy;
-	for (size_t i = 0; i < co->nconns; i++)
-		if (co->conns[i].kind == CONN_CONSUMER && !co->conns[i].closing)
-			queue_event(co, &co->conns[i], co->nevents);
-	return 0;
+	co->events[co->nevents++] = (struct event){ copy, scope };
+	if (u)
+		u->events++;
+	snprintf(reply, sizeof(reply), "OK %zu", co->nevents);
+	say(c, reply);
 }
 
-/* HELLO 1 UUID HOST PID INSTANCE APPLIED EXE */
-static int take_hello(struct coord *co, struct conn *c, char *rest)
+/*
+ * A slot for a new process of owner: a new one while the table and the
+ * owner's share of it (a quarter; root unbounded) allow, else the one
+ * gone the longest (the owner's own when its share is full); -1 if none.
+ */
+static long proc_slot(struct coord *co, const struct peer *owner)
+{
+	size_t mine = 0;
+	long oldest = -1, oldest_mine = -1;
+
+	for (size_t i = 0; i < co->nprocs; i++) {
+		const struct proc *p = &co->procs[i];
+		int same = same_peer(&p->owner, owner);
+
+		mine += same;
+		if (p->connected)
+			continue;
+		if (oldest < 0 || p->seen_ms < co->procs[oldest].seen_ms)
+			oldest = (long)i;
+		if (same && (oldest_mine < 0 ||
+			     p->seen_ms < co->procs[oldest_mine].seen_ms))
+			oldest_mine = (long)i;
+	}
+	if (owner->uid != 0 && mine >= MAX_PROCS / 4)
+		return oldest_mine;
+	if (co->nprocs < MAX_PROCS) {
+		if (grow((void **)&co->procs, &co->cap_procs, co->nprocs + 1,
+			 sizeof(*co->procs)))
+			return -1;
+		return (long)co->nprocs++;
+	}
+	return oldest;
+}
+
+/* HELLO 2 UUID HOST PID INSTANCE APPLIED EXE */
+static void take_hello(struct coord *co, struct conn *c, char *rest)
 {
 	char *v = causal_mon_field(&rest), *uuid = causal_mon_field(&rest),
 	     *host = causal_mon_field(&rest), *pid = causal_mon_field(&rest),
 	     *inst = causal_mon_field(&rest),
 	     *applied = causal_mon_field(&rest), *exe = rest, line[64];
 	uint64_t npid, napplied;
-	size_t i, from;
+	size_t from;
+	long i;
 
-	if (!v || strcmp(v, "1") || !uuid || strlen(uuid) != 32 ||
+	if (v && strcmp(v, "2")) {
+		refuse(c, &co->denied,
+		       "protocol 2 needed: a causal of this "
+		       "version");
+		return;
+	}
+	if (!v || !uuid || strlen(uuid) != 32 ||
 	    strspn(uuid, "0123456789abcdef") != 32 || !host ||
 	    strlen(host) >= sizeof(co->procs->host) ||
 	    causal_mon_u64(pid, &npid) || !inst ||
 	    causal_mon_u64(applied, &napplied) || !*exe ||
-	    strlen(exe) >= sizeof(co->procs->exe) || strchr(exe, ' '))
-		return -1;
-	for (i = 0; i < co->nprocs && strcmp(co->procs[i].uuid, uuid); i++)
-		;
-	if (i == co->nprocs) {
-		if (grow((void **)&co->procs, &co->cap_procs, i + 1,
-			 sizeof(*co->procs)))
-			return -1;
-		memset(&co->procs[i], 0, sizeof(co->procs[i]));
-		co->nprocs++;
+	    strlen(exe) >= sizeof(co->procs->exe) || strchr(exe, ' ')) {
+		bad(co, c);
+		return;
 	}
+	for (i = 0; i < (long)co->nprocs && strcmp(co->procs[i].uuid, uuid);
+	     i++)
+		;
+	if (i < (long)co->nprocs && !same_peer(&co->procs[i].owner, &c->who)) {
+		refuse(c, &co->denied, "that process is another user's");
+		return;
+	}
+	if (i == (long)co->nprocs && (i = proc_slot(co, &c->who)) < 0) {
+		refuse(c, &co->limited, "too many processes");
+		return;
+	}
+	/* the same process on a connection still open: the new one wins */
+	for (size_t k = 0; k < co->nconns; k++)
+		if (co->conns[k].kind == CONN_CONSUMER &&
+		    co->conns[k].proc == i && co->conns[k].id != c->id)
+			co->conns[k].closing = 2;
+	memset(&co->procs[i], 0, sizeof(co->procs[i]));
 	snprintf(co->procs[i].uuid, sizeof(co->procs[i].uuid), "%s", uuid);
 	snprintf(co->procs[i].host, sizeof(co->procs[i].host), "%s", host);
 	snprintf(co->procs[i].exe, sizeof(co->procs[i].exe), "%s", exe);
 	co->procs[i].pid = (long)npid;
+	co->procs[i].owner = c->who;
 	co->procs[i].connected = 1;
+	co->procs[i].conn = c->id;
 	co->procs[i].seen_ms = now_ms();
 	/* what it applied counts in our numbering only if it met us */
 	from = strcmp(inst, co->instance) ? 0 : (size_t)napplied;
@@ -314,75 +400,89 @@ static int take_hello(struct coord *co, struct conn *c, char *rest)
 		from = 0;
 	co->procs[i].applied = from;
 	c->kind = CONN_CONSUMER;
-	c->proc = (long)i;
-	snprintf(line, sizeof(line), "WELCOME %d %s\n",
-		 CAUSAL_MON_PROTO_VERSION, co->instance);
-	queue(c, line);
-	for (size_t s = from + 1; s <= co->nevents; s++)
-		queue_event(co, c, s);
+	c->proc = i;
+	c->next = from + 1;
+	snprintf(line, sizeof(line), "WELCOME %d %s", CAUSAL_MON_PROTO_VERSION,
+		 co->instance);
+	say(c, line);
+}
+
+/* ACK SEQ | BAD SEQ | DROP SEQ | PING from a consumer: 0, or -1. */
+static int take_answer(struct coord *co, struct conn *c, const char *kind,
+		       char *rest)
+{
+	struct proc *p = &co->procs[c->proc];
+	uint64_t seq;
+
+	p->seen_ms = now_ms();
+	if (!strcmp(kind, "PING"))
+		return *rest ? -1 : 0;
+	if ((strcmp(kind, "ACK") && strcmp(kind, "BAD") &&
+	     strcmp(kind, "DROP")) ||
+	    causal_mon_u64(causal_mon_field(&rest), &seq) || *rest ||
+	    seq <= p->applied || seq >= c->next)
+		return -1;
+	p->applied = seq;
+	p->bad += kind[0] == 'B';
+	p->dropped += kind[0] == 'D';
 	return 0;
+}
+
+/* TCP: the first line is the challenge, AUTH 2 NONCE; anything else is
+ * an older peer, or not one of ours. */
+static void take_auth(struct coord *co, struct conn *c, char *line)
+{
+	char *rest, *kind = causal_mon_kind(line, &rest),
+		    out[CAUSAL_MON_WIRE_MAX + 2];
+
+	if (kind && !strcmp(kind, "AUTH") &&
+	    !causal_mon_auth_server(&c->auth, &co->key, rest, out,
+				    sizeof(out))) {
+		queue(c, out);
+		c->authed = 1;
+		return;
+	}
+	refuse(c, &co->denied,
+	       "protocol 2 needed: prove the key of CAUSAL_COORDINATOR_KEY");
 }
 
 static void take_line(struct coord *co, struct conn *c, char *line)
 {
-	char *rest, *kind = causal_mon_kind(line, &rest),
-		    text[CAUSAL_MON_LINE_MAX];
-	uint64_t seq;
+	char *rest, *kind;
 
+	if (c->tcp && !c->authed) {
+		take_auth(co, c, line);
+		return;
+	}
+	if (c->tcp && !(line = causal_mon_open(&c->auth, line))) {
+		/* forged, replayed or out of order: never acted on */
+		co->denied++;
+		c->closing = 2;
+		return;
+	}
+	kind = causal_mon_kind(line, &rest);
 	if (!kind) {
 		bad(co, c);
-		return;
-	}
-	if (c->kind == CONN_NEW && !strcmp(kind, "HELLO")) {
-		if (take_hello(co, c, rest))
-			bad(co, c);
-		return;
-	}
-	if (c->kind == CONN_NEW && !strcmp(kind, "STATUS") && !*rest) {
+	} else if (c->kind == CONN_NEW && !strcmp(kind, "HELLO")) {
+		take_hello(co, c, rest);
+	} else if (c->kind == CONN_NEW && !strcmp(kind, "STATUS") && !*rest) {
 		c->kind = CONN_COMMAND;
 		send_status(co, c);
-		return;
+	} else if (c->kind == CONN_NEW && !strcmp(kind, "PUBLISH")) {
+		publish(co, c, rest);
+	} else if (c->kind != CONN_CONSUMER || take_answer(co, c, kind, rest)) {
+		bad(co, c);
 	}
-	if (c->kind == CONN_NEW && !strcmp(kind, "PUBLISH")) {
-		char reply[64];
-
-		c->kind = CONN_COMMAND;
-		c->closing = 1;
-		if (check_publish(rest, text, sizeof(text))) {
-			bad(co, c);
-			queue(c, "ERR malformed publication\n");
-			return;
-		}
-		if (publish(co, text)) {
-			queue(c, "ERR out of memory\n");
-			return;
-		}
-		snprintf(reply, sizeof(reply), "OK %zu\n", co->nevents);
-		queue(c, reply);
-		return;
-	}
-	if (c->kind == CONN_CONSUMER) {
-		struct proc *p = &co->procs[c->proc];
-
-		p->seen_ms = now_ms();
-		if (!strcmp(kind, "PING") && !*rest)
-			return;
-		if ((!strcmp(kind, "ACK") || !strcmp(kind, "BAD")) &&
-		    !causal_mon_u64(causal_mon_field(&rest), &seq) && !*rest &&
-		    seq == p->applied + 1 && seq <= co->nevents) {
-			p->applied = seq;
-			p->bad += kind[0] == 'B';
-			return;
-		}
-	}
-	bad(co, c);
 }
+
+/* ---- connections ----------------------------------------------------------
+ */
 
 static void conn_close(struct coord *co, size_t i)
 {
 	struct conn *c = &co->conns[i];
 
-	if (c->kind == CONN_CONSUMER) {
+	if (c->kind == CONN_CONSUMER && co->procs[c->proc].conn == c->id) {
 		co->procs[c->proc].connected = 0;
 		co->procs[c->proc].seen_ms = now_ms();
 	}
@@ -409,6 +509,7 @@ static void conn_read(struct coord *co, struct conn *c)
 		size_t len = (size_t)(nl - c->in) + 1;
 
 		*nl = '\0';
+		c->deadline = now_ms() + IDLE_MS;
 		take_line(co, c, c->in);
 		memmove(c->in, c->in + len, c->nin - len);
 		c->nin -= len;
@@ -432,241 +533,268 @@ static void conn_write(struct conn *c)
 	if (n > 0) {
 		memmove(c->out, c->out + n, c->nout - (size_t)n);
 		c->nout -= (size_t)n;
+		c->deadline = now_ms() + IDLE_MS;
 	}
 }
 
-static int listen_on(const struct coord_opts *o, uint16_t *port)
+/*
+ * May a new connection from who stay?  NULL, or why not.  Of max
+ * connections the last sixteenth are root's; any other peer (a user, an
+ * address) holds a quarter at most, and TCP peers that have not proved
+ * the key a quarter in all.
+ */
+static const char *admit(const struct coord *co, const struct peer *who,
+			 int tcp)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC,
-				  .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE };
-	struct addrinfo *res;
+	size_t same = 0, unproven = 0, max = co->max_conns;
+
+	if (co->nconns >= max)
+		return "too many connections";
+	if (!tcp && who->uid == 0)
+		return NULL;
+	if (co->nconns >= max - max / 16)
+		return "too many connections";
+	for (size_t i = 0; i < co->nconns; i++) {
+		same += same_peer(&co->conns[i].who, who);
+		unproven += co->conns[i].tcp && !co->conns[i].authed;
+	}
+	if (same >= max / 4)
+		return "too many connections of yours";
+	if (tcp && unproven >= max / 4)
+		return "too many connections";
+	return NULL;
+}
+
+/* Who is on fd: a user on the Unix socket, an address over TCP. */
+static int identify(int fd, int tcp, struct peer *who)
+{
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	char p[8];
-	int fd, one = 1, r;
+	unsigned uid;
 
-	snprintf(p, sizeof(p), "%u", (unsigned)o->port);
-	r = getaddrinfo(o->host, p, &hints, &res);
-	if (r)
-		return fail("cannot listen on '%s': %s",
-			    o->host ? o->host : "*", gai_strerror(r)),
-		       -EINVAL;
-	fd = socket(res->ai_family,
-		    res->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 128) ||
-	    getsockname(fd, (struct sockaddr *)&ss, &len)) {
-		r = -errno;
-		fail("cannot listen on port %u: %s", (unsigned)o->port,
-		     strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		freeaddrinfo(res);
-		return r;
+	memset(who, 0, sizeof(*who));
+	who->uid = -1;
+	if (!tcp) {
+		if (causal_mon_peer_uid(fd, &uid))
+			return -1;
+		who->uid = (int)uid;
+		return 0;
 	}
-	freeaddrinfo(res);
-	*port = ntohs(ss.ss_family == AF_INET6
-			      ? ((struct sockaddr_in6 *)&ss)->sin6_port
-			      : ((struct sockaddr_in *)&ss)->sin_port);
-	return fd;
+	if (getpeername(fd, (struct sockaddr *)&ss, &len))
+		return -1;
+	if (ss.ss_family == AF_INET6) {
+		memcpy(who->addr, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+	} else {
+		who->addr[10] = who->addr[11] = 0xff;
+		memcpy(who->addr + 12, &((struct sockaddr_in *)&ss)->sin_addr,
+		       4);
+	}
+	return 0;
 }
 
-int coord_serve(const struct coord_opts *o)
+/* Accept what waits on listener lfd; 0, or -1 when out of files. */
+static int take_conns(struct coord *co, int lfd, int tcp)
 {
-	static struct coord co;
-	static struct pollfd pfd[MAX_CONNS + 1];
-	struct sigaction sa = { .sa_handler = on_stop };
-	uint8_t id[8];
-	uint16_t port = 0;
-	int lfd;
+	for (int k = 0; k < 16; k++) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct peer who;
+		const char *why;
 
-	lfd = listen_on(o, &port);
-	if (lfd < 0)
-		return lfd;
+		if (fd < 0)
+			return errno == EAGAIN || errno == EINTR ||
+					       errno == ECONNABORTED
+				       ? 0
+				       : -1;
+		why = identify(fd, tcp, &who) ? "who are you"
+					      : admit(co, &who, tcp);
+		if (why) {
+			char line[64];
+			ssize_t sent;
+
+			co->limited++;
+			snprintf(line, sizeof(line), "ERR %s\n", why);
+			sent = send(fd, line, strlen(line),
+				    MSG_DONTWAIT | MSG_NOSIGNAL);
+			(void)sent;
+			close(fd);
+			continue;
+		}
+		co->conns[co->nconns++] =
+			(struct conn){ .fd = fd,
+				       .kind = CONN_NEW,
+				       .tcp = tcp,
+				       .who = who,
+				       .id = ++co->ids,
+				       .deadline = now_ms() + IDLE_MS };
+	}
+	return 0;
+}
+
+/* ---- the loop -------------------------------------------------------------
+ */
+
+struct listeners {
+	int fd[2]; /* the Unix socket, TCP (-1: none) */
+	char path[108];
+	unsigned long ino;
+	uint16_t port;
+};
+
+static int write_ready(const char *ready, const struct listeners *l)
+{
+	char tmp[4096];
+	FILE *f;
+
+	/* whole or not at all: a waiter sees the file once it is complete */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "socket %s\n", l->path) < 0 ||
+	    (l->fd[1] >= 0 && fprintf(f, "port %u\n", (unsigned)l->port) < 0) ||
+	    fclose(f) || rename(tmp, ready))
+		return fail("cannot write '%s': %s", ready, strerror(errno));
+	return 0;
+}
+
+static int start(struct coord *co, const struct coord_opts *o,
+		 struct listeners *l)
+{
+	char shown[80], why[160];
+	int loopback = 1;
+
+	l->fd[0] = l->fd[1] = -1;
+	if (o->tcp && causal_mon_key_load(o->key, &co->key, why, sizeof(why)))
+		return fail("the key '%s' (CAUSAL_COORDINATOR_KEY): %s", o->key,
+			    why);
+	if (o->socket)
+		snprintf(l->path, sizeof(l->path), "%s", o->socket);
+	else if (coord_default_socket(l->path, sizeof(l->path)))
+		return fail("no default socket for this user: give --socket");
+	l->fd[0] = coord_listen_unix(l->path, &l->ino);
+	if (l->fd[0] < 0)
+		return -1;
+	printf("causalctl serve: on %s\n", l->path);
+	if (o->tcp) {
+		l->fd[1] = coord_listen_tcp(o->host, o->port, &l->port, shown,
+					    sizeof(shown), &loopback);
+		if (l->fd[1] < 0)
+			return -1;
+		printf("causalctl serve: on %s (TCP: every peer proves the "
+		       "key of CAUSAL_COORDINATOR_KEY)\n",
+		       shown);
+		if (!loopback)
+			warning("listening on %s, beyond this host: whoever "
+				"reaches it and holds the key may switch "
+				"every process",
+				shown);
+	}
+	fflush(stdout);
+	return o->ready ? write_ready(o->ready, l) : 0;
+}
+
+static void instance_id(struct coord *co)
+{
+	uint8_t id[8];
+
 	if (getrandom(id, sizeof(id), 0) != sizeof(id))
 		for (size_t i = 0; i < sizeof(id); i++)
 			id[i] = (uint8_t)(now_ms() >> (i * 3) ^
 					  (uint64_t)getpid());
 	for (size_t i = 0; i < sizeof(id); i++)
-		snprintf(co.instance + 2 * i, 3, "%02x", id[i]);
+		snprintf(co->instance + 2 * i, 3, "%02x", id[i]);
+}
+
+/* One turn of the loop: wait for the peers, serve them, take new ones. */
+static int turn(struct coord *co, const struct listeners *l,
+		uint64_t *paused_until)
+{
+	size_t n = co->nconns, nl = 0;
+	uint64_t now = now_ms();
+	int r, lis[2];
+
+	for (size_t i = 0; i < n; i++)
+		if (co->conns[i].kind == CONN_CONSUMER)
+			fill(co, &co->conns[i]);
+	for (int k = 0; k < 2; k++)
+		if (l->fd[k] >= 0 && now >= *paused_until) {
+			lis[nl] = k;
+			co->pfd[nl++] = (struct pollfd){ .fd = l->fd[k],
+							 .events = POLLIN };
+		}
+	for (size_t i = 0; i < n; i++)
+		co->pfd[nl + i] = (struct pollfd){
+			.fd = co->conns[i].fd,
+			.events = (short)(POLLIN |
+					  (co->conns[i].nout ? POLLOUT : 0))
+		};
+	r = poll(co->pfd, nl + n, 1000);
+	if (r < 0 && errno != EINTR)
+		return -1;
+	now = now_ms();
+	for (size_t i = 0; r > 0 && i < n; i++) {
+		struct conn *c = &co->conns[i];
+
+		if (co->pfd[nl + i].revents & (POLLIN | POLLHUP | POLLERR))
+			conn_read(co, c);
+		if (c->nout && c->closing != 2)
+			conn_write(c);
+	}
+	/* closed from the end: conn_close() moves the last one */
+	for (size_t i = co->nconns; i-- > 0;) {
+		struct conn *c = &co->conns[i];
+
+		if (c->closing != 2 && !(c->closing == 1 && !c->nout) &&
+		    now >= c->deadline)
+			co->limited++; /* idle, or a message never ended */
+		if (c->closing == 2 || (c->closing == 1 && !c->nout) ||
+		    now >= c->deadline)
+			conn_close(co, i);
+	}
+	for (size_t k = 0; r > 0 && k < nl; k++)
+		if ((co->pfd[k].revents & POLLIN) &&
+		    take_conns(co, l->fd[lis[k]], lis[k] == 1))
+			/* out of open files: let the peers go first */
+			*paused_until = now + 100;
+	return 0;
+}
+
+int coord_serve(const struct coord_opts *o)
+{
+	static struct coord co;
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct listeners l;
+	uint64_t paused_until = 0;
+	int r = 0;
+
+	co.max_conns = coord_max_conns(MAX_CONNS);
+	co.conns = calloc(co.max_conns, sizeof(*co.conns));
+	co.pfd = calloc(co.max_conns + 2, sizeof(*co.pfd));
+	if (!co.conns || !co.pfd) {
+		free(co.conns);
+		free(co.pfd);
+		return fail("out of memory"), -ENOMEM;
+	}
+	instance_id(&co);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (o->ready) {
-		FILE *f = fopen(o->ready, "w");
-
-		if (!f || fprintf(f, "port %u\n", (unsigned)port) < 0 ||
-		    fclose(f))
-			return close(lfd), fail("cannot write '%s': %s",
-						o->ready, strerror(errno));
-	}
-	while (!stopping) {
-		size_t n = co.nconns;
-		int r;
-
-		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-		for (size_t i = 0; i < n; i++)
-			pfd[i + 1] = (struct pollfd){
-				.fd = co.conns[i].fd,
-				.events = (short)(POLLIN |
-						  (co.conns[i].nout ? POLLOUT
-								    : 0))
-			};
-		r = poll(pfd, n + 1, 1000);
-		if (r < 0 && errno != EINTR)
+	if (start(&co, o, &l))
+		r = -1;
+	while (!r && !stopping)
+		if (turn(&co, &l, &paused_until))
 			break;
-		for (size_t i = 0; r > 0 && i < n; i++) {
-			struct conn *c = &co.conns[i];
-
-			if (pfd[i + 1].revents & (POLLIN | POLLHUP | POLLERR))
-				conn_read(&co, c);
-			if (c->nout && !c->closing)
-				conn_write(c);
-			else if (c->nout && c->closing == 1)
-				conn_write(c);
-		}
-		/* closed from the end: conn_close() moves the last one */
-		for (size_t i = co.nconns; i-- > 0;)
-			if (co.conns[i].closing == 2 ||
-			    (co.conns[i].closing == 1 && !co.conns[i].nout))
-				conn_close(&co, i);
-		if (r > 0 && (pfd[0].revents & POLLIN)) {
-			int fd = accept4(lfd, NULL, NULL,
-					 SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-			if (fd >= 0 && co.nconns == MAX_CONNS)
-				close(fd);
-			else if (fd >= 0)
-				co.conns[co.nconns++] =
-					(struct conn){ .fd = fd,
-						       .kind = CONN_NEW };
-		}
-	}
 	while (co.nconns)
 		conn_close(&co, co.nconns - 1);
-	close(lfd);
+	for (int k = 0; k < 2; k++)
+		if (l.fd[k] >= 0)
+			close(l.fd[k]);
+	if (l.fd[0] >= 0)
+		coord_unlisten(l.path, l.ino);
 	for (size_t i = 0; i < co.nevents; i++)
-		free(co.events[i]);
+		free(co.events[i].text);
 	free(co.events);
+	free(co.users);
 	free(co.procs);
-	return 0;
-}
-
-/* ---- the commands' side ------------------------------------------------- */
-
-int coord_hostport(const char *s, char *host, size_t size, uint16_t *port)
-{
-	const char *colon;
-	size_t len;
-	char *end;
-	unsigned long p = CAUSAL_MON_DEFAULT_PORT;
-
-	if (!s || !*s)
-		return -EINVAL;
-	if (*s == '[') {
-		const char *close_br = strchr(s, ']');
-
-		if (!close_br || (close_br[1] && close_br[1] != ':'))
-			return -EINVAL;
-		len = (size_t)(close_br - s - 1);
-		colon = close_br[1] ? close_br + 1 : NULL;
-		s++;
-	} else {
-		colon = strchr(s, ':');
-		if (colon && strchr(colon + 1, ':'))
-			return -EINVAL;
-		len = colon ? (size_t)(colon - s) : strlen(s);
-	}
-	if (!len || len >= size)
-		return -EINVAL;
-	if (colon) {
-		errno = 0;
-		p = strtoul(colon + 1, &end, 10);
-		if (errno || *end || !colon[1] || p < 1 || p > 65535)
-			return -EINVAL;
-	}
-	memcpy(host, s, len);
-	host[len] = '\0';
-	*port = (uint16_t)p;
-	return 0;
-}
-
-int coord_request(const char *where, const char *request, char **reply)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res;
-	char host[256], p[8], *buf = NULL;
-	size_t n = 0, cap = 0;
-	uint16_t port;
-	int fd, r, err = ECONNREFUSED;
-	uint64_t deadline;
-
-	if (coord_hostport(where, host, sizeof(host), &port))
-		return fail("bad coordinator address '%s': expected "
-			    "HOST[:PORT]",
-			    where),
-		       -EINVAL;
-	snprintf(p, sizeof(p), "%u", (unsigned)port);
-	r = getaddrinfo(host, p, &hints, &res);
-	if (r)
-		return fail("cannot reach the coordinator '%s': %s", where,
-			    gai_strerror(r)),
-		       -EHOSTUNREACH;
-	fd = causal_mon_dial(res, 3000, &err);
-	freeaddrinfo(res);
-	if (fd < 0)
-		return fail("cannot reach the coordinator '%s': %s", where,
-			    strerror(err)),
-		       -err;
-	{
-		char line[CAUSAL_MON_LINE_MAX + 2];
-		size_t len;
-
-		snprintf(line, sizeof(line), "%s\n", request);
-		len = strlen(line);
-		if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t)len) {
-			close(fd);
-			return fail("cannot send to the coordinator '%s': %s",
-				    where, strerror(errno)),
-			       -EIO;
-		}
-	}
-	deadline = now_ms() + 5000;
-	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t got;
-		uint64_t now = now_ms();
-
-		if (now >= deadline ||
-		    poll(&pfd, 1, (int)(deadline - now)) != 1)
-			break;
-		if (cap - n < 4096) {
-			char *q = realloc(buf, cap + 65536);
-
-			if (!q)
-				break;
-			buf = q;
-			cap += 65536;
-		}
-		got = recv(fd, buf + n, cap - n - 1, 0);
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-		buf[n] = '\0';
-		if ((n >= 4 && !strcmp(buf + n - 4, "END\n")) ||
-		    ((!strncmp(buf, "OK ", 3) || !strncmp(buf, "ERR ", 4)) &&
-		     buf[n - 1] == '\n'))
-			break;
-	}
-	close(fd);
-	if (!buf || !n || buf[n - 1] != '\n') {
-		free(buf);
-		return fail("the coordinator '%s' did not answer", where),
-		       -EPROTO;
-	}
-	*reply = buf;
-	return 0;
+	free(co.conns);
+	free(co.pfd);
+	return r;
 }

@@ -2,7 +2,8 @@
  * coordinator.h - the monitoring coordinator of Figure 9 of the
  * monitoring paper (`causalctl serve`) and the requests the user's
  * commands send it (`causalctl on|off|select|status`).  The protocol is
- * include/causal/monitor-proto.h's.
+ * include/causal/monitor-proto.h's, sealed over TCP as
+ * include/causal/monitor-auth.h says.
  *
  * Engine code: returns 0 or a negative errno, says what went wrong with
  * fail(), never exits.
@@ -14,16 +15,21 @@
 #include <stdint.h>
 
 struct coord_opts {
-	const char *host;  /* address to listen on; NULL: every one */
-	uint16_t port;	   /* 0: any, said in the ready file */
-	const char *ready; /* written "port N\n" once listening; or NULL */
+	const char *socket; /* the Unix socket; NULL: the default one */
+	int tcp;	    /* listen on TCP too */
+	const char *host;   /* its address; NULL: 127.0.0.1 */
+	uint16_t port;	    /* 0: any, said on stdout and in the ready file */
+	const char *key;    /* the key file (TCP), CAUSAL_COORDINATOR_KEY */
+	const char *ready;  /* written "socket PATH\nport N\n" once
+			     * listening; or NULL */
 };
 
 /*
  * Listen and serve until SIGTERM or SIGINT: keep the events published
- * (numbered from 1), send each consumer those it has not applied, in
- * order, and record what each acknowledges.  Malformed messages are
- * rejected and counted; a connection that sends more than a few is
+ * (numbered from 1), send each consumer those it may see, in order, and
+ * record what each acknowledges.  Who may do what, the limits, and what
+ * is refused: docs/causalctl.md, "The coordinator".  Malformed messages
+ * are rejected and counted; a connection that sends more than a few is
  * closed.  Returns 0 once stopped, or -errno if it cannot listen.
  */
 int coord_serve(const struct coord_opts *o);
@@ -48,13 +54,64 @@ int coord_selection(const char *host, const char *iface, const char *func,
 		    const char *on);
 
 /*
- * Send one request line (without its "\n") to the coordinator at
- * HOST[:PORT] and read its reply up to "END", "OK ..." or "ERR ...";
- * *reply is malloc'ed, NUL-terminated.  0, or -errno (said with fail()).
+ * A publication "on TYPES" | "off TYPES" | "select H I F on|off", as a
+ * command sent it (cut up in place): 0 with the event's canonical text in
+ * out, else -1 (said to nobody: the coordinator answers it).
+ */
+int coord_check_publish(char *rest, char *out, size_t size);
+
+/*
+ * Send one request line (without its "\n") to the coordinator at where
+ * (`local`, a socket path, or HOST[:PORT] over TCP with the key of
+ * CAUSAL_COORDINATOR_KEY) and read its reply up to "END", "OK ..." or
+ * "ERR ..."; *reply is malloc'ed, NUL-terminated, one message a line.
+ * 0, or -errno (said with fail()): -EINVAL for a bad address or a
+ * missing key (bad usage), another for a coordinator that cannot be
+ * reached, is not to be trusted or does not answer.
  */
 int coord_request(const char *where, const char *request, char **reply);
 
-/* HOST[:PORT] -> host (size bytes), port; 0 or -EINVAL. */
-int coord_hostport(const char *s, char *host, size_t size, uint16_t *port);
+/*
+ * HOST[:PORT] -> host (size bytes), port (default 7350; 0 only if
+ * zero_ok: "any port", to listen on); 0 or -EINVAL.
+ */
+int coord_hostport(const char *s, char *host, size_t size, uint16_t *port,
+		   int zero_ok);
+
+/* ---- listening (coord-listen.c) ----------------------------------------- */
+
+/*
+ * The default Unix socket of a coordinator run by this user into path
+ * (monitor-proto.h: root's, or the user's own).
+ */
+int coord_default_socket(char *path, size_t size);
+
+/*
+ * Listen on the Unix socket at path, made for it: the directory of root's
+ * default made if missing (mode 0755), a stale socket removed, one a
+ * coordinator answers on refused; mode 0666 for root's coordinator (who
+ * may do what is decided by the peer's credentials), else 0600.  The
+ * socket (non-blocking), or -errno (said with fail()).  *ino: the
+ * socket file's, for coord_unlisten().
+ */
+int coord_listen_unix(const char *path, unsigned long *ino);
+
+/* Remove the socket file at path if it is still ours (ino). */
+void coord_unlisten(const char *path, unsigned long ino);
+
+/*
+ * Listen on TCP at host (NULL: 127.0.0.1), port (0: any): the socket
+ * (non-blocking), *bound the port taken, shown "ADDR:PORT" as it is
+ * reached, *loopback whether only this host can; or -errno (said).
+ */
+int coord_listen_tcp(const char *host, uint16_t port, uint16_t *bound,
+		     char *shown, size_t size, int *loopback);
+
+/*
+ * How many connections the coordinator may hold: up to want, within the
+ * open files it may have (its soft limit raised to the hard one if need
+ * be), a few kept for itself.
+ */
+size_t coord_max_conns(size_t want);
 
 #endif

@@ -1,7 +1,9 @@
 /*
- * latency.c - Equation 3 of the monitoring paper per call, chain by chain
- * (a loaded trace's chains, or a stream's), then order statistics per
- * function node from its calls' latencies, sorted.
+ * latency.c - Equation 3 of the monitoring paper per call, between the
+ * stub probes' inner edges, less the probe time the call held (the
+ * intra-chain interference of Equation 4), chain by chain (a loaded
+ * trace's chains, or a stream's); then order statistics per function
+ * node from its calls' latencies, sorted.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,21 +13,139 @@
 #include "array.h"
 #include "latency.h"
 
+/* enum clnt_stat values that are an answer of the server (the reply
+ * reached the client): RPC_CANTDECODERES, RPC_VERSMISMATCH ..
+ * RPC_SYSTEMERROR. */
+#define RPC_CANTDECODERES 2
+#define RPC_VERSMISMATCH 6
+#define RPC_SYSTEMERROR 12
+
+int ccsg_call_replied(const struct ccsg_call *c)
+{
+	int64_t s = c->status;
+
+	for (int k = 0; k < 4; k++)
+		if (c->ev[k] == CCSG_NONE)
+			return 0;
+	if (c->stub_start_ns == CCSG_NONE || c->stub_end_exit_ns == CCSG_NONE ||
+	    c->skel_start_exit_ns == CCSG_NONE || c->skel_end_ns == CCSG_NONE ||
+	    c->ev[CCSG_SKEL_END] >= c->ev[CCSG_STUB_END])
+		return 0;
+	/* unknown (semantics off): the events said it */
+	return s < 0 || s == CCSG_RPC_SUCCESS || s == RPC_CANTDECODERES ||
+	       (s >= RPC_VERSMISMATCH && s <= RPC_SYSTEMERROR);
+}
+
+/*
+ * A probe's edges: *in its entry, *out its exit; one of them alone
+ * stands for both (an instant).  0 when neither is known or the exit
+ * precedes the entry (not a probe's time: never a negative figure).
+ */
+static int edges(int64_t entry, int64_t exit, int64_t *in, int64_t *out)
+{
+	*in = entry != CCSG_NONE ? entry : exit;
+	*out = exit != CCSG_NONE ? exit : entry;
+	return *in != CCSG_NONE && *out >= *in;
+}
+
+/* A probe's own time, 0 when unknown. */
+static int64_t probe_ns(int64_t entry, int64_t exit)
+{
+	int64_t in, out;
+
+	return edges(entry, exit, &in, &out) ? out - in : 0;
+}
+
+static int64_t stub_probes(const struct ccsg_call *c)
+{
+	return probe_ns(c->stub_start_ns, c->stub_start_exit_ns) +
+	       probe_ns(c->stub_end_ns, c->stub_end_exit_ns);
+}
+
+static int64_t skel_probes(const struct ccsg_call *c)
+{
+	return probe_ns(c->skel_start_ns, c->skel_start_exit_ns) +
+	       probe_ns(c->skel_end_ns, c->skel_end_exit_ns);
+}
+
+/*
+ * From the exit of probe a to the entry of probe b (their inner edges),
+ * CCSG_NONE when either is unknown; negative when b's entry came first.
+ */
+static int64_t inner(int64_t a_entry, int64_t a_exit, int64_t b_entry,
+		     int64_t b_exit)
+{
+	int64_t a0, a1, b0, b1;
+
+	if (!edges(a_entry, a_exit, &a0, &a1) ||
+	    !edges(b_entry, b_exit, &b0, &b1))
+		return CCSG_NONE;
+	return b0 - a1;
+}
+
+/* The index in its part of call j's parent, -1 for none. */
+static int32_t parent_in(const struct ccsg_call *c, const struct ccsg_chain *ch)
+{
+	return c->parent >= ch->first && c->parent - ch->first < ch->n
+		       ? c->parent - ch->first
+		       : -1;
+}
+
+void ccsg_latency_calls(const struct ccsg_trace *t, const struct ccsg_chain *ch,
+			struct ccsg_call_latency *out)
+{
+	const struct ccsg_call *calls = &t->calls[ch->first];
+	int32_t n = ch->n;
+
+	for (int32_t j = 0; j < n; j++) {
+		out[j] = (struct ccsg_call_latency){ .nested = 0 };
+		out[j].probes = stub_probes(&calls[j]) + skel_probes(&calls[j]);
+	}
+	/* the probe time under each call: a call's descendants come after
+	 * it in the chain (ordered by first event), so walking backwards
+	 * each call is complete before its parent takes it.  Its parent
+	 * held its stub probes and, replied to, its skeleton's and all
+	 * below (a skeleton the client gave up on may have run on after
+	 * the parent ended: not held) */
+	for (int32_t j = n - 1; j >= 0; j--) {
+		const struct ccsg_call *c = &calls[j];
+		int32_t p = parent_in(c, ch);
+
+		if (ccsg_call_replied(c))
+			out[j].subtracted = skel_probes(c) + out[j].nested;
+		if (p >= 0)
+			out[p].nested += stub_probes(c) + out[j].subtracted;
+	}
+	for (int32_t j = 0; j < n; j++) {
+		const struct ccsg_call *c = &calls[j];
+		struct ccsg_call_latency *o = &out[j];
+		int32_t p = parent_in(c, ch);
+
+		o->uncompensated =
+			inner(c->stub_start_ns, c->stub_start_exit_ns,
+			      c->stub_end_ns, c->stub_end_exit_ns);
+		o->server = inner(c->skel_start_ns, c->skel_start_exit_ns,
+				  c->skel_end_ns, c->skel_end_exit_ns);
+		if (o->uncompensated < 0) { /* unknown, or out of order */
+			o->uncompensated = o->latency = CCSG_NONE;
+			continue;
+		}
+		if (o->subtracted > o->uncompensated) { /* not the probes' */
+			o->bounded = 1;
+			o->subtracted = o->uncompensated;
+		}
+		o->latency = o->uncompensated - o->subtracted;
+		/* parents come first: the children add up after */
+		if (p >= 0)
+			out[p].children += o->latency;
+	}
+}
+
 static int cmp_ns(const void *a, const void *b)
 {
 	const int64_t *x = a, *y = b;
 
 	return (*x > *y) - (*x < *y);
-}
-
-/* Equation 3; CCSG_NONE without both stub probes (or ending before it
- * started: not a latency). */
-static int64_t latency(const struct ccsg_call *c)
-{
-	if (c->stub_start_ns == CCSG_NONE || c->stub_end_exit_ns == CCSG_NONE ||
-	    c->stub_end_exit_ns < c->stub_start_ns)
-		return CCSG_NONE;
-	return c->stub_end_exit_ns - c->stub_start_ns;
 }
 
 static int64_t bound(int64_t v, int64_t lo, int64_t hi)
@@ -45,7 +165,9 @@ static int cmp_total(const void *a, const void *b)
 
 /* What a function node's entry is made of, summed over its calls. */
 struct node_sums {
-	double latency;				   /* Equation 3, ns */
+	double latency;		   /* compensated, ns */
+	double uncomp, uncomp2;	   /* Equation 3 alone, its squares */
+	double subtracted, probes; /* probe time */
 	double network, server, children, unsplit; /* its split (latency.h) */
 	int64_t skipped; /* calls without both stub probes */
 	int64_t bounded; /* calls whose split was bounded */
@@ -70,57 +192,63 @@ static int acc_room(struct ccsg_latency_acc *acc, const struct ccsg_graph *g)
 	return 0;
 }
 
+/* Call c of figures o into its node's sums: 0 or -ENOMEM. */
+static int add_call(struct node_sums *sm, const struct ccsg_call *c,
+		    const struct ccsg_call_latency *o)
+{
+	int64_t l = o->latency;
+
+	if (l == CCSG_NONE) {
+		sm->skipped++;
+		return 0;
+	}
+	if (GROW(sm->ns, sm->cap, sm->n + 1))
+		return -ENOMEM;
+	sm->ns[sm->n++] = l;
+	sm->latency += l;
+	sm->uncomp += o->uncompensated;
+	sm->uncomp2 += (double)o->uncompensated * o->uncompensated;
+	sm->subtracted += o->subtracted;
+	sm->probes += o->probes;
+	if (o->server != CCSG_NONE) {
+		/* the split of latency.h, within [0, l]: the server time
+		 * less the probes under it (all of them but its own
+		 * skeleton's, which lie outside its inner edges) */
+		int64_t raw = o->server, server, kids;
+
+		if (ccsg_call_replied(c))
+			raw -= o->nested;
+		server = bound(raw, 0, l);
+		kids = bound(o->children, 0, server);
+		sm->bounded +=
+			server != raw || kids != o->children || o->bounded;
+		sm->network += l - server;
+		sm->server += server - kids;
+		sm->children += kids;
+	} else {
+		sm->unsplit += l;
+	}
+	return 0;
+}
+
 int ccsg_latency_chain(void *arg, const struct ccsg_graph *g,
 		       const struct ccsg_chain *ch, const int32_t *node,
 		       int64_t ord0)
 {
 	struct ccsg_latency_acc *acc = arg;
 	const struct ccsg_trace *t = g->dscg->trace;
-	int64_t *child;
 
 	(void)ord0; /* latencies need no ordinal */
 	if (acc_room(acc, g) ||
-	    GROW(acc->child, acc->cap_child, (size_t)ch->n + 1))
+	    GROW(acc->calls, acc->cap_calls, (size_t)ch->n + 1))
 		return -ENOMEM;
-	/* the latency of each call's direct child calls, summed */
-	child = acc->child;
-	memset(child, 0, (size_t)ch->n * sizeof(*child));
+	ccsg_latency_calls(t, ch, acc->calls);
 	for (int32_t j = 0; j < ch->n; j++) {
-		const struct ccsg_call *c = &t->calls[ch->first + j];
-		int64_t l = latency(c);
-
-		if (c->parent >= 0 && l != CCSG_NONE)
-			child[c->parent - ch->first] += l;
-	}
-	for (int32_t j = 0; j < ch->n; j++) {
-		const struct ccsg_call *c = &t->calls[ch->first + j];
-		int64_t l = latency(c);
-		struct node_sums *sm;
-
 		if (node[j] < 0) /* start lost: no function, no latency */
 			continue;
-		sm = &acc->sums[node[j]];
-		if (l == CCSG_NONE) {
-			sm->skipped++;
-			continue;
-		}
-		if (GROW(sm->ns, sm->cap, sm->n + 1))
+		if (add_call(&acc->sums[node[j]], &t->calls[ch->first + j],
+			     &acc->calls[j]))
 			return -ENOMEM;
-		sm->ns[sm->n++] = l;
-		sm->latency += l;
-		if (c->skel_start_exit_ns != CCSG_NONE && c->skel_end_ns != CCSG_NONE) {
-			/* the split of latency.h, within [0, l] */
-			int64_t raw = c->skel_end_ns - c->skel_start_exit_ns;
-			int64_t server = bound(raw, 0, l),
-				kids = bound(child[j], 0, server);
-
-			sm->bounded += server != raw || kids != child[j];
-			sm->network += l - server;
-			sm->server += server - kids;
-			sm->children += kids;
-		} else {
-			sm->unsplit += l;
-		}
 	}
 	return 0;
 }
@@ -130,14 +258,21 @@ int ccsg_latency_chain(void *arg, const struct ccsg_graph *g,
 static void node_stats(struct ccsg_latency *L, const struct node_sums *sm)
 {
 	const int64_t *s = sm->ns;
-	double mean, var = 0;
+	double mean, var = 0, n;
 
 	L->calls = (int64_t)sm->n;
-	mean = sm->latency / L->calls;
+	n = (double)L->calls;
+	mean = sm->latency / n;
 	for (size_t k = 0; k < sm->n; k++)
 		var += (s[k] - mean) * (s[k] - mean);
 	L->mean = mean;
-	L->sd = L->calls > 1 ? sqrt(var / (L->calls - 1)) : 0;
+	L->sd = L->calls > 1 ? sqrt(var / (n - 1)) : 0;
+	L->uncomp_mean = sm->uncomp / n;
+	/* one pass: the sum of squares, never below 0 by rounding */
+	var = sm->uncomp2 - sm->uncomp * L->uncomp_mean;
+	L->uncomp_sd = L->calls > 1 && var > 0 ? sqrt(var / (n - 1)) : 0;
+	L->subtracted = sm->subtracted / n;
+	L->probes = sm->probes / n;
 	L->min = s[0];
 	L->max = s[sm->n - 1];
 	/* nearest-rank percentiles */
@@ -190,7 +325,7 @@ void ccsg_latency_acc_release(struct ccsg_latency_acc *acc)
 	for (size_t i = 0; i < acc->nnodes; i++)
 		free(acc->sums[i].ns);
 	free(acc->sums);
-	free(acc->child);
+	free(acc->calls);
 	memset(acc, 0, sizeof(*acc));
 }
 

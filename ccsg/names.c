@@ -10,6 +10,7 @@
 
 #include "array.h"
 #include "names.h"
+#include "rpc-known.h"
 #include "usage.h"
 
 /* --- names of nodes --------------------------------------------------------- */
@@ -47,11 +48,17 @@ static const struct idl_proc *idl_find(const struct idl_names *nm,
 static void interface_name(const struct idl_names *nm, uint32_t prog, char *buf,
 			   size_t len)
 {
+	const char *known;
+
 	for (size_t i = 0; i < nm->n; i++)
 		if (nm->procs[i].prog == prog) {
 			snprintf(buf, len, "%s", nm->procs[i].prog_name);
 			return;
 		}
+	if ((known = rpc_known_program(prog))) {
+		snprintf(buf, len, "%s", known);
+		return;
+	}
 	for (size_t i = 0; i < nm->nrpc; i++)
 		if (nm->rpc[i].prog == prog) {
 			snprintf(buf, len, "%s", nm->rpc[i].name);
@@ -66,6 +73,7 @@ void ccsg_function_name(const struct idl_names *nm, const struct ccsg_trace *t,
 			int32_t symbol, char *buf, size_t len)
 {
 	const struct idl_proc *p = idl_find(nm, prog, vers, proc);
+	const char *known = rpc_known_procedure(prog, vers, proc);
 	char iface[256];
 
 	if (p) {
@@ -77,6 +85,10 @@ void ccsg_function_name(const struct idl_names *nm, const struct ccsg_trace *t,
 		const char *s = t->strings[symbol];
 
 		snprintf(buf, len, "%s::%.*s", iface, (int)(strrchr(s, '_') - s), s);
+	} else if (known) {
+		/* libtirpc's own calls (rpcbind look-ups...): their site is
+		 * no stub of the procedure, the protocol names it */
+		snprintf(buf, len, "%s::%s", iface, known);
 	} else {
 		snprintf(buf, len, "%s::proc%u", iface, proc);
 	}

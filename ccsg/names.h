@@ -4,7 +4,9 @@
  * In order of preference: an rpcgen .x file (--idl, the paper's interface
  * definition tree: program, version and procedure names), the client stub
  * symbol recorded at run time ('say_it_1' -> 'say_it', unless the site is
- * libtirpc's own), /etc/rpc for the program, and the numbers.
+ * libtirpc's own), the names the protocols of the programs libtirpc
+ * itself calls fix (util/rpc-known.h: 'rpcbind::GETADDR'), /etc/rpc for
+ * the program, and the numbers.
  */
 #ifndef CCSG_NAMES_H
 #define CCSG_NAMES_H

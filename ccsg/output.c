@@ -380,6 +380,33 @@ int ccsg_report_print(FILE *f, const struct ccsg_graph *g, int format)
 
 /* --- latency ------------------------------------------------------------------- */
 
+/* A function's latency entry in JSON (docs/ccsg.md, "latency"). */
+static void latency_json(FILE *f, const struct ccsg_graph *g,
+			 const struct ccsg_latency *L)
+{
+	const struct ccsg_node *x = &g->nodes[L->node];
+
+	fprintf(f, "{\"id\": %d, \"name\": ", L->node);
+	json_cstr(f, x->name);
+	fprintf(f,
+		", \"program\": %u, \"version\": %u, \"procedure\": %u, "
+		"\"calls\": %" PRId64 ", \"without_latency\": %" PRId64 ", "
+		"\"mean_us\": %.3f, \"sd_us\": %.3f, \"min_us\": %.3f, "
+		"\"median_us\": %.3f, \"p95_us\": %.3f, \"max_us\": %.3f, "
+		"\"uncompensated_mean_us\": %.3f, "
+		"\"uncompensated_sd_us\": %.3f, "
+		"\"subtracted_mean_us\": %.3f, \"probes_mean_us\": %.3f, "
+		"\"network_share\": %.4f, \"server_share\": %.4f, "
+		"\"children_share\": %.4f, \"unsplit_share\": %.4f, "
+		"\"failed\": %" PRId64 ", \"split_bounded\": %" PRId64 "}",
+		x->prog, x->vers, x->proc, L->calls, L->skipped, L->mean / 1e3,
+		L->sd / 1e3, ccsg_us(L->min), ccsg_us(L->median),
+		ccsg_us(L->p95), ccsg_us(L->max), L->uncomp_mean / 1e3,
+		L->uncomp_sd / 1e3, L->subtracted / 1e3, L->probes / 1e3,
+		L->network_share, L->server_share, L->children_share,
+		L->unknown_share, L->failed, L->bounded);
+}
+
 int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_latency *l,
 		       size_t n, int format)
 {
@@ -392,62 +419,59 @@ int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_la
 		ccsg_summary_json(f, t, &g->dscg->stats);
 		fputs(",\n \"functions\": [", f);
 		for (size_t i = 0; i < n; i++) {
-			const struct ccsg_node *x = &g->nodes[l[i].node];
-
-			fprintf(f, "%s\n  {\"id\": %d, \"name\": ", i ? "," : "", l[i].node);
-			json_cstr(f, x->name);
-			fprintf(f,
-				", \"program\": %u, \"version\": %u, "
-				"\"procedure\": %u, "
-				"\"calls\": %" PRId64
-				", \"without_latency\": %" PRId64 ", "
-				"\"mean_us\": %.3f, \"sd_us\": %.3f, "
-				"\"min_us\": %.3f, "
-				"\"median_us\": %.3f, \"p95_us\": %.3f, "
-				"\"max_us\": %.3f, "
-				"\"network_share\": %.4f, \"server_share\": "
-				"%.4f, "
-				"\"children_share\": %.4f, \"unsplit_share\": "
-				"%.4f, "
-				"\"failed\": %" PRId64
-				", \"split_bounded\": %" PRId64 "}",
-				x->prog, x->vers, x->proc, l[i].calls,
-				l[i].skipped, l[i].mean / 1e3, l[i].sd / 1e3,
-				ccsg_us(l[i].min), ccsg_us(l[i].median),
-				ccsg_us(l[i].p95), ccsg_us(l[i].max),
-				l[i].network_share, l[i].server_share,
-				l[i].children_share, l[i].unknown_share,
-				l[i].failed, l[i].bounded);
+			fputs(i ? ",\n  " : "\n  ", f);
+			latency_json(f, g, &l[i]);
 		}
 		fputs("\n]}\n", f);
 		return ccsg_print_done(f);
 	}
 	fprintf(f, "ccsg latency of %s\n", t->path);
 	ccsg_summary_text(f, t, &g->dscg->stats);
-	fputs("\nEnd-to-end latency (Equation 3: stub start to stub end, ms); shares of the total:\n"
-	      "net = network and runtime outside the skeleton, srv = the server's own code,\n"
-	      "kids = child calls, ? = not split (untraced server, a skeleton probe missing);\n"
-	      "a call's server time is bounded by its latency, its children's by the server time;\n"
-	      "failed = calls that failed, with or without a latency\n\n", f);
-	fprintf(f, "%8s %7s %9s %9s %9s %9s %9s %9s %5s %5s %5s %5s  name\n", "calls", "failed",
-		"mean", "sd", "min", "median", "p95", "max", "net", "srv", "kids", "?");
+	fputs("\nEnd-to-end latency, ms: Equation 3 (from the stub start "
+	      "probe's exit\n"
+	      "to the stub end probe's entry) less the probe time the call "
+	      "held (its\n"
+	      "skeleton's probes, every probe of its nested calls); uncomp = "
+	      "Equation 3\n"
+	      "alone, subtr = the probe time subtracted, probes = the call's "
+	      "own probes\n"
+	      "(means); shares of the total: net = network and runtime "
+	      "outside the\n"
+	      "skeleton, srv = the server's own code, kids = child calls, ? = "
+	      "not split\n"
+	      "(untraced server, a skeleton probe missing); a call's server "
+	      "time is\n"
+	      "bounded by its latency, its children's by the server time; "
+	      "failed = calls\n"
+	      "that failed, with or without a latency\n\n",
+	      f);
+	fprintf(f,
+		"%8s %7s %9s %9s %9s %9s %9s %9s %9s %7s %7s %5s %5s %5s %5s  "
+		"name\n",
+		"calls", "failed", "mean", "sd", "min", "median", "p95", "max",
+		"uncomp", "subtr", "probes", "net", "srv", "kids", "?");
 	for (size_t i = 0; i < n; i++) {
 		const struct ccsg_latency *L = &l[i];
 
 		fprintf(f, "%8" PRId64 " %7" PRId64, L->calls, L->failed);
 		if (L->calls)
 			fprintf(f,
-				" %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %4.0f%% "
-				"%4.0f%% %4.0f%% "
-				"%4.0f%%",
+				" %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
+				"%7.3f %7.3f"
+				" %4.0f%% %4.0f%% %4.0f%% %4.0f%%",
 				L->mean / 1e6, L->sd / 1e6, ccsg_ms(L->min),
 				ccsg_ms(L->median), ccsg_ms(L->p95),
-				ccsg_ms(L->max), 100 * L->network_share,
-				100 * L->server_share, 100 * L->children_share,
+				ccsg_ms(L->max), L->uncomp_mean / 1e6,
+				L->subtracted / 1e6, L->probes / 1e6,
+				100 * L->network_share, 100 * L->server_share,
+				100 * L->children_share,
 				100 * L->unknown_share);
 		else		/* no latency to show */
-			fprintf(f, " %9s %9s %9s %9s %9s %9s %5s %5s %5s %5s", "-", "-", "-", "-", "-",
-				"-", "-", "-", "-", "-");
+			fprintf(f,
+				" %9s %9s %9s %9s %9s %9s %9s %7s %7s %5s %5s "
+				"%5s %5s",
+				"-", "-", "-", "-", "-", "-", "-", "-", "-",
+				"-", "-", "-", "-");
 		fprintf(f, "  %s", g->nodes[L->node].name);
 		if (L->skipped)
 			fprintf(f, " (%" PRId64 " calls without both stub probes)", L->skipped);

@@ -99,7 +99,9 @@ static const int call_cols[] = {
 	DB_RPC_CALLS_STUB_START_EVENT,
 	DB_RPC_CALLS_STUB_START_NS,
 	DB_RPC_CALLS_STUB_START_CPU_NS,
+	DB_RPC_CALLS_STUB_START_EXIT_NS,
 	DB_RPC_CALLS_STUB_END_EVENT,
+	DB_RPC_CALLS_STUB_END_NS,
 	DB_RPC_CALLS_STUB_END_EXIT_NS,
 	DB_RPC_CALLS_STUB_END_CPU_NS,
 	DB_RPC_CALLS_SERVER_PROC_ID,
@@ -109,8 +111,10 @@ static const int call_cols[] = {
 	DB_RPC_CALLS_SKEL_START_EVENT,
 	DB_RPC_CALLS_SKEL_START_EXIT_NS,
 	DB_RPC_CALLS_SKEL_START_CPU_NS,
+	DB_RPC_CALLS_SKEL_START_NS,
 	DB_RPC_CALLS_SKEL_END_EVENT,
 	DB_RPC_CALLS_SKEL_END_NS,
+	DB_RPC_CALLS_SKEL_END_EXIT_NS,
 	DB_RPC_CALLS_SKEL_END_CPU_NS,
 	DB_RPC_CALLS_MISSING,
 	DB_RPC_CALLS_STATUS,
@@ -278,6 +282,14 @@ int trace_read_call(struct call_read *cr, struct ccsg_trace *t,
 	c->object_id = db_read_i32(r, DB_RPC_CALLS_OBJECT_ID, 0, INT32_MAX, -1);
 	rd_probe(r, c, CCSG_SKEL_START, &c->skel_start_exit_ns);
 	rd_probe(r, c, CCSG_SKEL_END, &c->skel_end_ns);
+	/* each probe's other edge */
+	c->stub_start_exit_ns =
+		db_read_int(r, DB_RPC_CALLS_STUB_START_EXIT_NS, 0, MAX_NS, 1);
+	c->stub_end_ns = db_read_int(r, DB_RPC_CALLS_STUB_END_NS, 0, MAX_NS, 1);
+	c->skel_start_ns =
+		db_read_int(r, DB_RPC_CALLS_SKEL_START_NS, 0, MAX_NS, 1);
+	c->skel_end_exit_ns =
+		db_read_int(r, DB_RPC_CALLS_SKEL_END_EXIT_NS, 0, MAX_NS, 1);
 	c->missing =
 		(uint8_t)(db_read_enum(r, DB_RPC_CALLS_MISSING, missing, 2) +
 			  1);

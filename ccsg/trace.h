@@ -68,6 +68,10 @@ struct ccsg_call {
 	int64_t stub_heap[2], skel_heap[2];
 	int64_t stub_start_ns, stub_end_exit_ns;	/* client clock */
 	int64_t skel_start_exit_ns, skel_end_ns;	/* server clock */
+	/* the probes' other edges: Equation 3 takes the stub probes' inner
+	 * edges, the probes' own time is exit - entry (latency.h) */
+	int64_t stub_start_exit_ns, stub_end_ns; /* client clock */
+	int64_t skel_start_ns, skel_end_exit_ns; /* server clock */
 	int32_t client_proc, client_tid;	/* 0 when unknown */
 	int32_t server_proc, server_tid;
 	int64_t server_function_id;

@@ -131,6 +131,7 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 	cfg->monitor = CAUSAL_DEFAULT_MONITOR;
 	cfg->coordinator[0] = '\0';
 	cfg->coordinator_port = CAUSAL_COORDINATOR_PORT;
+	cfg->coordinator_key[0] = '\0';
 	cfg->cpu_clock = CAUSAL_CPU_CLOCK_AUTO;
 	snprintf(cfg->bpf_clock_dir, sizeof(cfg->bpf_clock_dir), "%s",
 		 CAUSAL_BPF_CLOCK_DIR);
@@ -220,13 +221,29 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 			cfg->monitor = types;
 	}
 	v = getenv_fn("CAUSAL_COORDINATOR");
-	if (v && *v &&
-	    causal_parse_hostport(v, cfg->coordinator, sizeof(cfg->coordinator),
-				  CAUSAL_COORDINATOR_PORT,
-				  &cfg->coordinator_port)) {
+	if (v && (!strcmp(v, "local") || v[0] == '/')) {
+		/* the Unix socket: port 0 */
+		if (strlen(v) >= CAUSAL_SOCKET_PATH_MAX)
+			n += note(problems, problems_size, "CAUSAL_COORDINATOR",
+				  v, "socket path too long");
+		else
+			snprintf(cfg->coordinator, sizeof(cfg->coordinator),
+				 "%s", v);
+		cfg->coordinator_port = 0;
+	} else if (v && *v &&
+		   causal_parse_hostport(
+			   v, cfg->coordinator, sizeof(cfg->coordinator),
+			   CAUSAL_COORDINATOR_PORT, &cfg->coordinator_port)) {
 		cfg->coordinator[0] = '\0';
 		n += note(problems, problems_size, "CAUSAL_COORDINATOR", v,
-			  "expected HOST[:PORT]");
+			  "expected local, a socket path or HOST[:PORT]");
 	}
+	v = getenv_fn("CAUSAL_COORDINATOR_KEY");
+	if (v && *v && strlen(v) >= sizeof(cfg->coordinator_key))
+		n += note(problems, problems_size, "CAUSAL_COORDINATOR_KEY", v,
+			  "path too long");
+	else if (v)
+		snprintf(cfg->coordinator_key, sizeof(cfg->coordinator_key),
+			 "%s", v);
 	return n;
 }

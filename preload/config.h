@@ -26,9 +26,14 @@
  *                     list of semantics, latency, cpu, memory, or `all` or
  *                     `none` (default all; monitor.h)
  *   CAUSAL_COORDINATOR
- *                     HOST[:PORT] of the monitoring coordinator (`causalctl
- *                     serve`; default port CAUSAL_COORDINATOR_PORT); unset
- *                     or empty: none, the process keeps its start-up state
+ *                     the monitoring coordinator (`causalctl serve`):
+ *                     `local` (its Unix socket, monitor-proto.h), a socket
+ *                     path, or HOST[:PORT] over TCP (default port
+ *                     CAUSAL_COORDINATOR_PORT); unset or empty: none, the
+ *                     process keeps its start-up state
+ *   CAUSAL_COORDINATOR_KEY
+ *                     the key file of the coordinator over TCP
+ *                     (monitor-auth.h)
  *
  * A malformed or out-of-range value is reported and the default is used:
  * the traced program must run whatever its environment says.
@@ -45,6 +50,7 @@
 #define CAUSAL_DEFAULT_CPU_EXACT_US 10
 #define CAUSAL_DEFAULT_MONITOR 0xfu /* every type: CAUSAL_MON_ALL */
 #define CAUSAL_COORDINATOR_PORT 7350
+#define CAUSAL_SOCKET_PATH_MAX 108 /* sun_path of sockaddr_un */
 
 /* CAUSAL_CPU_CLOCK */
 enum causal_cpu_clock_want {
@@ -60,8 +66,10 @@ struct causal_config {
 	uint32_t flush_ms;
 	uint32_t cpu_exact_us;
 	uint32_t monitor;      /* CAUSAL_MON_* bits on at start-up */
-	char coordinator[256]; /* host name or address; "" when none */
+	char coordinator[256]; /* host name or address, "local" or a socket
+				* path (port 0); "" when none */
 	uint16_t coordinator_port;
+	char coordinator_key[256]; /* the key file's path, over TCP */
 	int cpu_clock; /* enum causal_cpu_clock_want */
 	char bpf_clock_dir[256];
 };

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cpu-clock.h"
+#include "read-file.h"
 
 static int sys_bpf(int cmd, union bpf_attr *attr)
 {
@@ -48,7 +49,6 @@ static int same_monotonic(void)
 	struct stat own, children;
 	char buf[256], *line;
 	ssize_t n;
-	int fd;
 
 	if (stat("/proc/self/ns/time", &own))
 		return errno == ENOENT ? 0 : -errno; /* no time namespaces */
@@ -57,14 +57,9 @@ static int same_monotonic(void)
 	if (stat("/proc/self/ns/time_for_children", &children) ||
 	    children.st_ino != own.st_ino)
 		return -EXDEV;
-	fd = open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -EXDEV;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = causal_file_read("/proc/self/timens_offsets", buf, sizeof(buf), 0);
 	if (n <= 0)
 		return -EXDEV;
-	buf[n] = '\0';
 	/* "monotonic           0         0" */
 	line = strstr(buf, "monotonic");
 	if (!line)

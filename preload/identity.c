@@ -1,4 +1,3 @@
-#include <fcntl.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/utsname.h>
@@ -7,6 +6,7 @@
 
 #include "hex.h"
 #include "identity.h"
+#include "read-file.h"
 #include "timespec.h"
 
 uint64_t causal_clock_ns(int clock_id)
@@ -42,24 +42,6 @@ static void new_uuid(uint8_t *uuid, pid_t pid)
 	uuid[8] = (uuid[8] & 0x3f) | 0x80;
 }
 
-static ssize_t read_small_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (fd < 0)
-		return -1;
-	while (got < size) {
-		ssize_t n = read(fd, buf + got, size - got);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	return (ssize_t)got;
-}
-
 void causal_identity_init(struct causal_identity *id)
 {
 	struct utsname uts;
@@ -80,7 +62,9 @@ void causal_identity_init(struct causal_identity *id)
 	n = readlink("/proc/self/exe", id->exe, sizeof(id->exe) - 1);
 	id->exe[n > 0 ? n : 0] = '\0';
 
-	n = read_small_file("/proc/self/cmdline", id->argv, sizeof(id->argv));
+	/* NUL-separated: the length says where it ends */
+	n = causal_file_read("/proc/self/cmdline", id->argv, sizeof(id->argv),
+			     0);
 	id->argv_len = n > 0 ? (uint32_t)n : 0;
 	id->argc = 0;
 	for (i = 0; i < id->argv_len; i++)

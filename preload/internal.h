@@ -54,8 +54,15 @@ enum causal_tbuf_state {
 void causal_tbufs_init(void);
 /* A buffer for a new thread (state LIVE), or NULL when memory runs out. */
 struct causal_tbuf *causal_tbuf_acquire(void);
+/* The same, but a buffer whose ring could not be mapped (ring.data NULL:
+ * it takes no record) rather than NULL; NULL when not even its header
+ * could be had. */
+struct causal_tbuf *causal_tbuf_take(void);
 /* Give back a buffer no thread ever used (pthread_create failed). */
 void causal_tbuf_release(struct causal_tbuf *tb);
+/* Unmap the ring of tb (LIVE, never written) and of every free buffer;
+ * 1 if any memory went back to the system. */
+int causal_tbuf_shed(struct causal_tbuf *tb);
 /* Writer: a DEAD, drained buffer goes back to the pool. */
 void causal_tbuf_recycle(struct causal_tbuf *tb);
 struct causal_tbuf *causal_tbufs_first(void);

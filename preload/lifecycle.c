@@ -30,6 +30,28 @@ static void disable(const char *why, int err)
 }
 
 /*
+ * The log's descriptor is out of the program's numbers (log-file.c),
+ * unless the limit could not be raised (soft = hard, without
+ * CAP_SYS_RESOURCE): then it took the program's highest, which is said
+ * once (a fork child does not say it again).
+ */
+static void say_fd_in_range(void)
+{
+	static int said;
+	char line[256];
+
+	if (!causal_g.log.fd_in_range || said)
+		return;
+	said = 1;
+	snprintf(line, sizeof(line),
+		 "causal: the log takes descriptor %d, the highest the "
+		 "program may open (RLIMIT_NOFILE %d cannot be raised): it "
+		 "can open one file fewer",
+		 causal_g.log.fd, causal_g.log.fd + 1);
+	causal_say(line, NULL);
+}
+
+/*
  * Log file and header: at start-up and in a fork child, in the directory
  * resolved at start-up (never against a working directory the program
  * has changed since), walked and checked again each time (log-dir.h).
@@ -57,8 +79,10 @@ static int open_log(int in_fork_child)
 			&causal_g.log, dir_fd, causal_g.log_dir.path,
 			causal_g.id.hostname, causal_g.id.pid, uuid, &what);
 	close(dir_fd);
-	if (!ret)
+	if (!ret) {
+		say_fd_in_range();
 		ret = causal_writer_header();
+	}
 	if (ret) {
 		atomic_store(&causal_run.state, CAUSAL_DISABLED);
 		causal_say("causal: cannot ", what, " in '",
@@ -189,11 +213,11 @@ static void init(void)
 	}
 	causal_identity_init(&causal_g.id);
 	atomic_store(&causal_g.next_tid, 1);
-	causal_tbufs_init();
 	causal_tid_init();
 	find_cpu_clock();
 	if (open_log(0))
 		goto out;
+	causal_tbufs_init(); /* once the log's buffers are mapped */
 	ret = pthread_key_create(&causal_g.end_key, causal_thread_unwound);
 	if (ret) {
 		disable("cannot create a thread key", ret);

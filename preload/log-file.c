@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,8 +12,19 @@
 #include "causal/log-format.h"
 #include "log-file.h"
 
-/* Keep our descriptor out of the low numbers programs expect to get. */
-#define CAUSAL_FD_FLOOR 500
+/*
+ * The log's descriptor stays out of the program's numbers: at its
+ * RLIMIT_NOFILE soft limit, where the program's open() never reaches,
+ * when that is at most CAUSAL_FD_CEILING; at the ceiling when the limit
+ * is higher (one number of a range above 1024 that the program would
+ * reach only after 1024 files), since the kernel sizes a process's
+ * descriptor table, and the copy every fork makes of it, by its highest
+ * descriptor.
+ */
+#define CAUSAL_FD_CEILING 1024
+/* numbers above the limit the library may take (the log, in a fork
+ * child before the parent's copy is closed...) */
+#define CAUSAL_FD_ROOM 16
 
 /* A frame in the queue: this header, then len bytes of records. */
 struct causal_frame {
@@ -105,12 +117,49 @@ static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int move_fd_high(int fd)
+/*
+ * fd at or above the soft limit: the limit is raised for the moment of
+ * the dup (the descriptor stays valid once it is lowered again), the hard
+ * one too if it must and may be (CAP_SYS_RESOURCE).  This runs at
+ * start-up, in a fork child and when the log is reopened: another thread
+ * of the program that reads or sets the limit in those microseconds
+ * would see ours.  -1 when the limit cannot be raised.
+ */
+static int dup_above(int fd, const struct rlimit *rl)
 {
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, CAUSAL_FD_FLOOR);
+	struct rlimit up = { .rlim_cur = rl->rlim_cur + CAUSAL_FD_ROOM };
+	int high;
 
+	up.rlim_max = rl->rlim_max > up.rlim_cur ? rl->rlim_max : up.rlim_cur;
+	if (setrlimit(RLIMIT_NOFILE, &up))
+		return -1;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, (int)rl->rlim_cur);
+	setrlimit(RLIMIT_NOFILE, rl);
+	return high;
+}
+
+/* Move fd out of the program's numbers (CAUSAL_FD_CEILING); *in_range:
+ * it could only go to the highest free number below the limit. */
+static int place_fd(int fd, int *in_range)
+{
+	struct rlimit rl;
+	int high = -1;
+
+	*in_range = 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return fd;
+	if (rl.rlim_cur > CAUSAL_FD_CEILING)
+		high = fcntl(fd, F_DUPFD_CLOEXEC, CAUSAL_FD_CEILING);
+	else
+		high = dup_above(fd, &rl);
+	/* else as high as is free below the limit: the program loses one */
+	for (int n = (int)rl.rlim_cur - 1, tries = 0;
+	     high < 0 && n > fd && tries < CAUSAL_FD_ROOM; n--, tries++) {
+		high = fcntl(fd, F_DUPFD_CLOEXEC, n);
+		*in_range = high >= 0;
+	}
 	if (high < 0)
-		return fd; /* a low rlimit: keep the one we have */
+		return fd; /* nothing higher is free: keep the one we have */
 	close(fd);
 	return high;
 }
@@ -186,7 +235,7 @@ static int open_file(struct causal_log_file *lf, int dir_fd, const char *dir,
 		    O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	fd = move_fd_high(fd);
+	fd = place_fd(fd, &lf->fd_in_range);
 	if (fstat(fd, &st)) {
 		ret = -errno;
 		close(fd);
@@ -250,14 +299,15 @@ static int check_fd(struct causal_log_file *lf)
 	if (lf->fd >= 0 && fstat(lf->fd, &st) == 0 && st.st_dev == lf->dev &&
 	    st.st_ino == lf->ino)
 		return 0;
-	fd = open(lf->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO put in its place has no reader to wait for */
+	fd = open(lf->path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) || st.st_dev != lf->dev || st.st_ino != lf->ino) {
 		close(fd);
 		return -ESTALE;
 	}
-	lf->fd = move_fd_high(fd);
+	lf->fd = place_fd(fd, &lf->fd_in_range);
 	return 0;
 }
 

@@ -37,7 +37,10 @@
  * Single-threaded use (tests, start-up) plays both parties.
  */
 struct causal_log_file {
-	int fd;
+	int fd; /* out of the program's numbers (log-file.c) */
+	/* 1: the limit could not be raised, fd took the program's highest
+	 * number (the caller says so) */
+	int fd_in_range;
 	dev_t dev;		/* to notice the program closing or */
 	ino_t ino;		/* reusing our descriptor */
 	char path[1200];

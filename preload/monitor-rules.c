@@ -85,18 +85,29 @@ static int specificity(const struct causal_mon_rule *r)
 	       !(r->wild & CAUSAL_SEL_ANY_PROC);
 }
 
+/* Does the function found at r->found[i] make the call returning to
+ * stub?  The call instruction is the byte before the return address. */
+static int stub_in(const struct causal_mon_rule *r, uintptr_t stub)
+{
+	for (uint32_t i = 0; stub && i < r->nfound && i < CAUSAL_SEL_RANGES;
+	     i++)
+		if (stub - 1 >= r->found[i].lo && stub - 1 < r->found[i].hi)
+			return 1;
+	return 0;
+}
+
 static int matches(const struct causal_mon_rule *r, uint32_t prog,
-		   uint32_t proc, const char *fname)
+		   uint32_t proc, uintptr_t stub)
 {
 	if (!(r->wild & CAUSAL_SEL_ANY_PROG) && r->prog != prog)
 		return 0;
 	if (r->wild & CAUSAL_SEL_PROC_NAME)
-		return fname && !strcmp(r->name, fname);
+		return stub_in(r, stub);
 	return (r->wild & CAUSAL_SEL_ANY_PROC) || r->proc == proc;
 }
 
 int causal_mon_rules_match(const struct causal_mon_rules *rs, uint32_t prog,
-			   uint32_t proc, const char *fname)
+			   uint32_t proc, uintptr_t stub)
 {
 	const struct causal_mon_rule *best = NULL;
 	int best_spec = -1;
@@ -105,7 +116,7 @@ int causal_mon_rules_match(const struct causal_mon_rules *rs, uint32_t prog,
 		const struct causal_mon_rule *r = &rs->r[i];
 		int spec;
 
-		if (!matches(r, prog, proc, fname))
+		if (!matches(r, prog, proc, stub))
 			continue;
 		spec = specificity(r);
 		if (spec > best_spec ||

@@ -12,6 +12,12 @@
 
 #define CAUSAL_MON_RULES 64 /* selections in force at most */
 #define CAUSAL_SEL_NAME_MAX 48
+#define CAUSAL_SEL_RANGES 8 /* functions a selection by name finds, at most */
+
+/* Where a function lies in the process: [lo, hi). */
+struct causal_addr_range {
+	uintptr_t lo, hi;
+};
 
 /* A field of a selection that is the wildcard `*`. */
 enum {
@@ -34,6 +40,10 @@ struct causal_mon_rule {
 	uint8_t wild;	/* CAUSAL_SEL_* */
 	uint8_t on;
 	char name[CAUSAL_SEL_NAME_MAX]; /* CAUSAL_SEL_PROC_NAME: the function */
+	/* ... and where the functions of that name lie (the writer finds
+	 * them before the selection is put in force: sites.h) */
+	uint8_t nfound;
+	struct causal_addr_range found[CAUSAL_SEL_RANGES];
 };
 
 struct causal_mon_rules {
@@ -44,8 +54,9 @@ struct causal_mon_rules {
 /*
  * Parse a selection as published: host, interface (program) and
  * function (procedure) are `*`, a number (decimal or 0x hex) or, for the
- * function, a name (matched against the stub's function name, say_it for
- * say_it_1); on is "on" or "off".  Returns 0 (rule filled), 1 (another
+ * function, a name (the function that makes the call: say_it, or
+ * rpcgen's stub say_it_1; its addresses, `found`, are the caller's to
+ * fill); on is "on" or "off".  Returns 0 (rule filled), 1 (another
  * host's: not for this process) or -1 (malformed).
  */
 int causal_mon_rule_parse(const char *host, const char *iface, const char *func,
@@ -58,11 +69,13 @@ int causal_mon_rules_put(struct causal_mon_rules *rs,
 			 const struct causal_mon_rule *rule);
 
 /*
- * The selection that decides for a call of (prog, proc), whose client
- * stub's function name is fname (NULL when unknown): 1 on, 0 off, -1 no
- * selection matches (then the component is selected).
+ * The selection that decides for a call of (prog, proc) whose stub
+ * returns to `stub` (the return address its probe sees, 0 when none: a
+ * skeleton): 1 on, 0 off, -1 no selection matches (then the component is
+ * selected).  A selection by name matches a stub inside one of the
+ * functions found for it: no name is looked up here.
  */
 int causal_mon_rules_match(const struct causal_mon_rules *rs, uint32_t prog,
-			   uint32_t proc, const char *fname);
+			   uint32_t proc, uintptr_t stub);
 
 #endif

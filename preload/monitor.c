@@ -9,11 +9,11 @@
  * start-up (lifecycle.c), never from here.  The MONITOR records go into a
  * buffer of their own, tid 0 (the process), which only that writer fills.
  */
-#include <sched.h>
 #include <stdlib.h>
 
 #include "internal.h"
 #include "monitor.h"
+#include "sites.h"
 
 _Static_assert((int)CAUSAL_MON_SEMANTICS == (int)CAUSAL_MONTYPE_SEMANTICS &&
 		       (int)CAUSAL_MON_LATENCY == (int)CAUSAL_MONTYPE_LATENCY &&
@@ -41,28 +41,47 @@ static void tell_heap(uint32_t types)
 }
 
 uint32_t causal_mon_select(uint32_t types, uint32_t prog, uint32_t proc,
-			   const char *fname)
+			   uintptr_t stub)
 {
-	int on, spins = 0;
+	int on;
 
-	/* a seqlock: retry if the consumer changed the selections meanwhile */
+	/* a flip while we read: read the copy now in force (never waits
+	 * for the consumer, which writes only the copy not in force) */
 	for (;;) {
-		uint32_t seq = atomic_load_explicit(&causal_mon.rules_seq,
-						    memory_order_acquire);
+		uint32_t flips = atomic_load_explicit(&causal_mon.flips,
+						      memory_order_acquire);
 
-		if (seq & 1) {
-			if (++spins > 100)
-				sched_yield();
-			continue;
-		}
-		on = causal_mon_rules_match(&causal_mon.rules, prog, proc,
-					    fname);
+		on = causal_mon_rules_match(&causal_mon.rules[flips & 1], prog,
+					    proc, stub);
 		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&causal_mon.rules_seq,
-					 memory_order_relaxed) == seq)
+		if (atomic_load_explicit(&causal_mon.flips,
+					 memory_order_relaxed) == flips)
 			break;
 	}
 	return on == 0 ? 0 : types;
+}
+
+/*
+ * Put rule in force: the copy not in force becomes the one in force and
+ * the rule; then the flip.  A probe still reading the old copy sees the
+ * flip and reads again, so the next change may write that copy.
+ */
+static int rules_put(const struct causal_mon_rule *rule)
+{
+	uint32_t flips =
+		atomic_load_explicit(&causal_mon.flips, memory_order_relaxed);
+	struct causal_mon_rules *next = &causal_mon.rules[(flips + 1) & 1];
+
+	*next = causal_mon.rules[flips & 1];
+	if (causal_mon_rules_put(next, rule))
+		return -1;
+	atomic_store_explicit(&causal_mon.flips, flips + 1,
+			      memory_order_release);
+	/* the flip before any later write of the copy it retires */
+	atomic_thread_fence(memory_order_seq_cst);
+	atomic_store_explicit(&causal_mon.nrules, next->n,
+			      memory_order_release);
+	return 0;
 }
 
 static uint8_t copy_field(uint8_t *dst, const char *s)
@@ -112,6 +131,26 @@ static void write_record(uint64_t seq, unsigned kind, uint32_t named,
 	}
 }
 
+int causal_monitor_admit(uint64_t now_ns)
+{
+	/* a token bucket, in thousandths of an event; the consumer thread
+	 * alone calls it (a fork child's consumer inherits the bucket) */
+	const uint64_t full = CAUSAL_MON_EVENT_BURST * 1000ull,
+		       step = 1000000000ull / (CAUSAL_MON_EVENT_RATE * 1000ull);
+	static uint64_t tokens = CAUSAL_MON_EVENT_BURST * 1000ull, since;
+	uint64_t gained;
+
+	if (!since || now_ns < since)
+		since = now_ns;
+	gained = (now_ns - since) / step;
+	since += gained * step; /* the remainder counts next time */
+	tokens = tokens + gained > full ? full : tokens + gained;
+	if (tokens < 1000)
+		return 0;
+	tokens -= 1000;
+	return 1;
+}
+
 int causal_monitor_apply(uint64_t seq, unsigned kind, uint32_t named,
 			 const char *host, const char *iface, const char *func,
 			 int on)
@@ -137,22 +176,13 @@ int causal_monitor_apply(uint64_t seq, unsigned kind, uint32_t named,
 
 		if (r < 0)
 			return -1;
-		if (r == 0) {
-			struct causal_mon_rules next = causal_mon.rules;
-
-			if (causal_mon_rules_put(&next, &rule))
-				return -1;
-			atomic_fetch_add_explicit(&causal_mon.rules_seq, 1,
-						  memory_order_acq_rel);
-			atomic_thread_fence(memory_order_release);
-			causal_mon.rules = next;
-			atomic_fetch_add_explicit(&causal_mon.rules_seq, 1,
-						  memory_order_release);
-			atomic_store_explicit(&causal_mon.nrules, next.n,
-					      memory_order_release);
-			if (rule.wild & CAUSAL_SEL_PROC_NAME)
-				atomic_fetch_add(&causal_mon.named, 1);
-		}
+		/* a function by name: where it lies, before the rule is
+		 * needed (the writer reads the files: sites.h) */
+		if (r == 0 && rule.wild & CAUSAL_SEL_PROC_NAME)
+			rule.nfound = (uint8_t)causal_sites_find(
+				rule.name, rule.found, CAUSAL_SEL_RANGES);
+		if (r == 0 && rules_put(&rule))
+			return -1;
 		break;
 	}
 	default:

@@ -71,27 +71,34 @@ enum {
 
 /* ---- the process's state (monitor.c) ------------------------------------ */
 
+/*
+ * The selections in force are rules[flips & 1]: the consumer writes the
+ * other copy and then flips, so a probe never waits for it (a seqlock
+ * would make it spin while the consumer, preempted, held the odd count);
+ * a probe that saw a flip while it read takes the new copy again.
+ */
 struct causal_monitor {
-	_Atomic uint32_t types;	       /* CAUSAL_MON_* on in this process */
-	_Atomic uint32_t nrules;       /* selections in force (0: all on) */
-	_Atomic uint32_t named;	       /* of them, by function name */
-	_Atomic uint32_t rules_seq;    /* odd while rules change */
-	struct causal_mon_rules rules; /* written by the consumer only */
-	_Atomic uint64_t applied;      /* last coordinator event applied */
+	_Atomic uint32_t types;		  /* CAUSAL_MON_* on in this process */
+	_Atomic uint32_t nrules;	  /* selections in force (0: all on) */
+	_Atomic uint32_t flips;		  /* which copy is in force */
+	struct causal_mon_rules rules[2]; /* written by the consumer only */
+	_Atomic uint64_t applied;	  /* last coordinator event applied */
 };
 
 extern struct causal_monitor causal_mon;
 
 /* The slow path of causal_mon_call(): selections are in force. */
 uint32_t causal_mon_select(uint32_t types, uint32_t prog, uint32_t proc,
-			   const char *fname);
+			   uintptr_t stub);
 
 /*
  * The types this process monitors a call of (prog, proc) with, before
- * overriding.  Without selections: two loads and a branch.
+ * overriding; stub: the return address of a client stub's call (its
+ * call site: a selection by function name matches it), NULL for a
+ * skeleton.  Without selections: two loads and a branch.
  */
 static inline uint32_t causal_mon_call(uint32_t prog, uint32_t proc,
-				       const char *fname)
+				       const void *stub)
 {
 	uint32_t t =
 		atomic_load_explicit(&causal_mon.types, memory_order_relaxed);
@@ -100,7 +107,7 @@ static inline uint32_t causal_mon_call(uint32_t prog, uint32_t proc,
 						  memory_order_relaxed) != 0,
 			     0) &&
 	    t)
-		return causal_mon_select(t, prog, proc, fname);
+		return causal_mon_select(t, prog, proc, (uintptr_t)stub);
 	return t;
 }
 
@@ -123,6 +130,17 @@ void causal_monitor_after_fork(struct causal_tbuf *tb);
  * _after_fork(): the child gets a consumer of its own, the parent's
  * connection dropped first). */
 void causal_consumer_start(void);
+
+/*
+ * The rate cap on the coordinator's events (consumer thread only): 1 if
+ * the event arriving at now_ns (CLOCK_MONOTONIC) may be applied, 0 if it
+ * is to be dropped.  CAUSAL_MON_EVENT_BURST at once, then
+ * CAUSAL_MON_EVENT_RATE a second: a coordinator flooding the process
+ * (200,000 events in 15 s) costs it a few hundred records, not its log.
+ */
+#define CAUSAL_MON_EVENT_BURST 128
+#define CAUSAL_MON_EVENT_RATE 32
+int causal_monitor_admit(uint64_t now_ns);
 
 /*
  * Apply one event (the consumer thread; or start-up): kind is enum

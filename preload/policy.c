@@ -6,14 +6,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "policy.h"
+#include "read-file.h"
 
 static const char *const resource_names[] = { "cpu", "rss", "heap", "blocked" };
 
@@ -263,40 +262,30 @@ int causal_policy_load(struct causal_policy *p,
 	const char *text = getenv_fn("CAUSAL_POLICY");
 	const char *file = getenv_fn("CAUSAL_POLICY_FILE");
 	char buf[CAUSAL_POLICY_TEXT_MAX];
-	ssize_t n;
-	size_t len = 0;
-	int fd;
+	ssize_t len;
 
 	if (text && *text)
 		return causal_policy_parse(p, text, err, errlen) ? -1 : 1;
 	if (!file || !*file)
 		return 0;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "policy: cannot open '%s': %s", file,
-			 strerror(errno));
+	/* never a FIFO or a device: the program would wait before main */
+	len = causal_file_read(file, buf, sizeof(buf), 1);
+	if (len == -ELOOP || len == -EINVAL) {
+		snprintf(err, errlen, "policy: '%s' %s", file,
+			 causal_file_strerror((int)-len));
 		return -1;
 	}
-	while (len + 1 < sizeof(buf) &&
-	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(err, errlen, "policy: cannot read '%s': %s",
-				 file, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		len += (size_t)n;
-	}
-	close(fd);
-	if (len + 1 >= sizeof(buf)) {
+	if (len == -EFBIG) {
 		snprintf(err, errlen, "policy: '%s' is longer than %d bytes",
-			 file, CAUSAL_POLICY_TEXT_MAX - 2);
+			 file, CAUSAL_POLICY_TEXT_MAX - 1);
 		return -1;
 	}
-	buf[len] = '\0';
-	if (strlen(buf) != len) {
+	if (len < 0) {
+		snprintf(err, errlen, "policy: cannot open '%s': %s", file,
+			 strerror((int)-len));
+		return -1;
+	}
+	if (strlen(buf) != (size_t)len) {
 		snprintf(err, errlen, "policy: '%s' is not text", file);
 		return -1;
 	}

@@ -78,8 +78,10 @@ int causal_policy_parse(struct causal_policy *p, const char *text, char *err,
 /*
  * CAUSAL_POLICY, else the file CAUSAL_POLICY_FILE names: 1 and p when a
  * policy is set, 0 when none is, -1 with a reason in err when it cannot
- * be read or parsed (then the caller runs without one).  No stdio, no
- * malloc: it runs at the library's start-up.
+ * be read or parsed (then the caller runs without one).  The file is read
+ * as read-file.h reads: a symbolic link, a FIFO or a device is refused,
+ * never waited on, and it must hold less than CAUSAL_POLICY_TEXT_MAX
+ * bytes.  No stdio, no malloc: it runs at the library's start-up.
  */
 int causal_policy_load(struct causal_policy *p,
 		       const char *(*getenv_fn)(const char *), char *err,

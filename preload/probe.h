@@ -254,6 +254,16 @@ void causal_record_simple(struct causal_tbuf *tb, uint16_t type, uint32_t aux);
 struct causal_tbuf *causal_thread_spawn(void *(*fn)(void *), void *arg);
 void causal_thread_spawned(struct causal_tbuf *child, int ret);
 /*
+ * The real pthread_create failed with EAGAIN (no memory for the stack,
+ * under RLIMIT_AS, say): give the memory of child's ring and of the
+ * pool's spare rings back to the system; 1 if there was any, and then
+ * the call is worth making again, with child now ringless.  A child
+ * without a ring (tb->ring.data NULL) calls causal_thread_untraced()
+ * first: it runs untraced, counted as lost.
+ */
+int causal_thread_shed(struct causal_tbuf *child);
+void causal_thread_untraced(struct causal_tbuf *tb);
+/*
  * The new thread's first act: take tb over and record THREAD_START.
  * end_by_key: its end (pthread_exit, cancellation) is to be seen by the
  * key's destructor, for a thread whose start the library did not wrap;

@@ -31,16 +31,26 @@
 
 #include "internal.h"
 
+/*
+ * Every signal whose default action ends the process (signal(7): Term and
+ * Core), and every real-time signal (SIGRTMIN to SIGRTMAX, whose default
+ * is Term too; glibc keeps the two below SIGRTMIN for itself).
+ */
 static const int fatal_signals[] = {
-	SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGABRT, SIGFPE, SIGSEGV, SIGBUS,
-	SIGPIPE, SIGTERM, SIGXCPU, SIGXFSZ, SIGSYS, SIGUSR1, SIGUSR2,
+	SIGHUP,	 SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGABRT,
+	SIGBUS,	 SIGFPE,  SIGUSR1,   SIGSEGV, SIGUSR2, SIGPIPE,
+	SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM,
+	SIGPROF, SIGIO,	  SIGPWR,    SIGSYS,
 };
+#define N_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 
 static int is_fatal(int sig)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		return 1;
+	for (i = 0; i < N_FATAL; i++)
 		if (fatal_signals[i] == sig)
 			return 1;
 	return 0;
@@ -125,31 +135,36 @@ sighandler_t causal_signals_substitute_handler(int sig, sighandler_t h)
 	return h == SIG_DFL && substitutes(sig) ? dfl_handler : h;
 }
 
+/* Our handler in place of the default action of sig, if it has it. */
+static void install(int sig)
+{
+	struct sigaction old, sa;
+
+	if (causal_real.sigaction(sig, NULL, &old) || old.sa_handler != SIG_DFL)
+		return;
+	if (old.sa_flags || !sigisemptyset(&old.sa_mask)) {
+		/* someone (another library's constructor) set SIG_DFL with
+		 * flags: keep them, as for the program's own */
+		causal_real.sigaction(
+			sig, causal_signals_substitute(sig, &old, &sa), NULL);
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = initial_handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_RESTART;
+	causal_real.sigaction(sig, &sa, NULL);
+}
+
 void causal_signals_install(void)
 {
 	size_t i;
 
 	if (!causal_real.sigaction)
 		return;
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-		struct sigaction old, sa;
-
-		if (causal_real.sigaction(fatal_signals[i], NULL, &old) ||
-		    old.sa_handler != SIG_DFL)
-			continue;
-		if (old.sa_flags || !sigisemptyset(&old.sa_mask)) {
-			/* someone (another library's constructor) set SIG_DFL
-			 * with flags: keep them, as for the program's own */
-			causal_real.sigaction(fatal_signals[i],
-					      causal_signals_substitute(
-						  fatal_signals[i], &old, &sa),
-					      NULL);
-			continue;
-		}
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = initial_handler;
-		sigemptyset(&sa.sa_mask);
-		sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_RESTART;
-		causal_real.sigaction(fatal_signals[i], &sa, NULL);
-	}
+	for (i = 0; i < N_FATAL; i++)
+		install(fatal_signals[i]);
+	/* the sampler's, when a policy runs, has its handler already */
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		install(sig);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "read-file.h"
 #include "sampler.h"
 
 #define HISTORY 1024   /* measurements kept for sliding windows */
@@ -157,7 +158,7 @@ static void write_breach(const struct causal_policy_rule *rule, uint64_t mark,
 /* The whole of a small /proc file into mon.buf, NUL-terminated. */
 static ssize_t slurp(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = causal_file_open(path); /* never a FIFO, never a link */
 	size_t len = 0;
 	ssize_t n;
 

@@ -2,15 +2,25 @@
  * thread-buffers.c - one record ring per thread, from a pool.
  *
  * Buffers are mmap()ed (never the program's malloc: it must see the same
- * heap as untraced) and never unmapped: a thread's buffer goes back to the
- * pool once the writer has drained its last records, so a program that
- * creates thousands of short threads reuses a handful of buffers.
+ * heap as untraced) and go back to the pool once the writer has drained
+ * a thread's last records, so a program that creates thousands of short
+ * threads reuses a handful of buffers.  A buffer is two pieces: its
+ * header (struct causal_tbuf, carved from slabs that are never unmapped,
+ * since the writer walks the registry without a lock) and its ring,
+ * mapped apart, so that the ring's memory can go back to the system when
+ * the program needs it: under a memory limit (RLIMIT_AS) a thread whose
+ * ring cannot be had, or whose ring would make pthread_create() fail,
+ * runs untraced, and is counted (docs/tracing.md, "What the library
+ * keeps per thread").
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "read-file.h"
 #include "sampler.h"
 
 static _Atomic(struct causal_tbuf *) registry;	/* every buffer ever made */
@@ -18,11 +28,24 @@ static struct causal_tbuf *free_list;		/* under pool_lock */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t dropped_elsewhere;
 static _Atomic uint32_t dead_pending;		/* ended, not yet drained */
-static size_t tbuf_bytes, ring_bytes;
+static size_t ring_bytes;
+/*
+ * Under a finite RLIMIT_AS the rings together take at most a quarter of
+ * the address space the limit leaves once the library has started: the
+ * program keeps the rest (docs/tracing.md).  ring_limited 0: no limit.
+ */
+static int ring_limited;
+static uint64_t ring_budget;
+static _Atomic uint64_t ring_mapped;
+#define CAUSAL_RING_SHARE 4
+/* the slab headers are carved from, under pool_lock */
+static uint8_t *slab_next, *slab_end;
 
 /* Wake the writer after this many thread ends, so short threads' buffers
  * come back to the pool without waiting for the flush period. */
 #define CAUSAL_DEAD_WAKE 64
+/* headers per slab: 4 KiB pages of them */
+#define CAUSAL_SLAB_BYTES (16u << 10)
 
 static size_t header_bytes(void)
 {
@@ -31,8 +54,21 @@ static size_t header_bytes(void)
 
 void causal_tbufs_init(void)
 {
+	struct rlimit rl;
+	uint64_t used = 0;
+	char statm[128];
+
 	ring_bytes = (size_t)causal_g.cfg.buffer_kb * 1024;
-	tbuf_bytes = header_bytes() + ring_bytes;
+	ring_limited =
+		!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY;
+	if (!ring_limited)
+		return;
+	/* the first number of statm: the address space in use, in pages */
+	if (causal_file_read("/proc/self/statm", statm, sizeof(statm), 0) > 0)
+		used = strtoull(statm, NULL, 10) * (uint64_t)getpagesize();
+	ring_budget = rl.rlim_cur > used
+			      ? (rl.rlim_cur - used) / CAUSAL_RING_SHARE
+			      : 0;
 }
 
 struct causal_tbuf *causal_tbufs_first(void)
@@ -71,16 +107,53 @@ static void tbuf_reset(struct causal_tbuf *tb)
 	atomic_store_explicit(&tb->heap, NULL, memory_order_relaxed);
 }
 
-static struct causal_tbuf *tbuf_new(void)
+/* Map tb's ring; without one (no memory) its ring is empty, of
+ * capacity 0, and takes no record. */
+static int ring_map(struct causal_tbuf *tb)
+{
+	uint64_t was = atomic_fetch_add(&ring_mapped, ring_bytes);
+	void *p = MAP_FAILED;
+
+	if (!ring_limited || was + ring_bytes <= ring_budget)
+		p = mmap(NULL, ring_bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		atomic_fetch_sub(&ring_mapped, ring_bytes);
+		causal_ring_init(&tb->ring, NULL, 0);
+		return -ENOMEM;
+	}
+	causal_ring_init(&tb->ring, p, ring_bytes);
+	return 0;
+}
+
+/* Give tb's ring back to the system (tb is FREE, or LIVE and unused). */
+static void ring_unmap(struct causal_tbuf *tb)
+{
+	if (tb->ring.data) {
+		munmap(tb->ring.data, ring_bytes);
+		atomic_fetch_sub(&ring_mapped, ring_bytes);
+	}
+	causal_ring_init(&tb->ring, NULL, 0);
+}
+
+/* A new header, linked into the registry, under pool_lock; NULL when no
+ * slab can be mapped. */
+static struct causal_tbuf *header_new(void)
 {
 	struct causal_tbuf *tb, *head;
-	void *p = mmap(NULL, tbuf_bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (p == MAP_FAILED)
-		return NULL;
-	tb = p;
-	causal_ring_init(&tb->ring, (uint8_t *)p + header_bytes(), ring_bytes);
+	if (!slab_next || (size_t)(slab_end - slab_next) < header_bytes()) {
+		void *p = mmap(NULL, CAUSAL_SLAB_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return NULL;
+		slab_next = p;
+		slab_end = slab_next + CAUSAL_SLAB_BYTES;
+	}
+	tb = (void *)slab_next;
+	slab_next += header_bytes();
+	causal_ring_init(&tb->ring, NULL, 0);
 	atomic_init(&tb->state, CAUSAL_TBUF_LIVE);
 	atomic_init(&tb->dropped, 0);
 	/* lock-free push: the writer walks the registry without the lock */
@@ -93,7 +166,7 @@ static struct causal_tbuf *tbuf_new(void)
 	return tb;
 }
 
-struct causal_tbuf *causal_tbuf_acquire(void)
+struct causal_tbuf *causal_tbuf_take(void)
 {
 	struct causal_tbuf *tb;
 
@@ -101,12 +174,27 @@ struct causal_tbuf *causal_tbuf_acquire(void)
 	tb = free_list;
 	if (tb)
 		free_list = tb->next_free;
+	else
+		tb = header_new();
 	causal_mutex_unlock(&pool_lock);
 	if (!tb)
-		return tbuf_new();
+		return NULL;
 	tbuf_reset(tb);
 	atomic_store_explicit(&tb->state, CAUSAL_TBUF_LIVE,
 			      memory_order_release);
+	if (!tb->ring.data)
+		ring_map(tb);
+	return tb;
+}
+
+struct causal_tbuf *causal_tbuf_acquire(void)
+{
+	struct causal_tbuf *tb = causal_tbuf_take();
+
+	if (tb && !tb->ring.data) {
+		causal_tbuf_release(tb);
+		return NULL;
+	}
 	return tb;
 }
 
@@ -119,6 +207,22 @@ void causal_tbuf_release(struct causal_tbuf *tb)
 	tb->next_free = free_list;
 	free_list = tb;
 	causal_mutex_unlock(&pool_lock);
+}
+
+int causal_tbuf_shed(struct causal_tbuf *tb)
+{
+	struct causal_tbuf *f;
+	int shed = !!tb->ring.data;
+
+	/* nothing was written in it: the thread never ran */
+	ring_unmap(tb);
+	causal_mutex_lock(&pool_lock);
+	for (f = free_list; f; f = f->next_free) {
+		shed |= !!f->ring.data;
+		ring_unmap(f);
+	}
+	causal_mutex_unlock(&pool_lock);
+	return shed;
 }
 
 void causal_tbuf_recycle(struct causal_tbuf *tb)
@@ -299,7 +403,9 @@ struct causal_tbuf *causal_thread_spawn(void *(*fn)(void *), void *arg)
 {
 	struct causal_tbuf *parent = causal_thread_current(), *child;
 
-	child = parent ? causal_tbuf_acquire() : NULL;
+	/* without a ring (no memory), the header still carries fn and arg:
+	 * the child runs untraced (causal_thread_untraced) */
+	child = parent ? causal_tbuf_take() : NULL;
 	if (!child)
 		return NULL;
 	child->tid = atomic_fetch_add(&causal_g.next_tid, 1);
@@ -310,13 +416,34 @@ struct causal_tbuf *causal_thread_spawn(void *(*fn)(void *), void *arg)
 	return child;
 }
 
+int causal_thread_shed(struct causal_tbuf *child)
+{
+	return causal_tbuf_shed(child);
+}
+
 void causal_thread_spawned(struct causal_tbuf *child, int ret)
 {
 	if (ret)
 		causal_tbuf_release(child);
-	else
+	else if (child->ring.data)
 		causal_record_simple(causal_self.tbuf, CAUSAL_REC_THREAD_SPAWN,
 				     child->tid);
+}
+
+void causal_thread_untraced(struct causal_tbuf *tb)
+{
+	static _Atomic int said;
+
+	/* never registered lazily either: its memory is the program's */
+	causal_self.status = CAUSAL_THREAD_ENDED;
+	causal_tbuf_release(tb);
+	/* its start and its end, at least, are not in the log */
+	causal_tbufs_count_lost(2);
+	if (!atomic_exchange(&said, 1))
+		causal_say("causal: no memory for a thread's record buffer: "
+			   "the thread runs untraced (counted as dropped "
+			   "records)",
+			   NULL);
 }
 
 void causal_thread_end(uint32_t how)

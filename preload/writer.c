@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "own-files.h"
 #include "short-slice.h"
+#include "sites.h"
 #include "writer-wake.h"
 
 /*
@@ -408,6 +409,7 @@ static void *writer_main(void *arg)
 		else if (!busy)
 			causal_writer_wait(&period);
 		causal_writer_woken();
+		causal_sites_name(); /* reads files: not under the lock */
 		causal_mutex_lock(&writer_mutex);
 		if (!causal_running() || getpid() != causal_g.id.pid) {
 			causal_mutex_unlock(&writer_mutex);
@@ -415,6 +417,7 @@ static void *writer_main(void *arg)
 		}
 		head = atomic_load_explicit(&lf->q_head, memory_order_relaxed);
 		busy = drain_all(0);
+		causal_sites_write(lf, CAUSAL_SITES_ROUND);
 		full = busy < 0;
 		if (full)
 			atomic_store(&starved, 1);
@@ -535,6 +538,7 @@ void causal_writer_before_exec(const char *path)
 
 	causal_writer_lock();
 	drain_all(1);
+	causal_sites_write(lf, CAUSAL_SITES_FINAL);
 	causal_log_file_reserve(lf, CAUSAL_ENCODED_MAX(r->hdr.size));
 	if (causal_encode_record(&lf->pk, &r->hdr) == 0)
 		causal_log_file_count(lf, CAUSAL_REC_EXEC);
@@ -567,6 +571,8 @@ void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal)
 	atomic_store_explicit(&causal_run.state, CAUSAL_FINISHED,
 			      memory_order_release);
 	drain_all(1);
+	causal_sites_write(lf, from_signal ? CAUSAL_SITES_SIGNAL
+					   : CAUSAL_SITES_FINAL);
 	end_live_threads();
 	write_process_end(reason, detail);
 	causal_log_file_flush(lf);

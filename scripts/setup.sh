@@ -9,7 +9,8 @@ set -euo pipefail
 # no kernel headers and no kernel BTF to build (only to load, at run time).
 # libfftw3-dev, libcairo2-dev and libfontconfig-dev: ccsg pes (the
 # periodogram, the pictures).
-# libdw-dev (elfutils): `ccsg spikes` symbolises sampled addresses offline.
+# libdw-dev (elfutils): `ccsg spikes` symbolises sampled addresses offline;
+# libelf-dev (elfutils): libcausal.so's writer names call sites (preload/elf-syms.c).
 # libmicrohttpd-dev and node-d3: `ccsg serve` (the viewer: its HTTP server,
 # and d3, served from /usr/share/nodejs/d3); chromium, chromium-driver and
 # python3-selenium: the viewer's browser test (test/browser/).
@@ -17,13 +18,20 @@ set -euo pipefail
 # tests and benchmark start private servers (test/clickhouse/server.sh).
 # lttng-tools, liblttng-ust-dev (its libc wrapper), babeltrace2 and
 # uftrace: the peers bench-peers measures causal beside (make bench only).
-PKGS=(build-essential pkg-config libtirpc-dev libunwind-dev libzstd-dev
+# nettle-dev: HMAC-SHA256 of the coordinator's channel over TCP
+# (util/monitor-auth.c, in libcausal.so and causalctl).
+# ypserv and yp-tools (ypcat, makedbm): the fork suite traces Debian's NIS
+# server, whose child streams YPPROC_ALL's reply (test/check-e2e-rpc-fork.c;
+# skipped without them), which runs its own ypserv in a namespace of its
+# own: the services the packages install are not used.
+PKGS=(build-essential pkg-config libtirpc-dev libelf-dev libzstd-dev
       libmsgpack-dev check libsqlite3-dev libcurl4-openssl-dev sqlite3 rpcsvc-proto rpcbind
       util-linux zstd clang libclang-rt-14-dev clang-format python3 time
       graphviz man-db groff-base git libbpf-dev bpftool libdw-dev
       libfftw3-dev libcairo2-dev libfontconfig-dev
       libmicrohttpd-dev node-d3 chromium chromium-driver python3-selenium
-      clickhouse-server curl lttng-tools liblttng-ust-dev babeltrace2 uftrace)
+      clickhouse-server curl lttng-tools liblttng-ust-dev babeltrace2 uftrace
+      nettle-dev ypserv yp-tools)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -6,10 +6,11 @@
  * routine, its process-wide id, its parent's id and the causality context
  * active in the parent.  The carrier is the child's own record buffer, taken
  * from the pool by the parent, so creating a thread allocates nothing from
- * the program's heap.  The parent records THREAD_SPAWN, the child
- * THREAD_START and THREAD_END; the trampoline's cleanup handler sees
- * pthread_exit() and cancellation, which never return through it (a
- * pthread_key destructor does for the threads the library did not start).
+ * the program's heap; when no memory is left for its ring, the carrier
+ * has none and the thread runs untraced (thread-buffers.c).  The parent records
+ * THREAD_SPAWN, the child THREAD_START and THREAD_END; the trampoline's cleanup
+ * handler sees pthread_exit() and cancellation, which never return through it
+ * (a pthread_key destructor does for the threads the library did not start).
  */
 #include <errno.h>
 
@@ -23,6 +24,11 @@ static void *trampoline(void *arg)
 	void *fn_arg = tb->start_arg;
 	void *ret;
 
+	if (!tb->ring.data) {
+		/* no memory for its ring: fn and arg are read, tb goes back */
+		causal_thread_untraced(tb);
+		return fn(fn_arg);
+	}
 	causal_thread_begin(tb, 0);
 	/* the outermost cleanup handler, after the program's own */
 	pthread_cleanup_push(causal_thread_unwound, tb);
@@ -56,6 +62,11 @@ CAUSAL_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		return causal_real.pthread_create(thread, attr, start, arg);
 	}
 	ret = causal_real.pthread_create(thread, attr, trampoline, child);
+	/* under a memory limit our ring may be what the stack lacked: the
+	 * program's call must succeed as it would have, the child untraced */
+	if (ret == EAGAIN && causal_thread_shed(child))
+		ret = causal_real.pthread_create(thread, attr, trampoline,
+						 child);
 	causal_thread_spawned(child, ret);
 	causal_self.in_hook = 0;
 	errno = saved_errno;

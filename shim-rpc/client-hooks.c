@@ -93,6 +93,9 @@ struct call_state {
 	int reply_status;		/* enum causal_tag_status */
 	int tag_sent;			/* the tag fitted after the args */
 	int fd;				/* to peek at for the reply's tag */
+	/* what the arguments and results took, counted as libtirpc encoded
+	 * and decoded them (xdr-size.h: never a pass of ours) */
+	uint32_t args_bytes, results_bytes;
 };
 
 /* libtirpc calls these through xdrproc_t, a variadic type: cast there */
@@ -100,7 +103,7 @@ static bool_t args_with_tag(XDR *xdrs, void *p)
 {
 	struct call_state *st = p;
 
-	if (!st->xargs(xdrs, st->argsp))
+	if (!causal_xdr_run(xdrs, st->xargs, st->argsp, &st->args_bytes))
 		return FALSE;
 	if (xdrs->x_op == XDR_ENCODE) {
 		st->tag.xid = causal_xdr_call_xid(xdrs);
@@ -109,11 +112,19 @@ static bool_t args_with_tag(XDR *xdrs, void *p)
 	return TRUE;
 }
 
+/* A broadcast's arguments: sized as they are encoded, untagged. */
+static bool_t args_sized(XDR *xdrs, void *p)
+{
+	struct call_state *st = p;
+
+	return causal_xdr_run(xdrs, st->xargs, st->argsp, &st->args_bytes);
+}
+
 static bool_t results_with_tag(XDR *xdrs, void *p)
 {
 	struct call_state *st = p;
 
-	if (!st->xres(xdrs, st->resp))
+	if (!causal_xdr_run(xdrs, st->xres, st->resp, &st->results_bytes))
 		return FALSE;
 	if (xdrs->x_op == XDR_DECODE)
 		st->reply_status = causal_xdr_get_tag(xdrs, st->tag.xid,
@@ -137,8 +148,8 @@ static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 	struct rec_rpc_stub_start *r;
 	uint64_t pending, site;
 
-	/* before reserving ours: a new site writes a record of its own */
-	site = sem ? causal_rpc_site(tb, ip) : 0;
+	/* numbered here, named by the writer (sites.h) */
+	site = sem ? causal_site_of(ip) : 0;
 	r = (void *)causal_record_begin_at(
 		tb, CAUSAL_REC_RPC_STUB_START,
 		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + peer_len), &pending,
@@ -253,13 +264,9 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 
 	/* what this call is monitored with: the enclosing call's types
 	 * (causal overriding) and the process's for its component (by
-	 * the stub's function name only if a selection names one) */
-	types = ctx->mon |
-		causal_mon_call(tc->target.prog, (uint32_t)proc,
-				atomic_load_explicit(&causal_mon.named,
-						     memory_order_relaxed)
-					? causal_rpc_site_function(tb, ip)
-					: NULL);
+	 * the function that made the call, for a selection by name) */
+	types = ctx->mon | causal_mon_call(tc->target.prog, (uint32_t)proc,
+					   (const void *)ip);
 	/* ---- stub start: CPU at the probe's entry ---- */
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
@@ -315,11 +322,9 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	end_event = causal_ctx_next_event(ctx);
 	if (CAUSAL_MON_RECORD(types))
 		stub_end(tb, status, &st, entry, end_event, fid,
-			 types & CAUSAL_MON_SEMANTICS
-				 ? causal_xdr_size(xargs, argsp)
-				 : 0,
+			 types & CAUSAL_MON_SEMANTICS ? st.args_bytes : 0,
 			 status == RPC_SUCCESS && types & CAUSAL_MON_SEMANTICS
-				 ? causal_xdr_size(xres, resp)
+				 ? st.results_bytes
 				 : 0,
 			 types);
 	causal_self.in_hook = 0;
@@ -469,8 +474,8 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 		return real.rpc_broadcast_exp(prog, vers, proc, xargs, argsp,
 					      xres, resp, eachresult, inittime,
 					      waittime, nettype);
-	types = ctx->mon |
-		causal_mon_call((uint32_t)prog, (uint32_t)proc, NULL);
+	types = ctx->mon | causal_mon_call((uint32_t)prog, (uint32_t)proc,
+					   __builtin_return_address(0));
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
 		if (types & CAUSAL_MON_CPU)
@@ -484,19 +489,20 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 			   CAUSAL_RPC_BROADCAST,
 			   (uintptr_t)__builtin_return_address(0), types);
 	causal_self.in_hook = 0;
-	status = real.rpc_broadcast_exp(prog, vers, proc, xargs, argsp, xres,
-					resp, eachresult, inittime, waittime,
-					nettype);
+	st.xargs = xargs;
+	st.argsp = argsp;
+	status = real.rpc_broadcast_exp(
+		prog, vers, proc, xargs ? (xdrproc_t)args_sized : NULL,
+		xargs ? (void *)&st : argsp, xres, resp, eachresult, inittime,
+		waittime, nettype);
 	causal_self.in_hook = 1;
 	event = causal_ctx_next_event(ctx);
 	if (CAUSAL_MON_RECORD(types))
 		stub_end(tb, status, &st,
 			 types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0,
 			 event, fid,
-			 types & CAUSAL_MON_SEMANTICS
-				 ? causal_xdr_size(xargs, argsp)
-				 : 0,
-			 0, types);
+			 types & CAUSAL_MON_SEMANTICS ? st.args_bytes : 0, 0,
+			 types);
 	causal_self.in_hook = 0;
 	return status;
 }

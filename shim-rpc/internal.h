@@ -17,6 +17,7 @@
 #include "monitor.h"
 #include "probe.h"
 #include "real.h"
+#include "sites.h"
 #include "ids.h"
 #include "tag.h"
 #include "xdr-size.h"
@@ -57,18 +58,6 @@ static inline int causal_rpc_transport(const void *addr, size_t len,
 		return CAUSAL_TRANSPORT_UNIX;
 	return datagram ? CAUSAL_TRANSPORT_UDP : CAUSAL_TRANSPORT_TCP;
 }
-
-/* ---- call sites (sites.c) ---------------------------------------------- */
-
-/*
- * The site id of the call whose stub returns to `ip`; the first time a site
- * is seen its symbol (the rpcgen stub, e.g. say_it_1) is resolved with
- * libunwind and an RPC_SITE record written.
- */
-uint64_t causal_rpc_site(struct causal_tbuf *tb, uintptr_t ip);
-/* The function the stub at that site calls (say_it for say_it_1), for
- * selections by name (monitor.h); NULL when unknown. */
-const char *causal_rpc_site_function(struct causal_tbuf *tb, uintptr_t ip);
 
 /* ---- serving instances (objects.c) ------------------------------------- */
 

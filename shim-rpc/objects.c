@@ -1,15 +1,18 @@
 /*
  * objects.c - serving instances: the object identity of the CPU paper
  * (Section 2.2), here a (local endpoint, program, version, transport) of
- * this process.  Host and process come from the log itself.  Few objects
- * exist and they live long, so a small table under a lock is enough; each
- * thread remembers its last answer so the common case takes no lock.
+ * this process.  Host and process come from the log itself.  A probe
+ * finds an object's id in a lock-free table of key hashes (slot i is
+ * object i + 1), so no skeleton waits for another thread; each thread
+ * remembers its last answer, so the common case hashes nothing.
  */
 #include <sys/socket.h>
 
 #include "internal.h"
+#include "slot-table.h"
 
-#define OBJECTS 256
+#define OBJECTS 1024	 /* a power of two */
+#define OBJECT_PROBES 64 /* slots a probe looks at before it gives up */
 
 struct object {
 	uint8_t addr[CAUSAL_SOCKADDR_MAX];
@@ -17,9 +20,9 @@ struct object {
 	int transport;
 };
 
-static struct object objects[OBJECTS];
-static int nobjects;
-static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Each object's key hash, never 0, claimed once.  Two keys of one hash
+ * (1 in 2^64 a pair) would share an id. */
+static _Atomic uint64_t object_hash[OBJECTS];
 
 struct last_object {
 	const SVCXPRT *xprt;
@@ -78,24 +81,52 @@ static void write_object(struct causal_tbuf *tb, uint64_t id,
 	causal_record_commit(tb, pending);
 }
 
+__attribute__((constructor)) static void objects_touch(void)
+{
+	causal_slot_touch(object_hash, OBJECTS);
+}
+
+/* The id of the object of key, with its RPC_OBJECT record if this
+ * thread is the first to see it; 0 when the table has no room left. */
+static uint64_t object_id(struct causal_tbuf *tb, const struct object *key)
+{
+	uint64_t h = 1469598103934665603ull;
+	const uint8_t *p = (const void *)key;
+	size_t i;
+	int claimed;
+
+	for (i = 0; i < sizeof(*key); i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	h = h ? h : 1;
+	i = causal_slot_claim(object_hash, OBJECTS, (size_t)(h >> 32),
+			      OBJECT_PROBES, h, &claimed);
+	if (i == CAUSAL_SLOT_NONE)
+		return 0;
+	if (claimed)
+		write_object(tb, i + 1, key);
+	return i + 1;
+}
+
 uint64_t causal_rpc_object(struct causal_tbuf *tb, const SVCXPRT *xprt,
 			   uint32_t prog, uint32_t vers, int transport)
 {
 	struct object key;
-	uint64_t id = 0;
-	int i;
+	uint64_t id;
 
 	if (last.xprt == xprt && last.prog == prog && last.vers == vers &&
 	    last.id)
 		return last.id;
-	/* zeroed whole, padding too (compared with memcmp), after the
+	/* zeroed whole, padding too (hashed byte by byte), after the
 	 * cache: not on every call */
 	memset(&key, 0, sizeof(key));
 	key.addr_len = causal_copy_addr(key.addr, xprt->xp_ltaddr.buf,
 					xprt->xp_ltaddr.len);
-	if (!key.addr_len && xprt->xp_fd >= 0) {
-		/* accepted connections may not fill xp_ltaddr; once per
-		 * transport, thanks to the cache above */
+	if (!key.addr_len && xprt->xp_fd >= 0 &&
+	    transport != CAUSAL_TRANSPORT_RAW) {
+		/* libtirpc leaves xp_ltaddr empty on the connections it
+		 * accepts: one system call per connection, its first call
+		 * (the cache above); only xprt_register could ask sooner.
+		 * (svc_raw's xp_fd is no socket: FD_SETSIZE.) */
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
 
@@ -105,19 +136,7 @@ uint64_t causal_rpc_object(struct causal_tbuf *tb, const SVCXPRT *xprt,
 	key.prog = prog;
 	key.vers = vers;
 	key.transport = transport;
-
-	causal_mutex_lock(&objects_lock);
-	for (i = 0; i < nobjects; i++)
-		if (!memcmp(&objects[i], &key, sizeof(key)))
-			break;
-	if (i < nobjects) {
-		id = (uint64_t)i + 1;
-	} else if (nobjects < OBJECTS) {
-		objects[nobjects] = key;
-		id = (uint64_t)++nobjects;
-		write_object(tb, id, &key);
-	}
-	causal_mutex_unlock(&objects_lock);
+	id = object_id(tb, &key);
 	last.xprt = xprt;
 	last.prog = prog;
 	last.vers = vers;

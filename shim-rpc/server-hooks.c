@@ -11,6 +11,17 @@
  * procedures that sent no reply).  Dispatch runs on the thread that runs
  * svc_run / svc_getreq*, so the request being served lives in TLS, as a
  * small stack: an implementation may itself serve requests.
+ *
+ * What goes on the wire is the program's, byte for byte: the tag is
+ * appended only to a tagged request's reply, and the results are sized
+ * while libtirpc encodes them (xdr-size.h), so the skeleton end, read at
+ * xp_reply's entry, is written once the reply is out.
+ *
+ * A fork() inside a skeleton (Debian's ypserv forks in YPPROC_ALL and its
+ * child streams the map) gives the child the open call with the forking
+ * thread's TLS: its context, xid and skeleton start.  The child's reply
+ * ends the call (RPC_SKEL_END fork "child"); the parent's dispatch then
+ * returns without one, and says so ("handed": no reply sent there).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,6 +51,8 @@ struct serving {
 	uint32_t xid, prog, vers, proc;
 	int state;			/* enum serving_state */
 	int tag;			/* enum causal_tag_status */
+	uint8_t forked;			/* fork() inside the skeleton */
+	uint8_t inherited;		/* this process is that fork's child */
 	uint32_t types;			/* monitored with (monitor.h) */
 	uint64_t fid;
 	struct causal_ctx saved;	/* the thread's context before */
@@ -50,9 +63,52 @@ struct serving {
 static CAUSAL_TLS int serving_depth;
 static CAUSAL_TLS struct serving serving[SERVING_DEPTH];
 
+/*
+ * fork() on a thread serving a request: the atfork handlers run on the
+ * forking thread, whose stack this TLS is; each side learns what the
+ * fork made of its open skeletons.  The child's thread starts with a
+ * context of its own, as any new thread does (context.h); the context
+ * of the call it inherited, as it was at the fork, is kept for the end
+ * of that call, the first of its skeletons to end there.
+ */
+static CAUSAL_TLS struct causal_ctx fork_ctx;
+static CAUSAL_TLS int fork_ctx_pending;
+
+static void forked_while_serving(int child)
+{
+	for (int i = 0; i < serving_depth; i++) {
+		if (serving[i].state != SERVING_STARTED)
+			continue;
+		if (child) {
+			serving[i].inherited = 1;
+			fork_ctx_pending = 1;
+		} else {
+			serving[i].forked = 1;
+		}
+	}
+}
+
+static void fork_prepare(void)
+{
+	fork_ctx = causal_self.ctx;
+}
+
+static void fork_parent(void)
+{
+	forked_while_serving(0);
+}
+
+static void fork_child(void)
+{
+	fork_ctx_pending = 0;
+	forked_while_serving(1);
+}
+
 static void resolve(void)
 {
 	real_xprt_register = dlsym(RTLD_NEXT, "xprt_register");
+	/* before the first request can be served */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 static const struct wrapped_xp_ops *wrapper_of(const struct xp_ops *ops)
@@ -180,41 +236,80 @@ out:
 	ctx->marker = CAUSAL_MARKER_USER;
 }
 
-/* Returns the skeleton end's event number. */
-static uint64_t skeleton_end(struct serving *s, int reply, uint32_t results,
-			     uint64_t entry, uint64_t cpu)
+/* The heap counters of a probe (records.def, CAUSAL_FIELDS_HEAP). */
+struct heap_at {
+	uint32_t heap_epoch;
+	uint64_t alloc_bytes, freed_bytes, allocs, frees;
+};
+
+/* A skeleton end as read at the probe's entry, written later. */
+struct skel_end {
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
+	uint64_t event, fid;
+	uint64_t entry, cpu; /* the clocks at the entry (0: off) */
+	uint64_t exit_ns;    /* the probe's exit, 0: when written */
+	uint32_t types;
+	struct heap_at heap;
+};
+
+/*
+ * Skeleton end, at the probe's entry: its event, and what it reads there;
+ * the thread gets its context back.
+ */
+static void skeleton_end_begin(struct serving *s, uint64_t entry, uint64_t cpu,
+			       struct skel_end *e)
 {
 	struct causal_ctx *ctx = &causal_self.ctx;
-	struct causal_tbuf *tb = causal_thread_current();
-	uint64_t event = ++ctx->event_no;
-	struct rec_rpc_skel_end *r;
-	uint64_t pending;
 
-	uint32_t types = s->types;
-
-	if (tb && CAUSAL_MON_RECORD(types)) {
-		r = (void *)causal_record_begin_at(
-			tb, CAUSAL_REC_RPC_SKEL_END, sizeof(*r), &pending,
-			types & CAUSAL_MON_LATENCY ? entry : 0);
-		if (r) {
-			int sem = !!(types & CAUSAL_MON_SEMANTICS);
-
-			causal_probe_fill(&r->p, ctx->chain, event, s->fid);
-			r->reply = sem ? (uint32_t)reply : 0;
-			r->results_bytes = sem ? results : 0;
-			r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
-			CAUSAL_HEAP_FILL_IF(r, types & CAUSAL_MON_MEMORY);
-			/* read at the probe's entry */
-			r->p.cpu_ns = types & CAUSAL_MON_CPU ? cpu : 0;
-			r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY
-						    ? causal_now_ns()
-						    : 0;
-			causal_record_commit(tb, pending);
-		}
+	if (s->inherited && fork_ctx_pending) {
+		*ctx = fork_ctx;
+		fork_ctx_pending = 0;
 	}
+	memcpy(e->chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
+	e->event = ++ctx->event_no;
+	e->fid = s->fid;
+	e->entry = entry;
+	e->cpu = cpu;
+	e->exit_ns = 0;
+	e->types = s->types;
+	CAUSAL_HEAP_FILL_IF(&e->heap, s->types & CAUSAL_MON_MEMORY);
 	*ctx = s->saved;
 	s->state = SERVING_ENDED;
-	return event;
+}
+
+/* fork: enum causal_skel_fork. */
+static void skeleton_end_write(const struct skel_end *e, int reply,
+			       uint32_t results, int fork)
+{
+	struct causal_tbuf *tb = causal_thread_current();
+	uint32_t types = e->types;
+	struct rec_rpc_skel_end *r;
+	uint64_t pending;
+	int sem = !!(types & CAUSAL_MON_SEMANTICS);
+
+	if (!tb || !CAUSAL_MON_RECORD(types))
+		return;
+	r = (void *)causal_record_begin_at(
+		tb, CAUSAL_REC_RPC_SKEL_END, sizeof(*r), &pending,
+		types & CAUSAL_MON_LATENCY ? e->entry : 0);
+	if (!r)
+		return;
+	causal_probe_fill(&r->p, e->chain, e->event, e->fid);
+	r->reply = sem ? (uint32_t)reply : 0;
+	r->results_bytes = sem ? results : 0;
+	r->fork = (uint8_t)fork;
+	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
+	r->heap_epoch = e->heap.heap_epoch;
+	r->alloc_bytes = e->heap.alloc_bytes;
+	r->freed_bytes = e->heap.freed_bytes;
+	r->allocs = e->heap.allocs;
+	r->frees = e->heap.frees;
+	/* read at the probe's entry */
+	r->p.cpu_ns = types & CAUSAL_MON_CPU ? e->cpu : 0;
+	r->p.mono_exit_ns = !(types & CAUSAL_MON_LATENCY) ? 0
+			    : e->exit_ns		  ? e->exit_ns
+							  : causal_now_ns();
+	causal_record_commit(tb, pending);
 }
 
 /* ---- the transport operations ------------------------------------------ */
@@ -223,6 +318,7 @@ struct args_state {
 	xdrproc_t xargs;
 	void *argsp;
 	uint32_t xid;
+	uint32_t bytes;			/* the arguments took, decoded */
 	int fd;				/* the connection, to peek at */
 	int status;			/* enum causal_tag_status */
 	struct causal_tag tag;
@@ -233,7 +329,8 @@ static bool_t args_and_tag(XDR *xdrs, void *p)
 {
 	struct args_state *as = p;
 
-	if (as->xargs && !as->xargs(xdrs, as->argsp))
+	if (as->xargs &&
+	    !causal_xdr_run(xdrs, as->xargs, as->argsp, &as->bytes))
 		return FALSE;
 	if (xdrs->x_op == XDR_DECODE)
 		as->status = causal_xdr_get_tag(xdrs, as->xid, as->fd,
@@ -255,6 +352,8 @@ static bool_t scan_for_tag(XDR *xdrs, void *p)
 struct results_state {
 	xdrproc_t xres;
 	void *resp;
+	uint32_t bytes; /* the results took, encoded */
+	int tagged;	/* the tag follows them */
 	struct causal_tag tag;
 };
 
@@ -262,9 +361,9 @@ static bool_t results_and_tag(XDR *xdrs, void *p)
 {
 	struct results_state *rs = p;
 
-	if (!rs->xres(xdrs, rs->resp))
+	if (!causal_xdr_run(xdrs, rs->xres, rs->resp, &rs->bytes))
 		return FALSE;
-	if (xdrs->x_op == XDR_ENCODE) {
+	if (rs->tagged && xdrs->x_op == XDR_ENCODE) {
 		if (!causal_xdr_is_mem(xdrs))
 			rs->tag.xid = 0; /* see xdr-tag.c */
 		causal_xdr_put_tag(xdrs, &rs->tag);
@@ -272,17 +371,30 @@ static bool_t results_and_tag(XDR *xdrs, void *p)
 	return TRUE;
 }
 
-/* The dispatch of s, the top request, is over: a skeleton still open
- * sent no reply.  s leaves the stack. */
+/*
+ * The dispatch of s, the top request, is over: a skeleton still open
+ * sent no reply.  Its fork child's, if it forked, may still come; and in
+ * that child the call is the parent's to end.  s leaves the stack.
+ */
 static void serving_close(struct serving *s)
 {
 	if (s->state == SERVING_STARTED && causal_running()) {
+		struct skel_end e;
 		uint64_t now, cpu;
 
 		read_clocks(s->types, &now, &cpu);
 
 		causal_self.in_hook = 1;
-		skeleton_end(s, CAUSAL_REPLY_NONE, 0, now, cpu);
+		if (s->inherited) {
+			causal_self.ctx = s->saved;
+			s->state = SERVING_ENDED;
+			fork_ctx_pending = 0;
+		} else {
+			skeleton_end_begin(s, now, cpu, &e);
+			skeleton_end_write(&e, CAUSAL_REPLY_NONE, 0,
+					   s->forked ? CAUSAL_SKEL_FORK_HANDED
+						     : CAUSAL_SKEL_FORK_NONE);
+		}
 		causal_self.in_hook = 0;
 	}
 	serving_depth--;
@@ -317,6 +429,8 @@ static bool_t traced_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	s->proc = (uint32_t)msg->rm_call.cb_proc;
 	s->state = SERVING_RECEIVED;
 	s->tag = CAUSAL_TAG_ABSENT;
+	s->forked = 0;
+	s->inherited = 0;
 	return ok;
 }
 
@@ -346,10 +460,8 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 		entry = causal_now_ns();
 	causal_self.in_hook = 1;
 	skeleton_start(s, &as.tag, as.status,
-		       types & CAUSAL_MON_SEMANTICS
-			       ? causal_xdr_size(xargs, argsp)
-			       : 0,
-		       entry, 0, types);
+		       types & CAUSAL_MON_SEMANTICS ? as.bytes : 0, entry, 0,
+		       types);
 	causal_self.in_hook = 0;
 	return ok;
 }
@@ -374,15 +486,40 @@ static int reply_kind(const struct rpc_msg *msg)
 	}
 }
 
+/*
+ * A reply to a request that reached no getargs: the null procedure, whose
+ * tag follows the call header directly, or an error reply before any
+ * argument.  Its skeleton starts here (no user code runs in between: one
+ * CPU read serves the start and the end).
+ */
+static void start_at_reply(SVCXPRT *xprt, struct serving *s, int reply,
+			   uint64_t *entry, uint64_t *cpu)
+{
+	const struct wrapped_xp_ops *w = s->w;
+	struct args_state as = { .xid = s->xid,
+				 .fd = xprt->xp_fd,
+				 .status = CAUSAL_TAG_ABSENT };
+	uint32_t types;
+
+	if (s->proc == NULLPROC && reply == CAUSAL_REPLY_SUCCESS)
+		w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
+	else if (reply != CAUSAL_REPLY_SUCCESS)
+		w->orig->xp_getargs(xprt, (xdrproc_t)scan_for_tag, &as);
+	types = skeleton_types(s, &as.tag, as.status);
+	read_clocks(types, entry, cpu);
+	skeleton_start(s, &as.tag, as.status, 0, *entry, *cpu, types);
+}
+
 static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
 	struct serving *s = serving_top(xprt);
 	struct results_state rs;
+	struct skel_end e;
 	xdrproc_t proc = NULL;
 	void *where = NULL;
-	uint64_t entry = 0, cpu = 0, event;
-	int reply, tagged;
+	uint64_t entry = 0, cpu = 0;
+	int reply, fork, sized, saved_errno;
 	bool_t ok;
 
 	if (!s || s->state == SERVING_ENDED || causal_self.in_hook ||
@@ -398,47 +535,38 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		proc = msg->acpted_rply.ar_results.proc;
 		where = msg->acpted_rply.ar_results.where;
 	}
-	if (s->state == SERVING_RECEIVED) {
-		/* no getargs: the null procedure, whose tag follows the call
-		 * header directly, or an error reply before any argument */
-		struct args_state as = { .xid = s->xid, .fd = xprt->xp_fd,
-					 .status = CAUSAL_TAG_ABSENT };
-
-		if (s->proc == NULLPROC && reply == CAUSAL_REPLY_SUCCESS)
-			w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
-		else if (reply != CAUSAL_REPLY_SUCCESS)
-			w->orig->xp_getargs(xprt, (xdrproc_t)scan_for_tag, &as);
-		uint32_t types = skeleton_types(s, &as.tag, as.status);
-
-		/* no user code runs in between: one CPU read serves both */
-		read_clocks(types, &entry, &cpu);
-		skeleton_start(s, &as.tag, as.status, 0, entry, cpu, types);
-	}
-	tagged = s->tag == CAUSAL_TAG_OK;
-	/* skeleton_end() gives the thread back its context: keep the chain */
-	memcpy(rs.tag.chain, causal_self.ctx.chain, CAUSAL_CHAIN_ID_LEN);
-	event = skeleton_end(s, reply,
-			     s->types & CAUSAL_MON_SEMANTICS
-				     ? causal_xdr_size(proc, where)
-				     : 0,
-			     entry, cpu);
-	/* the reply carries the skeleton end's event back to the stub; only
-	 * to a traced caller, and never in place of NULL results */
-	if (tagged && proc) {
+	if (s->state == SERVING_RECEIVED)
+		start_at_reply(xprt, s, reply, &entry, &cpu);
+	memset(&rs, 0, sizeof(rs));
+	rs.tagged = s->tag == CAUSAL_TAG_OK;
+	fork = s->inherited ? CAUSAL_SKEL_FORK_CHILD : CAUSAL_SKEL_FORK_NONE;
+	skeleton_end_begin(s, entry, cpu, &e);
+	/* the results are sized as they are encoded; the reply carries the
+	 * skeleton end's event back to the stub, only to a traced caller,
+	 * and never in place of NULL results */
+	sized = proc && (e.types & CAUSAL_MON_SEMANTICS);
+	if (proc && (rs.tagged || sized)) {
 		rs.xres = proc;
 		rs.resp = where;
-		rs.tag.event_no = event;
+		memcpy(rs.tag.chain, e.chain, CAUSAL_CHAIN_ID_LEN);
+		rs.tag.event_no = e.event;
 		rs.tag.xid = s->xid;
-		rs.tag.flags = 0;
 		msg->acpted_rply.ar_results.proc = (xdrproc_t)results_and_tag;
 		msg->acpted_rply.ar_results.where = (void *)&rs;
 	}
+	if (e.types & CAUSAL_MON_LATENCY)
+		e.exit_ns = causal_now_ns();
 	causal_self.in_hook = 0;
 	ok = w->orig->xp_reply(xprt, msg);
-	if (tagged && proc) {
+	saved_errno = errno;
+	if (rs.xres) {
 		msg->acpted_rply.ar_results.proc = proc;
 		msg->acpted_rply.ar_results.where = where;
 	}
+	causal_self.in_hook = 1;
+	skeleton_end_write(&e, reply, rs.bytes, fork);
+	causal_self.in_hook = 0;
+	errno = saved_errno;
 	return ok;
 }
 

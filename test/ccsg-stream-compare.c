@@ -168,6 +168,10 @@ static void sc_latency(const struct ccsg_graph *loaded,
 				a[i].min == b[i].min &&
 				a[i].median == b[i].median &&
 				a[i].p95 == b[i].p95 && a[i].max == b[i].max &&
+				a[i].uncomp_mean == b[i].uncomp_mean &&
+				a[i].uncomp_sd == b[i].uncomp_sd &&
+				a[i].subtracted == b[i].subtracted &&
+				a[i].probes == b[i].probes &&
 				a[i].network_share == b[i].network_share &&
 				a[i].server_share == b[i].server_share &&
 				a[i].children_share == b[i].children_share &&

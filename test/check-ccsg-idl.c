@@ -90,6 +90,54 @@ START_TEST(test_symbols)
 }
 END_TEST
 
+/*
+ * The calls libtirpc itself makes (its site is libtirpc's: no stub of the
+ * procedure) are named by the protocols' own names, shipped; a .x file
+ * given still comes first, and a user's stub for the program names its
+ * procedure as ever.
+ */
+START_TEST(test_known_programs)
+{
+	static const char rpcb[] =
+		"program RPCBPROG { version RPCBVERS4 {\n"
+		"  int RPCBPROC_GETADDR(int) = 3; } = 4; } = 100000;\n";
+	char *strings[] = { "rpcb_unset", "rpcbproc_getaddr_4" };
+	struct ccsg_site sites[] = { { 1, 0, 1 } };
+	struct ccsg_trace t = {
+		.strings = strings, .nstrings = 2, .sites = sites, .nsites = 1
+	};
+	struct idl_names nm;
+	char buf[256];
+
+	idl_names_init(&nm);
+	ccsg_function_name(&nm, &t, 100000, 4, 3, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rpcbind::GETADDR");
+	ccsg_function_name(&nm, &t, 100000, 4, 3, -1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rpcbind::GETADDR");
+	ccsg_function_name(&nm, &t, 100000, 2, 3, -1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rpcbind::GETPORT");
+	ccsg_function_name(&nm, &t, 100000, 4, 5, -1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rpcbind::BCAST");
+	ccsg_function_name(&nm, &t, 100000, 3, 5, -1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rpcbind::CALLIT");
+	ccsg_function_name(&nm, &t, 100029, 2, 2, -1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "keyserv::ENCRYPT");
+	/* a procedure the protocol does not have, a version it has not */
+	ccsg_function_name(&nm, &t, 100000, 4, 13, -1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rpcbind::proc13");
+	ccsg_function_name(&nm, &t, 100000, 9, 3, -1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rpcbind::proc3");
+	/* a stub of the user's own */
+	ccsg_function_name(&nm, &t, 100000, 4, 3, 1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rpcbind::rpcbproc_getaddr");
+	/* the .x file first */
+	ck_assert_int_eq(idl_names_parse(&nm, rpcb, "rpcb.x"), 0);
+	ccsg_function_name(&nm, &t, 100000, 4, 3, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "RPCBPROG::RPCBPROC_GETADDR");
+	idl_names_release(&nm);
+}
+END_TEST
+
 /* causalctl select's lookups: programs by name, then procedures */
 START_TEST(test_find_by_name)
 {
@@ -126,6 +174,7 @@ Suite *ccsg_idl_suite(void)
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_symbols);
+	tcase_add_test(tc, test_known_programs);
 	tcase_add_test(tc, test_find_by_name);
 	suite_add_tcase(s, tc);
 	return s;

@@ -222,7 +222,7 @@ START_TEST(test_column_enums)
 	for (int t = 0; t < DB_NTABLES; t++)
 		ncols += db_tables[t].ncols;
 	ck_assert_int_eq(ncols, (int)(sizeof(names) / sizeof(names[0])));
-	ck_assert_int_eq(DB_RPC_CALLS_NCOLS, 51);
+	ck_assert_int_eq(DB_RPC_CALLS_NCOLS, 52);
 	ck_assert_str_eq(db_tables[DB_RPC_CALLS].name, "rpc_calls");
 }
 END_TEST

@@ -17,6 +17,11 @@
  *   figure2 Figure 2 of the paper: the same programs on four hosts (one
  *           server each) and on two (A+B in one server process, C+D in
  *           another); per function self CPU must agree within 5% + 1 ms
+ *   latency each call's latency (Equation 3 between the inner edges, the
+ *           probes it held subtracted) at most the wall time its caller
+ *           measured around the stub, at least the wall time its own
+ *           code measured plus its children's latencies; the exports'
+ *           clocks hold 0 within their bounds (issue 34, item 5)
  *
  * Tolerance against what was burned: 10% + 1 ms per vector element.
  *
@@ -33,6 +38,7 @@
 #include <math.h>
 
 #include "e2e-figure1.h"
+#include "e2e-latency.h"
 
 /* ---- trace: the same numbers from SQL -------------------------------------- */
 
@@ -366,6 +372,102 @@ START_TEST(test_figure2)
 }
 END_TEST
 
+/* ---- latency: against what the programs measured ----------------------------
+ */
+
+/*
+ * The wall times file path printed with prefix ("latency", "wall"), per
+ * component kind, in order: into ns[kind][n], counting n[kind].
+ */
+static void fig1_read_walls(const char *path, const char *prefix,
+			    long long ns[N_KINDS][FIG1_SAY_TIMES],
+			    int n[N_KINDS])
+{
+	char *text = e2e_slurp(path, NULL), *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char word[16], name[32];
+		long long v;
+		int k;
+
+		if (sscanf(line, "%15s %31s ns %lld", word, name, &v) != 3 ||
+		    strcmp(word, prefix))
+			continue;
+		k = fig1_kind_of(name);
+		ck_assert_msg(k >= N_FOO && n[k] < FIG1_SAY_TIMES, "%s: '%s'?",
+			      path, line);
+		ns[k][n[k]++] = v;
+	}
+	free(text);
+}
+
+START_TEST(test_latency)
+{
+	struct fig1_deploy d = fig1_four_hosts;
+	long long waited[N_KINDS][FIG1_SAY_TIMES], own[N_KINDS][FIG1_SAY_TIMES];
+	int nw[N_KINDS] = { 0 }, no[N_KINDS] = { 0 }, checked = 0;
+	char path[PATH_MAX];
+	struct lat_calls lc;
+	sqlite3_stmt *st;
+	struct e2e t;
+
+	rpc_isolate();
+	e2e_init(&t);
+	fig1_run(&t, &d);
+	e2e_fmt(path, sizeof(path), "%s/client.out", t.dir);
+	fig1_read_walls(path, "latency", waited, nw);
+	for (int i = 0; i < d.n; i++) {
+		e2e_fmt(path, sizeof(path), "%s/%s.out", t.dir, d.s[i].host);
+		fig1_read_walls(path, "latency", waited, nw);
+		fig1_read_walls(path, "wall", own, no);
+	}
+	ck_assert_int_eq(nw[N_SAY], FIG1_SAY_TIMES);
+	ck_assert_int_eq(no[N_SAY], FIG1_SAY_TIMES);
+	lat_calls_load(&lc, t.db);
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(
+			t.sql,
+			"SELECT call_id, proc, row_number() OVER "
+			"(PARTITION BY proc ORDER BY stub_start_ns) - 1 "
+			"FROM rpc_calls ORDER BY call_id",
+			-1, &st, NULL),
+		SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long long id = sqlite3_column_int64(st, 0);
+		int k = sqlite3_column_int(st, 1),
+		    n = sqlite3_column_int(st, 2);
+		const struct ccsg_call_latency *o = lat_call(&lc, id);
+
+		ck_assert(k >= N_FOO && k <= N_SAY && n < nw[k] && n < no[k]);
+		printf("figure1 latency: %s #%d: %.3f ms (uncompensated %.3f, "
+		       "probes %.1f us subtracted), its caller waited %.3f ms, "
+		       "its own code ran %.3f ms\n",
+		       fig1_node_label[k], n, o->latency / 1e6,
+		       o->uncompensated / 1e6, o->subtracted / 1e3,
+		       waited[k][n] / 1e6, own[k][n] / 1e6);
+		ck_assert_msg(o->latency != CCSG_NONE &&
+				      o->latency <= waited[k][n],
+			      "%s #%d: latency %lld ns, its caller measured "
+			      "%lld ns",
+			      fig1_node_label[k], n, (long long)o->latency,
+			      waited[k][n]);
+		ck_assert_msg(o->latency >= own[k][n] + o->children,
+			      "%s #%d: latency %lld ns, its own code measured "
+			      "%lld ns, its children took %lld ns",
+			      fig1_node_label[k], n, (long long)o->latency,
+			      own[k][n], (long long)o->children);
+		checked++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_eq(checked, 6);
+	lat_calls_release(&lc);
+	/* one call a pair of hosts: the bound is that call's slack */
+	lat_assert_aligned(&t, -1);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_figure1_suite(void)
 {
 	Suite *s = suite_create("e2e-figure1");
@@ -376,6 +478,7 @@ Suite *e2e_figure1_suite(void)
 	tcase_add_test(tc, test_trace);
 	tcase_add_test(tc, test_ccsg);
 	tcase_add_test(tc, test_figure2);
+	tcase_add_test(tc, test_latency);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,8 +6,6 @@
  * garbage.  Each asserts on the merged database what was and was not
  * recorded between the switches.
  */
-#include <poll.h>
-
 #include "e2e-monitor.h"
 #include "tool-run.h"
 
@@ -422,13 +420,13 @@ END_TEST
  */
 START_TEST(test_hostile_channel_and_bad_input)
 {
-	static const char *const garbage[] = { "HELLO 1 zz host 1 - 0 exe\n",
+	static const char *const garbage[] = { "HELLO 2 zz host 1 - 0 exe\n",
 					       "EVENT 1 on cpu\n",
 					       "ACK 5\n",
 					       "\x01\x02\n",
 					       "PUBLISH on bogus\n",
 					       "PUBLISH select a b c d\n",
-					       "HELLO 2\n" };
+					       "HELLO 1\n" };
 	struct rpc_server a;
 	struct e2e t;
 	char *text;
@@ -440,14 +438,9 @@ START_TEST(test_hostile_channel_and_bad_input)
 	mon_server_start(&t, &a, "a", NULL, ENV(MON_COORD), NULL);
 	mon_wait_connected(&t, 1);
 	for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
-		struct sockaddr_in sin = { .sin_family = AF_INET,
-					   .sin_port = htons(7350) };
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		int fd = mon_socket();
 		char buf[256];
 
-		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		ck_assert(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ==
-			  0);
 		ck_assert(write(fd, garbage[i], strlen(garbage[i])) > 0);
 		shutdown(fd, SHUT_WR);
 		while (read(fd, buf, sizeof(buf)) > 0)
@@ -456,21 +449,16 @@ START_TEST(test_hostile_channel_and_bad_input)
 	}
 	/* a line too long, never ended */
 	{
-		struct sockaddr_in sin = { .sin_family = AF_INET,
-					   .sin_port = htons(7350) };
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		int fd = mon_socket();
 		char big[2000];
 
 		memset(big, 'A', sizeof(big));
-		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		ck_assert(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ==
-			  0);
 		ck_assert(write(fd, big, sizeof(big)) > 0);
 		close(fd);
 	}
 	text = mon_ctl(&t, 0, ARGS("status"));
-	ck_assert_msg(strstr(text, "0 events published, 8 malformed messages "
-				   "rejected"),
+	ck_assert_msg(strstr(text, "0 events published, 7 malformed messages "
+				   "rejected, 1 request denied"),
 		      "%s", text);
 	free(text);
 	/* bad input of the commands */
@@ -527,8 +515,9 @@ END_TEST
 /*
  * The coordinator reaches a process on another host: a server in a
  * network (and UTS) namespace of its own, hostR, linked to the test's by
- * a veth pair (10.79.0.1 here, 10.79.0.2 there).  Its switches apply
- * there; an untraced client here calls it across the link.
+ * a veth pair (10.79.0.1 here, 10.79.0.2 there), over TCP with the key.
+ * Its switches apply there; an untraced client here calls it across the
+ * link.
  */
 START_TEST(test_coordinator_across_network_namespaces)
 {
@@ -559,9 +548,9 @@ START_TEST(test_coordinator_across_network_namespaces)
 		"ip link set lo up && ip addr add 10.79.0.2/24 dev vr && "
 		"ip link set vr up && exec env LD_PRELOAD=%s/libcausal.so "
 		"CAUSAL_LOG_DIR=%s CAUSAL_COORDINATOR=10.79.0.1:" MON_PORT
-		" %s -r %s",
-		started, go, e2e_build(), t.logs, rpc_prog("demo-server"),
-		ready);
+		" %s %s -r %s",
+		started, go, e2e_build(), t.logs, mon_key_env(&t),
+		rpc_prog("demo-server"), ready);
 	srv = e2e_spawn(argv, NULL, rpc_q("%s/r.out", t.dir),
 			rpc_q("%s/r.err", t.dir));
 	rpc_wait_file(started, srv);
@@ -622,52 +611,6 @@ END_TEST
 
 /* ---- a hostile coordinator: the test plays it ---------------------------- */
 
-/* Accept the next consumer on lfd (10 s at most). */
-static int hostile_accept(int lfd)
-{
-	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-	int fd;
-
-	ck_assert_msg(poll(&pfd, 1, 10000) == 1, "no consumer connected");
-	fd = accept(lfd, NULL, NULL);
-	ck_assert(fd >= 0);
-	return fd;
-}
-
-/* The next line from fd, PINGs skipped; "" once it hung up. */
-static const char *hostile_line(int fd)
-{
-	static char line[1024];
-
-	for (;;) {
-		size_t n = 0;
-
-		for (;;) {
-			struct pollfd pfd = { .fd = fd, .events = POLLIN };
-			char c;
-
-			ck_assert_msg(poll(&pfd, 1, 10000) == 1,
-				      "the consumer said nothing");
-			if (read(fd, &c, 1) != 1) {
-				line[0] = '\0';
-				return line;
-			}
-			if (c == '\n')
-				break;
-			ck_assert(n < sizeof(line) - 1);
-			line[n++] = c;
-		}
-		line[n] = '\0';
-		if (strcmp(line, "PING"))
-			return line;
-	}
-}
-
-static void hostile_send(int fd, const char *text)
-{
-	ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-}
-
 /*
  * A coordinator that sends garbage: a bad type, a bad selection, events
  * out of order, control bytes.  The consumer rejects each (BAD for an
@@ -677,48 +620,42 @@ static void hostile_send(int fd, const char *text)
  */
 START_TEST(test_hostile_coordinator)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = htons(7350) };
 	struct rpc_server a;
 	struct e2e t;
 	char hello[1024], *err;
-	int lfd, fd, one = 1;
+	int lfd, fd;
 
 	rpc_isolate();
 	e2e_init(&t);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	ck_assert(bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
-	ck_assert(listen(lfd, 8) == 0);
+	/* root's socket, which the process trusts: root runs the test */
+	lfd = mon_listen(NULL);
 	mon_server_start(&t, &a, "a", NULL, ENV(MON_COORD), NULL);
 
-	fd = hostile_accept(lfd);
-	e2e_fmt(hello, sizeof(hello), "%s", hostile_line(fd));
-	ck_assert_msg(!strncmp(hello, "HELLO 1 ", 8) &&
+	fd = mon_accept(lfd);
+	e2e_fmt(hello, sizeof(hello), "%s", mon_line(fd));
+	ck_assert_msg(!strncmp(hello, "HELLO 2 ", 8) &&
 			      strstr(hello, rpc_q(" %d - 0 ", a.server_pid)),
 		      "%s", hello);
-	hostile_send(fd, "WELCOME 1 abc\nEVENT 1 on bogus\n"
-			 "EVENT 2 select * x * on\nEVENT 3 off cpu\n");
-	ck_assert_str_eq(hostile_line(fd), "BAD 1");
-	ck_assert_str_eq(hostile_line(fd), "BAD 2");
-	ck_assert_str_eq(hostile_line(fd), "ACK 3");
+	mon_send(fd, "WELCOME 2 abc\nEVENT 1 on bogus\n"
+		     "EVENT 2 select * x * on\nEVENT 3 off cpu\n");
+	ck_assert_str_eq(mon_line(fd), "BAD 1");
+	ck_assert_str_eq(mon_line(fd), "BAD 2");
+	ck_assert_str_eq(mon_line(fd), "ACK 3");
 	/* a gap in the order: hung up on */
-	hostile_send(fd, "EVENT 9 on cpu\n");
-	ck_assert_str_eq(hostile_line(fd), "");
+	mon_send(fd, "EVENT 9 on cpu\n");
+	ck_assert_str_eq(mon_line(fd), "");
 	close(fd);
 	/* it comes back, saying what it applied of whom */
-	fd = hostile_accept(lfd);
-	ck_assert_msg(
-		strstr(hostile_line(fd), rpc_q(" %d abc 3 ", a.server_pid)),
-		"bad second HELLO");
-	hostile_send(fd, "WELCOME 1 abc\nEVENT 4 \x01\x7f\n");
-	ck_assert_str_eq(hostile_line(fd), "");
+	fd = mon_accept(lfd);
+	ck_assert_msg(strstr(mon_line(fd), rpc_q(" %d abc 3 ", a.server_pid)),
+		      "bad second HELLO");
+	mon_send(fd, "WELCOME 2 abc\nEVENT 4 \x01\x7f\n");
+	ck_assert_str_eq(mon_line(fd), "");
 	close(fd);
-	fd = hostile_accept(lfd);
-	hostile_line(fd);
-	hostile_send(fd, "EVENT 4 on cpu\n"); /* before WELCOME */
-	ck_assert_str_eq(hostile_line(fd), "");
+	fd = mon_accept(lfd);
+	mon_line(fd);
+	mon_send(fd, "EVENT 4 on cpu\n"); /* before WELCOME */
+	ck_assert_str_eq(mon_line(fd), "");
 	close(fd);
 	close(lfd);
 

@@ -270,7 +270,7 @@ START_TEST(rpc_records_have_documented_shapes)
 		{ CAUSAL_REC_RPC_SKEL_START, sizeof(struct rec_rpc_skel_start),
 		  16, 23 },
 		{ CAUSAL_REC_RPC_SKEL_END, sizeof(struct rec_rpc_skel_end), 0,
-		  16 },
+		  17 },
 		{ CAUSAL_REC_RPC_SITE, sizeof(struct rec_rpc_site), 8, 6 },
 		{ CAUSAL_REC_RPC_OBJECT, sizeof(struct rec_rpc_object), 8, 9 },
 	};

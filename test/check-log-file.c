@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -249,6 +250,7 @@ START_TEST(a_closed_descriptor_is_reopened_not_misused)
 	uint8_t *buf;
 	size_t len;
 	struct stat st;
+	struct rlimit rl;
 	int fd, bad;
 
 	make_tmp();
@@ -257,9 +259,14 @@ START_TEST(a_closed_descriptor_is_reopened_not_misused)
 					      &what), 0);
 	write_frames(&lf, 1, 10);
 	/* the program closes every descriptor and opens its own file, which
-	 * lands on our old number */
+	 * lands on our old number: above its limit, after raising it */
 	snprintf(other, sizeof(other), "%s/program-file", tmp);
 	fd = lf.fd;
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur <= (rlim_t)fd) {
+		rl.rlim_cur = rl.rlim_max;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
 	close(fd);
 	ck_assert_int_ge(open(other, O_CREAT | O_WRONLY, 0600), 0);
 	ck_assert_int_eq(dup2(3, fd), fd);
@@ -272,6 +279,50 @@ START_TEST(a_closed_descriptor_is_reopened_not_misused)
 	ck_assert_int_eq(count_good_frames(buf, len, &bad), 3);
 	free(buf);
 	close(3);
+	rm_tmp();
+}
+END_TEST
+
+/*
+ * Under a low soft limit the log's descriptor goes at the limit, above
+ * every number the program may open: the program gets all of them.
+ */
+START_TEST(the_descriptor_stays_above_the_program)
+{
+	struct rlimit was, low;
+	struct causal_log_file lf;
+	const char *what;
+	int fd, last = -1, opened = 0, free_before = 0, mine[32];
+
+	make_tmp();
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &was), 0);
+	low = was;
+	low.rlim_cur = 32;
+	ck_assert_int_le(low.rlim_cur, low.rlim_max);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	for (fd = 0; fd < 32; fd++)
+		free_before += fcntl(fd, F_GETFD) < 0;
+	ck_assert_int_eq(open_in(&lf, tmp, "h", 4,
+				 "0123456789abcdef0123456789abcdef", &what),
+			 0);
+	/* a hard limit below 48 may not leave room above: the highest then */
+	ck_assert_int_eq(lf.fd, lf.fd_in_range ? 31 : 32);
+	ck_assert(!lf.fd_in_range || was.rlim_max < 32 + 16);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &low), 0);
+	ck_assert_int_eq(low.rlim_cur, 32); /* set back */
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0 && opened < 32) {
+		mine[opened++] = fd;
+		last = fd;
+	}
+	ck_assert_int_eq(opened, free_before - lf.fd_in_range);
+	ck_assert_int_eq(last, 31 - lf.fd_in_range);
+	write_frames(&lf, 1, 10);
+	ck_assert_int_eq(lf.failed, 0);
+	while (opened)
+		close(mine[--opened]);
+	causal_log_file_close(&lf);
+	causal_log_file_release(&lf);
+	setrlimit(RLIMIT_NOFILE, &was);
 	rm_tmp();
 }
 END_TEST
@@ -415,6 +466,7 @@ Suite *log_file_suite(void)
 	tcase_add_test(tc, creates_in_the_directory_checked);
 	tcase_add_test(tc, truncated_last_frame_keeps_earlier_frames);
 	tcase_add_test(tc, a_closed_descriptor_is_reopened_not_misused);
+	tcase_add_test(tc, the_descriptor_stays_above_the_program);
 	tcase_add_test(tc, frames_queue_until_written);
 	tcase_add_test(tc, a_full_disk_counts_what_it_loses);
 	suite_add_tcase(s, tc);

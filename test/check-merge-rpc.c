@@ -538,6 +538,81 @@ START_TEST(test_rpc_names)
 }
 END_TEST
 
+/*
+ * A server P forks inside two skeletons and returns from each without a
+ * reply ('handed'); its child Q sends the first call's reply ('child'),
+ * and X, a process P did not make, one with the second call's chain and
+ * function.  Q's reply ends the first call (reply_proc_id Q, its times
+ * and reply, P's CPU at its return); X's stays a row alone; the second
+ * call keeps P's end, reply 'none'.
+ */
+START_TEST(test_fork_child_reply)
+{
+	static const uint8_t uuid_p[16] = { 0xdd, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	static const uint8_t uuid_q[16] = { 0xde, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	static const uint8_t uuid_x[16] = { 0xdf, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	uint8_t c1[CAUSAL_CHAIN_ID_LEN], c2[CAUSAL_CHAIN_ID_LEN];
+	struct fixture_log fl;
+	struct fixture_rpc p;
+	struct merge_stats st;
+	struct merge_opts o;
+	sqlite3 *db;
+
+	make_chain(c1, uuid_p, 1);
+	make_chain(c2, uuid_p, 2);
+	mkdir(tmp_path("forks"), 0777);
+	open_log(&fl, "forks/p.clog", uuid_p, 40);
+	for (int i = 0; i < 2; i++) {
+		p = at(1, 200 + 100 * i, i ? c2 : c1, 0, 1 + i);
+		fixture_log_skel_start(&fl, &p, PROG, 1, 1,
+				       CAUSAL_TRANSPORT_TCP, NULL, 0, 1, 7 + i,
+				       8, CAUSAL_TAG_ABSENT);
+		p = at(1, 250 + 100 * i, i ? c2 : c1, 1, 1 + i);
+		fl.skel_fork = CAUSAL_SKEL_FORK_HANDED;
+		fixture_log_skel_end(&fl, &p, CAUSAL_REPLY_NONE, 0);
+		fl.skel_fork = 0;
+	}
+	ck_assert_int_eq(fixture_log_close(&fl), 0);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(fixture_log_open(&fl,
+						  tmp_path(i ? "forks/x.clog"
+							     : "forks/q.clog"),
+						  CAUSAL_FORMAT_VERSION),
+				 0);
+		fixture_log_header(&fl, 260, i ? uuid_x : uuid_q, "host",
+				   41 + i, 40, "/bin/prog", 1, argv0,
+				   1700000000000000000ull, i ? NULL : uuid_p,
+				   64, 100);
+		fixture_log_thread_start(&fl, 1, 261, 0, 41 + i,
+					 CAUSAL_MARKER_USER, 0, NULL, 0, 0);
+		p = at(1, 270 + 100 * i, i ? c2 : c1, 1, 1 + i);
+		fl.skel_fork = CAUSAL_SKEL_FORK_CHILD;
+		fixture_log_skel_end(&fl, &p, CAUSAL_REPLY_SUCCESS, 500);
+		ck_assert_int_eq(fixture_log_close(&fl), 0);
+	}
+	o = (struct merge_opts){ .dir = tmp_path("forks"),
+				 .output = tmp_path("forks.db") };
+	ck_assert_int_eq(merge_run(&o, &st), 0);
+	db = q_open(tmp_path("forks.db"));
+	ck_assert_str_eq(
+		q_list(db,
+		       "SELECT call_id || ' ' || ifnull(prog, '-') || ' ' ||"
+		       " server_proc_id || ' ' || ifnull(reply_proc_id, '-')"
+		       " || ' ' || reply || ' ' || ifnull(skel_start_event,"
+		       " '-') || '-' ||"
+		       " skel_end_event || ' ' || ifnull(skel_start_ns, '-')"
+		       " || '-' || skel_end_ns || ' ' || skel_end_exit_ns ||"
+		       " ' ' || ifnull(skel_start_cpu_ns, '-') || '-' ||"
+		       " skel_end_cpu_ns || ' ' || server_results_bytes ||"
+		       " ' ' || ifnull(missing, '') FROM rpc_calls ORDER BY"
+		       " call_id"),
+		"1 536871065 1 2 success 0-1 200-270 271 2000-2500 500 client,"
+		"2 536871065 1 - none 0-1 300-350 351 3000-3500 0 client,"
+		"3 - 3 - success --1 --370 371 --3700 500 client");
+	sqlite3_close(db);
+}
+END_TEST
+
 Suite *merge_rpc_suite(void)
 {
 	Suite *s = suite_create("merge_rpc");
@@ -549,6 +624,7 @@ Suite *merge_rpc_suite(void)
 	tcase_add_test(tc, test_rpc_without_raw);
 	tcase_add_loop_test(tc, test_pairs_merge_the_same, 3,
 			    CAUSAL_FORMAT_VERSION + 1);
+	tcase_add_test(tc, test_fork_child_reply);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rpc_names");
 	tcase_add_test(tc, test_rpc_names);

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "causal/monitor-proto.h"
+#include "test-tmp.h"
 
 START_TEST(test_kind_and_fields)
 {
@@ -210,6 +212,59 @@ START_TEST(test_dial)
 }
 END_TEST
 
+/* CAUSAL_COORDINATOR=local: the user's own coordinator, then root's. */
+START_TEST(test_local_sockets)
+{
+	char path[128];
+
+	ck_assert_int_eq(causal_mon_local_socket(0, 0, path, sizeof(path)), 0);
+	ck_assert_str_eq(path, "/run/causal/coordinator.sock");
+	ck_assert_int_eq(causal_mon_local_socket(1, 0, path, sizeof(path)), -1);
+	ck_assert_int_eq(causal_mon_local_socket(0, 1000, path, sizeof(path)),
+			 0);
+	ck_assert_str_eq(path, "/run/user/1000/causal-coordinator.sock");
+	ck_assert_int_eq(causal_mon_local_socket(1, 1000, path, sizeof(path)),
+			 0);
+	ck_assert_str_eq(path, "/run/causal/coordinator.sock");
+	ck_assert_int_eq(causal_mon_local_socket(2, 1000, path, sizeof(path)),
+			 -1);
+	ck_assert_int_eq(
+		causal_mon_local_socket(0, 4294967295u, path, sizeof(path)), 0);
+	ck_assert_str_eq(path, "/run/user/4294967295/causal-coordinator.sock");
+	ck_assert_int_eq(causal_mon_local_socket(0, 1000, path, 20), -1);
+}
+END_TEST
+
+/* The peer's user, as the kernel says; a socket nobody listens on. */
+START_TEST(test_unix_dial_and_peer)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[64];
+	unsigned uid = 12345;
+	int lfd, fd, err = 0;
+
+	test_tmp_name(dir, sizeof(dir), "causal-proto-XXXXXX");
+	ck_assert(mkdtemp(dir));
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/s", dir);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert(!bind(lfd, (struct sockaddr *)&sun, sizeof(sun)) &&
+		  !listen(lfd, 1));
+	fd = causal_mon_dial_unix(sun.sun_path, &err);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(causal_mon_peer_uid(fd, &uid), 0);
+	ck_assert_uint_eq(uid, geteuid());
+	close(fd);
+	close(lfd);
+	/* the file stays, nobody listens: refused, said */
+	ck_assert_int_eq(causal_mon_dial_unix(sun.sun_path, &err), -1);
+	ck_assert_int_eq(err, ECONNREFUSED);
+	unlink(sun.sun_path);
+	ck_assert_int_eq(causal_mon_dial_unix(sun.sun_path, &err), -1);
+	ck_assert_int_eq(err, ENOENT);
+	rmdir(dir);
+}
+END_TEST
+
 Suite *monitor_proto_suite(void)
 {
 	Suite *s = suite_create("monitor-proto");
@@ -225,6 +280,8 @@ Suite *monitor_proto_suite(void)
 	tcase_add_test(tc, test_number);
 	tcase_add_test(tc, test_is_name);
 	tcase_add_test(tc, test_dial);
+	tcase_add_test(tc, test_local_sockets);
+	tcase_add_test(tc, test_unix_dial_and_peer);
 	suite_add_tcase(s, tc);
 	return s;
 }

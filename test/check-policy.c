@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "policy.h"
@@ -156,6 +157,53 @@ START_TEST(load_from_environment_or_file)
 }
 END_TEST
 
+/*
+ * A FIFO named as the policy file (nobody writes to it) is refused at
+ * once: it held the program before main (issue 40); so is a device or a
+ * symbolic link, and a file of 4 KiB or more.
+ */
+START_TEST(load_refuses_what_is_not_a_small_regular_file)
+{
+	char dir[] = "/tmp/causal-policy-dir-XXXXXX", path[64], big[5000];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	env_policy = NULL;
+	env_file = path;
+	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err, sizeof(err)),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err, "is not a regular file"));
+	unlink(path);
+	env_file = "/dev/zero";
+	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err, sizeof(err)),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err, "is not a regular file"));
+	snprintf(path, sizeof(path), "%s/big", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	memset(big, ' ', sizeof(big));
+	memcpy(big, "cpu>50%", 7);
+	fwrite(big, 1, sizeof(big), f);
+	fclose(f);
+	env_file = path;
+	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err, sizeof(err)),
+			 -1);
+	ck_assert_str_eq(strstr(err, "is longer"), "is longer than 4095 bytes");
+	snprintf(big, sizeof(big), "%s/link", dir);
+	ck_assert_int_eq(symlink(path, big), 0);
+	env_file = big;
+	ck_assert_int_eq(causal_policy_load(&p, fake_getenv, err, sizeof(err)),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err, "is a symbolic link"));
+	unlink(big);
+	unlink(path);
+	rmdir(dir);
+	env_file = NULL;
+}
+END_TEST
+
 Suite *policy_suite(void)
 {
 	Suite *s = suite_create("policy");
@@ -166,6 +214,7 @@ Suite *policy_suite(void)
 	tcase_add_loop_test(tc, bad_policies_say_why, 0,
 			    sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, load_from_environment_or_file);
+	tcase_add_test(tc, load_refuses_what_is_not_a_small_regular_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

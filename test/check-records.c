@@ -972,6 +972,7 @@ static bool fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 
 		fl->heap = HEAP_OF(r);
 		PROBE_MON(p, r);
+		fl->skel_fork = r->fork;
 
 		fixture_log_skel_end(fl, &p, r->reply, r->results_bytes);
 		break;

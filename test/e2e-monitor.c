@@ -2,6 +2,10 @@
  * e2e-monitor.c - the helpers e2e-monitor.h declares, whose comments there are
  * their contract: compiled once and linked into the runner.
  */
+#include <poll.h>
+#include <sys/un.h>
+
+#include "causal/monitor-proto.h"
 #include "e2e-monitor.h"
 
 void mon_server_start(struct e2e *t, struct rpc_server *s, const char *name,
@@ -74,17 +78,45 @@ const char *mon_text(struct e2e *t, const char *sql)
 	return b;
 }
 
+const char *mon_key(struct e2e *t)
+{
+	static char path[PATH_MAX];
+	static const char key[] = "e2e coordinator key: 32 bytes at least";
+	int fd;
+
+	e2e_fmt(path, sizeof(path), "%s/coord.key", t->dir);
+	if (access(path, F_OK) == 0)
+		return path;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	ck_assert(write(fd, key, sizeof(key) - 1) == (ssize_t)sizeof(key) - 1);
+	close(fd);
+	return path;
+}
+
+const char *mon_key_env(struct e2e *t)
+{
+	static char env[PATH_MAX + 32];
+
+	e2e_fmt(env, sizeof(env), "CAUSAL_COORDINATOR_KEY=%s", mon_key(t));
+	return env;
+}
+
 pid_t mon_coord_start(struct e2e *t, const char *port)
 {
 	char ctl[PATH_MAX], listen[64], ready[PATH_MAX], out[PATH_MAX],
 		err[PATH_MAX];
-	const char *argv[] = { ctl,	  "serve", "--listen", listen,
-			       "--ready", ready,   NULL };
+	const char *argv[] = {
+		ctl,	"serve", "--ready", ready, port ? "--listen" : NULL,
+		listen, NULL
+	};
 	pid_t pid;
 
 	e2e_fmt(ctl, sizeof(ctl), "%s/causalctl", e2e_build());
-	if (port[0] == ':')
-		e2e_fmt(listen, sizeof(listen), "%s", port + 1);
+	if (!port)
+		listen[0] = '\0';
+	else if (port[0] == ':')
+		e2e_fmt(listen, sizeof(listen), "0.0.0.0%s", port);
 	else if (strchr(port, ':'))
 		e2e_fmt(listen, sizeof(listen), "%s", port);
 	else
@@ -93,7 +125,7 @@ pid_t mon_coord_start(struct e2e *t, const char *port)
 	e2e_fmt(out, sizeof(out), "%s/coord.out", t->dir);
 	e2e_fmt(err, sizeof(err), "%s/coord.err", t->dir);
 	unlink(ready);
-	pid = e2e_spawn(argv, NULL, out, err);
+	pid = e2e_spawn(argv, port ? ENV(mon_key_env(t)) : NULL, out, err);
 	rpc_wait_file(ready, pid);
 	return pid;
 }
@@ -109,7 +141,7 @@ char *mon_ctl(struct e2e *t, int code, const char *const args[])
 	argv[n++] = ctl;
 	for (int i = 0; args[i] && n < 13; i++)
 		argv[n++] = args[i];
-	argv[n++] = "--coordinator=127.0.0.1:" MON_PORT;
+	argv[n++] = "--coordinator=local";
 	argv[n] = NULL;
 	status = e2e_wait(e2e_spawn(argv, NULL, out, out));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != code)
@@ -198,4 +230,93 @@ pid_t mon_step_client(struct e2e *t, const char *name, const char *host,
 	argv[4] = script;
 	argv[5] = NULL;
 	return e2e_spawn(argv, NULL, outp, errp);
+}
+
+int mon_dial(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	e2e_fmt(sun.sun_path, sizeof(sun.sun_path), "%s",
+		path ? path : CAUSAL_MON_SOCKET);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int mon_socket(void)
+{
+	int fd = mon_dial(NULL);
+
+	ck_assert_msg(fd >= 0, "connect %s: %s", CAUSAL_MON_SOCKET,
+		      strerror(errno));
+	return fd;
+}
+
+int mon_listen(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (!path) {
+		path = CAUSAL_MON_SOCKET;
+		mkdir("/run/causal", 0755);
+	}
+	e2e_fmt(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	unlink(path);
+	ck_assert_msg(fd >= 0 &&
+			      !bind(fd, (struct sockaddr *)&sun, sizeof(sun)) &&
+			      !listen(fd, 64),
+		      "listen on %s: %s", path, strerror(errno));
+	chmod(path, 0666);
+	return fd;
+}
+
+int mon_accept(int lfd)
+{
+	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+	int fd;
+
+	ck_assert_msg(poll(&pfd, 1, 10000) == 1, "no consumer connected");
+	fd = accept(lfd, NULL, NULL);
+	ck_assert(fd >= 0);
+	return fd;
+}
+
+const char *mon_line(int fd)
+{
+	static char line[1024];
+
+	for (;;) {
+		size_t n = 0;
+
+		for (;;) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+			char c;
+
+			ck_assert_msg(poll(&pfd, 1, 10000) == 1,
+				      "the peer said nothing");
+			if (read(fd, &c, 1) != 1) {
+				line[0] = '\0';
+				return line;
+			}
+			if (c == '\n')
+				break;
+			ck_assert(n < sizeof(line) - 1);
+			line[n++] = c;
+		}
+		line[n] = '\0';
+		if (strcmp(line, "PING"))
+			return line;
+	}
+}
+
+void mon_send(int fd, const char *text)
+{
+	ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
 }

@@ -52,6 +52,13 @@ void rpc_wait_file(const char *path, pid_t pid)
 void rpc_server_start(struct e2e *t, struct rpc_server *s, const char *name,
 		      int traced, const char *host, const char *const args[])
 {
+	rpc_server_start_prog(t, s, "demo-server", name, traced, host, args);
+}
+
+void rpc_server_start_prog(struct e2e *t, struct rpc_server *s,
+			   const char *prog, const char *name, int traced,
+			   const char *host, const char *const args[])
+{
 	const char *argv[40];
 	char *text;
 	int n = 0;
@@ -77,9 +84,9 @@ void rpc_server_start(struct e2e *t, struct rpc_server *s, const char *name,
 		argv[n++] = "/bin/sh";
 		argv[n++] = "-c";
 		argv[n++] = script;
-		argv[n++] = "demo-server"; /* $0; "$@" is what follows */
+		argv[n++] = prog; /* $0; "$@" is what follows */
 	}
-	argv[n++] = rpc_prog("demo-server");
+	argv[n++] = rpc_prog(prog);
 	argv[n++] = "-r";
 	argv[n++] = s->ready;
 	for (int i = 0; args && args[i] && n < 39; i++)

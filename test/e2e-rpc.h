@@ -100,6 +100,11 @@ void rpc_wait_file(const char *path, pid_t pid);
  */
 void rpc_server_start(struct e2e *t, struct rpc_server *s, const char *name,
 		      int traced, const char *host, const char *const args[]);
+/* The same with another program of build/test/rpc/ that takes -r READY
+ * and writes demo-server's ready file (lat-demo serve). */
+void rpc_server_start_prog(struct e2e *t, struct rpc_server *s,
+			   const char *prog, const char *name, int traced,
+			   const char *host, const char *const args[]);
 
 /* SIGTERM, which must end it with exit 0. */
 void rpc_server_stop(struct rpc_server *s);

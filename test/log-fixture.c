@@ -513,11 +513,12 @@ void fixture_log_skel_end(struct fixture_log *fl, const struct fixture_rpc *p,
 			  unsigned reply, uint64_t results_bytes)
 {
 	fixture_log_rpc_begin(fl, CAUSAL_REC_RPC_SKEL_END, p,
-			      3 + FIXTURE_HEAP_FIELDS);
+			      4 + FIXTURE_HEAP_FIELDS);
 	msgpack_pack_uint64(&fl->pk, reply);
 	msgpack_pack_uint64(&fl->pk, results_bytes);
 	fixture_log_heap(fl);
 	msgpack_pack_uint64(&fl->pk, fl->rpc_mon_off);
+	msgpack_pack_uint64(&fl->pk, fl->skel_fork);
 }
 
 void fixture_log_rpc_site(struct fixture_log *fl, uint64_t tid, uint64_t mono,

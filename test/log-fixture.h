@@ -61,6 +61,7 @@ struct fixture_log {
 	int level;
 	unsigned rpc_mon_off;	 /* mon_off of the RPC probes written (0) */
 	unsigned thread_mon_off; /* ... and of the thread records */
+	unsigned skel_fork;	 /* fork of the skeleton ends written (0) */
 	uint32_t version;	 /* the format written */
 	/* fixture_log_pair_next(): 1 till the start, 2 till the end */
 	int pair_state;
@@ -166,7 +167,8 @@ void fixture_log_pair_next(struct fixture_log *fl);
 /*
  * An RPC probe of type with its group's fields from p, nfields of its own
  * to follow (or its place in a pair); the four writers below call it.
- * The heap fields come from fl->heap, mon_off from fl->rpc_mon_off.
+ * The heap fields come from fl->heap, mon_off from fl->rpc_mon_off, a
+ * skeleton end's fork from fl->skel_fork.
  */
 void fixture_log_rpc_begin(struct fixture_log *fl, unsigned type,
 			   const struct fixture_rpc *p, size_t nfields);

@@ -380,7 +380,12 @@ void *merge_reader_main(void *arg)
 			/* as the store decides it (merge.c, finish_file) */
 			loaded = rd->p.have_header && rc >= 0 &&
 				 rc != STOP_DUPLICATE;
-			rpc_calls_file_end(rd->rpc, loaded);
+			if (rpc_calls_file_end(rd->rpc, loaded, rd->p.uuid,
+					       rd->p.has_parent
+						       ? rd->p.parent_uuid
+						       : NULL) &&
+			    rc >= 0)
+				rc = -ENOMEM;
 			rd->proc_id += loaded;
 			if ((c = rd->cur))
 				c->res = res;

@@ -79,10 +79,15 @@ static int store_rpc_site(struct merge *m, uint64_t seq, const struct record *r)
 		return rc;
 	schema_bind_int(st, DB_RPC_SITES_PROC_ID, m->proc_id);
 	schema_bind_u64(st, DB_RPC_SITES_SITE_ID, r->rpc_site.site_id);
-	schema_bind_text_copy(st, DB_RPC_SITES_SYMBOL, r->rpc_site.symbol.ptr,
-			      (int)r->rpc_site.symbol.len);
-	schema_bind_text_copy(st, DB_RPC_SITES_MODULE, r->rpc_site.module.ptr,
-			      (int)r->rpc_site.module.len);
+	/* empty: no function there has a symbol (NULL), or no file */
+	if (r->rpc_site.symbol.len)
+		schema_bind_text_copy(st, DB_RPC_SITES_SYMBOL,
+				      r->rpc_site.symbol.ptr,
+				      (int)r->rpc_site.symbol.len);
+	if (r->rpc_site.module.len)
+		schema_bind_text_copy(st, DB_RPC_SITES_MODULE,
+				      r->rpc_site.module.ptr,
+				      (int)r->rpc_site.module.len);
 	return merge_step(m, st, "insert rpc site");
 }
 

@@ -10,6 +10,7 @@
 #include "array.h"
 #include "causal/log-format.h"
 #include "rpc-calls.h"
+#include "rpc-side.h"
 #include "schema.h"
 
 #define NONE UINT32_MAX
@@ -17,39 +18,6 @@
 
 /* Rows per INSERT: fewer statement runs (1M calls: 2.6 s against 3.3 s). */
 #define CALL_ROWS 16
-
-/* One probe of a side: what rpc_calls keeps of it. */
-struct rpc_pr {
-	uint64_t event, mono, mono_exit, cpu;
-	uint32_t heap;	 /* index into heaps, 0: not counted */
-	uint8_t mon_off; /* CAUSAL_MONTYPE_* not measured */
-	bool has;	 /* the probe was seen */
-};
-
-/*
- * A side: a start and its end (either may be missing).  tid, function,
- * proc_id and chain are its first probe's.
- */
-struct rpc_side {
-	struct rpc_pr start, end;
-	uint64_t tid, function;
-	uint64_t id;		/* stub start: site; skeleton start: object */
-	uint64_t args_bytes;	/* stub end; skeleton start */
-	uint64_t results_bytes; /* either end */
-	uint32_t chain;		/* index into chains */
-	uint32_t proc_id;
-	uint32_t prog, vers, proc, xid; /* from the start */
-	uint32_t start_flags, end_flags;
-	uint32_t status; /* stub end: clnt_stat; skeleton end: reply */
-	uint32_t addr;	 /* strings offset of the peer (start), NO_STR */
-	/* a client: the server joined (index into servers) or NONE; a
-	 * server: the next one with its (chain, event) in row order */
-	uint32_t next;
-	uint8_t transport;
-	uint8_t start_tag; /* skeleton start: tag */
-	uint8_t end_tag;   /* stub end: reply_tag */
-	bool used;	   /* a server joined to a client */
-};
 
 struct rpc_site {
 	int64_t proc_id;
@@ -90,6 +58,7 @@ void rpc_calls_release(struct rpc_calls *rc)
 	free(rc->addrs);
 	free(rc->strings);
 	free(rc->open);
+	rpc_forks_release(&rc->forks);
 	hashmap_release(&rc->chain_map);
 	hashmap_release(&rc->addr_map);
 	memset(rc, 0, sizeof(*rc));
@@ -100,7 +69,8 @@ size_t rpc_calls_bytes(const struct rpc_calls *rc)
 	return rc->cap_clients * sizeof(*rc->clients) +
 	       rc->cap_servers * sizeof(*rc->servers) +
 	       rc->cap_heaps * sizeof(*rc->heaps) + rc->cap_strings +
-	       rc->cap_chains * sizeof(*rc->chains);
+	       rc->cap_chains * sizeof(*rc->chains) +
+	       rpc_forks_bytes(&rc->forks);
 }
 
 /* Copy s (n bytes) into the string arena; its offset in *off. */
@@ -258,7 +228,8 @@ void rpc_calls_file_begin(struct rpc_calls *rc, int64_t proc_id)
 	rc->n_open = 0;
 }
 
-void rpc_calls_file_end(struct rpc_calls *rc, bool keep)
+int rpc_calls_file_end(struct rpc_calls *rc, bool keep, const uint8_t *uuid,
+		       const uint8_t *parent_uuid)
 {
 	if (!keep) {
 		rc->n_clients = rc->file_clients;
@@ -269,6 +240,10 @@ void rpc_calls_file_end(struct rpc_calls *rc, bool keep)
 	if (rc->n_open)
 		memset(rc->open, 0, rc->cap_open * sizeof(*rc->open));
 	rc->n_open = 0;
+	if (!keep)
+		return 0;
+	return rpc_forks_process(&rc->forks, (uint32_t)rc->proc_id, uuid,
+				 parent_uuid);
 }
 
 /* The probe's heap counters, kept when counted; 0 or -ENOMEM. */
@@ -332,9 +307,12 @@ static int add_site(struct rpc_calls *rc, uint64_t seq, const struct record *r)
 	struct rpc_site *s;
 	uint32_t off;
 
+	/* a site in no function the file names has no symbol: NULL */
+	off = NO_STR;
 	if (GROW(rc->sites, rc->cap_sites, rc->n_sites + 1) ||
-	    add_string(rc, r->rpc_site.symbol.ptr, r->rpc_site.symbol.len,
-		       &off))
+	    (r->rpc_site.symbol.len &&
+	     add_string(rc, r->rpc_site.symbol.ptr, r->rpc_site.symbol.len,
+			&off)))
 		return -ENOMEM;
 	s = &rc->sites[rc->n_sites++];
 	*s = (struct rpc_site){ rc->proc_id, r->rpc_site.site_id, seq, off };
@@ -416,6 +394,7 @@ static int add_end(struct rpc_calls *rc, const struct record *r)
 		const struct record_rpc_skel_end *k = &r->skel_end;
 
 		take_common(&s->end, r, rr, k->mon_off);
+		s->end.fork = (uint8_t)k->fork;
 		s->status = (uint32_t)k->reply;
 		s->results_bytes = k->results_bytes;
 		return TAKE_HEAP(rc, &s->end, *k);
@@ -481,7 +460,7 @@ static const char *site_symbol(const struct rpc_calls *rc, int64_t proc_id,
 			hi = mid;
 	}
 	if (lo < rc->n_sites && rc->sites[lo].proc_id == proc_id &&
-	    rc->sites[lo].site_id == site_id)
+	    rc->sites[lo].site_id == site_id && rc->sites[lo].symbol != NO_STR)
 		return rc->strings + rc->sites[lo].symbol;
 	return NULL;
 }
@@ -711,6 +690,8 @@ static void store_row(const struct rpc_calls *rc, const struct row *w,
 	}
 	if (s) {
 		put_u64(w, DB_RPC_CALLS_SERVER_PROC_ID, s->proc_id);
+		if (s->reply_proc)
+			put_u64(w, DB_RPC_CALLS_REPLY_PROC_ID, s->reply_proc);
 		put_u64(w, DB_RPC_CALLS_SERVER_TID, s->tid);
 		put_u64(w, DB_RPC_CALLS_SERVER_FUNCTION_ID, s->function);
 	}
@@ -919,6 +900,7 @@ int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
 {
 	struct hashmap map = { 0 };
 	uint32_t *tail;
+	int64_t joined;
 	int ret;
 
 	memset(stats, 0, sizeof(*stats));
@@ -928,6 +910,9 @@ int rpc_calls_store(struct rpc_calls *rc, sqlite3 *db,
 	 * must not be given even with no element. */
 	if (rc->n_sites)
 		qsort(rc->sites, rc->n_sites, sizeof(*rc->sites), cmp_site);
+	if ((joined = rpc_forks_join(&rc->forks, rc->servers, rc->n_servers)) <
+	    0)
+		return (int)joined;
 	if (!(tail = malloc((rc->n_servers + 1) * sizeof(*tail))))
 		return -ENOMEM;
 	ret = index_servers(rc, &map, tail);

@@ -17,6 +17,8 @@
  *    two sides of one call: the tag carried e and the server counted one
  *    event on receipt.  Each server side joins at most one client side,
  *    the first in (proc_id, seq) order;
+ *  - a skeleton end a fork child wrote for the call its parent was
+ *    serving joins that call's server side first (rpc-forks.h);
  *  - a side left alone gets a row of its own, missing = 'server' or
  *    'client'.
  *
@@ -42,6 +44,7 @@
 
 #include "hashmap.h"
 #include "log-record.h"
+#include "rpc-forks.h"
 
 struct rpc_side;
 struct rpc_site;
@@ -69,6 +72,8 @@ struct rpc_calls {
 	size_t file_clients, file_servers, file_sites, file_heaps;
 	struct rpc_open *open; /* open sides by (kind, function) */
 	size_t cap_open, n_open;
+	struct rpc_forks
+		forks; /* the processes, for replies of fork children */
 };
 
 struct rpc_calls_stats {
@@ -89,8 +94,13 @@ void rpc_calls_file_begin(struct rpc_calls *rc, int64_t proc_id);
  */
 int rpc_calls_add(struct rpc_calls *rc, uint64_t seq, const struct record *r);
 
-/* The file's records end; keep: its process is loaded, else forget them. */
-void rpc_calls_file_end(struct rpc_calls *rc, bool keep);
+/*
+ * The file's records end; keep: its process is loaded, with that uuid and
+ * the uuid of the process it was forked from (NULL: none), else forget
+ * them.  Returns 0 or -ENOMEM.
+ */
+int rpc_calls_file_end(struct rpc_calls *rc, bool keep, const uint8_t *uuid,
+		       const uint8_t *parent_uuid);
 
 /*
  * Join what was added and insert the rows into db's rpc_calls table

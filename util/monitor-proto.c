@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "causal/monitor-proto.h"
@@ -155,4 +156,88 @@ int causal_mon_dial(const struct addrinfo *res, int timeout_ms, int *err)
 		fd = -1;
 	}
 	return fd;
+}
+
+int causal_mon_send_all(int fd, const char *text, int timeout_ms)
+{
+	size_t len = strlen(text), done = 0;
+
+	while (done < len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		ssize_t n = send(fd, text + done, len - done,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0)
+			done += (size_t)n;
+		else if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
+			 poll(&pfd, 1, timeout_ms) != 1)
+			return -1;
+	}
+	return 0;
+}
+
+int causal_mon_local_socket(int i, unsigned uid, char *path, size_t size)
+{
+	static const char user[] = CAUSAL_MON_USER_SOCKET;
+	const char *at = strstr(user, "UID");
+	char digits[12];
+	size_t nd = 0, head = (size_t)(at - user);
+
+	if (uid == 0 || i == 1) {
+		if ((uid == 0 && i) || sizeof(CAUSAL_MON_SOCKET) > size)
+			return -1;
+		memcpy(path, CAUSAL_MON_SOCKET, sizeof(CAUSAL_MON_SOCKET));
+		return 0;
+	}
+	if (i)
+		return -1;
+	/* no stdio in the library: the uid's digits by hand */
+	do
+		digits[nd++] = (char)('0' + uid % 10);
+	while ((uid /= 10));
+	if (head + nd + strlen(at + 3) + 1 > size)
+		return -1;
+	memcpy(path, user, head);
+	for (size_t k = 0; k < nd; k++)
+		path[head + k] = digits[nd - 1 - k];
+	memcpy(path + head + nd, at + 3, strlen(at + 3) + 1);
+	return 0;
+}
+
+int causal_mon_dial_unix(const char *path, int *err)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	size_t len = strlen(path);
+	int fd;
+
+	if (len >= sizeof(sun.sun_path)) {
+		*err = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sun.sun_path, path, len + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	/* a Unix socket connects at once, or says why not (EAGAIN: its
+	 * backlog is full) */
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		*err = errno;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int causal_mon_peer_uid(int fd, unsigned *uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    len != sizeof(cred))
+		return -1;
+	*uid = (unsigned)cred.uid;
+	return 0;
 }

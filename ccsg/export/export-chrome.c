@@ -122,6 +122,12 @@ static void metadata(struct chrome *ch)
 		xb_i64(b, e->error_ns);
 		XB_LIT(b, ",\"pairs\":");
 		xb_i64(b, e->pairs);
+		XB_LIT(b, ",\"calls_used\":");
+		xb_i64(b, e->calls_used);
+		XB_LIT(b, ",\"calls_set_aside\":");
+		xb_i64(b, e->calls_set_aside);
+		XB_LIT(b, ",\"outliers\":");
+		xb_i64(b, e->outliers);
 		XB_LIT(b, ",\"consistent\":");
 		xb_str(b, e->inconsistent ? "false}" : "true}");
 		if (e->error_ns > worst)

@@ -26,15 +26,19 @@
 enum export_weight { EXPORT_CPU, EXPORT_LATENCY, EXPORT_CALLS };
 
 /*
- * A host's clock against the reference host's.  A call from host a to
- * host b says that b's skeleton ran inside a's stub: with d = offset_b -
- * offset_a, c0 - s0 <= d <= c1 - s1 (client stub start and end c0, c1,
- * server skeleton start and end s0, s1, each on its own host's clock).
- * The calls between two hosts narrow d to the intersection [L, U] of
- * their intervals; d is its middle and (U - L) / 2 the error bound (the
- * classic offset estimate of a request/response pair, over all pairs).
- * Hosts are aligned along a spanning tree of the host pairs, the pair of
- * least error first; the errors add along the path to the reference.
+ * A host's clock against the reference host's (align.c, docs/export.md
+ * "Clocks").  Only the calls whose reply reached their client say where
+ * a server's clock stands: such a call from host a to host b says that
+ * b's skeleton ran inside a's stub, so d = offset_b - offset_a lies in
+ * [c0 - s0, c1 - s1] (c0, c1 the stub's inner edges on a's clock, s0, s1
+ * the skeleton's outer edges on b's).  Per pair of hosts the largest
+ * subset of calls whose intervals meet gives d's segment; the others
+ * are outliers.  The offsets are the middle of the range all the pairs'
+ * segments leave each host, against its component's reference host
+ * (the one with the most calls); error_ns is the half-width of that
+ * range.  When the segments contradict each other around a cycle of
+ * hosts, a spanning tree of the pairs (least error first) sets them,
+ * the errors added along the path.
  */
 struct export_host {
 	int64_t offset_ns;    /* added to the host's monotonic times */
@@ -44,7 +48,12 @@ struct export_host {
 	int32_t ref;	      /* the reference host of its component */
 	int64_t unix_ns;      /* unix time - aligned time (its reference's
 			       * real-time anchor), 0 when unknown */
-	uint8_t inconsistent; /* its pair's intervals do not intersect */
+	/* its calls with the other hosts: those whose intervals hold the
+	 * offsets, and those set aside (no reply reached the client, a
+	 * probe is missing, or an outlier) */
+	int64_t calls_used, calls_set_aside;
+	int64_t outliers;     /* of those set aside */
+	uint8_t inconsistent; /* outliers, or segments that contradict */
 };
 
 struct export_ctx {
@@ -207,9 +216,11 @@ static inline int64_t export_time(const struct export_ctx *x, int32_t proc,
 
 /*
  * A call's sides on the aligned clock: [*c0, *c1] of the stub and [*s0,
- * *s1] of the skeleton, CCSG_NONE where a probe is missing.  A skeleton
- * the alignment leaves outside its stub (clocks that drift, an error
- * bound added up over several hosts) is moved inside it: returns 1 then.
+ * *s1] of the skeleton, CCSG_NONE where a probe is missing.  The
+ * skeleton of a call whose reply reached the client (ccsg_call_replied())
+ * that the alignment leaves outside its stub (an outlier, clocks that
+ * drift) is moved inside it: returns 1 then.  Another call is shown as
+ * it ran (its server may have gone on after the client gave up).
  */
 int export_call_times(const struct export_ctx *x, const struct ccsg_call *c,
 		      int64_t *c0, int64_t *c1, int64_t *s0, int64_t *s1);

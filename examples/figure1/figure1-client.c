@@ -4,9 +4,10 @@
  *
  *   figure1-client PORT        (foo's TCP port on 127.0.0.1)
  *
- * Prints "foo = N" (the say_it calls foo made, 3) and, as it ends, "cpu
- * main tid T us U" (all the CPU its thread used, by its own clock, as
- * figure1-server does); exits 0 when the call succeeded.
+ * Prints "foo = N" (the say_it calls foo made, 3), "latency foo ns N"
+ * (the wall time around the stub call, CLOCK_MONOTONIC) and, as it ends,
+ * "cpu main tid T us U" (all the CPU its thread used, by its own clock,
+ * as figure1-server does); exits 0 when the call succeeded.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -24,6 +25,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in sin = {.sin_family = AF_INET};
 	struct timeval timeout = {60, 0};
 	int sock = RPC_ANYSOCK, n = -1;
+	long long t0;
 	enum clnt_stat st;
 	CLIENT *c;
 
@@ -39,14 +41,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clnt_control(c, CLSET_TIMEOUT, (char *)&timeout);
+	t0 = fig1_wall_ns();
 	st = foo_1(NULL, &n, c);
+	t0 = fig1_wall_ns() - t0;
 	if (st != RPC_SUCCESS) {
 		clnt_perrno(st);
 		fputc('\n', stderr);
 		clnt_destroy(c);
 		return 1;
 	}
-	printf("foo = %d\n", n);
+	printf("foo = %d\nlatency foo ns %lld\n", n, t0);
 	clnt_destroy(c);
 	printf("cpu main tid %d us %lld\n", (int)gettid(),
 	       fig1_thread_cpu_ns() / 1000);

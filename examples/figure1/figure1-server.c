@@ -34,8 +34,11 @@
  * but in its calls to other components, by its own clock), and
  * one per thread as it ends: "cpu ROLE tid T us U" (U all the CPU the
  * thread used), so that what the CCSG shows can be checked against what
- * the program measured itself.  On SIGTERM it finishes the request at hand
- * and exits 0.
+ * the program measured itself.  Latency likewise: "wall NAME ns N" per
+ * invocation (N its wall time, CLOCK_MONOTONIC, but in its calls to
+ * other components), and foo's "latency NAME ns N" per call it makes (N
+ * the wall time around the stub call).  On SIGTERM it finishes the request at
+ * hand and exits 0.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -152,21 +155,43 @@ static CLIENT *udp_client(int port)
 
 /* ---- the components ----------------------------------------------------- */
 
+/* A call that began at wall time t0 returned st: its latency, as the
+ * caller measured it. */
+static enum clnt_stat waited(const char *name, long long t0, enum clnt_stat st)
+{
+	printf("latency %s ns %lld\n", name, fig1_wall_ns() - t0);
+	return st;
+}
+
+/* An invocation that began at wall time t0 (calls_ns of it in calls)
+ * ends. */
+static void walled(const char *name, long long t0, long long calls_ns)
+{
+	printf("wall %s ns %lld\n", name, fig1_wall_ns() - t0 - calls_ns);
+}
+
 /* foo's calls: times, what_to_say, then say_it as often as times said;
  * the number of calls made, or -1 when one failed. */
 static int foo_calls(void)
 {
 	phrase text = NULL;
 	int n = 0, i = -1;
+	long long t0 = fig1_wall_ns();
 
-	if (times_1(NULL, &n, times_clnt) != RPC_SUCCESS ||
-	    what_to_say_1(NULL, &text, what_clnt) != RPC_SUCCESS)
+	if (waited("times", t0, times_1(NULL, &n, times_clnt)) != RPC_SUCCESS)
+		goto out;
+	t0 = fig1_wall_ns();
+	if (waited("what_to_say", t0, what_to_say_1(NULL, &text, what_clnt)) !=
+	    RPC_SUCCESS)
 		goto out;
 	for (i = 0; i < n; i++) {
 		say_req req = {.text = text, .n = i};
 		int len;
 
-		if (say_it_1(&req, &len, say_clnt[i % nsay]) != RPC_SUCCESS) {
+		t0 = fig1_wall_ns();
+		if (waited("say_it", t0,
+			   say_it_1(&req, &len, say_clnt[i % nsay])) !=
+		    RPC_SUCCESS) {
 			i = -1;
 			break;
 		}
@@ -178,25 +203,29 @@ out:
 
 bool_t foo_1_svc(void *argp, int *result, struct svc_req *rq)
 {
-	long long cpu0 = fig1_thread_cpu_ns(), calls0;
+	long long cpu0 = fig1_thread_cpu_ns(), calls0, wall0 = fig1_wall_ns(),
+		  calls_ns;
 
 	(void)argp, (void)rq;
 	if (!serves('A'))
 		return FALSE;
 	fig1_burn_us(scaled(S_FOO, FIG1_FOO_US) / 2);
 	calls0 = fig1_thread_cpu_ns();
+	calls_ns = fig1_wall_ns();
 	*result = foo_calls();
+	calls_ns = fig1_wall_ns() - calls_ns;
 	/* its calls' own CPU (their stubs) is not foo's: not counted */
 	cpu0 += fig1_thread_cpu_ns() - calls0;
 	fig1_burn_us(scaled(S_FOO, FIG1_FOO_US) -
 		     scaled(S_FOO, FIG1_FOO_US) / 2);
 	said("foo", scaled(S_FOO, FIG1_FOO_US), cpu0);
+	walled("foo", wall0, calls_ns);
 	return TRUE;
 }
 
 bool_t times_1_svc(void *argp, int *result, struct svc_req *rq)
 {
-	long long cpu0 = fig1_thread_cpu_ns();
+	long long cpu0 = fig1_thread_cpu_ns(), wall0 = fig1_wall_ns();
 
 	(void)argp, (void)rq;
 	if (!serves('B'))
@@ -204,6 +233,7 @@ bool_t times_1_svc(void *argp, int *result, struct svc_req *rq)
 	fig1_burn_us(scaled(S_TIMES, FIG1_TIMES_US));
 	*result = FIG1_SAY_TIMES;
 	said("times", scaled(S_TIMES, FIG1_TIMES_US), cpu0);
+	walled("times", wall0, 0);
 	return TRUE;
 }
 
@@ -220,7 +250,7 @@ static void *helper(void *arg)
 
 bool_t what_to_say_1_svc(void *argp, phrase *result, struct svc_req *rq)
 {
-	long long cpu0 = fig1_thread_cpu_ns();
+	long long cpu0 = fig1_thread_cpu_ns(), wall0 = fig1_wall_ns();
 	int us = scaled(S_WHAT, FIG1_WHAT_TO_SAY_US);
 	pthread_t th[FIG1_THREADS];
 
@@ -237,12 +267,13 @@ bool_t what_to_say_1_svc(void *argp, phrase *result, struct svc_req *rq)
 		pthread_join(th[i], NULL);
 	*result = strdup("hello, world"); /* freed by xdr_free after the reply */
 	said("what_to_say", us, cpu0);
+	walled("what_to_say", wall0, 0);
 	return *result != NULL;
 }
 
 bool_t say_it_1_svc(say_req *req, int *result, struct svc_req *rq)
 {
-	long long cpu0 = fig1_thread_cpu_ns();
+	long long cpu0 = fig1_thread_cpu_ns(), wall0 = fig1_wall_ns();
 	static const int us[] = FIG1_SAY_IT_US_INIT;
 	int n = req->n < 0 ? 0 : req->n % 3;
 
@@ -252,6 +283,7 @@ bool_t say_it_1_svc(say_req *req, int *result, struct svc_req *rq)
 	fig1_burn_us(scaled(S_SAY, us[n]));
 	*result = req->text ? (int)strlen(req->text) : 0;
 	said("say_it", scaled(S_SAY, us[n]), cpu0);
+	walled("say_it", wall0, 0);
 	return TRUE;
 }
 

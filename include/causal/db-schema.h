@@ -41,8 +41,10 @@
  * the same version: a reader sees no difference but speed).  8:
  * processes.last_mono_ns (when a process that did not end cleanly was
  * last heard of), only added.
+ * 9: rpc_calls.reply_proc_id (a reply sent by a fork child), only
+ * added.
  */
-#define DB_SCHEMA_VERSION 8
+#define DB_SCHEMA_VERSION 9
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 

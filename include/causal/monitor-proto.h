@@ -5,44 +5,73 @@
  * sides are written against.  docs/causalctl.md ("The coordinator protocol")
  * describes it in full.
  *
- * Plain TCP, one message a line: printable ASCII, fields separated by
- * one space, ended by "\n", at most CAUSAL_MON_LINE_MAX bytes with it.
+ * One message a line: printable ASCII, fields separated by one space,
+ * ended by "\n", at most CAUSAL_MON_LINE_MAX bytes with it (over TCP,
+ * sealed: CAUSAL_MON_WIRE_MAX with the MAC in front, monitor-auth.h).
  * Anything else is malformed: rejected and counted, never acted on.
  *
+ * Two ways in: the coordinator's Unix socket, where the kernel says who
+ * the peer is (SO_PEERCRED), and TCP, where each side proves it holds
+ * the key of CAUSAL_COORDINATOR_KEY (monitor-auth.h) before anything
+ * else is said.  A consumer applies nothing from a coordinator that is
+ * neither run by root nor by its own user (Unix), or that does not prove
+ * the key (TCP).
+ *
  *   consumer -> coordinator
- *     HELLO 1 UUID HOST PID INSTANCE APPLIED EXE   once, first
- *     ACK SEQ                    event SEQ applied
+ *     HELLO 2 UUID HOST PID INSTANCE APPLIED EXE   once, first
+ *     ACK SEQ                    event SEQ applied (or skipped: SKIP)
  *     BAD SEQ                    event SEQ rejected (malformed), skipped
+ *     DROP SEQ                   event SEQ dropped: over the rate cap
  *     PING                       every second: still here
  *   coordinator -> consumer
- *     WELCOME 1 INSTANCE         once, first
+ *     WELCOME 2 INSTANCE         once, first
  *     EVENT SEQ on TYPES         TYPES: a comma-separated list
  *     EVENT SEQ off TYPES
  *     EVENT SEQ select HOST INTERFACE FUNCTION on|off
+ *     SKIP SEQ                   the events up to SEQ are not for you
+ *                                (another user's): nothing to apply
  *   command -> coordinator, one request a connection
  *     PUBLISH on TYPES | PUBLISH off TYPES
  *     PUBLISH select HOST INTERFACE FUNCTION on|off
  *                                -> OK SEQ | ERR MESSAGE
- *     STATUS                     -> STATE INSTANCE SEQ MALFORMED, one
- *                                   PROC HOST PID APPLIED CONNECTED
- *                                   SEEN_MS BAD EXE per process that ever
- *                                   connected, then END
+ *     STATUS                     -> STATE INSTANCE SEQ MALFORMED DENIED
+ *                                   LIMITED, one PROC HOST PID UID
+ *                                   APPLIED CONNECTED SEEN_MS BAD DROPPED
+ *                                   EXE per process the asker may see,
+ *                                   then END
+ *   coordinator -> anyone        ERR MESSAGE, then it hangs up: a
+ *                                request refused (a limit, no right, an
+ *                                old protocol)
  *
  * INSTANCE is the coordinator's random id (16 hex digits; "-" when a
  * consumer has never met one): its events are numbered 1, 2, ... for its
  * life.  A consumer says which instance its APPLIED counts in, and gets
- * every event after it (all of them, from another instance).
+ * every event after it (all of them, from another instance).  UID is
+ * the owner of a process connected on the Unix socket, "-" over TCP.
  */
 #ifndef CAUSAL_MONITOR_PROTO_H
 #define CAUSAL_MONITOR_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "causal/log-format.h"
 
-#define CAUSAL_MON_PROTO_VERSION 1
+#define CAUSAL_MON_PROTO_VERSION 2
 #define CAUSAL_MON_DEFAULT_PORT 7350
 #define CAUSAL_MON_LINE_MAX 512
+/* a sealed line: the MAC (monitor-auth.h's CAUSAL_MON_MAC_HEX), a space */
+#define CAUSAL_MON_WIRE_MAX (CAUSAL_MON_LINE_MAX + 64 + 1)
+
+/*
+ * Where the coordinator's Unix socket is: CAUSAL_COORDINATOR=local names
+ * the first of these that answers, for a process of effective user UID:
+ * the user's own coordinator (UID not 0), then root's.  `causalctl serve`
+ * makes the first of them its user may (root: CAUSAL_MON_SOCKET).
+ */
+#define CAUSAL_MON_LOCAL "local"
+#define CAUSAL_MON_SOCKET "/run/causal/coordinator.sock"
+#define CAUSAL_MON_USER_SOCKET "/run/user/UID/causal-coordinator.sock"
 
 /*
  * Reading a message: util/monitor-proto.c, the one parser of both sides,
@@ -110,5 +139,30 @@ int causal_mon_is_name(const char *s);
  */
 struct addrinfo;
 int causal_mon_dial(const struct addrinfo *res, int timeout_ms, int *err);
+
+/*
+ * Send text whole on non-blocking socket fd, waiting at most timeout_ms
+ * each time the socket takes no more: 0, or -1 (an error, or a peer that
+ * reads nothing for that long; the connection is then given up).
+ */
+int causal_mon_send_all(int fd, const char *text, int timeout_ms);
+
+/*
+ * The i-th socket CAUSAL_COORDINATOR=local names for effective user uid
+ * (i from 0), into path (size bytes); 0, or -1 past the last.
+ */
+int causal_mon_local_socket(int i, unsigned uid, char *path, size_t size);
+
+/*
+ * A connection to the Unix socket at path (non-blocking, close-on-exec),
+ * or -1 with *err.  Never waits: the socket answers at once or not.
+ */
+int causal_mon_dial_unix(const char *path, int *err);
+
+/*
+ * Whom the other end of Unix socket fd runs as (SO_PEERCRED, taken when
+ * it connected or listened): 0 with *uid, or -1.
+ */
+int causal_mon_peer_uid(int fd, unsigned *uid);
 
 #endif

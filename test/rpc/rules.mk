@@ -68,3 +68,29 @@ $(BUILD)/test/rpc/heap-demo: $(BUILD)/test/rpc/obj/heap-demo.o \
 	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
 
 RPC_PROGS += $(BUILD)/test/rpc/heap-demo
+
+# site-calls: RPC calls through memory from 32 call sites of its own
+# (bench-sites, e2e-sites); -rdynamic, so that the dladdr it defines to
+# count look-ups is the one the whole process calls
+$(BUILD)/test/rpc/site-calls: $(BUILD)/test/rpc/obj/site-calls.o
+	@echo "  LINK    $@"
+	$(Q)$(CC) -rdynamic -o $@ $^ $(RPC_LIBS) -ldl
+
+RPC_PROGS += $(BUILD)/test/rpc/site-calls
+
+# stream-demo: serves and calls STREAM_PROG (stream.x), the fork suite's:
+# a reply streamed by a fork child, as Debian's ypserv sends YPPROC_ALL's
+$(BUILD)/test/rpc/stream-demo: $(BUILD)/test/rpc/obj/stream-demo.o \
+		$(addprefix $(RPC_GEN)/,stream_svc.o stream_xdr.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
+
+RPC_PROGS += $(BUILD)/test/rpc/stream-demo
+
+# lat-demo: serves and calls LAT_PROG (lat.x), the latency suite's
+$(BUILD)/test/rpc/lat-demo: $(BUILD)/test/rpc/obj/lat-demo.o \
+		$(addprefix $(RPC_GEN)/,lat_svc.o lat_clnt.o lat_xdr.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
+
+RPC_PROGS += $(BUILD)/test/rpc/lat-demo
