@@ -178,9 +178,9 @@ static int32_t note_edge(struct ccsg_fold *b, size_t k, int32_t from,
 		    hashmap_put(&b->edge_slot, key, (int32_t)b->nedges) < 0)
 			return -ENOMEM;
 		e = (int32_t)b->nedges++;
-		b->edges[e] = (struct pending_edge){ from, to, 0,
-						     ccsg_call_key_of(ch, i),
-						     NULL, NULL };
+		b->edges[e] = (struct pending_edge){
+			from, to, 0, ccsg_call_key_of(ch, i), NULL, NULL
+		};
 		if (ccsg_fold_edge_vectors(&b->edges[e], k))
 			return -ENOMEM;
 	}
@@ -340,9 +340,9 @@ static int place_spawned(struct ccsg_fold *b, struct ccsg_graph *g,
 			int32_t e = b->chain_edge[a - ch->first];
 
 			if (e >= 0)
-				p->path[p->npath++] = (struct fold_arc){
-					b->edges[e].from, b->edges[e].to
-				};
+				p->path[p->npath++] =
+					(struct fold_arc){ b->edges[e].from,
+							   b->edges[e].to };
 		}
 	}
 	return 0;
@@ -622,16 +622,16 @@ static int map_threads(struct ccsg_fold *b, struct ccsg_graph *g)
 			 !spawned_unmonitored(t, t->threads[i].parent_thread));
 		g->thread_node[i] =
 			f == 0 && served_as(t, b, (int32_t)i)
-				? main_thread_node(
-					  b, g,
-					  t->procs[t->threads[i].proc].deselected)
+				? main_thread_node(b, g,
+						   t->procs[t->threads[i].proc]
+							   .deselected)
 				: thread_node_of(g, f);
 		if (g->thread_node[i] < 0)
 			return -ENOMEM;
 		/* infrastructure threads are runtime: in no count */
 		g->nodes[g->thread_node[i]].threads += !t->threads[i].infra;
-		b->thread_edge[i] = add_edge(g, f, g->thread_node[i],
-					     !t->threads[i].infra);
+		b->thread_edge[i] =
+			add_edge(g, f, g->thread_node[i], !t->threads[i].infra);
 		if (b->thread_edge[i] < 0)
 			return -ENOMEM;
 	}
@@ -788,9 +788,9 @@ int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
 			goto nomem;
 	}
 	if (!b->served || !b->chains_sum || !b->spawn || !b->chain_sum ||
-	    !b->thread_edge || !b->unmon_top ||
-	    !g->total || !g->thread_node || !g->thread_self ||
-	    !g->root_thread || ccsg_graph_new_node(g, CCSG_MAIN) != 0)
+	    !b->thread_edge || !b->unmon_top || !g->total || !g->thread_node ||
+	    !g->thread_self || !g->root_thread ||
+	    ccsg_graph_new_node(g, CCSG_MAIN) != 0)
 		goto nomem;
 	g->nodes[0].calls = 1;
 	for (size_t i = 0; i < t->nthreads; i++) {

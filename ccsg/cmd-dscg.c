@@ -6,13 +6,9 @@
 #include "cmds.h"
 #include "usage.h"
 
-static const struct opt dscg_opts[] = {
-	CLI_OPT_DB,
-	CLI_OPT_FORMAT("text|json"),
-	CLI_OPT_IDL,
-	CLI_OPT_SWITCHES,
-	OPT_END
-};
+static const struct opt dscg_opts[] = { CLI_OPT_DB, CLI_OPT_FORMAT("text|json"),
+					CLI_OPT_IDL, CLI_OPT_SWITCHES,
+					OPT_END };
 
 static int run_dscg(int argc, char **argv)
 {
@@ -33,6 +29,9 @@ static int run_dscg(int argc, char **argv)
 }
 
 const struct command cmd_dscg = {
-	"dscg", run_dscg, "[--db PATH] [--format=text|json] [--idl FILE.x]... [--switches]",
-	"the dynamic system call graph, chain by chain", dscg_opts,
+	"dscg",
+	run_dscg,
+	"[--db PATH] [--format=text|json] [--idl FILE.x]... [--switches]",
+	"the dynamic system call graph, chain by chain",
+	dscg_opts,
 };

@@ -7,12 +7,9 @@
 #include "usage.h"
 
 static const struct opt latency_opts[] = {
-	CLI_OPT_DB,
-	CLI_OPT_FORMAT("text|json"),
-	CLI_OPT_BY,
-	CLI_OPT_IDL,
-	CLI_OPT_SWITCHES,
-	OPT_END
+	CLI_OPT_DB,	  CLI_OPT_FORMAT("text|json"),
+	CLI_OPT_BY,	  CLI_OPT_IDL,
+	CLI_OPT_SWITCHES, OPT_END
 };
 
 static int run_latency(int argc, char **argv)
@@ -44,8 +41,11 @@ static int run_latency(int argc, char **argv)
 }
 
 const struct command cmd_latency = {
-	"latency", run_latency,
-	"[--db PATH] [--format=text|json] [--by=function|object] [--idl FILE.x]... "
+	"latency",
+	run_latency,
+	"[--db PATH] [--format=text|json] [--by=function|object] [--idl "
+	"FILE.x]... "
 	"[--switches]",
-	"end-to-end latency statistics per function", latency_opts,
+	"end-to-end latency statistics per function",
+	latency_opts,
 };

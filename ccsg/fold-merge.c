@@ -166,9 +166,9 @@ static int merge_edges(struct ccsg_fold *a, const struct ccsg_fold *b,
 					(int32_t)a->nedges) < 0)
 				return -ENOMEM;
 			x = (int32_t)a->nedges++;
-			a->edges[x] = (struct pending_edge){
-				from, map[p->to], 0, p->at, NULL, NULL
-			};
+			a->edges[x] = (struct pending_edge){ from, map[p->to],
+							     0,	   p->at,
+							     NULL, NULL };
 			if (ccsg_fold_edge_vectors(&a->edges[x], k))
 				return -ENOMEM;
 		} else if (ccsg_call_key_cmp(&p->at, &a->edges[x].at) < 0) {
@@ -193,11 +193,11 @@ static int copy_place(struct spawn_place *dst, const struct spawn_place *src,
 	if (!(dst->path = malloc(src->npath * sizeof(*dst->path))))
 		return -ENOMEM;
 	for (size_t i = 0; i < src->npath; i++)
-		dst->path[i] = (struct fold_arc){
-			src->path[i].from < 0 ? src->path[i].from
-					      : map[src->path[i].from],
-			map[src->path[i].to]
-		};
+		dst->path[i] =
+			(struct fold_arc){ src->path[i].from < 0
+						   ? src->path[i].from
+						   : map[src->path[i].from],
+					   map[src->path[i].to] };
 	dst->npath = src->npath;
 	return 0;
 }

@@ -62,10 +62,10 @@ static int load_intervals(struct ccsg_monitoring *m, sqlite3 *db,
 			  const struct db_procs *procs)
 {
 	static const int cols[] = {
-		DB_MONITOR_SWITCHES_PROC_ID,	DB_MONITOR_SWITCHES_MONO_NS,
-		DB_MONITOR_SWITCHES_TYPES,	DB_MONITOR_SWITCHES_KIND,
-		DB_MONITOR_SWITCHES_HOST,	DB_MONITOR_SWITCHES_INTERFACE,
-		DB_MONITOR_SWITCHES_FUNCTION,	DB_MONITOR_SWITCHES_STATE,
+		DB_MONITOR_SWITCHES_PROC_ID,   DB_MONITOR_SWITCHES_MONO_NS,
+		DB_MONITOR_SWITCHES_TYPES,     DB_MONITOR_SWITCHES_KIND,
+		DB_MONITOR_SWITCHES_HOST,      DB_MONITOR_SWITCHES_INTERFACE,
+		DB_MONITOR_SWITCHES_FUNCTION,  DB_MONITOR_SWITCHES_STATE,
 		DB_MONITOR_SWITCHES_SELECTIONS
 	};
 	struct mon_selections sel = { 0 };
@@ -154,8 +154,7 @@ static int load_intervals(struct ccsg_monitoring *m, sqlite3 *db,
 	return 0;
 }
 
-int ccsg_monitoring_deselected(const struct ccsg_monitoring *m,
-			       int64_t proc_id)
+int ccsg_monitoring_deselected(const struct ccsg_monitoring *m, int64_t proc_id)
 {
 	for (size_t i = 0; i < m->niv; i++)
 		if (m->iv[i].proc_id == proc_id && m->iv[i].deselects)

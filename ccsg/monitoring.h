@@ -29,9 +29,9 @@ struct ccsg_mon_interval {
 	int64_t start_ns;	/* the process's start, for relative times */
 	unsigned types;		/* CAUSAL_MONTYPE_* bits */
 	int64_t proc_id;
-	char *selections; /* those in force for its host, "HOST INTERFACE
-			   * FUNCTION on|off, ..." in the order published
-			   * (monitoring-select.h); NULL: none */
+	char *selections;  /* those in force for its host, "HOST INTERFACE
+			    * FUNCTION on|off, ..." in the order published
+			    * (monitoring-select.h); NULL: none */
 	uint8_t deselects; /* some calls were not monitored for the CPU:
 			    * an 'off' selection in force, or cpu off */
 };

@@ -94,7 +94,8 @@ void ccsg_graph_json(FILE *f, const struct ccsg_figures *fig)
 			e->primary ? "true" : "false");
 		for (size_t s = 0; s < fig->n; s++) {
 			fprintf(f, ", \"%s\": ", fig->s[s].name);
-			ccsg_figures_json_vec(f, fig, edge_series(&fig->s[s], i));
+			ccsg_figures_json_vec(f, fig,
+					      edge_series(&fig->s[s], i));
 		}
 		fputc('}', f);
 	}
@@ -178,7 +179,8 @@ void ccsg_graph_xml_trees(FILE *f, const struct ccsg_figures *fig)
 	for (size_t e = 0; e < g->nedges; e++) {
 		if (g->edges[e].primary)
 			continue;
-		fprintf(f, "  <link from=\"%d\" to=\"%d\" count=\"%" PRId64 "\"",
+		fprintf(f,
+			"  <link from=\"%d\" to=\"%d\" count=\"%" PRId64 "\"",
 			g->edges[e].from, g->edges[e].to, g->edges[e].count);
 		xml_edge_figures(f, fig, e, "");
 		fputs("/>\n", f);

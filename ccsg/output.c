@@ -227,8 +227,10 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 		fprintf(f, "  %s [%d]\n", x->name, order[i]);
 	}
 
-	fputs("\nCall graph (callers above a node, callees below; counts are calls or threads;\n"
-	      "on a caller's or callee's line, self and desc are what came by that arc, as in gprof)\n\n",
+	fputs("\nCall graph (callers above a node, callees below; counts are "
+	      "calls or threads;\n"
+	      "on a caller's or callee's line, self and desc are what came by "
+	      "that arc, as in gprof)\n\n",
 	      f);
 	fprintf(f, "%-7s %7s %10s %10s %13s  name\n", "index", "%total", "self", "desc", "count");
 	qsort(order, n, sizeof(int32_t), cmp_total);

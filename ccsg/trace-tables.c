@@ -183,9 +183,11 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db,
 		      const int32_t *host_index, size_t nindex)
 {
 	/* the last one from version 4 on */
-	static const int cols[] = { DB_PROCESSES_PROC_ID, DB_PROCESSES_HOST_ID,
-				    DB_PROCESSES_PID,	  DB_PROCESSES_EXE,
-				    DB_PROCESSES_UUID,	  DB_PROCESSES_PEAK_HEAP_BYTES };
+	static const int cols[] = {
+		DB_PROCESSES_PROC_ID, DB_PROCESSES_HOST_ID,
+		DB_PROCESSES_PID,     DB_PROCESSES_EXE,
+		DB_PROCESSES_UUID,    DB_PROCESSES_PEAK_HEAP_BYTES
+	};
 	struct db_read r;
 
 	if (db_read_open(&r, db, t->path, DB_PROCESSES, cols,

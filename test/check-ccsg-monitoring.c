@@ -57,7 +57,8 @@ START_TEST(test_old_trace)
 	ccsg_monitoring_json(f, &m);
 	fclose(f);
 	ck_assert_str_eq(text, "{\"recorded\": false, \"switches\": 0, "
-			       "\"selections\": 0, \"throughout\": [\"semantics\", \"latency\", "
+			       "\"selections\": 0, \"throughout\": "
+			       "[\"semantics\", \"latency\", "
 			       "\"cpu\", \"memory\"], \"sometime\": "
 			       "[\"semantics\", \"latency\", \"cpu\", "
 			       "\"memory\"], \"intervals\": [], "
@@ -173,17 +174,22 @@ START_TEST(test_selections)
 		"INSERT INTO monitor_switches VALUES"
 		" (1, 1, 1000, 0, 'initial', 'semantics|latency|cpu|memory',"
 		"  '', NULL, NULL, NULL, NULL, 0),"
-		" (1, 2, 1001000, 1, 'select', 'semantics|latency|cpu|memory', '',"
+		" (1, 2, 1001000, 1, 'select', 'semantics|latency|cpu|memory', "
+		"'',"
 		"  '*', '*', '*', 'off', 1),"
-		" (1, 3, 2001000, 2, 'select', 'semantics|latency|cpu|memory', '',"
+		" (1, 3, 2001000, 2, 'select', 'semantics|latency|cpu|memory', "
+		"'',"
 		"  'hA', '0x7', '2', 'on', 2),"
-		" (1, 4, 3001000, 3, 'select', 'semantics|latency|cpu|memory', '',"
+		" (1, 4, 3001000, 3, 'select', 'semantics|latency|cpu|memory', "
+		"'',"
 		"  'hB', '0x7', '*', 'on', 2),"
-		" (1, 5, 4001000, 4, 'select', 'semantics|latency|cpu|memory', '',"
+		" (1, 5, 4001000, 4, 'select', 'semantics|latency|cpu|memory', "
+		"'',"
 		"  '*', '*', '*', 'on', 2),"
 		" (1, 6, 5001000, 5, 'off', 'semantics|latency|memory', 'cpu',"
 		"  NULL, NULL, NULL, NULL, 2),"
-		" (2, 1, 2000, 0, 'initial', 'semantics|latency|cpu|memory', '',"
+		" (2, 1, 2000, 0, 'initial', 'semantics|latency|cpu|memory', "
+		"'',"
 		"  NULL, NULL, NULL, NULL, 3);");
 	struct ccsg_monitoring m;
 	char *text, *json = NULL;
@@ -211,10 +217,11 @@ START_TEST(test_selections)
 	text = text_of(&m, 0);
 	ck_assert_msg(strstr(text, "monitoring: 5 switches (3 selections); "),
 		      "%s", text);
-	ck_assert_msg(strstr(text, "  hA pid 100: from +0.000 s "
-				   "semantics|latency|cpu|memory; ... 3 more "
-				   "...; from +0.005 s semantics|latency|memory "
-				   "selected: hA 0x7 2 on, * * * on;\n"),
+	ck_assert_msg(strstr(text,
+			     "  hA pid 100: from +0.000 s "
+			     "semantics|latency|cpu|memory; ... 3 more "
+			     "...; from +0.005 s semantics|latency|memory "
+			     "selected: hA 0x7 2 on, * * * on;\n"),
 		      "%s", text);
 	ck_assert_msg(strstr(text, "  hB pid 200: from +0.000 s "
 				   "semantics|latency|cpu|memory selected: 3 "
@@ -225,12 +232,13 @@ START_TEST(test_selections)
 		      "%s", text);
 	free(text);
 	text = text_of(&m, 1);
-	ck_assert_msg(strstr(text, "  hA pid 100:\n"
-				   "    from +0.000 s semantics|latency|cpu|memory\n"
-				   "    from +0.001 s semantics|latency|cpu|memory "
-				   "selected: * * * off\n"
-				   "    from +0.002 s semantics|latency|cpu|memory "
-				   "selected: * * * off, hA 0x7 2 on\n"),
+	ck_assert_msg(strstr(text,
+			     "  hA pid 100:\n"
+			     "    from +0.000 s semantics|latency|cpu|memory\n"
+			     "    from +0.001 s semantics|latency|cpu|memory "
+			     "selected: * * * off\n"
+			     "    from +0.002 s semantics|latency|cpu|memory "
+			     "selected: * * * off, hA 0x7 2 on\n"),
 		      "%s", text);
 	ck_assert_msg(!strstr(text, "more"), "%s", text);
 	free(text);

@@ -637,7 +637,8 @@ START_TEST(test_arc_shares)
 		 leaf);
 	ck_assert_msg(strstr(out, line), "no '%s' in %s", line, out);
 	snprintf(line, sizeof(line),
-		 "     6.000      0.000      2/3           0x20000003::top [%d]\n",
+		 "     6.000      0.000      2/3           0x20000003::top "
+		 "[%d]\n",
 		 top);
 	ck_assert_msg(strstr(out, line), "no '%s' in %s", line, out);
 	free(out);
@@ -645,11 +646,12 @@ START_TEST(test_arc_shares)
 	out = report_text_of(&l.g, CCSG_XML);
 	ck_assert_msg(strstr(out, "arc_self_cpu_us=\"0.000 0.000 1000.000\" "
 				  "arc_desc_cpu_us=\"0.000 0.000 500.000\"") ||
-			      strstr(out, "self_cpu_us=\"0.000 0.000 1000.000\" "
-					  "desc_cpu_us=\"0.000 0.000 500.000\"/>"),
+			      strstr(out,
+				     "self_cpu_us=\"0.000 0.000 1000.000\" "
+				     "desc_cpu_us=\"0.000 0.000 500.000\"/>"),
 		      "%s", out);
-	ck_assert_msg(strstr(out, "self_cpu_us=\"0.000 0.000 6000.000\""),
-		      "%s", out);
+	ck_assert_msg(strstr(out, "self_cpu_us=\"0.000 0.000 6000.000\""), "%s",
+		      out);
 	free(out);
 	unload(&l, path);
 }
