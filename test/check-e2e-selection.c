@@ -157,6 +157,19 @@ START_TEST(test_only_the_middle_selected)
 		      text);
 	ck_assert_msg(strstr(text, "<unmonitored>"), "%s", text);
 	free(text);
+	/* --switches: one interval a line */
+	report[4] = "--switches";
+	report[5] = NULL;
+	e2e_assert_exit(e2e_run_plain(report, out, err), 0,
+			"ccsg report --switches");
+	text = e2e_slurp(out, NULL);
+	ck_assert_msg(strstr(text, ":\n    from +0.000 s "
+				   "semantics|latency|cpu|memory\n    from +"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, " semantics|latency|cpu|memory selected: "
+				   "* 0x20000f01 1 off\n"),
+		      "%s", text);
+	free(text);
 	/* and so does the export's metadata */
 	e2e_fmt(out, sizeof(out), "%s/trace.json", t.dir);
 	report[1] = "export";
