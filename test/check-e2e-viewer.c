@@ -6,7 +6,8 @@
  * python3-selenium, installed by scripts/setup.sh): each tree opened,
  * foo expanded, CCSG FIG1_PROG::SAY_IT followed to its three invocations
  * in the DSCG (grouped by host D) and to its IDT procedure (calls = 3),
- * the URL reloaded, the DSCG folded by host, the CCDG of a typed
+ * the URL reloaded, the DSCG folded by host, a second page with a
+ * compaction of its own (issue 40, item 7), the CCDG of a typed
  * specification marking say_it, foo and main.  Screenshots go to
  * build/browser/.  Without the browser packages the test says so on one
  * line and passes.

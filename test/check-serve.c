@@ -12,6 +12,7 @@
 #include <check.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -20,138 +21,8 @@
 #include "ccsg-fixture.h"
 #include "json-read.h"
 #include "json-valid.h"
+#include "serve-run.h"
 #include "tool-run.h"
-
-/* ---- a server and a client ---------------------------------------------- */
-
-struct server {
-	pid_t pid;
-	int port;
-	char out[PATH_MAX], err[PATH_MAX];
-};
-
-/* Start `ccsg serve --db db ARGS... --listen 127.0.0.1:0` and wait for
- * its URL. */
-static void serve_start(struct server *s, const char *db, const char *extra)
-{
-	const char *argv[12];
-	int n = 0;
-	char *text = NULL;
-
-	argv[n++] = tool_path("ccsg");
-	argv[n++] = "serve";
-	argv[n++] = "--db";
-	argv[n++] = db;
-	argv[n++] = "--listen";
-	argv[n++] = "127.0.0.1:0";
-	if (extra) {
-		argv[n++] = "--change";
-		argv[n++] = extra;
-	}
-	argv[n] = NULL;
-	e2e_fmt(s->out, sizeof(s->out), "%s/serve.out", e2e_current->dir);
-	e2e_fmt(s->err, sizeof(s->err), "%s/serve.err", e2e_current->dir);
-	s->pid = e2e_spawn(argv, NULL, s->out, s->err);
-	s->port = 0;
-	for (int ms = 0; ms < TOOL_DEADLINE_S * 1000; ms += 20) {
-		const char *u;
-		int status;
-
-		free(text);
-		text = access(s->out, R_OK) ? NULL : e2e_slurp(s->out, NULL);
-		if (text && (u = strstr(text, "http://127.0.0.1:")) &&
-		    strchr(u, '\n')) {
-			s->port = atoi(u + strlen("http://127.0.0.1:"));
-			break;
-		}
-		if (waitpid(s->pid, &status, WNOHANG) == s->pid)
-			ck_abort_msg("ccsg serve exited (0x%x): %s", status,
-				     e2e_slurp(s->err, NULL));
-		e2e_sleep_ms(20);
-	}
-	free(text);
-	ck_assert_msg(s->port > 0, "ccsg serve printed no URL");
-}
-
-/* SIGTERM (or sig) and the exit status. */
-static int serve_stop(struct server *s, int sig)
-{
-	int status;
-
-	ck_assert_int_eq(kill(s->pid, sig), 0);
-	for (int ms = 0; ms < TOOL_DEADLINE_S * 1000; ms += 10) {
-		if (waitpid(s->pid, &status, WNOHANG) == s->pid)
-			return status;
-		e2e_sleep_ms(10);
-	}
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, &status, 0);
-	ck_abort_msg("ccsg serve did not stop on signal %d", sig);
-	return -1;
-}
-
-struct reply {
-	int status;
-	char *body;
-};
-
-/* One raw request (the request line's method and target as given);
- * lenient: a connection closed without an answer is status 0. */
-static struct reply http_send(int port, const char *request, int lenient)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port) };
-	struct reply r = { 0, NULL };
-	struct timeval tv = { TOOL_DEADLINE_S, 0 };
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap), *body;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	ssize_t n;
-
-	ck_assert_int_ge(fd, 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	ck_assert_msg(!connect(fd, (struct sockaddr *)&a, sizeof(a)),
-		      "connect: %s", strerror(errno));
-	ck_assert_int_eq(write(fd, request, strlen(request)),
-			 (ssize_t)strlen(request));
-	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += (size_t)n;
-		if (len + 1 == cap)
-			ck_assert_ptr_nonnull(buf = realloc(buf, cap *= 2));
-	}
-	ck_assert_msg(n == 0 || (lenient && errno == ECONNRESET), "read: %s",
-		      strerror(errno));
-	close(fd);
-	buf[len] = '\0';
-	if (lenient && sscanf(buf, "HTTP/1.%*d %d", &r.status) != 1) {
-		r.body = buf;
-		return r;
-	}
-	ck_assert_msg(sscanf(buf, "HTTP/1.%*d %d", &r.status) == 1,
-		      "no status line: '%.200s'", buf);
-	body = strstr(buf, "\r\n\r\n");
-	ck_assert_ptr_nonnull(body);
-	r.body = strdup(body + 4);
-	free(buf);
-	return r;
-}
-
-static struct reply http_raw(int port, const char *request)
-{
-	return http_send(port, request, 0);
-}
-
-static struct reply http(int port, const char *method, const char *target)
-{
-	char req[16384];
-
-	snprintf(req, sizeof(req),
-		 "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-		 "Content-Length: 0\r\n\r\n",
-		 method, target);
-	return http_raw(port, req);
-}
 
 /* An API answer: status as expected, the body valid JSON. */
 static struct jval *api(int port, const char *method, const char *target,
@@ -224,8 +95,26 @@ static int is_affected(int port, const char *id, const char *spec)
 	return affected;
 }
 
-/* ---- the tests --------------------------------------------------------------
- */
+/* doc's "steps" are the strings given, NULL-terminated. */
+static void steps_are(const struct jval *doc, ...)
+{
+	const struct jval *st = json_need(doc, "steps", J_ARR, "steps");
+	const char *want;
+	va_list ap;
+	int n = 0;
+
+	va_start(ap, doc);
+	while ((want = va_arg(ap, const char *))) {
+		ck_assert_msg(n < st->n, "steps: %d, more expected", st->n);
+		ck_assert_int_eq(st->item[n].type, J_STR);
+		ck_assert_str_eq(st->item[n].str, want);
+		n++;
+	}
+	va_end(ap);
+	ck_assert_int_eq(st->n, n);
+}
+
+/* ---- the tests ----------------------------------------------------------- */
 
 /* reduction on processor { D } by 20% to function { *::say_it } */
 #define SPEC                                                                   \
@@ -390,13 +279,15 @@ START_TEST(test_endpoints)
 	json_free(doc);
 
 	/* compaction by location: level 1 shows hosts; expand and compact
-	 * one of them again */
-	json_free(api(s.port, "POST",
-		      "/api/compact?tree=ccsg&hierarchy=location&op=level&"
-		      "level=1",
-		      200));
+	 * one of them again, each action answering the steps of its state,
+	 * which the next request gives */
+	doc = api(s.port, "POST",
+		  "/api/compact?tree=ccsg&hierarchy=location&op=level&level=1",
+		  200);
+	steps_are(doc, "level:1", NULL);
+	json_free(doc);
 	doc = get(s.port, "/api/children?tree=ccsg&compact=location&id=k:"
-			  "%3Cmain%3E");
+			  "%3Cmain%3E&step=level:1");
 	ck_assert_int_eq(num(doc, "total"), 1);
 	ck_assert_str_eq(
 		str(&json_need(doc, "children", J_ARR, "k")->item[0], "id"),
@@ -404,27 +295,32 @@ START_TEST(test_endpoints)
 	json_free(doc);
 	doc = api(s.port, "POST",
 		  "/api/compact?tree=ccsg&hierarchy=location&op=expand&id=k:"
-		  "%3Cmain%3E%3BA",
+		  "%3Cmain%3E%3BA&step=level:1",
 		  200);
 	ck_assert_str_eq(str(json_need(doc, "node", J_OBJ, "expand"), "id"),
 			 "k:<main>;A::p2[1002]");
+	steps_are(doc, "level:1", "expand:k:<main>;A", NULL);
 	json_free(doc);
 	doc = api(s.port, "POST",
 		  "/api/compact?tree=ccsg&hierarchy=location&op=compact&id=k:"
-		  "%3Cmain%3E%3BA%3A%3Ap2%5B1002%5D",
+		  "%3Cmain%3E%3BA%3A%3Ap2%5B1002%5D&step=level:1&step=expand:"
+		  "k:%3Cmain%3E%3BA",
 		  200);
 	ck_assert_str_eq(str(json_need(doc, "node", J_OBJ, "compact"), "id"),
 			 "k:<main>;A");
+	steps_are(doc, "level:1", "expand:k:<main>;A",
+		  "compact:k:<main>;A::p2[1002]", NULL);
 	json_free(doc);
 	/* a node of one element cannot be compacted: 409 and the reason */
 	json_free(api(s.port, "POST",
 		      "/api/compact?tree=ccsg&hierarchy=location&op=compact&"
-		      "id=k:%3Cmain%3E",
+		      "id=k:%3Cmain%3E&step=level:1",
 		      409));
 	json_free(api(s.port, "POST",
 		      "/api/compact?tree=dscg&hierarchy=name&op=level&level=1",
 		      200));
-	doc = get(s.port, "/api/children?tree=dscg&compact=name&id=k:");
+	doc = get(s.port,
+		  "/api/children?tree=dscg&compact=name&id=k:&step=level:1");
 	ck_assert_int_eq(num(doc, "total"), 1);
 	json_free(doc);
 
@@ -525,10 +421,11 @@ START_TEST(test_errors)
 		      400));
 	{
 		/* a page of another site, through a rebound DNS name */
-		struct reply r =
-			http_raw(s.port, "GET /api/info HTTP/1.1\r\nHost: "
-					 "evil.example:80\r\nConnection: "
-					 "close\r\n\r\n");
+		struct reply r = http_send(s.port,
+					   "GET /api/info HTTP/1.1\r\nHost: "
+					   "evil.example:80\r\nConnection: "
+					   "close\r\n\r\n",
+					   0);
 
 		ck_assert_int_eq(r.status, 403);
 		free(r.body);
@@ -544,6 +441,231 @@ START_TEST(test_errors)
 	}
 	json_free(get(s.port, "/api/info")); /* still serving */
 	e2e_assert_exit(serve_stop(&s, SIGINT), 0, "ccsg serve (SIGINT)");
+	e2e_release(&t);
+}
+END_TEST
+
+/* The children of the compacted CCSG's node id in the state of steps (a
+ * query string of step=, or ""): the body, which the caller frees. */
+static char *compacted_kids(int port, const char *hier, const char *id,
+			    const char *steps)
+{
+	char target[2048];
+	struct reply r;
+
+	snprintf(target, sizeof(target),
+		 "/api/children?tree=ccsg&compact=%s&id=%s%s", hier, id, steps);
+	r = http(port, "GET", target);
+	ck_assert_msg(r.status == 200, "%s: %d %s", target, r.status, r.body);
+	return r.body;
+}
+
+/* Each request's compaction is its own (issue 40, item 7): an action
+ * changes nothing another request sees, states asked for in turn (more
+ * than the viewer keeps built) each answer the same every time. */
+START_TEST(test_compaction_per_request)
+{
+	static const char *const states[] = {
+		"",
+		"&step=level:1",
+		"&step=level:1&step=expand:k:%3Cmain%3E%3BA",
+		"&step=level:2",
+		("&step=level:1&step=expand:k:%3Cmain%3E%3BA&step=compact:k:"
+		 "%3Cmain%3E%3BA%3A%3Ap2%5B1002%5D"),
+		"&step=level:3",
+	};
+	enum { N = sizeof(states) / sizeof(states[0]) };
+	char *first[N][2];
+	struct server s;
+	struct jval *doc;
+	struct e2e t;
+	char target[4096];
+
+	e2e_init(&t);
+	serve_start(&s, fx_figure1(), NULL);
+	for (int i = 0; i < N; i++) {
+		first[i][0] = compacted_kids(s.port, "location", "k:%3Cmain%3E",
+					     states[i]);
+		first[i][1] = compacted_kids(
+			s.port, "name", "k:%3Cmain%3E",
+			strstr(states[i], "expand") ? "" : states[i]);
+	}
+	ck_assert_str_ne(first[0][0], first[1][0]);
+	ck_assert_str_ne(first[1][0], first[2][0]);
+	/* one viewer's actions, through POST, change no other's answer */
+	json_free(api(s.port, "POST",
+		      "/api/compact?tree=ccsg&hierarchy=location&op=level&"
+		      "level=1",
+		      200));
+	json_free(api(s.port, "POST",
+		      "/api/compact?tree=ccsg&hierarchy=name&op=reset&"
+		      "step=level:1",
+		      200));
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < N; i++)
+			for (int h = 0; h < 2; h++) {
+				char *again = compacted_kids(
+					s.port, h ? "name" : "location",
+					"k:%3Cmain%3E",
+					h && strstr(states[i], "expand")
+						? ""
+						: states[i]);
+
+				ck_assert_msg(!strcmp(again, first[i][h]),
+					      "state '%s' (%s) answered "
+					      "differently:\n%s\nthen\n%s",
+					      states[i],
+					      h ? "name" : "location",
+					      first[i][h], again);
+				free(again);
+			}
+	/* levels in a row: at most the least of them */
+	for (int i = 0; i < 2; i++) {
+		char *again = compacted_kids(
+			s.port, "location", "k:%3Cmain%3E",
+			i ? "&step=level:1&step=level:3"
+			  : "&step=level:3&step=level:1&step=level:2");
+
+		ck_assert_str_eq(again, first[1][0]);
+		free(again);
+	}
+	for (int i = 0; i < N; i++) {
+		free(first[i][0]);
+		free(first[i][1]);
+	}
+	/* levels in a row are one; reset is no step at all */
+	doc = api(s.port, "POST",
+		  "/api/compact?tree=dscg&hierarchy=location&op=level&level=2&"
+		  "step=level:1",
+		  200);
+	steps_are(doc, "level:1", NULL);
+	json_free(doc);
+	doc = api(s.port, "POST",
+		  "/api/compact?tree=dscg&hierarchy=location&op=reset&"
+		  "step=level:1&step=expand:k:%3Cmain%3E%3BA",
+		  200);
+	steps_are(doc, NULL);
+	json_free(doc);
+	/* bad steps */
+	json_free(api(s.port, "GET",
+		      "/api/children?tree=ccsg&compact=name&id=k:&step=fold:1",
+		      400));
+	json_free(api(s.port, "GET",
+		      "/api/children?tree=ccsg&compact=name&id=k:&step=level:0",
+		      400));
+	json_free(api(s.port, "GET",
+		      "/api/children?tree=ccsg&compact=name&id=k:&step=level:x",
+		      400));
+	json_free(
+		api(s.port, "GET",
+		    "/api/children?tree=ccsg&compact=name&id=k:&step=expand:k:",
+		    400));
+	json_free(api(s.port, "GET",
+		      "/api/children?tree=ccsg&compact=name&id=k:&step=expand:"
+		      "k:nothing",
+		      404));
+	json_free(api(s.port, "GET",
+		      "/api/children?tree=ccsg&compact=location&id=k:&step="
+		      "level:1&step=compact:k:%3Cmain%3E",
+		      409));
+	json_free(api(s.port, "GET",
+		      "/api/children?tree=ccsg&id=n0&step=level:1", 400));
+	{
+		int n = snprintf(target, sizeof(target),
+				 "/api/children?tree=ccsg&compact=name&id=k:");
+
+		for (int i = 0; i < 101; i++)
+			n += snprintf(target + n, sizeof(target) - (size_t)n,
+				      "&step=level:%d", i % 3 + 1);
+		json_free(api(s.port, "GET", target, 400));
+	}
+	/* a failed replay leaves nothing wrong behind */
+	doc = get(
+		s.port,
+		"/api/children?tree=ccsg&compact=location&id=k:&step=level:1");
+	ck_assert_int_eq(num(doc, "total"), 1);
+	json_free(doc);
+	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
+	e2e_release(&t);
+}
+END_TEST
+
+/* A page of another site may link to the viewer, not use its API nor
+ * post to it (issue 40, item 7); the viewer's own page may. */
+START_TEST(test_cross_site)
+{
+	static const struct {
+		const char *method, *target, *headers;
+		int status;
+	} cases[] = {
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		  "Origin: http://evil.example\r\n", 403 },
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		  "Sec-Fetch-Site: cross-site\r\n", 403 },
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		  "Sec-Fetch-Site: same-site\r\n", 403 },
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		  "Origin: null\r\n", 403 },
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		  "Origin: http://127.0.0.1.evil.example\r\n", 403 },
+		{ "GET", "/api/info", "Sec-Fetch-Site: cross-site\r\n", 403 },
+		{ "GET", "/api/info", "Origin: http://evil.example\r\n", 403 },
+		{ "POST", "/", "Origin: http://evil.example\r\n", 403 },
+		/* a link from elsewhere opens the page */
+		{ "GET", "/", "Sec-Fetch-Site: cross-site\r\n", 200 },
+		{ "GET", "/app.js", "Sec-Fetch-Site: same-origin\r\n", 200 },
+		/* the page's own requests, and a program's */
+		{ "GET", "/api/info", "Sec-Fetch-Site: same-origin\r\n", 200 },
+		{ "GET", "/api/info", "Sec-Fetch-Site: none\r\n", 200 },
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1",
+		  "Sec-Fetch-Site: same-origin\r\n", 200 },
+		{ "POST",
+		  "/api/compact?tree=ccsg&hierarchy=name&op=level&level=1", "",
+		  200 },
+	};
+	struct server s;
+	struct e2e t;
+	char req[1024];
+	struct reply r;
+
+	e2e_init(&t);
+	serve_start(&s, fx_figure1(), NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = http_with(s.port, cases[i].method, cases[i].target,
+			      cases[i].headers);
+		ck_assert_msg(r.status == cases[i].status,
+			      "%s %s with %s: %d, not %d: %s", cases[i].method,
+			      cases[i].target, cases[i].headers, r.status,
+			      cases[i].status, r.body);
+		free(r.body);
+	}
+	/* Origin: the page's own, as the browser sends it with its POST */
+	snprintf(req, sizeof(req),
+		 "POST /api/compact?tree=ccsg&hierarchy=name&op=level&level=1 "
+		 "HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: "
+		 "http://127.0.0.1:%d\r\nSec-Fetch-Site: same-origin\r\n"
+		 "Connection: close\r\nContent-Length: 0\r\n\r\n",
+		 s.port, s.port);
+	r = http_send(s.port, req, 0);
+	ck_assert_msg(r.status == 200, "own origin: %d %s", r.status, r.body);
+	free(r.body);
+	/* ... on another port is another origin */
+	snprintf(req, sizeof(req),
+		 "POST /api/compact?tree=ccsg&hierarchy=name&op=level&level=1 "
+		 "HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: "
+		 "http://127.0.0.1:%d\r\nConnection: close\r\n"
+		 "Content-Length: 0\r\n\r\n",
+		 s.port, s.port + 1);
+	r = http_send(s.port, req, 0);
+	ck_assert_msg(r.status == 403, "other port: %d %s", r.status, r.body);
+	free(r.body);
+	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
 	e2e_release(&t);
 }
 END_TEST
@@ -629,10 +751,10 @@ START_TEST(test_fuzz)
 		"/api/search", "/api/link", "/api/compact",  "/api/x",
 	};
 	static const char *const keys[] = {
-		"tree",	     "id",   "offset", "limit",
-		"q",	     "from", "to",     "spec",
-		"compact",   "op",   "level",  "hierarchy",
-		"secondary", "",     "%00",    "id%5B%5D",
+		"tree",	    "id",	 "offset",    "limit",	 "q",
+		"from",	    "to",	 "spec",      "compact", "op",
+		"level",    "hierarchy", "secondary", "",	 "%00",
+		"id%5B%5D", "step",	 "step",
 	};
 	static const char *const values[] = {
 		"idt",
@@ -673,6 +795,14 @@ START_TEST(test_fuzz)
 		(SPEC),
 		"n%00",
 		"k:;;;",
+		"level:1",
+		"level:2",
+		"level:0",
+		"expand:k:%3Cmain%3E",
+		"expand:k:%3Cmain%3E%3BA",
+		"compact:k:%3Cmain%3E%3BA",
+		"compact:",
+		"expand:k:",
 	};
 	struct server s;
 	struct e2e t;
@@ -809,6 +939,8 @@ Suite *serve_suite(void)
 	tcase_set_timeout(tc, E2E_TIMEOUT);
 	tcase_add_test(tc, test_endpoints);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_compaction_per_request);
+	tcase_add_test(tc, test_cross_site);
 	tcase_add_test(tc, test_db_disappears);
 	tcase_add_test(tc, test_sparse_ids);
 	tcase_add_test(tc, test_fuzz);

@@ -7,7 +7,9 @@
  * DSCG and CCSG, the CCDG of an impact specification.  d3 (Debian's
  * node-d3, served by ccsg serve) joins the rows, so nodes that merge or
  * open fade in and out.  The URL's hash holds the tree, the view, the
- * node and the specification: a view can be shared or reloaded.
+ * node, the specification and the compaction's steps: a view can be
+ * shared or reloaded.  The steps are this page's alone: the server keeps
+ * no compaction, each request gives the steps of its state.
  */
 'use strict';
 
@@ -18,6 +20,7 @@ const S = {
 	info: null,
 	tree: 'ccsg',
 	view: { dscg: '', ccsg: '' },
+	steps: {}, // "tree|view" -> the compaction's steps (api.h)
 	spec: '',
 	states: new Map(), // "tree|view" -> { root, byId }
 	selected: null,
@@ -45,11 +48,13 @@ function message(text) {
 async function api(path, params, method) {
 	const q = new URLSearchParams();
 	for (const [k, v] of Object.entries(params || {}))
-		if (v !== undefined && v !== null && v !== '') q.set(k, v);
+		for (const one of Array.isArray(v) ? v : [v])
+			if (one !== undefined && one !== null && one !== '') q.append(k, one);
 	const r = await fetch(path + '?' + q.toString(), { method: method || 'GET' });
-	const body = await r.json();
+	const json = (r.headers.get('Content-Type') || '').startsWith('application/json');
+	const body = json ? await r.json() : {};
 	if (!r.ok) {
-		const e = new Error(body.error || r.statusText);
+		const e = new Error(body.error || r.status + ' ' + r.statusText);
 		e.status = r.status;
 		throw e;
 	}
@@ -60,9 +65,16 @@ function viewOf(tree) {
 	return tree === 'dscg' || tree === 'ccsg' ? S.view[tree] : '';
 }
 
+function stepsOf(tree) {
+	return viewOf(tree) ? S.steps[tree + '|' + viewOf(tree)] || [] : [];
+}
+
 function treeParams(tree) {
 	const p = { tree };
-	if (viewOf(tree)) p.compact = viewOf(tree);
+	if (viewOf(tree)) {
+		p.compact = viewOf(tree);
+		p.step = stepsOf(tree);
+	}
 	if (tree === 'ccdg') p.spec = S.spec;
 	return p;
 }
@@ -72,7 +84,8 @@ function rootId(tree) {
 }
 
 function stateOf(tree) {
-	const key = tree + '|' + viewOf(tree) + (tree === 'ccdg' ? '|' + S.spec : '');
+	const key = tree + '|' + viewOf(tree) + '|' + stepsOf(tree).join('\n') +
+		(tree === 'ccdg' ? '|' + S.spec : '');
 	if (!S.states.has(key)) S.states.set(key, { root: null, byId: new Map(), key });
 	return S.states.get(key);
 }
@@ -214,6 +227,7 @@ function setHash() {
 	const p = new URLSearchParams();
 	p.set('tree', S.tree);
 	if (viewOf(S.tree)) p.set('view', viewOf(S.tree));
+	for (const step of stepsOf(S.tree)) p.append('step', step);
 	if (S.selected && S.selected.tree === S.tree) p.set('node', S.selected.id);
 	if (S.spec) p.set('spec', S.spec);
 	history.replaceState(null, '', '#' + p.toString());
@@ -387,14 +401,18 @@ async function showTree(tree) {
 	render();
 }
 
-/* Compact or expand a node of a compacted tree, then reload what was
+/* Compact or expand a node of a compacted tree: the server answers the
+ * steps of the new state, which this page keeps.  Then reload what was
  * open: merged rows fade out, the new ones in. */
 async function compactOp(op, id, level) {
 	const tree = S.tree;
 	try {
 		message('');
-		const r = await api('/api/compact', { tree, hierarchy: viewOf(tree), op, id, level }, 'POST');
 		const old = stateOf(tree);
+		const r = await api('/api/compact', { tree, hierarchy: viewOf(tree), op, id, level,
+			step: stepsOf(tree) }, 'POST');
+		S.steps[tree + '|' + viewOf(tree)] = r.steps;
+		setHash();
 		const open = new Set([...old.byId.values()].filter((n) => n.open).map((n) => n.id));
 		S.states.delete(old.key);
 		const st = await loadRoot(tree);
@@ -441,8 +459,10 @@ async function start() {
 	S.spec = h.get('spec') || S.info.change || '';
 	document.getElementById('spec').value = S.spec;
 	const tree = TREES.includes(h.get('tree')) ? h.get('tree') : 'ccsg';
-	if ((tree === 'dscg' || tree === 'ccsg') && ['name', 'location'].includes(h.get('view')))
+	if ((tree === 'dscg' || tree === 'ccsg') && ['name', 'location'].includes(h.get('view'))) {
 		S.view[tree] = h.get('view');
+		S.steps[tree + '|' + S.view[tree]] = h.getAll('step');
+	}
 	d3.selectAll('#tabs button').on('click', function () { showTree(this.dataset.tree).catch((e) => message(e.message)); });
 	d3.select('#view').on('change', function () {
 		S.view[S.tree] = this.value;

@@ -36,8 +36,12 @@ int api_pick_tree(struct ctx *x, const char *key)
 			return api_reply_error(x, 400,
 					       "only the dscg and the ccsg are "
 					       "compacted");
-		if (!(x->ct = api_compacted(x, x->tree, hier)))
+		if (!api_compacted(x, x->tree, hier))
 			return -1;
+	} else if (api_query(x, "step")) {
+		return api_reply_error(x, 400,
+				       "step is a compacted tree's: give "
+				       "compact=name|location");
 	}
 	if (x->tree == T_CCDG && api_ccdg_prepare(x))
 		return -1;

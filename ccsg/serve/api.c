@@ -326,10 +326,7 @@ int viewer_init(struct viewer *v, struct ccsg_graph *g,
 
 void viewer_release(struct viewer *v)
 {
-	for (int i = 0; i < 2; i++)
-		for (int h = 0; h < 2; h++)
-			if (v->ct_built[i][h])
-				compact_tree_release(&v->ct[i][h]);
+	api_compacted_release(v);
 	if (v->by_object_built)
 		ccsg_graph_release(&v->by_object);
 	if (v->im_ready)

@@ -7,8 +7,9 @@
  * Nothing here knows HTTP: a request is a method, a path and its decoded
  * query parameters; the answer an HTTP status and a JSON body.  The
  * server (cmd-serve.c) calls viewer_handle() from one thread only: the
- * viewer keeps state (the impact estimate applied last, the compacted
- * trees) and takes no lock.
+ * viewer caches work (the impact estimate applied last, the compacted
+ * trees used last) and takes no lock.  What a page sees depends on its
+ * request alone: no request changes what another one answers.
  *
  * Node identifiers are stable: they depend on the database only, so a
  * URL naming one works again after a restart on the same trace.
@@ -35,19 +36,26 @@
  *   /api/link?from=T&id=ID&to=T2   the candidate nodes of T2, grouped by
  *                                  host > process > thread
  *   POST /api/compact?tree=dscg|ccsg&hierarchy=name|location&op=OP
- *        [&id=ID][&level=N]        OP: compact, expand (id), level (N:
- *                                  every node at most N elements), reset
+ *        [&id=ID][&level=N][&step=S]...
+ *                                  OP: compact, expand (id), level (N:
+ *                                  every node at most N elements), reset;
+ *                                  the steps of the state that OP makes
+ *                                  from the one the step= give, and the
+ *                                  node it made.  Nothing is kept.
  * T is idt, dscg, ccsg or ccdg; dscg and ccsg take
- * compact=name|location for their compacted tree.  ccdg takes
- * spec=TEXT (an impact specification, impact.h), else the one given
- * at start-up.
+ * compact=name|location for their compacted tree, and step=S, repeated,
+ * for its state: the actions that made it from the whole tree, in order,
+ * each "level:N", "compact:ID" or "expand:ID" (at most 100; the page
+ * keeps them in its URL).  ccdg takes spec=TEXT (an impact
+ * specification, impact.h), else the one given at start-up.
  *
  * Status: 200; 400 for a malformed request (a parameter missing or not a
- * number, an unknown op, a bad specification: the error says which);
- * 404 for an unknown endpoint, tree or node; 405 for a method other than
- * GET, HEAD or POST (POST for /api/compact only); 409 for a compaction
- * refused by a limit of Section 3.3.2 (compact_tree_why()); 500 when
- * out of memory.  Errors are {"error": "MESSAGE"}.
+ * number, an unknown op or step, a bad specification: the error says
+ * which); 404 for an unknown endpoint, tree or node (of a step too); 405
+ * for a method other than GET, HEAD or POST (POST for /api/compact only);
+ * 409 for a compaction (an op or a step) refused by a limit of Section
+ * 3.3.2 (compact_tree_why()); 500 when out of memory.  Errors are
+ * {"error": "MESSAGE"}.
  */
 #ifndef CCSG_API_H
 #define CCSG_API_H
@@ -91,6 +99,17 @@ struct viewer_idt_fn {
 	struct viewer_idt_stat all;
 };
 
+/* A compacted tree of the DSCG or the CCSG, by name or by location, in
+ * the state a list of steps makes it. */
+#define VIEWER_COMPACTED 4
+struct viewer_compacted {
+	struct compact_tree t;
+	int built;	/* t holds the tree of (tree, hier) */
+	int tree, hier; /* internal.h's enum tree; enum compact_hierarchy */
+	char *key;	/* the steps t is in; NULL: unknown (a step failed) */
+	uint64_t used;	/* when last asked for: the oldest goes first */
+};
+
 struct viewer {
 	struct ccsg_trace *trace;
 	struct ccsg_dscg *dscg;
@@ -115,9 +134,10 @@ struct viewer {
 	int im_ready;
 	char *im_spec;	  /* applied now; NULL: none */
 	char *start_spec; /* given at start-up (--change), or NULL */
-	/* compacted trees [dscg, ccsg][by name, by location] */
-	struct compact_tree ct[2][2];
-	int ct_built[2][2];
+	/* compacted trees, each in the state of the steps a request gave
+	 * (api-compact.c): the last few used */
+	struct viewer_compacted ct[VIEWER_COMPACTED];
+	uint64_t ct_clock;
 	struct ccsg_graph by_object; /* the CCSG by location needs it */
 	struct ccsg_dims *dims;
 	int by_object_built;

@@ -1,9 +1,12 @@
 /*
  * cmd-serve.c - `ccsg serve`: the viewer (docs/viewer.md) as a local web
  * application.  libmicrohttpd serves the page (web/, built into the
- * binary), d3 from Debian's node-d3 and the JSON API of api.h, from one
- * thread of its own: the API's state needs no lock.  The main thread
- * waits for SIGINT or SIGTERM and stops the daemon.
+ * binary), d3 from Debian's node-d3 and the JSON API of api.h.  One
+ * thread does everything: it waits on the daemon's epoll descriptor, a
+ * signalfd for SIGINT and SIGTERM, and the next deadline of the guard
+ * (guard.h), then lets the daemon run.  So the API's state, the guard's
+ * lists and the daemon's connections need no lock, and the guard may shut
+ * a connection's socket knowing the daemon is not using it.
  *
  * Everything that can be wrong with the input (the database, a .x file,
  * a --change, the address) is said in one line before anything is
@@ -16,17 +19,21 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api.h"
 #include "cmds.h"
+#include "guard.h"
 #include "usage.h"
 
 /* The page's files (web/, embedded by web/embed.py). */
@@ -39,7 +46,22 @@ extern const struct web_asset web_assets[];
 extern const size_t web_nassets;
 
 #define D3_PATH "/usr/share/nodejs/d3/dist/d3.min.js"
-#define MAX_PARAMS 64
+#define MAX_PARAMS 128
+
+/*
+ * The guard's limits (guard.h, docs/viewer.md): a browser opens at most 6
+ * connections to a server, and sends a request in milliseconds.  The
+ * daemon's own limits are twice the guard's, a margin for connections
+ * the guard closed and the daemon has not yet let go.
+ */
+static const struct guard_limits serve_limits = {
+	.per_ip = 32,
+	.total = 256,
+	.request_ms = 10000,
+	.send_ms = 60000,
+};
+#define IDLE_TIMEOUT_S 20	 /* the daemon's: no byte either way */
+#define MEMORY_LIMIT (64 * 1024) /* a request's line and headers */
 
 enum { SERVE_LISTEN = OPT_LONG + 100 };
 
@@ -57,10 +79,27 @@ static const struct opt serve_opts[] = {
 
 struct server {
 	struct viewer v;
+	struct guard guard;
 	char *d3;
 	size_t d3_len;
 	int loopback; /* refuse Host names other than loopback ones */
 };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct guard_conn *conn_guard(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *i = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
 
 /* ---- requests
  * ---------------------------------------------------------------- */
@@ -113,46 +152,43 @@ static enum MHD_Result respond_error(struct MHD_Connection *conn, int status,
 		       MHD_RESPMEM_MUST_COPY);
 }
 
+static const char *header(struct MHD_Connection *conn, const char *name)
+{
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
 /* Host header of a loopback server: a page of another site that a DNS
  * name rebound to 127.0.0.1 must not read the trace. */
 static int host_ok(struct MHD_Connection *conn)
 {
-	const char *h =
-		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
-	size_t n;
+	const char *h = header(conn, "Host");
 
-	if (!h)
-		return 1;
-	n = h[0] == '[' ? strcspn(h, "]") + 1 : strcspn(h, ":");
-	return (n == 9 && !strncasecmp(h, "localhost", 9)) ||
-	       (n == 5 && !strncmp(h, "[::1]", 5)) ||
-	       (n >= 4 && !strncmp(h, "127.", 4) &&
-		strspn(h, "0123456789.") == n);
+	return !h || guard_loopback_host(h);
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
-			      const char *url, const char *method,
-			      const char *version, const char *upload_data,
-			      size_t *upload_data_size, void **con_cls)
+/* A page of another site may link to the viewer, never use its API nor
+ * send it anything but a GET. */
+static int origin_ok(struct MHD_Connection *conn)
 {
-	static int started;
-	struct server *s = cls;
+	return guard_same_origin(header(conn, "Host"), header(conn, "Origin"),
+				 header(conn, "Sec-Fetch-Site"));
+}
+
+/* The answer to a request read whole. */
+static enum MHD_Result answer(struct server *s, struct MHD_Connection *conn,
+			      const char *url, const char *method)
+{
 	struct params p = { .n = 0 };
 	struct api_response rs;
 	struct api_request rq;
 
-	(void)version;
-	(void)upload_data;
-	if (!*con_cls) { /* the headers: wait for the body, if any */
-		*con_cls = &started;
-		return MHD_YES;
-	}
-	if (*upload_data_size) { /* a body is read and ignored */
-		*upload_data_size = 0;
-		return MHD_YES;
-	}
 	if (s->loopback && !host_ok(conn))
 		return respond_error(conn, 403, "not a loopback host name");
+	if ((!strncmp(url, "/api/", 5) ||
+	     (strcmp(method, "GET") && strcmp(method, "HEAD"))) &&
+	    !origin_ok(conn))
+		return respond_error(conn, 403,
+				     "a request from another site's page");
 	if (strncmp(url, "/api/", 5)) {
 		if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 			return respond_error(conn, 405, "method not allowed");
@@ -183,6 +219,110 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		return respond_error(conn, 500, "out of memory");
 	return respond(conn, rs.status, "application/json", rs.body, rs.len,
 		       MHD_RESPMEM_MUST_FREE);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	static int started;
+	struct server *s = cls;
+	enum MHD_Result ret;
+
+	(void)version;
+	(void)upload_data;
+	if (!*con_cls) { /* the headers: wait for the body, if any */
+		*con_cls = &started;
+		return MHD_YES;
+	}
+	if (*upload_data_size) { /* a body is read and ignored */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	ret = answer(s, conn, url, method);
+	guard_answering(&s->guard, conn_guard(conn), now_ms());
+	return ret;
+}
+
+/* ---- connections: the guard told of each ------------------------------- */
+
+static void on_connection(void *cls, struct MHD_Connection *conn,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct server *s = cls;
+	const union MHD_ConnectionInfo *fd, *a;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		guard_closed(&s->guard, *socket_context);
+		*socket_context = NULL;
+		return;
+	}
+	fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	a = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	*socket_context = fd ? guard_open(&s->guard, fd->connect_fd,
+					  a ? a->client_addr : NULL, now_ms())
+			     : NULL;
+}
+
+/* A request ended: its answer gone, or not (libmicrohttpd's timeout, an
+ * error), when the connection is reset as it closes (guard_reset()). */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct server *s = cls;
+	const union MHD_ConnectionInfo *fd;
+
+	(void)con_cls;
+	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK &&
+	    (fd = MHD_get_connection_info(conn,
+					  MHD_CONNECTION_INFO_CONNECTION_FD)))
+		guard_reset(fd->connect_fd);
+	guard_answered(&s->guard, conn_guard(conn), now_ms());
+}
+
+/*
+ * The loop: the daemon's descriptors, the signals and the guard's next
+ * deadline, until SIGINT or SIGTERM.  0, or -1 after a message.
+ */
+static int serve_loop(struct server *s, struct MHD_Daemon *d,
+		      const sigset_t *stop)
+{
+	const union MHD_DaemonInfo *ep =
+		MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD);
+	struct pollfd p[2] = {
+		{ .fd = ep ? ep->epoll_fd : -1, .events = POLLIN },
+		{ .fd = signalfd(-1, stop, SFD_CLOEXEC), .events = POLLIN }
+	};
+	int ret = 0;
+
+	if (p[0].fd < 0 || p[1].fd < 0) {
+		ret = fail("cannot wait for requests: %s", strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		int64_t wait = guard_tick(&s->guard, now_ms());
+		MHD_UNSIGNED_LONG_LONG mhd;
+
+		if (MHD_get_timeout(d, &mhd) == MHD_YES &&
+		    (wait < 0 || mhd < (MHD_UNSIGNED_LONG_LONG)wait))
+			wait = (int64_t)mhd;
+		if (poll(p, 2, wait < 0 || wait > INT32_MAX ? -1 : (int)wait) <
+			    0 &&
+		    errno != EINTR) {
+			ret = fail("cannot wait for requests: %s",
+				   strerror(errno));
+			break;
+		}
+		if (p[1].revents)
+			break;
+		MHD_run(d);
+	}
+out:
+	if (p[1].fd >= 0)
+		close(p[1].fd);
+	return ret;
 }
 
 /* ---- set-up
@@ -251,7 +391,7 @@ static int listen_on(const char *spec, char *url, size_t len, int *loopback)
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, SOMAXCONN) ||
 	    getsockname(fd, (struct sockaddr *)&ss, &sl)) {
 		rc = errno;
 		if (fd >= 0)
@@ -304,7 +444,7 @@ static int run_serve(int argc, char **argv)
 	struct cli o;
 	char url[128];
 	sigset_t stop;
-	int fd, ret = 1, sig;
+	int fd, ret = 1;
 
 	if (cli_parse(&o, &cmd_serve, argc, argv, 0))
 		return o.status;
@@ -319,17 +459,22 @@ static int run_serve(int argc, char **argv)
 	if (viewer_init(&srv.v, &s.graph, &s.names, change))
 		goto out_viewer;
 	srv.d3 = read_d3(&srv.d3_len);
-	/* the daemon's thread inherits the mask: the signals come here */
+	guard_init(&srv.guard, &serve_limits);
+	/* the signals come through a signalfd to the loop */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	d = MHD_start_daemon(MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD, 0,
-			     NULL, NULL, handle, &srv, MHD_OPTION_LISTEN_SOCKET,
-			     fd, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)256,
-			     MHD_OPTION_END);
+	d = MHD_start_daemon(
+		MHD_USE_EPOLL, 0, NULL, NULL, handle, &srv,
+		MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)IDLE_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
+		2 * serve_limits.total, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		2 * serve_limits.per_ip, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)MEMORY_LIMIT, MHD_OPTION_NOTIFY_CONNECTION,
+		on_connection, &srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+		&srv, MHD_OPTION_END);
 	if (!d) {
 		fail("cannot start the http server on '%s'", listen_spec);
 		goto out_viewer;
@@ -342,10 +487,8 @@ static int run_serve(int argc, char **argv)
 		       url);
 	printf("ccsg serve: Ctrl-C stops it\n");
 	fflush(stdout);
-	while (sigwait(&stop, &sig))
-		;
+	ret = serve_loop(&srv, d, &stop) ? 1 : 0;
 	MHD_stop_daemon(d);
-	ret = 0;
 out_viewer:
 	viewer_release(&srv.v);
 out_session:

@@ -33,6 +33,7 @@ struct ctx {
 	int status;
 	int tree;		 /* enum tree */
 	struct compact_tree *ct; /* the compacted tree asked for, or NULL */
+	struct viewer_compacted *cslot; /* the slot that holds it */
 };
 
 /* A node of the DSCG view: the graph's instances plus the global thread
@@ -151,10 +152,12 @@ int api_compact_parse(struct compact_tree *t, const char *s, int32_t *c);
 /* The children of c by total, largest first, into v->list.  0 or
  * -ENOMEM. */
 int api_compact_children(struct viewer *v, struct compact_tree *t, int32_t c);
-/* The compacted tree of (tree, hierarchy), built the first time; NULL
- * after the answer. */
+/* The compacted tree of (tree, hierarchy) in the state the request's
+ * step= parameters make (api.h), into x->ct and x->cslot: built, or
+ * found among the viewer's last few; NULL after the answer. */
 struct compact_tree *api_compacted(struct ctx *x, int tree, int hier);
-/* POST /api/compact */
+void api_compacted_release(struct viewer *v);
+/* POST /api/compact: the steps of the state an action makes */
 int api_post_compact(struct ctx *x);
 
 /* --- a node of the tree a request names (api-tree.c) ---------------------- */

@@ -82,7 +82,7 @@ url = sys.argv[1].rstrip("/")
 
 def get(path, **q):
     t = time.perf_counter()
-    with urllib.request.urlopen(url + path + "?" + urllib.parse.urlencode(q)) as r:
+    with urllib.request.urlopen(url + path + "?" + urllib.parse.urlencode(q, doseq=True)) as r:
         body = json.load(r)
     return body, (time.perf_counter() - t) * 1000
 
@@ -107,18 +107,21 @@ body, _ = get("/api/children", tree="ccsg", id="n0")
 for n in body["children"][:20]:
     links.append(get("/api/link", **{"from": "ccsg", "id": n["id"], "to": "dscg"})[1])
 # the DSCG compacted by location: built on first use, folded by host,
-# one host opened
+# one host opened (each request gives the steps of its state, as the
+# page does)
 def post(path, **q):
     t = time.perf_counter()
-    req = urllib.request.Request(url + path + "?" + urllib.parse.urlencode(q), method="POST")
+    req = urllib.request.Request(url + path + "?" + urllib.parse.urlencode(q, doseq=True),
+                                 method="POST")
     with urllib.request.urlopen(req) as r:
         body = json.load(r)
     return body, (time.perf_counter() - t) * 1000
 _, build_ms = get("/api/children", tree="dscg", compact="location", id="k:")
-_, level_ms = post("/api/compact", tree="dscg", hierarchy="location", op="level", level=1)
-body, _ = get("/api/children", tree="dscg", compact="location", id="k:<main>")
+level, level_ms = post("/api/compact", tree="dscg", hierarchy="location", op="level", level=1)
+body, _ = get("/api/children", tree="dscg", compact="location", id="k:<main>",
+              step=level["steps"])
 _, action_ms = post("/api/compact", tree="dscg", hierarchy="location", op="expand",
-                    id=body["children"][0]["id"])
+                    id=body["children"][0]["id"], step=level["steps"])
 print("compact %.0f %.0f %.0f" % (build_ms, level_ms, action_ms))
 print("expand %d %.1f %.1f" % (len(expand), pct(expand, 50), pct(expand, 99)))
 print("path %d %.1f %.1f" % (len(paths), pct(paths, 50), pct(paths, 99)))

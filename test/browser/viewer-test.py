@@ -3,9 +3,10 @@
 driven by Selenium, on the Figure 1 trace (issue 13, item 5): open each
 tree, expand foo, follow CCSG FIG1_PROG::SAY_IT -> DSCG (three invocations
 offered, grouped by host D) -> IDT (its procedure, calls = 3), reload the
-URL and find the same node, fold the DSCG by host and open one, enter an
-impact specification and see the CCDG mark say_it, foo and main as
-affected.  Screenshots of each step go to OUTDIR.  Exit 0 when all holds;
+URL and find the same node, fold the DSCG by host and open one, see that
+a second page has a compaction of its own and that each page's survives
+a reload, enter an impact specification and see the CCDG mark say_it,
+foo and main as affected.  Screenshots of each step go to OUTDIR.  Exit 0 when all holds;
 any failure raises (exit 1) with what was expected."""
 import os
 import sys
@@ -155,6 +156,37 @@ try:
     wait.until(lambda d: any(n.startswith("hostA::") for n in names()),
                "hostA did not open")
     shot("dscg-by-host-hostA-open")
+    # two pages, two compactions (issue 40, item 7): a second page sees
+    # the whole tree, its own level does not reach the first, and a
+    # reload keeps each page's own (the URL holds its steps)
+    first = drv.current_window_handle
+    assert "step=" in drv.current_url, drv.current_url
+    drv.switch_to.new_window("tab")
+    drv.get(URL + "#tree=dscg&view=location")
+    wait.until(lambda d: any("::" in n for n in names()),
+               "the second page shows no whole name")
+    assert not {"hostA", "hostD"} & set(names()), \
+        "the second page sees the first one's compaction: %s" % names()
+    lv = drv.find_element(By.ID, "level")
+    lv.clear()
+    lv.send_keys("1")
+    drv.find_element(By.ID, "setlevel").click()
+    row("hostD")
+    # the whole names fade out as the hosts fade in: wait until gone
+    wait.until(lambda d: not any(n.startswith("hostA::") for n in names()),
+               "the second page's level 1 left whole names")
+    shot("second-page-by-host")
+    drv.switch_to.window(first)
+    drv.refresh()
+    wait.until(lambda d: any(n.startswith("hostA::") for n in names()),
+               "the first page lost its compaction on reload")
+    drv.switch_to.window(drv.window_handles[-1])
+    drv.refresh()
+    row("hostD")
+    assert not any(n.startswith("hostA::") for n in names()), \
+        "the second page sees the first one's expand: %s" % names()
+    drv.close()
+    drv.switch_to.window(first)
     # CCDG: the specification typed in the page
     tab("ccsg")
     drv.find_element(By.CSS_SELECTOR, '#tabs button[data-tree="ccdg"]').click()
