@@ -199,6 +199,8 @@ void fig1_run(struct e2e *t, struct fig1_deploy *d)
 		free(text);
 	}
 
+	if (d->before_client)
+		d->before_client(t, d);
 	e2e_fmt(out, sizeof(out), "%s/client.out", t->dir);
 	e2e_fmt(err, sizeof(err), "%s/client.err", t->dir);
 	{
@@ -207,8 +209,8 @@ void fig1_run(struct e2e *t, struct fig1_deploy *d)
 				       NULL };
 
 		snprintf(port, sizeof(port), "%d", fig1_serving(d, 'A')->tcp);
-		client = fig1_spawn_hosted(t, fig1_serving(d, 'A')->host, NULL,
-					   args, out, err);
+		client = fig1_spawn_hosted(t, fig1_serving(d, 'A')->host,
+					   d->client_env, args, out, err);
 	}
 	status = e2e_wait(client);
 	text = e2e_slurp(out, NULL);
