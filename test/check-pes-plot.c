@@ -28,6 +28,7 @@ struct svg {
 	struct text t[MAX_TEXTS];
 	size_t n;
 	double left, width; /* the plot area, from its clip path */
+	double cx0, cx1;    /* the curve's least and greatest x */
 };
 
 static double attr(const char *tag, const char *name)
@@ -52,6 +53,15 @@ static void plot(struct e2e *t, struct svg *g, const char *const argv[])
 	ck_assert_ptr_nonnull(at = strstr(doc, "<clipPath id=\"plot\"><rect "));
 	g->left = attr(at, " x=\"");
 	g->width = attr(at, " width=\"");
+	/* the curve: one path in the plot area */
+	ck_assert_ptr_nonnull(at = strstr(at, "<path d=\""));
+	g->cx0 = HUGE_VAL, g->cx1 = -HUGE_VAL;
+	for (at += 9; *at == 'M' || *at == 'L';) {
+		double x = strtod(at + 1, &end);
+
+		g->cx0 = fmin(g->cx0, x), g->cx1 = fmax(g->cx1, x);
+		strtod(end, &at);
+	}
 	/* then the texts, cut out of doc in place */
 	for (at = doc; (at = strstr(at, "<text ")); at = end) {
 		struct text *x = &g->t[g->n];
@@ -164,6 +174,10 @@ START_TEST(test_time_axis)
 	x_range(g, 0, &lo, &hi);
 	ck_assert_double_eq_tol(lo, 0, 1e-6);
 	ck_assert_double_eq_tol(hi, 2.5, 1e-3);
+	/* and the curve is drawn on that axis: from its left edge to its
+	 * right one */
+	ck_assert_double_eq_tol(g->cx0, g->left, 1);
+	ck_assert_double_eq_tol(g->cx1, g->left + g->width, 1);
 	/* clipped: the start moves, the axis starts at 0 again */
 	plot(&t, g,
 	     PES("ns.pes", "--view=time", "-o", "out.svg",
@@ -174,6 +188,8 @@ START_TEST(test_time_axis)
 	x_range(g, 0, &lo, &hi);
 	ck_assert_double_eq_tol(lo, 0, 1e-6);
 	ck_assert_double_eq_tol(hi, 500, 0.1);
+	ck_assert_double_eq_tol(g->cx0, g->left, 1);
+	ck_assert_double_eq_tol(g->cx1, g->left + g->width, 1);
 	/* 3.5 s in a millisecond time base: seconds */
 	write_file(&t, "ms.pes", &f);
 	fputs("timebase ms\n", f);
@@ -188,6 +204,8 @@ START_TEST(test_time_axis)
 	x_range(g, 0, &lo, &hi);
 	ck_assert_double_eq_tol(lo, 0, 1e-6);
 	ck_assert_double_eq_tol(hi, 3.5, 1e-3);
+	ck_assert_double_eq_tol(g->cx0, g->left, 1);
+	ck_assert_double_eq_tol(g->cx1, g->left + g->width, 1);
 	free(g);
 	e2e_release(&t);
 }
