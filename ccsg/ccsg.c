@@ -118,6 +118,11 @@ static int32_t thread_node_of(struct ccsg_graph *g, int32_t f)
 	return n;
 }
 
+static size_t dims_k(const struct ccsg_graph *g)
+{
+	return g->dims->n ? g->dims->n : 1;
+}
+
 /* The edge from -> to, made when new, count added: its index or -ENOMEM. */
 static int32_t add_edge(struct ccsg_graph *g, int32_t from, int32_t to,
 			int64_t count)
@@ -125,10 +130,20 @@ static int32_t add_edge(struct ccsg_graph *g, int32_t from, int32_t to,
 	int32_t e = ccsg_edge_find(g, from, to);
 
 	if (e < 0) {
+		struct ccsg_edge *x;
+
 		if (GROW(g->edges, g->cap_edges, g->nedges + 1))
 			return -ENOMEM;
+		x = &g->edges[g->nedges];
+		*x = (struct ccsg_edge){ .from = from, .to = to };
+		x->self = calloc(dims_k(g), sizeof(int64_t));
+		x->desc = calloc(dims_k(g), sizeof(int64_t));
+		if (!x->self || !x->desc) {
+			free(x->self);
+			free(x->desc);
+			return -ENOMEM;
+		}
 		e = (int32_t)g->nedges++;
-		g->edges[e] = (struct ccsg_edge){ from, to, 0, 0 };
 		if (hashmap_put(&g->edge_index,
 				hashmap_key2((uint32_t)from, (uint32_t)to),
 				e) < 0)
@@ -138,10 +153,22 @@ static int32_t add_edge(struct ccsg_graph *g, int32_t from, int32_t to,
 	return e;
 }
 
+int ccsg_fold_edge_vectors(struct pending_edge *p, size_t k)
+{
+	p->self = calloc(k, sizeof(int64_t));
+	p->desc = calloc(k, sizeof(int64_t));
+	if (p->self && p->desc)
+		return 0;
+	free(p->self);
+	free(p->desc);
+	p->self = p->desc = NULL;
+	return -ENOMEM;
+}
+
 /* One call more on the edge from -> to while folding: its pending slot,
  * or -ENOMEM. */
-static int32_t note_edge(struct ccsg_fold *b, int32_t from, int32_t to,
-			 const struct ccsg_chain *ch, int32_t i)
+static int32_t note_edge(struct ccsg_fold *b, size_t k, int32_t from,
+			 int32_t to, const struct ccsg_chain *ch, int32_t i)
 {
 	uint64_t key = hashmap_key2((uint32_t)from, (uint32_t)to);
 	int32_t e = hashmap_get(&b->edge_slot, key);
@@ -151,8 +178,11 @@ static int32_t note_edge(struct ccsg_fold *b, int32_t from, int32_t to,
 		    hashmap_put(&b->edge_slot, key, (int32_t)b->nedges) < 0)
 			return -ENOMEM;
 		e = (int32_t)b->nedges++;
-		b->edges[e] = (struct pending_edge){ from, to, 0,
-						     ccsg_call_key_of(ch, i) };
+		b->edges[e] = (struct pending_edge){
+			from, to, 0, ccsg_call_key_of(ch, i), NULL, NULL
+		};
+		if (ccsg_fold_edge_vectors(&b->edges[e], k))
+			return -ENOMEM;
 	}
 	b->edges[e].count++;
 	return e;
@@ -259,11 +289,6 @@ static void vec_add(int64_t *d, const int64_t *s, size_t n)
 		d[i] += s[i];
 }
 
-static size_t dims_k(const struct ccsg_graph *g)
-{
-	return g->dims->n ? g->dims->n : 1;
-}
-
 /* Self figure v of an instance, in dimension dim (-1: its host is
  * unknown, it counts nowhere): its node's (n, or none) and the system's. */
 static void add_self(struct ccsg_graph *g, int32_t n, int32_t dim, int64_t v)
@@ -306,15 +331,19 @@ static int place_spawned(struct ccsg_fold *b, struct ccsg_graph *g,
 		p->node = b->chain_node[j - ch->first];
 		p->owner = ch->owner;
 		for (int32_t a = j; a >= 0; a = t->calls[a].parent)
-			n += b->chain_node[a - ch->first] >= 0;
+			n += b->chain_edge[a - ch->first] >= 0;
 		free(p->path);
 		p->npath = 0;
 		if (!(p->path = malloc((n + 1) * sizeof(*p->path))))
 			return -ENOMEM;
-		for (int32_t a = j; a >= 0; a = t->calls[a].parent)
-			if (b->chain_node[a - ch->first] >= 0)
+		for (int32_t a = j; a >= 0; a = t->calls[a].parent) {
+			int32_t e = b->chain_edge[a - ch->first];
+
+			if (e >= 0)
 				p->path[p->npath++] =
-					b->chain_node[a - ch->first];
+					(struct fold_arc){ b->edges[e].from,
+							   b->edges[e].to };
+		}
 	}
 	return 0;
 }
@@ -355,10 +384,18 @@ static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
 		if (c->server_tid &&
 		    (th = ccsg_trace_thread(t, c->server_proc,
 					    c->server_tid)) >= 0) {
-			b->served[th] = 1;
+			b->served[th] |= SERVED_RECORDED;
 			if (!g->self_map)
 				g->thread_self[th] -= skel_cpu(g, c);
 		}
+		/* a chain another process made, whose calls this thread
+		 * made first: it was in a call of that chain, unrecorded */
+		if (c->parent < 0 && c->client_tid && c->client_proc > 0 &&
+		    (size_t)c->client_proc < t->nprocs &&
+		    memcmp(ch->id, t->procs[c->client_proc].uuid, 16) &&
+		    (th = ccsg_trace_thread(t, c->client_proc,
+					    c->client_tid)) >= 0)
+			b->served[th] |= SERVED_UNRECORDED;
 		/* a chain it started: the stub side is runtime */
 		if (!g->self_map && c->parent < 0 && c->client_tid &&
 		    (th = ccsg_trace_thread(t, c->client_proc,
@@ -408,25 +445,10 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		b->chain_node[j] = f;
 	}
 	chain_self(b, g, ch);
-	for (int32_t j = 0; j < ch->n; j++) {
-		int32_t i = ch->first + j, f = b->chain_node[j], from, e = -1;
-		const struct ccsg_call *c = &t->calls[i];
-		int64_t self = b->chain_self[j], ord = ord0 + i;
-		int32_t dim =
-			c->server_proc ? dim_of_proc(g, t, c->server_proc) : -1;
+	for (int32_t j = 0; j < ch->n; j++) { /* each call's arc */
+		const struct ccsg_call *c = &t->calls[ch->first + j];
+		int32_t f = b->chain_node[j], from, e = -1;
 
-		/* Equations 3 and 4: up the chain, one entry per ancestor */
-		add_self(g, f, dim, self);
-		if (dim >= 0) {
-			b->chain_sum[dim] += self;
-			for (int32_t a = c->parent; a >= 0;
-			     a = t->calls[a].parent)
-				if (b->chain_node[a - ch->first] >= 0)
-					g->nodes[b->chain_node[a - ch->first]]
-						.desc[dim] += self;
-		}
-		if (place_spawned(b, g, ch, i, ord))
-			return -ENOMEM;
 		if (f >= 0) { /* the caller's node: a call, a thread, main */
 			if (c->parent >=
 			    0) /* main when the parent's start was lost */
@@ -437,10 +459,40 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 			else
 				from = ch->owner >= 0 ? PENDING_OWNER(ch->owner)
 						      : 0;
-			if ((e = note_edge(b, from, f, ch, i)) < 0)
+			if ((e = note_edge(b, k, from, f, ch, ch->first + j)) <
+			    0)
 				return -ENOMEM;
 		}
 		b->chain_edge[j] = e;
+	}
+	for (int32_t j = 0; j < ch->n; j++) {
+		int32_t i = ch->first + j, f = b->chain_node[j];
+		int32_t e = b->chain_edge[j];
+		const struct ccsg_call *c = &t->calls[i];
+		int64_t self = b->chain_self[j], ord = ord0 + i;
+		int32_t dim =
+			c->server_proc ? dim_of_proc(g, t, c->server_proc) : -1;
+
+		/* Equations 3 and 4: up the chain, one entry per ancestor,
+		 * to its node and to the arc it came in by */
+		add_self(g, f, dim, self);
+		if (dim >= 0) {
+			b->chain_sum[dim] += self;
+			if (e >= 0)
+				b->edges[e].self[dim] += self;
+			for (int32_t a = c->parent; a >= 0;
+			     a = t->calls[a].parent) {
+				int32_t ea = b->chain_edge[a - ch->first];
+
+				if (ea < 0)
+					continue;
+				g->nodes[b->chain_node[a - ch->first]]
+					.desc[dim] += self;
+				b->edges[ea].desc[dim] += self;
+			}
+		}
+		if (place_spawned(b, g, ch, i, ord))
+			return -ENOMEM;
 		if (g->call_node) {
 			g->call_node[ord] = f;
 			g->call_self[ord] = self;
@@ -493,24 +545,58 @@ static void threads_self(struct ccsg_graph *g)
  * loop): what is left of their CPU once their skeletons are taken out is
  * the dispatch loop and start-up, runtime more than user code; a node of
  * their own under main keeps it apart from the programs' main threads.
+ * In a process that ran calls deselected (a selection off, the cpu type
+ * off), what is left holds those calls too, which the probes did not
+ * see: it goes to <unmonitored>, never to a runtime node.
  */
-static int32_t serving_node_of(struct ccsg_fold *b, struct ccsg_graph *g)
+static int32_t main_thread_node(struct ccsg_fold *b, struct ccsg_graph *g,
+				int unmonitored)
 {
+	int32_t *at = unmonitored ? &b->unmonitored_node : &b->serving_node;
 	int32_t n;
 
-	if (b->serving_node >= 0)
-		return b->serving_node;
+	if (*at >= 0)
+		return *at;
 	if ((n = ccsg_graph_new_node(g, CCSG_THREAD)) < 0)
 		return n;
 	g->nodes[n].parent = 0;
-	g->nodes[n].serving = 1;
-	b->serving_node = n;
+	g->nodes[n].serving = !unmonitored;
+	g->nodes[n].unmonitored = (uint8_t)unmonitored;
+	*at = n;
+	/* its arc from main, there even if no thread of its own comes */
+	if (unmonitored && (b->unmonitored_edge = add_edge(g, 0, n, 0)) < 0)
+		return -ENOMEM;
 	return n;
+}
+
+/* Thread i was spawned inside a call the probes did not record, in a
+ * process that ran calls deselected: that call, not its thread, spawned
+ * it.  (Its own threads inherit the call's context: they are its
+ * thread's, as spawned threads' threads are.) */
+static int spawned_unmonitored(const struct ccsg_trace *t, int32_t i)
+{
+	const struct ccsg_thread *th = &t->threads[i];
+
+	return th->spawn_call < 0 && th->ctx_function != CCSG_NONE &&
+	       th->ctx_function > 0 && th->proc > 0 &&
+	       (size_t)th->proc < t->nprocs && t->procs[th->proc].deselected &&
+	       (th->parent_thread < 0 ||
+		t->threads[th->parent_thread].ctx_function != th->ctx_function);
+}
+
+/* Did thread i serve calls: recorded ones, or in a process that ran
+ * calls deselected, calls the probes did not record? */
+static int served_as(const struct ccsg_trace *t, const struct ccsg_fold *b,
+		     int32_t i)
+{
+	return b->served[i] & SERVED_RECORDED ||
+	       (b->served[i] && t->procs[t->threads[i].proc].deselected);
 }
 
 /* The thread node of every thread: climb thread-spawn-thread to the
  * ceiling thread; its spawning call's function node owns the thread node
- * (Appendix A), main's when no call spawned it. */
+ * (Appendix A), main's when no call spawned it, <unmonitored> when an
+ * unrecorded call did. */
 static int map_threads(struct ccsg_fold *b, struct ccsg_graph *g)
 {
 	const struct ccsg_trace *t = b->t;
@@ -518,21 +604,35 @@ static int map_threads(struct ccsg_fold *b, struct ccsg_graph *g)
 	for (size_t i = 0; i < t->nthreads; i++) {
 		int32_t j = (int32_t)i, f;
 
-		while (t->threads[j].parent_thread >= 0 && t->threads[j].spawn_call < 0)
+		while (t->threads[j].parent_thread >= 0 &&
+		       t->threads[j].spawn_call < 0 &&
+		       !spawned_unmonitored(t, j))
 			j = t->threads[j].parent_thread;
 		g->root_thread[i] = t->threads[i].parent_thread < 0 &&
 				    t->threads[i].spawn_call < 0;
 		f = t->threads[j].spawn_call >= 0 ? b->spawn[j].node : 0;
 		if (f < 0)
 			f = 0;
-		g->thread_node[i] = f == 0 && b->served[i]
-					    ? serving_node_of(b, g)
-					    : thread_node_of(g, f);
+		if (spawned_unmonitored(t, j) &&
+		    (f = main_thread_node(b, g, 1)) < 0)
+			return -ENOMEM;
+		b->unmon_top[i] =
+			spawned_unmonitored(t, (int32_t)i) &&
+			(t->threads[i].parent_thread < 0 ||
+			 !spawned_unmonitored(t, t->threads[i].parent_thread));
+		g->thread_node[i] =
+			f == 0 && served_as(t, b, (int32_t)i)
+				? main_thread_node(b, g,
+						   t->procs[t->threads[i].proc]
+							   .deselected)
+				: thread_node_of(g, f);
 		if (g->thread_node[i] < 0)
 			return -ENOMEM;
 		/* infrastructure threads are runtime: in no count */
 		g->nodes[g->thread_node[i]].threads += !t->threads[i].infra;
-		if (add_edge(g, f, g->thread_node[i], !t->threads[i].infra) < 0)
+		b->thread_edge[i] =
+			add_edge(g, f, g->thread_node[i], !t->threads[i].infra);
+		if (b->thread_edge[i] < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -558,6 +658,8 @@ static int resolve_edges(struct ccsg_fold *b, struct ccsg_graph *g,
 			free(final);
 			return -ENOMEM;
 		}
+		vec_add(g->edges[final[e]].self, p->self, dims_k(g));
+		vec_add(g->edges[final[e]].desc, p->desc, dims_k(g));
 	}
 	for (size_t i = 0; i < ncalls; i++)
 		if (g->call_edge[i] >= 0)
@@ -566,63 +668,15 @@ static int resolve_edges(struct ccsg_fold *b, struct ccsg_graph *g,
 	return 0;
 }
 
-int32_t *ccsg_threads_deepest_first(const struct ccsg_trace *t,
-				    const int32_t *owner, int32_t *up)
+/* The final edge of an arc noted while folding (its source resolved as
+ * resolve_edges() did), or -1. */
+static int32_t arc_edge(const struct ccsg_graph *g, const struct fold_arc *a)
 {
-	size_t n = t->nthreads, acc = 0;
-	int32_t *depth = malloc((n + 1) * sizeof(*depth));
-	int32_t *walk = malloc((n + 1) * sizeof(*walk));
-	int32_t *order = malloc((n + 1) * sizeof(*order));
-	size_t *at = calloc(n + 1, sizeof(*at));
+	int32_t from = a->from, th = PENDING_OWNER(from);
 
-	if (!depth || !walk || !order || !at) {
-		free(order);
-		order = NULL;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct ccsg_thread *th = &t->threads[i];
-
-		up[i] = th->spawn_call >= 0 ? owner[i] : th->parent_thread;
-		depth[i] = -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t w = 0;
-
-		/* climb to a thread of known depth; -2 = on this walk, so
-		 * meeting it again is a cycle, cut there */
-		for (int32_t j = (int32_t)i; depth[j] == -1;) {
-			depth[j] = -2;
-			walk[w++] = j;
-			if (up[j] < 0)
-				break;
-			if (depth[up[j]] == -2) {
-				up[j] = -1;
-				break;
-			}
-			j = up[j];
-		}
-		while (w--) {
-			int32_t j = walk[w];
-
-			depth[j] = up[j] >= 0 ? depth[up[j]] + 1 : 0;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		at[depth[i]]++;
-	for (size_t d = n + 1; d-- > 0;) { /* deeper levels first */
-		size_t c = at[d];
-
-		at[d] = acc;
-		acc += c;
-	}
-	for (size_t i = 0; i < n; i++)
-		order[at[depth[i]]++] = (int32_t)i;
-out:
-	free(depth);
-	free(walk);
-	free(at);
-	return order;
+	if (from < 0)
+		from = g->root_thread[th] ? 0 : g->thread_node[th];
+	return ccsg_edge_find(g, from, a->to);
 }
 
 /*
@@ -630,7 +684,9 @@ out:
  * own CPU (Equation 2), its chains', and its children's sums.  A thread
  * node's descendants are its chains and the threads their calls spawned
  * (a main thread's hang under main, not its node); a spawned thread's sum
- * goes to the spawning call and its ancestors in the chain.
+ * goes to the spawning call and its ancestors in the chain.  Each figure
+ * a node gets, the arc of the instance that brought it gets too: a
+ * thread's own edge, the arcs of the calls above a spawned thread.
  */
 static int threads_sum(struct ccsg_fold *b, struct ccsg_graph *g)
 {
@@ -656,81 +712,44 @@ static int threads_sum(struct ccsg_fold *b, struct ccsg_graph *g)
 		int64_t *s = sum + (size_t)i * k;
 		struct ccsg_node *node = &g->nodes[g->thread_node[i]];
 		const struct spawn_place *p = &b->spawn[i];
+		struct ccsg_edge *te = &g->edges[b->thread_edge[i]];
 
 		add_self(g, g->thread_node[i], dim, g->thread_self[i]);
-		if (dim >= 0)
+		if (dim >= 0) {
 			s[dim] += g->thread_self[i];
+			te->self[dim] += g->thread_self[i];
+		}
 		if (b->chains_sum[i]) {
 			vec_add(s, b->chains_sum[i], k);
-			if (!g->root_thread[i])
+			if (!g->root_thread[i]) {
 				vec_add(node->desc, b->chains_sum[i], k);
+				vec_add(te->desc, b->chains_sum[i], k);
+			}
 		}
 		if (t->threads[i].spawn_call >= 0)
-			for (size_t a = 0; a < p->npath; a++)
-				vec_add(g->nodes[p->path[a]].desc, s, k);
+			for (size_t a = 0; a < p->npath; a++) {
+				int32_t e = arc_edge(g, &p->path[a]);
+
+				vec_add(g->nodes[p->path[a].to].desc, s, k);
+				if (e >= 0)
+					vec_add(g->edges[e].desc, s, k);
+			}
+		if (b->unmon_top[i]) { /* <unmonitored>'s descendants */
+			vec_add(g->nodes[b->unmonitored_node].desc, s, k);
+			vec_add(g->edges[b->unmonitored_edge].desc, s, k);
+		}
 		if (up[i] < 0)
 			continue;
 		vec_add(sum + (size_t)up[i] * k, s, k);
-		if (t->threads[i].spawn_call >= 0 && !g->root_thread[up[i]])
+		if (t->threads[i].spawn_call >= 0 && !g->root_thread[up[i]]) {
 			vec_add(g->nodes[g->thread_node[up[i]]].desc, s, k);
+			vec_add(g->edges[b->thread_edge[up[i]]].desc, s, k);
+		}
 	}
 	free(up);
 	free(order);
 	free(sum);
 	return 0;
-}
-
-/* Section 3.3: a breadth-first search from main marks the primary links. */
-static int mark_primary(struct ccsg_graph *g)
-{
-	size_t n = g->nnodes, head = 0, tail = 0;
-	size_t *start = calloc(n + 1, sizeof(size_t));
-	int32_t *order = malloc((g->nedges + 1) * sizeof(int32_t));
-	int32_t *queue = malloc(n * sizeof(int32_t));
-	uint8_t *seen = calloc(n, 1);
-	int ret = -ENOMEM;
-
-	if (!start || !order || !queue || !seen)
-		goto out;
-	/* edges grouped by source, in creation order */
-	for (size_t e = 0; e < g->nedges; e++)
-		start[g->edges[e].from + 1]++;
-	for (size_t i = 0; i < n; i++)
-		start[i + 1] += start[i];
-	{
-		size_t *fill = calloc(n, sizeof(size_t));
-
-		if (!fill)
-			goto out;
-		for (size_t e = 0; e < g->nedges; e++) {
-			int32_t f = g->edges[e].from;
-
-			order[start[f] + fill[f]++] = (int32_t)e;
-		}
-		free(fill);
-	}
-	queue[tail++] = 0;
-	seen[0] = 1;
-	while (head < tail) {
-		int32_t u = queue[head++];
-
-		for (size_t i = start[u]; i < start[u + 1]; i++) {
-			struct ccsg_edge *e = &g->edges[order[i]];
-
-			if (seen[e->to])
-				continue;
-			seen[e->to] = 1;
-			e->primary = 1;
-			queue[tail++] = e->to;
-		}
-	}
-	ret = 0;
-out:
-	free(start);
-	free(order);
-	free(queue);
-	free(seen);
-	return ret;
 }
 
 int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
@@ -750,10 +769,12 @@ int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
 	if (!(b = g->fold = calloc(1, sizeof(*b))))
 		return -ENOMEM;
 	b->t = t;
-	b->serving_node = -1;
+	b->serving_node = b->unmonitored_node = -1;
+	b->unmon_top = calloc(t->nthreads + 1, 1);
 	b->served = calloc(t->nthreads + 1, 1);
 	b->chains_sum = calloc(t->nthreads + 1, sizeof(*b->chains_sum));
 	b->spawn = calloc(t->nthreads + 1, sizeof(*b->spawn));
+	b->thread_edge = malloc((t->nthreads + 1) * sizeof(*b->thread_edge));
 	b->chain_sum = calloc(k, sizeof(*b->chain_sum));
 	g->total = calloc(k, sizeof(int64_t));
 	g->thread_node = malloc((t->nthreads + 1) * sizeof(int32_t));
@@ -767,8 +788,9 @@ int ccsg_graph_begin(struct ccsg_graph *g, struct ccsg_dscg *d,
 			goto nomem;
 	}
 	if (!b->served || !b->chains_sum || !b->spawn || !b->chain_sum ||
-	    !g->total || !g->thread_node || !g->thread_self ||
-	    !g->root_thread || ccsg_graph_new_node(g, CCSG_MAIN) != 0)
+	    !b->thread_edge || !b->unmon_top || !g->total || !g->thread_node ||
+	    !g->thread_self || !g->root_thread ||
+	    ccsg_graph_new_node(g, CCSG_MAIN) != 0)
 		goto nomem;
 	g->nodes[0].calls = 1;
 	for (size_t i = 0; i < t->nthreads; i++) {
@@ -810,9 +832,15 @@ static void fold_release(struct ccsg_fold *b)
 		free(b->spawn[i].path);
 	for (size_t i = 0; b->chains_sum && i < b->t->nthreads; i++)
 		free(b->chains_sum[i]);
+	for (size_t e = 0; b->edges && e < b->nedges; e++) {
+		free(b->edges[e].self);
+		free(b->edges[e].desc);
+	}
 	free(b->spawn);
 	free(b->chains_sum);
 	free(b->served);
+	free(b->thread_edge);
+	free(b->unmon_top);
 	free(b->edges);
 	free(b->chain_node);
 	free(b->chain_edge);
@@ -830,7 +858,7 @@ int ccsg_graph_end(struct ccsg_graph *g)
 
 	threads_self(g);
 	if (map_threads(b, g) || resolve_edges(b, g, g->ncalls) ||
-	    threads_sum(b, g) || mark_primary(g))
+	    threads_sum(b, g) || ccsg_graph_mark_primary(g))
 		return -ENOMEM;
 	vec_add(g->total, g->nodes[0].self, k);
 	vec_add(g->total, g->nodes[0].desc, k);
@@ -869,6 +897,10 @@ void ccsg_graph_release(struct ccsg_graph *g)
 		free(g->nodes[i].name);
 		free(g->nodes[i].self);
 		free(g->nodes[i].desc);
+	}
+	for (size_t e = 0; e < g->nedges; e++) {
+		free(g->edges[e].self);
+		free(g->edges[e].desc);
 	}
 	free(g->nodes);
 	free(g->edges);

@@ -53,15 +53,24 @@ struct ccsg_node {
 	int32_t parent;			/* thread node: its function node */
 	int32_t thread_node;		/* function / main: its thread node, -1 */
 	uint8_t serving;		/* main's node of the serving threads */
+	uint8_t unmonitored;		/* main's node of what ran deselected */
 	int64_t calls, threads;
 	int64_t failed;			/* function: calls that failed (ccsg_call_failed) */
 	int64_t *self, *desc;		/* dims.n entries each */
 };
 
+/*
+ * An arc: count calls (or threads) of its destination made by its
+ * source, and what they cost, as gprof's call graph shows an arc's
+ * share: self, their own figures (Equations 1 and 2), desc, their
+ * descendants' (3 and 4), dims.n entries each.  The arcs into a node add
+ * up to its self and desc.
+ */
 struct ccsg_edge {
 	int32_t from, to;
 	int64_t count;
 	uint8_t primary;		/* breadth-first tree link */
+	int64_t *self, *desc;
 };
 
 struct ccsg_graph {

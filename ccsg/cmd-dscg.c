@@ -6,12 +6,9 @@
 #include "cmds.h"
 #include "usage.h"
 
-static const struct opt dscg_opts[] = {
-	CLI_OPT_DB,
-	CLI_OPT_FORMAT("text|json"),
-	CLI_OPT_IDL,
-	OPT_END
-};
+static const struct opt dscg_opts[] = { CLI_OPT_DB, CLI_OPT_FORMAT("text|json"),
+					CLI_OPT_IDL, CLI_OPT_SWITCHES,
+					OPT_END };
 
 static int run_dscg(int argc, char **argv)
 {
@@ -21,15 +18,20 @@ static int run_dscg(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_dscg, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON))
 		return o.status;
-	if (!(ret = session_open(&s, &o, 0)) &&
-	    ccsg_dscg_print(stdout, &s.dscg, &s.names, o.format))
-		ret = fail("cannot write the call graph");
+	if (!(ret = session_open(&s, &o, 0))) {
+		s.trace.mon.list = o.switches;
+		if (ccsg_dscg_print(stdout, &s.dscg, &s.names, o.format))
+			ret = fail("cannot write the call graph");
+	}
 	session_close(&s);
 	free(o.idl);
 	return ret ? 1 : 0;
 }
 
 const struct command cmd_dscg = {
-	"dscg", run_dscg, "[--db PATH] [--format=text|json] [--idl FILE.x]...",
-	"the dynamic system call graph, chain by chain", dscg_opts,
+	"dscg",
+	run_dscg,
+	"[--db PATH] [--format=text|json] [--idl FILE.x]... [--switches]",
+	"the dynamic system call graph, chain by chain",
+	dscg_opts,
 };

@@ -7,11 +7,9 @@
 #include "usage.h"
 
 static const struct opt latency_opts[] = {
-	CLI_OPT_DB,
-	CLI_OPT_FORMAT("text|json"),
-	CLI_OPT_BY,
-	CLI_OPT_IDL,
-	OPT_END
+	CLI_OPT_DB,	  CLI_OPT_FORMAT("text|json"),
+	CLI_OPT_BY,	  CLI_OPT_IDL,
+	CLI_OPT_SWITCHES, OPT_END
 };
 
 static int run_latency(int argc, char **argv)
@@ -29,6 +27,7 @@ static int run_latency(int argc, char **argv)
 		return o.status;
 	/* streamed: the latencies kept per node, not the calls */
 	if (!(ret = session_stream(&s, &o, &watch))) {
+		s.trace.mon.list = o.switches;
 		if (ccsg_latency_finish(&acc, &s.graph, &l, &n))
 			ret = fail("out of memory");
 		else if (ccsg_latency_print(stdout, &s.graph, l, n, o.format))
@@ -42,7 +41,11 @@ static int run_latency(int argc, char **argv)
 }
 
 const struct command cmd_latency = {
-	"latency", run_latency,
-	"[--db PATH] [--format=text|json] [--by=function|object] [--idl FILE.x]...",
-	"end-to-end latency statistics per function", latency_opts,
+	"latency",
+	run_latency,
+	"[--db PATH] [--format=text|json] [--by=function|object] [--idl "
+	"FILE.x]... "
+	"[--switches]",
+	"end-to-end latency statistics per function",
+	latency_opts,
 };

@@ -57,6 +57,9 @@ int cli_parse(struct cli *o, const struct command *cmd, int argc, char **argv,
 		case CLI_GROUPS:
 			o->groups = v;
 			break;
+		case CLI_SWITCHES:
+			o->switches = 1;
+			break;
 		case CLI_RESOURCE:
 			if (strcmp(v, "cpu") && strcmp(v, "memory")) {
 				o->status = opt_bad(cmd,

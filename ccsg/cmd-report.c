@@ -10,7 +10,8 @@ static const struct opt report_opts[] = {
 	CLI_OPT_DB,	 CLI_OPT_FORMAT("text|json|xml|dot"),
 	CLI_OPT_BY,	 CLI_OPT_RESOURCE,
 	CLI_OPT_GROUPS,	 CLI_OPT_IDL,
-	CLI_OPT_WORKERS, OPT_END
+	CLI_OPT_WORKERS, CLI_OPT_SWITCHES,
+	OPT_END
 };
 
 static int run_report(int argc, char **argv)
@@ -22,6 +23,7 @@ static int run_report(int argc, char **argv)
 	if (cli_parse(&o, &cmd_report, argc, argv, 0xf))
 		return o.status;
 	ret = session_stream(&s, &o, NULL);
+	s.trace.mon.list = o.switches;
 	if (!ret &&
 	    (o.resource == CCSG_RES_ALLOC
 		     ? ccsg_memory_print(stdout, &s.graph, &s.freed, o.format)
@@ -37,7 +39,7 @@ const struct command cmd_report = {
 	run_report,
 	"[--db PATH] [--format=text|json|xml|dot] [--by=function|object] "
 	"[--resource=cpu|memory] [--groups FILE] [--idl FILE.x]... "
-	"[--workers N]",
+	"[--workers N] [--switches]",
 	"the CPU (or heap memory) consumption summarization graph (CCSG)",
 	report_opts,
 };

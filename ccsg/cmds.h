@@ -34,7 +34,8 @@ enum {
 	CLI_CHANGE,
 	CLI_CHANGES,
 	CLI_RESOURCE,
-	CLI_WORKERS
+	CLI_WORKERS,
+	CLI_SWITCHES
 };
 
 #define CLI_OPT_DB                                                             \
@@ -63,6 +64,12 @@ enum {
 			"fold the chains with N workers at once, each over "   \
 			"its share (1 to 16; default 1)"                       \
 	}
+#define CLI_OPT_SWITCHES                                                       \
+	{                                                                      \
+		"switches", CLI_SWITCHES, NULL,                                \
+			"list every monitoring interval of every process, "    \
+			"one a line (default: a summary)"                      \
+	}
 #define CLI_OPT_IDL { "idl", CLI_IDL, "FILE.x", \
 	"take names from the rpcgen file FILE.x (repeatable)" }
 
@@ -75,6 +82,7 @@ struct cli {
 	size_t nidl;
 	int resource;		/* CCSG_RES_CPU, or CCSG_RES_ALLOC for memory */
 	unsigned workers;	/* --workers: 1 unless given */
+	int switches;		/* --switches */
 	int status;		/* when cli_parse() returned -1 */
 };
 

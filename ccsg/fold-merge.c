@@ -151,7 +151,7 @@ out:
 }
 
 static int merge_edges(struct ccsg_fold *a, const struct ccsg_fold *b,
-		       const int32_t *map)
+		       const int32_t *map, size_t k)
 {
 	for (size_t e = 0; e < b->nedges; e++) {
 		const struct pending_edge *p = &b->edges[e];
@@ -167,11 +167,16 @@ static int merge_edges(struct ccsg_fold *a, const struct ccsg_fold *b,
 				return -ENOMEM;
 			x = (int32_t)a->nedges++;
 			a->edges[x] = (struct pending_edge){ from, map[p->to],
-							     0, p->at };
+							     0,	   p->at,
+							     NULL, NULL };
+			if (ccsg_fold_edge_vectors(&a->edges[x], k))
+				return -ENOMEM;
 		} else if (ccsg_call_key_cmp(&p->at, &a->edges[x].at) < 0) {
 			a->edges[x].at = p->at;
 		}
 		a->edges[x].count += p->count;
+		vec_add(a->edges[x].self, p->self, k);
+		vec_add(a->edges[x].desc, p->desc, k);
 	}
 	return 0;
 }
@@ -188,7 +193,11 @@ static int copy_place(struct spawn_place *dst, const struct spawn_place *src,
 	if (!(dst->path = malloc(src->npath * sizeof(*dst->path))))
 		return -ENOMEM;
 	for (size_t i = 0; i < src->npath; i++)
-		dst->path[i] = map[src->path[i]];
+		dst->path[i] =
+			(struct fold_arc){ src->path[i].from < 0
+						   ? src->path[i].from
+						   : map[src->path[i].from],
+					   map[src->path[i].to] };
 	dst->npath = src->npath;
 	return 0;
 }
@@ -228,7 +237,8 @@ int ccsg_graph_merge(struct ccsg_graph *into, const struct ccsg_graph *from)
 	int ret = -ENOMEM;
 
 	if (map && !merge_nodes(into, from, map) &&
-	    !merge_edges(into->fold, from->fold, map) &&
+	    !merge_edges(into->fold, from->fold, map,
+			 into->dims->n ? into->dims->n : 1) &&
 	    !merge_threads(into, from, map)) {
 		into->clamped += from->clamped;
 		into->unmeasured_calls += from->unmeasured_calls;
@@ -315,8 +325,11 @@ int ccsg_graph_merge_order(struct ccsg_graph *g)
 
 		if (p->node >= 0)
 			p->node = map[p->node];
-		for (size_t a = 0; a < p->npath; a++)
-			p->path[a] = map[p->path[a]];
+		for (size_t a = 0; a < p->npath; a++) {
+			if (p->path[a].from >= 0)
+				p->path[a].from = map[p->path[a].from];
+			p->path[a].to = map[p->path[a].to];
+		}
 	}
 	free(map);
 	/* the keys of the maps moved: the fold is over, only its end is left */

@@ -15,6 +15,7 @@
 #include "db-read.h"
 #include "hex.h"
 #include "json.h"
+#include "monitoring-select.h"
 #include "monitoring.h"
 #include "usage.h"
 
@@ -54,21 +55,26 @@ static const struct db_proc *proc_of(const struct db_procs *procs,
 	return pr && pr->has_host ? pr : NULL;
 }
 
-/* The states of each process's monitoring, one interval a state, from
+/* The states of each process's monitoring, one interval a state (its
+ * types and the selections in force for its host), from
  * monitor_switches (those of a process with a hosts row). */
 static int load_intervals(struct ccsg_monitoring *m, sqlite3 *db,
 			  const struct db_procs *procs)
 {
-	static const int cols[] = { DB_MONITOR_SWITCHES_PROC_ID,
-				    DB_MONITOR_SWITCHES_MONO_NS,
-				    DB_MONITOR_SWITCHES_TYPES,
-				    DB_MONITOR_SWITCHES_KIND };
+	static const int cols[] = {
+		DB_MONITOR_SWITCHES_PROC_ID,   DB_MONITOR_SWITCHES_MONO_NS,
+		DB_MONITOR_SWITCHES_TYPES,     DB_MONITOR_SWITCHES_KIND,
+		DB_MONITOR_SWITCHES_HOST,      DB_MONITOR_SWITCHES_INTERFACE,
+		DB_MONITOR_SWITCHES_FUNCTION,  DB_MONITOR_SWITCHES_STATE,
+		DB_MONITOR_SWITCHES_SELECTIONS
+	};
+	struct mon_selections sel = { 0 };
 	struct db_read r;
 	int64_t prev_proc = -1;
 	size_t cap = 0;
-	int rc;
+	int rc, nomem = 0;
 
-	if ((rc = db_read_open(&r, db, NULL, DB_MONITOR_SWITCHES, cols, 4,
+	if ((rc = db_read_open(&r, db, NULL, DB_MONITOR_SWITCHES, cols, 9,
 			       "ORDER BY %s, %s",
 			       DB_NAME(MONITOR_SWITCHES, PROC_ID),
 			       DB_NAME(MONITOR_SWITCHES, SEQ))))
@@ -76,7 +82,7 @@ static int load_intervals(struct ccsg_monitoring *m, sqlite3 *db,
 				     : fail("cannot read monitor_switches: %s",
 					    sqlite3_errmsg(db));
 	m->throughout = ALL_TYPES;
-	while (db_read_next(&r)) {
+	while (!nomem && db_read_next(&r)) {
 		const struct db_proc *pr =
 			proc_of(procs, &r, DB_MONITOR_SWITCHES_PROC_ID);
 		int64_t proc = db_get_int(&r, DB_MONITOR_SWITCHES_PROC_ID);
@@ -84,38 +90,75 @@ static int load_intervals(struct ccsg_monitoring *m, sqlite3 *db,
 		struct ccsg_mon_interval *last =
 			m->niv ? &m->iv[m->niv - 1] : NULL;
 		const char *kind;
+		char *text;
 
 		if (!pr)
 			continue; /* no process, no host: the join has none */
+		if (proc != prev_proc)
+			mon_sel_reset(&sel);
 		types = types_of(db_get_text(&r, DB_MONITOR_SWITCHES_TYPES));
 		kind = db_get_text(&r, DB_MONITOR_SWITCHES_KIND);
 		if (kind && strcmp(kind, "initial"))
 			m->switches++;
+		if (kind && !strcmp(kind, "initial"))
+			sel.inherited =
+				db_get_int(&r, DB_MONITOR_SWITCHES_SELECTIONS);
+		if (kind && !strcmp(kind, "select")) {
+			int rc2 = mon_sel_apply(
+				&sel, pr->host,
+				db_get_text(&r, DB_MONITOR_SWITCHES_HOST),
+				db_get_text(&r, DB_MONITOR_SWITCHES_INTERFACE),
+				db_get_text(&r, DB_MONITOR_SWITCHES_FUNCTION),
+				db_get_text(&r, DB_MONITOR_SWITCHES_STATE));
+
+			m->selects += rc2 > 0;
+			nomem = rc2 < 0;
+		}
 		m->throughout &= types;
 		m->sometime |= types;
+		text = mon_sel_text(&sel, &nomem);
 		if (last && proc == prev_proc) {
-			if (last->types == types)
+			if (last->types == types &&
+			    !strcmp(last->selections ? last->selections : "",
+				    text ? text : "")) {
+				free(text);
 				continue; /* no change: one interval */
+			}
 			last->to_ns =
 				db_get_int(&r, DB_MONITOR_SWITCHES_MONO_NS);
 		}
-		if (GROW(m->iv, cap, m->niv + 1)) {
-			db_read_close(&r);
-			return fail("out of memory");
+		if (nomem || GROW(m->iv, cap, m->niv + 1)) {
+			free(text);
+			nomem = 1;
+			break;
 		}
 		last = &m->iv[m->niv++];
 		memset(last, 0, sizeof(*last));
 		last->host = pr->host ? strdup(pr->host) : NULL;
 		last->pid = pr->pid;
+		last->proc_id = proc;
 		last->from_ns = db_get_int(&r, DB_MONITOR_SWITCHES_MONO_NS);
 		last->start_ns = pr->start_mono_ns;
 		last->to_ns = pr->end_null ? -1 : pr->end_mono_ns;
 		last->types = types;
+		last->selections = text;
+		last->deselects = mon_sel_deselects(&sel) ||
+				  !(types & CAUSAL_MONTYPE_CPU);
 		prev_proc = proc;
 	}
-	if (db_read_close(&r))
-		return fail("cannot read monitor_switches: %s",
-			    sqlite3_errmsg(db));
+	mon_sel_reset(&sel);
+	if (db_read_close(&r) || nomem)
+		return nomem ? fail("out of memory")
+			     : fail("cannot read monitor_switches: %s",
+				    sqlite3_errmsg(db));
+	return 0;
+}
+
+int ccsg_monitoring_deselected(const struct ccsg_monitoring *m, int64_t proc_id)
+{
+	for (size_t i = 0; i < m->niv; i++)
+		if (m->iv[i].proc_id == proc_id && m->iv[i].deselects)
+			return 1;
 	return 0;
 }
 
@@ -309,8 +352,10 @@ int ccsg_monitoring_add_cuts(struct ccsg_monitoring *into,
 
 void ccsg_monitoring_release(struct ccsg_monitoring *m)
 {
-	for (size_t i = 0; i < m->niv; i++)
+	for (size_t i = 0; i < m->niv; i++) {
 		free(m->iv[i].host);
+		free(m->iv[i].selections);
+	}
 	for (size_t i = 0; i < m->ncuts; i++) {
 		free(m->cuts[i].client);
 		free(m->cuts[i].server);
@@ -342,37 +387,79 @@ static void types_json(FILE *f, unsigned bits)
 	fputc(']', f);
 }
 
+/* One interval: "from +T s TYPES[ selections: ...]". */
+static void interval_text(FILE *f, const struct ccsg_mon_interval *iv)
+{
+	fprintf(f, "from +%.3f s ", (iv->from_ns - iv->start_ns) / 1e9);
+	types_text(f, iv->types, "|");
+	if (iv->selections)
+		fprintf(f, " selected: %s", iv->selections);
+}
+
+/* The intervals of one process, iv[0 .. n): all, one a line, or its
+ * first and last on one line with how many between. */
+static void process_text(FILE *f, const struct ccsg_monitoring *m,
+			 const struct ccsg_mon_interval *iv, size_t n)
+{
+	fprintf(f, "  %s pid %" PRId64 ":", iv->host ? iv->host : "", iv->pid);
+	if (m->list) {
+		fputc('\n', f);
+		for (size_t i = 0; i < n; i++) {
+			fputs("    ", f);
+			interval_text(f, &iv[i]);
+			fputc('\n', f);
+		}
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (n > 3 && i == 1) {
+			fprintf(f, " ... %zu more ...;", n - 2);
+			i = n - 2;
+			continue;
+		}
+		fputc(' ', f);
+		interval_text(f, &iv[i]);
+		fputc(';', f);
+	}
+	fputc('\n', f);
+}
+
+/* Every process's intervals (they come process by process). */
+static void intervals_text(FILE *f, const struct ccsg_monitoring *m)
+{
+	size_t i = 0, summarised = 0;
+
+	while (i < m->niv) {
+		size_t n = 1;
+
+		while (i + n < m->niv &&
+		       m->iv[i + n].proc_id == m->iv[i].proc_id)
+			n++;
+		process_text(f, m, &m->iv[i], n);
+		summarised += n > 3;
+		i += n;
+	}
+	if (summarised && !m->list)
+		fputs("  (--switches lists every interval)\n", f);
+}
+
 void ccsg_monitoring_text(FILE *f, const struct ccsg_monitoring *m)
 {
-	const char *host = NULL;
-	int64_t pid = -1;
 
-	if (!m->present ||
-	    (!m->switches && m->throughout == ALL_TYPES && !m->ncuts))
+	if (!m->present || (!m->switches && m->throughout == ALL_TYPES &&
+			    !m->ncuts && !m->selects))
 		return;
-	fprintf(f, "monitoring: %zu switch%s; on throughout: ", m->switches,
+	fprintf(f, "monitoring: %zu switch%s", m->switches,
 		m->switches == 1 ? "" : "es");
+	if (m->selects)
+		fprintf(f, " (%zu selection%s)", m->selects,
+			m->selects == 1 ? "" : "s");
+	fputs("; on throughout: ", f);
 	types_text(f, m->throughout, ", ");
 	fputs("; on at times: ", f);
 	types_text(f, m->sometime & ~m->throughout, ", ");
 	fputs(" (what was off is not in the figures below)\n", f);
-	for (size_t i = 0; i < m->niv; i++) {
-		const struct ccsg_mon_interval *iv = &m->iv[i];
-
-		if (!host || strcmp(host, iv->host ? iv->host : "") ||
-		    pid != iv->pid) {
-			host = iv->host ? iv->host : "";
-			pid = iv->pid;
-			fprintf(f, "%s  %s pid %" PRId64 ":", i ? "\n" : "",
-				host, pid);
-		}
-		fprintf(f, " from +%.3f s ",
-			(iv->from_ns - iv->start_ns) / 1e9);
-		types_text(f, iv->types, "|");
-		fputc(';', f);
-	}
-	if (m->niv)
-		fputc('\n', f);
+	intervals_text(f, m);
 	if (!m->ncuts)
 		return;
 	fprintf(f,
@@ -403,10 +490,33 @@ void ccsg_monitoring_text(FILE *f, const struct ccsg_monitoring *m)
 	}
 }
 
-void ccsg_monitoring_json(FILE *f, const struct ccsg_monitoring *m)
+/* "A, B" -> ["A", "B"]; NULL -> []. */
+static void selections_json(FILE *f, const char *text)
 {
-	fprintf(f, "{\"recorded\": %s, \"switches\": %zu, \"throughout\": ",
-		m->present ? "true" : "false", m->switches);
+	fputc('[', f);
+	while (text && *text) {
+		const char *sep = strstr(text, ", ");
+		size_t len = sep ? (size_t)(sep - text) : strlen(text);
+		char *one = strndup(text, len);
+
+		json_cstr(f, one ? one : "");
+		free(one);
+		text += len;
+		if (*text) {
+			text += 2;
+			fputs(", ", f);
+		}
+	}
+	fputc(']', f);
+}
+
+/* The fields of "monitoring" but its cuts, from its '{'. */
+static void states_json(FILE *f, const struct ccsg_monitoring *m)
+{
+	fprintf(f,
+		"{\"recorded\": %s, \"switches\": %zu, \"selections\": %zu, "
+		"\"throughout\": ",
+		m->present ? "true" : "false", m->switches, m->selects);
 	types_json(f, m->present ? m->throughout : ALL_TYPES);
 	fputs(", \"sometime\": ", f);
 	types_json(f, m->present ? m->sometime : ALL_TYPES);
@@ -426,9 +536,24 @@ void ccsg_monitoring_json(FILE *f, const struct ccsg_monitoring *m)
 			fprintf(f, "%" PRId64, iv->to_ns);
 		fputs(", \"types\": ", f);
 		types_json(f, iv->types);
-		fputc('}', f);
+		fputs(", \"selections\": ", f);
+		selections_json(f, iv->selections);
+		fprintf(f, ", \"deselects\": %s}",
+			iv->deselects ? "true" : "false");
 	}
-	fputs("], \"cut_chains\": [", f);
+	fputc(']', f);
+}
+
+void ccsg_monitoring_json_states(FILE *f, const struct ccsg_monitoring *m)
+{
+	states_json(f, m);
+	fputc('}', f);
+}
+
+void ccsg_monitoring_json(FILE *f, const struct ccsg_monitoring *m)
+{
+	states_json(f, m);
+	fputs(", \"cut_chains\": [", f);
 	for (size_t i = 0; i < m->ncuts; i++) {
 		const struct ccsg_mon_cut *c = &m->cuts[i];
 
@@ -497,6 +622,11 @@ void ccsg_monitoring_xml(FILE *f, const struct ccsg_monitoring *m)
 		if (iv->to_ns >= 0)
 			fprintf(f, " to_ns=\"%" PRId64 "\"", iv->to_ns);
 		types_attr(f, "types", iv->types);
+		if (iv->selections) {
+			fputs(" selected=\"", f);
+			xml_text(f, iv->selections);
+			fputc('"', f);
+		}
 		fputs("/>\n", f);
 	}
 	for (size_t i = 0; i < m->ncuts; i++) {

@@ -28,6 +28,12 @@ struct ccsg_mon_interval {
 				 * to the end of its log */
 	int64_t start_ns;	/* the process's start, for relative times */
 	unsigned types;		/* CAUSAL_MONTYPE_* bits */
+	int64_t proc_id;
+	char *selections;  /* those in force for its host, "HOST INTERFACE
+			    * FUNCTION on|off, ..." in the order published
+			    * (monitoring-select.h); NULL: none */
+	uint8_t deselects; /* some calls were not monitored for the CPU:
+			    * an 'off' selection in force, or cpu off */
 };
 
 /* Where a chain was cut. */
@@ -44,6 +50,9 @@ struct ccsg_mon_cut {
 struct ccsg_monitoring {
 	int present;	     /* the trace has monitor_switches */
 	size_t switches;     /* switches applied after the initial states */
+	size_t selects;	     /* of them, selections */
+	int list;	     /* text: every interval, one a line
+			      * (`report --switches`), else a summary */
 	unsigned throughout; /* types on in every process all along */
 	unsigned sometime;   /* types on somewhere at some time */
 	struct ccsg_mon_interval *iv;
@@ -74,11 +83,20 @@ int ccsg_monitoring_add_cuts(struct ccsg_monitoring *into,
 			     const struct ccsg_monitoring *from);
 void ccsg_monitoring_release(struct ccsg_monitoring *m);
 
+/* Does process proc_id have an interval that deselects? */
+int ccsg_monitoring_deselected(const struct ccsg_monitoring *m,
+			       int64_t proc_id);
+
 /* Lines for the head of a text report (nothing when every type was on
- * all along and no chain was cut). */
+ * all along, no selection was made and no chain was cut): each process's
+ * intervals, all of them when m->list is set, else a process's first
+ * and last and how many between. */
 void ccsg_monitoring_text(FILE *f, const struct ccsg_monitoring *m);
 /* The JSON object "monitoring" (the caller writes its key). */
 void ccsg_monitoring_json(FILE *f, const struct ccsg_monitoring *m);
+/* The same without "cut_chains": the states only, known before the
+ * calls are read (ccsg export's metadata). */
+void ccsg_monitoring_json_states(FILE *f, const struct ccsg_monitoring *m);
 /* The element <monitoring> (indented by one space), with <interval> and
  * <cut> children; nothing for a trace without monitor_switches. */
 void ccsg_monitoring_xml(FILE *f, const struct ccsg_monitoring *m);

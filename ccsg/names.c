@@ -152,6 +152,8 @@ int ccsg_graph_name(struct ccsg_graph *g, const struct idl_names *nm)
 
 		if (n->kind == CCSG_MAIN)
 			n->name = strdup("<main>");
+		else if (n->kind == CCSG_THREAD && n->unmonitored)
+			n->name = strdup("<unmonitored>");
 		else if (n->kind == CCSG_THREAD && n->serving)
 			n->name = strdup("<serving threads>");
 		else if (n->kind == CCSG_THREAD && n->parent == 0)

@@ -48,6 +48,12 @@ static const int64_t *series(const struct ccsg_series *s, int32_t u)
 	return s->desc ? s->g->nodes[u].desc : s->g->nodes[u].self;
 }
 
+/* The same of edge e: the share of its destination's that came by it. */
+static const int64_t *edge_series(const struct ccsg_series *s, size_t e)
+{
+	return s->desc ? s->g->edges[e].desc : s->g->edges[e].self;
+}
+
 void ccsg_graph_json(FILE *f, const struct ccsg_figures *fig)
 {
 	const struct ccsg_graph *g = fig->g;
@@ -83,9 +89,15 @@ void ccsg_graph_json(FILE *f, const struct ccsg_figures *fig)
 
 		fprintf(f,
 			"%s\n  {\"from\": %d, \"to\": %d, \"count\": %" PRId64
-			", \"primary\": %s}",
+			", \"primary\": %s",
 			i ? "," : "", e->from, e->to, e->count,
 			e->primary ? "true" : "false");
+		for (size_t s = 0; s < fig->n; s++) {
+			fprintf(f, ", \"%s\": ", fig->s[s].name);
+			ccsg_figures_json_vec(f, fig,
+					      edge_series(&fig->s[s], i));
+		}
+		fputc('}', f);
 	}
 	fputs("\n ]", f);
 }
@@ -102,8 +114,20 @@ void ccsg_graph_xml_open(FILE *f, const struct ccsg_graph *g)
 	fputc('"', f);
 }
 
+/* The figures of edge e as attributes, each name after prefix. */
+static void xml_edge_figures(FILE *f, const struct ccsg_figures *fig, size_t e,
+			     const char *prefix)
+{
+	for (size_t s = 0; s < fig->n; s++) {
+		fprintf(f, " %s%s=\"", prefix, fig->s[s].name);
+		ccsg_figures_xml_vec(f, fig, edge_series(&fig->s[s], e));
+		fputc('"', f);
+	}
+}
+
+/* Node u of the primary tree, reached by edge in (-1: the root). */
 static void xml_node(FILE *f, const struct ccsg_figures *fig, int32_t u,
-		     int64_t count, int depth)
+		     int32_t in, int depth)
 {
 	const struct ccsg_graph *g = fig->g;
 	const struct ccsg_node *x = &g->nodes[u];
@@ -124,8 +148,10 @@ static void xml_node(FILE *f, const struct ccsg_figures *fig, int32_t u,
 			x->prog, x->vers, x->proc, x->calls, x->failed);
 	if (x->kind == CCSG_THREAD)
 		fprintf(f, " threads=\"%" PRId64 "\"", x->threads);
-	if (count >= 0)
-		fprintf(f, " count=\"%" PRId64 "\"", count);
+	if (in >= 0) {
+		fprintf(f, " count=\"%" PRId64 "\"", g->edges[in].count);
+		xml_edge_figures(f, fig, (size_t)in, "arc_");
+	}
 	if (fig->xml_more)
 		fig->xml_more(f, fig->ctx, u);
 	for (size_t e = 0; e < g->nedges; e++) {
@@ -135,7 +161,7 @@ static void xml_node(FILE *f, const struct ccsg_figures *fig, int32_t u,
 			continue;
 		if (!children++)
 			fputs(">\n", f);
-		xml_node(f, fig, ed->to, ed->count, depth + 1);
+		xml_node(f, fig, ed->to, (int32_t)e, depth + 1);
 	}
 	if (children)
 		fprintf(f, "%*s</node>\n", 2 * depth, "");
@@ -150,13 +176,15 @@ void ccsg_graph_xml_trees(FILE *f, const struct ccsg_figures *fig)
 	fputs(" <primary>\n", f);
 	xml_node(f, fig, 0, -1, 2);
 	fputs(" </primary>\n <secondary>\n", f);
-	for (size_t e = 0; e < g->nedges; e++)
-		if (!g->edges[e].primary)
-			fprintf(f,
-				"  <link from=\"%d\" to=\"%d\" count=\"%" PRId64
-				"\"/>\n",
-				g->edges[e].from, g->edges[e].to,
-				g->edges[e].count);
+	for (size_t e = 0; e < g->nedges; e++) {
+		if (g->edges[e].primary)
+			continue;
+		fprintf(f,
+			"  <link from=\"%d\" to=\"%d\" count=\"%" PRId64 "\"",
+			g->edges[e].from, g->edges[e].to, g->edges[e].count);
+		xml_edge_figures(f, fig, e, "");
+		fputs("/>\n", f);
+	}
 	fputs(" </secondary>\n", f);
 }
 

@@ -170,7 +170,8 @@ static void memory_text(FILE *f, const struct ccsg_graph *a,
 
 	fputs("\nCall graph (callers above a node, callees below; bytes "
 	      "allocated, self and desc;"
-	      " counts are calls or threads)\n\n",
+	      " counts are calls or threads;\non a caller's or callee's "
+	      "line, what came by that arc, as in gprof)\n\n",
 	      f);
 	for (size_t i = 0; i < n; i++) {
 		int32_t u = (int32_t)i;
@@ -181,9 +182,11 @@ static void memory_text(FILE *f, const struct ccsg_graph *a,
 
 			if (ed->to == u)
 				fprintf(f,
-					"%-7s %12s %12s %6" PRId64 "/%-6" PRId64
+					"%-7s %12" PRId64 " %12" PRId64
+					" %6" PRId64 "/%-6" PRId64
 					"  %s [%d]%s\n",
-					"", "", "", ed->count,
+					"", ccsg_vec_sum(ed->self, k),
+					ccsg_vec_sum(ed->desc, k), ed->count,
 					ccsg_node_count(x),
 					a->nodes[ed->from].name, ed->from,
 					ed->primary ? "" : " (secondary)");
@@ -207,8 +210,8 @@ static void memory_text(FILE *f, const struct ccsg_graph *a,
 					"%-7s %12" PRId64 " %12" PRId64
 					" %6" PRId64 "/%-6" PRId64
 					"      %s [%d]\n",
-					"", ccsg_vec_sum(c->self, k),
-					ccsg_vec_sum(c->desc, k), ed->count,
+					"", ccsg_vec_sum(ed->self, k),
+					ccsg_vec_sum(ed->desc, k), ed->count,
 					ccsg_node_count(c), c->name, ed->to);
 		}
 		fputs("-----------------------------------------------\n", f);

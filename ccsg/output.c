@@ -227,7 +227,10 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 		fprintf(f, "  %s [%d]\n", x->name, order[i]);
 	}
 
-	fputs("\nCall graph (callers above a node, callees below; counts are calls or threads)\n\n",
+	fputs("\nCall graph (callers above a node, callees below; counts are "
+	      "calls or threads;\n"
+	      "on a caller's or callee's line, self and desc are what came by "
+	      "that arc, as in gprof)\n\n",
 	      f);
 	fprintf(f, "%-7s %7s %10s %10s %13s  name\n", "index", "%total", "self", "desc", "count");
 	qsort(order, n, sizeof(int32_t), cmp_total);
@@ -244,10 +247,11 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 			if (ed->to != u)
 				continue;
 			fprintf(f,
-				"%-7s %7s %10s %10s %6" PRId64 "/%-6" PRId64
+				"%-7s %7s %10.3f %10.3f %6" PRId64 "/%-6" PRId64
 				"      %s [%d]%s\n",
-				"", "", "", "", ed->count, ccsg_node_count(x),
-				p->name, ed->from,
+				"", "", ccsg_ms(ccsg_vec_sum(ed->self, k)),
+				ccsg_ms(ccsg_vec_sum(ed->desc, k)), ed->count,
+				ccsg_node_count(x), p->name, ed->from,
 				ed->primary ? "" : " (secondary)");
 		}
 		snprintf(idx, sizeof(idx), "[%d]", u);
@@ -264,8 +268,8 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 			fprintf(f,
 				"%-7s %7s %10.3f %10.3f %6" PRId64 "/%-6" PRId64
 				"          %s [%d]\n",
-				"", "", ccsg_ms(ccsg_vec_sum(c->self, k)),
-				ccsg_ms(ccsg_vec_sum(c->desc, k)), ed->count,
+				"", "", ccsg_ms(ccsg_vec_sum(ed->self, k)),
+				ccsg_ms(ccsg_vec_sum(ed->desc, k)), ed->count,
 				ccsg_node_count(c), c->name, ed->to);
 		}
 		fputs("-----------------------------------------------\n", f);

@@ -159,17 +159,39 @@ static int load_hosts(struct ccsg_trace *t, sqlite3 *db, int32_t **host_index,
 	return db_read_close(&r);
 }
 
+/* The 16 bytes of a uuid's 32 hex digits; zeros when it is not one. */
+static void uuid_of(uint8_t out[16], const char *hex)
+{
+	memset(out, 0, 16);
+	if (!hex || strlen(hex) != 32)
+		return;
+	for (int i = 0; i < 32; i++) {
+		int d = hex[i] >= '0' && hex[i] <= '9'	 ? hex[i] - '0'
+			: hex[i] >= 'a' && hex[i] <= 'f' ? hex[i] - 'a' + 10
+			: hex[i] >= 'A' && hex[i] <= 'F' ? hex[i] - 'A' + 10
+							 : -1;
+
+		if (d < 0) {
+			memset(out, 0, 16);
+			return;
+		}
+		out[i / 2] = (uint8_t)(out[i / 2] << 4 | d);
+	}
+}
+
 static int load_procs(struct ccsg_trace *t, sqlite3 *db,
 		      const int32_t *host_index, size_t nindex)
 {
 	/* the last one from version 4 on */
-	static const int cols[] = { DB_PROCESSES_PROC_ID, DB_PROCESSES_HOST_ID,
-				    DB_PROCESSES_PID, DB_PROCESSES_EXE,
-				    DB_PROCESSES_PEAK_HEAP_BYTES };
+	static const int cols[] = {
+		DB_PROCESSES_PROC_ID, DB_PROCESSES_HOST_ID,
+		DB_PROCESSES_PID,     DB_PROCESSES_EXE,
+		DB_PROCESSES_UUID,    DB_PROCESSES_PEAK_HEAP_BYTES
+	};
 	struct db_read r;
 
 	if (db_read_open(&r, db, t->path, DB_PROCESSES, cols,
-			 t->has_heap ? 5 : 4, "ORDER BY %s",
+			 t->has_heap ? 6 : 5, "ORDER BY %s",
 			 DB_NAME(PROCESSES, PROC_ID)))
 		return -1;
 	while (db_read_next(&r)) {
@@ -205,6 +227,8 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db,
 		t->procs[id].pid = pid;
 		t->procs[id].peak_heap = peak;
 		t->procs[id].present = 1;
+		uuid_of(t->procs[id].uuid,
+			db_read_text(&r, DB_PROCESSES_UUID, 1));
 		if (exe && !(t->procs[id].exe = strdup(exe)))
 			return db_read_nomem(&r), db_read_close(&r);
 		t->nproc_rows++;
@@ -348,6 +372,22 @@ static int load_sites_objects(struct ccsg_trace *t, sqlite3 *db)
 	return db_read_close(&r);
 }
 
+/* The monitoring's intervals (its cuts come with the calls), and which
+ * processes ran calls unmonitored for the CPU (a selection off, the cpu
+ * type off). */
+static int load_monitoring(struct ccsg_trace *t, sqlite3 *db)
+{
+	const struct ccsg_monitoring *m = &t->mon;
+
+	if (ccsg_monitoring_load_cuts(&t->mon, db, 0, NULL))
+		return -1;
+	for (size_t i = 0; i < m->niv; i++)
+		if (m->iv[i].deselects && m->iv[i].proc_id > 0 &&
+		    (size_t)m->iv[i].proc_id < t->nprocs)
+			t->procs[m->iv[i].proc_id].deselected = 1;
+	return 0;
+}
+
 int trace_open(struct ccsg_trace *t, const char *given, const char *path,
 	       sqlite3 **db, int *with_mon)
 {
@@ -379,7 +419,8 @@ int trace_open(struct ccsg_trace *t, const char *given, const char *path,
 	/* the monitoring columns come with monitor_switches */
 	*with_mon = db_has_table(*db, DB_MONITOR_SWITCHES) > 0;
 	if (load_hosts(t, *db, &host_index, &nindex) ||
-	    load_procs(t, *db, host_index, nindex) || load_threads(t, *db) ||
+	    load_procs(t, *db, host_index, nindex) ||
+	    (*with_mon && load_monitoring(t, *db)) || load_threads(t, *db) ||
 	    load_sites_objects(t, *db))
 		goto out;
 	if (db_ends_load(&t->ends, *db, t->schema_version)) {

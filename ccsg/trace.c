@@ -28,6 +28,8 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 		ccsg_trace_release(t);
 		return -1;
 	}
+	/* trace_open() read the intervals: now with the cuts */
+	ccsg_monitoring_release(&t->mon);
 	if (!trace_load_calls(t, db, with_mon, &mon_mixed) &&
 	    !ccsg_monitoring_load_cuts(&t->mon, db, mon_mixed, NULL))
 		ret = 0;
@@ -179,6 +181,7 @@ static int stream_end(struct ccsg_trace *t, struct ccsg_stream *s)
 	int cuts = s->mon_mixed && !s->store_share;
 
 	s->done = 1;
+	ccsg_monitoring_release(&t->mon); /* trace_open()'s, cuts aside */
 	if (db_read_close(&s->cr.r) ||
 	    (cuts && s->store && store_stream_all_calls(s->store)) ||
 	    ccsg_monitoring_load_cuts(&t->mon, s->db, cuts,

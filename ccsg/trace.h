@@ -134,6 +134,9 @@ struct ccsg_proc {
 	char *exe;
 	int64_t peak_heap; /* processes.peak_heap_bytes, CCSG_NONE */
 	uint8_t present;   /* it has a processes row */
+	uint8_t deselected; /* some of its calls ran unmonitored for the
+			     * CPU (ccsg_monitoring_deselected()) */
+	uint8_t uuid[16];   /* the first part of the chain ids it made */
 };
 
 struct ccsg_object {

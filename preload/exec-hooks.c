@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sampler.h"
 
 static void record_fork(struct causal_tbuf *tb, pid_t child, uint32_t how,
 			uint64_t mono_ns)
@@ -67,6 +68,7 @@ static void before_exec(const char *path)
 		return;
 	causal_self.in_hook = 1;
 	causal_writer_before_exec(path ? path : "");
+	causal_sampler_before_exec(); /* no sample pending across it */
 	causal_self.in_hook = 0;
 }
 
@@ -77,6 +79,7 @@ static void after_failed_exec(int err)
 	if (causal_self.in_hook || !causal_running() ||
 	    getpid() != causal_g.id.pid)
 		return; /* untraced, or a vfork child sharing our memory */
+	causal_sampler_after_failed_exec();
 	tb = causal_thread_current();
 	if (tb)
 		causal_record_simple(tb, CAUSAL_REC_EXEC_FAILED, (uint32_t)err);

@@ -228,9 +228,11 @@ static void init(void)
 	/* the start-up state first: the first thread's start obeys it */
 	causal_monitor_start(causal_tbuf_acquire());
 	causal_consumer_start(); /* the coordinator's, if one is set */
+	/* before the sampler takes its signal: what it gives back, or raises
+	 * a foreign one under, is then the flush (an end record) */
+	causal_signals_install();
 	causal_spikes_start();	 /* a resource policy, if any (sampler.h) */
 	causal_thread_current(); /* the thread that loaded us, normally main */
-	causal_signals_install();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	ret = causal_writer_start();
 	if (ret)

@@ -189,6 +189,13 @@ static int setting(struct causal_policy *p, const char *item, const char *eq,
 			return fail(err, errlen, "bad signal in", item);
 		return 0;
 	}
+	if (NAME_IS("sampler")) {
+		if (strcmp(v, "perf") && strcmp(v, "timer"))
+			return fail(err, errlen, "bad sampler (perf, timer) in",
+				    item);
+		p->timer_only = !strcmp(v, "timer");
+		return 0;
+	}
 	if (!NAME_IS("rate") && !NAME_IS("n") && !NAME_IS("depth"))
 		return fail(err, errlen, "unknown setting", item);
 	errno = 0;

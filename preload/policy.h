@@ -25,6 +25,12 @@
  *                                   1..CAUSAL_POLICY_DEPTH_MAX)
  *             | 'signal=' SIG       the sampling signal: a number,
  *                                   RTMIN+k or RTMAX-k (default RTMAX-3)
+ *             | 'sampler=' S        'perf' (the default: a perf_event
+ *                                   cpu-clock event per thread, the
+ *                                   timer where perf events are not
+ *                                   allowed) or 'timer' (a POSIX CPU
+ *                                   timer, which fires on the kernel's
+ *                                   tick)
  *   duration := number ('ms' | 's')
  *
  * cpu is the process's CPU time over the window in percent of one CPU
@@ -63,6 +69,7 @@ struct causal_policy {
 	struct causal_policy_rule rule[CAUSAL_POLICY_RULES_MAX];
 	uint32_t rate_hz, n, period_ms, holdoff_ms, depth;
 	int signo; /* 0: the default, RTMAX-3 */
+	uint8_t timer_only; /* sampler=timer */
 };
 
 /* The name of a resource: "cpu", "rss", "heap", "blocked". */

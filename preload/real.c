@@ -30,6 +30,8 @@ static void resolve(void)
 	RESOLVE(signal);
 	RESOLVE(sysv_signal);
 	RESOLVE(sigset);
+	RESOLVE(sigprocmask);
+	RESOLVE(pthread_sigmask);
 	RESOLVE(posix_spawn);
 	RESOLVE(posix_spawnp);
 	RESOLVE(pthread_mutex_timedlock);

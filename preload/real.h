@@ -26,6 +26,8 @@ struct causal_real_table {
 	sighandler_t (*signal)(int, sighandler_t); /* = bsd_signal, ssignal */
 	sighandler_t (*sysv_signal)(int, sighandler_t); /* = __sysv_signal */
 	sighandler_t (*sigset)(int, sighandler_t);
+	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
+	int (*pthread_sigmask)(int, const sigset_t *, sigset_t *);
 	int (*posix_spawn)(pid_t *, const char *,
 			   const posix_spawn_file_actions_t *,
 			   const posix_spawnattr_t *, char *const[],

@@ -3,8 +3,8 @@
  * (sampler.h says how and why; docs/tracing.md, "Sporadic bottlenecks").
  *
  * Signal handler rules: errno saved and restored, no malloc, no stdio,
- * no lock; everything it touches is initial-exec TLS, or memory mapped
- * once at start-up.
+ * no lock; everything it touches is initial-exec TLS, the thread's slot,
+ * or memory mapped once at start-up.
  */
 #include <errno.h>
 #include <signal.h>
@@ -16,24 +16,12 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "sampler.h"
-
-struct causal_sampler causal_sampler;
-struct causal_sampled_thread causal_sampled[CAUSAL_SAMPLED_THREADS];
-struct causal_profile_slot *causal_profile;
+#include "sampler-source.h"
 
 /* Set by the loader: the main thread's stack top. */
 extern void *__libc_stack_end;
 
-/* What each sampled thread keeps: initial-exec, safe in the handler. */
-struct sampler_tls {
-	timer_t timer;
-	uintptr_t top; /* frames above it are not walked */
-	struct causal_sampled_thread *slot;
-	uint8_t armed;
-};
-
-static CAUSAL_TLS struct sampler_tls sampler_self;
+#define sampler_self causal_sampler_tls
 
 /* ---- the ring ------------------------------------------------------------ */
 
@@ -141,21 +129,14 @@ static unsigned walk(uintptr_t fp, uintptr_t sp, uintptr_t top, uint64_t *stack,
 	return n;
 }
 
-static void on_sample(int sig, siginfo_t *si, void *ucv)
+/* Take a sample of the interrupted context: the ring and the counters. */
+static void take(const ucontext_t *uc, uint64_t periods)
 {
-	const ucontext_t *uc = ucv;
 	struct causal_thread *t = &causal_self;
 	struct causal_sample *slot;
 	uintptr_t ip = 0, sp = 0, fp = 0;
-	int saved = errno;
 	uint64_t idx;
 
-	(void)sig;
-	/* our timer's only: a kill() of this signal by anyone is ignored */
-	if (si->si_code != SI_TIMER || !sampler_self.armed ||
-	    !atomic_load_explicit(&causal_sampler.on, memory_order_relaxed) ||
-	    !t->tbuf)
-		goto out;
 #if defined(__x86_64__)
 	ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
@@ -167,13 +148,9 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 #else
 	(void)uc;
 #endif
-	/*
-	 * The kernel checks CPU timers on its tick: at 1 kHz on a 250 Hz
-	 * kernel one signal stands for 4 periods, the 3 it missed in
-	 * si_overrun.  The counters count periods (CPU time), the ring
-	 * signals.
-	 */
-	count(ip, 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0));
+	count(ip, periods);
+	atomic_fetch_add_explicit(&causal_sampler.taken, 1,
+				  memory_order_relaxed);
 	slot = claim(&idx);
 	slot->mono_ns = causal_now_ns();
 	slot->ip = ip;
@@ -186,6 +163,38 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	slot->depth = (uint8_t)walk(fp, sp, sampler_self.top, slot->stack,
 				    causal_sampler.policy.depth);
 	publish(slot, idx);
+}
+
+void causal_sampler_on_signal(int sig, siginfo_t *si, void *ucv)
+{
+	struct causal_sampled_thread *st = sampler_self.slot;
+	int saved = errno, code = si->si_code;
+
+	/* a signal a process sent (kill, sigqueue...): not ours */
+	if (code != SI_TIMER && code != POLL_IN && code != POLL_HUP) {
+		causal_sampler_foreign(sig, si, ucv);
+		goto out;
+	}
+	if (!st)
+		goto out; /* from a source gone with its thread's slot */
+	atomic_store(&st->in_handler, 1);
+	if (causal_source_sent(st, si)) {
+		/*
+		 * A POSIX CPU timer is checked on the kernel's tick: at 1 kHz
+		 * on a 250 Hz kernel one signal stands for 4 periods, the 3
+		 * it missed in si_overrun.  The counters count periods (CPU
+		 * time), the ring signals.
+		 */
+		if (atomic_load_explicit(&causal_sampler.on,
+					 memory_order_relaxed) &&
+		    causal_self.tbuf)
+			take(ucv, code == SI_TIMER && si->si_overrun > 0
+					  ? 1 + (uint64_t)si->si_overrun
+					  : 1);
+		if (code != SI_TIMER)
+			causal_source_sampled(st);
+	}
+	atomic_store(&st->in_handler, 0);
 out:
 	errno = saved;
 }
@@ -215,17 +224,18 @@ static struct causal_sampled_thread *register_thread(pid_t os_tid, uint32_t tid,
 void causal_sampler_thread_begin(void)
 {
 	struct causal_sampler *s = &causal_sampler;
-	struct sampler_tls *me = &sampler_self;
+	struct causal_sampler_tls *me = &sampler_self;
 	struct causal_tbuf *tb = causal_self.tbuf;
-	struct sigevent sev;
-	struct itimerspec its;
-	uint64_t ns;
+	struct causal_sampled_thread *st = NULL;
+	uint64_t mask;
+	sigset_t old;
+	int sig;
 
-	if (!s->ring || !tb || causal_self.ctx.marker != CAUSAL_MARKER_USER)
-		return;
-	/* a fork child keeps the parent's TLS: its timer is gone */
-	me->armed = 0;
+	/* a fork child keeps the parent's TLS: its source is gone */
 	me->slot = NULL;
+	if (!s->ring || !tb || causal_self.ctx.marker != CAUSAL_MARKER_USER ||
+	    !atomic_load(&s->on))
+		return;
 	/*
 	 * The top of the frames the thread can have: the main thread's from
 	 * the loader; glibc puts a thread's descriptor (pthread_self()) at
@@ -234,37 +244,58 @@ void causal_sampler_thread_begin(void)
 	 */
 	me->top = getpid() == gettid() ? (uintptr_t)__libc_stack_end
 				       : (uintptr_t)pthread_self();
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = s->signo;
-	sev._sigev_un._tid = gettid();
-	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &me->timer))
-		return;
-	ns = 1000000000ull / s->policy.rate_hz;
-	its.it_interval.tv_sec = (time_t)(ns / 1000000000ull);
-	its.it_interval.tv_nsec = (long)(ns % 1000000000ull);
-	its.it_value = its.it_interval;
-	me->slot = register_thread(gettid(), tb->tid, me->top);
-	me->armed = 1;
-	if (timer_settime(me->timer, 0, &its, NULL)) {
-		me->armed = 0;
-		timer_delete(me->timer);
+	mask = causal_sampler_own_mask();
+	causal_sampler_lock(&old);
+	if (atomic_load(&s->on))
+		st = register_thread(gettid(), tb->tid, me->top);
+	if (st) {
+		sig = atomic_load(&s->signo);
+		atomic_store(&st->blocked, mask);
+		/* a thread that blocks the signal starts paused */
+		if (causal_source_open(st, sig,
+				       !!(mask & causal_sig_bit(sig)))) {
+			atomic_store(&st->os_tid, 0);
+			st = NULL;
+		}
 	}
+	if (!st && atomic_load(&s->on))
+		atomic_fetch_add(&s->lost, 1);
+	me->slot = st;
+	causal_sampler_unlock(&old);
 }
 
 void causal_sampler_thread_end(void)
 {
-	struct sampler_tls *me = &sampler_self;
+	struct causal_sampled_thread *st = sampler_self.slot;
+	sigset_t old;
 
-	if (me->slot) {
-		atomic_store_explicit(&me->slot->os_tid, 0,
-				      memory_order_release);
-		me->slot = NULL;
-	}
-	if (!me->armed)
+	if (!st)
 		return;
-	me->armed = 0;
-	timer_delete(me->timer);
+	causal_sampler_lock(&old);
+	causal_source_close(st);
+	sampler_self.slot = NULL;
+	atomic_store_explicit(&st->os_tid, 0, memory_order_release);
+	causal_sampler_unlock(&old);
+}
+
+uint64_t causal_sampler_cpu_ns(void)
+{
+	uint64_t ns = atomic_load(&causal_sampler.cpu_ns);
+	struct timespec ts;
+	sigset_t old;
+
+	causal_sampler_lock(&old);
+	for (unsigned i = 0; i < CAUSAL_SAMPLED_THREADS; i++) {
+		const struct causal_sampled_thread *st = &causal_sampled[i];
+		int32_t os_tid = atomic_load(&st->os_tid);
+
+		if (os_tid > 0 && !atomic_load(&st->paused) &&
+		    !clock_gettime(causal_thread_clock(os_tid), &ts) &&
+		    timespec_ns(&ts) > st->cpu_from)
+			ns += timespec_ns(&ts) - st->cpu_from;
+	}
+	causal_sampler_unlock(&old);
+	return ns;
 }
 
 /* ---- start and fork (spikes.c calls them) -------------------------------- */
@@ -281,7 +312,6 @@ int causal_sampler_map(void)
 {
 	struct causal_sampler *s = &causal_sampler;
 
-	s->signo = s->policy.signo ? s->policy.signo : SIGRTMAX - 3;
 	s->cap = 2 * (uint64_t)s->policy.n;
 	s->ring = map(s->cap * sizeof(*s->ring));
 	causal_profile = map(CAUSAL_PROFILE_SLOTS * sizeof(*causal_profile));
@@ -290,28 +320,40 @@ int causal_sampler_map(void)
 
 int causal_sampler_install(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sample;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
 	causal_real_resolve();
-	return causal_real.sigaction(causal_sampler.signo, &sa, NULL);
+	if (!causal_real.sigaction || !causal_real.pthread_sigmask) {
+		causal_say("causal: policy: no sigaction or pthread_sigmask to "
+			   "be had; sampling stays off",
+			   NULL);
+		return -1;
+	}
+	atomic_store(&causal_sampler.source, causal_source_choose());
+	return causal_sampler_signal_init(causal_sampler_on_signal);
 }
 
 void causal_sampler_after_fork(void)
 {
 	struct causal_sampler *s = &causal_sampler;
 
-	/* the parent's samples and threads are the parent's */
+	causal_sampler_lock_after_fork();
+	/* the parent's samples and threads are the parent's, and so are
+	 * the events whose descriptors the child inherited */
+	for (unsigned i = 0; i < CAUSAL_SAMPLED_THREADS; i++) {
+		struct causal_sampled_thread *st = &causal_sampled[i];
+
+		if (atomic_load(&st->os_tid) > 0 && causal_source_intact(st))
+			close(atomic_load(&st->fd));
+		atomic_store(&st->os_tid, 0);
+	}
 	atomic_store(&s->head, 0);
 	memset(s->ring, 0, s->cap * sizeof(*s->ring));
 	memset(causal_profile, 0,
 	       CAUSAL_PROFILE_SLOTS * sizeof(*causal_profile));
-	for (unsigned i = 0; i < CAUSAL_SAMPLED_THREADS; i++)
-		atomic_store(&causal_sampled[i].os_tid, 0);
 	atomic_store(&s->profile_overflow, 0);
+	atomic_store(&s->taken, 0);
+	atomic_store(&s->cpu_ns, 0);
+	atomic_store(&s->fallback, 0);
+	atomic_store(&s->lost, 0);
 	sampler_self.slot = NULL;
-	sampler_self.armed = 0;
+	causal_sampler_note("start", NULL);
 }

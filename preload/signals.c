@@ -164,7 +164,7 @@ void causal_signals_install(void)
 		return;
 	for (i = 0; i < N_FATAL; i++)
 		install(fatal_signals[i]);
-	/* the sampler's, when a policy runs, has its handler already */
+	/* before the sampler takes one (lifecycle.c), so it gives this back */
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		install(sig);
 }

@@ -57,6 +57,7 @@ static struct {
 	uint64_t written; /* samples [0, written) are done */
 	uint64_t lost;
 	uint64_t maps_hash;
+	uint32_t changes; /* the sampler's notes written */
 	uintptr_t exec_lo[EXEC_MAX], exec_hi[EXEC_MAX];
 	unsigned nexec;
 	char buf[64 * 1024]; /* /proc reads */
@@ -151,6 +152,50 @@ static void write_breach(const struct causal_policy_rule *rule, uint64_t mark,
 	memcpy(r->tail, res, lres);
 	memcpy(r->tail + lres, rule->text, ltext);
 	causal_record_commit(mon.tb, pending);
+}
+
+/* How the process samples (SPIKE_SAMPLER), with the note of the last
+ * change. */
+static void write_sampler(const char *note)
+{
+	struct causal_sampler *s = &causal_sampler;
+	size_t len = strlen(note);
+	uint32_t size = (uint32_t)CAUSAL_REC_ALIGN(
+		sizeof(struct rec_spike_sampler) + len);
+	struct rec_spike_sampler *r;
+	uint64_t pending, cpu = causal_sampler_cpu_ns();
+
+	r = (void *)begin(CAUSAL_REC_SPIKE_SAMPLER, size, &pending);
+	if (!r)
+		return;
+	r->source = (uint8_t)atomic_load(&s->source);
+	r->signo = (uint8_t)atomic_load(&s->signo);
+	r->rate_hz = s->policy.rate_hz;
+	r->samples = atomic_load(&s->taken);
+	r->cpu_ns = cpu;
+	r->fallback = atomic_load(&s->fallback);
+	r->lost = atomic_load(&s->lost);
+	r->note_len = (uint8_t)len; /* < 160 */
+	memcpy(r->tail, note, len);
+	causal_record_commit(mon.tb, pending);
+}
+
+/* A change the sampler noted since the last look: its record. */
+static void write_changes(void)
+{
+	uint32_t n = atomic_load_explicit(&causal_sampler.changes,
+					  memory_order_acquire);
+	char note[sizeof(causal_sampler.note)];
+	sigset_t old;
+
+	if (n == mon.changes)
+		return;
+	mon.changes = n;
+	causal_sampler_lock(&old);
+	memcpy(note, causal_sampler.note, sizeof(note));
+	causal_sampler_unlock(&old);
+	note[sizeof(note) - 1] = '\0';
+	write_sampler(note);
 }
 
 /* ---- /proc ------------------------------------------------------------- */
@@ -292,12 +337,6 @@ static uint64_t clock_ns(clockid_t id)
 	return clock_gettime(id, &ts) ? 0 : timespec_ns(&ts);
 }
 
-/* Another thread's CPU clock (as glibc's pthread_getcpuclockid makes). */
-static clockid_t thread_clock(int32_t os_tid)
-{
-	return (clockid_t)((~(unsigned)os_tid) << 3) | 6;
-}
-
 /* The thread's state letter in /proc (R running, S sleeping, ...). */
 static char thread_state(int32_t os_tid)
 {
@@ -384,7 +423,7 @@ static void measure_threads(uint64_t now, int offcpu)
 
 		if (os_tid <= 0)
 			continue;
-		cpu = clock_ns(thread_clock(os_tid));
+		cpu = clock_ns(causal_thread_clock(os_tid));
 		state = thread_state(os_tid);
 		if (pt->gen != gen || pt->os_tid != os_tid || !pt->mono) {
 			pt->gen = gen;
@@ -523,6 +562,8 @@ static void check(uint64_t now)
 
 	for (unsigned i = 0; i < p->nrules; i++)
 		offcpu |= p->rule[i].resource == CAUSAL_POLICY_BLOCKED;
+	causal_sampler_check_sources();
+	write_changes();
 	measure_threads(now, offcpu);
 	s->mono = now;
 	s->cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -582,10 +623,13 @@ static void *monitor_main(void *arg)
 		pause_ms(mon.nopen ? TICK_OPEN_MS
 				   : (unsigned)((next - now) / 1000000 + 1));
 	}
-	/* the end: what the open windows have, the maps, the profile */
+	/* the end: what the open windows have, the maps, the profile, and
+	 * how it sampled */
 	follow(1);
 	write_maps(1);
 	write_profile();
+	write_changes();
+	write_sampler("end");
 	atomic_store(&mon.done, 1);
 	return NULL;
 }
@@ -600,6 +644,7 @@ static int monitor_start(void)
 	memset(&mon.last_breach, 0, sizeof(mon.last_breach));
 	mon.nhist = mon.nopen = 0;
 	mon.written = mon.lost = mon.maps_hash = 0;
+	mon.changes = 0;
 	mon.blocked_total = mon.off_total = 0;
 	atomic_store(&mon.stop, 0);
 	atomic_store(&mon.done, 0);
@@ -652,14 +697,18 @@ void causal_spikes_start(void)
 		s->ring = NULL;
 		return;
 	}
-	if (causal_sampler_install() || monitor_start()) {
-		causal_say("causal: policy: cannot install the sampling "
-			   "signal or start the monitor; sampling stays off",
-			   NULL);
+	if (causal_sampler_install()) { /* it said why */
 		s->ring = NULL;
 		return;
 	}
 	atomic_store(&s->on, 1);
+	if (monitor_start()) {
+		atomic_store(&s->on, 0);
+		causal_say("causal: policy: cannot start the monitor; "
+			   "sampling stays off",
+			   NULL);
+		s->ring = NULL;
+	}
 }
 
 void causal_spikes_finish(void)

@@ -115,13 +115,18 @@ static void sc_graphs(const struct ccsg_graph *a, const struct ccsg_graph *b,
 	}
 	ck_assert_msg(a->nedges == b->nedges, "%zu edges loaded, %zu streamed",
 		      a->nedges, b->nedges);
-	for (size_t i = 0; i < a->nedges; i++)
+	for (size_t i = 0; i < a->nedges; i++) {
 		ck_assert_msg(a->edges[i].from == b->edges[i].from &&
 				      a->edges[i].to == b->edges[i].to &&
 				      a->edges[i].count == b->edges[i].count &&
 				      a->edges[i].primary ==
 					      b->edges[i].primary,
 			      "edge %zu differs", i);
+		sc_vec(a->edges[i].self, b->edges[i].self, k, "self",
+		       "an edge");
+		sc_vec(a->edges[i].desc, b->edges[i].desc, k, "descendants",
+		       "an edge");
+	}
 	sc_vec(a->total, b->total, k, "total", "main");
 	ck_assert_int_eq(a->clamped, b->clamped);
 	ck_assert_int_eq(a->unmeasured_threads, b->unmeasured_threads);
@@ -251,9 +256,36 @@ static void sc_compare_workers(const char *path,
 	idl_names_release(&nm);
 }
 
+void sc_arcs_add_up(const struct ccsg_graph *g)
+{
+	size_t k = g->dims->n ? g->dims->n : 1;
+
+	for (size_t n = 1; n < g->nnodes; n++) {
+		for (size_t i = 0; i < k; i++) {
+			int64_t self = 0, desc = 0;
+
+			for (size_t e = 0; e < g->nedges; e++) {
+				if (g->edges[e].to != (int32_t)n)
+					continue;
+				self += g->edges[e].self[i];
+				desc += g->edges[e].desc[i];
+			}
+			ck_assert_msg(self == g->nodes[n].self[i] &&
+					      desc == g->nodes[n].desc[i],
+				      "%s [%zu]: self %lld desc %lld, its arcs "
+				      "%lld and %lld",
+				      g->nodes[n].name, i,
+				      (long long)g->nodes[n].self[i],
+				      (long long)g->nodes[n].desc[i],
+				      (long long)self, (long long)desc);
+		}
+	}
+}
+
 void sc_compare(const char *path, const struct ccsg_graph *loaded,
 		const char *groups)
 {
+	sc_arcs_add_up(loaded);
 	for (unsigned workers = 1; workers <= 3; workers++)
 		sc_compare_workers(path, loaded, groups, workers);
 }

@@ -7,7 +7,8 @@
  * and the latency table (`ccsg latency` streams too); and the CCSG
  * folded by 2 and by 3 workers, each over its share of the chains
  * (workers.h, `ccsg report --workers`), against the same; and the
- * chains selective monitoring cut (monitoring.h) that each found.
+ * chains selective monitoring cut (monitoring.h) that each found; and
+ * first, that the arcs of the loaded graph add up to their nodes.
  * Strings are compared as text: the two read the calls in different
  * orders, so their interned indices differ.
  */
@@ -22,6 +23,9 @@
 #include "names.h"
 #include "stream.h"
 #include "workers.h"
+
+/* The arcs into each node of g add up to its self and desc figures. */
+void sc_arcs_add_up(const struct ccsg_graph *g);
 
 /*
  * Stream the trace at path into a graph of the loaded graph's resource

@@ -57,7 +57,8 @@ START_TEST(test_old_trace)
 	ccsg_monitoring_json(f, &m);
 	fclose(f);
 	ck_assert_str_eq(text, "{\"recorded\": false, \"switches\": 0, "
-			       "\"throughout\": [\"semantics\", \"latency\", "
+			       "\"selections\": 0, \"throughout\": "
+			       "[\"semantics\", \"latency\", "
 			       "\"cpu\", \"memory\"], \"sometime\": "
 			       "[\"semantics\", \"latency\", \"cpu\", "
 			       "\"memory\"], \"intervals\": [], "
@@ -146,6 +147,122 @@ START_TEST(test_intervals_and_cuts)
 }
 END_TEST
 
+/* The text of m as a report heads it (list: --switches). */
+static char *text_of(struct ccsg_monitoring *m, int list)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	m->list = list;
+	ccsg_monitoring_text(f, m);
+	fclose(f);
+	return text;
+}
+
+/*
+ * Selections per process: one for the same fields replaces the one in
+ * force, one for another host concerns not the process; a fork's child
+ * inherits some it cannot name.  Five states of hA make a summary line
+ * (its first and last), every one with --switches; JSON and XML give
+ * each interval's selections.
+ */
+START_TEST(test_selections)
+{
+	sqlite3 *db = db_with(
+		SWITCHES
+		"INSERT INTO monitor_switches VALUES"
+		" (1, 1, 1000, 0, 'initial', 'semantics|latency|cpu|memory',"
+		"  '', NULL, NULL, NULL, NULL, 0),"
+		" (1, 2, 1001000, 1, 'select', 'semantics|latency|cpu|memory', "
+		"'',"
+		"  '*', '*', '*', 'off', 1),"
+		" (1, 3, 2001000, 2, 'select', 'semantics|latency|cpu|memory', "
+		"'',"
+		"  'hA', '0x7', '2', 'on', 2),"
+		" (1, 4, 3001000, 3, 'select', 'semantics|latency|cpu|memory', "
+		"'',"
+		"  'hB', '0x7', '*', 'on', 2),"
+		" (1, 5, 4001000, 4, 'select', 'semantics|latency|cpu|memory', "
+		"'',"
+		"  '*', '*', '*', 'on', 2),"
+		" (1, 6, 5001000, 5, 'off', 'semantics|latency|memory', 'cpu',"
+		"  NULL, NULL, NULL, NULL, 2),"
+		" (2, 1, 2000, 0, 'initial', 'semantics|latency|cpu|memory', "
+		"'',"
+		"  NULL, NULL, NULL, NULL, 3);");
+	struct ccsg_monitoring m;
+	char *text, *json = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_int_eq(ccsg_monitoring_load(&m, db), 0);
+	ck_assert_uint_eq(m.switches, 5);
+	ck_assert_uint_eq(m.selects, 3); /* hB's is not hA's */
+	ck_assert_uint_eq(m.niv, 6);
+	ck_assert_ptr_null(m.iv[0].selections);
+	ck_assert_int_eq(m.iv[0].deselects, 0);
+	ck_assert_str_eq(m.iv[1].selections, "* * * off");
+	ck_assert_int_eq(m.iv[1].deselects, 1);
+	ck_assert_str_eq(m.iv[2].selections, "* * * off, hA 0x7 2 on");
+	/* the same fields: replaced, and now the latest */
+	ck_assert_str_eq(m.iv[3].selections, "hA 0x7 2 on, * * * on");
+	ck_assert_int_eq(m.iv[3].deselects, 0);
+	ck_assert_int_eq(m.iv[4].deselects, 1); /* cpu off */
+	ck_assert_str_eq(m.iv[5].selections, "3 inherited");
+	ck_assert_int_eq(m.iv[5].deselects, 1);
+	ck_assert_int_eq(ccsg_monitoring_deselected(&m, 1), 1);
+	ck_assert_int_eq(ccsg_monitoring_deselected(&m, 2), 1);
+
+	text = text_of(&m, 0);
+	ck_assert_msg(strstr(text, "monitoring: 5 switches (3 selections); "),
+		      "%s", text);
+	ck_assert_msg(strstr(text,
+			     "  hA pid 100: from +0.000 s "
+			     "semantics|latency|cpu|memory; ... 3 more "
+			     "...; from +0.005 s semantics|latency|memory "
+			     "selected: hA 0x7 2 on, * * * on;\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "  hB pid 200: from +0.000 s "
+				   "semantics|latency|cpu|memory selected: 3 "
+				   "inherited;\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "(--switches lists every "
+				   "interval)\n"),
+		      "%s", text);
+	free(text);
+	text = text_of(&m, 1);
+	ck_assert_msg(strstr(text,
+			     "  hA pid 100:\n"
+			     "    from +0.000 s semantics|latency|cpu|memory\n"
+			     "    from +0.001 s semantics|latency|cpu|memory "
+			     "selected: * * * off\n"
+			     "    from +0.002 s semantics|latency|cpu|memory "
+			     "selected: * * * off, hA 0x7 2 on\n"),
+		      "%s", text);
+	ck_assert_msg(!strstr(text, "more"), "%s", text);
+	free(text);
+
+	f = open_memstream(&json, &len);
+	ccsg_monitoring_json(f, &m);
+	ccsg_monitoring_xml(f, &m);
+	fclose(f);
+	ck_assert_msg(strstr(json, "\"from_ns\": 2001000, \"to_ns\": 4001000, "
+				   "\"types\": [\"semantics\", \"latency\", "
+				   "\"cpu\", \"memory\"], \"selections\": "
+				   "[\"* * * off\", \"hA 0x7 2 on\"], "
+				   "\"deselects\": true}"),
+		      "%s", json);
+	ck_assert_msg(strstr(json, "\"selections\": [], \"deselects\": false}"),
+		      "%s", json);
+	ck_assert_msg(strstr(json, " selected=\"* * * off, hA 0x7 2 on\"/>"),
+		      "%s", json);
+	free(json);
+	ccsg_monitoring_release(&m);
+	sqlite3_close(db);
+}
+END_TEST
+
 Suite *ccsg_monitoring_suite(void)
 {
 	Suite *s = suite_create("ccsg-monitoring");
@@ -153,6 +270,7 @@ Suite *ccsg_monitoring_suite(void)
 
 	tcase_add_test(tc, test_old_trace);
 	tcase_add_test(tc, test_intervals_and_cuts);
+	tcase_add_test(tc, test_selections);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ccsg-fixture.h"
+#include "json-read.h"
 #include "ccsg-export-compare.h"
 #include "ccsg-stream-compare.h"
 #include "ccsg.h"
@@ -537,6 +538,218 @@ START_TEST(test_latency_shares_bounded)
 }
 END_TEST
 
+/*
+ * TOP (host A) calls MID (B) once, and LEAF (C) twice; MID calls LEAF
+ * once, whose call spawns a thread.  LEAF's 7 ms of self CPU came 1 ms
+ * by MID and 6 ms by TOP, and its thread's 0.5 ms by MID: each arc shows
+ * its share (gprof's call graph does so), never LEAF's whole figure.
+ */
+static const char *mid_leaf(void)
+{
+	static const struct {
+		int proc, cproc, sproc, sfid;
+		long long ev[4], cpu[4];
+	} calls[] = {
+		/* TOP: 200 own + 3 child stubs of 100 */
+		{ 1, 1, 2, 1, { 0, 1, 18, 19 }, { 0, 4000, 4500, 100 } },
+		/* MID: 500 own + its child's stub */
+		{ 2, 2, 3, 2, { 2, 3, 8, 9 }, { 5000, 1000, 1600, 5100 } },
+		{ 3, 3, 4, 3, { 4, 5, 6, 7 }, { 1200, 0, 1000, 1300 } },
+		{ 3, 2, 4, 4, { 10, 11, 12, 13 }, { 5200, 0, 3000, 5300 } },
+		{ 3, 2, 4, 5, { 14, 15, 16, 17 }, { 5400, 0, 3000, 5500 } },
+	};
+	static const char *const sym[] = { NULL, "top_1", "mid_1", "leaf_1" };
+
+	fx_open();
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_host(3, "C");
+	fx_proc(1, 1); /* main */
+	fx_proc(2, 1); /* TOP */
+	fx_proc(3, 2); /* MID */
+	fx_proc(4, 3); /* LEAF */
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		fx_call(CHAIN, 0x20000003, calls[i].proc, sym[calls[i].proc],
+			calls[i].cproc, 1, calls[i].sproc, 1, calls[i].sfid,
+			calls[i].ev, calls[i].cpu);
+	fx_thread(4, 2, 1, 500, 3); /* spawned by the LEAF MID called */
+	return fx_close();
+}
+
+/* The vector key of the edge from -> to in a report's JSON, in us. */
+static void json_edge_vec(const struct jval *doc, int from, int to,
+			  const char *key, double a, double b, double c)
+{
+	const struct jval *edges = json_need(doc, "edges", J_ARR, "report");
+	const double want[3] = { a, b, c };
+
+	for (int i = 0; i < edges->n; i++) {
+		const struct jval *e = &edges->item[i], *v;
+
+		if (json_need(e, "from", J_NUM, "edge")->num != from ||
+		    json_need(e, "to", J_NUM, "edge")->num != to)
+			continue;
+		v = json_need(e, key, J_ARR, "edge");
+		ck_assert_int_eq(v->n, 3);
+		for (int j = 0; j < 3; j++)
+			ck_assert_msg(fabs(v->item[j].num - want[j]) < 1e-9,
+				      "edge %d -> %d %s[%d]: %.3f, want %.3f",
+				      from, to, key, j, v->item[j].num,
+				      want[j]);
+		return;
+	}
+	ck_abort_msg("no edge %d -> %d in the JSON", from, to);
+}
+
+START_TEST(test_arc_shares)
+{
+	const char *path = mid_leaf();
+	struct loaded l;
+	int top, mid, leaf, thr;
+	struct jval *doc;
+	char *out, line[256];
+
+	load(&l, path, NULL, 0);
+	top = node_named(&l.g, "0x20000003::top");
+	mid = node_named(&l.g, "0x20000003::mid");
+	leaf = node_named(&l.g, "0x20000003::leaf");
+	thr = node_named(&l.g, "<threads of 0x20000003::leaf>");
+	ck_assert_int_eq(l.g.nodes[leaf].self[2], 7000 * US);
+	ck_assert_int_eq(l.g.nodes[mid].desc[2], 1500 * US);
+	out = report_text_of(&l.g, CCSG_JSON);
+	doc = json_parse(out, "report --format=json");
+	json_edge_vec(doc, mid, leaf, "self_cpu_us", 0, 0, 1000);
+	json_edge_vec(doc, mid, leaf, "desc_cpu_us", 0, 0, 500);
+	json_edge_vec(doc, top, leaf, "self_cpu_us", 0, 0, 6000);
+	json_edge_vec(doc, top, leaf, "desc_cpu_us", 0, 0, 0);
+	json_edge_vec(doc, top, mid, "self_cpu_us", 0, 500, 0);
+	json_edge_vec(doc, top, mid, "desc_cpu_us", 0, 0, 1500);
+	json_edge_vec(doc, leaf, thr, "self_cpu_us", 0, 0, 500);
+	json_edge_vec(doc, 0, top, "self_cpu_us", 200, 0, 0);
+	json_edge_vec(doc, 0, top, "desc_cpu_us", 0, 500, 7500);
+	json_free(doc);
+	free(out);
+	/* the text: LEAF under MID with MID's share, under TOP with TOP's */
+	out = report_text_of(&l.g, CCSG_TEXT);
+	snprintf(line, sizeof(line),
+		 "     1.000      0.500      1/3               "
+		 "0x20000003::leaf [%d]\n",
+		 leaf);
+	ck_assert_msg(strstr(out, line), "no '%s' in %s", line, out);
+	snprintf(line, sizeof(line),
+		 "     6.000      0.000      2/3           0x20000003::top "
+		 "[%d]\n",
+		 top);
+	ck_assert_msg(strstr(out, line), "no '%s' in %s", line, out);
+	free(out);
+	/* XML: a node's primary arc, and each secondary link */
+	out = report_text_of(&l.g, CCSG_XML);
+	ck_assert_msg(strstr(out, "arc_self_cpu_us=\"0.000 0.000 1000.000\" "
+				  "arc_desc_cpu_us=\"0.000 0.000 500.000\"") ||
+			      strstr(out,
+				     "self_cpu_us=\"0.000 0.000 1000.000\" "
+				     "desc_cpu_us=\"0.000 0.000 500.000\"/>"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "self_cpu_us=\"0.000 0.000 6000.000\""), "%s",
+		      out);
+	free(out);
+	unload(&l, path);
+}
+END_TEST
+
+/*
+ * The paper's Section 5 scenario, only MID selected: A's client calls
+ * TOP (B), TOP calls MID (C), MID calls LEAF (D).  B and C had the
+ * selections `* * * off` then `* 0x20000003 2 on`; D none.  TOP and its
+ * call from A were not recorded: its 8600 us (B's serving thread less
+ * MID's stub) and C's loop go to <unmonitored>, the thread TOP spawned
+ * (and its own) under it, never to <serving threads> (D's loop only) or
+ * <threads of main> (A's client only).
+ */
+static const char *section5(void)
+{
+	static const char *const sel =
+		"INSERT INTO monitor_switches VALUES"
+		" (%d, 1, 0, 0, 'initial', 'semantics|latency|cpu|memory',"
+		"  'semantics|latency|cpu|memory', NULL, NULL, NULL, NULL, 0),"
+		" (%d, 2, 10, 1, 'select', 'semantics|latency|cpu|memory', '',"
+		"  '*', '*', '*', 'off', 1),"
+		" (%d, 3, 20, 2, 'select', 'semantics|latency|cpu|memory', '',"
+		"  '*', '536870915', '2', 'on', 2);";
+	/* MID (events 3-10, 2500 own) calls LEAF (5-8, 400 own) */
+	static const long long mid_ev[4] = { 3, 4, 9, 10 },
+			       mid_cpu[4] = { 5000, 1000, 4000, 5400 },
+			       leaf_ev[4] = { 5, 6, 7, 8 },
+			       leaf_cpu[4] = { 1500, 700, 1100, 2000 };
+	char sql[1024];
+
+	fx_open();
+	fx_host(1, "A");
+	fx_host(2, "B");
+	fx_host(3, "C");
+	fx_host(4, "D");
+	for (int p = 1; p <= 4; p++)
+		fx_proc(p, p);
+	fx_thread(1, 1, 0, 1000, -1); /* the client's main */
+	fx_thread(2, 1, 0, 9000, -1); /* TOP's server */
+	fx_thread(2, 2, 1, 700, 77);  /* spawned by TOP (fid 77) */
+	fx_thread(2, 3, 2, 300, 77);  /* ... and by that thread */
+	fx_thread(3, 1, 0, 3500, -1); /* MID's server */
+	fx_thread(4, 1, 0, 600, -1);  /* LEAF's server */
+	fx_call(CHAIN, 0x20000003, 2, "mid_1", 2, 1, 3, 1, 1, mid_ev, mid_cpu);
+	fx_call(CHAIN, 0x20000003, 3, "leaf_1", 3, 1, 4, 1, 2, leaf_ev,
+		leaf_cpu);
+	for (int p = 2; p <= 3; p++) {
+		snprintf(sql, sizeof(sql), sel, p, p, p);
+		fx_exec(sql);
+	}
+	return fx_close();
+}
+
+START_TEST(test_unmonitored_charged)
+{
+	const char *path = section5();
+	struct loaded l;
+	int un, unth, serving, main_th, mid, leaf;
+	char *out;
+
+	load(&l, path, NULL, 0);
+	sc_arcs_add_up(&l.g);
+	un = node_named(&l.g, "<unmonitored>");
+	unth = node_named(&l.g, "<threads of <unmonitored>>");
+	serving = node_named(&l.g, "<serving threads>");
+	main_th = node_named(&l.g, "<threads of main>");
+	mid = node_named(&l.g, "0x20000003::mid");
+	leaf = node_named(&l.g, "0x20000003::leaf");
+	/* TOP: B's thread less MID's stub; C's loop: its thread less MID */
+	assert_vec(l.g.nodes[un].self, 0, 8600, 500, 0);
+	assert_vec(l.g.nodes[un].desc, 0, 1000, 0, 0);
+	assert_vec(l.g.nodes[unth].self, 0, 1000, 0, 0);
+	ck_assert_int_eq(l.g.nodes[unth].threads, 2);
+	ck_assert_int_eq(l.g.nodes[unth].parent, un);
+	ck_assert_int_eq(l.g.nodes[un].parent, 0);
+	assert_vec(l.g.nodes[serving].self, 0, 0, 0, 200);
+	assert_vec(l.g.nodes[main_th].self, 1000, 0, 0, 0);
+	ck_assert_int_eq(l.g.nodes[main_th].threads, 1);
+	assert_vec(l.g.nodes[mid].self, 0, 0, 2500, 0);
+	assert_vec(l.g.nodes[leaf].self, 0, 0, 0, 400);
+	/* every figure somewhere: the threads' CPU less the stubs' */
+	assert_vec(l.g.total, 1000, 9600, 3000, 600);
+	/* the report says which selections were in force, and where */
+	out = report_text_of(&l.g, CCSG_TEXT);
+	ck_assert_msg(strstr(out, "  B pid 1002: from +0.000 s "
+				  "semantics|latency|cpu|memory; from +0.000 s "
+				  "semantics|latency|cpu|memory selected: "
+				  "* * * off; from +0.000 s "
+				  "semantics|latency|cpu|memory selected: "
+				  "* * * off, * 536870915 2 on;\n"),
+		      "%s", out);
+	ck_assert_msg(!strstr(out, "  D pid"), "%s", out);
+	free(out);
+	unload(&l, path);
+}
+END_TEST
+
 Suite *ccsg_suite(void)
 {
 	Suite *s = suite_create("ccsg");
@@ -552,6 +765,8 @@ Suite *ccsg_suite(void)
 	tcase_add_test(tc, test_no_phantom_functions);
 	tcase_add_test(tc, test_latency_shares_bounded);
 	tcase_add_test(tc, test_failed_per_function);
+	tcase_add_test(tc, test_arc_shares);
+	tcase_add_test(tc, test_unmonitored_charged);
 	suite_add_tcase(s, tc);
 	return s;
 }

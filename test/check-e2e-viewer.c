@@ -3,14 +3,16 @@
  * item 5): the Figure 1 example traced on four simulated hosts and merged,
  * `ccsg serve` on it, and test/browser/viewer-test.py driving headless
  * Chromium through Selenium (chromium, chromium-driver and
- * python3-selenium, installed by scripts/setup.sh): each tree opened,
- * foo expanded, CCSG FIG1_PROG::SAY_IT followed to its three invocations
- * in the DSCG (grouped by host D) and to its IDT procedure (calls = 3),
- * the URL reloaded, the DSCG folded by host, a second page with a
- * compaction of its own (issue 40, item 7), the CCDG of a typed
- * specification marking say_it, foo and main.  Screenshots go to
- * build/browser/.  Without the browser packages the test says so on one
- * line and passes.
+ * python3-selenium, installed by scripts/setup.sh): each tree opened
+ * where the cost is (issue 39, item 1: the CCSG with SAY_IT shown without
+ * a click, every node above 5% of the root open, a node under 5% closed,
+ * in the whole trees, a compacted DSCG from its URL and the CCDG), CCSG
+ * FIG1_PROG::SAY_IT followed to its three invocations in the DSCG
+ * (grouped by host D) and to its IDT procedure (calls = 3), the URL
+ * reloaded, the DSCG folded by host, a second page with a compaction of
+ * its own (issue 40, item 7), the CCDG of a typed specification marking
+ * say_it, foo and main.  Screenshots go to build/browser/.  Without the
+ * browser packages the test says so on one line and passes.
  */
 #include <check.h>
 

@@ -526,9 +526,10 @@ static void square(const void *ctx, size_t i, double *x, double *y)
 START_TEST(test_plot)
 {
 	static const char *const labels[] = { "A", "B" };
-	struct pes_plot pl = { "t",    "x",    "y", PES_PLOT_STEP, 100000,
-			       square, NULL,   0,   100000,	   0,
-			       1,      labels, 2 };
+	struct pes_plot pl = { "t",    "x",    "y",  PES_PLOT_STEP,
+			       100000, square, NULL, 0,
+			       100000, 0,      1,    labels,
+			       2,      0 };
 	char path[4096], head[8] = { 0 };
 	FILE *f;
 

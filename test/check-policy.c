@@ -40,6 +40,7 @@ START_TEST(rules_and_defaults)
 	ck_assert_uint_eq(p.holdoff_ms, 1000);
 	ck_assert_uint_eq(p.depth, 32);
 	ck_assert_int_eq(p.signo, 0);
+	ck_assert_int_eq(p.timer_only, 0);
 }
 END_TEST
 
@@ -71,6 +72,14 @@ START_TEST(settings_windows_and_units)
 					     sizeof(err)),
 			 0);
 	ck_assert_int_eq(p.signo, 27);
+	ck_assert_int_eq(causal_policy_parse(&p, "cpu>5,sampler=timer", err,
+					     sizeof(err)),
+			 0);
+	ck_assert_int_eq(p.timer_only, 1);
+	ck_assert_int_eq(
+		causal_policy_parse(&p, "cpu>5,sampler=perf", err, sizeof(err)),
+		0);
+	ck_assert_int_eq(p.timer_only, 0);
 }
 END_TEST
 
@@ -92,6 +101,8 @@ static const struct {
 	{ "cpu>50,period=1ms", "bad duration in 'period=1ms'" },
 	{ "cpu>50,signal=9", "bad signal in 'signal=9'" },
 	{ "cpu>50,signal=RTMIN-1", "bad signal in 'signal=RTMIN-1'" },
+	{ "cpu>50,sampler=itimer", "bad sampler (perf, timer) in "
+				   "'sampler=itimer'" },
 	{ "cpu>50,colour=red", "unknown setting 'colour=red'" },
 	{ "cpu>50,hello", "neither a rule nor a setting 'hello'" },
 };

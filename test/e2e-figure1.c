@@ -199,6 +199,8 @@ void fig1_run(struct e2e *t, struct fig1_deploy *d)
 		free(text);
 	}
 
+	if (d->before_client)
+		d->before_client(t, d);
 	d->client_cpu_us = 0;
 	for (int run = 0; run < (d->clients > 0 ? d->clients : 1); run++) {
 		char port[16];
@@ -210,8 +212,8 @@ void fig1_run(struct e2e *t, struct fig1_deploy *d)
 		e2e_fmt(out, sizeof(out), "%s/client%.0d.out", t->dir, run);
 		e2e_fmt(err, sizeof(err), "%s/client%.0d.err", t->dir, run);
 		snprintf(port, sizeof(port), "%d", fig1_serving(d, 'A')->tcp);
-		client = fig1_spawn_hosted(t, fig1_serving(d, 'A')->host, NULL,
-					   args, out, err);
+		client = fig1_spawn_hosted(t, fig1_serving(d, 'A')->host,
+					   d->client_env, args, out, err);
 		status = e2e_wait(client);
 		text = e2e_slurp(out, NULL);
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&

@@ -56,6 +56,10 @@ struct fig1_deploy {
 	struct fig1_server
 		s[FIG1_MAX_SERVERS]; /* started in this order: A last */
 	double client_cpu_us;	     /* figure1-client's thread, on A's host */
+	/* the client's "NAME=value" (NULL: none), and what runs once the
+	 * servers serve, before the client starts (NULL: nothing) */
+	const char *client_env;
+	void (*before_client)(struct e2e *t, struct fig1_deploy *d);
 	int clients; /* figure1-client runs, one after the other (0: 1) */
 };
 

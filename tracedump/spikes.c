@@ -87,6 +87,27 @@ int spikes_put(struct spikes *s, int64_t proc_id, int64_t seq,
 		schema_bind_u64(st, DB_SPIKE_PROFILE_SAMPLES,
 				r->spike_profile.samples);
 		break;
+	case CAUSAL_REC_SPIKE_SAMPLER: {
+		const struct record_spike_sampler *m = &r->spike_sampler;
+		const char *source = record_sampler_source_name(m->source);
+
+		st = s->ins[4];
+		schema_bind_int(st, DB_SPIKE_SAMPLERS_PROC_ID, proc_id);
+		schema_bind_int(st, DB_SPIKE_SAMPLERS_SEQ, seq);
+		schema_bind_u64(st, DB_SPIKE_SAMPLERS_MONO_NS, r->mono_ns);
+		schema_bind_text(st, DB_SPIKE_SAMPLERS_SOURCE,
+				 source ? source : "?", -1);
+		schema_bind_u64(st, DB_SPIKE_SAMPLERS_SIGNAL, m->signo);
+		schema_bind_u64(st, DB_SPIKE_SAMPLERS_RATE_HZ, m->rate_hz);
+		schema_bind_u64(st, DB_SPIKE_SAMPLERS_SAMPLES, m->samples);
+		schema_bind_u64(st, DB_SPIKE_SAMPLERS_CPU_NS, m->cpu_ns);
+		schema_bind_u64(st, DB_SPIKE_SAMPLERS_FALLBACK, m->fallback);
+		schema_bind_u64(st, DB_SPIKE_SAMPLERS_LOST, m->lost);
+		schema_bind_text(st, DB_SPIKE_SAMPLERS_NOTE,
+				 m->note.ptr ? m->note.ptr : "",
+				 (int)m->note.len);
+		break;
+	}
 	default:
 		return 0;
 	}
@@ -103,17 +124,17 @@ int spikes_put(struct spikes *s, int64_t proc_id, int64_t seq,
 
 int spikes_open(struct spikes *s, sqlite3 *db)
 {
-	static const enum db_table tables[4] = { DB_SPIKE_BREACHES,
-						 DB_SPIKE_SAMPLES,
-						 DB_SPIKE_MAPS,
-						 DB_SPIKE_PROFILE };
+	static const enum db_table tables[SPIKES_TABLES] = {
+		DB_SPIKE_BREACHES, DB_SPIKE_SAMPLES, DB_SPIKE_MAPS,
+		DB_SPIKE_PROFILE, DB_SPIKE_SAMPLERS
+	};
 
 	memset(s, 0, sizeof(*s));
 	s->db = db;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < SPIKES_TABLES; i++)
 		if (schema_prepare_insert(db, tables[i],
-					  i >= 2 ? "INSERT OR IGNORE"
-						 : "INSERT",
+					  i == 2 || i == 3 ? "INSERT OR IGNORE"
+							   : "INSERT",
 					  1, &s->ins[i])) {
 			spikes_close(s);
 			return -1;
@@ -123,7 +144,7 @@ int spikes_open(struct spikes *s, sqlite3 *db)
 
 void spikes_close(struct spikes *s)
 {
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < SPIKES_TABLES; i++) {
 		sqlite3_finalize(s->ins[i]);
 		s->ins[i] = NULL;
 	}

@@ -11,10 +11,13 @@
 
 struct record;
 
+#define SPIKES_TABLES 5
+
 /* The spike_* tables' insert statements, and the rows written. */
 struct spikes {
 	sqlite3 *db;
-	sqlite3_stmt *ins[4]; /* breaches, samples, maps, profile */
+	/* breaches, samples, maps, profile, samplers */
+	sqlite3_stmt *ins[SPIKES_TABLES];
 	uint64_t rows;
 };
 

@@ -4,9 +4,9 @@
  * JSON API (ccsg/api.h) a page of children at a time, linked navigation
  * (Figure 4: a menu of the other trees, a linking form grouped by host >
  * process > thread when several nodes correspond), local compaction of the
- * DSCG and CCSG, the CCDG of an impact specification.  d3 (Debian's
- * node-d3, served by ccsg serve) joins the rows, so nodes that merge or
- * open fade in and out.  The URL's hash holds the tree, the view, the
+ * DSCG and CCSG, the CCDG of an impact specification.  A tree opens
+ * where the cost is (openHeavy).  d3 (Debian's node-d3, served by ccsg
+ * serve) joins the rows, so nodes that merge or open fade in and out.  The URL's hash holds the tree, the view, the
  * node, the specification and the compaction's steps: a view can be
  * shared or reloaded.  The steps are this page's alone: the server keeps
  * no compaction, each request gives the steps of its state.
@@ -16,6 +16,8 @@
 const TREES = ['idt', 'dscg', 'ccsg', 'ccdg'];
 const NAMES = { idt: 'IDT', dscg: 'DSCG', ccsg: 'CCSG', ccdg: 'CCDG' };
 const PAGE = 200;
+const OPEN_SHARE = 0.05; // a tree opens every node above this share of its root
+const OPEN_REQUESTS = 100; // ... in at most this many requests
 const S = {
 	info: null,
 	tree: 'ccsg',
@@ -143,6 +145,18 @@ function heat(frac) {
 		: 'rgb(' + Math.round(255) + ',' + Math.round(220 - 200 * f) + ',60)';
 }
 
+/* What a node weighs: every tree's nodes carry their measure in total
+ * (CPU today: self plus descendants; the IDT's, its calls' self CPU). */
+function figure(n) {
+	return n.total || 0;
+}
+
+/* The root's figure (at least 1): the largest of the root's and of its
+ * children's, a root without a total of its own counting as its heaviest. */
+function rootFigure(st) {
+	return Math.max(1, figure(st.root), ...(st.root.kids || []).map(figure));
+}
+
 function hostTotals(n) {
 	if (!n.self_v) return null;
 	return n.self_v.map((s, i) => s + (n.desc_v ? n.desc_v[i] : 0));
@@ -158,8 +172,7 @@ function fillRow(div, row, st) {
 		return;
 	}
 	const n = row.node;
-	const rootTotal = Math.max(1, st.root.total || 0,
-		...(st.root.kids || []).map((k) => k.total || 0));
+	const rootTotal = rootFigure(st);
 	const cls = ['row'];
 	if (S.selected && S.selected.tree === S.tree && S.selected.id === n.id) cls.push('selected');
 	if (S.tree === 'ccdg' && n.affected !== undefined) cls.push(n.affected ? 'affected' : 'unaffected');
@@ -371,15 +384,44 @@ async function focus(tree, id, keepView) {
 	} catch (e) { message(e.message); }
 }
 
-/* The root open, and its child too when it is the only one (main
- * under the root of a compacted tree). */
-async function openTop(tree, st) {
-	let n = st.root;
-	for (let i = 0; i < 2 && n && n.has_children; i++) {
+/* Open where the cost is: the root, then every node that holds at least
+ * OPEN_SHARE of the root's figure, heaviest first, so the heaviest path
+ * is open down to its first node under the share and every node above
+ * it is shown.  A node's unseen children (beyond the pages loaded) are
+ * loaded while they could hold such a node.  At most OPEN_REQUESTS
+ * requests: a deep chain of heavy nodes opens as far as they go. */
+async function openHeavy(tree, st) {
+	const root = st.root;
+	if (!root.has_children) return;
+	root.open = true;
+	await loadKids(tree, root);
+	const thr = OPEN_SHARE * rootFigure(st);
+	let budget = OPEN_REQUESTS - 1;
+	const queue = [root];
+	while (queue.length && budget > 0) {
+		queue.sort((a, b) => figure(b) - figure(a));
+		const n = queue.shift();
 		n.open = true;
-		await loadKids(tree, n);
-		n = n.kids.length === 1 ? n.kids[0] : null;
+		if (n.kids === null || n.kids.length === 0) {
+			await loadKids(tree, n);
+			budget--;
+		}
+		while (budget > 0 && n.kids.length < n.nkids && unseen(tree, n) >= thr) {
+			await loadKids(tree, n, n.kids.length);
+			budget--;
+		}
+		queue.push(...n.kids.filter((c) => c.has_children && figure(c) >= thr));
 	}
+}
+
+/* What one of n's children not loaded yet may hold at most: the CCSG's,
+ * the CCDG's and a compacted tree's children come largest first; the
+ * IDT's and the DSCG's in their own order, their totals nest. */
+function unseen(tree, n) {
+	if (n.kids.length === 0) return 0;
+	if (tree === 'ccsg' || tree === 'ccdg' || viewOf(tree))
+		return figure(n.kids[n.kids.length - 1]);
+	return figure(n) - (n.self || 0) - n.kids.reduce((s, c) => s + figure(c), 0);
 }
 
 async function showTree(tree) {
@@ -397,7 +439,10 @@ async function showTree(tree) {
 	}
 	message('');
 	const st = await loadRoot(tree);
-	await openTop(tree, st);
+	if (!st.shaped) {
+		await openHeavy(tree, st);
+		st.shaped = true;
+	}
 	render();
 }
 
@@ -416,7 +461,8 @@ async function compactOp(op, id, level) {
 		const open = new Set([...old.byId.values()].filter((n) => n.open).map((n) => n.id));
 		S.states.delete(old.key);
 		const st = await loadRoot(tree);
-		await openTop(tree, st);
+		await openHeavy(tree, st);
+		st.shaped = true;
 		const queue = [st.root];
 		while (queue.length) {
 			const n = queue.shift();

@@ -72,6 +72,24 @@ static void where(struct chrome *ch, int32_t proc, int32_t th, int64_t ts)
 	xb_us(b, ts - ch->x->base_ns);
 }
 
+/* ,"monitoring":{...}: the types and selections in force per process,
+ * and when (docs/ccsg.md, "Under selective monitoring"). */
+static void monitoring(struct xbuf *b, const struct ccsg_monitoring *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;
+	ccsg_monitoring_json_states(f, m);
+	if (!fclose(f)) {
+		XB_LIT(b, ",\n \"monitoring\":");
+		xb_str(b, text);
+	}
+	free(text);
+}
+
 static void metadata(struct chrome *ch)
 {
 	const struct export_ctx *x = ch->x;
@@ -119,6 +137,7 @@ static void metadata(struct chrome *ch)
 	xb_i64(b, worst);
 	XB_LIT(b, ",\"clamped_calls\":");
 	xb_i64(b, x->clamped);
+	monitoring(b, &t->mon);
 	XB_LIT(b, "},\n\"traceEvents\":[\n");
 }
 

@@ -29,6 +29,8 @@ enum {
 	PES_SEED,
 	PES_TOL,
 	PES_THREAD,
+	PES_LOG_FREQ,
+	PES_ALL_FREQ,
 };
 
 static const struct opt pes_opts[] = {
@@ -51,6 +53,11 @@ static const struct opt pes_opts[] = {
 	{ "sample", PES_SAMPLE, "DT",
 	  "frequency view of the time view sampled every DT time units "
 	  "(default: the event view)" },
+	{ "log-frequency", PES_LOG_FREQ, NULL,
+	  "frequency view in SVG or PNG: a logarithmic frequency axis" },
+	{ "all-frequencies", PES_ALL_FREQ, NULL,
+	  "frequency view in SVG or PNG: every bin up to the Nyquist "
+	  "frequency (default: up to where 99% of the power lies below)" },
 	{ "bins", PES_BINS, "N", "occupancy histogram bins (default 10)" },
 	{ "simulate", PES_SIMULATE, "N",
 	  "simulate the model for N entries (0: as many as observed) and "
@@ -81,6 +88,7 @@ struct pes_cli {
 	int view;	   /* -1: none */
 	int format;	   /* -1: not given */
 	int64_t sample;	   /* 0: the event domain */
+	unsigned freq_axis; /* PES_FREQ_* */
 	size_t bins;
 	long long simulate; /* -1: no simulation */
 	uint64_t seed;
@@ -137,6 +145,12 @@ static int parse(struct pes_cli *o, int argc, char **argv)
 		case PES_SAMPLE:
 			bad = pes_parse_u64(v, &u) || !u || u > INT64_MAX;
 			o->sample = (int64_t)u;
+			break;
+		case PES_LOG_FREQ:
+			o->freq_axis |= PES_FREQ_LOG;
+			break;
+		case PES_ALL_FREQ:
+			o->freq_axis |= PES_FREQ_ALL;
 			break;
 		case PES_BINS:
 			bad = pes_parse_u64(v, &u) || !u || u > 100000;
@@ -225,7 +239,7 @@ static int write_view(struct pes *p, const struct pes_cli *o, FILE *out,
 			    &bin))
 		return -1;
 	ret = pes_print_freq(out, o->output, p, power, nf, bin, o->sample > 0,
-			     o->signal, fmt);
+			     o->signal, o->freq_axis, fmt);
 	free(power);
 	return ret;
 }

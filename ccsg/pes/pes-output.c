@@ -352,6 +352,7 @@ struct yaxis {
 	const char **labels; /* per y */
 	size_t n;
 	int time_view;
+	double scale; /* time base units to the plot's unit */
 };
 
 static int yaxis_init(struct yaxis *a, const struct pes *p, int time_view)
@@ -361,6 +362,7 @@ static int yaxis_init(struct yaxis *a, const struct pes *p, int time_view)
 	a->p = p;
 	a->n = 0;
 	a->time_view = time_view;
+	a->scale = 1;
 	a->y = calloc(p->nstates + 1, sizeof(*a->y));
 	a->labels = calloc(p->nstates + 1, sizeof(*a->labels));
 	if (!present || !a->y || !a->labels) {
@@ -384,8 +386,22 @@ static void view_point(const void *ctx, size_t i, double *x, double *y)
 {
 	const struct yaxis *a = ctx;
 
-	*x = a->time_view ? (double)a->p->t[i] : (double)i;
+	*x = a->time_view ? (double)(a->p->t[i] - a->p->t[0]) * a->scale
+			  : (double)i;
 	*y = a->y[a->p->seq[i]];
+}
+
+/* A readable unit for a span of s seconds (s, ms, us or ns): its name,
+ * and its length in seconds in *per. */
+static const char *time_unit(double s, double *per)
+{
+	static const char *const names[] = { "s", "ms", "us", "ns" };
+	int k = 0;
+
+	while (k < 3 && s < pow(10, -3 * k))
+		k++;
+	*per = pow(10, -3 * k);
+	return names[k];
 }
 
 int pes_print_view(FILE *out, const char *path, const struct pes *p,
@@ -398,25 +414,36 @@ int pes_print_view(FILE *out, const char *path, const struct pes *p,
 	if (yaxis_init(&a, p, tv))
 		return fail("out of memory"), -ENOMEM;
 	if (fmt == PES_OUT_SVG || fmt == PES_OUT_PNG) {
-		char xlabel[64];
-		struct pes_plot pl = {
-			tv ? "time view" : "event view",
-			xlabel,
-			"state",
-			tv ? PES_PLOT_STEP : PES_PLOT_LINE,
-			p->n,
-			view_point,
-			&a,
-			tv ? (double)p->t[0] : 0,
-			tv ? (double)(p->end_known ? p->end : p->t[p->n - 1])
-			   : (double)(p->n - 1),
-			0,
-			a.n ? (double)(a.n - 1) : 0,
-			a.labels,
-			a.n
-		};
-		snprintf(xlabel, sizeof(xlabel), tv ? "time (%s)" : "event",
-			 p->unit);
+		/* the time view's x: the time since the sequence's start, in
+		 * a unit that suits its span; the start itself in the title */
+		int64_t end = p->end_known ? p->end : p->t[p->n - 1];
+		double per,
+			span = (double)(end - p->t[0]) * p->seconds_per_unit;
+		const char *unit = time_unit(span, &per);
+		char title[96], xlabel[64];
+
+		a.scale = p->seconds_per_unit / per;
+		if (tv) {
+			snprintf(title, sizeof(title),
+				 "time view, starting at %" PRId64 " %s",
+				 p->t[0], p->unit);
+			snprintf(xlabel, sizeof(xlabel),
+				 "time since the start (%s)", unit);
+		}
+		struct pes_plot pl = { tv ? title : "event view",
+				       tv ? xlabel : "event",
+				       "state",
+				       tv ? PES_PLOT_STEP : PES_PLOT_LINE,
+				       p->n,
+				       view_point,
+				       &a,
+				       0,
+				       tv ? span / per : (double)(p->n - 1),
+				       0,
+				       a.n ? (double)(a.n - 1) : 0,
+				       a.labels,
+				       a.n,
+				       0 };
 		ret = pes_plot_write(&pl, path, fmt == PES_OUT_PNG);
 	} else if (fmt == PES_OUT_CSV) {
 		fputs(tv ? "time,y,state,occupancy\n" : "event,y,state\n", out);
@@ -476,9 +503,38 @@ static void freq_point(const void *ctx, size_t i, double *x, double *y)
 	*y = c->power[i];
 }
 
+/* The bins the frequency view shows: up to the least j (in *share) where
+ * bins 1 to j hold PES_FREQ_SHARE of the power of bins 1 to nf - 1 (the
+ * mean, bin 0, left out), and a quarter more, so that the peak is not on
+ * the frame; from bin 1 on a logarithmic axis, which spans a decade at
+ * least; every bin with PES_FREQ_ALL. */
+static void freq_range(const double *power, size_t nf, unsigned axis,
+		       size_t *from, size_t *to, size_t *share)
+{
+	double total = 0, acc = 0;
+	size_t j = nf - 1;
+
+	*from = axis & PES_FREQ_LOG && nf > 2 ? 1 : 0; /* else linear */
+	*to = *share = nf - 1;
+	if (axis & PES_FREQ_ALL || nf < 3)
+		return;
+	for (size_t k = 1; k < nf; k++)
+		total += power[k];
+	for (size_t k = 1; k < nf && total > 0; k++)
+		if ((acc += power[k]) >= PES_FREQ_SHARE * total) {
+			j = k;
+			break;
+		}
+	*share = j;
+	j += j / 4 + 1;
+	if (axis & PES_FREQ_LOG && j < 10)
+		j = 10;
+	*to = j < nf - 1 ? j : nf - 1;
+}
+
 int pes_print_freq(FILE *out, const char *path, const struct pes *p,
 		   const double *power, size_t nf, double bin, int time_domain,
-		   const char *signal, enum pes_out fmt)
+		   const char *signal, unsigned axis, enum pes_out fmt)
 {
 	const char *unit = time_domain ? "Hz" : "cycles per event";
 
@@ -486,16 +542,22 @@ int pes_print_freq(FILE *out, const char *path, const struct pes *p,
 	if (fmt == PES_OUT_SVG || fmt == PES_OUT_PNG) {
 		struct freq_ctx c = { power, bin };
 		double top = 0;
-		char title[320], xlabel[64];
+		size_t from, to, share;
+		char title[400], xlabel[64];
 
-		for (size_t j = 1; j < nf; j++)
+		freq_range(power, nf, axis, &from, &to, &share);
+		for (size_t j = 1; j <= to; j++)
 			if (power[j] > top)
 				top = power[j];
 		snprintf(title, sizeof(title),
-			 "frequency view (%s domain, %s%s)",
+			 "frequency view (%s domain, %s%s), %s %.6g%s",
 			 time_domain ? "time" : "event",
 			 signal ? "indicator of " : "state number",
-			 signal ? signal : "");
+			 signal ? signal : "",
+			 axis & PES_FREQ_ALL ? "every bin up to"
+					     : "99% of the power below",
+			 (double)(axis & PES_FREQ_ALL ? to : share) * bin,
+			 time_domain ? " Hz" : " cycles per event");
 		snprintf(xlabel, sizeof(xlabel), "frequency (%s)", unit);
 		struct pes_plot pl = { title,
 				       xlabel,
@@ -504,12 +566,13 @@ int pes_print_freq(FILE *out, const char *path, const struct pes *p,
 				       nf,
 				       freq_point,
 				       &c,
-				       0,
-				       (double)(nf - 1) * bin,
+				       (double)from * bin,
+				       (double)to * bin,
 				       0,
 				       top > 0 ? top : 1,
 				       NULL,
-				       0 };
+				       0,
+				       from > 0 };
 		return pes_plot_write(&pl, path, fmt == PES_OUT_PNG);
 	}
 	if (fmt == PES_OUT_CSV) {

@@ -31,10 +31,19 @@ int pes_print_model(FILE *out, const struct pes *p, const struct pes_model *m,
 int pes_print_view(FILE *out, const char *path, const struct pes *p,
 		   enum pes_view view, enum pes_out fmt);
 
+/* The frequency view's axis in a picture: by default linear, from 0 to
+ * where PES_FREQ_SHARE of the power lies below (the mean left out). */
+#define PES_FREQ_SHARE 0.99
+enum {
+	PES_FREQ_LOG = 1, /* a logarithmic frequency axis (from bin 1) */
+	PES_FREQ_ALL = 2, /* up to the Nyquist frequency (the last bin) */
+};
+
 /* The frequency view: power[0 .. nf) every bin (Hz in the time domain,
- * cycles per event in the event domain). */
+ * cycles per event in the event domain); axis: PES_FREQ_* for SVG and
+ * PNG. */
 int pes_print_freq(FILE *out, const char *path, const struct pes *p,
 		   const double *power, size_t nf, double bin, int time_domain,
-		   const char *signal, enum pes_out fmt);
+		   const char *signal, unsigned axis, enum pes_out fmt);
 
 #endif

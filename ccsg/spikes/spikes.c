@@ -402,17 +402,23 @@ out:
 	return ret;
 }
 
-/* Count the samples of [lo, hi) of a process into the breach. */
+/*
+ * Count the samples of [lo, hi) of a process into the breach, and the
+ * wall time from the first to the last into *span.
+ */
 static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
-		  uint64_t hi, struct spikes_list *top, uint64_t *count)
+		  uint64_t hi, struct spikes_list *top, uint64_t *count,
+		  uint64_t *span)
 {
 	static const int cols[] = { DB_SPIKE_SAMPLES_IP, DB_SPIKE_SAMPLES_STACK,
-				    DB_SPIKE_SAMPLES_CTX_CHAIN };
+				    DB_SPIKE_SAMPLES_CTX_CHAIN,
+				    DB_SPIKE_SAMPLES_MONO_NS };
 	struct priv *p = r->priv;
+	uint64_t first = UINT64_MAX, last = 0;
 	struct db_read rd;
 	int done = 1;
 
-	if (db_read_open(&rd, p->db, NULL, DB_SPIKE_SAMPLES, cols, 3,
+	if (db_read_open(&rd, p->db, NULL, DB_SPIKE_SAMPLES, cols, 4,
 			 "WHERE %s = ? AND %s >= ? AND %s < ?",
 			 DB_NAME(SPIKE_SAMPLES, PROC_ID),
 			 DB_NAME(SPIKE_SAMPLES, IDX),
@@ -429,10 +435,14 @@ static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
 		const uint8_t *chain =
 			db_get_blob(&rd, DB_SPIKE_SAMPLES_CTX_CHAIN, &nchain);
 		const char *fn = symbol(p, b->proc_id, ip, 0), *s;
+		uint64_t at =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLES_MONO_NS);
 		char frames[2048];
 		size_t len;
 
 		done = 0;
+		first = at < first ? at : first;
+		last = at > last ? at : last;
 		if (!fn || add(top, fn, 1, NULL))
 			break; /* out of memory */
 		(*count)++;
@@ -457,8 +467,84 @@ static int window(struct spikes_report *r, struct spikes_breach *b, uint64_t lo,
 		}
 		done = 1;
 	}
+	*span = last > first ? last - first : 0;
 	/* a row left half done: out of memory */
 	return db_read_close(&rd) || !done ? -1 : 0;
+}
+
+double spikes_rate_obtained(const struct spikes_sampler *s)
+{
+	return s->cpu_ns ? (double)s->samples * 1e9 / (double)s->cpu_ns : 0;
+}
+
+/* One entry per process that sampled: its last row (the figures are
+ * running totals) and the notes of its changes.  A trace merged before
+ * the table has none. */
+static int load_samplers(struct spikes_report *r)
+{
+	static const int cols[] = {
+		DB_SPIKE_SAMPLERS_PROC_ID,  DB_SPIKE_SAMPLERS_SOURCE,
+		DB_SPIKE_SAMPLERS_SIGNAL,   DB_SPIKE_SAMPLERS_RATE_HZ,
+		DB_SPIKE_SAMPLERS_SAMPLES,  DB_SPIKE_SAMPLERS_CPU_NS,
+		DB_SPIKE_SAMPLERS_FALLBACK, DB_SPIKE_SAMPLERS_LOST,
+		DB_SPIKE_SAMPLERS_NOTE
+	};
+	struct priv *p = r->priv;
+	struct db_read rd;
+	int has = db_has_table(p->db, DB_SPIKE_SAMPLERS);
+
+	if (has <= 0)
+		return has;
+	r->samplers = calloc(p->nprocs ? p->nprocs : 1, sizeof(*r->samplers));
+	if (!r->samplers)
+		return -1;
+	r->nsamplers = p->nprocs;
+	if (db_read_open(&rd, p->db, NULL, DB_SPIKE_SAMPLERS, cols,
+			 sizeof(cols) / sizeof(cols[0]), "ORDER BY %s, %s",
+			 DB_NAME(SPIKE_SAMPLERS, PROC_ID),
+			 DB_NAME(SPIKE_SAMPLERS, SEQ)))
+		return -1;
+	while (db_read_next(&rd)) {
+		int64_t id = db_get_int(&rd, DB_SPIKE_SAMPLERS_PROC_ID);
+		const char *note = db_get_text(&rd, DB_SPIKE_SAMPLERS_NOTE);
+		struct spikes_sampler *s;
+
+		if (id <= 0 || (size_t)id >= r->nsamplers)
+			continue;
+		s = &r->samplers[id];
+		s->proc_id = id;
+		s->pid = p->procs[id].pid;
+		s->host = p->procs[id].host;
+		s->exe = p->procs[id].exe;
+		free(s->source);
+		s->source = db_get_strdup(&rd, DB_SPIKE_SAMPLERS_SOURCE);
+		s->signal = (uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_SIGNAL);
+		s->rate_hz =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_RATE_HZ);
+		s->samples =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_SAMPLES);
+		s->cpu_ns = (uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_CPU_NS);
+		s->fallback =
+			(uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_FALLBACK);
+		s->lost = (uint64_t)db_get_int(&rd, DB_SPIKE_SAMPLERS_LOST);
+		if (!s->source) {
+			rd.bad = 1;
+			break;
+		}
+		if (note && strcmp(note, "start") && strcmp(note, "end")) {
+			char **v = realloc(s->changes,
+					   (s->nchanges + 1) * sizeof(*v));
+
+			if (v)
+				s->changes = v;
+			if (!v || !(v[s->nchanges] = strdup(note))) {
+				rd.bad = 1;
+				break;
+			}
+			s->nchanges++;
+		}
+	}
+	return db_read_close(&rd);
 }
 
 static int load_breaches(struct spikes_report *r)
@@ -515,10 +601,14 @@ static int load_breaches(struct spikes_report *r)
 		struct spikes_breach *b = &r->b[i];
 		uint64_t lo = b->mark > b->n ? b->mark - b->n : 0;
 
-		if (window(r, b, lo, b->mark, &b->top_before, &b->before) ||
+		if (window(r, b, lo, b->mark, &b->top_before, &b->before,
+			   &b->span_before_ns) ||
 		    window(r, b, b->mark, b->mark + b->n, &b->top_after,
-			   &b->after))
+			   &b->after, &b->span_after_ns))
 			return -1;
+		if (b->proc_id > 0 && (size_t)b->proc_id < r->nsamplers &&
+		    r->samplers[b->proc_id].source)
+			b->sampler = &r->samplers[b->proc_id];
 		sort(&b->top_before, SPIKES_TOP_FUNCTIONS);
 		sort(&b->top_after, SPIKES_TOP_FUNCTIONS);
 		sort(&b->stacks, SPIKES_TOP_STACKS);
@@ -611,7 +701,7 @@ int spikes_load(struct spikes_report *r, const char *path)
 		return ok == -ENOMEM
 			       ? fail("out of memory")
 			       : fail("'%s': %s", path, sqlite3_errmsg(p->db));
-	ok = !load_procs(p, &procs) && !load_breaches(r) &&
+	ok = !load_procs(p, &procs) && !load_samplers(r) && !load_breaches(r) &&
 	     !resolve_chains(r, &procs) && !load_profiles(r);
 	db_procs_release(&procs);
 	if (!ok)
@@ -645,6 +735,13 @@ void spikes_release(struct spikes_report *r)
 		free(r->chains[i]);
 	}
 	free(r->chains);
+	for (size_t i = 0; i < r->nsamplers; i++) {
+		free(r->samplers[i].source);
+		for (size_t k = 0; k < r->samplers[i].nchanges; k++)
+			free(r->samplers[i].changes[k]);
+		free(r->samplers[i].changes);
+	}
+	free(r->samplers);
 	list_free(&r->window);
 	list_free(&r->run);
 	if (p) {
@@ -664,187 +761,4 @@ void spikes_release(struct spikes_report *r)
 		free(p);
 	}
 	memset(r, 0, sizeof(*r));
-}
-
-/* ---- output ------------------------------------------------------------ */
-
-static int is_share(const char *resource)
-{
-	return resource &&
-	       (!strcmp(resource, "cpu") || !strcmp(resource, "blocked"));
-}
-
-static void text_value(FILE *out, const char *resource, uint64_t v)
-{
-	if (is_share(resource))
-		fprintf(out, "%" PRIu64 ".%02" PRIu64 "%%", v / 100, v % 100);
-	else
-		fprintf(out, "%" PRIu64 " bytes", v);
-}
-
-static void text_list(FILE *out, const char *title, const struct spikes_list *l)
-{
-	fprintf(out, "  %s:\n", title);
-	if (!l->n)
-		fputs("    -\n", out);
-	for (size_t i = 0; i < l->n; i++)
-		fprintf(out, "    %6" PRIu64 "  %s\n", l->v[i].samples,
-			l->v[i].name);
-}
-
-int spikes_print_text(FILE *out, const struct spikes_report *r)
-{
-	if (!r->nb)
-		fputs("no breach of a resource policy in the trace\n", out);
-	for (size_t i = 0; i < r->nb; i++) {
-		const struct spikes_breach *b = &r->b[i];
-		time_t sec = (time_t)(b->time_ns / 1000000000u);
-		struct tm tm;
-		char when[64] = "?";
-
-		if (gmtime_r(&sec, &tm))
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-		fprintf(out,
-			"breach %zu: %s.%03u UTC, host %s, pid %" PRId64
-			" (%s): %s at ",
-			i + 1, when, (unsigned)(b->time_ns / 1000000 % 1000),
-			b->host ? b->host : "?", b->pid, b->exe ? b->exe : "?",
-			b->rule ? b->rule : "?");
-		text_value(out, b->resource, b->value);
-		fputs(", threshold ", out);
-		text_value(out, b->resource, b->threshold);
-		fprintf(out,
-			"\n  samples: %" PRIu64 " before, %" PRIu64
-			" after (of %" PRIu64 " each)\n",
-			b->before, b->after, b->n);
-		text_list(out, "top functions before", &b->top_before);
-		text_list(out, "top functions after", &b->top_after);
-		text_list(out, "top call stacks (innermost first)", &b->stacks);
-		fputs("  RPC chains in progress:\n", out);
-		if (!b->chains.n)
-			fputs("    -\n", out);
-		for (size_t k = 0; k < b->chains.n; k++) {
-			const struct spikes_chain *c = b->chains.v[k].ref;
-
-			fprintf(out, "    %6" PRIu64 "  %s root %s",
-				b->chains.v[k].samples, c->hex,
-				c->root_function ? c->root_function : "?");
-			if (c->client_host)
-				fprintf(out, " from %s pid %" PRId64,
-					c->client_host, c->client_pid);
-			fputc('\n', out);
-		}
-	}
-	fprintf(out, "window profile (%" PRIu64 " samples):\n",
-		r->window_samples);
-	for (size_t i = 0; i < r->window.n; i++)
-		fprintf(out, "  %6" PRIu64 "  %s\n", r->window.v[i].samples,
-			r->window.v[i].name);
-	fprintf(out, "whole-run profile (%" PRIu64 " sampling periods):\n",
-		r->run_samples);
-	for (size_t i = 0; i < r->run.n; i++)
-		fprintf(out, "  %6" PRIu64 "  %s\n", r->run.v[i].samples,
-			r->run.v[i].name);
-	return ferror(out) ? -1 : 0;
-}
-
-static void json_value(FILE *out, const char *resource, uint64_t v)
-{
-	if (is_share(resource))
-		fprintf(out, "%" PRIu64 ".%02" PRIu64, v / 100, v % 100);
-	else
-		fprintf(out, "%" PRIu64, v);
-}
-
-static void json_list(FILE *out, const struct spikes_list *l)
-{
-	fputc('[', out);
-	for (size_t i = 0; i < l->n; i++) {
-		fputs(i ? ", {\"function\": " : "{\"function\": ", out);
-		json_cstr(out, l->v[i].name);
-		fprintf(out, ", \"samples\": %" PRIu64 "}", l->v[i].samples);
-	}
-	fputc(']', out);
-}
-
-/* A stack's frames from its "a <- b <- c" name. */
-static void json_frames(FILE *out, const char *s)
-{
-	const char *sep;
-
-	fputc('[', out);
-	for (int first = 1;; first = 0) {
-		sep = strstr(s, " <- ");
-		if (!first)
-			fputs(", ", out);
-		json_string(out, s, sep ? (size_t)(sep - s) : strlen(s));
-		if (!sep)
-			break;
-		s = sep + 4;
-	}
-	fputc(']', out);
-}
-
-int spikes_print_json(FILE *out, const struct spikes_report *r)
-{
-	fputs("{\"breaches\": [", out);
-	for (size_t i = 0; i < r->nb; i++) {
-		const struct spikes_breach *b = &r->b[i];
-
-		fprintf(out, "%s\n  {\"time_ns\": %" PRIu64 ", \"host\": ",
-			i ? "," : "", b->time_ns);
-		json_cstr(out, b->host);
-		fprintf(out, ", \"pid\": %" PRId64 ", \"exe\": ", b->pid);
-		json_cstr(out, b->exe);
-		fputs(", \"policy\": ", out);
-		json_cstr(out, b->rule);
-		fputs(", \"value\": ", out);
-		json_value(out, b->resource, b->value);
-		fputs(", \"threshold\": ", out);
-		json_value(out, b->resource, b->threshold);
-		fprintf(out,
-			", \"samples_before\": %" PRIu64
-			", \"samples_after\": %" PRIu64
-			",\n   \"top_before\": ",
-			b->before, b->after);
-		json_list(out, &b->top_before);
-		fputs(",\n   \"top_after\": ", out);
-		json_list(out, &b->top_after);
-		fputs(",\n   \"stacks\": [", out);
-		for (size_t k = 0; k < b->stacks.n; k++) {
-			fputs(k ? ", {\"frames\": " : "{\"frames\": ", out);
-			json_frames(out, b->stacks.v[k].name);
-			fprintf(out, ", \"samples\": %" PRIu64 "}",
-				b->stacks.v[k].samples);
-		}
-		fputs("],\n   \"chains\": [", out);
-		for (size_t k = 0; k < b->chains.n; k++) {
-			const struct spikes_chain *c = b->chains.v[k].ref;
-
-			fputs(k ? ", {\"chain\": " : "{\"chain\": ", out);
-			json_cstr(out, c->hex);
-			fputs(", \"root_function\": ", out);
-			if (c->root_function)
-				json_cstr(out, c->root_function);
-			else
-				fputs("null", out);
-			fputs(", \"client_host\": ", out);
-			if (c->client_host)
-				json_cstr(out, c->client_host);
-			else
-				fputs("null", out);
-			if (c->client_pid)
-				fprintf(out, ", \"client_pid\": %" PRId64 "}",
-					c->client_pid);
-			else
-				fputs(", \"client_pid\": null}", out);
-		}
-		fputs("]}", out);
-	}
-	fputs("],\n \"window_profile\": ", out);
-	json_list(out, &r->window);
-	fputs(",\n \"run_profile\": ", out);
-	json_list(out, &r->run);
-	fputs("}\n", out);
-	return ferror(out) ? -1 : 0;
 }

@@ -35,6 +35,19 @@ struct spikes_chain {
 	int64_t client_pid;  /* 0: unknown */
 };
 
+/* How a process sampled (spike_samplers: its last row, and the changes). */
+struct spikes_sampler {
+	int64_t proc_id, pid;
+	const char *host, *exe;
+	char *source; /* "perf", "perf-user", "timer", "off" */
+	uint64_t signal, rate_hz, samples, cpu_ns, fallback, lost;
+	char **changes; /* every note but "start" and "end", in order */
+	size_t nchanges;
+};
+
+/* Samples per second of a sampled thread's CPU time; 0 when unknown. */
+double spikes_rate_obtained(const struct spikes_sampler *s);
+
 struct spikes_breach {
 	int64_t proc_id, pid;
 	uint64_t time_ns; /* CLOCK_REALTIME of the breach */
@@ -42,12 +55,17 @@ struct spikes_breach {
 	char *resource, *rule;
 	uint64_t value, threshold, mark, n;
 	uint64_t before, after; /* samples found on each side */
+	/* the wall time from the first sample to the last, each side */
+	uint64_t span_before_ns, span_after_ns;
+	const struct spikes_sampler *sampler; /* NULL: an older trace */
 	struct spikes_list top_before, top_after, stacks, chains;
 };
 
 struct spikes_report {
 	struct spikes_breach *b;
 	size_t nb;
+	struct spikes_sampler *samplers; /* by proc_id */
+	size_t nsamplers;
 	struct spikes_list window, run;
 	uint64_t window_samples, run_samples;
 	struct spikes_chain **chains; /* each its own allocation */

@@ -42,9 +42,10 @@
  * processes.last_mono_ns (when a process that did not end cleanly was
  * last heard of), only added.
  * 9: rpc_calls.reply_proc_id (a reply sent by a fork child), only
+ * added.  10: the spike_samplers table (how each process sampled), only
  * added.
  */
-#define DB_SCHEMA_VERSION 9
+#define DB_SCHEMA_VERSION 10
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 

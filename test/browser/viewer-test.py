@@ -1,15 +1,21 @@
 #!/usr/bin/python3
 """viewer-test.py URL OUTDIR - the viewer (ccsg serve) in headless Chromium,
-driven by Selenium, on the Figure 1 trace (issue 13, item 5): open each
-tree, expand foo, follow CCSG FIG1_PROG::SAY_IT -> DSCG (three invocations
+driven by Selenium, on the Figure 1 trace (issue 13, item 5): each tree
+opens where the cost is (issue 39, item 1: the CCSG shows SAY_IT without
+a click, every node above 5% of the root is shown and open, a node under
+5% is not; the same in a compacted tree from its URL and in the CCDG),
+follow CCSG FIG1_PROG::SAY_IT -> DSCG (three invocations
 offered, grouped by host D) -> IDT (its procedure, calls = 3), reload the
 URL and find the same node, fold the DSCG by host and open one, see that
 a second page has a compaction of its own and that each page's survives
 a reload, enter an impact specification and see the CCDG mark say_it,
 foo and main as affected.  Screenshots of each step go to OUTDIR.  Exit 0 when all holds;
 any failure raises (exit 1) with what was expected."""
+import json
 import os
 import sys
+import urllib.parse
+import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -81,6 +87,85 @@ def selected():
                       "no node selected")
 
 
+def api(path, **params):
+    """The server's answer to a request of this test (not the page's)."""
+    q = urllib.parse.urlencode(params, doseq=True)
+    with urllib.request.urlopen(URL.rstrip("/") + path + "?" + q) as r:
+        return json.load(r)
+
+
+SHARE = 0.05  # web/app.js: OPEN_SHARE
+
+
+def opened_by_weight(tree, root, **params):
+    """What the page must show when tree opens, from the API: (heavy,
+    light) where heavy are the ids of the nodes holding at least SHARE of
+    the root's total (reached through such nodes; the root is one), to be
+    shown and open, and light the ids of their children under SHARE that
+    have children of their own, to be shown and closed."""
+    def kids(n):
+        if not n["has_children"]:
+            return []
+        return api("/api/children", tree=tree, id=n["id"], limit=10000,
+                   **params)["children"]
+    top = api("/api/node", tree=tree, id=root, **params)
+    thr = SHARE * max([1, top["total"]] + [k["total"] for k in kids(top)])
+    heavy, light, todo = {}, {}, [top]
+    while todo:
+        n = todo.pop()
+        heavy[n["id"]] = n
+        for k in kids(n):
+            if k["total"] >= thr:
+                todo.append(k)
+            elif k["has_children"]:
+                light[k["id"]] = k
+    return heavy, light
+
+
+def shown_rows():
+    """id -> toggle of the rows shown (not fading out), read in one go."""
+    return dict(drv.execute_script(
+        "return [...document.querySelectorAll('#tree div.row[data-id]')]"
+        ".filter(r => r.style.opacity !== '0')"
+        ".map(r => [r.dataset.id, r.querySelector('.toggle').textContent])"))
+
+
+def check_opened(tree, root, **params):
+    """The page shows tree opened as opened_by_weight() says; the light
+    nodes' ids (under SHARE, with children, not opened)."""
+    heavy, light = opened_by_weight(tree, root, **params)
+    last = ["not checked"]
+
+    def holds(d):
+        rows, bad = shown_rows(), []
+        for i, n in heavy.items():
+            want = "\u25be" if n["has_children"] else ""
+            if rows.get(i) != want:
+                bad.append("%s (%s, %d ns) is %s" % (
+                    i, n["name"], n["total"],
+                    "not shown" if i not in rows else
+                    "closed" if want else "shown as %r" % rows[i]))
+        for i, n in light.items():
+            if rows.get(i) != "\u25b8":
+                bad.append("%s (%s, %d ns, under %g of the root) is %s" % (
+                    i, n["name"], n["total"], SHARE,
+                    "open" if i in rows else "not shown"))
+        last[0] = "; ".join(bad)
+        return not bad
+    try:
+        wait.until(holds)
+    except Exception:
+        raise AssertionError("the %s did not open by weight: %s" %
+                             (tree, last[0]))
+    return light
+
+
+def url_steps():
+    """The compaction's steps the page's URL holds."""
+    frag = urllib.parse.urlparse(drv.current_url).fragment
+    return urllib.parse.parse_qs(frag).get("step", [])
+
+
 def is_open(name):
     return "\u25be" in row(name).find_element(By.CLASS_NAME, "toggle").text
 
@@ -88,19 +173,24 @@ def is_open(name):
 try:
     drv.get(URL)
     wait.until(lambda d: len(rows()) > 0, "the page shows no tree")
-    # each tree
-    tab("idt")
-    row("FIG1_PROG")
-    shot("idt")
-    tab("dscg")
-    shot("dscg")
-    tab("ccsg")
-    # expand foo: its callees appear
-    click(lambda d: row("FIG1_PROG::FOO"), "FIG1_PROG::FOO")
+    # the CCSG opens where the cost is: SAY_IT under FOO without a click
+    assert "tree=ccsg" in drv.current_url, drv.current_url
     row("FIG1_PROG::SAY_IT")
     row("FIG1_PROG::TIMES")
     assert is_open("FIG1_PROG::FOO"), "foo did not open"
+    check_opened("ccsg", "n0")
     shot("ccsg")
+    # each tree, opened the same way; in the DSCG, hostA's <thread 1>
+    # (its client's main thread, under 5%) has a child and stays closed
+    tab("idt")
+    row("FIG1_PROG")
+    check_opened("idt", "idt")
+    shot("idt")
+    tab("dscg")
+    light = check_opened("dscg", "m")
+    assert light, "no node under %g of the DSCG's root has children" % SHARE
+    shot("dscg")
+    tab("ccsg")
     # CCSG SAY_IT -> DSCG: three invocations, grouped by host D
     click(lambda d: row("FIG1_PROG::SAY_IT"), "FIG1_PROG::SAY_IT")
     click(lambda d: d.find_element(By.CSS_SELECTOR, "button.goto-dscg"), "button.goto-dscg")
@@ -150,6 +240,7 @@ try:
     drv.find_element(By.ID, "setlevel").click()
     row("hostA")
     row("hostD")
+    check_opened("dscg", "k:", compact="location", step=url_steps())
     shot("dscg-by-host")
     click(lambda d: row("hostA").find_element(By.CLASS_NAME, "op-expand"),
           "hostA's expand")
@@ -180,6 +271,7 @@ try:
     drv.refresh()
     wait.until(lambda d: any(n.startswith("hostA::") for n in names()),
                "the first page lost its compaction on reload")
+    check_opened("dscg", "k:", compact="location", step=url_steps())
     drv.switch_to.window(drv.window_handles[-1])
     drv.refresh()
     row("hostD")
@@ -194,8 +286,8 @@ try:
     spec.clear()
     spec.send_keys(SPEC)
     drv.find_element(By.ID, "estimate").click()
-    click(lambda d: row("FIG1_PROG::FOO"), "FIG1_PROG::FOO")
     row("FIG1_PROG::SAY_IT")
+    check_opened("ccdg", "n0", spec=SPEC)
     wait.until(lambda d: names(".affected"), "nothing affected")
     affected = set(names(".affected"))
     for name in ("<main>", "FIG1_PROG::FOO", "FIG1_PROG::SAY_IT"):
