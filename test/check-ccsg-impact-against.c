@@ -22,12 +22,12 @@
 
 #define SAY "0x20000001::say_it"
 
-static struct tool_out against(const char *a, const char *b,
-			       const char *format, const char *change)
+static struct tool_out against(const char *a, const char *b, const char *format,
+			       const char *change)
 {
 	return tool_run((const char *[]){ tool_path("ccsg"), "impact", "--db",
-					  a, "--change", change, "--against",
-					  b, format, NULL });
+					  a, "--change", change, "--against", b,
+					  format, NULL });
 }
 
 /* Figure 1 with every say_it skeleton burning 20% less. */
@@ -111,9 +111,9 @@ START_TEST(test_exact)
 	ck_assert(json_need(s, "affected", J_BOOL, "affected")->num);
 	ck_assert(json_need(s, "agrees", J_BOOL, "agrees")->num);
 	/* the ancestors: foo's and main's descendants on D */
-	ck_assert_double_eq(num(row(doc, "0x20000001::foo", "D"),
-				"desc_cpu_us_predicted"),
-			    6240);
+	ck_assert_double_eq(
+		num(row(doc, "0x20000001::foo", "D"), "desc_cpu_us_predicted"),
+		6240);
 	ck_assert_double_eq(num(row(doc, "<main>", "D"), "desc_cpu_us_b"),
 			    6240);
 	sum = json_need(doc, "summary", J_OBJ, "summary");

@@ -196,10 +196,10 @@ static void check_against(struct e2e *t1, struct e2e *t2, const char *spec,
 			  const char *host)
 {
 	char ccsg[PATH_MAX], idl[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
-	const char *argv[] = { ccsg,	"impact", "--format=json",
-			       "--db",	t1->db,	  "--idl",
-			       idl,	"--change", spec,
-			       "--against", t2->db, NULL };
+	const char *argv[] = { ccsg,	    "impact",	"--format=json",
+			       "--db",	    t1->db,	"--idl",
+			       idl,	    "--change", spec,
+			       "--against", t2->db,	NULL };
 	const struct jval *rows, *sum;
 	struct jval *doc;
 	char *text;
@@ -235,14 +235,14 @@ static void check_against(struct e2e *t1, struct e2e *t2, const char *spec,
 			ok &= near(pred, meas);
 			if (k == N_MAIN && !desc)
 				continue; /* main's own: nothing */
-			ck_assert_msg(fabs(pred - value(p, k, h, desc)) < 0.01 &&
-					      fabs(meas - value(c2, k, h, desc)) <
-						      0.01,
-				      "--against's %s %s on %s: %.3f, %.3f; "
-				      "impact and report: %.3f, %.3f",
-				      fig1_node_label[k], f, h, pred, meas,
-				      value(p, k, h, desc),
-				      value(c2, k, h, desc));
+			ck_assert_msg(
+				fabs(pred - value(p, k, h, desc)) < 0.01 &&
+					fabs(meas - value(c2, k, h, desc)) <
+						0.01,
+				"--against's %s %s on %s: %.3f, %.3f; "
+				"impact and report: %.3f, %.3f",
+				fig1_node_label[k], f, h, pred, meas,
+				value(p, k, h, desc), value(c2, k, h, desc));
 			if (strcmp(h, host) || (k != kind && !below(kind, k)))
 				continue;
 			ck_assert_msg(near(pred + mv, meas),
@@ -254,8 +254,10 @@ static void check_against(struct e2e *t1, struct e2e *t2, const char *spec,
 		ck_assert_int_eq(json_need(r, "agrees", J_BOOL, "agrees")->num,
 				 ok);
 	}
-	ck_assert_msg(checked >= 4, "%d figures of the changed node and its "
-				    "ancestors", checked);
+	ck_assert_msg(checked >= 4,
+		      "%d figures of the changed node and its "
+		      "ancestors",
+		      checked);
 	sum = json_need(doc, "summary", J_OBJ, "against");
 	printf("  --against: %g of %g node-host rows agree within 5%% + 1 ms "
 	       "(unmoved)\n",

@@ -85,8 +85,8 @@ static char *slurp(const char *path)
  * (cli_parse() has checked the command line and skipped them).  0, or
  * the exit status.
  */
-static int read_changes(struct ccsg_changes *cs, const char **against,
-			int argc, char **argv)
+static int read_changes(struct ccsg_changes *cs, const char **against, int argc,
+			char **argv)
 {
 	struct opt_parser p;
 	const char *v;
@@ -173,10 +173,11 @@ static int against(const struct cli *o, const char *path,
 			ret = fail("out of memory");
 		} else {
 			if (!x.same_programs && o->format == CCSG_JSON)
-				fprintf(stderr, "ccsg: note: '%s' and '%s' "
-						"trace different programs: "
-						"comparing the nodes they "
-						"share\n",
+				fprintf(stderr,
+					"ccsg: note: '%s' and '%s' "
+					"trace different programs: "
+					"comparing the nodes they "
+					"share\n",
 					o->db, path);
 			if (ccsg_against_print(stdout, &x, cs, o->db, path,
 					       o->format))
@@ -205,8 +206,8 @@ static int run_impact(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_impact, argc, argv, 0xf))
 		return o.status;
-	if (!(ret = read_changes(&cs, &against_db, argc, argv)) &&
-	    against_db && o.format != CCSG_TEXT && o.format != CCSG_JSON)
+	if (!(ret = read_changes(&cs, &against_db, argc, argv)) && against_db &&
+	    o.format != CCSG_TEXT && o.format != CCSG_JSON)
 		ret = opt_bad(&cmd_impact, "--against writes text or json, "
 					   "not xml or dot");
 	if (ret) {

@@ -32,7 +32,8 @@ static void text_fig(FILE *f, const struct ccsg_against_fig *v, int desc)
 	fprintf(f, "  %-5s %10.3f %10.3f %10.3f %+10.3f", fig_name[desc],
 		ccsg_ms(v->a), ccsg_ms(v->pred), ccsg_ms(v->b), ccsg_ms(err));
 	if (v->b)
-		fprintf(f, " %+8.1f%%", 100.0 * (double)err / fabs((double)v->b));
+		fprintf(f, " %+8.1f%%",
+			100.0 * (double)err / fabs((double)v->b));
 	else
 		fprintf(f, " %9s", "-");
 	fputc('\n', f);
@@ -82,8 +83,8 @@ static void text_worst(FILE *f, const struct ccsg_against *x,
 		fprintf(f, "%+.1f%%", 100 * w->value);
 	else
 		fprintf(f, "%+.3f ms", w->value / 1e6);
-	fprintf(f, " (%s %s on %s)", node_name(x, r->node_a),
-		fig_name[w->desc], dim_name(x, r->dim_a));
+	fprintf(f, " (%s %s on %s)", node_name(x, r->node_a), fig_name[w->desc],
+		dim_name(x, r->dim_a));
 }
 
 static void print_text(FILE *f, const struct ccsg_against *x,
@@ -93,8 +94,10 @@ static void print_text(FILE *f, const struct ccsg_against *x,
 	const struct ccsg_graph *a = x->im->g;
 	char text[2048];
 
-	fprintf(f, "Predicted from %s with the changes, against %s as "
-		   "measured:\n", path_a, path_b);
+	fprintf(f,
+		"Predicted from %s with the changes, against %s as "
+		"measured:\n",
+		path_a, path_b);
 	for (size_t i = 0; i < cs->n; i++) {
 		ccsg_change_format(&cs->v[i], text, sizeof(text));
 		fprintf(f, "  %s\n", text);
@@ -106,10 +109,11 @@ static void print_text(FILE *f, const struct ccsg_against *x,
 		text_programs(f, x->progs_b, x->nprogs_b);
 		fputs("): comparing the nodes they share\n", f);
 	}
-	fprintf(f, "\nCPU in ms per node and host; error = predicted - B, "
-		   "relative to B; * = in the CCDG; OFF = outside %g%% + %g ms;"
-		   "\n(runtime) = not predicted, out of the summary; "
-		   "<main>'s desc less the runtime nodes\n\n",
+	fprintf(f,
+		"\nCPU in ms per node and host; error = predicted - B, "
+		"relative to B; * = in the CCDG; OFF = outside %g%% + %g ms;"
+		"\n(runtime) = not predicted, out of the summary; "
+		"<main>'s desc less the runtime nodes\n\n",
 		100 * CCSG_AGAINST_TOL_REL, CCSG_AGAINST_TOL_ABS_NS / 1e6);
 	fprintf(f, "  %-5s %10s %10s %10s %10s %9s\n", "", "A", "predicted",
 		"B", "error", "relative");
@@ -142,8 +146,9 @@ static void print_text(FILE *f, const struct ccsg_against *x,
 			node_name(x, l->node_a), l->a / 1e6, l->pred / 1e6,
 			l->b / 1e6);
 	}
-	fprintf(f, "\nsummary: %zu of %zu node-host rows agree within %g%% + "
-		   "%g ms (self and desc); largest relative error ",
+	fprintf(f,
+		"\nsummary: %zu of %zu node-host rows agree within %g%% + "
+		"%g ms (self and desc); largest relative error ",
 		x->agree, x->compared, 100 * CCSG_AGAINST_TOL_REL,
 		CCSG_AGAINST_TOL_ABS_NS / 1e6);
 	text_worst(f, x, &x->worst_rel, 1);
@@ -232,8 +237,9 @@ static void print_json(FILE *f, const struct ccsg_against *x,
 	json_cstr(f, path_a);
 	fputs(", \"b\": ", f);
 	json_cstr(f, path_b);
-	fprintf(f, ", \"unit\": \"us\",\n \"tolerance\": {\"relative\": %g, "
-		   "\"absolute_us\": %g},\n \"changes\": [",
+	fprintf(f,
+		", \"unit\": \"us\",\n \"tolerance\": {\"relative\": %g, "
+		"\"absolute_us\": %g},\n \"changes\": [",
 		CCSG_AGAINST_TOL_REL, CCSG_AGAINST_TOL_ABS_NS / 1e3);
 	for (size_t i = 0; i < cs->n; i++) {
 		ccsg_change_format(&cs->v[i], text, sizeof(text));

@@ -183,14 +183,14 @@ static void note_worst(struct ccsg_against *x, const struct ccsg_against_fig *f,
 	double err = (double)(f->pred - f->b);
 
 	if (x->worst_abs.row < 0 || fabs(err) > fabs(x->worst_abs.value))
-		x->worst_abs = (struct ccsg_against_worst){ err, (int64_t)r,
-							    desc };
+		x->worst_abs =
+			(struct ccsg_against_worst){ err, (int64_t)r, desc };
 	if (llabs(f->b) < CCSG_AGAINST_TOL_ABS_NS)
 		return; /* a relative error of almost nothing means nothing */
 	err /= fabs((double)f->b);
 	if (x->worst_rel.row < 0 || fabs(err) > fabs(x->worst_rel.value))
-		x->worst_rel = (struct ccsg_against_worst){ err, (int64_t)r,
-							    desc };
+		x->worst_rel =
+			(struct ccsg_against_worst){ err, (int64_t)r, desc };
 }
 
 /* The runtime nodes' sums, which <main>'s descendants are compared
@@ -302,9 +302,9 @@ int ccsg_against_build(struct ccsg_against *x, const struct ccsg_impact *im,
 	if (!match || !dim_b || !v || !x->rows || !x->progs_a || !x->progs_b ||
 	    match_nodes(x, a, match) || match_dims(x, a->dims, dim_b))
 		goto out;
-	x->same_programs = x->nprogs_a == x->nprogs_b &&
-			   !memcmp(x->progs_a, x->progs_b,
-				   x->nprogs_a * sizeof(uint32_t));
+	x->same_programs =
+		x->nprogs_a == x->nprogs_b &&
+		!memcmp(x->progs_a, x->progs_b, x->nprogs_a * sizeof(uint32_t));
 	rt = (struct runtime_sums){ v, v + k, v + 2 * k };
 	self = v + 2 * k + kb;
 	desc = self + kk;

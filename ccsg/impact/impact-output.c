@@ -177,7 +177,8 @@ static void impact_json_tail(FILE *f, const struct impact_view *iv,
 			", \"calls\": %" PRId64 ", \"mean_us\": %.3f, "
 			"\"mean_us_after\": %.3f, \"mean_us_delta\": %.3f, "
 			"\"affected\": %s}",
-			l->calls, l->mean / 1e3, ccsg_impact_latency_after(iv->im, l) / 1e3,
+			l->calls, l->mean / 1e3,
+			ccsg_impact_latency_after(iv->im, l) / 1e3,
 			ccsg_impact_latency_delta(iv->im, l) / 1e3,
 			im->affected[l->node] ? "true" : "false");
 	}
@@ -258,7 +259,8 @@ static void xml_impact_tail(FILE *f, const struct impact_view *iv,
 		fprintf(f,
 			"\" calls=\"%" PRId64 "\" mean_us=\"%.3f\" "
 			"mean_us_after=\"%.3f\" mean_us_delta=\"%.3f\"/>\n",
-			l->calls, l->mean / 1e3, ccsg_impact_latency_after(iv->im, l) / 1e3,
+			l->calls, l->mean / 1e3,
+			ccsg_impact_latency_after(iv->im, l) / 1e3,
 			ccsg_impact_latency_delta(iv->im, l) / 1e3);
 	}
 	fputs(" </latency>\n", f);
@@ -503,8 +505,10 @@ static void latency_text(FILE *f, const struct ccsg_graph *g,
 		}
 		fprintf(f, "%c %8" PRId64 " %10.3f -> %10.3f %+10.3f  %s\n",
 			iv->im->affected[l->node] ? '*' : ' ', l->calls,
-			l->mean / 1e6, ccsg_impact_latency_after(iv->im, l) / 1e6,
-			ccsg_impact_latency_delta(iv->im, l) / 1e6, g->nodes[l->node].name);
+			l->mean / 1e6,
+			ccsg_impact_latency_after(iv->im, l) / 1e6,
+			ccsg_impact_latency_delta(iv->im, l) / 1e6,
+			g->nodes[l->node].name);
 	}
 }
 
