@@ -15,8 +15,9 @@
 # 3. impact (`make example-impact`, not part of all): Figure 1 run twice,
 #    as it is and with say_it burning 20% less on hostD (FIG1_SCALE, read
 #    by figure1-server); `ccsg impact` predicts the second run from the
-#    first trace, and every node's predicted CPU is shown against the
-#    second run's measured CPU, per host, with foo's latency.
+#    first trace, and `ccsg impact --against` shows every node's predicted
+#    CPU against the second run's measured CPU, per host, with the
+#    functions' latency.
 # 4. pes (`make example-pes`, not part of all): the dining philosophers
 #    (examples/philosophers.c, N = 3) traced with the lock records on;
 #    philosopher 0's program execution sequence from its lock events: the
@@ -213,73 +214,6 @@ pipeline() {
 
 # ---- impact: a prediction checked against a second run ------------------------
 
-# impact_table PRED MEAS: per node and host, run 1, predicted (ccsg
-# impact's JSON) and measured (ccsg report's JSON of run 2), in ms
-impact_table() {
-	sqlite3 -header -column :memory: "
-	WITH p AS (SELECT value AS n FROM json_each(readfile('$1'), '\$.nodes')),
-	     m AS (SELECT value AS n FROM json_each(readfile('$2'), '\$.nodes')),
-	     h AS (SELECT key AS i, value AS host FROM json_each(readfile('$1'), '\$.hosts')),
-	     mh AS (SELECT key AS i, value AS host FROM json_each(readfile('$2'), '\$.hosts')),
-	     v AS (
-		SELECT json_extract(p.n, '\$.id') AS id, json_extract(p.n, '\$.name') AS node,
-		       h.host AS host,
-		       json_extract(p.n, '\$.self_cpu_us[' || h.i || ']') / 1e3 AS s1,
-		       json_extract(p.n, '\$.self_cpu_us_after[' || h.i || ']') / 1e3 AS sp,
-		       json_extract(m.n, '\$.self_cpu_us[' || mh.i || ']') / 1e3 AS s2,
-		       json_extract(p.n, '\$.desc_cpu_us[' || h.i || ']') / 1e3 AS d1,
-		       json_extract(p.n, '\$.desc_cpu_us_after[' || h.i || ']') / 1e3 AS dp,
-		       json_extract(m.n, '\$.desc_cpu_us[' || mh.i || ']') / 1e3 AS d2,
-		       json_extract(p.n, '\$.affected') AS affected
-		FROM p JOIN m ON json_extract(p.n, '\$.name') = json_extract(m.n, '\$.name')
-		JOIN h JOIN mh ON mh.host = h.host)
-	SELECT CASE WHEN affected THEN '*' ELSE '' END AS ccdg,
-	       node || CASE WHEN node IN ('<serving threads>', '<threads of main>')
-	                    THEN ' (runtime)' ELSE '' END AS node, host,
-	       printf('%.3f', s1) AS self_run1, printf('%.3f', sp) AS self_predicted,
-	       printf('%.3f', s2) AS self_run2, printf('%+.3f', sp - s2) AS self_diff,
-	       printf('%.3f', d1) AS desc_run1, printf('%.3f', dp) AS desc_predicted,
-	       printf('%.3f', d2) AS desc_run2, printf('%+.3f', dp - d2) AS desc_diff
-	FROM v WHERE s1 != 0 OR sp != 0 OR s2 != 0 OR d1 != 0 OR dp != 0 OR d2 != 0
-	ORDER BY id, host;"
-}
-
-# impact_main PRED MEAS: main's descendants less the runtime nodes
-impact_main() {
-	sqlite3 -header -column :memory: "
-	WITH h AS (SELECT key AS i, value AS host FROM json_each(readfile('$1'), '\$.hosts')),
-	     mh AS (SELECT key AS i, value AS host FROM json_each(readfile('$2'), '\$.hosts')),
-	     p AS (SELECT value AS n FROM json_each(readfile('$1'), '\$.nodes')),
-	     m AS (SELECT value AS n FROM json_each(readfile('$2'), '\$.nodes')),
-	     rt(name) AS (VALUES ('<serving threads>'), ('<threads of main>')),
-	     pv AS (SELECT h.host,
-		  sum(CASE WHEN json_extract(n, '\$.name') = '<main>'
-		           THEN json_extract(n, '\$.desc_cpu_us[' || h.i || ']') ELSE 0 END) AS d1,
-		  sum(CASE WHEN json_extract(n, '\$.name') = '<main>'
-		           THEN json_extract(n, '\$.desc_cpu_us_after[' || h.i || ']') ELSE 0 END) AS dp,
-		  sum(CASE WHEN json_extract(n, '\$.name') IN (SELECT name FROM rt)
-		           THEN json_extract(n, '\$.self_cpu_us[' || h.i || ']') ELSE 0 END) AS r1
-		FROM p JOIN h GROUP BY h.host),
-	     mv AS (SELECT mh.host,
-		  sum(CASE WHEN json_extract(n, '\$.name') = '<main>'
-		           THEN json_extract(n, '\$.desc_cpu_us[' || mh.i || ']') ELSE 0 END) AS d2,
-		  sum(CASE WHEN json_extract(n, '\$.name') IN (SELECT name FROM rt)
-		           THEN json_extract(n, '\$.self_cpu_us[' || mh.i || ']') ELSE 0 END) AS r2
-		FROM m JOIN mh GROUP BY mh.host)
-	SELECT pv.host, printf('%.3f', (d1 - r1) / 1e3) AS run1,
-	       printf('%.3f', (dp - r1) / 1e3) AS predicted,
-	       printf('%.3f', (d2 - r2) / 1e3) AS run2,
-	       printf('%+.3f', (dp - r1 - d2 + r2) / 1e3) AS diff
-	FROM pv JOIN mv USING (host) ORDER BY pv.host;"
-}
-
-# foo_latency JSON KEY: foo's mean latency (ms) from a latency / impact JSON
-foo_latency() {
-	sqlite3 :memory: "SELECT printf('%.3f', json_extract(value, '\$.$2') / 1e3)
-		FROM json_each(readfile('$1'), '\$.$3')
-		WHERE json_extract(value, '\$.name') = 'FIG1_PROG::FOO';"
-}
-
 impact() {
 	local out=$BUILD/example-logs/impact x=examples/figure1/figure1.x
 	local spec='reduction on processor group { hostD } by 20% to function { FIG1_PROG::SAY_IT }'
@@ -298,24 +232,9 @@ impact() {
 	echo "\$ ccsg impact --db $db1 --idl $x --change '$spec'"
 	"$BUILD/ccsg" impact --db "$db1" --idl "$x" --change "$spec"
 	echo
-	"$BUILD/ccsg" impact --db "$db1" --idl "$x" --change "$spec" --format=json >"$out/predicted.json"
-	"$BUILD/ccsg" report --db "$db2" --idl "$x" --format=json >"$out/measured.json"
-	"$BUILD/ccsg" latency --db "$db1" --idl "$x" --format=json >"$out/latency1.json"
-	"$BUILD/ccsg" latency --db "$db2" --idl "$x" --format=json >"$out/latency2.json"
-	echo "== predicted (from run 1's trace) vs measured (run 2), CPU in ms per node and"
-	echo "   host; * = in the CCDG.  The runtime nodes (the servers' loops and start-up,"
-	echo "   the client's main) vary with the machine's load and no change predicts them."
-	echo
-	impact_table "$out/predicted.json" "$out/measured.json"
-	echo
-	echo "-- <main>'s descendants less the runtime nodes (the whole system's components)"
-	impact_main "$out/predicted.json" "$out/measured.json"
-	echo
-	echo "-- foo's mean end-to-end latency, ms (an estimate: it assumes the CPU is on"
-	echo "   the critical path and the host is not saturated; wall time varies with load)"
-	echo "   run 1 $(foo_latency "$out/latency1.json" mean_us functions)," \
-		"predicted $(foo_latency "$out/predicted.json" mean_us_after latency.functions)," \
-		"run 2 $(foo_latency "$out/latency2.json" mean_us functions)"
+	echo "== predicted (from run 1's trace) vs measured (run 2), node by node:"
+	echo "\$ ccsg impact --db $db1 --idl $x --change '$spec' --against $db2"
+	"$BUILD/ccsg" impact --db "$db1" --idl "$x" --change "$spec" --against "$db2"
 	echo
 	echo "The traces are $db1 and $db2"
 }

@@ -36,7 +36,10 @@
  * checks that the change is visible: run 1's CCSG, unchanged, is outside that
  * tolerance of run 2's on the changed node, so a prediction that changed
  * nothing would fail.  The mean latency of foo, predicted and measured, is
- * printed, not asserted (wall time).
+ * printed, not asserted (wall time).  And `ccsg impact --against`
+ * run 2's trace says the same as the estimate and run 2's report, node
+ * by node, and its verdict on the changed node and its ancestors is the
+ * tolerance's.
  */
 #include "e2e-figure1.h"
 
@@ -167,6 +170,103 @@ static double moved(const struct fig1_deploy *d1, const struct fig1_deploy *d2,
 	return us;
 }
 
+/* The kind of a node of `ccsg impact --against`'s rows (N_KINDS: none) */
+static int against_kind(const char *name)
+{
+	int k = fig1_kind_of(name);
+
+	if (k >= 0)
+		return k;
+	if (!strcmp(name, "<main>"))
+		return N_MAIN;
+	return strstr(name, "WHAT_TO_SAY>") ? N_THREAD : N_KINDS;
+}
+
+/*
+ * `ccsg impact --change spec --against` run 2's trace, on run 1's: its
+ * rows say what p (the estimate) and c2 (run 2's report) say, and the
+ * changed node and its ancestors (kind, and every kind above it, on
+ * host) agree within 5% + 1 ms once moved as above; its verdict is the
+ * tolerance's.
+ */
+static void check_against(struct e2e *t1, struct e2e *t2, const char *spec,
+			  const struct fig1_ccsg *p, const struct fig1_ccsg *c2,
+			  const struct fig1_deploy *d1,
+			  const struct fig1_deploy *d2, int kind,
+			  const char *host)
+{
+	char ccsg[PATH_MAX], idl[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+	const char *argv[] = { ccsg,	    "impact",	"--format=json",
+			       "--db",	    t1->db,	"--idl",
+			       idl,	    "--change", spec,
+			       "--against", t2->db,	NULL };
+	const struct jval *rows, *sum;
+	struct jval *doc;
+	char *text;
+	int checked = 0;
+
+	e2e_fmt(ccsg, sizeof(ccsg), "%s/ccsg", e2e_build());
+	e2e_fmt(idl, sizeof(idl), "%s/examples/figure1/gen/figure1.x",
+		e2e_build());
+	e2e_fmt(out, sizeof(out), "%s/against.json", t1->dir);
+	e2e_fmt(err, sizeof(err), "%s/against.err", t1->dir);
+	e2e_assert_exit(e2e_run_plain(argv, out, err), 0,
+			"ccsg impact --against");
+	text = e2e_slurp(out, NULL);
+	doc = json_parse(text, "ccsg impact --against");
+	rows = json_need(doc, "nodes", J_ARR, "against");
+	for (int i = 0; i < rows->n; i++) {
+		const struct jval *r = &rows->item[i];
+		const char *h = json_need(r, "host", J_STR, "row")->str;
+		int k = against_kind(json_need(r, "name", J_STR, "row")->str);
+		int ok = 1;
+
+		if (k == N_KINDS)
+			continue;
+		for (int desc = 0; desc < 2; desc++) {
+			const char *f = desc ? "desc" : "self";
+			char key[64];
+			double pred, meas, mv = moved(d1, d2, k, h, desc);
+
+			snprintf(key, sizeof(key), "%s_cpu_us_predicted", f);
+			pred = json_need(r, key, J_NUM, key)->num;
+			snprintf(key, sizeof(key), "%s_cpu_us_b", f);
+			meas = json_need(r, key, J_NUM, key)->num;
+			ok &= near(pred, meas);
+			if (k == N_MAIN && !desc)
+				continue; /* main's own: nothing */
+			ck_assert_msg(
+				fabs(pred - value(p, k, h, desc)) < 0.01 &&
+					fabs(meas - value(c2, k, h, desc)) <
+						0.01,
+				"--against's %s %s on %s: %.3f, %.3f; "
+				"impact and report: %.3f, %.3f",
+				fig1_node_label[k], f, h, pred, meas,
+				value(p, k, h, desc), value(c2, k, h, desc));
+			if (strcmp(h, host) || (k != kind && !below(kind, k)))
+				continue;
+			ck_assert_msg(near(pred + mv, meas),
+				      "--against: %s %s on %s: predicted %.3f "
+				      "(moved %+.3f), run 2 %.3f",
+				      fig1_node_label[k], f, h, pred, mv, meas);
+			checked++;
+		}
+		ck_assert_int_eq(json_need(r, "agrees", J_BOOL, "agrees")->num,
+				 ok);
+	}
+	ck_assert_msg(checked >= 4,
+		      "%d figures of the changed node and its "
+		      "ancestors",
+		      checked);
+	sum = json_need(doc, "summary", J_OBJ, "against");
+	printf("  --against: %g of %g node-host rows agree within 5%% + 1 ms "
+	       "(unmoved)\n",
+	       json_need(sum, "agree", J_NUM, "agree")->num,
+	       json_need(sum, "compared", J_NUM, "compared")->num);
+	json_free(doc);
+	free(text);
+}
+
 /*
  * Run 1 (base), run 2 (changed), the prediction of run 2 from run 1's
  * trace; every compared value agrees, and run 1 alone would not on
@@ -229,6 +329,7 @@ static void check_prediction(const struct fig1_deploy *base,
 	printf("  foo's mean latency, ms: run 1 %.3f, predicted %.3f, run 2 "
 	       "%.3f (an estimate, not asserted: wall time)\n",
 	       lat1 / 1000, lat_pred / 1000, lat2 / 1000);
+	check_against(&t1, &t2, spec, &p, &c2, &d1, &d2, kind, host);
 	fflush(stdout);
 	ck_assert_msg(!failures,
 		      "%s: %d predictions off by more than 5%% + 1 ms "

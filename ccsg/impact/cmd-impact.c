@@ -10,9 +10,13 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "impact-against.h"
 #include "impact-output.h"
 #include "impact-stream.h"
 #include "usage.h"
+
+/* impact's own option: a key no shared option (cmds.h) takes */
+enum { IMPACT_AGAINST = OPT_LONG + 100 };
 
 static const struct opt impact_opts[] = {
 	{ "change", CLI_CHANGE, "SPEC",
@@ -20,6 +24,9 @@ static const struct opt impact_opts[] = {
 	  "{ I::F }' (repeatable)" },
 	{ "changes", CLI_CHANGES, "FILE",
 	  "the changes written in FILE ('-': standard input)" },
+	{ "against", IMPACT_AGAINST, "PATH|URL",
+	  "compare the estimate, node by node, with trace PATH|URL taken "
+	  "with the change made (text or json)" },
 	CLI_OPT_DB,
 	CLI_OPT_FORMAT("text|json|xml|dot"),
 	CLI_OPT_BY,
@@ -74,10 +81,12 @@ static char *slurp(const char *path)
 }
 
 /*
- * The --change and --changes options, in order (cli_parse() has checked
- * the command line and skipped them).  0, or the exit status.
+ * The --change and --changes options, in order, and --against's trace
+ * (cli_parse() has checked the command line and skipped them).  0, or
+ * the exit status.
  */
-static int read_changes(struct ccsg_changes *cs, int argc, char **argv)
+static int read_changes(struct ccsg_changes *cs, const char **against, int argc,
+			char **argv)
 {
 	struct opt_parser p;
 	const char *v;
@@ -91,6 +100,9 @@ static int read_changes(struct ccsg_changes *cs, int argc, char **argv)
 		if (c == CLI_CHANGE) {
 			snprintf(source, sizeof(source), "--change %d", ++n);
 			ret = ccsg_changes_parse(cs, v, source, 1);
+		} else if (c == IMPACT_AGAINST) {
+			*against = v;
+			continue;
 		} else if (c == CLI_CHANGES) {
 			if (!(text = slurp(v)))
 				return 1;
@@ -137,6 +149,48 @@ static int estimate(struct session *s, const struct cli *o,
 	return ccsg_impact_stream_apply(im, o->db, &s->dims) ? 1 : 0;
 }
 
+/*
+ * The estimate im of o->db beside trace path (loaded with o's --idl,
+ * --by and --groups), and the latencies of both: 0 or 1 after a message.
+ */
+static int against(const struct cli *o, const char *path,
+		   const struct ccsg_impact *im, const struct ccsg_changes *cs,
+		   const struct ccsg_latency *lat, size_t nlat)
+{
+	struct ccsg_latency_acc acc = { 0 };
+	struct ccsg_stream_watch watch = { ccsg_latency_chain, &acc, NULL };
+	struct ccsg_latency *lb = NULL;
+	struct ccsg_against x;
+	struct session s;
+	struct cli ob = *o;
+	size_t nb = 0;
+	int ret;
+
+	ob.db = path;
+	if (!(ret = session_stream(&s, &ob, &watch))) {
+		if (ccsg_latency_finish(&acc, &s.graph, &lb, &nb) ||
+		    ccsg_against_build(&x, im, &s.graph, lat, nlat, lb, nb)) {
+			ret = fail("out of memory");
+		} else {
+			if (!x.same_programs && o->format == CCSG_JSON)
+				fprintf(stderr,
+					"ccsg: note: '%s' and '%s' "
+					"trace different programs: "
+					"comparing the nodes they "
+					"share\n",
+					o->db, path);
+			if (ccsg_against_print(stdout, &x, cs, o->db, path,
+					       o->format))
+				ret = fail("cannot write the comparison");
+			ccsg_against_release(&x);
+		}
+	}
+	free(lb);
+	ccsg_latency_acc_release(&acc);
+	session_close(&s);
+	return ret ? 1 : 0;
+}
+
 static int run_impact(int argc, char **argv)
 {
 	struct ccsg_changes cs = { 0 };
@@ -146,12 +200,17 @@ static int run_impact(int argc, char **argv)
 	struct ccsg_latency *l = NULL;
 	struct session s;
 	struct cli o;
+	const char *against_db = NULL;
 	size_t n = 0;
 	int ret;
 
 	if (cli_parse(&o, &cmd_impact, argc, argv, 0xf))
 		return o.status;
-	if ((ret = read_changes(&cs, argc, argv))) {
+	if (!(ret = read_changes(&cs, &against_db, argc, argv)) && against_db &&
+	    o.format != CCSG_TEXT && o.format != CCSG_JSON)
+		ret = opt_bad(&cmd_impact, "--against writes text or json, "
+					   "not xml or dot");
+	if (ret) {
 		ccsg_changes_release(&cs);
 		free(o.idl);
 		return ret;
@@ -162,8 +221,11 @@ static int run_impact(int argc, char **argv)
 				   ccsg_impact_counts_watch(&counts, &acc)))) {
 		if (ccsg_latency_finish(&acc, &s.graph, &l, &n))
 			ret = fail("out of memory");
-		else if (!(ret = estimate(&s, &o, &im, &cs, &counts)) &&
-			 (ret = ccsg_impact_print(stdout, &im, &cs, l, n,
+		else if ((ret = estimate(&s, &o, &im, &cs, &counts)))
+			;
+		else if (against_db)
+			ret = against(&o, against_db, &im, &cs, l, n);
+		else if ((ret = ccsg_impact_print(stdout, &im, &cs, l, n,
 						  o.format)))
 			ret = fail(ret == -ENOMEM
 					   ? "out of memory"
@@ -182,7 +244,7 @@ static int run_impact(int argc, char **argv)
 const struct command cmd_impact = {
 	"impact",
 	run_impact,
-	"(--change SPEC | --changes FILE)... [--db PATH] "
+	"(--change SPEC | --changes FILE)... [--db PATH] [--against PATH] "
 	"[--format=text|json|xml|dot] [--by=function|object] [--groups FILE] "
 	"[--idl FILE.x]...",
 	"estimate the CCSG after a change of CPU, and the CCDG (CPU "

@@ -40,18 +40,17 @@ static const char *const latency_caveat =
 	"child calls and the threads it joins) and that the host is not "
 	"saturated";
 
-/* The predicted mean latency of l (ns) after the changes. */
-static double latency_delta(const struct impact_view *iv,
-			    const struct ccsg_latency *l)
+double ccsg_impact_latency_delta(const struct ccsg_impact *im,
+				 const struct ccsg_latency *l)
 {
-	return l->calls ? (double)iv->im->sync_delta[l->node] / (double)l->calls
+	return l->calls ? (double)im->sync_delta[l->node] / (double)l->calls
 			: 0.0;
 }
 
-static double latency_after(const struct impact_view *iv,
-			    const struct ccsg_latency *l)
+double ccsg_impact_latency_after(const struct ccsg_impact *im,
+				 const struct ccsg_latency *l)
 {
-	double a = l->mean + latency_delta(iv, l);
+	double a = l->mean + ccsg_impact_latency_delta(im, l);
 
 	return a > 0 ? a : 0;
 }
@@ -178,8 +177,9 @@ static void impact_json_tail(FILE *f, const struct impact_view *iv,
 			", \"calls\": %" PRId64 ", \"mean_us\": %.3f, "
 			"\"mean_us_after\": %.3f, \"mean_us_delta\": %.3f, "
 			"\"affected\": %s}",
-			l->calls, l->mean / 1e3, latency_after(iv, l) / 1e3,
-			latency_delta(iv, l) / 1e3,
+			l->calls, l->mean / 1e3,
+			ccsg_impact_latency_after(iv->im, l) / 1e3,
+			ccsg_impact_latency_delta(iv->im, l) / 1e3,
 			im->affected[l->node] ? "true" : "false");
 	}
 	fputs("\n ]}", f);
@@ -259,8 +259,9 @@ static void xml_impact_tail(FILE *f, const struct impact_view *iv,
 		fprintf(f,
 			"\" calls=\"%" PRId64 "\" mean_us=\"%.3f\" "
 			"mean_us_after=\"%.3f\" mean_us_delta=\"%.3f\"/>\n",
-			l->calls, l->mean / 1e3, latency_after(iv, l) / 1e3,
-			latency_delta(iv, l) / 1e3);
+			l->calls, l->mean / 1e3,
+			ccsg_impact_latency_after(iv->im, l) / 1e3,
+			ccsg_impact_latency_delta(iv->im, l) / 1e3);
 	}
 	fputs(" </latency>\n", f);
 	free(nodes);
@@ -504,8 +505,10 @@ static void latency_text(FILE *f, const struct ccsg_graph *g,
 		}
 		fprintf(f, "%c %8" PRId64 " %10.3f -> %10.3f %+10.3f  %s\n",
 			iv->im->affected[l->node] ? '*' : ' ', l->calls,
-			l->mean / 1e6, latency_after(iv, l) / 1e6,
-			latency_delta(iv, l) / 1e6, g->nodes[l->node].name);
+			l->mean / 1e6,
+			ccsg_impact_latency_after(iv->im, l) / 1e6,
+			ccsg_impact_latency_delta(iv->im, l) / 1e6,
+			g->nodes[l->node].name);
 	}
 }
 

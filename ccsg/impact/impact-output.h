@@ -21,4 +21,12 @@ int ccsg_impact_print(FILE *f, const struct ccsg_impact *im,
 		      const struct ccsg_changes *cs,
 		      const struct ccsg_latency *lat, size_t nlat, int format);
 
+/* The mean latency of l (ns; one of im's graph's) predicted after the
+ * changes, and its change: the CPU change on its calls' synchronous
+ * paths, averaged (impact.h). */
+double ccsg_impact_latency_after(const struct ccsg_impact *im,
+				 const struct ccsg_latency *l);
+double ccsg_impact_latency_delta(const struct ccsg_impact *im,
+				 const struct ccsg_latency *l);
+
 #endif
