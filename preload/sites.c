@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "elf-syms.h"
 #include "encode.h"
@@ -73,19 +74,32 @@ static void name_site(size_t k, const char *symbol, const char *path, void *arg)
 
 /*
  * Who names now: the writer each round, or the thread that finishes the
- * log at exit while the writer may be at it; one of them, the other
- * passes.  A fork child may inherit its parent's writer in the middle
- * (another process's id here): it takes over.
+ * log at exit while the writer may be at it; one of them.  The writer
+ * passes when the other is at it; the last naming waits for the writer's
+ * to end (else the sites that round names were never written: a short
+ * program's sites came out unnamed).  A fork child may inherit its
+ * parent's writer in the middle (another process's id here): it takes
+ * over.
  */
 static _Atomic pid_t naming;
 
-static int naming_begin(void)
-{
-	pid_t me = causal_g.id.pid, seen = 0;
+#define NAMING_WAIT_MS 2000 /* the last naming waits for the writer's */
 
-	if (atomic_compare_exchange_strong(&naming, &seen, me))
-		return 1;
-	return seen != me && atomic_compare_exchange_strong(&naming, &seen, me);
+static int naming_begin(int wait)
+{
+	const struct timespec ms = { 0, 1000000L };
+
+	for (int waited = 0;; waited++) {
+		pid_t me = causal_g.id.pid, seen = 0;
+
+		if (atomic_compare_exchange_strong(&naming, &seen, me) ||
+		    (seen != me &&
+		     atomic_compare_exchange_strong(&naming, &seen, me)))
+			return 1;
+		if (!wait || waited >= NAMING_WAIT_MS)
+			return 0;
+		nanosleep(&ms, NULL);
+	}
 }
 
 /* Name the sites not named yet (all: whether or not one is new). */
@@ -98,7 +112,7 @@ static void name_new_sites(int all)
 	if (!atomic_exchange_explicit(&sites_new, 0, memory_order_acquire) &&
 	    !all)
 		return;
-	if (!naming_begin()) {
+	if (!naming_begin(all)) {
 		atomic_store_explicit(&sites_new, 1, memory_order_relaxed);
 		return;
 	}
