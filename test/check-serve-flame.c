@@ -126,8 +126,7 @@ END_TEST
  * calls of 100 ms of server CPU, the others of 1 us. */
 static const char *hundred_thousand(void)
 {
-	static const long long ev[4] = { 0, 1, 2, 3 },
-			       cpu[4] = { 0, 0, 1, 1 };
+	static const long long ev[4] = { 0, 1, 2, 3 }, cpu[4] = { 0, 0, 1, 1 };
 	sqlite3_stmt *st;
 	char sql[8192];
 	const char *cols;
@@ -136,14 +135,14 @@ static const char *hundred_thousand(void)
 	fx_two_procs();
 	fx_call("0000000000000000000000000000000000000001", 7, 1, "f_1", 1, 1,
 		2, 1, 1, ev, cpu);
-	ck_assert_int_eq(sqlite3_prepare_v2(
-				 fx_db,
-				 "SELECT group_concat(name) FROM "
-				 "pragma_table_info('rpc_calls') WHERE name "
-				 "NOT IN ('call_id', 'chain', "
-				 "'skel_end_cpu_ns')",
-				 -1, &st, NULL),
-			 SQLITE_OK);
+	ck_assert_int_eq(
+		sqlite3_prepare_v2(fx_db,
+				   "SELECT group_concat(name) FROM "
+				   "pragma_table_info('rpc_calls') WHERE name "
+				   "NOT IN ('call_id', 'chain', "
+				   "'skel_end_cpu_ns')",
+				   -1, &st, NULL),
+		SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
 	cols = (const char *)sqlite3_column_text(st, 0);
 	snprintf(sql, sizeof(sql),
@@ -186,7 +185,8 @@ START_TEST(test_hundred_thousand)
 	ck_assert_ptr_nonnull(entry(nodes, "t1.1", &ithread));
 	thread_total = num(json_get(&nodes->item[ithread], "node"), "total");
 	for (int i = 0; i < nodes->n; i++) {
-		const struct jval *e = &nodes->item[i], *n = json_get(e, "node");
+		const struct jval *e = &nodes->item[i],
+				  *n = json_get(e, "node");
 
 		if (num(e, "parent") != ithread)
 			continue;
