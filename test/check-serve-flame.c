@@ -57,7 +57,7 @@ START_TEST(test_figure1)
 {
 	struct server s;
 	struct jval *doc, *node;
-	const struct jval *nodes, *foo, *say, *root;
+	const struct jval *nodes, *foo, *say = NULL, *root;
 	int ifoo = -1, isay = -1, iroot = -1;
 	struct e2e t;
 
@@ -83,7 +83,7 @@ START_TEST(test_figure1)
 				 "0x20000001::say_it"))
 			say = n, isay = i;
 	}
-	ck_assert_int_ge(isay, 0);
+	ck_assert_ptr_nonnull(say);
 	ck_assert_int_eq(num(&nodes->item[isay], "parent"), ifoo);
 	{
 		char target[128];
