@@ -11,7 +11,10 @@
  * (grouped by host D) and to its IDT procedure (calls = 3), the URL
  * reloaded, the DSCG folded by host, a second page with a compaction of
  * its own (issue 40, item 7), the CCDG of a typed specification marking
- * say_it, foo and main.  Screenshots go to build/browser/.  Without the
+ * say_it, foo and main; then test/browser/flame-test.py, the flame graph
+ * (issue 39, item 2: widths within a pixel of the CCSG's figures, colours
+ * by host, search, zoom, a click selecting the node in the tree).
+ * Screenshots go to build/browser/.  Without the
  * browser packages the test says so on one line and passes.
  */
 #include <check.h>
@@ -93,6 +96,15 @@ START_TEST(test_browser)
 			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
 	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
 		      "viewer-test.py failed (screenshots in %s):\n%s%s", shots,
+		      r.out, r.err);
+	tool_out_release(&r);
+	/* the flame graph (issue 39, item 2), on the same server */
+	e2e_fmt(script, sizeof(script), "%s/test/browser/flame-test.py",
+		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
+	r = tool_run_env((const char *[]){ PYTHON, script, url, shots, NULL },
+			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		      "flame-test.py failed (screenshots in %s):\n%s%s", shots,
 		      r.out, r.err);
 	tool_out_release(&r);
 

@@ -4,7 +4,8 @@
  * JSON API (ccsg/api.h) a page of children at a time, linked navigation
  * (Figure 4: a menu of the other trees, a linking form grouped by host >
  * process > thread when several nodes correspond), local compaction of the
- * DSCG and CCSG, the CCDG of an impact specification.  A tree opens
+ * DSCG and CCSG, the CCDG of an impact specification, a flame graph
+ * (flame.js).  A tree opens
  * where the cost is (openHeavy).  d3 (Debian's node-d3, served by ccsg
  * serve) joins the rows, so nodes that merge or open fade in and out.  The URL's hash holds the tree, the view, the
  * node, the specification and the compaction's steps: a view can be
@@ -444,6 +445,7 @@ async function showTree(tree) {
 		st.shaped = true;
 	}
 	render();
+	Flame.refresh(tree);
 }
 
 /* Compact or expand a node of a compacted tree: the server answers the
@@ -509,6 +511,8 @@ async function start() {
 		S.view[tree] = h.get('view');
 		S.steps[tree + '|' + S.view[tree]] = h.getAll('step');
 	}
+	Flame.attach({ api, params: treeParams, rootId, current: () => S.tree, fmtNs,
+		focus: (tree, id) => focus(tree, id, true), hosts: S.info.hosts, dims: S.info.dims });
 	d3.selectAll('#tabs button').on('click', function () { showTree(this.dataset.tree).catch((e) => message(e.message)); });
 	d3.select('#view').on('change', function () {
 		S.view[S.tree] = this.value;

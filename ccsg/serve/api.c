@@ -1,7 +1,7 @@
 /*
  * api.c - the viewer's JSON API over a trace in memory (api.h): its
- * endpoints (/api/info, node, children, path, search; link and compact
- * have files of their own), the table that routes a request to one, and
+ * endpoints (/api/info, node, children, path, search; link, flame and
+ * compact have files of their own), the table that routes a request to one, and
  * the viewer's set-up, which indexes each tree once.  The trees are
  * api-idt.c, api-dscg.c, api-ccsg.c (with the CCDG) and api-compact.c;
  * api-tree.c hands a request over to the tree it names.
@@ -264,6 +264,7 @@ int viewer_handle(struct viewer *v, const struct api_request *rq,
 		{ "/api/path", get_path, 0 },
 		{ "/api/search", get_search, 0 },
 		{ "/api/link", api_get_link, 0 },
+		{ "/api/flame", api_get_flame, 0 },
 		{ "/api/compact", api_post_compact, 1 },
 	};
 	struct ctx x = { .v = v, .rq = rq, .status = 200 };

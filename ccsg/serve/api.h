@@ -35,6 +35,9 @@
  *   /api/search?tree=T&q=TEXT[&limit=N]  nodes whose name holds TEXT
  *   /api/link?from=T&id=ID&to=T2   the candidate nodes of T2, grouped by
  *                                  host > process > thread
+ *   /api/flame?tree=T&id=ID[&width=N]  the subtree under ID at once, the
+ *                                  children under one of N pixels of
+ *                                  ID's total as one entry (api-flame.c)
  *   POST /api/compact?tree=dscg|ccsg&hierarchy=name|location&op=OP
  *        [&id=ID][&level=N][&step=S]...
  *                                  OP: compact, expand (id), level (N:

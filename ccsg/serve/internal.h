@@ -6,6 +6,7 @@
  * The files, and who calls whom (no file calls back one that calls it):
  *   api.c         the endpoints, the route table, the set-up
  *   api-link.c    /api/link                        -> api-tree.c
+ *   api-flame.c   /api/flame                       -> api-tree.c
  *   api-tree.c    a node of the tree a request names
  *                 -> api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c
  *   api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c  one tree each
@@ -184,5 +185,10 @@ int api_parent_of(struct ctx *x, const struct any *u, struct any *p);
 
 /* GET /api/link */
 int api_get_link(struct ctx *x);
+
+/* --- the flame graph (api-flame.c) ---------------------------------------- */
+
+/* GET /api/flame */
+int api_get_flame(struct ctx *x);
 
 #endif
