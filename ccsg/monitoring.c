@@ -436,23 +436,31 @@ static void process_text(FILE *f, const struct ccsg_monitoring *m,
 	fputc('\n', f);
 }
 
+static int cmp_proc(const void *key, const void *iv)
+{
+	int64_t a = *(const int64_t *)key,
+		b = ((const struct ccsg_mon_interval *)iv)->proc_id;
+
+	return (a > b) - (a < b);
+}
+
 const struct ccsg_mon_interval *
 ccsg_monitoring_of(const struct ccsg_monitoring *m, int64_t proc_id, size_t *n)
 {
-	size_t lo = 0, hi = m->niv;
+	/* one of proc_id's (they come by proc_id, in order), then its first */
+	const struct ccsg_mon_interval *iv =
+		m->niv ? bsearch(&proc_id, m->iv, m->niv, sizeof(*m->iv),
+				 cmp_proc)
+		       : NULL;
 
-	/* the first of proc_id's: they come by proc_id, in order */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->iv[mid].proc_id < proc_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (*n = 0; lo + *n < m->niv && m->iv[lo + *n].proc_id == proc_id;)
+	*n = 0;
+	if (!iv)
+		return NULL;
+	while (iv > m->iv && iv[-1].proc_id == proc_id)
+		iv--;
+	while (iv + *n < m->iv + m->niv && iv[*n].proc_id == proc_id)
 		++*n;
-	return *n ? &m->iv[lo] : NULL;
+	return iv;
 }
 
 /* Every process's intervals (they come process by process). */

@@ -99,6 +99,26 @@ static void joined(const struct jval *a, const char *sep, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+/* text lists every interval of each process, each line after pre: the
+ * servers' first from their start (+0.000 s, or a few ms on a loaded
+ * machine), then the selection's. */
+static void lists_intervals(const char *text, const char *pre)
+{
+	char head[64], first[64], next[128];
+
+	snprintf(head, sizeof(head), "%s  hostA pid ", pre);
+	snprintf(first, sizeof(first), ":\n%s    from +", pre);
+	snprintf(next, sizeof(next),
+		 " s semantics|latency|cpu|memory\n%s    from +", pre);
+	ck_assert_msg(strstr(text, head) && strstr(text, first) &&
+			      strstr(text, next),
+		      "%s", text);
+	ck_assert_msg(strstr(text,
+			     " semantics|latency|cpu|memory selected: " OFF_FOO
+			     "\n"),
+		      "%s", text);
+}
+
 /* The value of OTLP attribute key in attrs (NULL: none). */
 static const struct jval *otlp_attr(const struct jval *attrs, const char *key)
 {
@@ -213,12 +233,7 @@ static void viewer_monitoring(struct e2e *t, const struct jval *ivs)
 		ck_assert_str_eq(a, b);
 	}
 	text = json_need(doc, "monitoring_text", J_STR, "/api/info")->str;
-	ck_assert_msg(strstr(text, "  hostA pid "), "%s", text);
-	ck_assert_msg(strstr(text, ":\n    from +") &&
-			      strstr(text, " s semantics|latency|cpu|memory\n"
-					   "    from +"),
-		      "%s", text);
-	ck_assert_msg(strstr(text, " selected: " OFF_FOO "\n"), "%s", text);
+	lists_intervals(text, "");
 	json_free(doc);
 	free(r.body);
 	ck_assert_int_eq(serve_stop(&s, SIGTERM), 0);
@@ -322,15 +337,7 @@ START_TEST(test_only_the_middle_selected)
 	e2e_assert_exit(e2e_run_plain(report, out, err), 0,
 			"ccsg report --switches");
 	text = e2e_slurp(out, NULL);
-	/* each server's first interval from its start (+0.000 s, or a
-	 * few ms on a loaded machine), then the selection's */
-	ck_assert_msg(strstr(text, ":\n    from +") &&
-			      strstr(text, " s semantics|latency|cpu|memory\n"
-					   "    from +"),
-		      "%s", text);
-	ck_assert_msg(strstr(text, " semantics|latency|cpu|memory selected: "
-				   "* 0x20000f01 1 off\n"),
-		      "%s", text);
+	lists_intervals(text, "");
 	free(text);
 	/* and so does the export's metadata */
 	e2e_fmt(out, sizeof(out), "%s/trace.json", t.dir);
@@ -359,12 +366,7 @@ START_TEST(test_only_the_middle_selected)
 	ck_assert_msg(strstr(text, "ccsg: monitoring: 4 switches (4 "
 				   "selections); "),
 		      "%s", text);
-	ck_assert_msg(strstr(text, "\nccsg:   hostA pid "), "%s", text);
-	ck_assert_msg(strstr(text, "\nccsg:     from +") &&
-			      strstr(text, " s semantics|latency|cpu|memory\n"
-					   "ccsg:     from +"),
-		      "%s", text);
-	ck_assert_msg(strstr(text, " selected: " OFF_FOO "\n"), "%s", text);
+	lists_intervals(text, "ccsg: ");
 	free(text);
 	text = e2e_slurp(out, NULL);
 	ck_assert_msg(!strstr(text, "monitoring"), "%s", text);
