@@ -365,15 +365,27 @@ void ccsg_monitoring_release(struct ccsg_monitoring *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static void types_text(FILE *f, unsigned bits, const char *sep)
+const char *ccsg_monitoring_types(char *buf, size_t len, unsigned bits,
+				  const char *sep)
 {
+	size_t at = 0;
 	int n = 0;
 
-	for (unsigned t = 0; t < 4; t++)
+	buf[0] = '\0';
+	for (unsigned t = 0; t < 4 && at < len; t++)
 		if (bits & (1u << t))
-			fprintf(f, "%s%s", n++ ? sep : "", type_names[t]);
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+					       n++ ? sep : "", type_names[t]);
 	if (!n)
-		fputs("none", f);
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+static void types_text(FILE *f, unsigned bits, const char *sep)
+{
+	char buf[64];
+
+	fputs(ccsg_monitoring_types(buf, sizeof(buf), bits, sep), f);
 }
 
 static void types_json(FILE *f, unsigned bits)
@@ -424,6 +436,33 @@ static void process_text(FILE *f, const struct ccsg_monitoring *m,
 	fputc('\n', f);
 }
 
+static int cmp_proc(const void *key, const void *iv)
+{
+	int64_t a = *(const int64_t *)key,
+		b = ((const struct ccsg_mon_interval *)iv)->proc_id;
+
+	return (a > b) - (a < b);
+}
+
+const struct ccsg_mon_interval *
+ccsg_monitoring_of(const struct ccsg_monitoring *m, int64_t proc_id, size_t *n)
+{
+	/* one of proc_id's (they come by proc_id, in order), then its first */
+	const struct ccsg_mon_interval *iv =
+		m->niv ? bsearch(&proc_id, m->iv, m->niv, sizeof(*m->iv),
+				 cmp_proc)
+		       : NULL;
+
+	*n = 0;
+	if (!iv)
+		return NULL;
+	while (iv > m->iv && iv[-1].proc_id == proc_id)
+		iv--;
+	while (iv + *n < m->iv + m->niv && iv[*n].proc_id == proc_id)
+		++*n;
+	return iv;
+}
+
 /* Every process's intervals (they come process by process). */
 static void intervals_text(FILE *f, const struct ccsg_monitoring *m)
 {
@@ -441,6 +480,14 @@ static void intervals_text(FILE *f, const struct ccsg_monitoring *m)
 	}
 	if (summarised && !m->list)
 		fputs("  (--switches lists every interval)\n", f);
+}
+
+void ccsg_monitoring_processes(FILE *f, const struct ccsg_monitoring *m)
+{
+	struct ccsg_monitoring all = *m;
+
+	all.list = 1;
+	intervals_text(f, &all);
 }
 
 void ccsg_monitoring_text(FILE *f, const struct ccsg_monitoring *m)
@@ -656,6 +703,12 @@ void ccsg_monitoring_xml(FILE *f, const struct ccsg_monitoring *m)
 
 void ccsg_monitoring_dot(FILE *f, const struct ccsg_monitoring *m)
 {
+	ccsg_monitoring_prefixed(f, m, "  // ");
+}
+
+void ccsg_monitoring_prefixed(FILE *f, const struct ccsg_monitoring *m,
+			      const char *prefix)
+{
 	char *buf = NULL, *line, *save;
 	size_t len = 0;
 	FILE *mf = open_memstream(&buf, &len);
@@ -669,6 +722,6 @@ void ccsg_monitoring_dot(FILE *f, const struct ccsg_monitoring *m)
 	}
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
-		fprintf(f, "  // %s\n", line);
+		fprintf(f, "%s%s\n", prefix, line);
 	free(buf);
 }

@@ -102,5 +102,17 @@ void ccsg_monitoring_json_states(FILE *f, const struct ccsg_monitoring *m);
 void ccsg_monitoring_xml(FILE *f, const struct ccsg_monitoring *m);
 /* ccsg_monitoring_text() as dot comment lines ("// ..."). */
 void ccsg_monitoring_dot(FILE *f, const struct ccsg_monitoring *m);
+/* ccsg_monitoring_text() with prefix before each line. */
+void ccsg_monitoring_prefixed(FILE *f, const struct ccsg_monitoring *m,
+			      const char *prefix);
+/* Every process's intervals, one a line under a line per process (as
+ * `report --switches` lists them), whatever they hold. */
+void ccsg_monitoring_processes(FILE *f, const struct ccsg_monitoring *m);
+/* The intervals of process proc_id, *n of them (NULL, 0: none). */
+const struct ccsg_mon_interval *
+ccsg_monitoring_of(const struct ccsg_monitoring *m, int64_t proc_id, size_t *n);
+/* Types bits as text, their names with sep between ("none"), into buf. */
+const char *ccsg_monitoring_types(char *buf, size_t len, unsigned bits,
+				  const char *sep);
 
 #endif

@@ -213,6 +213,24 @@ START_TEST(test_selections)
 	ck_assert_int_eq(m.iv[5].deselects, 1);
 	ck_assert_int_eq(ccsg_monitoring_deselected(&m, 1), 1);
 	ck_assert_int_eq(ccsg_monitoring_deselected(&m, 2), 1);
+	/* a process's intervals, found by its proc_id */
+	{
+		size_t n;
+		char buf[64];
+
+		ck_assert_ptr_eq(ccsg_monitoring_of(&m, 1, &n), &m.iv[0]);
+		ck_assert_uint_eq(n, 5);
+		ck_assert_ptr_eq(ccsg_monitoring_of(&m, 2, &n), &m.iv[5]);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_ptr_null(ccsg_monitoring_of(&m, 3, &n));
+		ck_assert_uint_eq(n, 0);
+		ck_assert_str_eq(ccsg_monitoring_types(buf, sizeof(buf),
+						       m.iv[4].types, "|"),
+				 "semantics|latency|memory");
+		ck_assert_str_eq(
+			ccsg_monitoring_types(buf, sizeof(buf), 0, "|"),
+			"none");
+	}
 
 	text = text_of(&m, 0);
 	ck_assert_msg(strstr(text, "monitoring: 5 switches (3 selections); "),

@@ -495,6 +495,24 @@ async function search(q) {
 	} catch (e) { message(e.message); }
 }
 
+/* What selective monitoring covered: a line, and on a click each host
+ * and process with its intervals (types on, selections in force), as
+ * `ccsg report --switches` lists them. */
+function showMonitoring(m, text) {
+	const types = (t) => (t.length ? t.join(', ') : 'none');
+	let line = 'monitoring: not recorded (every type on all along)';
+	if (m && m.recorded) {
+		line = 'monitoring: ' + m.switches + (m.switches === 1 ? ' switch' : ' switches');
+		if (m.selections)
+			line += ' (' + m.selections + (m.selections === 1 ? ' selection)' : ' selections)');
+		line += '; on throughout: ' + types(m.throughout);
+		const sometime = m.sometime.filter((t) => !m.throughout.includes(t));
+		if (sometime.length) line += '; on at times: ' + types(sometime);
+	}
+	d3.select('#monitoring summary').text(line);
+	d3.select('#monitoring pre').text(text || '');
+}
+
 async function start() {
 	if (typeof d3 === 'undefined') {
 		document.body.textContent = 'd3 is missing: install node-d3 (apt-get install node-d3)';
@@ -503,6 +521,7 @@ async function start() {
 	S.info = await api('/api/info');
 	d3.select('#trace').text(S.info.db + ' - ' + S.info.hosts.length + ' hosts, ' +
 		S.info.calls + ' calls, ' + S.info.threads + ' threads');
+	showMonitoring(S.info.monitoring, S.info.monitoring_text);
 	const h = new URLSearchParams(location.hash.slice(1));
 	S.spec = h.get('spec') || S.info.change || '';
 	document.getElementById('spec').value = S.spec;

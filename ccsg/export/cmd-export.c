@@ -96,8 +96,19 @@ static int write_folded(FILE *f, struct export_ctx *x,
 			const struct export_cli *o,
 			const struct export_otlp_opts *oo)
 {
+	struct ccsg_monitoring m;
+	int ret;
+
 	(void)oo;
-	return export_folded(f, x, src, o->weight < 0 ? EXPORT_CPU : o->weight);
+	ret = export_folded(f, x, src, o->weight < 0 ? EXPORT_CPU : o->weight);
+	m = x->t->mon; /* a stream's, complete once read */
+	/* folded stacks have no room for a comment: the monitoring that
+	 * was in force (when not all on, without selections) is said on
+	 * standard error, every interval (docs/export.md, "folded") */
+	m.list = 1;
+	if (!ret)
+		ccsg_monitoring_prefixed(stderr, &m, "ccsg: ");
+	return ret;
 }
 
 /*

@@ -196,6 +196,66 @@ static void unix_time(struct xbuf *b, const char *field,
 	xb_ch(b, '"');
 }
 
+/* ,{"key":k,"value":{"arrayValue":{"values":[ */
+static void array_open(struct xbuf *b, const char *k)
+{
+	key(b, k, 0);
+	XB_LIT(b, "{\"arrayValue\":{\"values\":[");
+}
+
+/*
+ * The monitoring of process p (docs/export.md, "otlp"): its intervals as
+ * arrays, one item an interval, in order: when each began (on the spans'
+ * clock; each runs to the next, the last to the process's end), the
+ * types on, the component selections in force, and whether some calls
+ * went unmonitored for the CPU.  Nothing for a trace without
+ * monitor_switches.
+ */
+static void monitoring_attrs(struct xbuf *b, const struct export_ctx *x,
+			     int32_t p)
+{
+	static const char *const keys[] = { "causal.monitoring.from_unix_nano",
+					    "causal.monitoring.types",
+					    "causal.monitoring.selections",
+					    "causal.monitoring.deselects" };
+	int32_t h = ccsg_trace_host(x->t, p);
+	size_t n;
+	const struct ccsg_mon_interval *iv =
+		ccsg_monitoring_of(&x->t->mon, p, &n);
+	char buf[64];
+
+	if (!iv)
+		return;
+	for (size_t k = 0; k < 4; k++) {
+		array_open(b, keys[k]);
+		for (size_t i = 0; i < n; i++) {
+			xb_str(b, i ? ",{" : "{");
+			if (k == 0) {
+				XB_LIT(b, "\"intValue\":\"");
+				xb_i64(b, export_time(x, p, iv[i].from_ns) +
+						  (h >= 0 ? x->hosts[h].unix_ns
+							  : 0));
+				XB_LIT(b, "\"}");
+			} else if (k == 1) {
+				XB_LIT(b, "\"stringValue\":\"");
+				xb_str(b,
+				       ccsg_monitoring_types(buf, sizeof(buf),
+							     iv[i].types, "|"));
+				XB_LIT(b, "\"}");
+			} else if (k == 2) {
+				XB_LIT(b, "\"stringValue\":");
+				xb_json(b, iv[i].selections ? iv[i].selections
+							    : "");
+				xb_ch(b, '}');
+			} else {
+				XB_LIT(b, "\"boolValue\":");
+				xb_str(b, iv[i].deselects ? "true}" : "false}");
+			}
+		}
+		XB_LIT(b, "]}}}");
+	}
+}
+
 void otlp_open_resource(struct otlp *ot, int32_t p, int first)
 {
 	const struct export_ctx *x = ot->x;
@@ -217,6 +277,7 @@ void otlp_open_resource(struct otlp *ot, int32_t p, int first)
 		attr_str(b, "process.executable.path", x->t->procs[p].exe, 0);
 	attr_str(b, "service.name", service, 0);
 	attr_str(b, "service.instance.id", x->uuid[p], 0);
+	monitoring_attrs(b, x, p);
 	XB_LIT(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"causal\","
 		  "\"version\":\"1\"},\"spans\":[\n");
 }

@@ -18,6 +18,30 @@
 #define LIMIT_DEFAULT 200
 #define LIMIT_MAX 10000
 
+/* , "monitoring": the types and selections in force per process and
+ * when (as chrome's export's metadata has them), "monitoring_text":
+ * `report --switches`'s lines of each process, for the page. */
+static void put_monitoring(FILE *f, const struct ccsg_monitoring *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mf;
+
+	fputs(", \"monitoring\": ", f);
+	ccsg_monitoring_json_states(f, m);
+	fputs(", \"monitoring_text\": ", f);
+	if (!(mf = open_memstream(&text, &len)))
+		fputs("null", f);
+	else {
+		ccsg_monitoring_processes(mf, m);
+		if (fclose(mf))
+			fputs("null", f);
+		else
+			json_cstr(f, text);
+	}
+	free(text);
+}
+
 static int get_info(struct ctx *x)
 {
 	const struct viewer *v = x->v;
@@ -45,6 +69,7 @@ static int get_info(struct ctx *x)
 	else
 		fputs("null", f);
 	api_put_vec(f, "total", v->graph->total, dims->n);
+	put_monitoring(f, &t->mon);
 	fputs("}\n", f);
 	return 0;
 }

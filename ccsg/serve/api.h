@@ -25,7 +25,8 @@
  *         root)
  *
  * Endpoints (GET unless said; every answer is JSON):
- *   /api/info                      the trace: hosts, dimensions, counts
+ *   /api/info                      the trace: hosts, dimensions, counts,
+ *                                  the monitoring in force (intervals)
  *   /api/node?tree=T&id=ID         one node with its details
  *   /api/children?tree=T&id=ID[&offset=N][&limit=N][&secondary=1]
  *                                  its children, a page at a time

@@ -9,7 +9,8 @@ offered, grouped by host D) -> IDT (its procedure, calls = 3), reload the
 URL and find the same node, fold the DSCG by host and open one, see that
 a second page has a compaction of its own and that each page's survives
 a reload, enter an impact specification and see the CCDG mark say_it,
-foo and main as affected.  Screenshots of each step go to OUTDIR.  Exit 0 when all holds;
+foo and main as affected, and see what selective monitoring covered
+per host and process.  Screenshots of each step go to OUTDIR.  Exit 0 when all holds;
 any failure raises (exit 1) with what was expected."""
 import json
 import os
@@ -180,6 +181,29 @@ try:
     assert is_open("FIG1_PROG::FOO"), "foo did not open"
     check_opened("ccsg", "n0")
     shot("ccsg")
+    # what selective monitoring covered (issue 35, item 1): a line, and
+    # on a click each host and process with its intervals, as the API
+    # has them (here every type on all along, no selection)
+    info = api("/api/info")
+    mon = info["monitoring"]
+    assert mon["recorded"] and mon["intervals"], mon
+    summary = drv.find_element(By.CSS_SELECTOR, "#monitoring summary")
+    assert summary.text == ("monitoring: 0 switches; on throughout: "
+                            "semantics, latency, cpu, memory"), summary.text
+    summary.click()
+    pre = wait.until(lambda d: d.find_element(By.CSS_SELECTOR,
+                                              "#monitoring pre"))
+    wait.until(lambda d: pre.is_displayed(), "the intervals are not shown")
+    lines = [l.strip() for l in pre.text.split("\n")]
+    for iv in mon["intervals"]:
+        head = "%s pid %d:" % (iv["host"], iv["pid"])
+        assert head in lines, "no line '%s' in %s" % (head, lines)
+        at = lines.index(head)
+        # from the process's start: +0.000 s, a few ms when loaded
+        assert lines[at + 1].startswith("from +") and lines[at + 1].endswith(
+            " s semantics|latency|cpu|memory"), lines
+    shot("monitoring")
+    summary.click()
     # each tree, opened the same way; in the DSCG, hostA's <thread 1>
     # (its client's main thread, under 5%) has a child and stays closed
     tab("idt")
