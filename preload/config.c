@@ -25,8 +25,7 @@ int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 }
 
 /* Digits of s into *v (at most max_digits of them); the end, or NULL. */
-static const char *digits(const char *s, int max_digits, uint64_t *v,
-			  int *n)
+static const char *digits(const char *s, int max_digits, uint64_t *v, int *n)
 {
 	*v = 0;
 	for (*n = 0; *s >= '0' && *s <= '9'; s++, ++*n) {
@@ -61,9 +60,9 @@ int causal_parse_sample(const char *s, uint64_t *threshold)
 	}
 	if (num > den)
 		return -1;
-	*threshold = num == den ? CAUSAL_DEFAULT_SAMPLE
-				: (uint64_t)(((unsigned __int128)num << 64) /
-					     den);
+	*threshold = num == den
+			     ? CAUSAL_DEFAULT_SAMPLE
+			     : (uint64_t)(((unsigned __int128)num << 64) / den);
 	return 0;
 }
 

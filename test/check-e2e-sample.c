@@ -17,7 +17,7 @@
 #include "e2e-rpc.h"
 #include "sample.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 #define THREADS 64 /* chains a `threads` client starts: one per thread */
 
 /* The uuid of the traced process pid, from its log, HOST.PID.UUID.clog. */
@@ -62,8 +62,8 @@ static void chain_of(const uint8_t uuid[CAUSAL_UUID_LEN], uint32_t n,
 struct root {
 	char name[32];
 	uint8_t uuid[CAUSAL_UUID_LEN];
-	int chains;	/* it started chains 1 .. chains */
-	int calls;	/* calls each chain makes, on every host */
+	int chains; /* it started chains 1 .. chains */
+	int calls;  /* calls each chain makes, on every host */
 };
 
 /*
@@ -84,19 +84,18 @@ static int assert_root_decided(struct e2e *t, const struct root *r,
 
 		chain_of(r->uuid, (uint32_t)n, chain, hex);
 		keep = causal_sample_keep(chain, threshold);
-		rpc_assert_calls(t, rpc_q("hex(chain) = '%s'", hex),
-				 RPC_LINKED, keep ? r->calls : 0);
+		rpc_assert_calls(t, rpc_q("hex(chain) = '%s'", hex), RPC_LINKED,
+				 keep ? r->calls : 0);
 		kept += keep;
 	}
 	/* and no chain of its beyond those */
 	chain_of(r->uuid, 0, (uint8_t[CAUSAL_CHAIN_ID_LEN]){ 0 }, uuid_hex);
 	uuid_hex[2 * CAUSAL_UUID_LEN] = '\0';
-	ck_assert_int_eq(
-		e2e_query_int(t->sql,
-			      "SELECT count(*) FROM rpc_calls WHERE "
-			      "substr(hex(chain), 1, 32) = '%s'",
-			      uuid_hex),
-		(long long)kept * r->calls);
+	ck_assert_int_eq(e2e_query_int(t->sql,
+				       "SELECT count(*) FROM rpc_calls WHERE "
+				       "substr(hex(chain), 1, 32) = '%s'",
+				       uuid_hex),
+			 (long long)kept * r->calls);
 	return kept;
 }
 
@@ -140,10 +139,10 @@ START_TEST(test_root_decides_on_every_host)
 		pid_t pid;
 
 		e2e_fmt(r->name, sizeof(r->name), "threads-%s", s->name);
-		pid = rpc_client_env(&t, r->name, 1, quarter,
-				     ARGS("-P", rpc_port(s->tcp), "threads",
-					  "64", "2"),
-				     0, NULL);
+		pid = rpc_client_env(
+			&t, r->name, 1, quarter,
+			ARGS("-P", rpc_port(s->tcp), "threads", "64", "2"), 0,
+			NULL);
 		uuid_of(&t, pid, r->uuid);
 		r->chains = THREADS;
 		r->calls = 2;
@@ -157,10 +156,9 @@ START_TEST(test_root_decides_on_every_host)
 		pid_t pid;
 
 		e2e_fmt(r->name, sizeof(r->name), "burn-%d", nroots);
-		pid = rpc_client_env(&t, r->name, 1, quarter,
-				     ARGS("-P", rpc_port(all.tcp), "burn",
-					  "50"),
-				     0, NULL);
+		pid = rpc_client_env(
+			&t, r->name, 1, quarter,
+			ARGS("-P", rpc_port(all.tcp), "burn", "50"), 0, NULL);
 		uuid_of(&t, pid, r->uuid);
 		r->chains = 1;
 		r->calls = 2; /* client -> all, all -> none */
@@ -215,10 +213,9 @@ START_TEST(test_untraced_server_unaffected)
 	e2e_init(&t);
 	rpc_isolate();
 	rpc_server_start(&t, &plain, "plain", 0, "hostPlain", NULL);
-	pid = rpc_client_env(&t, r.name, 1, quarter,
-			     ARGS("-P", rpc_port(plain.tcp), "threads", "16",
-				  "3"),
-			     0, NULL);
+	pid = rpc_client_env(
+		&t, r.name, 1, quarter,
+		ARGS("-P", rpc_port(plain.tcp), "threads", "16", "3"), 0, NULL);
 	uuid_of(&t, pid, r.uuid);
 	rpc_server_stop(&plain);
 	e2e_merge(&t);
