@@ -24,6 +24,48 @@ int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
+/* Digits of s into *v (at most max_digits of them); the end, or NULL. */
+static const char *digits(const char *s, int max_digits, uint64_t *v, int *n)
+{
+	*v = 0;
+	for (*n = 0; *s >= '0' && *s <= '9'; s++, ++*n) {
+		if (*n == max_digits)
+			return NULL;
+		*v = *v * 10 + (uint64_t)(*s - '0');
+	}
+	return *n ? s : NULL;
+}
+
+int causal_parse_sample(const char *s, uint64_t *threshold)
+{
+	uint64_t num, den = 1, frac = 0;
+	int n, k = 0;
+
+	if (!s || !(s = digits(s, 18, &num, &n)))
+		return -1;
+	if (*s == '/') {
+		if (!(s = digits(s + 1, 18, &den, &n)) || *s || !den)
+			return -1;
+	} else if (*s == '.') {
+		/* num.frac as (num * 10^k + frac) / 10^k */
+		if (!(s = digits(s + 1, 18, &frac, &k)) || *s)
+			return -1;
+		for (int i = 0; i < k; i++)
+			den *= 10;
+		if (num > 1)
+			return -1;
+		num = num * den + frac;
+	} else if (*s) {
+		return -1;
+	}
+	if (num > den)
+		return -1;
+	*threshold = num == den
+			     ? CAUSAL_DEFAULT_SAMPLE
+			     : (uint64_t)(((unsigned __int128)num << 64) / den);
+	return 0;
+}
+
 int causal_parse_monitor(const char *s, uint32_t *types)
 {
 	static const char *const names[] = CAUSAL_MONTYPE_NAMES;
@@ -135,6 +177,7 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 	cfg->cpu_clock = CAUSAL_CPU_CLOCK_AUTO;
 	snprintf(cfg->bpf_clock_dir, sizeof(cfg->bpf_clock_dir), "%s",
 		 CAUSAL_BPF_CLOCK_DIR);
+	cfg->sample = CAUSAL_DEFAULT_SAMPLE;
 
 	v = getenv_fn("CAUSAL_LOG_DIR");
 	if (v && *v) {
@@ -219,6 +262,13 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 				  "none");
 		else
 			cfg->monitor = types;
+	}
+	v = getenv_fn("CAUSAL_SAMPLE");
+	if (v && causal_parse_sample(v, &cfg->sample)) {
+		cfg->sample = CAUSAL_DEFAULT_SAMPLE;
+		n += note(problems, problems_size, "CAUSAL_SAMPLE", v,
+			  "expected a probability such as 1/100, 0.01, 0 or 1; "
+			  "every chain is recorded");
 	}
 	v = getenv_fn("CAUSAL_COORDINATOR");
 	if (v && (!strcmp(v, "local") || v[0] == '/')) {

@@ -34,6 +34,9 @@
  *   CAUSAL_COORDINATOR_KEY
  *                     the key file of the coordinator over TCP
  *                     (monitor-auth.h)
+ *   CAUSAL_SAMPLE     the probability that a call chain starting in this
+ *                     process is recorded: `1/100`, `0.01`, `0` or `1`
+ *                     (default 1: every chain); shim-rpc/sample.h
  *
  * A malformed or out-of-range value is reported and the default is used:
  * the traced program must run whatever its environment says.
@@ -51,6 +54,9 @@
 #define CAUSAL_DEFAULT_MONITOR 0xfu /* every type: CAUSAL_MON_ALL */
 #define CAUSAL_COORDINATOR_PORT 7350
 #define CAUSAL_SOCKET_PATH_MAX 108 /* sun_path of sockaddr_un */
+/* CAUSAL_SAMPLE's default threshold: probability 1, every chain
+ * (CAUSAL_SAMPLE_ALL of shim-rpc/sample.h) */
+#define CAUSAL_DEFAULT_SAMPLE UINT64_MAX
 
 /* CAUSAL_CPU_CLOCK */
 enum causal_cpu_clock_want {
@@ -72,6 +78,7 @@ struct causal_config {
 	char coordinator_key[256]; /* the key file's path, over TCP */
 	int cpu_clock; /* enum causal_cpu_clock_want */
 	char bpf_clock_dir[256];
+	uint64_t sample; /* CAUSAL_SAMPLE as a threshold: causal_parse_sample */
 };
 
 typedef const char *(*causal_getenv_fn)(const char *name);
@@ -97,6 +104,14 @@ int causal_parse_monitor(const char *s, uint32_t *types);
  */
 int causal_parse_hostport(const char *s, char *host, size_t size,
 			  uint16_t default_port, uint16_t *port);
+
+/*
+ * Parse a probability, N/M (integers, 0 <= N <= M, M > 0) or a decimal
+ * from 0 to 1 (`0.01`, at most 18 digits after the point), into the
+ * threshold of shim-rpc/sample.h: floor(p * 2^64), UINT64_MAX for 1.
+ * 0 on success, -1 if malformed or outside [0, 1].
+ */
+int causal_parse_sample(const char *s, uint64_t *threshold);
 
 /* Parse a decimal in [min, max]; 0 on success, -1 if malformed or outside. */
 int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out);

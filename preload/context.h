@@ -20,7 +20,10 @@ struct causal_ctx {
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN]; /* all zero: no chain active */
 	uint8_t marker;		/* enum causal_marker */
 	uint8_t mon;		/* CAUSAL_MON_* the enclosing call imposes */
-	uint8_t reserved[2];
+	uint8_t unsampled;	/* the chain is not recorded (head sampling,
+				 * shim-rpc/sample.h): its calls write no
+				 * records but still carry the tag */
+	uint8_t reserved;
 	uint64_t event_no;
 	uint64_t function_id;	/* local function id (0: none) */
 };

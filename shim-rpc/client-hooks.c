@@ -253,7 +253,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	struct causal_tbuf *tb;
 	enum clnt_stat status;
 	uint64_t entry = 0, fid, start_event, end_event, cpu0 = 0;
-	uint32_t types;
+	uint32_t types, rec;
 	uint8_t flags = 0, marker;
 	int saved_errno = errno;
 
@@ -267,10 +267,15 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	 * the function that made the call, for a selection by name) */
 	types = ctx->mon | causal_mon_call(tc->target.prog, (uint32_t)proc,
 					   (const void *)ip);
+	/* what it records: nothing in a chain head sampling left out
+	 * (decided where the chain starts, which may be here) */
+	if (!causal_ctx_active(ctx))
+		causal_ctx_open_chain(ctx);
+	rec = ctx->unsampled ? 0 : types;
 	/* ---- stub start: CPU at the probe's entry ---- */
-	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
+	if (rec & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
-		if (types & CAUSAL_MON_CPU)
+		if (rec & CAUSAL_MON_CPU)
 			cpu0 = causal_probe_cpu_ns(entry);
 	}
 	causal_self.in_hook = 1;
@@ -289,11 +294,13 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		flags |= CAUSAL_RPC_BATCHED;
 	memcpy(st.tag.chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
 	st.tag.event_no = start_event;
-	/* the callee is monitored as this stub is (causal overriding) */
-	st.tag.flags = CAUSAL_TAG_F_MON | (types & CAUSAL_TAG_F_MON_TYPES);
-	if (CAUSAL_MON_RECORD(types))
+	/* the callee is monitored as this stub is (causal overriding),
+	 * and samples the chain as its root did */
+	st.tag.flags = CAUSAL_TAG_F_MON | (types & CAUSAL_TAG_F_MON_TYPES) |
+		       (ctx->unsampled ? CAUSAL_TAG_F_UNSAMPLED : 0);
+	if (CAUSAL_MON_RECORD(rec))
 		stub_start(tb, &tc->target, proc, entry, cpu0, start_event, fid,
-			   flags, ip, types);
+			   flags, ip, rec);
 	marker = ctx->marker;
 	ctx->marker = CAUSAL_MARKER_INFRA; /* black inside the stub */
 	causal_self.in_hook = 0;
@@ -308,7 +315,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 
 	/* ---- stub end ---- */
 	saved_errno = errno;
-	entry = types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0;
+	entry = rec & CAUSAL_MON_LATENCY ? causal_now_ns() : 0;
 	causal_self.in_hook = 1;
 	ctx->marker = marker;
 	if (st.reply_status == CAUSAL_TAG_OK &&
@@ -320,13 +327,13 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	else if (reply_may_hide_events(status, &st))
 		ctx->event_no += CAUSAL_RPC_EVENT_SKIP - 1;
 	end_event = causal_ctx_next_event(ctx);
-	if (CAUSAL_MON_RECORD(types))
+	if (CAUSAL_MON_RECORD(rec))
 		stub_end(tb, status, &st, entry, end_event, fid,
-			 types & CAUSAL_MON_SEMANTICS ? st.args_bytes : 0,
-			 status == RPC_SUCCESS && types & CAUSAL_MON_SEMANTICS
+			 rec & CAUSAL_MON_SEMANTICS ? st.args_bytes : 0,
+			 status == RPC_SUCCESS && rec & CAUSAL_MON_SEMANTICS
 				 ? st.results_bytes
 				 : 0,
-			 types);
+			 rec);
 	causal_self.in_hook = 0;
 	errno = saved_errno;
 	return status;
@@ -476,6 +483,10 @@ rpc_broadcast_exp(const rpcprog_t prog, const rpcvers_t vers,
 					      waittime, nettype);
 	types = ctx->mon | causal_mon_call((uint32_t)prog, (uint32_t)proc,
 					   __builtin_return_address(0));
+	if (!causal_ctx_active(ctx))
+		causal_ctx_open_chain(ctx);
+	if (ctx->unsampled)
+		types = 0; /* head sampling: see traced_call() */
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
 		if (types & CAUSAL_MON_CPU)

@@ -5,6 +5,7 @@
  * probes run in every thread at once, and only uniqueness matters.
  */
 #include "ids.h"
+#include "sample.h"
 /* the process's uuid, which chain ids are made of: the library's state */
 #include "../preload/internal.h"
 
@@ -17,7 +18,8 @@ uint64_t causal_rpc_next_function_id(void)
 					 memory_order_relaxed);
 }
 
-void causal_rpc_new_chain(uint8_t chain[CAUSAL_CHAIN_ID_LEN])
+void causal_rpc_new_chain(uint8_t chain[CAUSAL_CHAIN_ID_LEN],
+			  uint8_t *unsampled)
 {
 	uint32_t n =
 	    atomic_fetch_add_explicit(&next_chain, 1, memory_order_relaxed) + 1;
@@ -27,4 +29,5 @@ void causal_rpc_new_chain(uint8_t chain[CAUSAL_CHAIN_ID_LEN])
 	chain[17] = (uint8_t)(n >> 16);
 	chain[18] = (uint8_t)(n >> 8);
 	chain[19] = (uint8_t)n;
+	*unsampled = !causal_sample_keep(chain, causal_g.cfg.sample);
 }

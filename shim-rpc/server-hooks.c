@@ -53,7 +53,8 @@ struct serving {
 	int tag;			/* enum causal_tag_status */
 	uint8_t forked;			/* fork() inside the skeleton */
 	uint8_t inherited;		/* this process is that fork's child */
-	uint32_t types;			/* monitored with (monitor.h) */
+	uint32_t types;			/* recorded with (monitor.h); 0 in
+					 * a chain not sampled */
 	uint64_t fid;
 	struct causal_ctx saved;	/* the thread's context before */
 };
@@ -167,10 +168,37 @@ static uint32_t skeleton_types(const struct serving *s,
 	return types | causal_mon_call(s->prog, s->proc, NULL);
 }
 
+/* The chain a skeleton joins, and whether it is recorded. */
+struct chain_in {
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
+	uint64_t event_no;
+	uint8_t unsampled;
+};
+
+/*
+ * The caller's chain, sampled as its root decided (the tag's bit,
+ * whatever this process's CAUSAL_SAMPLE); from a caller that sends no
+ * tag (untraced), a chain that starts here, decided here.  Known before
+ * the skeleton reads its clocks: an unsampled one reads none.
+ */
+static void chain_in_of(const struct causal_tag *tag, int tag_status,
+			struct chain_in *c)
+{
+	if (tag_status == CAUSAL_TAG_OK) {
+		memcpy(c->chain, tag->chain, CAUSAL_CHAIN_ID_LEN);
+		c->event_no = tag->event_no + 1;
+		c->unsampled = !!(tag->flags & CAUSAL_TAG_F_UNSAMPLED);
+	} else {
+		causal_rpc_new_chain(c->chain, &c->unsampled);
+		c->event_no = 0;
+	}
+}
+
 /* cpu: the thread's CPU clock if already read with no user code since
  * (a skeleton with nothing inside), else 0 to read it at the exit.
- * types: skeleton_types(); entry is 0 unless latency or cpu is on. */
-static void skeleton_start(struct serving *s, const struct causal_tag *tag,
+ * types: skeleton_types(); entry is 0 unless latency or cpu is on and
+ * the chain is sampled. */
+static void skeleton_start(struct serving *s, const struct chain_in *c,
 			   int tag_status, uint32_t args_bytes, uint64_t entry,
 			   uint64_t cpu, uint32_t types)
 {
@@ -185,20 +213,17 @@ static void skeleton_start(struct serving *s, const struct causal_tag *tag,
 
 	s->saved = *ctx;
 	s->tag = tag_status;
-	s->types = types;
+	s->types = c->unsampled ? 0 : types;
 	s->fid = causal_rpc_next_function_id();
 	s->state = SERVING_STARTED;
-	if (tag_status == CAUSAL_TAG_OK) {
-		memcpy(ctx->chain, tag->chain, CAUSAL_CHAIN_ID_LEN);
-		ctx->event_no = tag->event_no + 1;
-	} else {
-		/* an untraced caller: the chain starts here */
-		causal_rpc_new_chain(ctx->chain);
-		ctx->event_no = 0;
-	}
+	memcpy(ctx->chain, c->chain, CAUSAL_CHAIN_ID_LEN);
+	ctx->event_no = c->event_no;
+	ctx->unsampled = c->unsampled;
 	ctx->function_id = s->fid;
-	/* the calls it makes and the threads it spawns are monitored too */
+	/* the calls it makes and the threads it spawns are monitored too
+	 * (and its calls, in its chain, sampled as it is) */
 	ctx->mon = (uint8_t)types;
+	types = s->types;
 	if (!tb || !CAUSAL_MON_RECORD(types))
 		goto out;
 	if (!(types & CAUSAL_MON_SEMANTICS))
@@ -439,6 +464,7 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
 	struct serving *s = serving_top(xprt);
 	struct args_state as;
+	struct chain_in c;
 	uint64_t entry = 0;
 	uint32_t types;
 	bool_t ok;
@@ -455,11 +481,12 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	ok = w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
 	if (!ok)
 		return ok; /* an error reply follows: skeleton at xp_reply */
+	chain_in_of(&as.tag, as.status, &c);
 	types = skeleton_types(s, &as.tag, as.status);
-	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
+	if (!c.unsampled && types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
 		entry = causal_now_ns();
 	causal_self.in_hook = 1;
-	skeleton_start(s, &as.tag, as.status,
+	skeleton_start(s, &c, as.status,
 		       types & CAUSAL_MON_SEMANTICS ? as.bytes : 0, entry, 0,
 		       types);
 	causal_self.in_hook = 0;
@@ -499,15 +526,17 @@ static void start_at_reply(SVCXPRT *xprt, struct serving *s, int reply,
 	struct args_state as = { .xid = s->xid,
 				 .fd = xprt->xp_fd,
 				 .status = CAUSAL_TAG_ABSENT };
+	struct chain_in c;
 	uint32_t types;
 
 	if (s->proc == NULLPROC && reply == CAUSAL_REPLY_SUCCESS)
 		w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
 	else if (reply != CAUSAL_REPLY_SUCCESS)
 		w->orig->xp_getargs(xprt, (xdrproc_t)scan_for_tag, &as);
+	chain_in_of(&as.tag, as.status, &c);
 	types = skeleton_types(s, &as.tag, as.status);
-	read_clocks(types, entry, cpu);
-	skeleton_start(s, &as.tag, as.status, 0, *entry, *cpu, types);
+	read_clocks(c.unsampled ? 0 : types, entry, cpu);
+	skeleton_start(s, &c, as.status, 0, *entry, *cpu, types);
 }
 
 static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)

@@ -9,7 +9,8 @@
  * stale tag left in a reused UDP buffer is never taken for this call's.
  *
  * Wire layout, big-endian, CAUSAL_TAG_LEN bytes:
- *   magic u32 | version u16 | length u16 | xid u32 | flags u32 (below) |
+ *   magic u32 | version u16 | length u16 | xid u32 | flags u32 (below:
+ *   bit 31 monitoring types, bit 30 unsampled, bits 3..0 the types) |
  *   chain[20] | event_no u64 | check u32 (of the 44 bytes before: tag.c)
  *
  * Version 2 differs from 1 only by its checksum (a multiply per 8 bytes
@@ -47,6 +48,13 @@ struct causal_tag {
  */
 #define CAUSAL_TAG_F_MON 0x80000000u
 #define CAUSAL_TAG_F_MON_TYPES 0xfu
+/*
+ * The call's chain is not sampled (head sampling, sample.h): the callee
+ * records nothing of it, whatever its own rate, and passes the bit on to
+ * the calls it makes.  Clear in every tag of an older libcausal, which
+ * recorded every chain: such a chain is recorded, as it always was.
+ */
+#define CAUSAL_TAG_F_UNSAMPLED 0x40000000u
 
 void causal_tag_encode(const struct causal_tag *tag,
 		       uint8_t out[CAUSAL_TAG_LEN]);
