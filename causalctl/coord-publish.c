@@ -22,7 +22,7 @@ static int quiet;
 #define complain(...) (quiet ? -1 : fail(__VA_ARGS__))
 
 /* The bits of enums.def's monitor_types: `all`, the types of calls, is
- * the first four; locks is named alone. */
+ * the first four; locks and values are named alone. */
 static const char *const type_names[] = CAUSAL_MONTYPE_NAMES;
 #define NTYPES (sizeof(type_names) / sizeof(type_names[0]))
 
@@ -33,7 +33,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 
 	if (n <= 0)
 		return complain("no monitoring type given (semantics, latency, "
-				"cpu, memory, all, locks)"),
+				"cpu, memory, all, locks, values)"),
 		       -EINVAL;
 	for (int i = 0; i < n; i++) {
 		const char *s = words[i];
@@ -51,7 +51,7 @@ int coord_types(int n, char *const words[], char *out, size_t size)
 			if (!b) {
 				complain("unknown monitoring type '%.*s' "
 					 "(semantics, latency, cpu, memory, "
-					 "all, locks)",
+					 "all, locks, values)",
 					 (int)l, s);
 				return -EINVAL;
 			}

@@ -178,6 +178,7 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 	snprintf(cfg->bpf_clock_dir, sizeof(cfg->bpf_clock_dir), "%s",
 		 CAUSAL_BPF_CLOCK_DIR);
 	cfg->sample = CAUSAL_DEFAULT_SAMPLE;
+	cfg->values_max = CAUSAL_VALUES_DEFAULT;
 
 	v = getenv_fn("CAUSAL_LOG_DIR");
 	if (v && *v) {
@@ -262,6 +263,16 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 				  "none");
 		else
 			cfg->monitor = types;
+	}
+	v = getenv_fn("CAUSAL_VALUES_MAX");
+	if (v) {
+		uint32_t max;
+
+		if (causal_parse_uint(v, 0, CAUSAL_VALUES_LIMIT, &max))
+			n += note(problems, problems_size, "CAUSAL_VALUES_MAX",
+				  v, "expected bytes from 0 to 4096");
+		else
+			cfg->values_max = max;
 	}
 	v = getenv_fn("CAUSAL_SAMPLE");
 	if (v && causal_parse_sample(v, &cfg->sample)) {

@@ -57,6 +57,10 @@
 /* CAUSAL_SAMPLE's default threshold: probability 1, every chain
  * (CAUSAL_SAMPLE_ALL of shim-rpc/sample.h) */
 #define CAUSAL_DEFAULT_SAMPLE UINT64_MAX
+/* CAUSAL_VALUES_MAX: its default, and the most it may be (a probe's
+ * buffer on its stack: shim-rpc/values.h) */
+#define CAUSAL_VALUES_DEFAULT 256
+#define CAUSAL_VALUES_LIMIT 4096
 
 /* CAUSAL_CPU_CLOCK */
 enum causal_cpu_clock_want {
@@ -79,6 +83,7 @@ struct causal_config {
 	int cpu_clock; /* enum causal_cpu_clock_want */
 	char bpf_clock_dir[256];
 	uint64_t sample; /* CAUSAL_SAMPLE as a threshold: causal_parse_sample */
+	uint32_t values_max; /* CAUSAL_VALUES_MAX: bytes of a call's values */
 };
 
 typedef const char *(*causal_getenv_fn)(const char *name);

@@ -201,6 +201,7 @@ static void init(void)
 			       problems, sizeof(problems)))
 		causal_say(problems, NULL); /* ends with its own newline */
 	causal_run.cpu_exact_us = causal_g.cfg.cpu_exact_us;
+	causal_run.values_max = causal_g.cfg.values_max;
 	/* once: a fork child after chdir() writes where we started */
 	ret = causal_log_dir_resolve(&causal_g.log_dir, causal_g.cfg.log_dir,
 				     causal_g.cfg.log_dir_trust);

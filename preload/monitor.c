@@ -19,7 +19,8 @@ _Static_assert((int)CAUSAL_MON_SEMANTICS == (int)CAUSAL_MONTYPE_SEMANTICS &&
 		       (int)CAUSAL_MON_LATENCY == (int)CAUSAL_MONTYPE_LATENCY &&
 		       (int)CAUSAL_MON_CPU == (int)CAUSAL_MONTYPE_CPU &&
 		       (int)CAUSAL_MON_MEMORY == (int)CAUSAL_MONTYPE_MEMORY &&
-		       (int)CAUSAL_MON_LOCKS == (int)CAUSAL_MONTYPE_LOCKS,
+		       (int)CAUSAL_MON_LOCKS == (int)CAUSAL_MONTYPE_LOCKS &&
+		       (int)CAUSAL_MON_VALUES == (int)CAUSAL_MONTYPE_VALUES,
 	       "monitor.h and enums.def name the same bits");
 
 struct causal_monitor causal_mon = { .types = CAUSAL_MON_ALL };

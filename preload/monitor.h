@@ -52,13 +52,17 @@ enum {
 	CAUSAL_MON_MEMORY = 1u << 3,
 	/* the LOCK records of this process (shim-pthread/mutex-hooks.c):
 	 * not a type of calls, not in `all`, off unless named */
-	CAUSAL_MON_LOCKS = 1u << 4
+	CAUSAL_MON_LOCKS = 1u << 4,
+	/* the RPC_VALUES records (shim-rpc/values.h): the first bytes of a
+	 * call's arguments and results, decided by each process for its
+	 * own components, never carried by the tag; not in `all` */
+	CAUSAL_MON_VALUES = 1u << 5
 };
 
 /* The types of calls (`all`): what a call's tag carries. */
 #define CAUSAL_MON_ALL 0xfu
 /* Every type a switch may name. */
-#define CAUSAL_MON_KNOWN (CAUSAL_MON_ALL | CAUSAL_MON_LOCKS)
+#define CAUSAL_MON_KNOWN (CAUSAL_MON_ALL | CAUSAL_MON_LOCKS | CAUSAL_MON_VALUES)
 /* What the RPC probes measure besides the heap: a record's mon_off. */
 #define CAUSAL_MON_PROBES                                                      \
 	(CAUSAL_MON_SEMANTICS | CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)

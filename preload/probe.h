@@ -57,6 +57,7 @@ enum causal_run_state {
 struct causal_run {
 	_Atomic int state;     /* enum causal_run_state */
 	uint32_t cpu_exact_us; /* CAUSAL_CPU_EXACT_US: causal_probe_cpu_ns() */
+	uint32_t values_max;   /* CAUSAL_VALUES_MAX: shim-rpc/values.h */
 };
 
 extern struct causal_run causal_run;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "values.h"
 
 enum client_kind { CLIENT_VC, CLIENT_DG, CLIENT_RAW };
 
@@ -96,6 +97,7 @@ struct call_state {
 	/* what the arguments and results took, counted as libtirpc encoded
 	 * and decoded them (xdr-size.h: never a pass of ours) */
 	uint32_t args_bytes, results_bytes;
+	struct causal_values *vals; /* values.h: NULL when not taken */
 };
 
 /* libtirpc calls these through xdrproc_t, a variadic type: cast there */
@@ -103,8 +105,10 @@ static bool_t args_with_tag(XDR *xdrs, void *p)
 {
 	struct call_state *st = p;
 
-	if (!causal_xdr_run(xdrs, st->xargs, st->argsp, &st->args_bytes))
+	if (!causal_values_run(xdrs, st->xargs, st->argsp, &st->args_bytes,
+			       st->vals, CAUSAL_VALUES_STUB_ARGS))
 		return FALSE;
+	causal_values_flush(st->vals); /* the results reuse its buffer */
 	if (xdrs->x_op == XDR_ENCODE) {
 		st->tag.xid = causal_xdr_call_xid(xdrs);
 		st->tag_sent = causal_xdr_put_tag(xdrs, &st->tag);
@@ -124,8 +128,10 @@ static bool_t results_with_tag(XDR *xdrs, void *p)
 {
 	struct call_state *st = p;
 
-	if (!causal_xdr_run(xdrs, st->xres, st->resp, &st->results_bytes))
+	if (!causal_values_run(xdrs, st->xres, st->resp, &st->results_bytes,
+			       st->vals, CAUSAL_VALUES_STUB_RESULTS))
 		return FALSE;
+	causal_values_flush(st->vals);
 	if (xdrs->x_op == XDR_DECODE)
 		st->reply_status = causal_xdr_get_tag(xdrs, st->tag.xid,
 						      st->fd, &st->reply);
@@ -250,6 +256,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
 	struct causal_ctx *ctx = &causal_self.ctx;
 	struct call_state st;
+	struct causal_values vals;
 	struct causal_tbuf *tb;
 	enum clnt_stat status;
 	uint64_t entry = 0, fid, start_event, end_event, cpu0 = 0;
@@ -288,6 +295,11 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	st.fd = tc->fd;
 	start_event = causal_ctx_next_event(ctx);
 	fid = causal_rpc_next_function_id();
+	if (causal_values_wanted(rec, tc->target.prog, (uint32_t)proc,
+				 (const void *)ip)) {
+		causal_values_init(&vals, fid);
+		st.vals = &vals;
+	}
 	if (!timeout.tv_sec && !timeout.tv_usec)
 		flags |= CAUSAL_RPC_ONE_WAY;
 	if (!xres)

@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 
 #include "internal.h"
+#include "values.h"
 
 struct wrapped_xp_ops {
 	struct xp_ops ops;		/* first: what transports point at */
@@ -347,6 +348,7 @@ struct args_state {
 	int fd;				/* the connection, to peek at */
 	int status;			/* enum causal_tag_status */
 	struct causal_tag tag;
+	struct causal_values *vals;	/* values.h: NULL when not taken */
 };
 
 /* libtirpc calls these through xdrproc_t, a variadic type: cast there */
@@ -354,8 +356,9 @@ static bool_t args_and_tag(XDR *xdrs, void *p)
 {
 	struct args_state *as = p;
 
-	if (as->xargs &&
-	    !causal_xdr_run(xdrs, as->xargs, as->argsp, &as->bytes))
+	if (as->xargs && !causal_values_run(xdrs, as->xargs, as->argsp,
+					    &as->bytes, as->vals,
+					    CAUSAL_VALUES_SKEL_ARGS))
 		return FALSE;
 	if (xdrs->x_op == XDR_DECODE)
 		as->status = causal_xdr_get_tag(xdrs, as->xid, as->fd,
@@ -380,13 +383,15 @@ struct results_state {
 	uint32_t bytes; /* the results took, encoded */
 	int tagged;	/* the tag follows them */
 	struct causal_tag tag;
+	struct causal_values *vals; /* values.h: NULL when not taken */
 };
 
 static bool_t results_and_tag(XDR *xdrs, void *p)
 {
 	struct results_state *rs = p;
 
-	if (!causal_xdr_run(xdrs, rs->xres, rs->resp, &rs->bytes))
+	if (!causal_values_run(xdrs, rs->xres, rs->resp, &rs->bytes, rs->vals,
+			       CAUSAL_VALUES_SKEL_RESULTS))
 		return FALSE;
 	if (rs->tagged && xdrs->x_op == XDR_ENCODE) {
 		if (!causal_xdr_is_mem(xdrs))
@@ -464,6 +469,7 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
 	struct serving *s = serving_top(xprt);
 	struct args_state as;
+	struct causal_values vals;
 	struct chain_in c;
 	uint64_t entry = 0;
 	uint32_t types;
@@ -478,6 +484,11 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	as.xid = s->xid;
 	as.fd = xprt->xp_fd;
 	as.status = CAUSAL_TAG_ABSENT;
+	/* copied before the chain is known, written once it is recorded */
+	if (causal_values_wanted(CAUSAL_MON_ALL, s->prog, s->proc, NULL)) {
+		causal_values_init(&vals, 0);
+		as.vals = &vals;
+	}
 	ok = w->orig->xp_getargs(xprt, (xdrproc_t)args_and_tag, &as);
 	if (!ok)
 		return ok; /* an error reply follows: skeleton at xp_reply */
@@ -489,6 +500,10 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	skeleton_start(s, &c, as.status,
 		       types & CAUSAL_MON_SEMANTICS ? as.bytes : 0, entry, 0,
 		       types);
+	if (as.vals && CAUSAL_MON_RECORD(s->types)) {
+		vals.fid = s->fid;
+		causal_values_flush(&vals);
+	}
 	causal_self.in_hook = 0;
 	return ok;
 }
@@ -544,6 +559,7 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	const struct wrapped_xp_ops *w = wrapper_of(xprt->xp_ops);
 	struct serving *s = serving_top(xprt);
 	struct results_state rs;
+	struct causal_values vals;
 	struct skel_end e;
 	xdrproc_t proc = NULL;
 	void *where = NULL;
@@ -574,7 +590,11 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	 * skeleton end's event back to the stub, only to a traced caller,
 	 * and never in place of NULL results */
 	sized = proc && (e.types & CAUSAL_MON_SEMANTICS);
-	if (proc && (rs.tagged || sized)) {
+	if (proc && causal_values_wanted(e.types, s->prog, s->proc, NULL)) {
+		causal_values_init(&vals, e.fid);
+		rs.vals = &vals;
+	}
+	if (proc && (rs.tagged || sized || rs.vals)) {
 		rs.xres = proc;
 		rs.resp = where;
 		memcpy(rs.tag.chain, e.chain, CAUSAL_CHAIN_ID_LEN);
@@ -593,6 +613,7 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		msg->acpted_rply.ar_results.where = where;
 	}
 	causal_self.in_hook = 1;
+	causal_values_flush(rs.vals);
 	skeleton_end_write(&e, reply, rs.bytes, fork);
 	causal_self.in_hook = 0;
 	errno = saved_errno;

@@ -7,6 +7,9 @@
  * procedure stays as small as it was.  (libtirpc encodes a long in 4
  * bytes whatever it holds: beyond 32 bits it sends the low ones.)
  */
+#include <arpa/inet.h>
+#include <string.h>
+
 #include "xdr-size.h"
 #include "xdr-tag.h"
 
@@ -37,11 +40,35 @@ struct counting {
 	struct xdr_ops ops;
 	const struct xdr_ops *orig;
 	uint64_t bytes;
+	/* copying them too (NULL: not): an encoder fills the room x_inline
+	 * gave it after the call, so that is copied at the next operation */
+	struct causal_xdr_capture *cap;
+	const void *pending;
+	u_int pending_n;
 };
 
 static struct counting *counting_of(XDR *x)
 {
 	return (struct counting *)(void *)x->x_ops;
+}
+
+static void capture(struct counting *c, const void *p, u_int n)
+{
+	struct causal_xdr_capture *cap = c->cap;
+
+	if (n > cap->max - cap->len)
+		n = cap->max - cap->len;
+	memcpy(cap->buf + cap->len, p, n);
+	cap->len += n;
+}
+
+/* Before any operation: what the encoder wrote where x_inline pointed. */
+static void capture_pending(struct counting *c)
+{
+	if (c->pending) {
+		capture(c, c->pending, c->pending_n);
+		c->pending = NULL;
+	}
 }
 
 static bool_t counted(XDR *x, bool_t ok, u_int n)
@@ -51,39 +78,79 @@ static bool_t counted(XDR *x, bool_t ok, u_int n)
 	return ok;
 }
 
+/* A long as XDR puts it on the wire: its low 32 bits, big-endian. */
+static void capture_long(struct counting *c, bool_t ok, const long *v)
+{
+	uint32_t be = htonl((uint32_t)*v);
+
+	if (ok && c->cap)
+		capture(c, &be, sizeof(be));
+}
+
 static bool_t c_getlong(XDR *x, long *v)
 {
-	return counted(x, counting_of(x)->orig->x_getlong(x, v),
-		       BYTES_PER_XDR_UNIT);
+	struct counting *c = counting_of(x);
+	bool_t ok = counted(x, c->orig->x_getlong(x, v), BYTES_PER_XDR_UNIT);
+
+	capture_long(c, ok, v);
+	return ok;
 }
 
 static bool_t c_putlong(XDR *x, const long *v)
 {
-	return counted(x, counting_of(x)->orig->x_putlong(x, v),
-		       BYTES_PER_XDR_UNIT);
+	struct counting *c = counting_of(x);
+
+	if (c->cap)
+		capture_pending(c);
+	capture_long(c, TRUE, v);
+	return counted(x, c->orig->x_putlong(x, v), BYTES_PER_XDR_UNIT);
 }
 
 static bool_t c_getbytes(XDR *x, char *buf, u_int n)
 {
-	return counted(x, counting_of(x)->orig->x_getbytes(x, buf, n), n);
+	struct counting *c = counting_of(x);
+	bool_t ok = counted(x, c->orig->x_getbytes(x, buf, n), n);
+
+	if (ok && c->cap)
+		capture(c, buf, n);
+	return ok;
 }
 
 static bool_t c_putbytes(XDR *x, const char *buf, u_int n)
 {
-	return counted(x, counting_of(x)->orig->x_putbytes(x, buf, n), n);
+	struct counting *c = counting_of(x);
+
+	if (c->cap) {
+		capture_pending(c);
+		capture(c, buf, n);
+	}
+	return counted(x, c->orig->x_putbytes(x, buf, n), n);
 }
 
 static int32_t *c_inline(XDR *x, u_int n)
 {
-	int32_t *p = counting_of(x)->orig->x_inline(x, n);
+	struct counting *c = counting_of(x);
+	int32_t *p;
 
+	if (c->cap)
+		capture_pending(c);
+	p = c->orig->x_inline(x, n);
 	counted(x, p != NULL, n);
+	if (p && c->cap && x->x_op == XDR_DECODE)
+		capture(c, p, n);
+	else if (p && c->cap) {
+		c->pending = p;
+		c->pending_n = n;
+	}
 	return p;
 }
 
-static uint32_t run_counted(XDR *xdrs, xdrproc_t proc, void *p, bool_t *ok)
+static uint32_t run_counted(XDR *xdrs, xdrproc_t proc, void *p, bool_t *ok,
+			    struct causal_xdr_capture *cap)
 {
-	struct counting c = { .ops = *xdrs->x_ops, .orig = xdrs->x_ops };
+	struct counting c = { .ops = *xdrs->x_ops,
+			      .orig = xdrs->x_ops,
+			      .cap = cap };
 
 	/* an operation the stream lacks stays missing */
 #define COUNT_OP(op, fn)                                                       \
@@ -98,6 +165,8 @@ static uint32_t run_counted(XDR *xdrs, xdrproc_t proc, void *p, bool_t *ok)
 	xdrs->x_ops = &c.ops;
 	*ok = proc(xdrs, p);
 	xdrs->x_ops = c.orig;
+	if (cap)
+		capture_pending(&c);
 	return c.bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)c.bytes;
 }
 
@@ -124,7 +193,36 @@ bool_t causal_xdr_run(XDR *xdrs, xdrproc_t proc, void *p, uint32_t *bytes)
 			*bytes = XDR_GETPOS(xdrs) - pos;
 		return ok;
 	}
-	*bytes = run_counted(xdrs, proc, p, &ok);
+	*bytes = run_counted(xdrs, proc, p, &ok, NULL);
+	if (!ok)
+		*bytes = 0;
+	return ok;
+}
+
+bool_t causal_xdr_run_capture(XDR *xdrs, xdrproc_t proc, void *p,
+			      uint32_t *bytes, struct causal_xdr_capture *cap)
+{
+	u_int pos, n;
+	bool_t ok;
+
+	*bytes = 0;
+	cap->len = 0;
+	if (xdrs->x_op == XDR_FREE)
+		return causal_xdr_run(xdrs, proc, p, bytes);
+	if (causal_xdr_is_mem(xdrs)) {
+		/* what it wrote or read lies in its buffer (x_base: its
+		 * start, libtirpc's xdr_mem.c) from pos on */
+		pos = XDR_GETPOS(xdrs);
+		ok = proc(xdrs, p);
+		if (ok && XDR_GETPOS(xdrs) >= pos && xdrs->x_base) {
+			*bytes = XDR_GETPOS(xdrs) - pos;
+			n = *bytes < cap->max ? *bytes : cap->max;
+			memcpy(cap->buf, (const char *)xdrs->x_base + pos, n);
+			cap->len = n;
+		}
+		return ok;
+	}
+	*bytes = run_counted(xdrs, proc, p, &ok, cap);
 	if (!ok)
 		*bytes = 0;
 	return ok;

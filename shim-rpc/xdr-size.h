@@ -32,4 +32,19 @@
  */
 bool_t causal_xdr_run(XDR *xdrs, xdrproc_t proc, void *p, uint32_t *bytes);
 
+/* Where a run copies the bytes it moved (values.h): the first max. */
+struct causal_xdr_capture {
+	uint8_t *buf;
+	uint32_t max, len; /* len: copied, at most max */
+};
+
+/*
+ * causal_xdr_run(), copying the first cap->max bytes encoded or decoded
+ * into cap->buf as they go (the same single pass: a memory stream's are
+ * read from its buffer after the run, any other stream's as its
+ * operations move them).
+ */
+bool_t causal_xdr_run_capture(XDR *xdrs, xdrproc_t proc, void *p,
+			      uint32_t *bytes, struct causal_xdr_capture *cap);
+
 #endif

@@ -465,7 +465,7 @@ START_TEST(test_hostile_channel_and_bad_input)
 	text = mon_ctl(&t, 2, ARGS("on", "cpu,bogus"));
 	ck_assert_str_eq(text, "causalctl: error: unknown monitoring type "
 			       "'bogus' (semantics, latency, cpu, memory, "
-			       "all, locks)\n");
+			       "all, locks, values)\n");
 	free(text);
 	text = mon_ctl(&t, 2, ARGS("off"));
 	ck_assert_msg(strstr(text, "no monitoring type given"), "%s", text);

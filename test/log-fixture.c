@@ -848,6 +848,7 @@ static struct record_ctx ctx(struct fixture_values *v)
 #define FILL_AS_CTX FILL_AS_NUM
 #define FILL_AS_RAW FILL_AS_NUM
 #define FILL_AS_FRAMES FILL_AS_NUM
+#define FILL_AS_BYTES FILL_AS_NUM
 
 #define FILL_FIELD(name, KIND, SHOW, en, dump) FILL_AS_##SHOW(KIND, en, m->name)
 #define FILL_PROBE_FIELD(name, KIND, SHOW, en, dump)                           \

@@ -193,6 +193,19 @@ static void context(const struct dump_ctx *c, const char *k,
 	}
 }
 
+/* Bytes of any length (RPC_VALUES.bytes) in hex; "" when none. */
+static void bytes(const struct dump_ctx *c, const char *k,
+		  const struct record_bin *b)
+{
+	key(c, k);
+	if (c->fmt == DUMP_JSON)
+		putc_unlocked('"', c->out);
+	for (size_t i = 0; i < b->len; i++)
+		fprintf(c->out, "%02x", b->ptr[i]);
+	if (c->fmt == DUMP_JSON)
+		putc_unlocked('"', c->out);
+}
+
 /* A msgpack element as JSON, in both formats. */
 static void raw(const struct dump_ctx *c, const char *k,
 		const msgpack_object *o)
@@ -219,6 +232,7 @@ static void raw(const struct dump_ctx *c, const char *k,
 #define SHOW_RAW(c, k, v, KIND, en) raw(c, k, v)
 /* SPIKE_SAMPLE.stack: its frames, 8 bytes each (records.def) */
 #define SHOW_FRAMES(c, k, v, KIND, en) u64(c, k, (uint64_t)((v).len / 8))
+#define SHOW_BYTES(c, k, v, KIND, en) bytes(c, k, &(v))
 
 #define SHOW_FIELD(name, KIND, SHOW, en, dump)                                 \
 	SHOW_##SHOW(c, dump, m->name, KIND, en);

@@ -166,6 +166,28 @@ static int store_lock(struct merge *m, uint64_t seq, const struct record *r)
 	return merge_step(m, st, "insert lock event");
 }
 
+/* The first bytes of a call's arguments or results: a row of rpc_values. */
+static int store_rpc_values(struct merge *m, uint64_t seq,
+			    const struct record *r)
+{
+	const char *kind = record_values_kind_name(r->rpc_values.kind);
+	const struct record_bin *b = &r->rpc_values.bytes;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = table_insert(m, DB_RPC_VALUES, "INSERT", &st)))
+		return rc;
+	schema_bind_int(st, DB_RPC_VALUES_PROC_ID, m->proc_id);
+	schema_bind_u64(st, DB_RPC_VALUES_SEQ, seq);
+	schema_bind_u64(st, DB_RPC_VALUES_FUNCTION_ID, r->rpc_values.function);
+	schema_bind_text(st, DB_RPC_VALUES_KIND, kind ? kind : "unknown", -1);
+	schema_bind_u64(st, DB_RPC_VALUES_LENGTH, r->rpc_values.length);
+	/* empty, not NULL: the column is NOT NULL */
+	schema_bind_blob(st, DB_RPC_VALUES_BYTES, b->len ? b->ptr : (void *)"",
+			 (int)b->len);
+	return merge_step(m, st, "insert rpc values");
+}
+
 /* Sporadic bottlenecks: the spike_* tables (spikes.c). */
 static int store_spike(struct merge *m, uint64_t seq, const struct record *r)
 {

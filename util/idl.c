@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "array.h"
+#include "idl-lex.h"
 #include "idl.h"
 #include "usage.h"
 
@@ -33,157 +34,30 @@ void idl_names_release(struct idl_names *nm)
 	memset(nm, 0, sizeof(*nm));
 }
 
-/* --- the .x tokenizer ----------------------------------------------------- */
-
-enum { T_EOF, T_IDENT, T_NUM, T_PUNCT, T_BAD };
-
-struct lexer {
-	const char *p, *path;
-	int line;
-	int kind;
-	char tok[256];
-	uint64_t num;
-	struct cdef {
-		char *name;
-		uint64_t value;
-	} * consts;
-	size_t nconsts, cap_consts;
-};
-
-static void next(struct lexer *lx)
-{
-	const char *p = lx->p;
-
-	for (;;) {
-		if (*p == '\n') {
-			lx->line++;
-			p++;
-			/* rpcgen passes '%' lines through; '#' is the
-			 * preprocessor */
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p == '%' || *p == '#')
-				while (*p && *p != '\n')
-					p++;
-		} else if (isspace((unsigned char)*p)) {
-			p++;
-		} else if (p[0] == '/' && p[1] == '*') {
-			for (p += 2; *p && !(p[0] == '*' && p[1] == '/'); p++)
-				lx->line += *p == '\n';
-			p += *p ? 2 : 0;
-		} else if (p[0] == '/' && p[1] == '/') {
-			while (*p && *p != '\n')
-				p++;
-		} else {
-			break;
-		}
-	}
-	lx->tok[0] = 0;
-	if (!*p) {
-		lx->kind = T_EOF;
-	} else if (isalpha((unsigned char)*p) || *p == '_') {
-		size_t n = 0;
-
-		while (isalnum((unsigned char)*p) || *p == '_') {
-			if (n < sizeof(lx->tok) - 1)
-				lx->tok[n++] = *p;
-			p++;
-		}
-		lx->tok[n] = 0;
-		lx->kind = T_IDENT;
-	} else if (isdigit((unsigned char)*p)) {
-		char *end;
-
-		errno = 0;
-		lx->num = strtoull(p, &end, 0);
-		snprintf(lx->tok, sizeof(lx->tok), "%.*s", (int)(end - p), p);
-		lx->kind =
-			errno || isalnum((unsigned char)*end) ? T_BAD : T_NUM;
-		p = end;
-		while (isalnum((unsigned char)*p))
-			p++;
-	} else {
-		lx->tok[0] = *p++;
-		lx->tok[1] = 0;
-		lx->kind = T_PUNCT;
-	}
-	lx->p = p;
-}
-
-static int syntax(struct lexer *lx, const char *want)
-{
-	fail("%s:%d: malformed rpcgen file: expected %s, found '%s'", lx->path,
-	     lx->line, want, lx->kind == T_EOF ? "end of file" : lx->tok);
-	return -EINVAL;
-}
-
-static int expect(struct lexer *lx, const char *p)
-{
-	if (lx->kind != T_PUNCT || strcmp(lx->tok, p)) {
-		char want[8];
-
-		snprintf(want, sizeof(want), "'%s'", p);
-		return syntax(lx, want);
-	}
-	next(lx);
-	return 0;
-}
-
-static int ident(struct lexer *lx, char *buf, size_t len, const char *what)
-{
-	if (lx->kind != T_IDENT)
-		return syntax(lx, what);
-	snprintf(buf, len, "%s", lx->tok);
-	next(lx);
-	return 0;
-}
-
 /* "= VALUE ;" where VALUE is a number or a const. */
-static int value(struct lexer *lx, uint64_t *v)
+static int value(struct idl_lexer *lx, uint64_t *v)
 {
-	if (expect(lx, "="))
-		return -EINVAL;
-	if (lx->kind == T_NUM) {
-		*v = lx->num;
-	} else if (lx->kind == T_IDENT) {
-		size_t i;
+	int ret;
 
-		for (i = 0; i < lx->nconsts; i++)
-			if (!strcmp(lx->consts[i].name, lx->tok))
-				break;
-		if (i == lx->nconsts) {
-			fail("%s:%d: malformed rpcgen file: unknown constant "
-			     "'%s'",
-			     lx->path, lx->line, lx->tok);
-			return -EINVAL;
-		}
-		*v = lx->consts[i].value;
-	} else {
-		return syntax(lx, "a number");
-	}
-	if (*v > 0xffffffffULL) {
-		fail("%s:%d: malformed rpcgen file: '%s' is out of range",
-		     lx->path, lx->line, lx->tok);
-		return -EINVAL;
-	}
-	next(lx);
-	return expect(lx, ";");
+	if ((ret = idl_lex_expect(lx, "=")) || (ret = idl_lex_number(lx, v)))
+		return ret;
+	return idl_lex_expect(lx, ";");
 }
 
 /* struct / union / enum / typedef: up to the ';' outside braces. */
-static int skip_decl(struct lexer *lx)
+static int skip_decl(struct idl_lexer *lx)
 {
 	int depth = 0, line = lx->line;
 
-	for (; lx->kind != T_EOF; next(lx)) {
-		if (lx->kind != T_PUNCT)
+	for (; lx->kind != IDL_T_EOF; idl_lex_next(lx)) {
+		if (lx->kind != IDL_T_PUNCT)
 			continue;
 		if (lx->tok[0] == '{')
 			depth++;
 		else if (lx->tok[0] == '}' && --depth < 0)
-			return syntax(lx, "a declaration");
+			return idl_lex_syntax(lx, "a declaration");
 		else if (lx->tok[0] == ';' && !depth) {
-			next(lx);
+			idl_lex_next(lx);
 			return 0;
 		}
 	}
@@ -212,62 +86,62 @@ static int add_proc(struct idl_names *nm, const char *pn, const char *vn,
 	return 0;
 }
 
-static int parse_program(struct idl_names *nm, struct lexer *lx)
+static int parse_program(struct idl_names *nm, struct idl_lexer *lx)
 {
 	char pname[256], vname[256], fname[256];
 	size_t first = nm->n;
 	uint64_t v;
 	int ret;
 
-	if ((ret = ident(lx, pname, sizeof(pname), "a program name")) ||
-	    (ret = expect(lx, "{")))
+	if ((ret = idl_lex_ident(lx, pname, sizeof(pname), "a program name")) ||
+	    (ret = idl_lex_expect(lx, "{")))
 		return ret;
 	do {
 		size_t vfirst = nm->n;
 
-		if (lx->kind != T_IDENT || strcmp(lx->tok, "version"))
-			return syntax(lx, "'version'");
-		next(lx);
-		if ((ret = ident(lx, vname, sizeof(vname), "a version name")) ||
-		    (ret = expect(lx, "{")))
+		if (lx->kind != IDL_T_IDENT || strcmp(lx->tok, "version"))
+			return idl_lex_syntax(lx, "'version'");
+		idl_lex_next(lx);
+		if ((ret = idl_lex_ident(lx, vname, sizeof(vname), "a version name")) ||
+		    (ret = idl_lex_expect(lx, "{")))
 			return ret;
 		do {
 			int words = 0;
 
 			/* TYPE... NAME ( ARGS ) = N ; */
 			fname[0] = 0;
-			while (lx->kind == T_IDENT ||
-			       (lx->kind == T_PUNCT &&
+			while (lx->kind == IDL_T_IDENT ||
+			       (lx->kind == IDL_T_PUNCT &&
 				(lx->tok[0] == '*' ||
 				 strchr("<>", lx->tok[0])))) {
-				if (lx->kind == T_IDENT) {
+				if (lx->kind == IDL_T_IDENT) {
 					snprintf(fname, sizeof(fname), "%s",
 						 lx->tok);
 					words++;
 				}
-				next(lx);
+				idl_lex_next(lx);
 			}
 			if (words < 2)
-				return syntax(
+				return idl_lex_syntax(
 					lx,
 					"a procedure 'TYPE NAME(ARGS) = N;'");
-			if ((ret = expect(lx, "(")))
+			if ((ret = idl_lex_expect(lx, "(")))
 				return ret;
-			while (lx->kind != T_EOF &&
-			       !(lx->kind == T_PUNCT && lx->tok[0] == ')'))
-				next(lx);
-			if ((ret = expect(lx, ")")) || (ret = value(lx, &v)) ||
+			while (lx->kind != IDL_T_EOF &&
+			       !(lx->kind == IDL_T_PUNCT && lx->tok[0] == ')'))
+				idl_lex_next(lx);
+			if ((ret = idl_lex_expect(lx, ")")) || (ret = value(lx, &v)) ||
 			    (ret = add_proc(nm, pname, vname, fname, 0,
 					    (uint32_t)v)))
 				return ret;
-		} while (!(lx->kind == T_PUNCT && lx->tok[0] == '}'));
-		next(lx);
+		} while (!(lx->kind == IDL_T_PUNCT && lx->tok[0] == '}'));
+		idl_lex_next(lx);
 		if ((ret = value(lx, &v)))
 			return ret;
 		for (size_t i = vfirst; i < nm->n; i++)
 			nm->procs[i].vers = (uint32_t)v;
-	} while (!(lx->kind == T_PUNCT && lx->tok[0] == '}'));
-	next(lx);
+	} while (!(lx->kind == IDL_T_PUNCT && lx->tok[0] == '}'));
+	idl_lex_next(lx);
 	if ((ret = value(lx, &v)))
 		return ret;
 	for (size_t i = first; i < nm->n; i++)
@@ -277,56 +151,42 @@ static int parse_program(struct idl_names *nm, struct lexer *lx)
 
 int idl_names_parse(struct idl_names *nm, const char *text, const char *path)
 {
-	struct lexer lx = { .p = text, .path = path, .line = 1 };
+	struct idl_lexer lx;
 	size_t before = nm->n;
 	int ret = 0;
 
-	/* a '%' or '#' line at the very start */
-	while (*lx.p == '%' || *lx.p == '#') {
-		while (*lx.p && *lx.p != '\n')
-			lx.p++;
-		if (*lx.p == '\n') {
-			lx.p++;
-			lx.line++;
-		}
-	}
-	next(&lx);
-	while (!ret && lx.kind != T_EOF) {
-		if (lx.kind == T_IDENT && !strcmp(lx.tok, "program")) {
-			next(&lx);
+	idl_lex_init(&lx, text, path);
+	while (!ret && lx.kind != IDL_T_EOF) {
+		if (lx.kind == IDL_T_IDENT && !strcmp(lx.tok, "program")) {
+			idl_lex_next(&lx);
 			ret = parse_program(nm, &lx);
-		} else if (lx.kind == T_IDENT && !strcmp(lx.tok, "const")) {
+		} else if (lx.kind == IDL_T_IDENT && !strcmp(lx.tok, "const")) {
 			char name[256];
 			uint64_t v;
 
-			next(&lx);
-			if (!(ret = ident(&lx, name, sizeof(name),
+			idl_lex_next(&lx);
+			if (!(ret = idl_lex_ident(&lx, name, sizeof(name),
 					  "a constant name")) &&
 			    !(ret = value(&lx, &v))) {
-				if (GROW(lx.consts, lx.cap_consts,
-					 lx.nconsts + 1)) {
+				if (idl_lex_const_add(&lx, name, v)) {
 					ret = -ENOMEM;
 					break;
 				}
-				lx.consts[lx.nconsts].name = strdup(name);
-				lx.consts[lx.nconsts++].value = v;
 			}
-		} else if (lx.kind == T_IDENT && (!strcmp(lx.tok, "struct") ||
+		} else if (lx.kind == IDL_T_IDENT && (!strcmp(lx.tok, "struct") ||
 						  !strcmp(lx.tok, "union") ||
 						  !strcmp(lx.tok, "enum") ||
 						  !strcmp(lx.tok, "typedef"))) {
 			ret = skip_decl(&lx);
-		} else if (lx.kind == T_PUNCT && lx.tok[0] == ';') {
-			next(&lx);
+		} else if (lx.kind == IDL_T_PUNCT && lx.tok[0] == ';') {
+			idl_lex_next(&lx);
 		} else {
-			ret = syntax(
+			ret = idl_lex_syntax(
 				&lx,
 				"'program', 'const' or a type declaration");
 		}
 	}
-	for (size_t i = 0; i < lx.nconsts; i++)
-		free(lx.consts[i].name);
-	free(lx.consts);
+	idl_lex_release(&lx);
 	if (!ret && nm->n == before) {
 		fail("%s: no program definition in the rpcgen file", path);
 		ret = -EINVAL;
@@ -336,37 +196,12 @@ int idl_names_parse(struct idl_names *nm, const char *text, const char *path)
 
 int idl_names_load(struct idl_names *nm, const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-	int ret;
+	char *text;
+	int ret = idl_read_file(path, &text);
 
-	if (!f) {
-		fail("cannot open '%s': %s", path, strerror(errno));
-		return -ENOENT;
-	}
-	{
-		FILE *m = open_memstream(&text, &len);
-		char buf[65536];
-		size_t n;
-
-		if (!m) {
-			fclose(f);
-			return -ENOMEM;
-		}
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, n, m);
-		fclose(m);
-	}
-	fclose(f);
-	if (!text)
-		return -ENOMEM;
-	if (memchr(text, 0, len)) {
-		fail("%s: not an rpcgen file (binary data)", path);
-		ret = -EINVAL;
-	} else {
-		ret = idl_names_parse(nm, text, path);
-	}
+	if (ret)
+		return ret;
+	ret = idl_names_parse(nm, text, path);
 	free(text);
 	return ret;
 }

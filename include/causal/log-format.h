@@ -93,7 +93,7 @@ enum causal_record_type {
 	CAUSAL_RPC_PAIRS_3(CAUSAL_REC_PAIR_TYPE)
 	CAUSAL_RPC_PAIRS(CAUSAL_REC_PAIR_TYPE)
 	CAUSAL_RPC_PAIRS_NEXT(CAUSAL_REC_NEXT_TYPE)
-	/* 28..63 are reserved for more RPC records. */
+	/* 29..63 are reserved for more RPC records. */
 	CAUSAL_REC_RPC_FIRST = 16,
 	CAUSAL_REC_RPC_LAST = 63,
 };

@@ -138,6 +138,7 @@ static void see_flags(void (*name)(char *, size_t, uint64_t, char), uint64_t v)
 #define SEE_CTX(v, en)
 #define SEE_RAW(v, en)
 #define SEE_FRAMES(v, en)
+#define SEE_BYTES(v, en)
 #define TOUCH_FIELD(name, KIND, SHOW, en, dump)                                \
 	TOUCH_##KIND(m->name) SEE_##SHOW(m->name, en)
 #define TOUCH_PROBE_FIELD(name, KIND, SHOW, en, dump)                          \
