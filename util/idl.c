@@ -3,7 +3,6 @@
  * (programs, versions, procedures) and /etc/rpc (program names).  Shared
  * by ccsg (node names) and causalctl (selections by name).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
