@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cmds.h"
+#include "values/values.h"
 #include "usage.h"
 
 static const struct opt dscg_opts[] = { CLI_OPT_DB, CLI_OPT_FORMAT("text|json"),
@@ -12,18 +13,24 @@ static const struct opt dscg_opts[] = { CLI_OPT_DB, CLI_OPT_FORMAT("text|json"),
 
 static int run_dscg(int argc, char **argv)
 {
+	struct ccsg_values v = { 0 };
 	struct session s;
 	struct cli o;
 	int ret;
 
 	if (cli_parse(&o, &cmd_dscg, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON))
 		return o.status;
-	if (!(ret = session_open(&s, &o, 0))) {
+	if (!(ret = session_open(&s, &o, 0)) && o.format == CCSG_JSON &&
+	    !(ret = ccsg_values_load(&v, o.db, o.idl, o.nidl)))
+		s.dscg.values = &v;
+	if (!ret) {
 		s.trace.mon.list = o.switches;
 		if (ccsg_dscg_print(stdout, &s.dscg, &s.names, o.format))
 			ret = fail("cannot write the call graph");
+		ccsg_values_note(&v);
 	}
 	session_close(&s);
+	ccsg_values_release(&v);
 	free(o.idl);
 	return ret ? 1 : 0;
 }

@@ -149,6 +149,8 @@ int ccsg_dscg_stats_merge(struct ccsg_dscg_stats *into, struct ccsg_trace *tin,
 void ccsg_scan_release(struct ccsg_scan *s);
 void ccsg_dscg_stats_release(struct ccsg_dscg_stats *st);
 
+struct ccsg_values;
+
 struct ccsg_dscg {
 	struct ccsg_trace *trace;
 	struct ccsg_spawns spawns;	/* for the CCSG's fold (ccsg.c) */
@@ -157,6 +159,9 @@ struct ccsg_dscg {
 	int32_t *parent;		/* node ids; -1 for main */
 	int32_t *first_child, *next_sibling;	/* -1 terminated */
 	struct ccsg_dscg_stats stats;
+	/* the values of calls for --format=json (values/values.h), or
+	 * NULL; set by the command after ccsg_dscg_build() */
+	struct ccsg_values *values;
 };
 
 /* Scan every chain and link the tree.  0 or -ENOMEM. */

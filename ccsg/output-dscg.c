@@ -8,6 +8,7 @@
 
 #include "hex.h"
 #include "json.h"
+#include "values/values.h"
 #include "output.h"
 
 struct dprint {
@@ -333,6 +334,7 @@ static void call_json(struct dprint *p, const struct ccsg_call *c)
 					       : "null",
 		c->abnormal ? "true" : "false", c->lost ? "true" : "false");
 	call_outcome_json(f, t, c);
+	ccsg_values_json_call(f, p->d->values, c);
 }
 
 static void thread_json(struct dprint *p, const struct ccsg_thread *th)
