@@ -2,6 +2,7 @@
  * cmd-dscg.c - `ccsg dscg`: the dynamic system call graph, as a tree.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmds.h"
 #include "values/values.h"
@@ -20,10 +21,11 @@ static int run_dscg(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_dscg, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON))
 		return o.status;
-	if (!(ret = session_open(&s, &o, 0)) && o.format == CCSG_JSON &&
-	    !(ret = ccsg_values_load(&v, o.db, o.idl, o.nidl)))
+	/* the types first: a .x that does not parse is named by line */
+	ret = o.format == CCSG_JSON && ccsg_values_load(&v, o.db, o.idl, o.nidl);
+	memset(&s, 0, sizeof(s));
+	if (!ret && !(ret = session_open(&s, &o, 0))) {
 		s.dscg.values = &v;
-	if (!ret) {
 		s.trace.mon.list = o.switches;
 		if (ccsg_dscg_print(stdout, &s.dscg, &s.names, o.format))
 			ret = fail("cannot write the call graph");

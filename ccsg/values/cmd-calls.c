@@ -36,6 +36,14 @@ static int is_function(const char *name, const char *f)
 	return !strcasecmp(name, f) || (sep && !strcasecmp(sep + 2, f));
 }
 
+/* Bytes not decoded, in text: hex:0011..., hex:- when none. */
+static void hex_text(FILE *out, const struct ccsg_value_rec *r)
+{
+	fputs(r->len ? "hex:" : "hex:-", out);
+	for (size_t i = 0; i < r->len; i++)
+		fprintf(out, "%02x", r->bytes[i]);
+}
+
 static void print_call(FILE *out, const struct ccsg_call *c, const char *name,
 		       const struct ccsg_call_values *cv, int json, int first)
 {
@@ -46,10 +54,7 @@ static void print_call(FILE *out, const struct ccsg_call *c, const char *name,
 			if (cv->value[k])
 				xdr_value_json(out, cv->value[k]);
 			else if (cv->rec[k])
-				fprintf(out, "hex:%s",
-					cv->rec[k]->len ? "" : "(empty)"),
-					json_hex(out, cv->rec[k]->bytes,
-						 cv->rec[k]->len);
+				hex_text(out, cv->rec[k]);
 			else
 				fputs("-", out);
 			if (cv->status[k] == XDR_CUT)
@@ -113,12 +118,11 @@ static int run_calls(int argc, char **argv)
 			expr = val;
 	memset(&v, 0, sizeof(v));
 	memset(&s, 0, sizeof(s));
-	ret = expr && ccsg_where_parse(expr, &w);
-	if (!ret)
-		ret = session_open(&s, &o, 0);
-	if (!ret)
-		ret = ccsg_values_load(&v, o.db, o.idl, o.nidl) ||
-		      list_calls(&s, &v, function, w, o.format == CCSG_JSON);
+	/* the types first: a .x that does not parse is named by line */
+	ret = (expr && ccsg_where_parse(expr, &w)) ||
+	      ccsg_values_load(&v, o.db, o.idl, o.nidl) ||
+	      session_open(&s, &o, 0) ||
+	      list_calls(&s, &v, function, w, o.format == CCSG_JSON);
 	if (!ret)
 		ccsg_values_note(&v);
 	session_close(&s);

@@ -94,3 +94,11 @@ $(BUILD)/test/rpc/lat-demo: $(BUILD)/test/rpc/obj/lat-demo.o \
 	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
 
 RPC_PROGS += $(BUILD)/test/rpc/lat-demo
+
+# vals-demo: serves and calls VALS_PROG (vals.x), the values suite's
+$(BUILD)/test/rpc/vals-demo: $(BUILD)/test/rpc/obj/vals-demo.o \
+		$(addprefix $(RPC_GEN)/,vals_svc.o vals_clnt.o vals_xdr.o)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -o $@ $^ $(RPC_LIBS)
+
+RPC_PROGS += $(BUILD)/test/rpc/vals-demo
