@@ -272,6 +272,10 @@ async function select(tree, id) {
 			info.append('div').text(side);
 			detailRows(info.append('table'), n[side]);
 		}
+	for (const k of ['args', 'result']) /* a call's values (ccsg calls) */
+		if (typeof n[k] === 'object' && n[k] !== null)
+			info.append('div').text(k).append('pre').attr('class', 'v-' + k)
+				.text(JSON.stringify(n[k]));
 	if (n.self_v) {
 		info.append('div').text('per host (self + descendants)');
 		const hb = info.append('table').attr('class', 'hostbars');

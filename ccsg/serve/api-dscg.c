@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "json.h"
+#include "values/values.h"
 
 static int32_t call_index(const struct viewer *v, int64_t call_id)
 {
@@ -331,6 +332,7 @@ void api_dscg_put_node(FILE *f, const struct viewer *v, struct vid u, int full)
 			fputs("}, \"server\": {", f);
 			api_put_location(f, t, c->server_proc, c->server_tid);
 			fputs("}", f);
+			ccsg_values_json_call(f, v->dscg->values, c);
 		}
 	} else if (u.k == 'g' && full) {
 		fprintf(f,

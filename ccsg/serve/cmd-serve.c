@@ -35,6 +35,7 @@
 #include "cmds.h"
 #include "guard.h"
 #include "usage.h"
+#include "values/values.h"
 
 /* The page's files (web/, embedded by web/embed.py). */
 struct web_asset {
@@ -440,6 +441,7 @@ static int run_serve(int argc, char **argv)
 	const char *listen_spec = "127.0.0.1:8080", *change = NULL;
 	struct server srv = { .d3 = NULL };
 	struct MHD_Daemon *d = NULL;
+	struct ccsg_values vals = { 0 };
 	struct session s;
 	struct cli o;
 	char url[128];
@@ -454,8 +456,13 @@ static int run_serve(int argc, char **argv)
 		free(o.idl);
 		return 1;
 	}
-	if (session_open(&s, &o, 1))
+	/* the values of calls for the node details (values/values.h);
+	 * the types first: a .x that does not parse is named by line */
+	memset(&s, 0, sizeof(s));
+	if (ccsg_values_load(&vals, o.db, o.idl, o.nidl) ||
+	    session_open(&s, &o, 1))
 		goto out_session;
+	s.dscg.values = &vals;
 	if (viewer_init(&srv.v, &s.graph, &s.names, change))
 		goto out_viewer;
 	srv.d3 = read_d3(&srv.d3_len);
@@ -493,6 +500,7 @@ out_viewer:
 	viewer_release(&srv.v);
 out_session:
 	session_close(&s);
+	ccsg_values_release(&vals);
 	if (fd >= 0)
 		close(fd);
 	free(srv.d3);
