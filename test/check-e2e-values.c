@@ -7,6 +7,7 @@
  * server records no values there.
  */
 #include "e2e-monitor.h"
+#include "serve-run.h"
 #include "tool-run.h"
 
 /* What vals-demo's client sends and receives (vals-demo.c). */
@@ -123,6 +124,25 @@ START_TEST(test_values_decoded)
 				      "\"result\":33"),
 			 2);
 	tool_out_release(&r);
+	/* the OTLP spans of both sides, and the viewer's node details */
+	r = ccsg(ARGS("export", "--format=otlp", "--db", t.db, "--idl", idl()));
+	ck_assert_int_eq(count(r.out, "{\"key\":\"causal.args\",\"value\":"
+				      "{\"stringValue\":\"{\\\"x\\\":2,"
+				      "\\\"y\\\":20}\"}}"),
+			 4);
+	tool_out_release(&r);
+	{
+		struct server srv;
+		struct reply rep;
+
+		serve_start(&srv, t.db, NULL);
+		rep = http(srv.port, "GET", "/api/node?tree=dscg&id=c2");
+		ck_assert_int_eq(rep.status, 200);
+		ck_assert_msg(strstr(rep.body, "\"args_hex\":\"000000010000000a\""),
+			      "%s", rep.body);
+		free(rep.body);
+		ck_assert_int_eq(serve_stop(&srv, SIGTERM), 0);
+	}
 	/* without the types: hex, counted */
 	r = ccsg(ARGS("calls", "--db", t.db));
 	ck_assert_int_eq(count(r.out, "hex:0000000b"), 2);

@@ -14,6 +14,7 @@
 #include "cmds.h"
 #include "export.h"
 #include "usage.h"
+#include "values/values.h"
 
 enum {
 	X_WEIGHT = OPT_LONG + 200,
@@ -371,6 +372,7 @@ static int run(const struct export_cli *o)
 				       10000 };
 	char db[PATH_MAX];
 	const char *path = o->db ? o->db : db;
+	struct ccsg_values vals = { 0 };
 	struct export_ctx x;
 	struct export_stream ss;
 	struct idl_names nm;
@@ -383,6 +385,10 @@ static int run(const struct export_cli *o)
 	idl_names_init(&nm);
 	if (o->output && check_output(o->output))
 		goto out;
+	/* the values of calls, for OTLP (the types first: a .x that does
+	 * not parse is named by line) */
+	if (ccsg_values_load(&vals, path, o->idl, o->nidl))
+		goto out;
 	for (size_t i = 0; i < o->nidl; i++)
 		if (idl_names_load(&nm, o->idl[i]))
 			goto out;
@@ -392,6 +398,7 @@ static int run(const struct export_cli *o)
 	if (export_stream_open(&ss, path, &nm) ||
 	    export_ctx_init(&x, &ss.t, &ss.g, &nm))
 		goto out;
+	x.values = &vals;
 	if (o->output) {
 		if (write_file(&x, &ss.src, o, &oo))
 			goto out;
@@ -426,6 +433,7 @@ out:
 	export_ctx_release(&x);
 	export_stream_close(&ss);
 	idl_names_release(&nm);
+	ccsg_values_release(&vals);
 	return ret;
 }
 

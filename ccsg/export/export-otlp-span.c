@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "export-otlp.h"
+#include "values/values.h"
 
 /* ---- ids ------------------------------------------------------------- */
 
@@ -321,6 +322,37 @@ static const char *object_address(const struct ccsg_trace *t,
 	return NULL;
 }
 
+/* The call's values (values/values.h): causal.args, causal.result as
+ * JSON text, or causal.args_hex, causal.result_hex; causal.*_cut. */
+static void values_attrs(struct xbuf *b, struct ccsg_values *v,
+			 const struct ccsg_call *c)
+{
+	static const char *const keys[2][3] = {
+		{ "causal.args", "causal.args_hex", "causal.args_cut" },
+		{ "causal.result", "causal.result_hex", "causal.result_cut" },
+	};
+	struct ccsg_call_values cv;
+
+	if (!v)
+		return;
+	ccsg_values_of(v, c, &cv);
+	for (int k = 0; k < 2; k++) {
+		int hex;
+		char *text = ccsg_value_text(&cv, k, &hex);
+
+		if (!text)
+			continue;
+		attr_str(b, keys[k][hex], text, 0);
+		if (cv.status[k] == XDR_CUT ||
+		    (hex && cv.rec[k]->len < cv.rec[k]->length)) {
+			key(b, keys[k][2], 0);
+			XB_LIT(b, "{\"boolValue\":true}}");
+		}
+		free(text);
+	}
+	ccsg_call_values_release(&cv);
+}
+
 static void call_attrs(struct otlp *ot, const struct export_part *p, size_t i,
 		       int server)
 {
@@ -357,6 +389,7 @@ static void call_attrs(struct otlp *ot, const struct export_part *p, size_t i,
 	xb_hex(b, otlp_chain_of(p, i), DB_CHAIN_LEN);
 	XB_LIT(b, "\"}}");
 	attr_str(b, "causal.side", server ? "server" : "client", 0);
+	values_attrs(b, x->values, c);
 	if (!server) {
 		if (c->args_bytes != CCSG_NONE)
 			attr_int(b, "causal.args_bytes", c->args_bytes, 0);

@@ -56,6 +56,8 @@ struct export_host {
 	uint8_t inconsistent; /* outliers, or segments that contradict */
 };
 
+struct ccsg_values;
+
 struct export_ctx {
 	const struct ccsg_graph *g; /* its nodes, dims and thread_self */
 	const struct ccsg_trace *t; /* its threads, processes and hosts */
@@ -75,6 +77,9 @@ struct export_ctx {
 	 * time, and the clamped calls, unless it takes another pass */
 	int64_t align_base, align_clamped;
 	int bounds_pass;
+	/* the values of calls for the OTLP spans (values/values.h), or
+	 * NULL; set by the command after export_ctx_init() */
+	struct ccsg_values *values;
 };
 
 /*

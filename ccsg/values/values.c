@@ -215,6 +215,30 @@ void ccsg_values_json(FILE *f, const struct ccsg_call_values *cv)
 	}
 }
 
+char *ccsg_value_text(const struct ccsg_call_values *cv, int k, int *hex)
+{
+	const struct ccsg_value_rec *r = cv->rec[k];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	*hex = 0;
+	if (!r || !(f = open_memstream(&text, &len)))
+		return NULL;
+	if (cv->value[k]) {
+		xdr_value_json(f, cv->value[k]);
+	} else {
+		*hex = 1;
+		for (size_t i = 0; i < r->len; i++)
+			fprintf(f, "%02x", r->bytes[i]);
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 void ccsg_values_json_call(FILE *f, struct ccsg_values *v,
 			   const struct ccsg_call *c)
 {

@@ -76,6 +76,13 @@ void ccsg_call_values_release(struct ccsg_call_values *cv);
  */
 void ccsg_values_json(FILE *f, const struct ccsg_call_values *cv);
 
+/*
+ * cv's value k (0 args, 1 result) as text (malloc'ed; NULL: none or out
+ * of memory): its JSON, or its bytes in hex when it was not decoded
+ * (*hex set then).
+ */
+char *ccsg_value_text(const struct ccsg_call_values *cv, int k, int *hex);
+
 /* The same for a call of the trace (nothing when v is NULL). */
 void ccsg_values_json_call(FILE *f, struct ccsg_values *v,
 			   const struct ccsg_call *c);
