@@ -22,7 +22,8 @@ static int run_dscg(int argc, char **argv)
 	if (cli_parse(&o, &cmd_dscg, argc, argv, 1 << CCSG_TEXT | 1 << CCSG_JSON))
 		return o.status;
 	/* the types first: a .x that does not parse is named by line */
-	ret = o.format == CCSG_JSON && ccsg_values_load(&v, o.db, o.idl, o.nidl);
+	ret = o.format == CCSG_JSON &&
+	      ccsg_values_load(&v, o.db, o.idl, o.nidl);
 	memset(&s, 0, sizeof(s));
 	if (!ret && !(ret = session_open(&s, &o, 0))) {
 		s.dscg.values = &v;

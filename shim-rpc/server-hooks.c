@@ -348,7 +348,7 @@ struct args_state {
 	int fd;				/* the connection, to peek at */
 	int status;			/* enum causal_tag_status */
 	struct causal_tag tag;
-	struct causal_values *vals;	/* values.h: NULL when not taken */
+	struct causal_values *vals; /* values.h: NULL when not taken */
 };
 
 /* libtirpc calls these through xdrproc_t, a variadic type: cast there */
@@ -356,9 +356,9 @@ static bool_t args_and_tag(XDR *xdrs, void *p)
 {
 	struct args_state *as = p;
 
-	if (as->xargs && !causal_values_run(xdrs, as->xargs, as->argsp,
-					    &as->bytes, as->vals,
-					    CAUSAL_VALUES_SKEL_ARGS))
+	if (as->xargs &&
+	    !causal_values_run(xdrs, as->xargs, as->argsp, &as->bytes, as->vals,
+			       CAUSAL_VALUES_SKEL_ARGS))
 		return FALSE;
 	if (xdrs->x_op == XDR_DECODE)
 		as->status = causal_xdr_get_tag(xdrs, as->xid, as->fd,

@@ -13,9 +13,10 @@
 /* What vals-demo's client sends and receives (vals-demo.c). */
 #define MEASURE_JSON                                                           \
 	"\"args\":{\"name\":\"alpha\",\"pts\":[{\"x\":1,\"y\":2},{\"x\":3,"    \
-	"\"y\":4}],\"big\":-5000000000,\"next\":{\"name\":\"beta\",\"pts\":[]," \
-	"\"big\":7,\"next\":null}},\"result\":{\"out\":{\"s\":\"LIGHT\","       \
-	"\"note\":\"ok alpha\"},\"sum\":10,\"tag\":\"01020304\",\"seen\":[2,"   \
+	"\"y\":4}],\"big\":-5000000000,\"next\":{\"name\":\"beta\",\"pts\":[]" \
+	","                                                                    \
+	"\"big\":7,\"next\":null}},\"result\":{\"out\":{\"s\":\"LIGHT\","      \
+	"\"note\":\"ok alpha\"},\"sum\":10,\"tag\":\"01020304\",\"seen\":[2,"  \
 	"0]}"
 
 static const char *idl(void)
@@ -32,9 +33,17 @@ static void client(struct e2e *t, const char *host, int port, int udp)
 {
 	static char script[PATH_MAX * 3 + 256];
 	char p[16];
-	const char *argv[] = { "/usr/bin/unshare", "--uts", "/bin/sh", "-c",
-			       script, "vals-demo", rpc_prog("vals-demo"),
-			       "-P", p, udp ? "-u" : NULL, NULL };
+	const char *argv[] = { "/usr/bin/unshare",
+			       "--uts",
+			       "/bin/sh",
+			       "-c",
+			       script,
+			       "vals-demo",
+			       rpc_prog("vals-demo"),
+			       "-P",
+			       p,
+			       udp ? "-u" : NULL,
+			       NULL };
 
 	snprintf(p, sizeof(p), "%d", port);
 	e2e_fmt(script, sizeof(script),
@@ -92,18 +101,19 @@ START_TEST(test_values_decoded)
 	/* 8 calls, their arguments and results, at the stub and skeleton */
 	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM rpc_calls"),
 			 8);
-	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM rpc_values"),
-			 32);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql, "SELECT count(*) FROM rpc_values"), 32);
 	/* both sides saw the same bytes */
 	ck_assert_int_eq(
-		e2e_query_int(t.sql,
-			      "SELECT count(*) FROM rpc_calls c "
-			      "JOIN rpc_values a ON a.proc_id = c.client_proc_id "
-			      "AND a.function_id = c.client_function_id "
-			      "JOIN rpc_values b ON b.proc_id = c.server_proc_id "
-			      "AND b.function_id = c.server_function_id "
-			      "AND substr(b.kind, 6) = substr(a.kind, 6) "
-			      "WHERE a.bytes = b.bytes AND a.length = b.length"),
+		e2e_query_int(
+			t.sql,
+			"SELECT count(*) FROM rpc_calls c "
+			"JOIN rpc_values a ON a.proc_id = c.client_proc_id "
+			"AND a.function_id = c.client_function_id "
+			"JOIN rpc_values b ON b.proc_id = c.server_proc_id "
+			"AND b.function_id = c.server_function_id "
+			"AND substr(b.kind, 6) = substr(a.kind, 6) "
+			"WHERE a.bytes = b.bytes AND a.length = b.length"),
 		16);
 	r = ccsg(ARGS("calls", "--db", t.db, "--idl", idl(), "--format=json",
 		      "--function", "measure"));
@@ -114,8 +124,8 @@ START_TEST(test_values_decoded)
 	r = ccsg(ARGS("calls", "--db", t.db, "--idl", idl(), "--function",
 		      "VALS_PROG::ADD", "--where",
 		      "args.x >= 2 and result < 30"));
-	ck_assert_int_eq(count(r.out, "VALS_PROG::ADD {\"x\":2,\"y\":20} -> 22\n"),
-			 2);
+	ck_assert_int_eq(
+		count(r.out, "VALS_PROG::ADD {\"x\":2,\"y\":20} -> 22\n"), 2);
 	ck_assert_int_eq(count(r.out, "\n"), 2);
 	tool_out_release(&r);
 	r = ccsg(ARGS("dscg", "--db", t.db, "--idl", idl(), "--format=json"));
@@ -138,8 +148,9 @@ START_TEST(test_values_decoded)
 		serve_start(&srv, t.db, NULL);
 		rep = http(srv.port, "GET", "/api/node?tree=dscg&id=c2");
 		ck_assert_int_eq(rep.status, 200);
-		ck_assert_msg(strstr(rep.body, "\"args_hex\":\"000000010000000a\""),
-			      "%s", rep.body);
+		ck_assert_msg(
+			strstr(rep.body, "\"args_hex\":\"000000010000000a\""),
+			"%s", rep.body);
 		free(rep.body);
 		ck_assert_int_eq(serve_stop(&srv, SIGTERM), 0);
 	}
@@ -193,8 +204,8 @@ START_TEST(test_values_off)
 	run(&t, &s);
 	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM rpc_calls"),
 			 8);
-	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM rpc_values"),
-			 0);
+	ck_assert_int_eq(
+		e2e_query_int(t.sql, "SELECT count(*) FROM rpc_values"), 0);
 	e2e_release(&t);
 }
 END_TEST

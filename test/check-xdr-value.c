@@ -33,18 +33,20 @@ static const uint8_t all_bytes[] = {
 	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, /* uh = 2^32 */
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, /* h = -2 */
 	0x00, 0x00, 0x00, 0x01,				/* b = true */
-	0x3f, 0xf8, 0, 0, 0, 0, 0, 0,			/* d = 1.5 */
-	0x40, 0x20, 0, 0,				/* f = 2.5 */
+	0x3f, 0xf8, 0,	  0,	0,    0,    0,	  0,	/* d = 1.5 */
+	0x40, 0x20, 0,	  0,				/* f = 2.5 */
 	0x00, 0x00, 0x00, 0x07,				/* c = BLUE */
-	0, 0, 0, 2, 'h', 'i', 0, 0,			/* name = "hi" */
-	1, 2, 3, 0,					/* fix */
-	0, 0, 0, 1, 0xab, 0, 0, 0,			/* var */
-	0, 0, 0, 5, 0, 0, 0, 6,				/* arr */
-	0, 0, 0, 2, 0, 0, 0, 8, 0, 0, 0, 9,		/* list */
-	0, 0, 0, 1, 0, 0, 0, 42,			/* s: RED, r 42 */
-	0, 0, 0, 1, 0, 0, 0, 10,			/* head: v 10 */
-	0, 0, 0, 1, 0, 0, 0, 11, 0, 0, 0, 0,		/* -> 11 -> NULL */
-	0, 0, 0, 12, 0, 0, 0, 0,			/* inl */
+	0,    0,    0,	  2,	'h',  'i',  0,	  0,	/* name = "hi" */
+	1,    2,    3,	  0,				/* fix */
+	0,    0,    0,	  1,	0xab, 0,    0,	  0,	/* var */
+	0,    0,    0,	  5,	0,    0,    0,	  6,	/* arr */
+	0,    0,    0,	  2,	0,    0,    0,	  8,
+	0,    0,    0,	  9,			      /* list */
+	0,    0,    0,	  1,	0,    0,    0,	  42, /* s: RED, r 42 */
+	0,    0,    0,	  1,	0,    0,    0,	  10, /* head: v 10 */
+	0,    0,    0,	  1,	0,    0,    0,	  11,
+	0,    0,    0,	  0,			     /* -> 11 -> NULL */
+	0,    0,    0,	  12,	0,    0,    0,	  0, /* inl */
 };
 
 static const char all_json[] =
@@ -182,11 +184,10 @@ START_TEST(test_decode_args)
 
 	load(&t);
 	p = xdr_types_proc(&t, 0x20000001, 1, 2);
-	ck_assert_int_eq(xdr_value_decode(&t, (const struct xdr_type *const *)
-						      p->args,
-					  p->nargs, two, sizeof(two),
-					  sizeof(two), &v),
-			 XDR_DECODED);
+	ck_assert_int_eq(
+		xdr_value_decode(&t, (const struct xdr_type *const *)p->args,
+				 p->nargs, two, sizeof(two), sizeof(two), &v),
+		XDR_DECODED);
 	json = json_of(v);
 	ck_assert_str_eq(json, "[3,\"x\"]");
 	free(json);
@@ -253,8 +254,7 @@ START_TEST(test_decode_hostile)
 	for (size_t i = 0; i < sizeof(buf) * 8; i++) {
 		memcpy(buf, all_bytes, sizeof(buf));
 		buf[i / 8] ^= (uint8_t)(1u << (i % 8));
-		xdr_value_decode(&t, &ty, 1, buf, sizeof(buf), sizeof(buf),
-				 &v);
+		xdr_value_decode(&t, &ty, 1, buf, sizeof(buf), sizeof(buf), &v);
 		if (v)
 			free(json_of(v));
 		xdr_value_free(v);
@@ -265,25 +265,24 @@ START_TEST(test_decode_hostile)
 
 		for (size_t i = 0; i < n; i++)
 			buf[i] = (uint8_t)(rand() % 4 ? rand() % 3 : rand());
-		xdr_value_decode(&t, &ty, 1, buf, n, n + (size_t)round % 2,
-				 &v);
+		xdr_value_decode(&t, &ty, 1, buf, n, n + (size_t)round % 2, &v);
 		xdr_value_free(v);
 	}
 	/* a count of 2^32 - 1 strings: cut, not 4 billion values */
 	{
-		struct xdr_type s = { .kind = XDR_T_STRING, .size = XDR_NO_MAX };
+		struct xdr_type s = { .kind = XDR_T_STRING,
+				      .size = XDR_NO_MAX };
 		struct xdr_type arr = { .kind = XDR_T_ARRAY,
 					.size = XDR_NO_MAX,
 					.elem = &s };
 		const struct xdr_type *a = &arr;
 
-		ck_assert_int_eq(xdr_value_decode(&t, &a, 1, huge,
-						  sizeof(huge), 1u << 30, &v),
+		ck_assert_int_eq(xdr_value_decode(&t, &a, 1, huge, sizeof(huge),
+						  1u << 30, &v),
 				 XDR_CUT);
 		xdr_value_free(v);
-		ck_assert_int_eq(xdr_value_decode(&t, &a, 1, huge,
-						  sizeof(huge), sizeof(huge),
-						  &v),
+		ck_assert_int_eq(xdr_value_decode(&t, &a, 1, huge, sizeof(huge),
+						  sizeof(huge), &v),
 				 XDR_UNDECODED);
 	}
 	/* a list too long to nest, types that name each other or nothing */

@@ -164,8 +164,8 @@ void idl_lex_next(struct idl_lexer *lx)
 		errno = 0;
 		lx->num = strtoull(p, &end, 0);
 		snprintf(lx->tok, sizeof(lx->tok), "%.*s", (int)(end - p), p);
-		lx->kind =
-			errno || isalnum((unsigned char)*end) ? IDL_T_BAD : IDL_T_NUM;
+		lx->kind = errno || isalnum((unsigned char)*end) ? IDL_T_BAD
+								 : IDL_T_NUM;
 		p = end;
 		while (isalnum((unsigned char)*p))
 			p++;
@@ -204,4 +204,3 @@ int idl_lex_ident(struct idl_lexer *lx, char *buf, size_t len, const char *what)
 	idl_lex_next(lx);
 	return 0;
 }
-

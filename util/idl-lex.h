@@ -14,9 +14,9 @@ enum { IDL_T_EOF, IDL_T_IDENT, IDL_T_NUM, IDL_T_PUNCT, IDL_T_BAD };
 struct idl_lexer {
 	const char *p, *path;
 	int line;
-	int kind;	/* IDL_T_* of the current token */
-	char tok[256];	/* its text */
-	uint64_t num;	/* IDL_T_NUM: its value */
+	int kind;      /* IDL_T_* of the current token */
+	char tok[256]; /* its text */
+	uint64_t num;  /* IDL_T_NUM: its value */
 	struct idl_const {
 		char *name;
 		uint64_t value;

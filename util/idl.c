@@ -101,7 +101,8 @@ static int parse_program(struct idl_names *nm, struct idl_lexer *lx)
 		if (lx->kind != IDL_T_IDENT || strcmp(lx->tok, "version"))
 			return idl_lex_syntax(lx, "'version'");
 		idl_lex_next(lx);
-		if ((ret = idl_lex_ident(lx, vname, sizeof(vname), "a version name")) ||
+		if ((ret = idl_lex_ident(lx, vname, sizeof(vname),
+					 "a version name")) ||
 		    (ret = idl_lex_expect(lx, "{")))
 			return ret;
 		do {
@@ -129,7 +130,8 @@ static int parse_program(struct idl_names *nm, struct idl_lexer *lx)
 			while (lx->kind != IDL_T_EOF &&
 			       !(lx->kind == IDL_T_PUNCT && lx->tok[0] == ')'))
 				idl_lex_next(lx);
-			if ((ret = idl_lex_expect(lx, ")")) || (ret = value(lx, &v)) ||
+			if ((ret = idl_lex_expect(lx, ")")) ||
+			    (ret = value(lx, &v)) ||
 			    (ret = add_proc(nm, pname, vname, fname, 0,
 					    (uint32_t)v)))
 				return ret;
@@ -165,17 +167,18 @@ int idl_names_parse(struct idl_names *nm, const char *text, const char *path)
 
 			idl_lex_next(&lx);
 			if (!(ret = idl_lex_ident(&lx, name, sizeof(name),
-					  "a constant name")) &&
+						  "a constant name")) &&
 			    !(ret = value(&lx, &v))) {
 				if (idl_lex_const_add(&lx, name, v)) {
 					ret = -ENOMEM;
 					break;
 				}
 			}
-		} else if (lx.kind == IDL_T_IDENT && (!strcmp(lx.tok, "struct") ||
-						  !strcmp(lx.tok, "union") ||
-						  !strcmp(lx.tok, "enum") ||
-						  !strcmp(lx.tok, "typedef"))) {
+		} else if (lx.kind == IDL_T_IDENT &&
+			   (!strcmp(lx.tok, "struct") ||
+			    !strcmp(lx.tok, "union") ||
+			    !strcmp(lx.tok, "enum") ||
+			    !strcmp(lx.tok, "typedef"))) {
 			ret = skip_decl(&lx);
 		} else if (lx.kind == IDL_T_PUNCT && lx.tok[0] == ';') {
 			idl_lex_next(&lx);

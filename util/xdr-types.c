@@ -210,17 +210,28 @@ static const struct {
 	const char *word;
 	int kind;
 } builtins[] = {
-	{ "int", XDR_T_INT },	       { "long", XDR_T_INT },
-	{ "short", XDR_T_INT },	       { "char", XDR_T_INT },
-	{ "hyper", XDR_T_HYPER },      { "float", XDR_T_FLOAT },
-	{ "double", XDR_T_DOUBLE },    { "quadruple", XDR_T_QUAD },
-	{ "bool", XDR_T_BOOL },	       { "bool_t", XDR_T_BOOL },
-	{ "u_int", XDR_T_UINT },       { "u_long", XDR_T_UINT },
-	{ "u_short", XDR_T_UINT },     { "u_char", XDR_T_UINT },
-	{ "u_hyper", XDR_T_UHYPER },   { "int32_t", XDR_T_INT },
-	{ "uint32_t", XDR_T_UINT },    { "int64_t", XDR_T_HYPER },
-	{ "uint64_t", XDR_T_UHYPER },  { "u_int32_t", XDR_T_UINT },
-	{ "u_int64_t", XDR_T_UHYPER }, { "void", XDR_T_VOID },
+	{ "int", XDR_T_INT },
+	{ "long", XDR_T_INT },
+	{ "short", XDR_T_INT },
+	{ "char", XDR_T_INT },
+	{ "hyper", XDR_T_HYPER },
+	{ "float", XDR_T_FLOAT },
+	{ "double", XDR_T_DOUBLE },
+	{ "quadruple", XDR_T_QUAD },
+	{ "bool", XDR_T_BOOL },
+	{ "bool_t", XDR_T_BOOL },
+	{ "u_int", XDR_T_UINT },
+	{ "u_long", XDR_T_UINT },
+	{ "u_short", XDR_T_UINT },
+	{ "u_char", XDR_T_UINT },
+	{ "u_hyper", XDR_T_UHYPER },
+	{ "int32_t", XDR_T_INT },
+	{ "uint32_t", XDR_T_UINT },
+	{ "int64_t", XDR_T_HYPER },
+	{ "uint64_t", XDR_T_UHYPER },
+	{ "u_int32_t", XDR_T_UINT },
+	{ "u_int64_t", XDR_T_UHYPER },
+	{ "void", XDR_T_VOID },
 	/* a procedure's argument or result (rpcgen's wrapstring) */
 	{ "string", XDR_T_STRING },
 };
@@ -317,7 +328,8 @@ static int parse_decl(struct parser *ps, struct xdr_decl *d)
 {
 	struct idl_lexer *lx = &ps->lx;
 	struct xdr_type *base = NULL, *ty;
-	int string = idl_lex_is(lx, "string"), opaque = idl_lex_is(lx, "opaque");
+	int string = idl_lex_is(lx, "string"),
+	    opaque = idl_lex_is(lx, "opaque");
 	int fixed = 0, has, ret;
 	uint32_t size = XDR_NO_MAX;
 	char name[256];

@@ -60,19 +60,19 @@ struct xdr_case {
 };
 
 struct xdr_type {
-	int kind;	/* enum xdr_kind */
-	int fixed;	/* OPAQUE, ARRAY: [n], else <n> */
-	uint32_t size;	/* fixed: n; variable: the maximum (XDR_NO_MAX) */
-	char *name;	/* NAMED: the type it names */
-	struct xdr_type *elem;	/* ARRAY, OPTIONAL */
+	int kind;      /* enum xdr_kind */
+	int fixed;     /* OPAQUE, ARRAY: [n], else <n> */
+	uint32_t size; /* fixed: n; variable: the maximum (XDR_NO_MAX) */
+	char *name;    /* NAMED: the type it names */
+	struct xdr_type *elem; /* ARRAY, OPTIONAL */
 	/* STRUCT: the members; UNION: the arms (a void arm: type VOID) */
 	struct xdr_decl *fields;
 	size_t nfields;
-	struct xdr_decl disc;	/* UNION: the discriminant */
+	struct xdr_decl disc; /* UNION: the discriminant */
 	struct xdr_case *cases;
 	size_t ncases;
-	long default_arm;	/* UNION: -1 when none */
-	struct xdr_enum_value *values;	/* ENUM */
+	long default_arm;	       /* UNION: -1 when none */
+	struct xdr_enum_value *values; /* ENUM */
 	size_t nvalues;
 };
 
@@ -85,11 +85,11 @@ struct xdr_proc {
 };
 
 struct xdr_types {
-	struct xdr_decl *defs;	/* typedef, struct, union, enum by name */
+	struct xdr_decl *defs; /* typedef, struct, union, enum by name */
 	size_t ndefs, cap_defs;
 	struct xdr_proc *procs;
 	size_t nprocs, cap_procs;
-	void **allocs;		/* everything above points into these */
+	void **allocs; /* everything above points into these */
 	size_t nallocs, cap_allocs;
 };
 

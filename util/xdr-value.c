@@ -54,8 +54,7 @@ static int get64(struct decoder *d, uint64_t *v)
 }
 
 /* n bytes and their padding to 4, copied into v (NUL-terminated). */
-static int get_bytes(struct decoder *d, size_t n, struct xdr_value *v,
-		     int kind)
+static int get_bytes(struct decoder *d, size_t n, struct xdr_value *v, int kind)
 {
 	const uint8_t *b;
 	int r = take(d, n, &b);
@@ -136,8 +135,8 @@ static int64_t case_value(const struct xdr_type *disc_ty,
 	return (int64_t)dv->u;
 }
 
-static int decode_union(struct decoder *d, const struct xdr_type *ty,
-			int depth, struct xdr_value *v)
+static int decode_union(struct decoder *d, const struct xdr_type *ty, int depth,
+			struct xdr_value *v)
 {
 	const struct xdr_type *dt = ty->disc.type;
 	struct xdr_value *dv;
@@ -403,8 +402,8 @@ const struct xdr_value *xdr_value_at(const struct xdr_value *v,
 			char *end;
 			unsigned long i = strtoul(path + 1, &end, 10);
 
-			if (*end != ']' || end == path + 1 || v->kind != XV_LIST ||
-			    i >= v->n)
+			if (*end != ']' || end == path + 1 ||
+			    v->kind != XV_LIST || i >= v->n)
 				return NULL;
 			v = &v->kids[i];
 			path = end + 1;

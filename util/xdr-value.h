@@ -46,9 +46,9 @@ struct xdr_value {
 
 /* What a decoding came to. */
 enum xdr_decode_status {
-	XDR_DECODED,	/* all of it */
-	XDR_CUT,	/* the bytes end before the value: what they hold */
-	XDR_UNDECODED,	/* not a value of the type: no tree */
+	XDR_DECODED,   /* all of it */
+	XDR_CUT,       /* the bytes end before the value: what they hold */
+	XDR_UNDECODED, /* not a value of the type: no tree */
 };
 
 /*

@@ -88,7 +88,8 @@ static int list_calls(struct session *s, struct ccsg_values *v,
 			continue;
 		ccsg_values_of(v, c, &cv);
 		if (ccsg_where_match(w, cv.value[0], cv.value[1]))
-			print_call(stdout, c, name, &cv, json, first), first = 0;
+			print_call(stdout, c, name, &cv, json, first),
+				first = 0;
 		ccsg_call_values_release(&cv);
 	}
 	if (json)

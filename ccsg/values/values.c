@@ -144,9 +144,9 @@ static void decode_one(struct ccsg_values *v, const struct xdr_proc *p,
 		v->untyped++;
 		return;
 	}
-	cv->status[result] = xdr_value_decode(&v->types, types, ntypes,
-					      r->bytes, r->len, r->length,
-					      &cv->value[result]);
+	cv->status[result] =
+		xdr_value_decode(&v->types, types, ntypes, r->bytes, r->len,
+				 r->length, &cv->value[result]);
 	if (cv->status[result] == XDR_DECODED)
 		v->decoded++;
 	else if (cv->status[result] == XDR_CUT)

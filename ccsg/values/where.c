@@ -12,8 +12,8 @@ enum op { OP_TRUE, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
 enum lit { LIT_NUM, LIT_STR, LIT_BOOL, LIT_NULL };
 
 struct cond {
-	int result;	/* the path starts at result, else args */
-	char *path;	/* after it: ".x[2]" */
+	int result; /* the path starts at result, else args */
+	char *path; /* after it: ".x[2]" */
 	int op;
 	int lit;
 	double num;
@@ -35,7 +35,8 @@ static const char *skip(const char *p)
 
 static int bad(const char *expr, const char *at, const char *why)
 {
-	return fail("bad --where '%s': %s at '%s'", expr, why, *at ? at : "end");
+	return fail("bad --where '%s': %s at '%s'", expr, why,
+		    *at ? at : "end");
 }
 
 static int parse_path(const char *expr, const char **pp, struct cond *c)
@@ -106,8 +107,9 @@ static int parse_literal(const char *expr, const char **pp, struct cond *c)
 	}
 	c->num = strtod(p, &end);
 	if (end == p)
-		return bad(expr, p, "expected a number, a string, true, "
-				    "false or null");
+		return bad(expr, p,
+			   "expected a number, a string, true, "
+			   "false or null");
 	c->lit = LIT_NUM;
 	*pp = end;
 	return 0;

@@ -103,7 +103,8 @@ static int serve(const char *ready)
 	char tmp[4096];
 	FILE *f;
 
-	if (!xt || !xu || !svc_register(xt, VALS_PROG, VALS_VERS, vals_prog_1, 0) ||
+	if (!xt || !xu ||
+	    !svc_register(xt, VALS_PROG, VALS_VERS, vals_prog_1, 0) ||
 	    !svc_register(xu, VALS_PROG, VALS_VERS, vals_prog_1, 0)) {
 		fprintf(stderr, "vals-demo: cannot serve\n");
 		return 1;
@@ -142,10 +143,9 @@ static int call(int port, int udp)
 		       .next = &beta };
 	int sock = RPC_ANYSOCK, bad = 0;
 	answer ans;
-	CLIENT *cl = udp ? clntudp_create(&sin, VALS_PROG, VALS_VERS, wait,
-					  &sock)
-			 : clnttcp_create(&sin, VALS_PROG, VALS_VERS, &sock, 0,
-					  0);
+	CLIENT *cl =
+		udp ? clntudp_create(&sin, VALS_PROG, VALS_VERS, wait, &sock)
+		    : clnttcp_create(&sin, VALS_PROG, VALS_VERS, &sock, 0, 0);
 
 	if (!cl) {
 		clnt_pcreateerror("vals-demo");
@@ -165,7 +165,8 @@ static int call(int port, int udp)
 	}
 	clnt_destroy(cl);
 	if (bad)
-		fprintf(stderr, "vals-demo: an answer was not the one expected\n");
+		fprintf(stderr,
+			"vals-demo: an answer was not the one expected\n");
 	return bad;
 }
 
@@ -186,7 +187,8 @@ int main(int argc, char **argv)
 			udp = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: vals-demo -r READY | -P PORT [-u]\n");
+			fprintf(stderr,
+				"usage: vals-demo -r READY | -P PORT [-u]\n");
 			return 2;
 		}
 	}
