@@ -19,17 +19,6 @@ static const char *const kind_names[] = {
 	[CCSG_VALUE_SKEL_RESULTS] = "skel_results",
 };
 
-/* Each value row with the call it belongs to: its stub's function in
- * the client process, or its skeleton's in the server's. */
-static const char query[] =
-	"SELECT c.call_id, v.kind, v.length, v.bytes FROM rpc_values v "
-	"JOIN rpc_calls c ON (v.kind LIKE 'stub_%' AND "
-	"c.client_proc_id = v.proc_id AND "
-	"c.client_function_id = v.function_id) OR (v.kind LIKE 'skel_%' AND "
-	"c.server_proc_id = v.proc_id AND "
-	"c.server_function_id = v.function_id) "
-	"ORDER BY c.call_id, v.kind";
-
 static int kind_of(const char *s)
 {
 	for (int k = 0; k < 4; k++)
@@ -38,41 +27,155 @@ static int kind_of(const char *s)
 	return -1;
 }
 
-static int read_rows(struct ccsg_values *v, sqlite3 *db, const char *path)
-{
-	sqlite3_stmt *st;
-	int rc;
+/* A probe's function in its process, and the call it belongs to. */
+struct fn_key {
+	int64_t proc, fid, call_id;
+};
 
-	if (sqlite3_prepare_v2(db, query, -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot read the values of '%s': %s", path,
-			    sqlite3_errmsg(db));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct ccsg_value_rec *r;
-		int kind = kind_of((const char *)sqlite3_column_text(st, 1));
-		size_t len = (size_t)sqlite3_column_bytes(st, 3);
-		const void *b = sqlite3_column_blob(st, 3);
+static int by_fn(const void *a, const void *b)
+{
+	const struct fn_key *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->fid < y->fid ? -1 : x->fid > y->fid;
+}
+
+static int by_call(const void *a, const void *b)
+{
+	const struct ccsg_value_rec *x = a, *y = b;
+
+	if (x->call_id != y->call_id)
+		return x->call_id < y->call_id ? -1 : 1;
+	return x->kind - y->kind;
+}
+
+/* The rows of rpc_values, their call to find: call_id holds the
+ * process for now, fn[i] the probe's function. */
+static int read_values(struct ccsg_values *v, int64_t **fn, sqlite3 *db,
+		       const char *path)
+{
+	static const int cols[] = { DB_RPC_VALUES_PROC_ID,
+				    DB_RPC_VALUES_FUNCTION_ID,
+				    DB_RPC_VALUES_KIND, DB_RPC_VALUES_LENGTH,
+				    DB_RPC_VALUES_BYTES };
+	struct db_read r;
+	size_t cap = 0;
+
+	if (db_read_open(&r, db, path, DB_RPC_VALUES, cols, 5, NULL))
+		return -1;
+	while (db_read_next(&r)) {
+		int kind = kind_of(db_get_text(&r, DB_RPC_VALUES_KIND));
+		struct ccsg_value_rec *rec;
+		const void *b;
+		int len;
 
 		if (kind < 0)
 			continue; /* a later tracedump's kind */
-		if (GROW(v->recs, v->cap, v->n + 1))
+		if (GROW(v->recs, v->cap, v->n + 1) ||
+		    GROW(*fn, cap, v->n + 1)) {
+			r.bad = 1;
+			fail("out of memory");
 			break;
-		r = &v->recs[v->n];
-		r->call_id = sqlite3_column_int64(st, 0);
-		r->kind = kind;
-		r->length = (uint32_t)sqlite3_column_int64(st, 2);
-		r->len = len;
-		if (!(r->bytes = malloc(len + 1)))
+		}
+		rec = &v->recs[v->n];
+		rec->call_id = db_get_int(&r, DB_RPC_VALUES_PROC_ID);
+		(*fn)[v->n] = db_get_int(&r, DB_RPC_VALUES_FUNCTION_ID);
+		rec->kind = kind;
+		rec->length = (uint32_t)db_get_int(&r, DB_RPC_VALUES_LENGTH);
+		b = db_get_blob(&r, DB_RPC_VALUES_BYTES, &len);
+		rec->len = b && len > 0 ? (size_t)len : 0;
+		if (!(rec->bytes = malloc(rec->len + 1))) {
+			r.bad = 1;
+			fail("out of memory");
 			break;
-		if (len)
-			memcpy(r->bytes, b, len);
+		}
+		if (rec->len)
+			memcpy(rec->bytes, b, rec->len);
 		v->n++;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return fail("cannot read the values of '%s': %s", path,
-			    rc == SQLITE_ROW ? "out of memory"
-					     : sqlite3_errmsg(db));
-	return 0;
+	return db_read_close(&r);
+}
+
+/* The calls' functions on each side, sorted: keys[0] the clients',
+ * keys[1] the servers'. */
+static int read_calls(struct fn_key *keys[2], size_t nkeys[2], sqlite3 *db,
+		      const char *path)
+{
+	static const int cols[] = { DB_RPC_CALLS_CALL_ID,
+				    DB_RPC_CALLS_CLIENT_PROC_ID,
+				    DB_RPC_CALLS_CLIENT_FUNCTION_ID,
+				    DB_RPC_CALLS_SERVER_PROC_ID,
+				    DB_RPC_CALLS_SERVER_FUNCTION_ID };
+	static const int side[2][2] = {
+		{ DB_RPC_CALLS_CLIENT_PROC_ID,
+		  DB_RPC_CALLS_CLIENT_FUNCTION_ID },
+		{ DB_RPC_CALLS_SERVER_PROC_ID,
+		  DB_RPC_CALLS_SERVER_FUNCTION_ID },
+	};
+	struct db_read r;
+	size_t cap[2] = { 0, 0 };
+
+	if (db_read_open(&r, db, path, DB_RPC_CALLS, cols, 5, NULL))
+		return -1;
+	while (!r.bad && db_read_next(&r))
+		for (int s = 0; s < 2; s++) {
+			if (db_get_type(&r, side[s][1]) == SQLITE_NULL)
+				continue;
+			if (GROW(keys[s], cap[s], nkeys[s] + 1)) {
+				r.bad = 1;
+				fail("out of memory");
+				break;
+			}
+			keys[s][nkeys[s]++] = (struct fn_key){
+				db_get_int(&r, side[s][0]),
+				db_get_int(&r, side[s][1]),
+				db_get_int(&r, DB_RPC_CALLS_CALL_ID)
+			};
+		}
+	for (int s = 0; s < 2; s++)
+		if (nkeys[s])
+			qsort(keys[s], nkeys[s], sizeof(*keys[s]), by_fn);
+	return db_read_close(&r);
+}
+
+/* Each value with the call it belongs to: its stub's function in the
+ * client process, or its skeleton's in the server's; a value of no call
+ * (its probe's records lost) is left out. */
+static int read_rows(struct ccsg_values *v, sqlite3 *db, const char *path)
+{
+	struct fn_key *keys[2] = { NULL, NULL };
+	size_t nkeys[2] = { 0, 0 }, kept = 0;
+	int64_t *fn = NULL;
+	int ret = read_values(v, &fn, db, path);
+
+	if (!ret && v->n)
+		ret = read_calls(keys, nkeys, db, path);
+	for (size_t i = 0; !ret && i < v->n; i++) {
+		struct ccsg_value_rec *rec = &v->recs[i];
+		int s = rec->kind >= CCSG_VALUE_SKEL_ARGS;
+		struct fn_key want = { rec->call_id, fn[i], 0 };
+		const struct fn_key *k =
+			nkeys[s] ? bsearch(&want, keys[s], nkeys[s],
+					   sizeof(want), by_fn)
+				 : NULL;
+
+		if (!k) {
+			free(rec->bytes);
+			continue;
+		}
+		rec->call_id = k->call_id;
+		v->recs[kept++] = *rec;
+	}
+	if (!ret) {
+		v->n = kept;
+		if (v->n)
+			qsort(v->recs, v->n, sizeof(*v->recs), by_call);
+	}
+	free(fn);
+	free(keys[0]);
+	free(keys[1]);
+	return ret;
 }
 
 int ccsg_values_load(struct ccsg_values *v, const char *db,
