@@ -133,6 +133,19 @@ static int enum_body(struct parser *ps, struct xdr_type *ty)
 	return idl_lex_expect(lx, "}");
 }
 
+/* "DECL;": a struct's member or a union's arm, appended to ty's. */
+static int member(struct parser *ps, struct xdr_type *ty)
+{
+	struct xdr_decl *d = append(ps, &ty->fields, &ty->nfields, sizeof(*d));
+	int ret;
+
+	if (!d)
+		return nomem(ps);
+	if ((ret = parse_decl(ps, d)))
+		return ret;
+	return idl_lex_expect(&ps->lx, ";");
+}
+
 /* "{ DECL; ... }" */
 static int struct_body(struct parser *ps, struct xdr_type *ty)
 {
@@ -142,13 +155,7 @@ static int struct_body(struct parser *ps, struct xdr_type *ty)
 	if ((ret = idl_lex_expect(lx, "{")))
 		return ret;
 	do {
-		struct xdr_decl *d =
-			append(ps, &ty->fields, &ty->nfields, sizeof(*d));
-
-		if (!d)
-			return nomem(ps);
-		if ((ret = parse_decl(ps, d)) ||
-		    (ret = idl_lex_expect(lx, ";")))
+		if ((ret = member(ps, ty)))
 			return ret;
 	} while (!idl_lex_is(lx, "}"));
 	idl_lex_next(lx);
@@ -169,7 +176,6 @@ static int union_body(struct parser *ps, struct xdr_type *ty)
 	    (ret = idl_lex_expect(lx, ")")) || (ret = idl_lex_expect(lx, "{")))
 		return ret;
 	do {
-		struct xdr_decl *d;
 		int dflt = 0;
 
 		if (idl_lex_is(lx, "default")) {
@@ -194,11 +200,7 @@ static int union_body(struct parser *ps, struct xdr_type *ty)
 		}
 		if (dflt)
 			ty->default_arm = (long)ty->nfields;
-		d = append(ps, &ty->fields, &ty->nfields, sizeof(*d));
-		if (!d)
-			return nomem(ps);
-		if ((ret = parse_decl(ps, d)) ||
-		    (ret = idl_lex_expect(lx, ";")))
+		if ((ret = member(ps, ty)))
 			return ret;
 	} while (!idl_lex_is(lx, "}"));
 	idl_lex_next(lx);
