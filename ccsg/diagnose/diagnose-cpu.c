@@ -117,8 +117,8 @@ out:
 }
 
 /* The predictions of one type: its causes' CPU, its CPU entries'. */
-static void predict_type(struct diag_type *ty, struct ccsg_impact *im,
-			 const struct idl_names *nm, int64_t *vec)
+static int predict_type(struct diag_type *ty, struct ccsg_impact *im,
+			const struct idl_names *nm, int64_t *vec)
 {
 	static const int percent[DIAG_NPRED] = { 20, 100 };
 
@@ -127,7 +127,7 @@ static void predict_type(struct diag_type *ty, struct ccsg_impact *im,
 
 		for (int k = 0; k < DIAG_NPRED; k++)
 			c->pred[k].cpu =
-				c->kind != DIAG_CPU
+				c->remedy != DIAG_CPU
 					? ty->cpu
 					: predict(im, nm, ty->root, c->node,
 						  c->host, percent[k], vec);
@@ -135,23 +135,15 @@ static void predict_type(struct diag_type *ty, struct ccsg_impact *im,
 	for (size_t i = 0; i < ty->ncpus; i++) {
 		struct diag_cpu *e = &ty->cpus[i];
 
-		for (int k = 0; k < DIAG_NPRED; k++) {
+		/* the latency: its place's CPU and off CPU scaled */
+		if (diag_predict_latency(ty, e->node, e->host,
+					 diag_remedy_kinds(DIAG_CPU), e->pred))
+			return -ENOMEM;
+		for (int k = 0; k < DIAG_NPRED; k++)
 			e->pred[k].cpu = predict(im, nm, ty->root, e->node,
 						 e->host, percent[k], vec);
-			e->pred[k].median = e->pred[k].p95 = -1;
-		}
-		/* the latency: the cause that is this CPU, when one is */
-		for (size_t j = 0; j < ty->ncauses; j++) {
-			const struct diag_cause *c = &ty->causes[j];
-
-			if (c->kind == DIAG_CPU && c->node == e->node &&
-			    c->host == e->host)
-				for (int k = 0; k < DIAG_NPRED; k++) {
-					e->pred[k].median = c->pred[k].median;
-					e->pred[k].p95 = c->pred[k].p95;
-				}
-		}
 	}
+	return 0;
 }
 
 int diag_cpu(struct diag *d, const struct idl_names *nm)
@@ -170,10 +162,8 @@ int diag_cpu(struct diag *d, const struct idl_names *nm)
 		struct diag_type *ty = &d->types[t];
 
 		ty->cpu = root_cpu(&im, ty->root, vec, vec + im.k);
-		if (rank_cpu(ty, d->g))
+		if (rank_cpu(ty, d->g) || predict_type(ty, &im, nm, vec))
 			ret = fail("out of memory");
-		else
-			predict_type(ty, &im, nm, vec);
 	}
 	free(vec);
 	ccsg_impact_release(&im);

@@ -3,7 +3,6 @@
  * (a sentence per cause: the issue's form) or as JSON (docs/ccsg.md,
  * "diagnose").
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "diagnose.h"
@@ -18,7 +17,7 @@ static const char *const part_text[DIAG_NKINDS] = {
 	"network and RPC runtime", "unsplit (no server probes)",
 };
 static const char *const less_text[DIAG_NKINDS] = {
-	"less CPU", "shorter lock waits", "less time off CPU",
+	"less CPU", "shorter lock waits", "less CPU",
 	"less network time", "less time",
 };
 
@@ -42,64 +41,24 @@ static void ms(FILE *f, int64_t ns)
 		fputs("?", f);
 }
 
-static int same_place(const struct diag_cause *a, const struct diag_cause *b)
-{
-	return a->node == b->node && a->host == b->host;
-}
-
-/* The p95 share of the place (node, host) of cause i: its kinds'. */
-static double place_share(const struct diag_type *ty, size_t i)
-{
-	double sum = 0;
-
-	for (size_t j = 0; j < ty->ncauses; j++)
-		if (same_place(&ty->causes[j], &ty->causes[i]))
-			sum += ty->causes[j].share_p95;
-	return sum;
-}
-
-/* The largest place's first cause not shown yet (the causes come by
- * share: a place's first is its largest kind); -1 when none is left. */
-static int64_t next_place(const struct diag_type *ty, const uint8_t *shown)
-{
-	int64_t best = -1;
-	double most = -1;
-
-	for (size_t i = 0; i < ty->ncauses; i++) {
-		double s;
-		int first = 1;
-
-		for (size_t j = 0; j < i && first; j++)
-			first = !same_place(&ty->causes[j], &ty->causes[i]);
-		if (!first || shown[i])
-			continue;
-		if ((s = place_share(ty, i)) > most) {
-			most = s;
-			best = (int64_t)i;
-		}
-	}
-	return best;
-}
-
 /* "FOO's p95 (240 ms) is 61% SAY_IT on hostD: 48% its own CPU, 13% ...;
- * 20% less CPU there: p95 -> 212 ms" for the place of cause i. */
+ * 20% less CPU there: p95 -> 212 ms" for cause c. */
 static void sentence(FILE *f, const struct diag *d, const struct diag_type *ty,
-		     size_t i)
+		     const struct diag_cause *c)
 {
 	const struct ccsg_graph *g = d->g;
-	const struct diag_cause *c = &ty->causes[i];
 	const struct diag_pred *p = &c->pred[0];
-	double sum = place_share(ty, i);
 	const char *sep = "";
 
 	fprintf(f, "%s's p95 (", short_name(g->nodes[ty->root].name));
 	ms(f, ty->p95);
-	fprintf(f, ") is %.0f%% %s on %s: ", 100 * sum,
+	fprintf(f, ") is %.0f%% %s on %s: ", 100 * c->share_p95,
 		short_name(g->nodes[c->node].name), dim_name(g, c->host));
-	for (size_t j = i; j < ty->ncauses; j++) {
-		const struct diag_cause *e = &ty->causes[j];
+	for (size_t j = 0; j < ty->nparts; j++) {
+		const struct diag_part *e = &ty->parts[j];
 
-		if (!same_place(e, c) || e->share_p95 < 0.005)
+		if (e->node != c->node || e->host != c->host ||
+		    e->share_p95 < 0.005)
 			continue;
 		fprintf(f, "%s%.0f%% %s", sep, 100 * e->share_p95,
 			part_text[e->kind]);
@@ -108,7 +67,7 @@ static void sentence(FILE *f, const struct diag *d, const struct diag_type *ty,
 		sep = ", ";
 	}
 	fprintf(f, "; %.0f%% %s there: p95 -> ", 100 * DIAG_SMALLER,
-		less_text[c->kind]);
+		less_text[c->remedy]);
 	ms(f, p->p95);
 	fputs(", median ", f);
 	ms(f, ty->median);
@@ -150,8 +109,6 @@ static void type_text(FILE *f, const struct diag *d, const struct diag_type *ty,
 		      int by_cpu)
 {
 	const struct ccsg_graph *g = d->g;
-	uint8_t *shown = calloc(ty->ncauses ? ty->ncauses : 1, 1);
-	int64_t i;
 
 	fprintf(f, "%s: %zu requests, median ", g->nodes[ty->root].name,
 		ty->nreq);
@@ -163,12 +120,8 @@ static void type_text(FILE *f, const struct diag *d, const struct diag_type *ty,
 	fputs(" a request\n", f);
 	if (by_cpu)
 		cpu_text(f, d, ty);
-	for (int k = 0; shown && k < TOP && (i = next_place(ty, shown)) >= 0;
-	     k++) {
-		sentence(f, d, ty, (size_t)i);
-		shown[i] = 1;
-	}
-	free(shown);
+	for (size_t i = 0; i < ty->ncauses && i < TOP; i++)
+		sentence(f, d, ty, &ty->causes[i]);
 	if (!by_cpu)
 		cpu_text(f, d, ty);
 }
@@ -214,15 +167,31 @@ static void type_json(FILE *f, const struct diag *d, const struct diag_type *ty)
 		(long long)ty->cpu);
 	for (size_t i = 0; i < ty->ncauses; i++) {
 		const struct diag_cause *c = &ty->causes[i];
+		const char *sep = "";
 
 		fputs(i ? ",\n   " : "\n   ", f);
 		place_json(f, g, c->node, c->host);
-		fprintf(f, ", \"kind\": \"%s\"", diag_kind_names[c->kind]);
-		if (c->kind == DIAG_LOCK)
+		fprintf(f, ", \"remedy\": \"%s\"", diag_kind_names[c->remedy]);
+		if (c->lock)
 			fprintf(f, ", \"lock\": \"0x%llx\"",
 				(unsigned long long)c->lock);
-		fprintf(f, ", \"share_median\": %.4f, \"share_p95\": %.4f",
+		fprintf(f,
+			", \"share_median\": %.4f, \"share_p95\": %.4f, "
+			"\"parts\": [",
 			c->share_median, c->share_p95);
+		for (size_t j = 0; j < ty->nparts; j++) {
+			const struct diag_part *e = &ty->parts[j];
+
+			if (e->node != c->node || e->host != c->host)
+				continue;
+			fprintf(f,
+				"%s{\"kind\": \"%s\", \"share_median\": %.4f, "
+				"\"share_p95\": %.4f}",
+				sep, diag_kind_names[e->kind], e->share_median,
+				e->share_p95);
+			sep = ", ";
+		}
+		fputs("]", f);
 		preds_json(f, c->pred);
 	}
 	fputs("],\n  \"cpu\": [", f);

@@ -79,23 +79,23 @@ static int add(struct diag_type *ty, int32_t node, int32_t host, int kind,
 	uint64_t key = hashmap_key2((uint32_t)node,
 				    (uint32_t)(host + 1) * DIAG_NKINDS + kind);
 	int32_t i = hashmap_get(&ty->index, key);
-	struct diag_cause *c;
+	struct diag_part *c;
 
 	if (ns <= 0)
 		return 0;
 	if (i < 0) {
-		if (GROW(ty->causes, ty->cap_causes, ty->ncauses + 1) ||
-		    hashmap_put(&ty->index, key, (int32_t)ty->ncauses) < 0)
+		if (GROW(ty->parts, ty->cap_parts, ty->nparts + 1) ||
+		    hashmap_put(&ty->index, key, (int32_t)ty->nparts) < 0)
 			return -ENOMEM;
-		i = (int32_t)ty->ncauses++;
-		c = &ty->causes[i];
-		*c = (struct diag_cause){ .node = node, .host = host,
-					  .kind = kind };
-		if (!(c->part = calloc(ty->nreq, sizeof(*c->part))))
+		i = (int32_t)ty->nparts++;
+		c = &ty->parts[i];
+		*c = (struct diag_part){ .node = node, .host = host,
+					 .kind = kind };
+		if (!(c->ns = calloc(ty->nreq, sizeof(*c->ns))))
 			return -ENOMEM;
 	}
-	c = &ty->causes[i];
-	c->part[req] += ns;
+	c = &ty->parts[i];
+	c->ns[req] += ns;
 	if (lock_ns > c->lock_ns) {
 		c->lock = lock;
 		c->lock_ns = lock_ns;
@@ -199,8 +199,8 @@ static int chain_pass(struct pass *ps, const struct ccsg_chain *ch, int first,
 }
 
 /* The requests ranked lo to hi (fractions) of a type: their parts of
- * cause c over their latencies.  order: the requests by latency. */
-static double share(const struct diag_type *ty, const struct diag_cause *c,
+ * kind c over their latencies.  order: the requests by latency. */
+static double share(const struct diag_type *ty, const struct diag_part *c,
 		    const int32_t *order, double lo, double hi)
 {
 	size_t a = (size_t)floor(lo * ty->nreq), b = (size_t)ceil(hi * ty->nreq);
@@ -209,7 +209,7 @@ static double share(const struct diag_type *ty, const struct diag_cause *c,
 	if (b <= a)
 		b = a + 1;
 	for (size_t k = a; k < b && k < ty->nreq; k++) {
-		part += c->part[order[k]];
+		part += c->ns[order[k]];
 		sum += ty->latency[order[k]];
 	}
 	return sum > 0 ? part / sum : 0;
@@ -224,9 +224,9 @@ static int cmp_order(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int cmp_cause(const void *a, const void *b)
+static int cmp_part(const void *a, const void *b)
 {
-	const struct diag_cause *x = a, *y = b;
+	const struct diag_part *x = a, *y = b;
 
 	if (x->share_p95 != y->share_p95)
 		return x->share_p95 < y->share_p95 ? 1 : -1;
@@ -235,7 +235,7 @@ static int cmp_cause(const void *a, const void *b)
 	return x->node != y->node ? x->node - y->node : x->kind - y->kind;
 }
 
-/* Latency were each cause smaller: the request's latency less its part. */
+/* The median, p95 and the parts' shares of them, ranked; the causes. */
 static int rank(struct diag_type *ty)
 {
 	int64_t *v = malloc((ty->nreq ? ty->nreq : 1) * sizeof(*v));
@@ -253,24 +253,17 @@ static int rank(struct diag_type *ty)
 		order[r] = (int32_t)r;
 	order_lat = ty->latency;
 	qsort(order, ty->nreq, sizeof(*order), cmp_order);
-	for (size_t i = 0; i < ty->ncauses; i++) {
-		struct diag_cause *c = &ty->causes[i];
+	for (size_t i = 0; i < ty->nparts; i++) {
+		struct diag_part *c = &ty->parts[i];
 
 		c->share_median = share(ty, c, order, 0.25, 0.75);
 		c->share_p95 = share(ty, c, order, 0.90, 1.0);
-		for (int k = 0; k < DIAG_NPRED; k++) {
-			for (size_t r = 0; r < ty->nreq; r++)
-				v[r] = ty->latency[r] -
-				       llround(diag_pred_factor[k] * c->part[r]);
-			c->pred[k].median = diag_quantile(v, ty->nreq, 0.5);
-			c->pred[k].p95 = diag_quantile(v, ty->nreq, 0.95);
-		}
 	}
 	free(v);
 	free(order);
-	qsort(ty->causes, ty->ncauses, sizeof(*ty->causes), cmp_cause);
+	qsort(ty->parts, ty->nparts, sizeof(*ty->parts), cmp_part);
 	hashmap_release(&ty->index); /* its indices moved */
-	return 0;
+	return diag_causes(ty);
 }
 
 static int cmp_type(const void *a, const void *b)
@@ -335,8 +328,9 @@ void diag_release(struct diag *d)
 	for (size_t k = 0; k < d->ntypes; k++) {
 		struct diag_type *ty = &d->types[k];
 
-		for (size_t i = 0; i < ty->ncauses; i++)
-			free(ty->causes[i].part);
+		for (size_t i = 0; i < ty->nparts; i++)
+			free(ty->parts[i].ns);
+		free(ty->parts);
 		free(ty->causes);
 		free(ty->latency);
 		free(ty->cpus);

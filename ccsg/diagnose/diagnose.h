@@ -18,13 +18,17 @@
  *   off      the rest of S: off the CPU otherwise (sleeping, runnable);
  *   unsplit  a call without its skeleton's probes: all of L.
  *
- * A cause is (function node, host, kind).  Its share of the median is
- * its part of the latency of the requests ranked 25% to 75%, of the p95
- * that of the requests ranked 90% and above.  Its prediction: each
- * request's latency less f times its part (the critical path recomputed
- * with that leaf scaled: the leaves are sequential), then the median and
- * p95 again; CPU through the CCDG (impact.h) for a cpu cause, unchanged
- * for the others.
+ * A part is (function node, host, kind); its share of the median is its
+ * part of the latency of the requests ranked 25% to 75%, of the p95 that
+ * of the requests ranked 90% and above.  A cause is a place (function
+ * node, host) with all its parts; its remedy is what a change there
+ * would shrink, the largest of: its CPU (own CPU and off CPU together,
+ * the time off CPU taken as waiting for a CPU, which on a loaded host
+ * shrinks with the CPU asked for), its lock waits, its network time.
+ * Its prediction: each request's latency less f times the remedy's
+ * parts (the critical path recomputed with those leaves scaled: they are
+ * sequential), then the median and p95 again; CPU through the CCDG
+ * (impact.h) for a CPU remedy, unchanged for the others.
  */
 #ifndef CCSG_DIAGNOSE_H
 #define CCSG_DIAGNOSE_H
@@ -56,13 +60,22 @@ struct diag_pred {
 	int64_t cpu; /* CPU of the root node and below, per request */
 };
 
-struct diag_cause {
+/* One part: a kind of latency at a place. */
+struct diag_part {
 	int32_t node;	   /* function node */
 	int32_t host;	   /* vector dimension: host or group, -1 */
 	int kind;	   /* enum diag_kind */
 	uint64_t lock;	   /* lock: the address waited for longest */
 	int64_t lock_ns;   /* ... that long, over the requests */
-	double *part;	   /* ns per request of the type */
+	double *ns;	   /* per request of the type */
+	double share_median, share_p95;
+};
+
+/* A cause: a place and its remedy (above). */
+struct diag_cause {
+	int32_t node, host;
+	int remedy; /* DIAG_CPU (cpu and off), DIAG_LOCK, _NETWORK, _UNSPLIT */
+	uint64_t lock; /* its longest-waited lock, 0 */
 	double share_median, share_p95;
 	struct diag_pred pred[DIAG_NPRED];
 };
@@ -81,9 +94,11 @@ struct diag_type {
 	int64_t *latency; /* per request */
 	int64_t median, p95;
 	int64_t cpu;	/* per request: root node self + desc */
+	struct diag_part *parts; /* by p95 share, largest first */
+	size_t nparts, cap_parts;
+	struct hashmap index; /* (node, host, kind) -> part */
 	struct diag_cause *causes; /* by p95 share, largest first */
-	size_t ncauses, cap_causes;
-	struct hashmap index; /* (node, host, kind) -> cause */
+	size_t ncauses;
 	struct diag_cpu *cpus; /* by self CPU, largest first */
 	size_t ncpus;
 };
@@ -128,6 +143,19 @@ int diag_build(struct diag *d, const struct ccsg_graph *g,
  */
 int diag_cpu(struct diag *d, const struct idl_names *nm);
 void diag_release(struct diag *d);
+
+/*
+ * diagnose-cause.c: the causes of ty from its parts (ranked), with their
+ * latency predictions.  0 or -ENOMEM.
+ */
+int diag_causes(struct diag_type *ty);
+/* The kinds a remedy shrinks: a mask of 1 << enum diag_kind. */
+unsigned diag_remedy_kinds(int remedy);
+/* Median and p95 of ty with the parts of place (node, host) of the kinds
+ * in mask scaled down by each factor.  0 or -ENOMEM. */
+int diag_predict_latency(const struct diag_type *ty, int32_t node,
+			 int32_t host, unsigned mask,
+			 struct diag_pred pred[DIAG_NPRED]);
 
 /* The median (q 0.5) or p95 (0.95) of v[0 .. n), sorted in place. */
 int64_t diag_quantile(int64_t *v, size_t n, double q);
