@@ -1,0 +1,234 @@
+/*
+ * check-e2e-diagnose.c - `ccsg diagnose` on planted bottlenecks
+ * (examples/diagnose/, run by examples/diagnose/run-diagnose.sh as `make
+ * example-diagnose` runs them): each scenario run twice on simulated
+ * hosts (UTS namespaces) in a network namespace of the test's own, the
+ * second time with its cause made 20% smaller by its knob.
+ *
+ *   lock     LOCKED on hostL waits for a lock its flusher holds across a
+ *            slow section: the first cause is LOCKED on hostL, remedy lock
+ *   cpu      WORK on hostB2 burns three times what its peers burn: WORK on
+ *            hostB2, remedy cpu
+ *   network  FETCH on hostN is reached through a delaying proxy: FETCH on
+ *            hostN, remedy network
+ *
+ * Then the first run's prediction for that cause 20% smaller against the
+ * second run: the median and p95 latency within 10% of what the client
+ * measured itself in the second run (the wall time around each stub
+ * call), and the CPU of a request within 5% + 1 ms of the second run's
+ * (its trace: the CPU clocks the programs' threads read).  Each test also
+ * checks the change is visible (the first run's figure is outside that
+ * tolerance of the second's), so a prediction of no change fails.  And an
+ * unknown --root is one line of error and exit 1.
+ */
+#include <math.h>
+
+#include "e2e-rpc.h"
+#include "e2e.h"
+#include "json-read.h"
+
+#define LAT_TOL_REL 0.10
+#define CPU_TOL_REL 0.05
+#define CPU_TOL_ABS_NS 1e6
+
+/* The figures of a run: run-diagnose.sh's JSON of it. */
+struct run {
+	struct jval *doc;
+	char *text;
+	const struct jval *type; /* types[0] */
+};
+
+static void run_load(struct run *r, const char *dir, const char *scenario,
+		     int n)
+{
+	char path[PATH_MAX];
+	const struct jval *types;
+
+	e2e_fmt(path, sizeof(path), "%s/%s/run%d.json", dir, scenario, n);
+	r->text = e2e_slurp(path, NULL);
+	r->doc = json_parse(r->text, "ccsg diagnose --format=json");
+	types = json_need(r->doc, "types", J_ARR, "diagnose");
+	ck_assert_msg(types->n == 1, "%s: %d request types, not 1", path,
+		      types->n);
+	r->type = &types->item[0];
+}
+
+static void run_free(struct run *r)
+{
+	json_free(r->doc);
+	free(r->text);
+}
+
+static double num(const struct jval *o, const char *key)
+{
+	return json_need(o, key, J_NUM, key)->num;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median (q 0.5) or p95 of the latencies the client printed in run
+ * n, by nearest rank as ccsg takes them. */
+static double client_quantile(const char *dir, const char *scenario, int n,
+			      double q)
+{
+	char path[PATH_MAX];
+	double v[4096];
+	size_t k = 0;
+	char *text, *line;
+
+	e2e_fmt(path, sizeof(path), "%s/%s/run%d/client.out", dir, scenario, n);
+	text = e2e_slurp(path, NULL);
+	for (line = strtok(text, "\n"); line && k < 4096;
+	     line = strtok(NULL, "\n")) {
+		long long ns;
+
+		if (sscanf(line, "latency request ns %lld", &ns) == 1)
+			v[k++] = (double)ns;
+	}
+	free(text);
+	ck_assert_msg(k > 0, "%s: no latency", path);
+	qsort(v, k, sizeof(*v), cmp_double);
+	return v[(size_t)ceil(q * k) - 1];
+}
+
+static int near(double pred, double meas, double rel, double abs)
+{
+	return fabs(pred - meas) <= rel * fabs(meas) + abs;
+}
+
+/* One figure: predicted from run 1 against run 2's, and visible. */
+static void agree(const char *scenario, const char *what, double a,
+		  double pred, double b, double rel, double abs)
+{
+	printf("diagnose %s: %s run 1 %.2f ms, predicted %.2f ms, run 2 "
+	       "%.2f ms (error %+.1f%%)\n",
+	       scenario, what, a / 1e6, pred / 1e6, b / 1e6,
+	       100 * (pred - b) / b);
+	ck_assert_msg(!near(a, b, rel, abs),
+		      "%s: %s: run 1 (%.2f ms) is already within the "
+		      "tolerance of run 2 (%.2f ms): the change is not visible",
+		      scenario, what, a / 1e6, b / 1e6);
+	ck_assert_msg(near(pred, b, rel, abs),
+		      "%s: %s predicted %.2f ms, run 2 measured %.2f ms: "
+		      "error %+.1f%%",
+		      scenario, what, pred / 1e6, b / 1e6,
+		      100 * (pred - b) / b);
+}
+
+/* An unknown root function on run 1's trace: one line, exit 1. */
+static void unknown_root(struct e2e *t, const char *name)
+{
+	char ccsg[PATH_MAX], db[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+	const char *argv[] = { ccsg,	 "diagnose", "--db", db,
+			       "--root", "NO_SUCH",  NULL };
+	char *text;
+
+	e2e_fmt(ccsg, sizeof(ccsg), "%s/ccsg", e2e_build());
+	e2e_fmt(db, sizeof(db), "%s/%s/run1/logs/trace.db", t->dir, name);
+	e2e_fmt(out, sizeof(out), "%s/unknown.out", t->dir);
+	e2e_fmt(err, sizeof(err), "%s/unknown.err", t->dir);
+	e2e_assert_exit(e2e_run_plain(argv, out, err), 1, "--root NO_SUCH");
+	text = e2e_slurp(err, NULL);
+	ck_assert_msg(strstr(text, "ccsg: error: ") == text &&
+			      strchr(text, '\n') == text + strlen(text) - 1 &&
+			      strstr(text, "'NO_SUCH'"),
+		      "not one line naming the function: %s", text);
+	free(text);
+}
+
+static void scenario(const char *name, const char *function,
+		     const char *host, const char *remedy)
+{
+	char script[PATH_MAX], build[PATH_MAX + 8], out[PATH_MAX],
+		err[PATH_MAX];
+	const char *argv[] = { "/bin/bash", script, name, NULL, NULL };
+	const char *env[] = { build, NULL };
+	const struct jval *causes, *first, *pred;
+	struct run r1, r2;
+	struct e2e t;
+
+	ck_assert_msg(getenv("CAUSAL_SRC"),
+		      "CAUSAL_SRC is not set: run the suites with make");
+	rpc_isolate();
+	e2e_init(&t);
+	e2e_fmt(script, sizeof(script), "%s/examples/diagnose/run-diagnose.sh",
+		getenv("CAUSAL_SRC"));
+	e2e_fmt(build, sizeof(build), "BUILD=%s", e2e_build());
+	e2e_fmt(out, sizeof(out), "%s/run.out", t.dir);
+	e2e_fmt(err, sizeof(err), "%s/run.err", t.dir);
+	argv[3] = t.dir;
+	e2e_assert_exit(e2e_wait(e2e_spawn(argv, env, out, err)), 0,
+			"run-diagnose.sh");
+	run_load(&r1, t.dir, name, 1);
+	run_load(&r2, t.dir, name, 2);
+
+	causes = json_need(r1.type, "causes", J_ARR, "diagnose");
+	ck_assert_msg(causes->n > 0, "%s: no cause", name);
+	first = &causes->item[0];
+	ck_assert_str_eq(json_need(first, "function", J_STR, "cause")->str,
+			 function);
+	ck_assert_str_eq(json_need(first, "host", J_STR, "cause")->str, host);
+	ck_assert_str_eq(json_need(first, "remedy", J_STR, "cause")->str,
+			 remedy);
+
+	pred = json_need(json_need(first, "predictions", J_OBJ, "cause"),
+			 "smaller", J_OBJ, "predictions");
+	agree(name, "median", client_quantile(t.dir, name, 1, 0.5),
+	      num(pred, "median_ns"), client_quantile(t.dir, name, 2, 0.5),
+	      LAT_TOL_REL, 0);
+	agree(name, "p95", client_quantile(t.dir, name, 1, 0.95),
+	      num(pred, "p95_ns"), client_quantile(t.dir, name, 2, 0.95),
+	      LAT_TOL_REL, 0);
+	/* the CPU changes only when the cause is CPU */
+	if (!strcmp(remedy, "cpu"))
+		agree(name, "cpu", num(r1.type, "cpu_ns"), num(pred, "cpu_ns"),
+		      num(r2.type, "cpu_ns"), CPU_TOL_REL, CPU_TOL_ABS_NS);
+	else
+		ck_assert_msg(near(num(pred, "cpu_ns"), num(r2.type, "cpu_ns"),
+				   CPU_TOL_REL, CPU_TOL_ABS_NS),
+			      "%s: cpu predicted %.2f ms, run 2 %.2f ms", name,
+			      num(pred, "cpu_ns") / 1e6,
+			      num(r2.type, "cpu_ns") / 1e6);
+	run_free(&r1);
+	run_free(&r2);
+	if (!strcmp(name, "lock"))
+		unknown_root(&t, name);
+	e2e_release(&t);
+}
+
+START_TEST(test_lock)
+{
+	scenario("lock", "DIAG_PROG::LOCKED", "hostL", "lock");
+}
+END_TEST
+
+START_TEST(test_cpu)
+{
+	scenario("cpu", "DIAG_PROG::WORK", "hostB2", "cpu");
+}
+END_TEST
+
+START_TEST(test_network)
+{
+	scenario("network", "DIAG_PROG::FETCH", "hostN", "network");
+}
+END_TEST
+
+Suite *e2e_diagnose_suite(void)
+{
+	Suite *s = suite_create("e2e-diagnose");
+	TCase *tc = tcase_create("diagnose");
+
+	tcase_set_timeout(tc, 4 * E2E_TIMEOUT);
+	e2e_add_fixture(tc);
+	tcase_add_test(tc, test_lock);
+	tcase_add_test(tc, test_network);
+	tcase_add_test(tc, test_cpu);
+	suite_add_tcase(s, tc);
+	return s;
+}
