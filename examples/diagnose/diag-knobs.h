@@ -6,7 +6,7 @@
  *
  *   DIAG_HOLD_US   LOCKED: how long the flusher holds the lock (40000)
  *   DIAG_BURN_US   WORK: the CPU it burns (10000)
- *   DIAG_DELAY_US  diag-proxy: the delay of each message (15000)
+ *   DIAG_DELAY_US  diag-proxy: the delay of each message (25000)
  */
 #ifndef CAUSAL_EXAMPLES_DIAG_KNOBS_H
 #define CAUSAL_EXAMPLES_DIAG_KNOBS_H

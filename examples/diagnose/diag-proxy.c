@@ -1,7 +1,7 @@
 /*
  * diag-proxy - the network of the planted bottlenecks: a TCP forwarder
  * on 127.0.0.1 that holds every message DIAG_DELAY_US (microseconds,
- * default 15000) before passing it on, in both directions, as a slow
+ * default 25000) before passing it on, in both directions, as a slow
  * link would.  Not traced: it is the network.
  *
  *   diag-proxy READY PORT     (forward to 127.0.0.1:PORT)
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: diag-proxy READY PORT\n");
 		return 2;
 	}
-	delay_us = diag_knob("DIAG_DELAY_US", 15000);
+	delay_us = diag_knob("DIAG_DELAY_US", 25000);
 	signal(SIGPIPE, SIG_IGN);
 	ls = socket(AF_INET, SOCK_STREAM, 0);
 	if (ls < 0 || bind(ls, (struct sockaddr *)&sin, sizeof(sin)) ||

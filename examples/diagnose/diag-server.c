@@ -15,7 +15,9 @@
  * lock itself, so it waits for the flush, and burns 1 ms under it.  WORK
  * burns DIAG_BURN_US of CPU.  FETCH answers at once.  Every invocation
  * prints "NAME tid T cpu_us C wall_us W" (its thread's CPU and wall time
- * in it, but in its calls).  On SIGTERM it finishes the request at hand
+ * in it, but in its calls); REQUEST also "call I ns N" per backend call
+ * (I its place among the -c, N the wall time around the stub call, as
+ * the client's).  On SIGTERM it finishes the request at hand
  * and exits 0.
  */
 #include <arpa/inet.h>
@@ -105,7 +107,9 @@ bool_t request_1_svc(int *n, int *res, struct svc_req *rq)
 			    RPC_SUCCESS ||
 		    r != *n)
 			*res = -1;
-		calls += diag_ns(CLOCK_MONOTONIC) - t0;
+		t0 = diag_ns(CLOCK_MONOTONIC) - t0;
+		printf("call %d ns %lld\n", i, t0);
+		calls += t0;
 	}
 	done("request", cpu0, wall0, calls);
 	return TRUE;

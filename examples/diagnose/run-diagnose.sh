@@ -9,7 +9,7 @@
 #
 # Each server runs on a simulated host of its own (a UTS namespace, root
 # only; otherwise all on this host), all on loopback; the client calls
-# REQUEST on the front server (hostF) DIAG_REQUESTS times (100):
+# REQUEST on the front server (hostF) DIAG_REQUESTS times (200):
 #
 #   lock     REQUEST -> LOCKED (hostL), WORK (hostW, 5 ms): LOCKED waits
 #            for a lock its flusher thread holds across a 40 ms slow
@@ -19,7 +19,7 @@
 #            30 ms of CPU, its peers 10 ms (DIAG_BURN_US; 24 ms the
 #            second time).
 #   network  REQUEST -> FETCH (hostN) through diag-proxy, which delays each
-#            message 15 ms (DIAG_DELAY_US; 12 ms the second time), and
+#            message 25 ms (DIAG_DELAY_US; 20 ms the second time), and
 #            WORK (hostW, 5 ms).
 #
 # OUT (default $BUILD/example-logs/diagnose) holds, per scenario, run1/
@@ -29,7 +29,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${BUILD:=$PWD/build}"
-: "${DIAG_REQUESTS:=100}"
+: "${DIAG_REQUESTS:=200}"
 part=${1:-all}
 out=${2:-$BUILD/example-logs/diagnose}
 idl=examples/diagnose/diag.x
@@ -132,7 +132,7 @@ deploy() {
 		;;
 	network)
 		start fetch hostN 1 "$BUILD/examples/diag-server"
-		DIAG_DELAY_US=$((smaller ? 12000 : 15000)) proxy proxy hostN "$port"
+		DIAG_DELAY_US=$((smaller ? 20000 : 25000)) proxy proxy hostN "$port"
 		backends+=(-c "fetch:$port")
 		DIAG_BURN_US=5000 start work hostW 1 "$BUILD/examples/diag-server"
 		backends+=(-c "work:$port")
