@@ -78,15 +78,14 @@ static int cmp_double(const void *a, const void *b)
  * Run's figures (up to 4096) into v: how many.  want < 0: the client's
  * latencies; else the front server's calls to its want-th backend.
  */
-static size_t figures(const char *dir, const char *scenario, int run,
-		      int want, double *v)
+static size_t figures(const char *dir, const char *scenario, int run, int want,
+		      double *v)
 {
 	const char *file = want < 0 ? "client.out" : "front.out";
 	char path[PATH_MAX], *text, *line, *save = NULL;
 	size_t k = 0;
 
-	e2e_fmt(path, sizeof(path), "%s/%s/run%d/%s", dir, scenario, run,
-		file);
+	e2e_fmt(path, sizeof(path), "%s/%s/run%d/%s", dir, scenario, run, file);
 	text = e2e_slurp(path, NULL);
 	for (line = strtok_r(text, "\n", &save); line && k < 4096;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -141,8 +140,8 @@ static int near(double pred, double meas, double rel, double abs)
 
 /* One figure: predicted from run 1 against run 2's, and visible: a,
  * run 1's (moved as the prediction is), outside the tolerance. */
-static void agree(const char *scenario, const char *what, double a,
-		  double pred, double b, double rel, double abs)
+static void agree(const char *scenario, const char *what, double a, double pred,
+		  double b, double rel, double abs)
 {
 	printf("diagnose %s: %s run 1 %.2f ms, predicted %.2f ms, run 2 "
 	       "%.2f ms (error %+.1f%%)\n",
@@ -201,7 +200,8 @@ static double stretch(const char *dir, int run)
 		     line = strtok_r(NULL, "\n", &save)) {
 			long long cpu, wall;
 
-			if (sscanf(line, "work tid %*d cpu_us %lld wall_us %lld",
+			if (sscanf(line,
+				   "work tid %*d cpu_us %lld wall_us %lld",
 				   &cpu, &wall) == 2 &&
 			    cpu > 0)
 				v[k++] = (double)wall / cpu;
@@ -213,14 +213,15 @@ static double stretch(const char *dir, int run)
 }
 
 /*
- * The latency at quantile q: run 1's, the prediction and run 2's.  The
- * prediction and run 1's figure are moved by what the programs measured
- * moving beyond the change (the machine's load, which no prediction
- * knows): the rest of the request (its latency less the call to the
- * cause) as run 2 measured it, plus the cause's call as run 1 measured it
- * less the change diagnose predicts (traced - pred: its figures are
- * compensated for the probes, the programs' are not), stretched by s, how much more (or less) the load stretched a CPU
- * burn in run 2 than in run 1 (1 when the cause is no CPU).
+ * The latency at quantile q: run 1's (traced), the prediction (pred) and
+ * run 2's (as the client measured it).  The prediction and run 1's
+ * figure are moved by what the programs measured moving beyond the
+ * change (the machine's load, which no prediction knows): by what the
+ * rest of the request (its latency less the call to the cause, as the
+ * front server timed it) moved from run 1 to run 2, and by the cause's
+ * call (as run 1 measured it, less the change predicted) times s - 1, s
+ * how much more (or less) the load stretched a CPU burn in run 2 than
+ * in run 1 (1 when the cause is no CPU).
  */
 static void agree_latency(const char *name, const char *what, double q,
 			  struct measured *m1, struct measured *m2,
@@ -241,8 +242,8 @@ static void agree_latency(const char *name, const char *what, double q,
 	      quantile(m2->lat, m2->n, q), LAT_TOL_REL, 0);
 }
 
-static void scenario(const char *name, const char *function,
-		     const char *host, const char *remedy, int backend)
+static void scenario(const char *name, const char *function, const char *host,
+		     const char *remedy, int backend)
 {
 	static struct measured m1, m2;
 	double s;

@@ -91,7 +91,9 @@ static int run_diagnose(int argc, char **argv)
 }
 
 const struct command cmd_diagnose = {
-	"diagnose", run_diagnose, NULL,
+	"diagnose",
+	run_diagnose,
+	NULL,
 	"rank the causes of each request type's latency and CPU, with what "
 	"each would leave 20% smaller",
 	diagnose_opts,

@@ -11,15 +11,35 @@
 
 #include "diagnose.h"
 
+const double diag_pred_factor[DIAG_NPRED] = { DIAG_SMALLER, 1.0 };
+
+static int cmp_ns(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/* Nearest rank, as `ccsg latency` takes it (latency.c). */
+int64_t diag_quantile(int64_t *v, size_t n, double q)
+{
+	size_t k;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_ns);
+	k = (size_t)ceil(q * (double)n);
+	return v[k ? k - 1 : 0];
+}
+
 unsigned diag_remedy_kinds(int remedy)
 {
 	return remedy == DIAG_CPU ? 1u << DIAG_CPU | 1u << DIAG_OFF
 				  : 1u << remedy;
 }
 
-int diag_predict_latency(const struct diag_type *ty, int32_t node,
-			 int32_t host, unsigned mask,
-			 struct diag_pred pred[DIAG_NPRED])
+int diag_predict_latency(const struct diag_type *ty, int32_t node, int32_t host,
+			 unsigned mask, struct diag_pred pred[DIAG_NPRED])
 {
 	int64_t *v = malloc((ty->nreq ? ty->nreq : 1) * sizeof(*v));
 	double *cut = calloc(ty->nreq ? ty->nreq : 1, sizeof(*cut));
@@ -61,8 +81,7 @@ static int cmp_cause(const void *a, const void *b)
 }
 
 /* The place of part p among the causes: found, or added. */
-static struct diag_cause *place(struct diag_type *ty,
-				const struct diag_part *p)
+static struct diag_cause *place(struct diag_type *ty, const struct diag_part *p)
 {
 	for (size_t i = 0; i < ty->ncauses; i++)
 		if (ty->causes[i].node == p->node &&
@@ -102,8 +121,8 @@ static void remedy(struct diag_type *ty, struct diag_cause *c)
 int diag_causes(struct diag_type *ty)
 {
 	/* at most one cause a part: room for all */
-	ty->causes = malloc((ty->nparts ? ty->nparts : 1) *
-			    sizeof(*ty->causes));
+	ty->causes =
+		malloc((ty->nparts ? ty->nparts : 1) * sizeof(*ty->causes));
 	if (!ty->causes)
 		return -ENOMEM;
 	ty->ncauses = 0;

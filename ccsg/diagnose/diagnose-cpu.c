@@ -23,7 +23,8 @@ static int64_t root_cpu(const struct ccsg_impact *im, int32_t root,
 
 	ccsg_impact_after(im, root, self, desc);
 	return calls > 0 ? (ccsg_vec_sum(self, im->k) +
-			    ccsg_vec_sum(desc, im->k)) / calls
+			    ccsg_vec_sum(desc, im->k)) /
+				   calls
 			 : 0;
 }
 

@@ -37,7 +37,8 @@ int diag_locks_load(struct diag_locks *l, const char *path)
 
 	l->v = NULL;
 	l->n = 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
 		sqlite3_close(db);
 		return fail("cannot open '%s'", path);
 	}

@@ -13,11 +13,14 @@
 #define TOP 3
 
 static const char *const part_text[DIAG_NKINDS] = {
-	"its own CPU", "waiting for lock", "off CPU (sleeping, runnable)",
-	"network and RPC runtime", "unsplit (no server probes)",
+	"its own CPU",
+	"waiting for lock",
+	"off CPU (sleeping, runnable)",
+	"network and RPC runtime",
+	"unsplit (no server probes)",
 };
 static const char *const less_text[DIAG_NKINDS] = {
-	"less CPU", "shorter lock waits", "less CPU",
+	"less CPU",	     "shorter lock waits", "less CPU",
 	"less network time", "less time",
 };
 
@@ -94,8 +97,7 @@ static void cpu_text(FILE *f, const struct diag *d, const struct diag_type *ty)
 			short_name(g->nodes[e->node].name),
 			dim_name(g, e->host));
 		ms(f, e->self);
-		fprintf(f, "); %.0f%% less there: CPU -> ",
-			100 * DIAG_SMALLER);
+		fprintf(f, "); %.0f%% less there: CPU -> ", 100 * DIAG_SMALLER);
 		ms(f, e->pred[0].cpu);
 		if (e->pred[0].p95 >= 0) {
 			fputs(", p95 -> ", f);

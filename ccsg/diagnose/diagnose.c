@@ -15,27 +15,6 @@
 const char *const diag_kind_names[DIAG_NKINDS] = {
 	"cpu", "lock", "off", "network", "unsplit",
 };
-const double diag_pred_factor[DIAG_NPRED] = { DIAG_SMALLER, 1.0 };
-
-static int cmp_ns(const void *a, const void *b)
-{
-	const int64_t *x = a, *y = b;
-
-	return (*x > *y) - (*x < *y);
-}
-
-/* Nearest rank, as `ccsg latency` takes it (latency.c). */
-int64_t diag_quantile(int64_t *v, size_t n, double q)
-{
-	size_t k;
-
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_ns);
-	k = (size_t)ceil(q * (double)n);
-	return v[k ? k - 1 : 0];
-}
-
 static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
@@ -89,7 +68,8 @@ static int add(struct diag_type *ty, int32_t node, int32_t host, int kind,
 			return -ENOMEM;
 		i = (int32_t)ty->nparts++;
 		c = &ty->parts[i];
-		*c = (struct diag_part){ .node = node, .host = host,
+		*c = (struct diag_part){ .node = node,
+					 .host = host,
 					 .kind = kind };
 		if (!(c->ns = calloc(ty->nreq, sizeof(*c->ns))))
 			return -ENOMEM;
@@ -129,17 +109,18 @@ static int split(struct pass *ps, int32_t u, const struct ccsg_call_latency *o)
 	if (L == CCSG_NONE || node < 0)
 		return 0;
 	if (!ccsg_call_replied(c) || o->server == CCSG_NONE)
-		return add(ty, node, host >= 0 ? host : host_of(g, c->client_proc),
+		return add(ty, node,
+			   host >= 0 ? host : host_of(g, c->client_proc),
 			   DIAG_UNSPLIT, r, f * L, 0, 0);
 	S = clamp(o->server - o->nested, 0, L);
 	K = clamp(o->children, 0, S);
 	ps->cscale[u] = o->children > 0 ? f * K / o->children : 0;
 	rest = S - K;
-	B = ps->locks->n ? diag_locks_blocked(ps->locks, c->server_proc,
-					      c->server_tid,
-					      c->skel_start_exit_ns,
-					      c->skel_end_ns, &lock)
-			 : 0;
+	B = ps->locks->n
+		    ? diag_locks_blocked(ps->locks, c->server_proc,
+					 c->server_tid, c->skel_start_exit_ns,
+					 c->skel_end_ns, &lock)
+		    : 0;
 	B = clamp(B, 0, rest);
 	C = clamp(g->call_self[u], 0, rest - B);
 	if ((ret = add(ty, node, host, DIAG_NETWORK, r, f * (L - S), 0, 0)) ||
@@ -203,7 +184,8 @@ static int chain_pass(struct pass *ps, const struct ccsg_chain *ch, int first,
 static double share(const struct diag_type *ty, const struct diag_part *c,
 		    const int32_t *order, double lo, double hi)
 {
-	size_t a = (size_t)floor(lo * ty->nreq), b = (size_t)ceil(hi * ty->nreq);
+	size_t a = (size_t)floor(lo * ty->nreq),
+	       b = (size_t)ceil(hi * ty->nreq);
 	double part = 0, sum = 0;
 
 	if (b <= a)

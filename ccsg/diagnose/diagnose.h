@@ -62,12 +62,12 @@ struct diag_pred {
 
 /* One part: a kind of latency at a place. */
 struct diag_part {
-	int32_t node;	   /* function node */
-	int32_t host;	   /* vector dimension: host or group, -1 */
-	int kind;	   /* enum diag_kind */
-	uint64_t lock;	   /* lock: the address waited for longest */
-	int64_t lock_ns;   /* ... that long, over the requests */
-	double *ns;	   /* per request of the type */
+	int32_t node;	 /* function node */
+	int32_t host;	 /* vector dimension: host or group, -1 */
+	int kind;	 /* enum diag_kind */
+	uint64_t lock;	 /* lock: the address waited for longest */
+	int64_t lock_ns; /* ... that long, over the requests */
+	double *ns;	 /* per request of the type */
 	double share_median, share_p95;
 };
 
@@ -83,20 +83,20 @@ struct diag_cause {
 /* Self CPU of one function node on one host, per request (--by cpu). */
 struct diag_cpu {
 	int32_t node, host; /* function node, dimension */
-	int64_t self; /* ns per request */
-	double share; /* of the type's CPU */
+	int64_t self;	    /* ns per request */
+	double share;	    /* of the type's CPU */
 	struct diag_pred pred[DIAG_NPRED];
 };
 
 struct diag_type {
-	int32_t root;	/* function node of the root calls */
-	size_t nreq;	/* root calls with a latency */
+	int32_t root;	  /* function node of the root calls */
+	size_t nreq;	  /* root calls with a latency */
 	int64_t *latency; /* per request */
 	int64_t median, p95;
-	int64_t cpu;	/* per request: root node self + desc */
+	int64_t cpu;		 /* per request: root node self + desc */
 	struct diag_part *parts; /* by p95 share, largest first */
 	size_t nparts, cap_parts;
-	struct hashmap index; /* (node, host, kind) -> part */
+	struct hashmap index;	   /* (node, host, kind) -> part */
 	struct diag_cause *causes; /* by p95 share, largest first */
 	size_t ncauses;
 	struct diag_cpu *cpus; /* by self CPU, largest first */
@@ -109,7 +109,7 @@ struct diag_locks {
 		int32_t proc, tid;
 		int64_t start, end;
 		uint64_t lock;
-	} *v;
+	} * v;
 	size_t n;
 };
 
@@ -153,9 +153,8 @@ int diag_causes(struct diag_type *ty);
 unsigned diag_remedy_kinds(int remedy);
 /* Median and p95 of ty with the parts of place (node, host) of the kinds
  * in mask scaled down by each factor.  0 or -ENOMEM. */
-int diag_predict_latency(const struct diag_type *ty, int32_t node,
-			 int32_t host, unsigned mask,
-			 struct diag_pred pred[DIAG_NPRED]);
+int diag_predict_latency(const struct diag_type *ty, int32_t node, int32_t host,
+			 unsigned mask, struct diag_pred pred[DIAG_NPRED]);
 
 /* The median (q 0.5) or p95 (0.95) of v[0 .. n), sorted in place. */
 int64_t diag_quantile(int64_t *v, size_t n, double q);

@@ -43,7 +43,8 @@ int main(int argc, char **argv)
 
 		if (st != RPC_SUCCESS || r != i) {
 			clnt_perrno(st);
-			fprintf(stderr, "\ndiag-client: request %d failed\n", i);
+			fprintf(stderr, "\ndiag-client: request %d failed\n",
+				i);
 			clnt_destroy(c);
 			return 1;
 		}

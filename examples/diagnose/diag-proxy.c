@@ -76,8 +76,8 @@ int main(int argc, char **argv)
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", argv[1]);
 	if (!(f = fopen(tmp, "w")) ||
-	    fprintf(f, "pid %d\ntcp %d\n", (int)getpid(),
-		    ntohs(sin.sin_port)) < 0 ||
+	    fprintf(f, "pid %d\ntcp %d\n", (int)getpid(), ntohs(sin.sin_port)) <
+		    0 ||
 	    fclose(f) || rename(tmp, argv[1])) {
 		perror("diag-proxy: ready file");
 		return 1;
@@ -85,7 +85,8 @@ int main(int argc, char **argv)
 	for (;;) {
 		struct sockaddr_in to = loopback(port);
 		struct pipe_ends *p = malloc(2 * sizeof(*p));
-		int c = accept(ls, NULL, NULL), s = socket(AF_INET, SOCK_STREAM, 0);
+		int c = accept(ls, NULL, NULL),
+		    s = socket(AF_INET, SOCK_STREAM, 0);
 		pthread_t th;
 
 		if (c < 0 || s < 0 || !p ||

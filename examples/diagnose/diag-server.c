@@ -166,9 +166,9 @@ int diag_prog_1_freeresult(SVCXPRT *transp, xdrproc_t xdr_result,
 /* -c NAME:PORT */
 static void add_backend(const char *arg)
 {
-	static const char *const names[] = { [LOCKED] = "locked",
-					     [WORK] = "work",
-					     [FETCH] = "fetch" };
+	static const char *const names[] = {
+		[LOCKED] = "locked", [WORK] = "work", [FETCH] = "fetch"
+	};
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	const char *colon = strchr(arg, ':');
 	int sock = RPC_ANYSOCK, proc = 0;
@@ -247,8 +247,8 @@ int main(int argc, char **argv)
 		snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
 		f = fopen(tmp, "w");
 		if (!f ||
-		    fprintf(f, "pid %d\ntcp %d\n", (int)getpid(),
-			    t->xp_port) < 0 ||
+		    fprintf(f, "pid %d\ntcp %d\n", (int)getpid(), t->xp_port) <
+			    0 ||
 		    fclose(f) || rename(tmp, ready))
 			die("cannot write the ready file");
 	}
