@@ -69,14 +69,24 @@ int diag_predict_latency(const struct diag_type *ty, int32_t node, int32_t host,
 	return 0;
 }
 
+int diag_cmp_shares(double p95_a, double median_a, double p95_b,
+		    double median_b)
+{
+	if (p95_a != p95_b)
+		return p95_a < p95_b ? 1 : -1;
+	if (median_a != median_b)
+		return median_a < median_b ? 1 : -1;
+	return 0;
+}
+
 static int cmp_cause(const void *a, const void *b)
 {
 	const struct diag_cause *x = a, *y = b;
+	int c = diag_cmp_shares(x->share_p95, x->share_median, y->share_p95,
+				y->share_median);
 
-	if (x->share_p95 != y->share_p95)
-		return x->share_p95 < y->share_p95 ? 1 : -1;
-	if (x->share_median != y->share_median)
-		return x->share_median < y->share_median ? 1 : -1;
+	if (c)
+		return c;
 	return x->node != y->node ? x->node - y->node : x->host - y->host;
 }
 

@@ -44,6 +44,13 @@ static void ms(FILE *f, int64_t ns)
 		fputs("?", f);
 }
 
+/* label, then ns in ms */
+static void fig(FILE *f, const char *label, int64_t ns)
+{
+	fputs(label, f);
+	ms(f, ns);
+}
+
 /* "FOO's p95 (240 ms) is 61% SAY_IT on hostD: 48% its own CPU, 13% ...;
  * 20% less CPU there: p95 -> 212 ms" for cause c. */
 static void sentence(FILE *f, const struct diag *d, const struct diag_type *ty,
@@ -72,14 +79,10 @@ static void sentence(FILE *f, const struct diag *d, const struct diag_type *ty,
 	fprintf(f, "; %.0f%% %s there: p95 -> ", 100 * DIAG_SMALLER,
 		less_text[c->remedy]);
 	ms(f, p->p95);
-	fputs(", median ", f);
-	ms(f, ty->median);
-	fputs(" -> ", f);
-	ms(f, p->median);
-	fputs(", CPU ", f);
-	ms(f, ty->cpu);
-	fputs(" -> ", f);
-	ms(f, p->cpu);
+	fig(f, ", median ", ty->median);
+	fig(f, " -> ", p->median);
+	fig(f, ", CPU ", ty->cpu);
+	fig(f, " -> ", p->cpu);
 	fputc('\n', f);
 }
 
@@ -99,10 +102,8 @@ static void cpu_text(FILE *f, const struct diag *d, const struct diag_type *ty)
 		ms(f, e->self);
 		fprintf(f, "); %.0f%% less there: CPU -> ", 100 * DIAG_SMALLER);
 		ms(f, e->pred[0].cpu);
-		if (e->pred[0].p95 >= 0) {
-			fputs(", p95 -> ", f);
-			ms(f, e->pred[0].p95);
-		}
+		if (e->pred[0].p95 >= 0)
+			fig(f, ", p95 -> ", e->pred[0].p95);
 		fputc('\n', f);
 	}
 }
@@ -112,13 +113,10 @@ static void type_text(FILE *f, const struct diag *d, const struct diag_type *ty,
 {
 	const struct ccsg_graph *g = d->g;
 
-	fprintf(f, "%s: %zu requests, median ", g->nodes[ty->root].name,
-		ty->nreq);
-	ms(f, ty->median);
-	fputs(", p95 ", f);
-	ms(f, ty->p95);
-	fputs(", CPU ", f);
-	ms(f, ty->cpu);
+	fprintf(f, "%s: %zu requests", g->nodes[ty->root].name, ty->nreq);
+	fig(f, ", median ", ty->median);
+	fig(f, ", p95 ", ty->p95);
+	fig(f, ", CPU ", ty->cpu);
 	fputs(" a request\n", f);
 	if (by_cpu)
 		cpu_text(f, d, ty);

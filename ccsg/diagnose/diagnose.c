@@ -209,11 +209,11 @@ static int cmp_order(const void *a, const void *b)
 static int cmp_part(const void *a, const void *b)
 {
 	const struct diag_part *x = a, *y = b;
+	int c = diag_cmp_shares(x->share_p95, x->share_median, y->share_p95,
+				y->share_median);
 
-	if (x->share_p95 != y->share_p95)
-		return x->share_p95 < y->share_p95 ? 1 : -1;
-	if (x->share_median != y->share_median)
-		return x->share_median < y->share_median ? 1 : -1;
+	if (c)
+		return c;
 	return x->node != y->node ? x->node - y->node : x->kind - y->kind;
 }
 

@@ -149,6 +149,9 @@ void diag_release(struct diag *d);
  * latency predictions.  0 or -ENOMEM.
  */
 int diag_causes(struct diag_type *ty);
+/* Largest shares first: by p95 share, then median share (qsort's sign). */
+int diag_cmp_shares(double p95_a, double median_a, double p95_b,
+		    double median_b);
 /* The kinds a remedy shrinks: a mask of 1 << enum diag_kind. */
 unsigned diag_remedy_kinds(int remedy);
 /* Median and p95 of ty with the parts of place (node, host) of the kinds
