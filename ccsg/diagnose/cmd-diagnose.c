@@ -93,7 +93,8 @@ static int run_diagnose(int argc, char **argv)
 const struct command cmd_diagnose = {
 	"diagnose",
 	run_diagnose,
-	NULL,
+	"[--db PATH] [--root FUNCTION] [--by latency|cpu] [--format=text|json] "
+	"[--groups FILE] [--idl FILE.x]...",
 	"rank the causes of each request type's latency and CPU, with what "
 	"each would leave 20% smaller",
 	diagnose_opts,

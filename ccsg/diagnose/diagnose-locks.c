@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "array.h"
+#include "db-read.h"
 #include "diagnose.h"
 #include "usage.h"
 
@@ -26,35 +27,39 @@ static int cmp_wait(const void *a, const void *b)
 
 int diag_locks_load(struct diag_locks *l, const char *path)
 {
-	static const char sql[] =
-		"SELECT proc_id, tid, mono_ns, op, lock FROM lock_events "
-		"ORDER BY proc_id, tid, seq";
+	static const int cols[] = { DB_LOCK_EVENTS_PROC_ID, DB_LOCK_EVENTS_TID,
+				    DB_LOCK_EVENTS_MONO_NS, DB_LOCK_EVENTS_OP,
+				    DB_LOCK_EVENTS_LOCK };
 	struct diag_wait open = { .proc = -1 };
-	sqlite3_stmt *st = NULL;
+	struct db_read r = { 0 };
 	sqlite3 *db = NULL;
 	size_t cap = 0;
-	int rc;
+	int has = 0, ret = -1;
 
 	l->v = NULL;
 	l->n = 0;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) !=
-	    SQLITE_OK) {
-		sqlite3_close(db);
-		return fail("cannot open '%s'", path);
+		    SQLITE_OK ||
+	    (has = db_has_table(db, DB_LOCK_EVENTS)) < 0) {
+		fail("cannot read '%s': %s", path, sqlite3_errmsg(db));
+		goto out;
 	}
-	/* no such table (an older trace, or locks never on): no waits */
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		sqlite3_close(db);
-		return 0;
+	if (!has) { /* an older trace: no waits */
+		ret = 0;
+		goto out;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	if (db_read_open(&r, db, path, DB_LOCK_EVENTS, cols, 5,
+			 "ORDER BY %s, %s, %s", DB_NAME(LOCK_EVENTS, PROC_ID),
+			 DB_NAME(LOCK_EVENTS, TID), DB_NAME(LOCK_EVENTS, SEQ)))
+		goto out;
+	while (db_read_next(&r)) {
 		struct diag_wait w = {
-			.proc = sqlite3_column_int(st, 0),
-			.tid = sqlite3_column_int(st, 1),
-			.start = sqlite3_column_int64(st, 2),
-			.lock = (uint64_t)sqlite3_column_int64(st, 4),
+			.proc = (int32_t)db_get_int(&r, DB_LOCK_EVENTS_PROC_ID),
+			.tid = (int32_t)db_get_int(&r, DB_LOCK_EVENTS_TID),
+			.start = db_get_int(&r, DB_LOCK_EVENTS_MONO_NS),
+			.lock = (uint64_t)db_get_int(&r, DB_LOCK_EVENTS_LOCK),
 		};
-		const char *op = (const char *)sqlite3_column_text(st, 3);
+		const char *op = db_get_text(&r, DB_LOCK_EVENTS_OP);
 
 		if (!op)
 			continue;
@@ -67,23 +72,20 @@ int diag_locks_load(struct diag_locks *l, const char *path)
 		    open.lock != w.lock)
 			continue;
 		open.end = w.start;
-		open.proc = -1;
 		if (GROW(l->v, cap, l->n + 1)) {
-			rc = -ENOMEM;
+			fail("out of memory reading the locks of '%s'", path);
+			r.bad = 1;
 			break;
 		}
-		l->v[l->n] = w;
-		l->v[l->n].start = open.start;
-		l->v[l->n++].end = open.end;
+		l->v[l->n++] = open;
+		open.proc = -1;
 	}
-	sqlite3_finalize(st);
+	ret = db_read_close(&r);
+out:
 	sqlite3_close(db);
-	if (rc != SQLITE_DONE) {
+	if (ret) {
 		diag_locks_release(l);
-		return fail(rc == -ENOMEM ? "out of memory reading the locks "
-					    "of '%s'"
-					  : "cannot read the locks of '%s'",
-			    path);
+		return -1;
 	}
 	qsort(l->v, l->n, sizeof(*l->v), cmp_wait);
 	return 0;
