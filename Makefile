@@ -336,6 +336,7 @@ $(BUILD)/examples/%: examples/%.c
 RPC_PROGS :=
 -include test/rpc/rules.mk
 -include examples/rules.mk
+-include examples/diagnose/rules.mk
 
 # The suites: unit suites (`make check`: seconds, no root, files only in
 # the build and $TMPDIR) and end-to-end suites (`make e2e`: traced programs
@@ -385,6 +386,12 @@ example: all $(EXAMPLES)
 # impact's prediction from the first trace against the second run
 example-impact: all $(EXAMPLE_PROGS)
 	$(Q)BUILD=$(abspath $(BUILD)) bash examples/run-example.sh impact
+
+# the planted bottlenecks (examples/diagnose/): each run twice, the cause
+# 20% smaller the second time; ccsg diagnose's answer and its prediction
+# beside the second run
+example-diagnose: all $(EXAMPLE_PROGS)
+	$(Q)BUILD=$(abspath $(BUILD)) bash examples/diagnose/run-diagnose.sh
 
 # the dining philosophers traced with the lock records: philosopher 0's
 # PES, its model and its views before and after filtering, in
@@ -486,6 +493,8 @@ help:
 	@echo "            how to open it in the viewer, ccsg serve)"
 	@echo "  example-impact  Figure 1 run twice, say_it 20% less the second time:"
 	@echo "            ccsg impact's prediction from the first trace vs the second run"
+	@echo "  example-diagnose  planted bottlenecks (a lock, a CPU-hungry host, a slow"
+	@echo "            link) run twice: ccsg diagnose's cause and prediction vs the second run"
 	@echo "  example-pes  the dining philosophers traced with the lock records:"
 	@echo "            a philosopher's PES, its model and views in build/example-pes/"
 	@echo "  screenshot  Figure 1 traced again and the README's picture of the viewer"
@@ -504,6 +513,6 @@ help:
 
 FORCE:
 
-.PHONY: all test check e2e everything bench bench-large example example-impact example-pes screenshot install clean help fuzz
+.PHONY: all test check e2e everything bench bench-large example example-impact example-diagnose example-pes screenshot install clean help fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -24,6 +24,7 @@ extern const struct command cmd_serve;
 extern const struct command cmd_spikes;
 extern const struct command cmd_diff;
 extern const struct command cmd_calls;
+extern const struct command cmd_diagnose;
 
 /* The options the commands share: each lists those it takes. */
 enum {

@@ -7,8 +7,8 @@
 
 static const struct command *const commands[] = {
 	&cmd_report, &cmd_dscg, &cmd_latency, &cmd_compact,
-	&cmd_impact, &cmd_pes,	&cmd_serve,   &cmd_spikes,
-	&cmd_export, &cmd_diff, &cmd_calls,
+	&cmd_impact, &cmd_pes, &cmd_serve, &cmd_spikes,
+	&cmd_export, &cmd_diff, &cmd_calls, &cmd_diagnose,
 };
 
 int main(int argc, char **argv)
