@@ -79,6 +79,9 @@ struct causal_config {
 	int cpu_clock; /* enum causal_cpu_clock_want */
 	char bpf_clock_dir[256];
 	uint64_t sample; /* CAUSAL_SAMPLE as a threshold: causal_parse_sample */
+	/* CAUSAL_LOG_SEGMENT_MB, CAUSAL_LOG_MAX_MB: 0 = unset (no rotation,
+	 * no cap); set, the log rotates (log-file.h, segments) */
+	uint32_t log_segment_mb, log_max_mb;
 };
 
 typedef const char *(*causal_getenv_fn)(const char *name);
