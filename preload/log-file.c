@@ -234,8 +234,8 @@ static int alloc_buffers(struct causal_log_file *lf, uint8_t *queue,
  * directory, or -1 for lf->path as it is) and write the file magic and
  * an empty loss slot.  0 or -errno; *what names the step.
  */
-static int create_file(struct causal_log_file *lf, int dir_fd,
-		       const char *name, const char **what)
+static int create_file(struct causal_log_file *lf, int dir_fd, const char *name,
+		       const char **what)
 {
 	uint8_t magic[CAUSAL_SLOT_OFFSET + 8 + CAUSAL_SLOT_SIZE];
 	uint32_t v;
@@ -243,7 +243,8 @@ static int create_file(struct causal_log_file *lf, int dir_fd,
 	int ret, fd;
 
 	*what = "create log file";
-	fd = openat(dir_fd < 0 ? AT_FDCWD : dir_fd, dir_fd < 0 ? lf->path : name,
+	fd = openat(dir_fd < 0 ? AT_FDCWD : dir_fd,
+		    dir_fd < 0 ? lf->path : name,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
@@ -503,15 +504,16 @@ static int close_open_segment(struct causal_log_file *lf)
 		/* cannot happen under a cap (causal_log_file_segments()):
 		 * without one, the oldest is only forgotten */
 		lf->closed_bytes -= lf->closed[lf->closed_first].bytes;
-		lf->closed_first = (lf->closed_first + 1) % CAUSAL_SEGMENTS_KEPT;
+		lf->closed_first =
+			(lf->closed_first + 1) % CAUSAL_SEGMENTS_KEPT;
 		lf->closed_n--;
 	}
 	c = &lf->closed[(lf->closed_first + lf->closed_n++) %
 			CAUSAL_SEGMENTS_KEPT];
-	*c = (struct causal_closed_segment){
-		lf->segment, lf->dev, lf->ino, lf->size,
-		lf->records_written - lf->seg_first_record
-	};
+	*c = (struct causal_closed_segment){ lf->segment, lf->dev, lf->ino,
+					     lf->size,
+					     lf->records_written -
+						     lf->seg_first_record };
 	lf->closed_bytes += lf->size;
 	return 0;
 }
@@ -534,7 +536,8 @@ static void delete_oldest(struct causal_log_file *lf)
 		lf->deleted_records += c->records;
 		lf->deleted_bytes += c->bytes;
 		lf->closed_bytes -= c->bytes;
-		lf->closed_first = (lf->closed_first + 1) % CAUSAL_SEGMENTS_KEPT;
+		lf->closed_first =
+			(lf->closed_first + 1) % CAUSAL_SEGMENTS_KEPT;
 		lf->closed_n--;
 	}
 }
@@ -571,7 +574,8 @@ static int rotate(struct causal_log_file *lf)
 	lf->seg_start_size = lf->size;
 	lf->records_written++;
 	atomic_fetch_add_explicit(&lf->header_records, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&lf->segments_opened, 1, memory_order_release);
+	atomic_fetch_add_explicit(&lf->segments_opened, 1,
+				  memory_order_release);
 	return 0;
 }
 

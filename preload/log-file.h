@@ -102,17 +102,17 @@ struct causal_log_file {
 	 */
 	uint64_t seg_bytes, max_bytes;
 	causal_segment_header_fn segment_header;
-	uint32_t segment;		/* the open one's number, from 1 */
-	uint64_t seg_start_size;	/* its size after its HEADER */
-	uint64_t seg_first_record;	/* records_written when it opened */
-	int no_rotate;			/* the final flush: the last segment */
+	uint32_t segment;	   /* the open one's number, from 1 */
+	uint64_t seg_start_size;   /* its size after its HEADER */
+	uint64_t seg_first_record; /* records_written when it opened */
+	int no_rotate;		   /* the final flush: the last segment */
 	struct causal_closed_segment closed[CAUSAL_SEGMENTS_KEPT];
 	unsigned closed_first, closed_n;
 	uint64_t closed_bytes;
 	uint64_t deleted_segments, deleted_records, deleted_bytes;
-	_Atomic uint32_t segments_opened;	/* for the writer thread */
-	_Atomic uint64_t header_records;	/* HEADERs the writer wrote */
-	uint8_t *hdr;				/* a HEADER, encoded */
+	_Atomic uint32_t segments_opened; /* for the writer thread */
+	_Atomic uint64_t header_records;  /* HEADERs the writer wrote */
+	uint8_t *hdr;			  /* a HEADER, encoded */
 	size_t hdr_len;
 	msgpack_packer hdr_pk;
 };

@@ -367,17 +367,15 @@ static void write_loss(int ended)
  * writer for the first. */
 static void segment_header(struct causal_log_file *lf, msgpack_packer *pk)
 {
-	struct causal_segment_note seg = {
-		lf->segment, lf->deleted_segments, lf->deleted_records,
-		lf->deleted_bytes
-	};
+	struct causal_segment_note seg = { lf->segment, lf->deleted_segments,
+					   lf->deleted_records,
+					   lf->deleted_bytes };
 
-	causal_encode_segment_header(pk, &causal_g.id, causal_g.cfg.buffer_kb,
-				     causal_g.cfg.flush_ms,
-				     causal_cpu_clock.slots
-					     ? CAUSAL_CPU_CLOCK_BPF
-					     : CAUSAL_CPU_CLOCK_SYSCALL,
-				     &seg);
+	causal_encode_segment_header(
+		pk, &causal_g.id, causal_g.cfg.buffer_kb, causal_g.cfg.flush_ms,
+		causal_cpu_clock.slots ? CAUSAL_CPU_CLOCK_BPF
+				       : CAUSAL_CPU_CLOCK_SYSCALL,
+		&seg);
 }
 
 int causal_writer_header(void)

@@ -80,8 +80,11 @@ static long long run_capped(struct e2e *t, const char *extra_env)
 {
 	const char *argv[] = { e2e_prog("locks"), PAIRS, NULL };
 	const char *env[] = { "CAUSAL_MONITOR=all,locks",
-			      "CAUSAL_LOG_SEGMENT_MB=1", "CAUSAL_LOG_MAX_MB=3",
-			      "CAUSAL_BUFFER_KB=4096", extra_env, NULL };
+			      "CAUSAL_LOG_SEGMENT_MB=1",
+			      "CAUSAL_LOG_MAX_MB=3",
+			      "CAUSAL_BUFFER_KB=4096",
+			      extra_env,
+			      NULL };
 	char out[PATH_MAX], err[PATH_MAX];
 	long long most = 0, now;
 	int status, files;
@@ -114,7 +117,8 @@ START_TEST(test_cap)
 	ck_assert_int_ge(files, 2);
 	/* closed, every one: numbered (the process ended) */
 	e2e_fmt(cmd, sizeof(cmd),
-		"ls '%s' | grep '[.]clog$' | grep -qv '[.][0-9]\\{6\\}[.]clog$'",
+		"ls '%s' | grep '[.]clog$' | grep -qv "
+		"'[.][0-9]\\{6\\}[.]clog$'",
 		t.logs);
 	ck_assert_int_ne(system(cmd), 0);
 	e2e_merge(&t);

@@ -80,7 +80,8 @@ static int scan(const char *root, const char *rel, struct logdir *ld,
 static bool is_hex(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
 			return false;
 	return true;
 }
@@ -94,7 +95,8 @@ uint64_t logdir_segment(const char *name, size_t *stem_len)
 	if (n <= k)
 		return 0;
 	n -= k; /* the stem: name[0 .. n) */
-	while (d < n && d < 18 && name[n - 1 - d] >= '0' && name[n - 1 - d] <= '9')
+	while (d < n && d < 18 && name[n - 1 - d] >= '0' &&
+	       name[n - 1 - d] <= '9')
 		d++;
 	/* ".NNNNNN" after ".<32 hex digits>" */
 	if (d < 6 || n < d + 34 || name[n - 1 - d] != '.' ||
@@ -132,7 +134,8 @@ static int group(struct logdir *ld)
 
 		logdir_segment(ld->names[i], &stem);
 		if (i && logdir_segment(ld->names[i - 1], &prev) &&
-		    stem == prev && !strncmp(ld->names[i], ld->names[i - 1], stem)) {
+		    stem == prev &&
+		    !strncmp(ld->names[i], ld->names[i - 1], stem)) {
 			ld->logs[ld->n_logs - 1].n++;
 			continue;
 		}

@@ -17,9 +17,9 @@ struct logdir_log {
 };
 
 struct logdir {
-	char **names;	/* paths relative to the directory, sorted */
+	char **names; /* paths relative to the directory, sorted */
 	size_t n;
-	struct logdir_log *logs;	/* in the order of names */
+	struct logdir_log *logs; /* in the order of names */
 	size_t n_logs;
 };
 
