@@ -587,6 +587,8 @@ void causal_writer_before_exec(const char *path)
 	write_process_end(CAUSAL_END_EXEC, 0);
 	causal_log_file_flush(lf);
 	write_loss(1);
+	/* should the exec fail, the log goes on, and rotates */
+	lf->no_rotate = 0;
 	causal_writer_unlock();
 }
 
