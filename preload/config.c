@@ -281,6 +281,18 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 			  "expected a probability such as 1/100, 0.01, 0 or 1; "
 			  "every chain is recorded");
 	}
+	v = getenv_fn("CAUSAL_LOG_SEGMENT_MB");
+	if (v && causal_parse_uint(v, 1, 1u << 20, &cfg->log_segment_mb)) {
+		cfg->log_segment_mb = 0;
+		n += note(problems, problems_size, "CAUSAL_LOG_SEGMENT_MB", v,
+			  "expected a number of MiB from 1 to 1048576");
+	}
+	v = getenv_fn("CAUSAL_LOG_MAX_MB");
+	if (v && causal_parse_uint(v, 1, 1u << 30, &cfg->log_max_mb)) {
+		cfg->log_max_mb = 0;
+		n += note(problems, problems_size, "CAUSAL_LOG_MAX_MB", v,
+			  "expected a number of MiB from 1 to 1073741824");
+	}
 	v = getenv_fn("CAUSAL_COORDINATOR");
 	if (v && (!strcmp(v, "local") || v[0] == '/')) {
 		/* the Unix socket: port 0 */

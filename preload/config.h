@@ -84,6 +84,9 @@ struct causal_config {
 	char bpf_clock_dir[256];
 	uint64_t sample; /* CAUSAL_SAMPLE as a threshold: causal_parse_sample */
 	uint32_t values_max; /* CAUSAL_VALUES_MAX: bytes of a call's values */
+	/* CAUSAL_LOG_SEGMENT_MB, CAUSAL_LOG_MAX_MB: 0 = unset (no rotation,
+	 * no cap); set, the log rotates (log-file.h, segments) */
+	uint32_t log_segment_mb, log_max_mb;
 };
 
 typedef const char *(*causal_getenv_fn)(const char *name);

@@ -587,6 +587,17 @@ int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 			 uint32_t buffer_kb, uint32_t flush_ms,
 			 uint32_t cpu_clock)
 {
+	return causal_encode_segment_header(pk, id, buffer_kb, flush_ms,
+					    cpu_clock, NULL);
+}
+
+int causal_encode_segment_header(msgpack_packer *pk,
+				 const struct causal_identity *id,
+				 uint32_t buffer_kb, uint32_t flush_ms,
+				 uint32_t cpu_clock,
+				 const struct causal_segment_note *seg)
+{
+	static const struct causal_segment_note none;
 	struct rec_header r = {
 		.hdr = { .type = CAUSAL_REC_HEADER,
 			 .mono_ns = id->start_mono_ns },
@@ -605,6 +616,12 @@ int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 		.cpu_clock = cpu_clock,
 	};
 
+	if (!seg)
+		seg = &none;
+	r.segment = seg->segment;
+	r.deleted_segments = seg->deleted_segments;
+	r.deleted_records = seg->deleted_records;
+	r.deleted_bytes = seg->deleted_bytes;
 	return causal_encode_record(pk, &r.hdr);
 }
 

@@ -53,6 +53,20 @@ int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 			 uint32_t buffer_kb, uint32_t flush_ms,
 			 uint32_t cpu_clock);
 
+/* A rotated log's segment (records.def, HEADER): its number and what the
+ * cap deleted of the log before it. */
+struct causal_segment_note {
+	uint32_t segment;
+	uint64_t deleted_segments, deleted_records, deleted_bytes;
+};
+
+/* The HEADER of a segment (seg NULL: of a log that is not rotated). */
+int causal_encode_segment_header(msgpack_packer *pk,
+				 const struct causal_identity *id,
+				 uint32_t buffer_kb, uint32_t flush_ms,
+				 uint32_t cpu_clock,
+				 const struct causal_segment_note *seg);
+
 void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,
 			 uint64_t dropped_total);
 

@@ -35,6 +35,10 @@ struct causal_frame {
 };
 
 #define FRAME_HDR sizeof(struct causal_frame)
+/* what alloc_buffers() maps: the queue, a compressed frame, a segment's
+ * HEADER and the HEADER compressed */
+#define MAP_BYTES(out_cap)                                                     \
+	(CAUSAL_QUEUE_BYTES + 2 * (out_cap) + CAUSAL_SEGMENT_HEADER_MAX)
 #define QUEUE_MASK ((uint64_t)CAUSAL_QUEUE_BYTES - 1)
 
 static int append_to_frame(void *data, const char *buf, size_t len)
@@ -60,6 +64,17 @@ static int append_to_slot(void *data, const char *buf, size_t len)
 		return -1;
 	memcpy(lf->slot + 4 + lf->slot_len, buf, len);
 	lf->slot_len += len;
+	return 0;
+}
+
+static int append_to_hdr(void *data, const char *buf, size_t len)
+{
+	struct causal_log_file *lf = data;
+
+	if (lf->hdr_len + len > CAUSAL_SEGMENT_HEADER_MAX)
+		return -1;
+	memcpy(lf->hdr + lf->hdr_len, buf, len);
+	lf->hdr_len += len;
 	return 0;
 }
 
@@ -177,7 +192,7 @@ static int alloc_buffers(struct causal_log_file *lf, uint8_t *queue,
 {
 	lf->out_cap = ZSTD_compressBound(CAUSAL_FRAME_MAX);
 	if (!queue) {
-		queue = mmap(NULL, CAUSAL_QUEUE_BYTES + lf->out_cap,
+		queue = mmap(NULL, MAP_BYTES(lf->out_cap),
 			     PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (queue == MAP_FAILED)
@@ -185,6 +200,8 @@ static int alloc_buffers(struct causal_log_file *lf, uint8_t *queue,
 	}
 	lf->queue = queue;
 	lf->out = lf->queue + CAUSAL_QUEUE_BYTES;
+	/* out_cap covers CAUSAL_FRAME_MAX > CAUSAL_SEGMENT_HEADER_MAX */
+	lf->hdr = lf->out + 2 * lf->out_cap;
 	open_frame(lf);
 	if (cctx)
 		ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
@@ -208,31 +225,27 @@ static int alloc_buffers(struct causal_log_file *lf, uint8_t *queue,
 	lf->cctx = cctx;
 	msgpack_packer_init(&lf->pk, lf, append_to_frame);
 	msgpack_packer_init(&lf->slot_pk, lf, append_to_slot);
+	msgpack_packer_init(&lf->hdr_pk, lf, append_to_hdr);
 	return 0;
 }
 
-static int open_file(struct causal_log_file *lf, int dir_fd, const char *dir,
-		     const char *hostname, pid_t pid, const char *uuid_hex,
-		     const char **what, uint8_t *queue, ZSTD_CCtx *cctx)
+/*
+ * Create lf->path afresh (O_EXCL, no symlink followed: dir_fd opens its
+ * directory, or -1 for lf->path as it is) and write the file magic and
+ * an empty loss slot.  0 or -errno; *what names the step.
+ */
+static int create_file(struct causal_log_file *lf, int dir_fd, const char *name,
+		       const char **what)
 {
 	uint8_t magic[CAUSAL_SLOT_OFFSET + 8 + CAUSAL_SLOT_SIZE];
 	uint32_t v;
-	char name[400];
 	struct stat st;
 	int ret, fd;
 
-	memset(lf, 0, sizeof(*lf));
-	lf->queue = queue; /* kept for release() until alloc_buffers() */
-	lf->cctx = cctx;
-	lf->fd = -1;
 	*what = "create log file";
-	causal_log_file_name(name, sizeof(name), hostname, pid, uuid_hex);
-	if ((size_t)snprintf(lf->path, sizeof(lf->path), "%s/%s", dir, name) >=
-	    sizeof(lf->path))
-		return -ENAMETOOLONG;
-
-	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
+	fd = openat(dir_fd < 0 ? AT_FDCWD : dir_fd,
+		    dir_fd < 0 ? lf->path : name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	fd = place_fd(fd, &lf->fd_in_range);
@@ -245,13 +258,6 @@ static int open_file(struct causal_log_file *lf, int dir_fd, const char *dir,
 	lf->dev = st.st_dev;
 	lf->ino = st.st_ino;
 
-	*what = "allocate log buffers";
-	lf->queue = NULL;
-	lf->cctx = NULL;
-	ret = alloc_buffers(lf, queue, cctx);
-	if (ret)
-		return ret;
-
 	/* zstd skippable frame: magic, size, then our magic and version */
 	*what = "write log file";
 	v = CAUSAL_SKIPPABLE_MAGIC;
@@ -261,13 +267,41 @@ static int open_file(struct causal_log_file *lf, int dir_fd, const char *dir,
 	memcpy(magic + 8, CAUSAL_FILE_MAGIC, CAUSAL_FILE_MAGIC_LEN);
 	v = CAUSAL_FORMAT_VERSION;
 	memcpy(magic + 8 + CAUSAL_FILE_MAGIC_LEN, &v, 4);
+	lf->slot_len = 0;
+	memset(lf->slot, 0, sizeof(lf->slot));
 	slot_frame(lf, magic + CAUSAL_SLOT_OFFSET); /* empty */
-	ret = write_all(fd, magic, sizeof(magic), 0);
-	if (ret)
-		/* a full disk: an empty log tells nobody anything */
-		causal_log_file_remove(lf);
 	lf->size = sizeof(magic);
-	return ret;
+	return write_all(fd, magic, sizeof(magic), 0);
+}
+
+static int open_file(struct causal_log_file *lf, int dir_fd, const char *dir,
+		     const char *hostname, pid_t pid, const char *uuid_hex,
+		     const char **what, uint8_t *queue, ZSTD_CCtx *cctx)
+{
+	char name[400];
+	int ret;
+
+	memset(lf, 0, sizeof(*lf));
+	lf->queue = queue; /* kept for release() until alloc_buffers() */
+	lf->cctx = cctx;
+	lf->fd = -1;
+	*what = "create log file";
+	causal_log_file_name(name, sizeof(name), hostname, pid, uuid_hex);
+	if ((size_t)snprintf(lf->path, sizeof(lf->path), "%s/%s", dir, name) >=
+	    sizeof(lf->path))
+		return -ENAMETOOLONG;
+
+	ret = create_file(lf, dir_fd, name, what);
+	if (ret) {
+		if (lf->fd >= 0)
+			/* a full disk: an empty log tells nobody anything */
+			causal_log_file_remove(lf);
+		return ret;
+	}
+	*what = "allocate log buffers";
+	lf->queue = NULL;
+	lf->cctx = NULL;
+	return alloc_buffers(lf, queue, cctx);
 }
 
 int causal_log_file_open(struct causal_log_file *lf, int dir_fd,
@@ -396,6 +430,163 @@ static void lose_frame(struct causal_log_file *lf, const struct causal_frame *f)
 						  memory_order_relaxed);
 }
 
+/* Segment `number`'s closed name: lf->path with ".NNNNNN" before the
+ * suffix. */
+static int closed_path(const struct causal_log_file *lf, uint32_t number,
+		       char *out, size_t size)
+{
+	size_t stem = strlen(lf->path) - strlen(CAUSAL_LOG_SUFFIX);
+
+	return (size_t)snprintf(out, size, "%.*s.%06u%s", (int)stem, lf->path,
+				number, CAUSAL_LOG_SUFFIX) >= size
+		       ? -ENAMETOOLONG
+		       : 0;
+}
+
+void causal_log_file_segment_name(char *out, size_t size, const char *hostname,
+				  pid_t pid, const char *uuid_hex,
+				  uint32_t number)
+{
+	char name[400];
+	size_t stem;
+
+	causal_log_file_name(name, sizeof(name), hostname, pid, uuid_hex);
+	stem = strlen(name) - strlen(CAUSAL_LOG_SUFFIX);
+	snprintf(out, size, "%.*s.%06u%s", (int)stem, name, number,
+		 CAUSAL_LOG_SUFFIX);
+}
+
+void causal_log_file_segments(struct causal_log_file *lf, uint32_t segment_mb,
+			      uint32_t max_mb, causal_segment_header_fn header)
+{
+	uint64_t seg = (uint64_t)segment_mb << 20, max = (uint64_t)max_mb << 20;
+
+	if (!seg && max)
+		seg = max / 4 > (1u << 20) ? max / 4 : max;
+	if (!seg)
+		return;
+	if (max && seg > max)
+		seg = max;
+	/* no more closed segments under the cap than closed[] holds */
+	if (max && max / seg > CAUSAL_SEGMENTS_KEPT - 1)
+		seg = max / (CAUSAL_SEGMENTS_KEPT - 1) + 1;
+	lf->seg_bytes = seg;
+	lf->max_bytes = max;
+	lf->segment_header = header;
+	lf->segment = 1;
+}
+
+/* Only our file: the name may have been taken over since. */
+static int is_ours(const char *path, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+/* The open segment goes under its closed name, and is remembered. */
+static int close_open_segment(struct causal_log_file *lf)
+{
+	struct causal_closed_segment *c;
+	char closed[sizeof(lf->path) + 16];
+	int ret = closed_path(lf, lf->segment, closed, sizeof(closed));
+
+	if (ret)
+		return ret;
+	if (lf->fd >= 0 && check_fd(lf) == 0)
+		close(lf->fd);
+	lf->fd = -1;
+	if (!is_ours(lf->path, lf->dev, lf->ino))
+		return -ESTALE;
+	if (renameat2(AT_FDCWD, lf->path, AT_FDCWD, closed, RENAME_NOREPLACE))
+		return -errno;
+	if (lf->closed_n == CAUSAL_SEGMENTS_KEPT) {
+		/* cannot happen under a cap (causal_log_file_segments()):
+		 * without one, the oldest is only forgotten */
+		lf->closed_bytes -= lf->closed[lf->closed_first].bytes;
+		lf->closed_first =
+			(lf->closed_first + 1) % CAUSAL_SEGMENTS_KEPT;
+		lf->closed_n--;
+	}
+	c = &lf->closed[(lf->closed_first + lf->closed_n++) %
+			CAUSAL_SEGMENTS_KEPT];
+	*c = (struct causal_closed_segment){ lf->segment, lf->dev, lf->ino,
+					     lf->size,
+					     lf->records_written -
+						     lf->seg_first_record };
+	lf->closed_bytes += lf->size;
+	return 0;
+}
+
+/* Under the cap: the oldest closed segments go while they and a whole
+ * open one would pass it; what they held is counted. */
+static void delete_oldest(struct causal_log_file *lf)
+{
+	while (lf->max_bytes && lf->closed_n &&
+	       lf->closed_bytes + lf->seg_bytes > lf->max_bytes) {
+		struct causal_closed_segment *c = &lf->closed[lf->closed_first];
+		char path[sizeof(lf->path) + 16];
+
+		if (closed_path(lf, c->number, path, sizeof(path)) == 0 &&
+		    is_ours(path, c->dev, c->ino))
+			unlink(path);
+		/* gone either way (a reader may have taken it): counted, since
+		 * it is no longer ours to keep */
+		lf->deleted_segments++;
+		lf->deleted_records += c->records;
+		lf->deleted_bytes += c->bytes;
+		lf->closed_bytes -= c->bytes;
+		lf->closed_first =
+			(lf->closed_first + 1) % CAUSAL_SEGMENTS_KEPT;
+		lf->closed_n--;
+	}
+}
+
+/*
+ * Close the open segment and open the next, which starts with its HEADER
+ * (compressed into the space after lf->out, which holds the frame about
+ * to be written).  0 or -errno.
+ */
+static int rotate(struct causal_log_file *lf)
+{
+	const char *what;
+	uint8_t *zout = lf->out + lf->out_cap;
+	size_t n;
+	int ret = close_open_segment(lf);
+
+	if (ret)
+		return ret;
+	lf->segment++;
+	delete_oldest(lf);
+	ret = create_file(lf, -1, NULL, &what);
+	if (ret)
+		return ret;
+	lf->seg_first_record = lf->records_written;
+	lf->hdr_len = 0;
+	lf->segment_header(lf, &lf->hdr_pk);
+	n = ZSTD_compress2(lf->cctx, zout, lf->out_cap, lf->hdr, lf->hdr_len);
+	if (ZSTD_isError(n))
+		return -EIO;
+	ret = write_all(lf->fd, zout, n, lf->size);
+	if (ret)
+		return ret;
+	lf->size += n;
+	lf->seg_start_size = lf->size;
+	lf->records_written++;
+	atomic_fetch_add_explicit(&lf->header_records, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&lf->segments_opened, 1,
+				  memory_order_release);
+	return 0;
+}
+
+void causal_log_file_close_segment(struct causal_log_file *lf)
+{
+	if (lf->seg_bytes && !atomic_load(&lf->failed) &&
+	    close_open_segment(lf) == 0)
+		return;
+	causal_log_file_close(lf);
+}
+
 static void write_frame(struct causal_log_file *lf, const struct causal_frame *f)
 {
 	size_t n;
@@ -409,6 +600,13 @@ static void write_frame(struct causal_log_file *lf, const struct causal_frame *f
 	if (ZSTD_isError(n)) {
 		ret = -EIO;
 		goto fail;
+	}
+	/* a segment holds what its HEADER was sent with, at least */
+	if (lf->seg_bytes && !lf->no_rotate && lf->size > lf->seg_start_size &&
+	    lf->size + n > lf->seg_bytes) {
+		ret = rotate(lf);
+		if (ret)
+			goto fail;
 	}
 	ret = check_fd(lf);
 	if (ret)
@@ -508,8 +706,8 @@ void causal_log_file_release(struct causal_log_file *lf)
 		ZSTD_freeCCtx(lf->cctx);
 	lf->cctx = NULL;
 	if (lf->queue)
-		munmap(lf->queue, CAUSAL_QUEUE_BYTES + lf->out_cap);
-	lf->queue = lf->frame = lf->out = NULL;
+		munmap(lf->queue, MAP_BYTES(lf->out_cap));
+	lf->queue = lf->frame = lf->out = lf->hdr = NULL;
 }
 
 void causal_log_file_close(struct causal_log_file *lf)

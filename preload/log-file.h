@@ -26,6 +26,24 @@
 #define CAUSAL_ZSTD_LEVEL -1		/* see log-file.c */
 #define CAUSAL_ZSTD_HASH_LOG 10		/* see log-file.c */
 #define CAUSAL_TYPES 64		/* record types counted apart (log-format.h) */
+/* closed segments a log remembers (to delete the oldest under the cap);
+ * causal_log_file_segments() sizes segments so that no more are needed */
+#define CAUSAL_SEGMENTS_KEPT 4096
+/* a segment's HEADER, encoded (identity.h: argv and exe at most) */
+#define CAUSAL_SEGMENT_HEADER_MAX (80u << 10)
+
+struct causal_log_file;
+/* Encode the HEADER of the segment lf opens into pk (writer.c). */
+typedef void (*causal_segment_header_fn)(struct causal_log_file *lf,
+					 msgpack_packer *pk);
+
+/* A closed segment not deleted yet. */
+struct causal_closed_segment {
+	uint32_t number;
+	dev_t dev;
+	ino_t ino;
+	uint64_t bytes, records;
+};
 
 /*
  * Frames go through a queue (CAUSAL_QUEUE_BYTES) between two parties: the
@@ -73,6 +91,30 @@ struct causal_log_file {
 	uint8_t slot[CAUSAL_SLOT_SIZE];
 	size_t slot_len;
 	msgpack_packer slot_pk;
+	/*
+	 * Segments (docs/tracing.md "Log files"), all the writer's but
+	 * segments_opened and header_records: with seg_bytes 0 the log is
+	 * one file, as before.  The open segment is path (HOST.PID.UUID.clog);
+	 * at seg_bytes it is renamed HOST.PID.UUID.NNNNNN.clog (its number)
+	 * and a new one opened, which starts with a HEADER (segment_header);
+	 * then the oldest closed ones are deleted while the closed ones and
+	 * a whole open one would pass max_bytes (0: no cap).
+	 */
+	uint64_t seg_bytes, max_bytes;
+	causal_segment_header_fn segment_header;
+	uint32_t segment;	   /* the open one's number, from 1 */
+	uint64_t seg_start_size;   /* its size after its HEADER */
+	uint64_t seg_first_record; /* records_written when it opened */
+	int no_rotate;		   /* the final flush: the last segment */
+	struct causal_closed_segment closed[CAUSAL_SEGMENTS_KEPT];
+	unsigned closed_first, closed_n;
+	uint64_t closed_bytes;
+	uint64_t deleted_segments, deleted_records, deleted_bytes;
+	_Atomic uint32_t segments_opened; /* for the writer thread */
+	_Atomic uint64_t header_records;  /* HEADERs the writer wrote */
+	uint8_t *hdr;			  /* a HEADER, encoded */
+	size_t hdr_len;
+	msgpack_packer hdr_pk;
 };
 
 /*
@@ -150,6 +192,25 @@ int causal_log_file_flush(struct causal_log_file *lf);
  */
 void causal_log_file_slot_begin(struct causal_log_file *lf);
 int causal_log_file_slot_write(struct causal_log_file *lf);
+
+/*
+ * Turn rotation on (segment_mb > 0; max_mb 0: no cap): the open file
+ * becomes segment 1.  The segment size is cut to max_mb and raised so
+ * that at most CAUSAL_SEGMENTS_KEPT closed segments fit under the cap.
+ * header encodes each new segment's HEADER.  Before any frame is written.
+ */
+void causal_log_file_segments(struct causal_log_file *lf, uint32_t segment_mb,
+			      uint32_t max_mb, causal_segment_header_fn header);
+
+/* The name segment `number` of a process's log takes once closed, into
+ * out (size >= 400). */
+void causal_log_file_segment_name(char *out, size_t size, const char *hostname,
+				  pid_t pid, const char *uuid_hex,
+				  uint32_t number);
+
+/* Close the log; a rotated one's open segment is renamed as closed, so
+ * that `tracedump merge --follow` takes it. */
+void causal_log_file_close_segment(struct causal_log_file *lf);
 
 /* Close and delete the file (nothing worth keeping could be written). */
 void causal_log_file_remove(struct causal_log_file *lf);

@@ -292,8 +292,13 @@ static struct {
 static void write_process_end(uint32_t reason, int64_t detail)
 {
 	struct causal_log_file *lf = &causal_g.log;
-	uint64_t records = lf->records_sealed + lf->frame_records;
+	uint64_t records;
 
+	/* the last segment takes the rest: no HEADER is written after the
+	 * count below (the segments' HEADERs are in it) */
+	lf->no_rotate = 1;
+	records = lf->records_sealed + lf->frame_records +
+		  atomic_load(&lf->header_records);
 	proc_end.mono_ns = causal_now_ns();
 	proc_end.realtime_ns = causal_clock_ns(CLOCK_REALTIME);
 	proc_end.reason = reason;
@@ -358,21 +363,55 @@ static void write_loss(int ended)
 		loss_in_slot = lost + 1;
 }
 
+/* The HEADER of a log's segment (log-file.h): by the flusher, or by the
+ * writer for the first. */
+static void segment_header(struct causal_log_file *lf, msgpack_packer *pk)
+{
+	struct causal_segment_note seg = { lf->segment, lf->deleted_segments,
+					   lf->deleted_records,
+					   lf->deleted_bytes };
+
+	causal_encode_segment_header(
+		pk, &causal_g.id, causal_g.cfg.buffer_kb, causal_g.cfg.flush_ms,
+		causal_cpu_clock.slots ? CAUSAL_CPU_CLOCK_BPF
+				       : CAUSAL_CPU_CLOCK_SYSCALL,
+		&seg);
+}
+
 int causal_writer_header(void)
 {
 	struct causal_log_file *lf = &causal_g.log;
 	int ret;
 
-	causal_encode_header(&lf->pk, &causal_g.id, causal_g.cfg.buffer_kb,
-			     causal_g.cfg.flush_ms,
-			     causal_cpu_clock.slots ? CAUSAL_CPU_CLOCK_BPF
-						    : CAUSAL_CPU_CLOCK_SYSCALL);
+	causal_log_file_segments(lf, causal_g.cfg.log_segment_mb,
+				 causal_g.cfg.log_max_mb, segment_header);
+	segment_header(lf, &lf->pk);
 	causal_log_file_count(lf, CAUSAL_REC_HEADER);
 	ret = causal_log_file_flush(lf);
 	if (ret)
 		/* a full disk from the start: no log rather than an empty one */
 		causal_log_file_remove(lf);
+	lf->seg_start_size = lf->size;
 	return ret;
+}
+
+/*
+ * Helper "totals"' counters are rewritten in each new segment: its hook,
+ * when linked in, is told on the writer thread (under the writer lock)
+ * once the segment's HEADER is written.
+ */
+void causal_segment_opened(void) __attribute__((weak));
+
+static void tell_segment_opened(struct causal_log_file *lf, uint32_t *seen)
+{
+	uint32_t now = atomic_load_explicit(&lf->segments_opened,
+					    memory_order_acquire);
+
+	if (now == *seen)
+		return;
+	*seen = now;
+	if (causal_segment_opened)
+		causal_segment_opened();
 }
 
 static void infra_thread(const char *name)
@@ -393,6 +432,7 @@ static void *writer_main(void *arg)
 	};
 	uint64_t period_ns = (uint64_t)causal_g.cfg.flush_ms * 1000000;
 	uint64_t frame_since = 0;	/* when the open frame got records */
+	uint32_t segments_seen = 0;
 	int busy = 0, full = 0;
 
 	(void)arg;
@@ -415,6 +455,7 @@ static void *writer_main(void *arg)
 			causal_mutex_unlock(&writer_mutex);
 			break;
 		}
+		tell_segment_opened(lf, &segments_seen);
 		head = atomic_load_explicit(&lf->q_head, memory_order_relaxed);
 		busy = drain_all(0);
 		causal_sites_write(lf, CAUSAL_SITES_ROUND);
@@ -546,6 +587,8 @@ void causal_writer_before_exec(const char *path)
 	write_process_end(CAUSAL_END_EXEC, 0);
 	causal_log_file_flush(lf);
 	write_loss(1);
+	/* should the exec fail, the log goes on, and rotates */
+	lf->no_rotate = 0;
 	causal_writer_unlock();
 }
 
@@ -577,7 +620,7 @@ void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal)
 	write_process_end(reason, detail);
 	causal_log_file_flush(lf);
 	write_loss(1);
-	causal_log_file_close(lf);
+	causal_log_file_close_segment(lf);
 	causal_writer_unlock();
 	/* let the threads see FINISHED and return */
 	causal_writer_wake();

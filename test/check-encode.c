@@ -127,7 +127,7 @@ START_TEST(unknown_type_is_refused)
 END_TEST
 
 /* id's HEADER (buffer_kb 64, flush_ms 10, the bpf clock) encoded, and
- * unpacked: exactly one array of its 16 elements. */
+ * unpacked: exactly one array of its 20 elements. */
 static msgpack_object *header_encoded(const struct causal_identity *id,
 				      msgpack_sbuffer *sb, msgpack_unpacked *up)
 {
@@ -142,7 +142,7 @@ static msgpack_object *header_encoded(const struct causal_identity *id,
 			 MSGPACK_UNPACK_SUCCESS);
 	ck_assert_uint_eq(off, sb->size);
 	ck_assert_int_eq(up->data.type, MSGPACK_OBJECT_ARRAY);
-	ck_assert_uint_eq(up->data.via.array.size, 16);
+	ck_assert_uint_eq(up->data.via.array.size, 20);
 	return up->data.via.array.ptr;
 }
 

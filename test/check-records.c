@@ -835,6 +835,10 @@ static bool fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		strncpy(s1, r->argv.buf + 6, 5); /* cut: no NUL */
 		s1[5] = '\0';
 		argv[1] = s1;
+		fl->header_segment[0] = r->segment;
+		fl->header_segment[1] = r->deleted_segments;
+		fl->header_segment[2] = r->deleted_records;
+		fl->header_segment[3] = r->deleted_bytes;
 		fixture_log_header_clock(fl, mono, r->uuid, r->host, r->pid,
 					 r->ppid, r->exe, (int)r->argv.count,
 					 argv, r->start_realtime_ns,

@@ -63,6 +63,9 @@ struct fixture_log {
 	unsigned thread_mon_off; /* ... and of the thread records */
 	unsigned skel_fork;	 /* fork of the skeleton ends written (0) */
 	uint32_t version;	 /* the format written */
+	/* a HEADER's segment, deleted_segments, deleted_records and
+	 * deleted_bytes (records.def), written with a cpu_clock (0s) */
+	uint64_t header_segment[4];
 	/* fixture_log_pair_next(): 1 till the start, 2 till the end */
 	int pair_state;
 	struct fixture_rpc pair; /* the start's */

@@ -75,6 +75,10 @@ static void print_summary(const struct merge_stats *sp)
 		       s.write_failed, s.disk_full, s.lost);
 	if (s.bad_records)
 		printf("bad records:     %" PRIu64 "\n", s.bad_records);
+	if (s.deleted_segments)
+		printf("deleted by cap:  %" PRIu64 " segments, %" PRIu64
+		       " records, %" PRIu64 " bytes\n",
+		       s.deleted_segments, s.deleted_records, s.deleted_bytes);
 	printf("merged in:       %.2f s, %.0f records/s\n", s.seconds,
 	       s.seconds > 0 ? (double)s.records / s.seconds : 0.0);
 }

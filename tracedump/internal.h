@@ -96,6 +96,9 @@ struct proc {
 	int64_t loss_err;
 	uint64_t lost;
 	char lost_types[256];		/* "rpc_skel_start 600, ..." */
+	/* a rotated log (records.def HEADER): its segments read, and what
+	 * the cap deleted of it (the latest HEADER's counts) */
+	uint64_t segments, deleted_segments, deleted_records, deleted_bytes;
 };
 
 /*

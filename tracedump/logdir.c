@@ -77,9 +77,73 @@ static int scan(const char *root, const char *rel, struct logdir *ld,
 	return rc;
 }
 
+static bool is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+uint64_t logdir_segment(const char *name, size_t *stem_len)
+{
+	size_t n = strlen(name), k = strlen(CAUSAL_LOG_SUFFIX), d = 0;
+	uint64_t v = 0;
+
+	*stem_len = n > k ? n - k : n;
+	if (n <= k)
+		return 0;
+	n -= k; /* the stem: name[0 .. n) */
+	while (d < n && d < 18 && name[n - 1 - d] >= '0' &&
+	       name[n - 1 - d] <= '9')
+		d++;
+	/* ".NNNNNN" after ".<32 hex digits>" */
+	if (d < 6 || n < d + 34 || name[n - 1 - d] != '.' ||
+	    name[n - d - 34] != '.' || !is_hex(name + n - d - 33, 32))
+		return 0;
+	for (size_t i = n - d; i < n; i++)
+		v = v * 10 + (uint64_t)(name[i] - '0');
+	*stem_len = n - d - 1;
+	return v;
+}
+
+/* By log (the stem), then segment number, the open one (0) last. */
 static int cmp_names(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t lx, ly;
+	uint64_t sx = logdir_segment(x, &lx), sy = logdir_segment(y, &ly);
+	int c = strncmp(x, y, lx < ly ? lx : ly);
+
+	if (c || lx != ly)
+		return c ? c : (lx < ly ? -1 : 1);
+	if (sx != sy)
+		return !sx ? 1 : !sy ? -1 : sx < sy ? -1 : 1;
+	return strcmp(x, y);
+}
+
+/* Consecutive names of one stem, sorted: one log.  Only a numbered
+ * segment has a successor in its log (the open one sorts last). */
+static int group(struct logdir *ld)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < ld->n; i++) {
+		size_t stem, prev;
+
+		logdir_segment(ld->names[i], &stem);
+		if (i && logdir_segment(ld->names[i - 1], &prev) &&
+		    stem == prev &&
+		    !strncmp(ld->names[i], ld->names[i - 1], stem)) {
+			ld->logs[ld->n_logs - 1].n++;
+			continue;
+		}
+		if (GROW(ld->logs, cap, ld->n_logs + 1))
+			return -ENOMEM;
+		ld->logs[ld->n_logs++] = (struct logdir_log){ i, 1 };
+	}
+	return 0;
 }
 
 int logdir_scan(const char *dir, struct logdir *ld)
@@ -88,8 +152,7 @@ int logdir_scan(const char *dir, struct logdir *ld)
 	size_t cap = 0;
 	int rc;
 
-	ld->names = NULL;
-	ld->n = 0;
+	memset(ld, 0, sizeof(*ld));
 	if (stat(dir, &st) < 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
@@ -101,7 +164,10 @@ int logdir_scan(const char *dir, struct logdir *ld)
 	}
 	if (ld->n)
 		qsort(ld->names, ld->n, sizeof(*ld->names), cmp_names);
-	return 0;
+	rc = group(ld);
+	if (rc)
+		logdir_release(ld);
+	return rc;
 }
 
 void logdir_release(struct logdir *ld)
@@ -109,6 +175,6 @@ void logdir_release(struct logdir *ld)
 	for (size_t i = 0; i < ld->n; i++)
 		free(ld->names[i]);
 	free(ld->names);
-	ld->names = NULL;
-	ld->n = 0;
+	free(ld->logs);
+	memset(ld, 0, sizeof(*ld));
 }

@@ -73,6 +73,12 @@ static int read_header(struct merge_reader *rd, const struct record *r)
 {
 	struct proc *p = &rd->p;
 
+	/* each segment's: the counts only grow */
+	if (r->header.deleted_segments > p->deleted_segments) {
+		p->deleted_segments = r->header.deleted_segments;
+		p->deleted_records = r->header.deleted_records;
+		p->deleted_bytes = r->header.deleted_bytes;
+	}
 	if (p->have_header)
 		return 0;
 	/* Few processes per run: a linear scan is cheaper than a hash. */
@@ -356,17 +362,67 @@ static int on_record(void *arg, const struct logread_record *lr)
 	return 0;
 }
 
-/* Read every file in order; each ends with an eof chunk. */
-void *merge_reader_main(void *arg)
+/* A segment's result added to its log's: the worst damage, the first
+ * error, named by the segment when the log has several. */
+static void add_result(struct logread_result *sum,
+		       const struct logread_result *res, const char *name,
+		       size_t k, size_t n)
 {
-	struct merge_reader *rd = arg;
+	if (!k) {
+		*sum = *res;
+		sum->error[0] = '\0';
+	} else {
+		sum->bytes += res->bytes;
+		sum->frames += res->frames;
+		sum->bad_frames += res->bad_frames;
+		sum->records += res->records;
+		sum->bad_records += res->bad_records;
+		sum->slot_records += res->slot_records;
+		if (res->status > sum->status)
+			sum->status = res->status;
+	}
+	if (res->error[0] && !sum->error[0])
+		snprintf(sum->error, sizeof(sum->error), "%.120s%s%.120s",
+			 n > 1 ? name : "", n > 1 ? ": " : "", res->error);
+}
+
+/* The segments of log i, in order, into rd->p; 0, a STOP_* or -errno. */
+static int read_log(struct merge_reader *rd, size_t i,
+		    struct logread_result *sum)
+{
+	const struct logdir_log *log = &rd->ld->logs[i];
 	char path[8192];
 	int rc = 0;
 
-	for (size_t i = 0; i < rd->ld->n && rc != -ECANCELED; i++) {
+	for (size_t k = 0; k < log->n && rc == 0; k++) {
+		const char *name = rd->ld->names[log->first + k];
+		struct logread_result res;
+
+		snprintf(path, sizeof(path), "%s/%s", rd->o->dir, name);
+		rc = logread_file(path, on_record, rd, &res);
+		/* an unreadable segment past the first: the log goes on */
+		if (rc < 0 && rc != -ENOMEM && k && rd->p.have_header) {
+			if (!res.error[0])
+				snprintf(res.error, sizeof(res.error),
+					 "cannot read: %s", strerror(-rc));
+			res.status = LOGREAD_CORRUPT;
+			rc = 0;
+		}
+		add_result(sum, &res, name, k, log->n);
+		rd->p.segments++;
+	}
+	return rc;
+}
+
+/* Read every log in order; each ends with an eof chunk. */
+void *merge_reader_main(void *arg)
+{
+	struct merge_reader *rd = arg;
+	int rc = 0;
+
+	for (size_t i = 0; i < rd->ld->n_logs && rc != -ECANCELED; i++) {
 		struct chunk *c;
 
-		snprintf(path, sizeof(path), "%s/%s", rd->o->dir, rd->ld->names[i]);
 		memset(&rd->p, 0, sizeof(rd->p));
 		if (!(rd->cur = chunk_queue_get(rd->q))) {
 			rc = -ENOMEM;
@@ -376,7 +432,7 @@ void *merge_reader_main(void *arg)
 			bool loaded;
 
 			rpc_calls_file_begin(rd->rpc, rd->proc_id);
-			rc = logread_file(path, on_record, rd, &res);
+			rc = read_log(rd, i, &res);
 			/* as the store decides it (merge.c, finish_file) */
 			loaded = rd->p.have_header && rc >= 0 &&
 				 rc != STOP_DUPLICATE;

@@ -350,6 +350,13 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 		schema_bind_u64(st, DB_PROCESSES_PEAK_HEAP_BYTES,
 				p->end_heap_peak);
 	schema_bind_u64(st, DB_PROCESSES_LAST_MONO_NS, p->last_mono);
+	schema_bind_u64(st, DB_PROCESSES_SEGMENTS, p->segments);
+	schema_bind_u64(st, DB_PROCESSES_DELETED_SEGMENTS, p->deleted_segments);
+	schema_bind_u64(st, DB_PROCESSES_DELETED_RECORDS, p->deleted_records);
+	schema_bind_u64(st, DB_PROCESSES_DELETED_BYTES, p->deleted_bytes);
+	m->stats->deleted_segments += p->deleted_segments;
+	m->stats->deleted_records += p->deleted_records;
+	m->stats->deleted_bytes += p->deleted_bytes;
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)
@@ -694,9 +701,10 @@ static int store_all(struct merge *m, struct chunk_queue *q,
 	m->file_no = 1;
 	m->proc_id = 1;
 	progress(m, true);
-	while (i < ld->n) {
+	while (i < ld->n_logs) {
 		struct chunk *c = chunk_queue_pop(q);
-		const char *name = ld->names[i];
+		/* a rotated log's row is named by its first segment */
+		const char *name = ld->names[ld->logs[i].first];
 
 		if (!c)
 			return fail("out of memory");
@@ -725,7 +733,7 @@ static int merge_all(struct merge *m, const struct logdir *ld)
 	pthread_t tid;
 	int rc;
 
-	m->n_files = ld->n;
+	m->n_files = ld->n_logs;
 	if (chunk_queue_init(&q))
 		return fail("out of memory");
 	rd.q = &q;

@@ -47,6 +47,9 @@ struct merge_stats {
 	uint64_t rpc_calls;	/* rows of rpc_calls */
 	uint64_t rpc_no_server;	/* calls with missing = 'server' */
 	uint64_t rpc_no_client;	/* calls with missing = 'client' */
+	/* rotated logs: the segments the cap deleted, their records and
+	 * bytes (processes.deleted_*) */
+	uint64_t deleted_segments, deleted_records, deleted_bytes;
 	double seconds;		/* the merge's wall time */
 	/*
 	 * Calls by tag status at the skeleton start (tag) and of the reply

@@ -44,8 +44,10 @@
  * 9: rpc_calls.reply_proc_id (a reply sent by a fork child), only
  * added.  10: the spike_samplers table (how each process sampled), only
  * added.  11: the rpc_values table (values of calls), only added.
+ * 12: processes.segments and deleted_segments, deleted_records,
+ * deleted_bytes (a rotated log, CAUSAL_LOG_MAX_MB), only added.
  */
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 12
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 
