@@ -105,8 +105,8 @@ START_TEST(test_thread_views)
 	snprintf(target, sizeof(target),
 		 "/api/pes?thread=%d:%d&clip=event:0:99999", proc, tid);
 	json_free(get(s.port, target, 400));
-	snprintf(target, sizeof(target), "/api/pes?thread=%d:%d&sample=0",
-		 proc, tid);
+	snprintf(target, sizeof(target), "/api/pes?thread=%d:%d&sample=0", proc,
+		 tid);
 	json_free(get(s.port, target, 400));
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
 	e2e_release(&t);

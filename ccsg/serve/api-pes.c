@@ -62,13 +62,12 @@ int api_get_pes(struct ctx *x)
 		return -1;
 	if (pes_parse_range(th, &proc, &tid) || proc < 0 || tid < 0 ||
 	    proc > INT32_MAX || tid > INT32_MAX)
-		return api_reply_error(x, 400,
-				       "bad thread '%.100s': expected PROC:TID",
-				       th);
+		return api_reply_error(
+			x, 400, "bad thread '%.100s': expected PROC:TID", th);
 	if (api_num_param(x, "sample", 1, PES_SAMPLE_MAX, 0, &dt))
 		return -1;
-	ret = pes_from_thread(&p, x->v->trace, NULL, x->v->names,
-			      (int32_t)proc, (int32_t)tid, &skipped);
+	ret = pes_from_thread(&p, x->v->trace, NULL, x->v->names, (int32_t)proc,
+			      (int32_t)tid, &skipped);
 	if (ret == -ENOENT || (!ret && !p.n)) {
 		pes_release(&p);
 		return api_reply_error(x, 404, "no sequence for thread %.100s",
