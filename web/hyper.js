@@ -419,14 +419,14 @@ const Hyper = (() => {
 	function clicked(i) {
 		const d = H.data[i];
 		if (!d.node) {
-			if (d.parent >= 0) grow_under(d.parent);
+			if (d.parent >= 0) growUnder(d.parent);
 			return;
 		}
 		centre(i);
 		if (H.linked) H.hooks.focus(H.tree, d.node.id);
 	}
 
-	async function grow_under(p) {
+	async function growUnder(p) {
 		const seq = ++H.seq, tree = H.tree;
 		try {
 			const r = await H.hooks.api('/api/flame', { ...H.hooks.params(tree),
