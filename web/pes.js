@@ -41,7 +41,7 @@ const Pes = (() => {
 	function frame(id, title) {
 		const svg = d3.select('#' + id).attr('width', W).attr('height', HT);
 		svg.selectAll('*').remove();
-		svg.append('text').attr('class', 'title').attr('x', M.l).attr('y', 12).text(title);
+		svg.append('text').attr('class', 'title').attr('x', 4).attr('y', 12).text(title);
 		return svg;
 	}
 
@@ -73,7 +73,7 @@ const Pes = (() => {
 		let to = all ? nf - 1 : Math.min(nf - 1, share + Math.floor(share / 4) + 1);
 		if (log && to < 10) to = Math.min(nf - 1, 10);
 		const from = log ? 1 : 0, bw = f.bin_width;
-		const title = 'frequency view (Hz), ' + (all ? 'every bin up to ' + d3.format('.4~s')(to * bw)
+		const title = 'frequency view, ' + (all ? 'every bin up to ' + d3.format('.4~s')(to * bw)
 			: '99% of the power below ' + d3.format('.4~s')(share * bw)) + ' Hz';
 		const svg = frame('pes-freq', title);
 		const x = (log ? d3.scaleLog().domain([bw, Math.max(to, 2) * bw])
