@@ -103,6 +103,7 @@ try:
     print("pes-test: frequency view to %.1f Hz (99%% below %.1f Hz, "
           "Nyquist %.1f Hz)" % (to, share * bw, (len(pw) - 1) * bw))
     drv.save_screenshot(os.path.join(OUT, "pes.png"))
+    drv.execute_script("document.getElementById('pes').scrollIntoView()")
     drv.find_element(By.ID, "pes").screenshot(
         os.path.join(OUT, "pes-view.png"))
     drv.find_element(By.ID, "pes-log").click()
