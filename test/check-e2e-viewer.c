@@ -13,7 +13,14 @@
  * its own (issue 40, item 7), the CCDG of a typed specification marking
  * say_it, foo and main; then test/browser/flame-test.py, the flame graph
  * (issue 39, item 2: widths within a pixel of the CCSG's figures, colours
- * by host, search, zoom, a click selecting the node in the tree).
+ * by host, search, zoom, a click selecting the node in the tree); then
+ * test/browser/hyper-test.py, the hyperbolic tree (issue 39, item 4: a
+ * clicked node brought to the centre within a pixel by an isometry, its
+ * children away from its parent, nothing outside the disk, the node
+ * selected in the tree; 10,000 generated nodes, frames per second
+ * printed); then test/browser/pes-test.py, a thread's PES (issue 39,
+ * item 5: the time view in ms from the start, the frequency view's 99%
+ * range and log axis, a drag clipping the sequence).
  * Screenshots go to build/browser/.  Without the
  * browser packages the test says so on one line and passes.
  */
@@ -105,6 +112,25 @@ START_TEST(test_browser)
 			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
 	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
 		      "flame-test.py failed (screenshots in %s):\n%s%s", shots,
+		      r.out, r.err);
+	tool_out_release(&r);
+	/* the hyperbolic tree (issue 39, item 4), on the same server */
+	e2e_fmt(script, sizeof(script), "%s/test/browser/hyper-test.py",
+		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
+	r = tool_run_env((const char *[]){ PYTHON, script, url, shots, NULL },
+			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		      "hyper-test.py failed (screenshots in %s):\n%s%s", shots,
+		      r.out, r.err);
+	printf("%s", r.out);
+	tool_out_release(&r);
+	/* a thread's PES views (issue 39, item 5), on the same server */
+	e2e_fmt(script, sizeof(script), "%s/test/browser/pes-test.py",
+		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
+	r = tool_run_env((const char *[]){ PYTHON, script, url, shots, NULL },
+			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		      "pes-test.py failed (screenshots in %s):\n%s%s", shots,
 		      r.out, r.err);
 	tool_out_release(&r);
 

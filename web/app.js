@@ -5,7 +5,7 @@
  * (Figure 4: a menu of the other trees, a linking form grouped by host >
  * process > thread when several nodes correspond), local compaction of the
  * DSCG and CCSG, the CCDG of an impact specification, a flame graph
- * (flame.js).  A tree opens
+ * (flame.js), a hyperbolic tree (hyper.js), a thread's PES (pes.js).  A tree opens
  * where the cost is (openHeavy).  d3 (Debian's node-d3, served by ccsg
  * serve) joins the rows, so nodes that merge or open fade in and out.  The URL's hash holds the tree, the view, the
  * node, the specification and the compaction's steps: a view can be
@@ -261,7 +261,9 @@ function detailRows(tbl, obj) {
 async function select(tree, id) {
 	S.selected = { tree, id };
 	setHash();
+	Hyper.selected(tree, id);
 	const n = await api('/api/node', { ...treeParams(tree), id });
+	Pes.selected(tree, n);
 	const info = d3.select('#info');
 	info.text('');
 	info.append('h2').text(n.name);
@@ -450,6 +452,7 @@ async function showTree(tree) {
 	}
 	render();
 	Flame.refresh(tree);
+	Hyper.refresh(tree);
 }
 
 /* Compact or expand a node of a compacted tree: the server answers the
@@ -535,6 +538,9 @@ async function start() {
 		S.steps[tree + '|' + S.view[tree]] = h.getAll('step');
 	}
 	Flame.attach({ api, params: treeParams, rootId, current: () => S.tree, fmtNs,
+		focus: (tree, id) => focus(tree, id, true), hosts: S.info.hosts, dims: S.info.dims });
+	Pes.attach({ api });
+	Hyper.attach({ api, params: treeParams, rootId, current: () => S.tree, fmtNs,
 		focus: (tree, id) => focus(tree, id, true), hosts: S.info.hosts, dims: S.info.dims });
 	d3.selectAll('#tabs button').on('click', function () { showTree(this.dataset.tree).catch((e) => message(e.message)); });
 	d3.select('#view').on('change', function () {

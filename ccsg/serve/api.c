@@ -290,6 +290,7 @@ int viewer_handle(struct viewer *v, const struct api_request *rq,
 		{ "/api/search", get_search, 0 },
 		{ "/api/link", api_get_link, 0 },
 		{ "/api/flame", api_get_flame, 0 },
+		{ "/api/pes", api_get_pes, 0 },
 		{ "/api/compact", api_post_compact, 1 },
 	};
 	struct ctx x = { .v = v, .rq = rq, .status = 200 };

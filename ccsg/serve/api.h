@@ -39,6 +39,9 @@
  *   /api/flame?tree=T&id=ID[&width=N]  the subtree under ID at once, the
  *                                  children under one of N pixels of
  *                                  ID's total as one entry (api-flame.c)
+ *   /api/pes?thread=PROC:TID[&clip=SPEC][&sample=DT]  the thread's
+ *                                  program execution sequence in its time,
+ *                                  event and frequency views (api-pes.c)
  *   POST /api/compact?tree=dscg|ccsg&hierarchy=name|location&op=OP
  *        [&id=ID][&level=N][&step=S]...
  *                                  OP: compact, expand (id), level (N:

@@ -7,6 +7,7 @@
  *   api.c         the endpoints, the route table, the set-up
  *   api-link.c    /api/link                        -> api-tree.c
  *   api-flame.c   /api/flame                       -> api-tree.c
+ *   api-pes.c     /api/pes                         -> ccsg/pes
  *   api-tree.c    a node of the tree a request names
  *                 -> api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c
  *   api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c  one tree each
@@ -190,5 +191,8 @@ int api_get_link(struct ctx *x);
 
 /* GET /api/flame */
 int api_get_flame(struct ctx *x);
+
+/* GET /api/pes (api-pes.c) */
+int api_get_pes(struct ctx *x);
 
 #endif
