@@ -37,6 +37,15 @@
  *   CAUSAL_SAMPLE     the probability that a call chain starting in this
  *                     process is recorded: `1/100`, `0.01`, `0` or `1`
  *                     (default 1: every chain); shim-rpc/sample.h
+ *   CAUSAL_KEEP_SLOWER_THAN
+ *                     tail keep (keep.h): a duration (`250ms`, `2s`,
+ *                     `800us`) or `p99`; unset: tail keep off
+ *   CAUSAL_KEEP_WINDOW
+ *                     how long unsampled chains' records are held
+ *                     (a duration, default 10s)
+ *   CAUSAL_KEEP_RING_KB
+ *                     the bytes the holding ring may take, per process
+ *                     (default 4096)
  *
  * A malformed or out-of-range value is reported and the default is used:
  * the traced program must run whatever its environment says.
@@ -57,6 +66,10 @@
 /* CAUSAL_SAMPLE's default threshold: probability 1, every chain
  * (CAUSAL_SAMPLE_ALL of shim-rpc/sample.h) */
 #define CAUSAL_DEFAULT_SAMPLE UINT64_MAX
+/* tail keep (keep.h) */
+#define CAUSAL_DEFAULT_KEEP_WINDOW_NS 10000000000ull
+#define CAUSAL_DEFAULT_KEEP_RING_KB 4096
+#define CAUSAL_KEEP_P99 UINT64_MAX /* keep_slower_ns: "p99" */
 
 /* CAUSAL_CPU_CLOCK */
 enum causal_cpu_clock_want {
@@ -79,6 +92,9 @@ struct causal_config {
 	int cpu_clock; /* enum causal_cpu_clock_want */
 	char bpf_clock_dir[256];
 	uint64_t sample; /* CAUSAL_SAMPLE as a threshold: causal_parse_sample */
+	uint64_t keep_slower_ns; /* 0: tail keep off; CAUSAL_KEEP_P99 */
+	uint64_t keep_window_ns;
+	uint32_t keep_ring_kb;
 };
 
 typedef const char *(*causal_getenv_fn)(const char *name);
@@ -112,6 +128,10 @@ int causal_parse_hostport(const char *s, char *host, size_t size,
  * 0 on success, -1 if malformed or outside [0, 1].
  */
 int causal_parse_sample(const char *s, uint64_t *threshold);
+
+/* A duration: digits then `us`, `ms` or `s`, above 0 and at most an
+ * hour; 0 or -1 when malformed. */
+int causal_parse_duration(const char *s, uint64_t *ns);
 
 /* Parse a decimal in [min, max]; 0 on success, -1 if malformed or outside. */
 int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out);

@@ -96,6 +96,9 @@ struct proc {
 	int64_t loss_err;
 	uint64_t lost;
 	char lost_types[256];		/* "rpc_skel_start 600, ..." */
+	/* the last KEEP record (tail keep), if any */
+	bool has_keep;
+	uint64_t keep_held, keep_written, keep_overflow, keep_chains;
 };
 
 /*

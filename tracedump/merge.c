@@ -350,6 +350,14 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 		schema_bind_u64(st, DB_PROCESSES_PEAK_HEAP_BYTES,
 				p->end_heap_peak);
 	schema_bind_u64(st, DB_PROCESSES_LAST_MONO_NS, p->last_mono);
+	if (p->has_keep) {
+		schema_bind_u64(st, DB_PROCESSES_KEEP_HELD, p->keep_held);
+		schema_bind_u64(st, DB_PROCESSES_KEEP_WRITTEN, p->keep_written);
+		schema_bind_u64(st, DB_PROCESSES_KEEP_OVERFLOW,
+				p->keep_overflow);
+		schema_bind_u64(st, DB_PROCESSES_KEEP_CHAINS, p->keep_chains);
+		m->stats->keep_overflow += p->keep_overflow;
+	}
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)
