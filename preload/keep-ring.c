@@ -100,7 +100,11 @@ int causal_keep_hold(const struct causal_rec *rec)
 	uint64_t now = causal_now_ns(), off, to_end;
 	struct held *h;
 
-	if (causal_keep_kept(chain_of(rec))) {
+	/* a kept chain's record is written at once, unless records held
+	 * before it may wait in the ring (a chain kept since the last
+	 * round): the merge pairs a start with the end that follows it */
+	if (causal_keep_kept(chain_of(rec)) &&
+	    causal_keep_version() == ring.seen_version) {
 		ring.stats.written++;
 		return 0;
 	}
