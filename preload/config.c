@@ -319,9 +319,9 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 	v = getenv_fn("CAUSAL_SAMPLE");
 	if (v && causal_parse_sample(v, &cfg->sample)) {
 		cfg->sample = CAUSAL_DEFAULT_SAMPLE;
-	cfg->keep_slower_ns = 0;
-	cfg->keep_window_ns = CAUSAL_DEFAULT_KEEP_WINDOW_NS;
-	cfg->keep_ring_kb = CAUSAL_DEFAULT_KEEP_RING_KB;
+		cfg->keep_slower_ns = 0;
+		cfg->keep_window_ns = CAUSAL_DEFAULT_KEEP_WINDOW_NS;
+		cfg->keep_ring_kb = CAUSAL_DEFAULT_KEEP_RING_KB;
 		n += note(problems, problems_size, "CAUSAL_SAMPLE", v,
 			  "expected a probability such as 1/100, 0.01, 0 or 1; "
 			  "every chain is recorded");

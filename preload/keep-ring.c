@@ -21,7 +21,7 @@ struct held {
 	uint64_t at;   /* when the writer took it */
 	uint32_t size; /* of the whole entry; 0: wrap to the start */
 	uint32_t live; /* 0 once written or let go */
-	/* the record follows, aligned */
+		       /* the record follows, aligned */
 };
 
 #define HELD_HDR ((uint32_t)sizeof(struct held))

@@ -278,7 +278,7 @@ struct skel_end {
 	uint64_t entry, cpu; /* the clocks at the entry (0: off) */
 	uint64_t exit_ns;    /* the probe's exit, 0: when written */
 	uint32_t types;
-	uint8_t held;	     /* CAUSAL_REC_HELD (tail keep), or 0 */
+	uint8_t held; /* CAUSAL_REC_HELD (tail keep), or 0 */
 	struct heap_at heap;
 };
 

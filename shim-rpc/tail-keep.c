@@ -19,9 +19,10 @@ static void keep(struct causal_ctx *ctx)
 void causal_rpc_keep_stub(struct causal_ctx *ctx, uint64_t ns, int failed,
 			  const struct causal_tag *reply, int reply_status)
 {
-	int callee_kept = reply_status == CAUSAL_TAG_OK &&
-			  reply->flags & CAUSAL_TAG_F_KEEP &&
-			  !memcmp(reply->chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
+	int callee_kept =
+		reply_status == CAUSAL_TAG_OK &&
+		reply->flags & CAUSAL_TAG_F_KEEP &&
+		!memcmp(reply->chain, ctx->chain, CAUSAL_CHAIN_ID_LEN);
 
 	if (callee_kept || failed || causal_keep_slow(ns))
 		keep(ctx);

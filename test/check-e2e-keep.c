@@ -68,8 +68,8 @@ static void server_at(struct e2e *t, struct rpc_server *s, const char *name,
 	for (int i = 0; env[i]; i++) {
 		char var[64];
 
-		e2e_fmt(var, sizeof(var), "%.*s",
-			(int)strcspn(env[i], "="), env[i]);
+		e2e_fmt(var, sizeof(var), "%.*s", (int)strcspn(env[i], "="),
+			env[i]);
 		unsetenv(var);
 	}
 }
@@ -150,8 +150,9 @@ START_TEST(test_slow_and_failed_kept_whole)
 		ck_assert_int_eq(calls_of(&t, fast[i], 0),
 				 fast_sampled[i] ? 2 : 0);
 	/* the 16 chains of `threads`: at most a sampled one or two */
-	ck_assert_int_le(e2e_query_int(t.sql, "SELECT count(*) FROM rpc_calls "
-					      "WHERE proc = %d",
+	ck_assert_int_le(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM rpc_calls "
+				       "WHERE proc = %d",
 				       P_SAY_IT),
 			 4);
 	/* each of the three hosts kept the slow chain itself */
