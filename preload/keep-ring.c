@@ -33,9 +33,10 @@ static struct {
 	uint64_t head, tail; /* bytes ever appended, ever released */
 	uint64_t seen_version;
 	uint64_t stats_at;
-	struct rec_keep stats, stats_written;
 	int map_failed;
 } ring;
+/* the counts, and as last written (a record: a tail of no length) */
+static struct rec_keep stats, stats_written;
 
 extern _Atomic uint64_t causal_keep_set_full;
 
@@ -87,16 +88,17 @@ static void release_oldest(uint64_t now)
 	}
 	if (h->live) {
 		if (h->at + causal_g.cfg.keep_window_ns > now)
-			ring.stats.overflow++;
+			stats.overflow++;
 		else
-			ring.stats.expired++;
+			stats.expired++;
 	}
 	ring.tail += h->size;
 }
 
 int causal_keep_hold(const struct causal_rec *rec)
 {
-	uint32_t need = HELD_HDR + rec->size;
+	/* entries a multiple of 16: a wrap entry always fits at the end */
+	uint32_t need = (HELD_HDR + rec->size + 15u) & ~15u;
 	uint64_t now = causal_now_ns(), off, to_end;
 	struct held *h;
 
@@ -105,12 +107,12 @@ int causal_keep_hold(const struct causal_rec *rec)
 	 * round): the merge pairs a start with the end that follows it */
 	if (causal_keep_kept(chain_of(rec)) &&
 	    causal_keep_version() == ring.seen_version) {
-		ring.stats.written++;
+		stats.written++;
 		return 0;
 	}
-	ring.stats.held++;
+	stats.held++;
 	if (map_ring() || need > ring.capacity / 4) {
-		ring.stats.overflow++;
+		stats.overflow++;
 		return 1;
 	}
 	off = ring.head & (ring.capacity - 1);
@@ -149,7 +151,7 @@ static int write_held(struct causal_log_file *lf, struct held *h, int final)
 			causal_log_file_count(lf, rec->type);
 	}
 	h->live = 0;
-	ring.stats.written++;
+	stats.written++;
 	return 1;
 }
 
@@ -175,12 +177,12 @@ static int write_kept(struct causal_log_file *lf, int final)
 
 static void write_stats(struct causal_log_file *lf, uint64_t now, int final)
 {
-	struct rec_keep *s = &ring.stats;
+	struct rec_keep *s = &stats;
 
 	s->chains = causal_keep_version();
 	s->set_full = atomic_load_explicit(&causal_keep_set_full,
 					   memory_order_relaxed);
-	if (!memcmp(s, &ring.stats_written, sizeof(*s)) ||
+	if (!memcmp(s, &stats_written, sizeof(*s)) ||
 	    (!final && now - ring.stats_at < STATS_EVERY_NS))
 		return;
 	if (final)
@@ -192,8 +194,15 @@ static void write_stats(struct causal_log_file *lf, uint64_t now, int final)
 	s->hdr.mono_ns = now;
 	causal_encode_record(&lf->pk, &s->hdr);
 	causal_log_file_count(lf, CAUSAL_REC_KEEP);
-	ring.stats_written = *s;
+	stats_written = *s;
 	ring.stats_at = now;
+}
+
+void causal_keep_after_fork(void)
+{
+	ring.head = ring.tail = 0;
+	memset(&stats, 0, sizeof(stats));
+	memset(&stats_written, 0, sizeof(stats_written));
 }
 
 void causal_keep_round(struct causal_log_file *lf, int final)

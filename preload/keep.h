@@ -60,4 +60,7 @@ int causal_keep_hold(const struct causal_rec *rec);
  */
 void causal_keep_round(struct causal_log_file *lf, int final);
 
+/* In a fork child: the parent's held records and counts are not its. */
+void causal_keep_after_fork(void);
+
 #endif

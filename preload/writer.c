@@ -515,6 +515,7 @@ void causal_writer_after_fork(void)
 	loss_in_slot = 0;
 	/* a new log: no pair of the parent's frame to step from */
 	memset(&pair_memo, 0, sizeof(pair_memo));
+	causal_keep_after_fork();
 	pthread_mutex_init(&writer_mutex, NULL);
 	pthread_mutex_init(&flush_mutex, NULL);
 	atomic_store(&lock_owner, 0);
