@@ -66,6 +66,28 @@ int causal_parse_sample(const char *s, uint64_t *threshold)
 	return 0;
 }
 
+int causal_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	uint64_t v;
+	int n;
+
+	if (!s || !(s = digits(s, 10, &v, &n)))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(s, units[i].unit))
+			continue;
+		if (!v || v * units[i].ns > 3600000000000ull)
+			return -1;
+		*ns = v * units[i].ns;
+		return 0;
+	}
+	return -1;
+}
+
 int causal_parse_monitor(const char *s, uint32_t *types)
 {
 	static const char *const names[] = CAUSAL_MONTYPE_NAMES;
@@ -156,6 +178,34 @@ static int note(char *buf, size_t size, const char *name, const char *value,
 	return 1;
 }
 
+/* Tail keep's variables (keep.h): a bad one is said, its default kept. */
+static int keep_config(struct causal_config *cfg, causal_getenv_fn getenv_fn,
+		       char *problems, size_t problems_size)
+{
+	const char *v = getenv_fn("CAUSAL_KEEP_SLOWER_THAN");
+	int n = 0;
+
+	if (v && !strcmp(v, "p99"))
+		cfg->keep_slower_ns = CAUSAL_KEEP_P99;
+	else if (v && causal_parse_duration(v, &cfg->keep_slower_ns))
+		n += note(problems, problems_size, "CAUSAL_KEEP_SLOWER_THAN", v,
+			  "expected a duration such as 250ms, 2s or 800us, or "
+			  "p99; tail keep is off");
+	v = getenv_fn("CAUSAL_KEEP_WINDOW");
+	if (v && causal_parse_duration(v, &cfg->keep_window_ns)) {
+		cfg->keep_window_ns = CAUSAL_DEFAULT_KEEP_WINDOW_NS;
+		n += note(problems, problems_size, "CAUSAL_KEEP_WINDOW", v,
+			  "expected a duration such as 10s or 500ms; 10s");
+	}
+	v = getenv_fn("CAUSAL_KEEP_RING_KB");
+	if (v && causal_parse_uint(v, 64, 1u << 20, &cfg->keep_ring_kb)) {
+		cfg->keep_ring_kb = CAUSAL_DEFAULT_KEEP_RING_KB;
+		n += note(problems, problems_size, "CAUSAL_KEEP_RING_KB", v,
+			  "expected 64 to 1048576; 4096");
+	}
+	return n;
+}
+
 int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 		       char *problems, size_t problems_size)
 {
@@ -179,6 +229,9 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 		 CAUSAL_BPF_CLOCK_DIR);
 	cfg->sample = CAUSAL_DEFAULT_SAMPLE;
 	cfg->values_max = CAUSAL_VALUES_DEFAULT;
+	cfg->keep_slower_ns = 0;
+	cfg->keep_window_ns = CAUSAL_DEFAULT_KEEP_WINDOW_NS;
+	cfg->keep_ring_kb = CAUSAL_DEFAULT_KEEP_RING_KB;
 
 	v = getenv_fn("CAUSAL_LOG_DIR");
 	if (v && *v) {
@@ -277,6 +330,9 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 	v = getenv_fn("CAUSAL_SAMPLE");
 	if (v && causal_parse_sample(v, &cfg->sample)) {
 		cfg->sample = CAUSAL_DEFAULT_SAMPLE;
+		cfg->keep_slower_ns = 0;
+		cfg->keep_window_ns = CAUSAL_DEFAULT_KEEP_WINDOW_NS;
+		cfg->keep_ring_kb = CAUSAL_DEFAULT_KEEP_RING_KB;
 		n += note(problems, problems_size, "CAUSAL_SAMPLE", v,
 			  "expected a probability such as 1/100, 0.01, 0 or 1; "
 			  "every chain is recorded");
@@ -293,6 +349,7 @@ int causal_config_load(struct causal_config *cfg, causal_getenv_fn getenv_fn,
 		n += note(problems, problems_size, "CAUSAL_LOG_MAX_MB", v,
 			  "expected a number of MiB from 1 to 1073741824");
 	}
+	n += keep_config(cfg, getenv_fn, problems, problems_size);
 	v = getenv_fn("CAUSAL_COORDINATOR");
 	if (v && (!strcmp(v, "local") || v[0] == '/')) {
 		/* the Unix socket: port 0 */

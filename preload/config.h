@@ -37,6 +37,15 @@
  *   CAUSAL_SAMPLE     the probability that a call chain starting in this
  *                     process is recorded: `1/100`, `0.01`, `0` or `1`
  *                     (default 1: every chain); shim-rpc/sample.h
+ *   CAUSAL_KEEP_SLOWER_THAN
+ *                     tail keep (keep.h): a duration (`250ms`, `2s`,
+ *                     `800us`) or `p99`; unset: tail keep off
+ *   CAUSAL_KEEP_WINDOW
+ *                     how long unsampled chains' records are held
+ *                     (a duration, default 10s)
+ *   CAUSAL_KEEP_RING_KB
+ *                     the bytes the holding ring may take, per process
+ *                     (default 4096)
  *
  * A malformed or out-of-range value is reported and the default is used:
  * the traced program must run whatever its environment says.
@@ -61,6 +70,10 @@
  * buffer on its stack: shim-rpc/values.h) */
 #define CAUSAL_VALUES_DEFAULT 256
 #define CAUSAL_VALUES_LIMIT 4096
+/* tail keep (keep.h) */
+#define CAUSAL_DEFAULT_KEEP_WINDOW_NS 10000000000ull
+#define CAUSAL_DEFAULT_KEEP_RING_KB 4096
+#define CAUSAL_KEEP_P99 UINT64_MAX /* keep_slower_ns: "p99" */
 
 /* CAUSAL_CPU_CLOCK */
 enum causal_cpu_clock_want {
@@ -87,6 +100,9 @@ struct causal_config {
 	/* CAUSAL_LOG_SEGMENT_MB, CAUSAL_LOG_MAX_MB: 0 = unset (no rotation,
 	 * no cap); set, the log rotates (log-file.h, segments) */
 	uint32_t log_segment_mb, log_max_mb;
+	uint64_t keep_slower_ns; /* 0: tail keep off; CAUSAL_KEEP_P99 */
+	uint64_t keep_window_ns;
+	uint32_t keep_ring_kb;
 };
 
 typedef const char *(*causal_getenv_fn)(const char *name);
@@ -120,6 +136,10 @@ int causal_parse_hostport(const char *s, char *host, size_t size,
  * 0 on success, -1 if malformed or outside [0, 1].
  */
 int causal_parse_sample(const char *s, uint64_t *threshold);
+
+/* A duration: digits then `us`, `ms` or `s`, above 0 and at most an
+ * hour; 0 or -1 when malformed. */
+int causal_parse_duration(const char *s, uint64_t *ns);
 
 /* Parse a decimal in [min, max]; 0 on success, -1 if malformed or outside. */
 int causal_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out);

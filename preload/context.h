@@ -23,7 +23,8 @@ struct causal_ctx {
 	uint8_t unsampled;	/* the chain is not recorded (head sampling,
 				 * shim-rpc/sample.h): its calls write no
 				 * records but still carry the tag */
-	uint8_t reserved;
+	uint8_t keep;		/* tail keep (keep.h): this unsampled chain
+				 * is kept, a callee's reply said so */
 	uint64_t event_no;
 	uint64_t function_id;	/* local function id (0: none) */
 };

@@ -17,10 +17,12 @@
 #include <stdint.h>
 
 #define CAUSAL_REC_PAD 0 /* internal: padding up to the end of the ring */
+/* in causal_rec.reserved: held for tail keep (keep.h), not written yet */
+#define CAUSAL_REC_HELD 1u
 
 struct causal_rec {
 	uint16_t type;		/* enum causal_record_type, or CAUSAL_REC_PAD */
-	uint16_t reserved;
+	uint16_t reserved;	/* CAUSAL_REC_HELD, or 0 */
 	uint32_t size;		/* bytes, this header included, multiple of 8 */
 	uint32_t tid;
 	uint32_t aux;		/* type-specific small field */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "encode.h"
+#include "keep.h"
 #include "heap.h"
 #include "internal.h"
 #include "own-files.h"
@@ -120,6 +121,11 @@ static int encode_one(const struct causal_rec *rec,
 		queue_full = 1;
 		return 1;
 	}
+	/* tail keep: an unsampled chain's record waits for its chain */
+	if (rec->reserved & CAUSAL_REC_HELD && causal_keep_hold(rec))
+		return 0;
+	if (next && next->reserved & CAUSAL_REC_HELD)
+		next = NULL;
 	if (!failed && next && encode_pair(lf, rec, next))
 		return CAUSAL_RING_TAKE_TWO;
 	if (rec->type == CAUSAL_REC_THREAD_END && rec->tid == tb->tid)
@@ -458,6 +464,7 @@ static void *writer_main(void *arg)
 		tell_segment_opened(lf, &segments_seen);
 		head = atomic_load_explicit(&lf->q_head, memory_order_relaxed);
 		busy = drain_all(0);
+		causal_keep_round(lf, 0);
 		causal_sites_write(lf, CAUSAL_SITES_ROUND);
 		full = busy < 0;
 		if (full)
@@ -549,6 +556,7 @@ void causal_writer_after_fork(void)
 	loss_in_slot = 0;
 	/* a new log: no pair of the parent's frame to step from */
 	memset(&pair_memo, 0, sizeof(pair_memo));
+	causal_keep_after_fork();
 	pthread_mutex_init(&writer_mutex, NULL);
 	pthread_mutex_init(&flush_mutex, NULL);
 	atomic_store(&lock_owner, 0);
@@ -579,6 +587,7 @@ void causal_writer_before_exec(const char *path)
 
 	causal_writer_lock();
 	drain_all(1);
+	causal_keep_round(lf, 1);
 	causal_sites_write(lf, CAUSAL_SITES_FINAL);
 	causal_log_file_reserve(lf, CAUSAL_ENCODED_MAX(r->hdr.size));
 	if (causal_encode_record(&lf->pk, &r->hdr) == 0)
@@ -614,6 +623,7 @@ void causal_writer_finish(uint32_t reason, int64_t detail, int from_signal)
 	atomic_store_explicit(&causal_run.state, CAUSAL_FINISHED,
 			      memory_order_release);
 	drain_all(1);
+	causal_keep_round(lf, 1);
 	causal_sites_write(lf, from_signal ? CAUSAL_SITES_SIGNAL
 					   : CAUSAL_SITES_FINAL);
 	end_live_threads();

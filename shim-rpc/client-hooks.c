@@ -259,7 +259,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	struct causal_values vals;
 	struct causal_tbuf *tb;
 	enum clnt_stat status;
-	uint64_t entry = 0, fid, start_event, end_event, cpu0 = 0;
+	uint64_t entry = 0, fid, start_event, end_event, cpu0 = 0, held = 0;
 	uint32_t types, rec;
 	uint8_t flags = 0, marker;
 	int saved_errno = errno;
@@ -279,6 +279,10 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	if (!causal_ctx_active(ctx))
 		causal_ctx_open_chain(ctx);
 	rec = ctx->unsampled ? 0 : types;
+	if (causal_rpc_holds(ctx)) { /* tail keep: recorded, held, timed */
+		rec = types;
+		held = causal_now_ns();
+	}
 	/* ---- stub start: CPU at the probe's entry ---- */
 	if (rec & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
@@ -339,6 +343,11 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	else if (reply_may_hide_events(status, &st))
 		ctx->event_no += CAUSAL_RPC_EVENT_SKIP - 1;
 	end_event = causal_ctx_next_event(ctx);
+	if (held)
+		causal_rpc_keep_stub(ctx, causal_now_ns() - held,
+				     status != RPC_SUCCESS &&
+					     !(flags & CAUSAL_RPC_ONE_WAY),
+				     &st.reply, st.reply_status);
 	if (CAUSAL_MON_RECORD(rec))
 		stub_end(tb, status, &st, entry, end_event, fid,
 			 rec & CAUSAL_MON_SEMANTICS ? st.args_bytes : 0,

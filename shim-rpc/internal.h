@@ -20,6 +20,7 @@
 #include "sites.h"
 #include "ids.h"
 #include "tag.h"
+#include "tail-keep.h"
 #include "xdr-size.h"
 #include "xdr-tag.h"
 
@@ -30,6 +31,8 @@ static inline void causal_probe_fill(struct rec_rpc_probe *p,
 				     uint64_t function_id)
 {
 	memcpy(p->chain, chain, CAUSAL_CHAIN_ID_LEN);
+	/* only an unsampled chain held by tail keep records (keep.h) */
+	p->hdr.reserved = causal_self.ctx.unsampled ? CAUSAL_REC_HELD : 0;
 	p->event = event_no;
 	p->function = function_id;
 }

@@ -29,6 +29,7 @@
 
 #include "internal.h"
 #include "values.h"
+#include "keep.h"
 
 struct wrapped_xp_ops {
 	struct xp_ops ops;		/* first: what transports point at */
@@ -57,6 +58,7 @@ struct serving {
 	uint32_t types;			/* recorded with (monitor.h); 0 in
 					 * a chain not sampled */
 	uint64_t fid;
+	uint64_t held;			/* tail keep: when it started, or 0 */
 	struct causal_ctx saved;	/* the thread's context before */
 };
 
@@ -214,12 +216,14 @@ static void skeleton_start(struct serving *s, const struct chain_in *c,
 
 	s->saved = *ctx;
 	s->tag = tag_status;
-	s->types = c->unsampled ? 0 : types;
+	s->types = c->unsampled && !causal_keep_enabled() ? 0 : types;
+	s->held = c->unsampled && causal_keep_enabled() ? causal_now_ns() : 0;
 	s->fid = causal_rpc_next_function_id();
 	s->state = SERVING_STARTED;
 	memcpy(ctx->chain, c->chain, CAUSAL_CHAIN_ID_LEN);
 	ctx->event_no = c->event_no;
 	ctx->unsampled = c->unsampled;
+	ctx->keep = 0;
 	ctx->function_id = s->fid;
 	/* the calls it makes and the threads it spawns are monitored too
 	 * (and its calls, in its chain, sampled as it is) */
@@ -275,6 +279,7 @@ struct skel_end {
 	uint64_t entry, cpu; /* the clocks at the entry (0: off) */
 	uint64_t exit_ns;    /* the probe's exit, 0: when written */
 	uint32_t types;
+	uint8_t held; /* CAUSAL_REC_HELD (tail keep), or 0 */
 	struct heap_at heap;
 };
 
@@ -298,6 +303,7 @@ static void skeleton_end_begin(struct serving *s, uint64_t entry, uint64_t cpu,
 	e->cpu = cpu;
 	e->exit_ns = 0;
 	e->types = s->types;
+	e->held = ctx->unsampled ? CAUSAL_REC_HELD : 0;
 	CAUSAL_HEAP_FILL_IF(&e->heap, s->types & CAUSAL_MON_MEMORY);
 	*ctx = s->saved;
 	s->state = SERVING_ENDED;
@@ -321,6 +327,7 @@ static void skeleton_end_write(const struct skel_end *e, int reply,
 	if (!r)
 		return;
 	causal_probe_fill(&r->p, e->chain, e->event, e->fid);
+	r->p.hdr.reserved = e->held; /* the thread's context is back */
 	r->reply = sem ? (uint32_t)reply : 0;
 	r->results_bytes = sem ? results : 0;
 	r->fork = (uint8_t)fork;
@@ -494,7 +501,8 @@ static bool_t traced_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 		return ok; /* an error reply follows: skeleton at xp_reply */
 	chain_in_of(&as.tag, as.status, &c);
 	types = skeleton_types(s, &as.tag, as.status);
-	if (!c.unsampled && types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
+	if ((!c.unsampled || causal_keep_enabled()) &&
+	    types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
 		entry = causal_now_ns();
 	causal_self.in_hook = 1;
 	skeleton_start(s, &c, as.status,
@@ -550,7 +558,8 @@ static void start_at_reply(SVCXPRT *xprt, struct serving *s, int reply,
 		w->orig->xp_getargs(xprt, (xdrproc_t)scan_for_tag, &as);
 	chain_in_of(&as.tag, as.status, &c);
 	types = skeleton_types(s, &as.tag, as.status);
-	read_clocks(c.unsampled ? 0 : types, entry, cpu);
+	read_clocks(c.unsampled && !causal_keep_enabled() ? 0 : types, entry,
+		    cpu);
 	skeleton_start(s, &c, as.status, 0, *entry, *cpu, types);
 }
 
@@ -564,6 +573,7 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	xdrproc_t proc = NULL;
 	void *where = NULL;
 	uint64_t entry = 0, cpu = 0;
+	uint32_t keep = 0;
 	int reply, fork, sized, saved_errno;
 	bool_t ok;
 
@@ -585,6 +595,9 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	memset(&rs, 0, sizeof(rs));
 	rs.tagged = s->tag == CAUSAL_TAG_OK;
 	fork = s->inherited ? CAUSAL_SKEL_FORK_CHILD : CAUSAL_SKEL_FORK_NONE;
+	if (s->held)
+		keep = causal_rpc_keep_skel(&causal_self.ctx,
+					    causal_now_ns() - s->held, reply);
 	skeleton_end_begin(s, entry, cpu, &e);
 	/* the results are sized as they are encoded; the reply carries the
 	 * skeleton end's event back to the stub, only to a traced caller,
@@ -600,6 +613,7 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		memcpy(rs.tag.chain, e.chain, CAUSAL_CHAIN_ID_LEN);
 		rs.tag.event_no = e.event;
 		rs.tag.xid = s->xid;
+		rs.tag.flags = keep;
 		msg->acpted_rply.ar_results.proc = (xdrproc_t)results_and_tag;
 		msg->acpted_rply.ar_results.where = (void *)&rs;
 	}

@@ -10,7 +10,8 @@
  *
  * Wire layout, big-endian, CAUSAL_TAG_LEN bytes:
  *   magic u32 | version u16 | length u16 | xid u32 | flags u32 (below:
- *   bit 31 monitoring types, bit 30 unsampled, bits 3..0 the types) |
+ *   bit 31 monitoring types, bit 30 unsampled, bit 29 keep, bits 3..0
+ *   the types) |
  *   chain[20] | event_no u64 | check u32 (of the 44 bytes before: tag.c)
  *
  * Version 2 differs from 1 only by its checksum (a multiply per 8 bytes
@@ -44,7 +45,7 @@ struct causal_tag {
  * monitoring types (monitor.h, CAUSAL_MON_*) the caller's stub was
  * monitored with, which the callee's skeleton takes (causal overriding).
  * Without it (a tag from an older libcausal: flags 0), the callee
- * decides alone.  Replies carry 0.
+ * decides alone.  Replies carry 0 but CAUSAL_TAG_F_KEEP.
  */
 #define CAUSAL_TAG_F_MON 0x80000000u
 #define CAUSAL_TAG_F_MON_TYPES 0xfu
@@ -55,6 +56,12 @@ struct causal_tag {
  * recorded every chain: such a chain is recorded, as it always was.
  */
 #define CAUSAL_TAG_F_UNSAMPLED 0x40000000u
+/*
+ * In a reply's tag: the callee (or one of its callees) keeps this
+ * unsampled chain (tail keep, preload/keep.h), so the caller keeps it
+ * too.  Never set by an older libcausal, nor without tail keep.
+ */
+#define CAUSAL_TAG_F_KEEP 0x20000000u
 
 void causal_tag_encode(const struct causal_tag *tag,
 		       uint8_t out[CAUSAL_TAG_LEN]);

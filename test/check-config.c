@@ -197,6 +197,65 @@ START_TEST(bpf_clock_dir_is_read)
 }
 END_TEST
 
+/* Tail keep: CAUSAL_KEEP_SLOWER_THAN a duration or p99; the window and
+ * the ring; bad values said, defaults kept (issue 37 item 3). */
+START_TEST(keep_values_are_parsed)
+{
+	static const struct {
+		const char *text;
+		uint64_t ns; /* 0: refused */
+	} durations[] = {
+		{ "250ms", 250000000ull },
+		{ "2s", 2000000000ull },
+		{ "800us", 800000ull },
+		{ "3600s", 3600000000000ull },
+		{ "3601s", 0 },
+		{ "0ms", 0 },
+		{ "10", 0 },
+		{ "ms", 0 },
+		{ "1.5s", 0 },
+		{ "5m", 0 },
+		{ "", 0 },
+		{ "-1s", 0 },
+	};
+	struct causal_config cfg;
+	char problems[1024];
+	uint64_t ns;
+
+	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
+		ns = 7;
+		ck_assert_int_eq(causal_parse_duration(durations[i].text, &ns),
+				 durations[i].ns ? 0 : -1);
+		ck_assert_uint_eq(ns, durations[i].ns ? durations[i].ns : 7);
+	}
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 0);
+	ck_assert_uint_eq(cfg.keep_slower_ns, 0);
+	ck_assert_uint_eq(cfg.keep_window_ns, 10000000000ull);
+	ck_assert_uint_eq(cfg.keep_ring_kb, 4096);
+	set_env(0, "CAUSAL_KEEP_SLOWER_THAN", "p99");
+	set_env(1, "CAUSAL_KEEP_WINDOW", "500ms");
+	set_env(2, "CAUSAL_KEEP_RING_KB", "64");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 0);
+	ck_assert_uint_eq(cfg.keep_slower_ns, CAUSAL_KEEP_P99);
+	ck_assert_uint_eq(cfg.keep_window_ns, 500000000ull);
+	ck_assert_uint_eq(cfg.keep_ring_kb, 64);
+	set_env(0, "CAUSAL_KEEP_SLOWER_THAN", "slow");
+	set_env(1, "CAUSAL_KEEP_WINDOW", "0s");
+	set_env(2, "CAUSAL_KEEP_RING_KB", "63");
+	ck_assert_int_eq(causal_config_load(&cfg, fake_getenv, problems,
+					    sizeof(problems)),
+			 3);
+	ck_assert_uint_eq(cfg.keep_slower_ns, 0);
+	ck_assert_uint_eq(cfg.keep_window_ns, 10000000000ull);
+	ck_assert_uint_eq(cfg.keep_ring_kb, 4096);
+	ck_assert_ptr_nonnull(strstr(problems, "tail keep is off"));
+}
+END_TEST
+
 /* CAUSAL_MONITOR: a list of types, all, none; default all. */
 START_TEST(monitor_types_are_parsed)
 {
@@ -303,6 +362,7 @@ Suite *config_suite(void)
 	tcase_add_test(tc, bpf_clock_dir_is_read);
 	tcase_add_test(tc, monitor_types_are_parsed);
 	tcase_add_test(tc, coordinator_is_parsed);
+	tcase_add_test(tc, keep_values_are_parsed);
 	suite_add_tcase(s, tc);
 	return s;
 }

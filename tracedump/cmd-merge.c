@@ -69,6 +69,11 @@ static void print_summary(const struct merge_stats *sp)
 		print_counts("call tags:", s.tags, s.n_tags);
 		print_counts("reply tags:", s.reply_tags, s.n_reply_tags);
 	}
+	if (s.keep_overflow)
+		printf("keep overflow:   %" PRIu64
+		       " records of unsampled chains pushed out of the keep "
+		       "ring\n",
+		       s.keep_overflow);
 	if (s.write_failed)
 		printf("failed writes:   %" PRIu64 " files (%" PRIu64
 		       " disk full), %" PRIu64 " records lost\n",

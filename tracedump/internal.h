@@ -99,6 +99,9 @@ struct proc {
 	/* a rotated log (records.def HEADER): its segments read, and what
 	 * the cap deleted of it (the latest HEADER's counts) */
 	uint64_t segments, deleted_segments, deleted_records, deleted_bytes;
+	/* the last KEEP record (tail keep), if any */
+	bool has_keep;
+	uint64_t keep_held, keep_written, keep_overflow, keep_chains;
 };
 
 /*

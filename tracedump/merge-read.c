@@ -203,6 +203,17 @@ static int read_drops(struct merge_reader *rd, const struct record *r)
 	return 0;
 }
 
+/* Tail keep's counts: running totals, the last one wins. */
+static int read_keep(struct merge_reader *rd, const struct record *r)
+{
+	rd->p.has_keep = true;
+	rd->p.keep_held = r->keep.held;
+	rd->p.keep_written = r->keep.written;
+	rd->p.keep_overflow = r->keep.overflow;
+	rd->p.keep_chains = r->keep.chains;
+	return 0;
+}
+
 static int read_thread_spawn(struct merge_reader *rd, const struct record *r)
 {
 	struct thread *t =

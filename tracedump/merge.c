@@ -357,6 +357,14 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 	m->stats->deleted_segments += p->deleted_segments;
 	m->stats->deleted_records += p->deleted_records;
 	m->stats->deleted_bytes += p->deleted_bytes;
+	if (p->has_keep) {
+		schema_bind_u64(st, DB_PROCESSES_KEEP_HELD, p->keep_held);
+		schema_bind_u64(st, DB_PROCESSES_KEEP_WRITTEN, p->keep_written);
+		schema_bind_u64(st, DB_PROCESSES_KEEP_OVERFLOW,
+				p->keep_overflow);
+		schema_bind_u64(st, DB_PROCESSES_KEEP_CHAINS, p->keep_chains);
+		m->stats->keep_overflow += p->keep_overflow;
+	}
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)

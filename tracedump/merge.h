@@ -38,6 +38,7 @@ struct merge_stats {
 	uint64_t threads;
 	uint64_t records;
 	uint64_t dropped;	/* sum of processes.dropped */
+	uint64_t keep_overflow; /* sum of processes.keep_overflow */
 	uint64_t bad_records;	/* malformed records skipped */
 	uint64_t truncated;	/* files with status 'truncated' */
 	uint64_t corrupt;	/* files with status 'corrupt' */

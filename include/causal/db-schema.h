@@ -46,8 +46,10 @@
  * added.  11: the rpc_values table (values of calls), only added.
  * 12: processes.segments and deleted_segments, deleted_records,
  * deleted_bytes (a rotated log, CAUSAL_LOG_MAX_MB), only added.
+ * 13: processes.keep_held, keep_written, keep_overflow,
+ * keep_chains (tail keep), only added.
  */
-#define DB_SCHEMA_VERSION 12
+#define DB_SCHEMA_VERSION 13
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 

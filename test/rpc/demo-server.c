@@ -31,6 +31,8 @@
  * -1  one serving thread even in svc_register mode (the benchmark)
  * -y  BURN ends with a 1 us sleep: its thread is switched out and in
  *     before the skeleton ends (the bpf clock's test reads a fresh slot)
+ * -d  a BURN of 1000 us or more then sleeps MS ms, after its next hop
+ *     replied (a planted slow call: tail keep's test)
  *
  * libtirpc has no multithreaded server mode, so in svc_register mode each
  * transport gets its own thread polling only its own descriptors with
@@ -59,7 +61,7 @@
 void demo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 
 static volatile sig_atomic_t stopping;
-static int tcp_port, udp_port, next_port, burn_sleeps;
+static int tcp_port, udp_port, next_port, burn_sleeps, slow_ms;
 static int udp_fd = -1; /* the UDP transport's, svc_register mode */
 
 static void on_term(int sig)
@@ -138,14 +140,19 @@ bool_t burn_1_svc(int *us, int *result, struct svc_req *rq)
 	if (burn_sleeps)
 		usleep(1);
 	*result = 1;
-	if (!next_port)
+	if (!next_port) {
+		if (slow_ms && *us >= 1000)
+			usleep((useconds_t)slow_ms * 1000);
 		return TRUE;
+	}
 	if (!next_clnt)
 		next_clnt = tcp_client(next_port);
 	if (!next_clnt || burn_1(us, &hops, next_clnt) != RPC_SUCCESS)
 		*result = -1;
 	else
 		*result = 1 + hops;
+	if (slow_ms && *us >= 1000)
+		usleep((useconds_t)slow_ms * 1000);
 	return TRUE;
 }
 
@@ -516,7 +523,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	char text[128];
 
-	while ((opt = getopt(argc, argv, "m:b:r:n:u:1y")) != -1) {
+	while ((opt = getopt(argc, argv, "m:b:r:n:u:1yd:")) != -1) {
 		switch (opt) {
 		case 'm':
 			mode = optarg;
@@ -539,10 +546,13 @@ int main(int argc, char **argv)
 		case 'y':
 			burn_sleeps = 1;
 			break;
+		case 'd':
+			slow_ms = atoi(optarg);
+			break;
 		default:
 			demo_die("usage: demo-server [-m MODE] [-b N] [-r "
 				 "READY] "
-				 "[-n PORT] [-u PATH] [-1] [-y]");
+				 "[-n PORT] [-u PATH] [-1] [-y] [-d MS]");
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
