@@ -585,7 +585,7 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 
 int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 			 uint32_t buffer_kb, uint32_t flush_ms,
-			 uint32_t cpu_clock)
+			 uint32_t cpu_clock, uint64_t sample_skip)
 {
 	struct rec_header r = {
 		.hdr = { .type = CAUSAL_REC_HEADER,
@@ -603,6 +603,7 @@ int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 		.buffer_kb = buffer_kb,
 		.flush_ms = flush_ms,
 		.cpu_clock = cpu_clock,
+		.sample_skip = sample_skip,
 	};
 
 	return causal_encode_record(pk, &r.hdr);

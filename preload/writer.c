@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "encode.h"
+#include "totals.h"
 #include "heap.h"
 #include "internal.h"
 #include "own-files.h"
@@ -201,6 +202,8 @@ static int drain_all(int final)
 				return -1;
 			again |= r;
 			report_drops(tb, final);
+			if (causal_totals_report(tb, final) < 0)
+				continue; /* totals.h: not yet recycled */
 			if (state == CAUSAL_TBUF_DEAD &&
 			    causal_ring_empty(&tb->ring))
 				causal_tbuf_recycle(tb);
@@ -366,7 +369,8 @@ int causal_writer_header(void)
 	causal_encode_header(&lf->pk, &causal_g.id, causal_g.cfg.buffer_kb,
 			     causal_g.cfg.flush_ms,
 			     causal_cpu_clock.slots ? CAUSAL_CPU_CLOCK_BPF
-						    : CAUSAL_CPU_CLOCK_SYSCALL);
+						    : CAUSAL_CPU_CLOCK_SYSCALL,
+			     ~causal_g.cfg.sample);
 	causal_log_file_count(lf, CAUSAL_REC_HEADER);
 	ret = causal_log_file_flush(lf);
 	if (ret)

@@ -250,6 +250,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
 	struct causal_ctx *ctx = &causal_self.ctx;
 	struct call_state st;
+	struct causal_totals_stub tot;
 	struct causal_tbuf *tb;
 	enum clnt_stat status;
 	uint64_t entry = 0, fid, start_event, end_event, cpu0 = 0;
@@ -272,6 +273,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	if (!causal_ctx_active(ctx))
 		causal_ctx_open_chain(ctx);
 	rec = ctx->unsampled ? 0 : types;
+	causal_totals_stub_start(&tot, ctx->unsampled);
 	/* ---- stub start: CPU at the probe's entry ---- */
 	if (rec & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
@@ -305,6 +307,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	ctx->marker = CAUSAL_MARKER_INFRA; /* black inside the stub */
 	causal_self.in_hook = 0;
 	errno = saved_errno;
+	causal_totals_stub_sent(&tot);
 
 	/* never replace a NULL xargs or xres: NULL means batching */
 	status = tc->orig->cl_call(cl, proc,
@@ -312,6 +315,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 				  xargs ? (void *)&st : argsp,
 				  xres ? (xdrproc_t)results_with_tag : NULL,
 				  xres ? (void *)&st : resp, timeout);
+	causal_totals_stub_back(&tot);
 
 	/* ---- stub end ---- */
 	saved_errno = errno;
@@ -334,6 +338,8 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 				 ? st.results_bytes
 				 : 0,
 			 rec);
+	causal_totals_stub_end(&tot, tc->target.prog, tc->target.vers,
+			       (uint32_t)proc, status != RPC_SUCCESS);
 	causal_self.in_hook = 0;
 	errno = saved_errno;
 	return status;

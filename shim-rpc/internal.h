@@ -20,6 +20,7 @@
 #include "sites.h"
 #include "ids.h"
 #include "tag.h"
+#include "totals-calls.h"
 #include "xdr-size.h"
 #include "xdr-tag.h"
 

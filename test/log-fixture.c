@@ -122,7 +122,7 @@ void fixture_log_header_clock(struct fixture_log *fl, uint64_t mono,
 			      int64_t cpu_clock)
 {
 	fixture_log_begin(fl, CAUSAL_REC_HEADER, 0, mono,
-			  cpu_clock < 0 ? 12 : 13);
+			  cpu_clock < 0 ? 12 : 14);
 	msgpack_pack_uint64(&fl->pk, CAUSAL_FORMAT_VERSION);
 	fixture_log_bin(fl, uuid, CAUSAL_UUID_LEN);
 	fixture_log_str(fl, host);
@@ -137,8 +137,10 @@ void fixture_log_header_clock(struct fixture_log *fl, uint64_t mono,
 	fixture_log_bin(fl, parent_uuid, CAUSAL_UUID_LEN);
 	msgpack_pack_uint64(&fl->pk, buffer_kb);
 	msgpack_pack_uint64(&fl->pk, flush_ms);
-	if (cpu_clock >= 0)
+	if (cpu_clock >= 0) {
 		msgpack_pack_uint64(&fl->pk, (uint64_t)cpu_clock);
+		msgpack_pack_uint64(&fl->pk, 0); /* sample_skip: all */
+	}
 }
 
 void fixture_log_header(struct fixture_log *fl, uint64_t mono,

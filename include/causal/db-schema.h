@@ -43,9 +43,10 @@
  * last heard of), only added.
  * 9: rpc_calls.reply_proc_id (a reply sent by a fork child), only
  * added.  10: the spike_samplers table (how each process sampled), only
- * added.
+ * added.  11: the call_totals table (exact totals under head sampling)
+ * and processes.sample_rate_q32, only added.
  */
-#define DB_SCHEMA_VERSION 10
+#define DB_SCHEMA_VERSION 11
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 
