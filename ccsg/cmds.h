@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "names.h"
 #include "output.h"
-#include "totals.h"
+#include "exact-totals.h"
 
 extern const struct command cmd_dscg;
 extern const struct command cmd_report;

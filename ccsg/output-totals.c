@@ -9,7 +9,7 @@
 
 #include "json.h"
 #include "output.h"
-#include "totals.h"
+#include "exact-totals.h"
 
 /* The function node of the graph for prog/vers/proc, or NULL. */
 static const struct ccsg_node *node_of(const struct ccsg_graph *g,

@@ -12,7 +12,7 @@
 #include "json.h"
 #include "output-graph.h"
 #include "output.h"
-#include "totals.h"
+#include "exact-totals.h"
 
 int ccsg_format_parse(const char *s)
 {

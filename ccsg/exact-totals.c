@@ -1,5 +1,5 @@
 /*
- * totals.c - the exact totals of a sampled trace (totals.h).
+ * exact-totals.c - the exact totals of a sampled trace (exact-totals.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include "causal/latency-hist.h"
 #include "db-read.h"
 #include "usage.h"
-#include "totals.h"
+#include "exact-totals.h"
 
 #define SCHEMA_TOTALS 11
 

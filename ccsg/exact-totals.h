@@ -1,5 +1,5 @@
 /*
- * totals.h - the exact totals of a sampled trace (docs/ccsg.md, "Exact
+ * exact-totals.h - the exact totals of a sampled trace (docs/ccsg.md, "Exact
  * totals and estimates"): the call_totals table read back per function
  * and host, and per caller/callee arc, with the sampling rate the trace
  * was taken at (processes.sample_rate_q32).
@@ -8,8 +8,8 @@
  * (Equation 1) on the host that ran it; stub rows give each arc's calls,
  * failures and latency (Equation 3) histogram, on the caller's host.
  */
-#ifndef CCSG_TOTALS_H
-#define CCSG_TOTALS_H
+#ifndef CCSG_EXACT_TOTALS_H
+#define CCSG_EXACT_TOTALS_H
 
 #include <stdint.h>
 #include <stdio.h>
