@@ -26,8 +26,8 @@ static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path,
 	if (db_read_open(&r, db, path, DB_PROCESSES, cols, 2, NULL))
 		return -1;
 	while (db_read_next(&r)) {
-		int64_t id = db_read_int(&r, DB_PROCESSES_PROC_ID, 0,
-					 INT32_MAX, 0);
+		int64_t id =
+			db_read_int(&r, DB_PROCESSES_PROC_ID, 0, INT32_MAX, 0);
 		int64_t q = db_read_int(&r, DB_PROCESSES_SAMPLE_RATE_Q32, 0,
 					(int64_t)1 << 32, 1);
 		double rate = q == DB_NONE ? 1 : (double)q / 4294967296.0;
@@ -42,8 +42,7 @@ static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path,
 }
 
 static struct ccsg_totals_fn *fn_of(struct ccsg_totals *x, uint32_t prog,
-				    uint32_t vers, uint32_t proc,
-				    int32_t host)
+				    uint32_t vers, uint32_t proc, int32_t host)
 {
 	struct ccsg_totals_fn *f;
 
@@ -58,8 +57,9 @@ static struct ccsg_totals_fn *fn_of(struct ccsg_totals *x, uint32_t prog,
 		return NULL;
 	x->fns = f;
 	f = &x->fns[x->nfns++];
-	*f = (struct ccsg_totals_fn){ .prog = prog, .vers = vers,
-				      .proc = proc, .host = host };
+	*f = (struct ccsg_totals_fn){
+		.prog = prog, .vers = vers, .proc = proc, .host = host
+	};
 	return f;
 }
 
@@ -71,7 +71,8 @@ static struct ccsg_totals_arc *arc_of(struct ccsg_totals *x,
 	for (size_t i = 0; i < x->narcs; i++) {
 		a = &x->arcs[i];
 		if (a->prog == key->prog && a->vers == key->vers &&
-		    a->proc == key->proc && a->caller_prog == key->caller_prog &&
+		    a->proc == key->proc &&
+		    a->caller_prog == key->caller_prog &&
 		    a->caller_vers == key->caller_vers &&
 		    a->caller_proc == key->caller_proc && a->host == key->host)
 			return a;
@@ -123,12 +124,12 @@ static int read_row(struct ccsg_totals *x, struct db_read *r,
 	struct ccsg_totals_arc key = { 0 };
 
 #define COL(C) db_read_int(r, DB_CALL_TOTALS_##C, 0, INT64_MAX, 0)
-	key.prog = (uint32_t)db_read_int(r, DB_CALL_TOTALS_PROG, 0,
-					 UINT32_MAX, 0);
-	key.vers = (uint32_t)db_read_int(r, DB_CALL_TOTALS_VERS, 0,
-					 UINT32_MAX, 0);
-	key.proc = (uint32_t)db_read_int(r, DB_CALL_TOTALS_PROC, 0,
-					 UINT32_MAX, 0);
+	key.prog =
+		(uint32_t)db_read_int(r, DB_CALL_TOTALS_PROG, 0, UINT32_MAX, 0);
+	key.vers =
+		(uint32_t)db_read_int(r, DB_CALL_TOTALS_VERS, 0, UINT32_MAX, 0);
+	key.proc =
+		(uint32_t)db_read_int(r, DB_CALL_TOTALS_PROC, 0, UINT32_MAX, 0);
 	key.host = host;
 	x->lost += COL(LOST);
 	if (side && !strcmp(side, "skeleton")) {
@@ -156,9 +157,9 @@ static int read_row(struct ccsg_totals *x, struct db_read *r,
 		a->calls += COL(CALLS);
 		a->failures += COL(FAILURES);
 		a->latency_ns += COL(LATENCY_NS);
-		if (add_hist(a->hist, (const char *)sqlite3_column_text(
-					      r->st,
-					      r->at[DB_CALL_TOTALS_LATENCY]))) {
+		if (add_hist(a->hist,
+			     (const char *)sqlite3_column_text(
+				     r->st, r->at[DB_CALL_TOTALS_LATENCY]))) {
 			db_read_bad(r, DB_CALL_TOTALS_LATENCY,
 				    "not a histogram");
 			return -1;
@@ -251,6 +252,7 @@ void ccsg_totals_estimate(double y, int64_t n, double r, double *est,
 			  double *ci95)
 {
 	*est = r > 0 ? y / r : y;
-	*ci95 = n > 0 && r > 0 && r < 1 ? 1.96 * *est * sqrt((1 - r) / (double)n)
-					: 0;
+	*ci95 = n > 0 && r > 0 && r < 1
+			? 1.96 * *est * sqrt((1 - r) / (double)n)
+			: 0;
 }

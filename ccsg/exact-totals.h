@@ -18,23 +18,23 @@
 
 struct ccsg_totals_fn {
 	uint32_t prog, vers, proc;
-	int32_t host;		/* trace host index */
+	int32_t host; /* trace host index */
 	int64_t calls, failures, cpu_ns, alloc_bytes;
-	uint8_t partial;	/* a process of the host at rate 1 counted only
-				 * its unsampled calls: not exact */
+	uint8_t partial; /* a process of the host at rate 1 counted only
+			  * its unsampled calls: not exact */
 };
 
 struct ccsg_totals_arc {
-	uint32_t prog, vers, proc;		/* the callee */
+	uint32_t prog, vers, proc;			/* the callee */
 	uint32_t caller_prog, caller_vers, caller_proc; /* 0: none */
-	int32_t host;				/* the caller's */
+	int32_t host;					/* the caller's */
 	int64_t calls, failures, latency_ns;
-	uint64_t *hist;				/* CAUSAL_HIST_BUCKETS */
+	uint64_t *hist; /* CAUSAL_HIST_BUCKETS */
 };
 
 struct ccsg_totals {
-	double rate;	   /* the lowest sampling rate of the processes */
-	int64_t lost;	   /* calls the threads' tables had no room for */
+	double rate;  /* the lowest sampling rate of the processes */
+	int64_t lost; /* calls the threads' tables had no room for */
 	struct ccsg_totals_fn *fns;
 	size_t nfns;
 	struct ccsg_totals_arc *arcs;

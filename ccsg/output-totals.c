@@ -12,9 +12,8 @@
 #include "exact-totals.h"
 
 /* The function node of the graph for prog/vers/proc, or NULL. */
-static const struct ccsg_node *node_of(const struct ccsg_graph *g,
-				       uint32_t prog, uint32_t vers,
-				       uint32_t proc)
+static const struct ccsg_node *
+node_of(const struct ccsg_graph *g, uint32_t prog, uint32_t vers, uint32_t proc)
 {
 	for (size_t i = 0; i < g->nnodes; i++) {
 		const struct ccsg_node *x = &g->nodes[i];
@@ -27,8 +26,7 @@ static const struct ccsg_node *node_of(const struct ccsg_graph *g,
 }
 
 static const char *fn_name(const struct ccsg_graph *g, uint32_t prog,
-			   uint32_t vers, uint32_t proc, char *buf,
-			   size_t len)
+			   uint32_t vers, uint32_t proc, char *buf, size_t len)
 {
 	const struct ccsg_node *x = node_of(g, prog, vers, proc);
 
@@ -48,8 +46,7 @@ static const char *host_name(const struct ccsg_graph *g, int32_t host)
 }
 
 /* How many hosts the totals saw function f run on. */
-static int hosts_of(const struct ccsg_totals *x,
-		    const struct ccsg_totals_fn *f)
+static int hosts_of(const struct ccsg_totals *x, const struct ccsg_totals_fn *f)
 {
 	int n = 0;
 
@@ -93,8 +90,10 @@ static void sampling_text(FILE *f, const struct ccsg_totals *x)
 		"rate, +- the half-width of its 95%% confidence interval.\n",
 		x->rate);
 	if (x->lost)
-		fprintf(f, "%" PRId64 " calls were not counted (a thread's "
-			   "table was full)\n", x->lost);
+		fprintf(f,
+			"%" PRId64 " calls were not counted (a thread's "
+			"table was full)\n",
+			x->lost);
 }
 
 void ccsg_totals_report_text(FILE *f, const struct ccsg_graph *g,
@@ -104,7 +103,8 @@ void ccsg_totals_report_text(FILE *f, const struct ccsg_graph *g,
 
 	sampling_text(f, x);
 	fputs("\nExact totals per function and host (self CPU in ms, "
-	      "Equation 1), and the\nsampled chains' estimates\n\n", f);
+	      "Equation 1), and the\nsampled chains' estimates\n\n",
+	      f);
 	fprintf(f, "%9s %7s %10s %18s %20s  %-10s name\n", "calls", "failed",
 		"self", "est calls", "est self", "host");
 	for (size_t i = 0; i < x->nfns; i++) {
@@ -143,8 +143,9 @@ static void arcs_text(FILE *f, const struct ccsg_graph *g,
 			"%9" PRId64 " %7" PRId64
 			" %9.3f %9.3f %9.3f %9.3f %9.3f  %-10s %s -> %s\n",
 			a->calls, a->failures,
-			a->calls ? (double)a->latency_ns / (double)a->calls / 1e6
-				 : 0,
+			a->calls
+				? (double)a->latency_ns / (double)a->calls / 1e6
+				: 0,
 			ccsg_ms((int64_t)ccsg_totals_quantile(a->hist, a->calls,
 							      0.5)),
 			ccsg_ms((int64_t)ccsg_totals_quantile(a->hist, a->calls,
@@ -195,10 +196,10 @@ void ccsg_totals_report_json(FILE *f, const struct ccsg_graph *g,
 			", \"sampled_self_cpu_us\": %.3f, "
 			"\"estimated_self_cpu_us\": %.3f, "
 			"\"estimated_self_cpu_ci95_us\": %.3f",
-			t->prog, t->vers, t->proc, t->partial ? "false" : "true",
-			t->calls, t->failures, ccsg_us(t->cpu_ns),
-			t->alloc_bytes, ccsg_us(s.self_ns), s.self_est / 1e3,
-			s.self_ci / 1e3);
+			t->prog, t->vers, t->proc,
+			t->partial ? "false" : "true", t->calls, t->failures,
+			ccsg_us(t->cpu_ns), t->alloc_bytes, ccsg_us(s.self_ns),
+			s.self_est / 1e3, s.self_ci / 1e3);
 		if (s.calls >= 0)
 			fprintf(f,
 				", \"sampled_calls\": %" PRId64
@@ -232,8 +233,9 @@ void ccsg_totals_arcs_json(FILE *f, const struct ccsg_graph *g,
 			", \"mean_us\": %.3f, \"p50_us\": %.3f, \"p95_us\": "
 			"%.3f, \"p99_us\": %.3f, \"max_us\": %.3f}",
 			a->calls, a->failures,
-			a->calls ? (double)a->latency_ns / (double)a->calls / 1e3
-				 : 0,
+			a->calls
+				? (double)a->latency_ns / (double)a->calls / 1e3
+				: 0,
 			ccsg_us((int64_t)ccsg_totals_quantile(a->hist, a->calls,
 							      0.5)),
 			ccsg_us((int64_t)ccsg_totals_quantile(a->hist, a->calls,

@@ -41,7 +41,7 @@ int causal_totals_every_call(void)
 #define BUMP(var, by)                                                          \
 	atomic_store_explicit(                                                 \
 		&(var),                                                        \
-		atomic_load_explicit(&(var), memory_order_relaxed) + (by),    \
+		atomic_load_explicit(&(var), memory_order_relaxed) + (by),     \
 		memory_order_relaxed)
 
 static void reset(struct causal_totals *t)
@@ -102,7 +102,8 @@ static struct causal_totals *table(void)
 
 static uint32_t hash_key(const struct causal_totals_key *k)
 {
-	uint64_t h = ((uint64_t)k->prog << 32 | k->proc) * 0x9e3779b97f4a7c15ull;
+	uint64_t h =
+		((uint64_t)k->prog << 32 | k->proc) * 0x9e3779b97f4a7c15ull;
 
 	h ^= ((uint64_t)k->caller_prog << 32 | k->caller_proc) *
 	     0xc2b2ae3d27d4eb4full;
@@ -189,8 +190,8 @@ static int write_slot(struct causal_log_file *lf, uint32_t tid,
 	r.latency_ns =
 		atomic_load_explicit(&s->latency_ns, memory_order_relaxed);
 	for (b = 0; b < CAUSAL_HIST_BUCKETS; b++)
-		counts[b] = atomic_load_explicit(&s->hist[b],
-						 memory_order_relaxed);
+		counts[b] =
+			atomic_load_explicit(&s->hist[b], memory_order_relaxed);
 	r.latency = (struct rec_counts){ counts, CAUSAL_HIST_BUCKETS };
 	if (final)
 		causal_log_file_reserve(lf, TOTALS_RECORD_MAX);
@@ -211,8 +212,8 @@ static int report_table(struct causal_tbuf *tb, int force, int final)
 
 	int ret = 0;
 
-	if (!t || atomic_load_explicit(&t->tid, memory_order_acquire) !=
-			  tb->tid)
+	if (!t ||
+	    atomic_load_explicit(&t->tid, memory_order_acquire) != tb->tid)
 		return 0;
 	lost = atomic_load_explicit(&t->lost, memory_order_relaxed);
 	for (i = 0; i < CAUSAL_TOTALS_SLOTS; i++) {

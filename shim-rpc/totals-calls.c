@@ -25,9 +25,8 @@ static CAUSAL_TLS struct {
 
 static struct frame *top(void)
 {
-	return stack.depth && stack.depth <= FRAMES
-		       ? &stack.f[stack.depth - 1]
-		       : NULL;
+	return stack.depth && stack.depth <= FRAMES ? &stack.f[stack.depth - 1]
+						    : NULL;
 }
 
 static uint64_t alloc_now(void)
@@ -59,8 +58,9 @@ void causal_totals_stub_back(struct causal_totals_stub *st)
 void causal_totals_stub_end(struct causal_totals_stub *st, uint32_t prog,
 			    uint32_t vers, uint32_t proc, int failed)
 {
-	struct causal_totals_key k = { prog, vers, proc, 0, 0, 0,
-				       CAUSAL_TOTALS_STUB };
+	struct causal_totals_key k = {
+		prog, vers, proc, 0, 0, 0, CAUSAL_TOTALS_STUB
+	};
 	struct causal_totals_add a = { 0 };
 	struct frame *f = top();
 
@@ -70,7 +70,7 @@ void causal_totals_stub_end(struct causal_totals_stub *st, uint32_t prog,
 	a.alloc_bytes = alloc_now() - st->alloc0;
 	a.latency_ns = st->mono1 > st->mono0 ? st->mono1 - st->mono0 : 0;
 	a.has_latency = 1;
-	a.failed = (uint8_t)!!failed;
+	a.failed = (uint8_t) !!failed;
 	if (f) {
 		k.caller_prog = f->key.prog;
 		k.caller_vers = f->key.vers;
@@ -89,8 +89,9 @@ void causal_totals_skel_start(uint32_t prog, uint32_t vers, uint32_t proc,
 	if (++stack.depth > FRAMES)
 		return;
 	f = &stack.f[stack.depth - 1];
-	f->key = (struct causal_totals_key){ prog, vers, proc, 0, 0, 0,
-					     CAUSAL_TOTALS_SKEL };
+	f->key = (struct causal_totals_key){
+		prog, vers, proc, 0, 0, 0, CAUSAL_TOTALS_SKEL
+	};
 	f->on = unsampled || causal_totals_every_call();
 	f->child_cpu = 0;
 	f->child_alloc = 0;
@@ -116,6 +117,6 @@ void causal_totals_skel_end(int failed, int counted)
 	/* Equation 1: what its own code used, not its child stubs */
 	a.cpu_ns = cpu > f->child_cpu ? cpu - f->child_cpu : 0;
 	a.alloc_bytes = alloc > f->child_alloc ? alloc - f->child_alloc : 0;
-	a.failed = (uint8_t)!!failed;
+	a.failed = (uint8_t) !!failed;
 	causal_totals_count(&f->key, &a);
 }

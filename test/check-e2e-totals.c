@@ -16,8 +16,8 @@
 
 /* The CPU a server's invocations of name used, by their own clocks
  * (figure1-server's "NAME tid T us U cpu C" lines), us; and how many. */
-static double program_cpu_us(struct e2e *t, const char *host,
-			     const char *name, int *n)
+static double program_cpu_us(struct e2e *t, const char *host, const char *name,
+			     int *n)
 {
 	char path[PATH_MAX], *text, *line, *save = NULL, got[32];
 	long long us, spent, sum = 0;
@@ -63,9 +63,9 @@ START_TEST(test_figure1_sampled)
 		{ N_SAY, FIG1_SAY_TIMES, "hostD", "say_it" },
 	};
 	struct fig1_deploy d = fig1_four_hosts;
-	const char *scale = "FIG1_SCALE=foo=" SCALE ",times=" SCALE
-			    ",what_to_say=" SCALE ",say_it=" SCALE
-			    ",thread=" SCALE;
+	const char *scale =
+		"FIG1_SCALE=foo=" SCALE ",times=" SCALE ",what_to_say=" SCALE
+		",say_it=" SCALE ",thread=" SCALE;
 	long long chains, calls;
 	int fails = 0;
 	char msg[512];
@@ -83,8 +83,9 @@ START_TEST(test_figure1_sampled)
 	fig1_run(&t, &d);
 
 	/* every process knows its rate */
-	ck_assert_int_eq(e2e_query_int(t.sql, "SELECT count(*) FROM processes "
-					      "WHERE sample_rate_q32 != %lld",
+	ck_assert_int_eq(e2e_query_int(t.sql,
+				       "SELECT count(*) FROM processes "
+				       "WHERE sample_rate_q32 != %lld",
 				       1LL << 30),
 			 0);
 	for (size_t i = 0; i < sizeof(fn) / sizeof(fn[0]); i++) {
@@ -99,8 +100,8 @@ START_TEST(test_figure1_sampled)
 			     1000.0;
 
 		ck_assert_int_eq(n, ROOTS * fn[i].per_root);
-		ck_assert_int_eq(totals_sum(&t, "calls", "skeleton",
-					    fn[i].proc, fn[i].host, NULL),
+		ck_assert_int_eq(totals_sum(&t, "calls", "skeleton", fn[i].proc,
+					    fn[i].host, NULL),
 				 ROOTS * fn[i].per_root);
 		ck_assert_int_eq(totals_sum(&t, "failures", "skeleton",
 					    fn[i].proc, fn[i].host, NULL),
@@ -133,12 +134,14 @@ START_TEST(test_figure1_sampled)
 
 	/* the sampled chains: whole on every host (both sides of each of
 	 * their six calls), and about a quarter of them */
-	chains = e2e_query_int(t.sql, "SELECT count(DISTINCT chain) FROM "
-				      "rpc_calls WHERE prog = %d",
+	chains = e2e_query_int(t.sql,
+			       "SELECT count(DISTINCT chain) FROM "
+			       "rpc_calls WHERE prog = %d",
 			       FIG1_PROG);
-	calls = e2e_query_int(t.sql, "SELECT count(*) FROM rpc_calls WHERE "
-				     "prog = %d AND client_proc_id IS NOT "
-				     "NULL AND server_proc_id IS NOT NULL",
+	calls = e2e_query_int(t.sql,
+			      "SELECT count(*) FROM rpc_calls WHERE "
+			      "prog = %d AND client_proc_id IS NOT "
+			      "NULL AND server_proc_id IS NOT NULL",
 			      FIG1_PROG);
 	printf("totals: %lld of %d chains sampled\n", chains, ROOTS);
 	ck_assert_msg(chains >= 20 && chains <= 90, "%lld chains", chains);

@@ -197,8 +197,8 @@ static int store_call_totals(struct merge *m, uint64_t seq,
 	}
 	schema_bind_int(st, DB_CALL_TOTALS_PROC_ID, m->proc_id);
 	schema_bind_u64(st, DB_CALL_TOTALS_TID, r->tid);
-	schema_bind_text(st, DB_CALL_TOTALS_SIDE,
-			 c->side ? "skeleton" : "stub", -1);
+	schema_bind_text(st, DB_CALL_TOTALS_SIDE, c->side ? "skeleton" : "stub",
+			 -1);
 	schema_bind_u64(st, DB_CALL_TOTALS_PROG, c->prog);
 	schema_bind_u64(st, DB_CALL_TOTALS_VERS, c->vers);
 	schema_bind_u64(st, DB_CALL_TOTALS_PROC, c->proc);

@@ -46,8 +46,7 @@ static inline uint64_t causal_hist_low(unsigned b)
 
 static inline uint64_t causal_hist_width(unsigned b)
 {
-	return b < 2 * CAUSAL_HIST_SUB ? 1
-				       : 1ull << (b / CAUSAL_HIST_SUB - 1);
+	return b < 2 * CAUSAL_HIST_SUB ? 1 : 1ull << (b / CAUSAL_HIST_SUB - 1);
 }
 
 /* What a value of bucket b is reported as: its middle. */
