@@ -125,6 +125,20 @@ void ccsg_totals_report_text(FILE *f, const struct ccsg_graph *g,
 	}
 }
 
+/* An arc's mean latency, its 50th, 95th and 99th percentiles and its
+ * maximum, in ns / unit. */
+static void arc_figures(const struct ccsg_totals_arc *a, double unit,
+			double out[5])
+{
+	static const double q[] = { 0.5, 0.95, 0.99, 1.0 };
+
+	out[0] = a->calls ? (double)a->latency_ns / (double)a->calls / unit : 0;
+	for (int i = 0; i < 4; i++)
+		out[i + 1] =
+			(double)ccsg_totals_quantile(a->hist, a->calls, q[i]) /
+			unit;
+}
+
 static void arcs_text(FILE *f, const struct ccsg_graph *g,
 		      const struct ccsg_totals *x)
 {
@@ -139,22 +153,14 @@ static void arcs_text(FILE *f, const struct ccsg_graph *g,
 	for (size_t i = 0; i < x->narcs; i++) {
 		const struct ccsg_totals_arc *a = &x->arcs[i];
 
+		double ms[5];
+
+		arc_figures(a, 1e6, ms);
 		fprintf(f,
 			"%9" PRId64 " %7" PRId64
 			" %9.3f %9.3f %9.3f %9.3f %9.3f  %-10s %s -> %s\n",
-			a->calls, a->failures,
-			a->calls
-				? (double)a->latency_ns / (double)a->calls / 1e6
-				: 0,
-			ccsg_ms((int64_t)ccsg_totals_quantile(a->hist, a->calls,
-							      0.5)),
-			ccsg_ms((int64_t)ccsg_totals_quantile(a->hist, a->calls,
-							      0.95)),
-			ccsg_ms((int64_t)ccsg_totals_quantile(a->hist, a->calls,
-							      0.99)),
-			ccsg_ms((int64_t)ccsg_totals_quantile(a->hist, a->calls,
-							      1.0)),
-			host_name(g, a->host),
+			a->calls, a->failures, ms[0], ms[1], ms[2], ms[3],
+			ms[4], host_name(g, a->host),
 			fn_name(g, a->caller_prog, a->caller_vers,
 				a->caller_proc, b1, sizeof(b1)),
 			fn_name(g, a->prog, a->vers, a->proc, b2, sizeof(b2)));
@@ -215,6 +221,7 @@ void ccsg_totals_arcs_json(FILE *f, const struct ccsg_graph *g,
 			   const struct ccsg_totals *x)
 {
 	char buf[64];
+	double us[5];
 
 	fputs(",\n \"exact_arcs\": [", f);
 	for (size_t i = 0; i < x->narcs; i++) {
@@ -228,22 +235,13 @@ void ccsg_totals_arcs_json(FILE *f, const struct ccsg_graph *g,
 				     sizeof(buf)));
 		fputs(", \"host\": ", f);
 		json_cstr(f, host_name(g, a->host));
+		arc_figures(a, 1e3, us);
 		fprintf(f,
 			", \"calls\": %" PRId64 ", \"failed\": %" PRId64
 			", \"mean_us\": %.3f, \"p50_us\": %.3f, \"p95_us\": "
 			"%.3f, \"p99_us\": %.3f, \"max_us\": %.3f}",
-			a->calls, a->failures,
-			a->calls
-				? (double)a->latency_ns / (double)a->calls / 1e3
-				: 0,
-			ccsg_us((int64_t)ccsg_totals_quantile(a->hist, a->calls,
-							      0.5)),
-			ccsg_us((int64_t)ccsg_totals_quantile(a->hist, a->calls,
-							      0.95)),
-			ccsg_us((int64_t)ccsg_totals_quantile(a->hist, a->calls,
-							      0.99)),
-			ccsg_us((int64_t)ccsg_totals_quantile(a->hist, a->calls,
-							      1.0)));
+			a->calls, a->failures, us[0], us[1], us[2], us[3],
+			us[4]);
 	}
 	fputs("\n ]", f);
 }
