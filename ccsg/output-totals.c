@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "json.h"
-#include "output.h"
+#include "ccsg.h"
 #include "exact-totals.h"
 
 /* The function node of the graph for prog/vers/proc, or NULL. */
@@ -113,7 +113,7 @@ void ccsg_totals_report_text(FILE *f, const struct ccsg_graph *g,
 
 		sampled_of(g, x, t, &s);
 		fprintf(f, "%9" PRId64 " %7" PRId64 " %10.3f", t->calls,
-			t->failures, ccsg_ms(t->cpu_ns));
+			t->failures, (double)t->cpu_ns / 1e6);
 		if (s.calls >= 0)
 			fprintf(f, " %9.0f +-%6.0f", s.calls_est, s.calls_ci);
 		else
@@ -204,8 +204,9 @@ void ccsg_totals_report_json(FILE *f, const struct ccsg_graph *g,
 			"\"estimated_self_cpu_ci95_us\": %.3f",
 			t->prog, t->vers, t->proc,
 			t->partial ? "false" : "true", t->calls, t->failures,
-			ccsg_us(t->cpu_ns), t->alloc_bytes, ccsg_us(s.self_ns),
-			s.self_est / 1e3, s.self_ci / 1e3);
+			(double)t->cpu_ns / 1e3, t->alloc_bytes,
+			(double)s.self_ns / 1e3, s.self_est / 1e3,
+			s.self_ci / 1e3);
 		if (s.calls >= 0)
 			fprintf(f,
 				", \"sampled_calls\": %" PRId64

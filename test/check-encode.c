@@ -142,7 +142,7 @@ static msgpack_object *header_encoded(const struct causal_identity *id,
 			 MSGPACK_UNPACK_SUCCESS);
 	ck_assert_uint_eq(off, sb->size);
 	ck_assert_int_eq(up->data.type, MSGPACK_OBJECT_ARRAY);
-	ck_assert_uint_eq(up->data.via.array.size, 16);
+	ck_assert_uint_eq(up->data.via.array.size, 17);
 	return up->data.via.array.ptr;
 }
 
