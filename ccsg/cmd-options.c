@@ -118,6 +118,15 @@ static int load_names(struct session *s, const struct cli *o)
 	return 0;
 }
 
+/* A sampled trace's exact totals, which the outputs then show. */
+static int load_totals(struct session *s)
+{
+	if (ccsg_totals_load(&s->totals, &s->trace))
+		return 1;
+	s->trace.totals = s->totals.rate < 1 ? &s->totals : NULL;
+	return 0;
+}
+
 static int load_dims(struct session *s, const struct cli *o)
 {
 	return o->groups ? ccsg_dims_groups(&s->dims, &s->trace, o->groups)
@@ -135,7 +144,7 @@ int session_stream(struct session *s, const struct cli *o,
 
 	if (load_names(s, o) ||
 	    ccsg_trace_open_share(&s->trace, o->db, 0, workers) ||
-	    load_dims(s, o))
+	    load_totals(s) || load_dims(s, o))
 		return 1;
 	if (workers > 1 ? ccsg_workers_build(&s->dscg, &s->trace, o->workers,
 					     &s->dims, o->by_object, graphs,
@@ -155,7 +164,7 @@ int session_open(struct session *s, const struct cli *o, int graph)
 {
 	if (load_names(s, o))
 		return 1;
-	if (ccsg_trace_load(&s->trace, o->db))
+	if (ccsg_trace_load(&s->trace, o->db) || load_totals(s))
 		return 1;
 	if (ccsg_dscg_build(&s->dscg, &s->trace)) {
 		fail("out of memory building the call graph of '%s'", o->db);
@@ -185,5 +194,6 @@ void session_close(struct session *s)
 	ccsg_dims_release(&s->dims);
 	ccsg_dscg_release(&s->dscg);
 	ccsg_trace_release(&s->trace);
+	ccsg_totals_release(&s->totals);
 	idl_names_release(&s->names);
 }

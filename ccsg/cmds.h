@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "names.h"
 #include "output.h"
+#include "exact-totals.h"
 
 extern const struct command cmd_dscg;
 extern const struct command cmd_report;
@@ -106,6 +107,7 @@ struct session {
 	struct ccsg_graph graph; /* CPU, or bytes allocated */
 	struct ccsg_graph freed; /* --resource=memory: bytes freed */
 	struct idl_names names;
+	struct ccsg_totals totals; /* a sampled trace's exact totals */
 };
 
 /* Load the trace and build the DSCG (and, with graph, the CCSG of

@@ -12,6 +12,7 @@
 #include "json.h"
 #include "output-graph.h"
 #include "output.h"
+#include "exact-totals.h"
 
 int ccsg_format_parse(const char *s)
 {
@@ -275,6 +276,10 @@ static void report_text(FILE *f, const struct ccsg_graph *g)
 		fputs("-----------------------------------------------\n", f);
 	}
 	free(order);
+	if (g->dscg->trace->totals) {
+		ccsg_totals_report_text(f, g, g->dscg->trace->totals);
+		ccsg_totals_report_arcs_text(f, g, g->dscg->trace->totals);
+	}
 }
 
 /* --- report as JSON, XML and dot: the graph printers with CPU figures ---- */
@@ -328,6 +333,10 @@ static void report_json(FILE *f, const struct ccsg_graph *g)
 	ccsg_cpu_figures(&fig, g);
 	ccsg_report_json_open(f, &fig);
 	ccsg_graph_json(f, &fig);
+	if (g->dscg->trace->totals) {
+		ccsg_totals_report_json(f, g, g->dscg->trace->totals);
+		ccsg_totals_arcs_json(f, g, g->dscg->trace->totals);
+	}
 	fputs("\n}\n", f);
 }
 
@@ -424,7 +433,10 @@ int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_la
 			fputs(i ? ",\n  " : "\n  ", f);
 			latency_json(f, g, &l[i]);
 		}
-		fputs("\n]}\n", f);
+		fputs("\n]", f);
+		if (t->totals)
+			ccsg_totals_latency_json(f, g, t->totals);
+		fputs("}\n", f);
 		return ccsg_print_done(f);
 	}
 	fprintf(f, "ccsg latency of %s\n", t->path);
@@ -482,5 +494,7 @@ int ccsg_latency_print(FILE *f, const struct ccsg_graph *g, const struct ccsg_la
 				L->bounded > 1 ? "s" : "");
 		fputc('\n', f);
 	}
+	if (t->totals)
+		ccsg_totals_latency_text(f, g, t->totals);
 	return ccsg_print_done(f);
 }

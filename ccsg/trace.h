@@ -213,6 +213,9 @@ struct ccsg_trace {
 	struct db_ends ends;	    /* processes that did not end cleanly */
 	struct ccsg_stream *stream; /* ccsg_trace_open()'s, else NULL */
 	struct ccsg_part part;	    /* the last ccsg_trace_next_part()'s */
+	/* exact totals of a sampled trace (exact-totals.h), when a command
+	 * loaded them; NULL: none, the outputs say nothing of sampling */
+	const struct ccsg_totals *totals;
 };
 
 /*

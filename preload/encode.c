@@ -585,16 +585,16 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 
 int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 			 uint32_t buffer_kb, uint32_t flush_ms,
-			 uint32_t cpu_clock)
+			 uint32_t cpu_clock, uint64_t sample_skip)
 {
 	return causal_encode_segment_header(pk, id, buffer_kb, flush_ms,
-					    cpu_clock, NULL);
+					    cpu_clock, sample_skip, NULL);
 }
 
 int causal_encode_segment_header(msgpack_packer *pk,
 				 const struct causal_identity *id,
 				 uint32_t buffer_kb, uint32_t flush_ms,
-				 uint32_t cpu_clock,
+				 uint32_t cpu_clock, uint64_t sample_skip,
 				 const struct causal_segment_note *seg)
 {
 	static const struct causal_segment_note none;
@@ -614,6 +614,7 @@ int causal_encode_segment_header(msgpack_packer *pk,
 		.buffer_kb = buffer_kb,
 		.flush_ms = flush_ms,
 		.cpu_clock = cpu_clock,
+		.sample_skip = sample_skip,
 	};
 
 	if (!seg)

@@ -48,10 +48,10 @@ int causal_encode_pair(msgpack_packer *pk, const struct causal_rec *start,
 		       const struct causal_rec *end,
 		       struct causal_pair_memo *memo, uint64_t frame);
 
-/* cpu_clock: enum causal_cpu_clock_kind */
+/* cpu_clock: enum causal_cpu_clock_kind; sample_skip: records.def */
 int causal_encode_header(msgpack_packer *pk, const struct causal_identity *id,
 			 uint32_t buffer_kb, uint32_t flush_ms,
-			 uint32_t cpu_clock);
+			 uint32_t cpu_clock, uint64_t sample_skip);
 
 /* A rotated log's segment (records.def, HEADER): its number and what the
  * cap deleted of the log before it. */
@@ -64,7 +64,7 @@ struct causal_segment_note {
 int causal_encode_segment_header(msgpack_packer *pk,
 				 const struct causal_identity *id,
 				 uint32_t buffer_kb, uint32_t flush_ms,
-				 uint32_t cpu_clock,
+				 uint32_t cpu_clock, uint64_t sample_skip,
 				 const struct causal_segment_note *seg);
 
 void causal_encode_drops(msgpack_packer *pk, uint32_t tid, uint64_t mono_ns,

@@ -91,6 +91,8 @@ struct causal_tbuf {
 	struct causal_ctx start_ctx;
 	/* the owner's heap counters (heap.h), for its end record at exit */
 	_Atomic(struct causal_heap_tls *) heap;
+	/* its exact totals (totals.h), made at its first count, kept */
+	_Atomic(struct causal_totals *) totals;
 	void *(*start_fn)(void *);
 	void *start_arg;
 };

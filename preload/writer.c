@@ -18,6 +18,7 @@
 
 #include "encode.h"
 #include "keep.h"
+#include "totals.h"
 #include "heap.h"
 #include "internal.h"
 #include "own-files.h"
@@ -207,6 +208,8 @@ static int drain_all(int final)
 				return -1;
 			again |= r;
 			report_drops(tb, final);
+			if (causal_totals_report(tb, final) < 0)
+				continue; /* totals.h: not yet recycled */
 			if (state == CAUSAL_TBUF_DEAD &&
 			    causal_ring_empty(&tb->ring))
 				causal_tbuf_recycle(tb);
@@ -381,7 +384,7 @@ static void segment_header(struct causal_log_file *lf, msgpack_packer *pk)
 		pk, &causal_g.id, causal_g.cfg.buffer_kb, causal_g.cfg.flush_ms,
 		causal_cpu_clock.slots ? CAUSAL_CPU_CLOCK_BPF
 				       : CAUSAL_CPU_CLOCK_SYSCALL,
-		&seg);
+		~causal_g.cfg.sample, &seg);
 }
 
 int causal_writer_header(void)
@@ -402,7 +405,7 @@ int causal_writer_header(void)
 }
 
 /*
- * Helper "totals"' counters are rewritten in each new segment: its hook,
+ * The exact totals (totals.c) are rewritten in each new segment: their hook,
  * when linked in, is told on the writer thread (under the writer lock)
  * once the segment's HEADER is written.
  */

@@ -257,6 +257,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	struct causal_ctx *ctx = &causal_self.ctx;
 	struct call_state st;
 	struct causal_values vals;
+	struct causal_totals_stub tot;
 	struct causal_tbuf *tb;
 	enum clnt_stat status;
 	uint64_t entry = 0, fid, start_event, end_event, cpu0 = 0, held = 0;
@@ -283,6 +284,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		rec = types;
 		held = causal_now_ns();
 	}
+	causal_totals_stub_start(&tot, ctx->unsampled);
 	/* ---- stub start: CPU at the probe's entry ---- */
 	if (rec & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
@@ -321,6 +323,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	ctx->marker = CAUSAL_MARKER_INFRA; /* black inside the stub */
 	causal_self.in_hook = 0;
 	errno = saved_errno;
+	causal_totals_stub_sent(&tot);
 
 	/* never replace a NULL xargs or xres: NULL means batching */
 	status = tc->orig->cl_call(cl, proc,
@@ -328,6 +331,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 				  xargs ? (void *)&st : argsp,
 				  xres ? (xdrproc_t)results_with_tag : NULL,
 				  xres ? (void *)&st : resp, timeout);
+	causal_totals_stub_back(&tot);
 
 	/* ---- stub end ---- */
 	saved_errno = errno;
@@ -355,6 +359,8 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 				 ? st.results_bytes
 				 : 0,
 			 rec);
+	causal_totals_stub_end(&tot, tc->target.prog, tc->target.vers,
+			       (uint32_t)proc, status != RPC_SUCCESS);
 	causal_self.in_hook = 0;
 	errno = saved_errno;
 	return status;

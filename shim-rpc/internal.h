@@ -21,6 +21,7 @@
 #include "ids.h"
 #include "tag.h"
 #include "tail-keep.h"
+#include "totals-calls.h"
 #include "xdr-size.h"
 #include "xdr-tag.h"
 

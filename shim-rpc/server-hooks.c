@@ -262,6 +262,7 @@ static void skeleton_start(struct serving *s, const struct chain_in *c,
 						: causal_probe_cpu_ns(exit_ns);
 	causal_record_commit(tb, pending);
 out:
+	causal_totals_skel_start(s->prog, s->vers, s->proc, c->unsampled);
 	/* white: the user's implementation runs from here */
 	ctx->marker = CAUSAL_MARKER_USER;
 }
@@ -426,8 +427,10 @@ static void serving_close(struct serving *s)
 			causal_self.ctx = s->saved;
 			s->state = SERVING_ENDED;
 			fork_ctx_pending = 0;
+			causal_totals_skel_end(0, 0);
 		} else {
 			skeleton_end_begin(s, now, cpu, &e);
+			causal_totals_skel_end(0, 1);
 			skeleton_end_write(&e, CAUSAL_REPLY_NONE, 0,
 					   s->forked ? CAUSAL_SKEL_FORK_HANDED
 						     : CAUSAL_SKEL_FORK_NONE);
@@ -599,6 +602,8 @@ static bool_t traced_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		keep = causal_rpc_keep_skel(&causal_self.ctx,
 					    causal_now_ns() - s->held, reply);
 	skeleton_end_begin(s, entry, cpu, &e);
+	causal_totals_skel_end(reply != CAUSAL_REPLY_SUCCESS,
+			       fork != CAUSAL_SKEL_FORK_CHILD);
 	/* the results are sized as they are encoded; the reply carries the
 	 * skeleton end's event back to the stub, only to a traced caller,
 	 * and never in place of NULL results */

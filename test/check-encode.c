@@ -136,13 +136,13 @@ static msgpack_object *header_encoded(const struct causal_identity *id,
 
 	msgpack_sbuffer_init(sb);
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	causal_encode_header(&pk, id, 64, 10, CAUSAL_CPU_CLOCK_BPF);
+	causal_encode_header(&pk, id, 64, 10, CAUSAL_CPU_CLOCK_BPF, 0);
 	msgpack_unpacked_init(up);
 	ck_assert_int_eq(msgpack_unpack_next(up, sb->data, sb->size, &off),
 			 MSGPACK_UNPACK_SUCCESS);
 	ck_assert_uint_eq(off, sb->size);
 	ck_assert_int_eq(up->data.type, MSGPACK_OBJECT_ARRAY);
-	ck_assert_uint_eq(up->data.via.array.size, 20);
+	ck_assert_uint_eq(up->data.via.array.size, 21);
 	return up->data.via.array.ptr;
 }
 

@@ -235,21 +235,23 @@ static void check_strv(const char *where, const msgpack_object *got,
 	}
 }
 
-static void check_counts(const char *where, const struct record *d,
+static void check_counts(const char *where, const msgpack_object *got,
 			 const struct rec_counts *want)
 {
-	uint64_t type, count;
 	uint32_t i = 0;
 
 	for (unsigned t = 0; t < want->n; t++) {
+		const msgpack_object *p;
+
 		if (!want->count[t])
 			continue;
-		ck_assert_msg(record_loss_pair(d, i++, &type, &count),
-			      "%s: pair %u missing", where, i - 1);
-		check_u(where, type, t);
-		check_u(where, count, want->count[t]);
+		ck_assert_msg(got && i < got->via.array.size,
+			      "%s: pair %u missing", where, i);
+		p = got->via.array.ptr[i++].via.array.ptr;
+		check_u(where, p[0].via.u64, t);
+		check_u(where, p[1].via.u64, want->count[t]);
 	}
-	ck_assert_msg(!record_loss_pair(d, i, &type, &count),
+	ck_assert_msg(!got || i == got->via.array.size,
 		      "%s: more pairs than counts", where);
 }
 
@@ -281,7 +283,7 @@ static void check_ctx(const char *where, const struct record_ctx *got,
 #define CMP_UUID_NIL CMP_UUID
 #define CMP_STRZ(s, name, d, w) check_str(w, d, s->name, strlen(s->name));
 #define CMP_STRV(s, name, d, w) check_strv(w, d, &s->name);
-#define CMP_COUNTS(s, name, d, w) check_counts(w, &dec, &s->name);
+#define CMP_COUNTS(s, name, d, w) check_counts(w, d, &s->name);
 #define CMP_CTX(s, name, d, w) check_ctx(w, &d, &s->name);
 #define CMP_STR_AUX(s, name, d, w) check_tail_str(w, d, &tail, rec->aux);
 #define CMP_BIN_AUX(s, name, d, w) check_tail_bin(w, d, &tail, rec->aux);
@@ -832,6 +834,7 @@ static bool fixture_write(struct fixture_log *fl, struct causal_rec *rec)
 		rec->tid = 0;
 		r->version = CAUSAL_FORMAT_VERSION;
 		r->start_mono_ns = mono;
+		r->sample_skip = 0; /* the fixture's header samples all */
 		strncpy(s1, r->argv.buf + 6, 5); /* cut: no NUL */
 		s1[5] = '\0';
 		argv[1] = s1;

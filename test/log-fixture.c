@@ -122,7 +122,7 @@ void fixture_log_header_clock(struct fixture_log *fl, uint64_t mono,
 			      int64_t cpu_clock)
 {
 	fixture_log_begin(fl, CAUSAL_REC_HEADER, 0, mono,
-			  cpu_clock < 0 ? 12 : 17);
+			  cpu_clock < 0 ? 12 : 18);
 	msgpack_pack_uint64(&fl->pk, CAUSAL_FORMAT_VERSION);
 	fixture_log_bin(fl, uuid, CAUSAL_UUID_LEN);
 	fixture_log_str(fl, host);
@@ -142,6 +142,7 @@ void fixture_log_header_clock(struct fixture_log *fl, uint64_t mono,
 	msgpack_pack_uint64(&fl->pk, (uint64_t)cpu_clock);
 	for (int i = 0; i < 4; i++)
 		msgpack_pack_uint64(&fl->pk, fl->header_segment[i]);
+	msgpack_pack_uint64(&fl->pk, 0); /* sample_skip: all */
 }
 
 void fixture_log_header(struct fixture_log *fl, uint64_t mono,

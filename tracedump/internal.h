@@ -79,6 +79,7 @@ struct proc {
 	int64_t host_id, pid, ppid;
 	char *host, *exe, *argv;
 	uint64_t start_realtime, start_mono, buffer_kb, flush_ms, cpu_clock;
+	uint64_t sample_skip; /* HEADER (records.def) */
 	bool has_parent;
 	uint8_t parent_uuid[CAUSAL_UUID_LEN];
 	bool ended;

@@ -103,6 +103,7 @@ static int read_header(struct merge_reader *rd, const struct record *r)
 	p->buffer_kb = r->header.buffer_kb;
 	p->flush_ms = r->header.flush_ms;
 	p->cpu_clock = r->header.cpu_clock;
+	p->sample_skip = r->header.sample_skip;
 	if (r->header.parent_uuid) {
 		p->has_parent = true;
 		memcpy(p->parent_uuid, r->header.parent_uuid, CAUSAL_UUID_LEN);

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "log-record.h"
+#include "msgpack-json.h"
 #include "schema.h"
 
 int merge_db_fail(struct merge *m, const char *what)
@@ -186,6 +187,57 @@ static int store_rpc_values(struct merge *m, uint64_t seq,
 	schema_bind_blob(st, DB_RPC_VALUES_BYTES, b->len ? b->ptr : (void *)"",
 			 (int)b->len);
 	return merge_step(m, st, "insert rpc values");
+}
+
+/*
+ * Exact totals: running totals, so the last record of a thread and key
+ * replaces the one before (records come in log order).
+ */
+static int store_call_totals(struct merge *m, uint64_t seq,
+			     const struct record *r)
+{
+	const struct record_call_totals *c = &r->call_totals;
+	sqlite3_stmt *st;
+	char *hist = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	(void)seq;
+	if ((rc = table_insert(m, DB_CALL_TOTALS, "INSERT OR REPLACE", &st)))
+		return rc;
+	f = open_memstream(&hist, &len);
+	if (!f)
+		return -ENOMEM;
+	if (c->latency)
+		json_msgpack(f, c->latency);
+	else
+		fputs("[]", f);
+	if (fclose(f)) {
+		free(hist);
+		return -ENOMEM;
+	}
+	schema_bind_int(st, DB_CALL_TOTALS_PROC_ID, m->proc_id);
+	schema_bind_u64(st, DB_CALL_TOTALS_TID, r->tid);
+	schema_bind_text(st, DB_CALL_TOTALS_SIDE, c->side ? "skeleton" : "stub",
+			 -1);
+	schema_bind_u64(st, DB_CALL_TOTALS_PROG, c->prog);
+	schema_bind_u64(st, DB_CALL_TOTALS_VERS, c->vers);
+	schema_bind_u64(st, DB_CALL_TOTALS_PROC, c->proc);
+	schema_bind_u64(st, DB_CALL_TOTALS_CALLER_PROG, c->caller_prog);
+	schema_bind_u64(st, DB_CALL_TOTALS_CALLER_VERS, c->caller_vers);
+	schema_bind_u64(st, DB_CALL_TOTALS_CALLER_PROC, c->caller_proc);
+	schema_bind_u64(st, DB_CALL_TOTALS_MONO_NS, r->mono_ns);
+	schema_bind_u64(st, DB_CALL_TOTALS_CALLS, c->calls);
+	schema_bind_u64(st, DB_CALL_TOTALS_FAILURES, c->failures);
+	schema_bind_u64(st, DB_CALL_TOTALS_CPU_NS, c->cpu_ns);
+	schema_bind_u64(st, DB_CALL_TOTALS_ALLOC_BYTES, c->alloc_bytes);
+	schema_bind_u64(st, DB_CALL_TOTALS_LATENCY_NS, c->latency_ns);
+	schema_bind_text(st, DB_CALL_TOTALS_LATENCY, hist, (int)len);
+	schema_bind_u64(st, DB_CALL_TOTALS_LOST, c->lost);
+	rc = merge_step(m, st, "insert call totals");
+	free(hist);
+	return rc;
 }
 
 /* Sporadic bottlenecks: the spike_* tables (spikes.c). */

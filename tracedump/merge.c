@@ -365,6 +365,10 @@ static int store_process(struct merge *m, int64_t file_id, bool ok)
 		schema_bind_u64(st, DB_PROCESSES_KEEP_CHAINS, p->keep_chains);
 		m->stats->keep_overflow += p->keep_overflow;
 	}
+	/* the threshold, 2^64 - 1 - sample_skip, scaled to 2^32 */
+	schema_bind_u64(st, DB_PROCESSES_SAMPLE_RATE_Q32,
+			p->sample_skip ? (~p->sample_skip) >> 32
+				       : (uint64_t)1 << 32);
 	m->stats->processes++;
 	m->stats->dropped += dropped;
 	for (size_t i = 0; i < p->n_spawns; i++)

@@ -48,8 +48,10 @@
  * deleted_bytes (a rotated log, CAUSAL_LOG_MAX_MB), only added.
  * 13: processes.keep_held, keep_written, keep_overflow,
  * keep_chains (tail keep), only added.
+ * 14: the call_totals table (exact totals under head sampling)
+ * and processes.sample_rate_q32, only added.
  */
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 

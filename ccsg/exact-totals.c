@@ -1,0 +1,258 @@
+/*
+ * exact-totals.c - the exact totals of a sampled trace (exact-totals.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "causal/latency-hist.h"
+#include "db-read.h"
+#include "usage.h"
+#include "exact-totals.h"
+
+#define SCHEMA_TOTALS 11
+
+/* Processes' rates: the lowest, and which hosts had one at 1. */
+static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path,
+		      uint8_t *host_full, size_t nhosts,
+		      const struct ccsg_trace *t)
+{
+	static const int cols[] = { DB_PROCESSES_PROC_ID,
+				    DB_PROCESSES_SAMPLE_RATE_Q32 };
+	struct db_read r;
+
+	if (db_read_open(&r, db, path, DB_PROCESSES, cols, 2, NULL))
+		return -1;
+	while (db_read_next(&r)) {
+		int64_t id =
+			db_read_int(&r, DB_PROCESSES_PROC_ID, 0, INT32_MAX, 0);
+		int64_t q = db_read_int(&r, DB_PROCESSES_SAMPLE_RATE_Q32, 0,
+					(int64_t)1 << 32, 1);
+		double rate = q == DB_NONE ? 1 : (double)q / 4294967296.0;
+		int32_t host = (size_t)id < t->nprocs ? t->procs[id].host : -1;
+
+		if (rate < x->rate)
+			x->rate = rate;
+		if (rate >= 1 && host >= 0 && (size_t)host < nhosts)
+			host_full[host] = 1;
+	}
+	return db_read_close(&r);
+}
+
+static struct ccsg_totals_fn *fn_of(struct ccsg_totals *x, uint32_t prog,
+				    uint32_t vers, uint32_t proc, int32_t host)
+{
+	struct ccsg_totals_fn *f;
+
+	for (size_t i = 0; i < x->nfns; i++) {
+		f = &x->fns[i];
+		if (f->prog == prog && f->vers == vers && f->proc == proc &&
+		    f->host == host)
+			return f;
+	}
+	f = realloc(x->fns, (x->nfns + 1) * sizeof(*f));
+	if (!f)
+		return NULL;
+	x->fns = f;
+	f = &x->fns[x->nfns++];
+	*f = (struct ccsg_totals_fn){
+		.prog = prog, .vers = vers, .proc = proc, .host = host
+	};
+	return f;
+}
+
+static struct ccsg_totals_arc *arc_of(struct ccsg_totals *x,
+				      const struct ccsg_totals_arc *key)
+{
+	struct ccsg_totals_arc *a;
+
+	for (size_t i = 0; i < x->narcs; i++) {
+		a = &x->arcs[i];
+		if (a->prog == key->prog && a->vers == key->vers &&
+		    a->proc == key->proc &&
+		    a->caller_prog == key->caller_prog &&
+		    a->caller_vers == key->caller_vers &&
+		    a->caller_proc == key->caller_proc && a->host == key->host)
+			return a;
+	}
+	a = realloc(x->arcs, (x->narcs + 1) * sizeof(*a));
+	if (!a)
+		return NULL;
+	x->arcs = a;
+	a = &x->arcs[x->narcs];
+	*a = *key;
+	a->hist = calloc(CAUSAL_HIST_BUCKETS, sizeof(uint64_t));
+	if (!a->hist)
+		return NULL;
+	x->narcs++;
+	return a;
+}
+
+/* "[[bucket, count], ...]" into hist; -1 when malformed. */
+static int add_hist(uint64_t *hist, const char *s)
+{
+	unsigned long long b, n;
+	int used;
+
+	if (!s || *s++ != '[')
+		return -1;
+	while (*s == '[') {
+		if (sscanf(s, "[%llu,%llu]%n", &b, &n, &used) != 2 &&
+		    sscanf(s, "[%llu, %llu]%n", &b, &n, &used) != 2)
+			return -1;
+		if (b >= CAUSAL_HIST_BUCKETS)
+			return -1;
+		hist[b] += n;
+		s += used;
+		if (*s == ',')
+			s++;
+		while (*s == ' ')
+			s++;
+	}
+	return *s == ']' ? 0 : -1;
+}
+
+static int read_row(struct ccsg_totals *x, struct db_read *r,
+		    const struct ccsg_trace *t, const uint8_t *host_full)
+{
+	int64_t id = db_read_int(r, DB_CALL_TOTALS_PROC_ID, 0, INT32_MAX, 0);
+	int32_t host = (size_t)id < t->nprocs ? t->procs[id].host : -1;
+	const char *side = (const char *)sqlite3_column_text(
+		r->st, r->at[DB_CALL_TOTALS_SIDE]);
+	struct ccsg_totals_arc key = { 0 };
+
+#define COL(C) db_read_int(r, DB_CALL_TOTALS_##C, 0, INT64_MAX, 0)
+	key.prog =
+		(uint32_t)db_read_int(r, DB_CALL_TOTALS_PROG, 0, UINT32_MAX, 0);
+	key.vers =
+		(uint32_t)db_read_int(r, DB_CALL_TOTALS_VERS, 0, UINT32_MAX, 0);
+	key.proc =
+		(uint32_t)db_read_int(r, DB_CALL_TOTALS_PROC, 0, UINT32_MAX, 0);
+	key.host = host;
+	x->lost += COL(LOST);
+	if (side && !strcmp(side, "skeleton")) {
+		struct ccsg_totals_fn *f =
+			fn_of(x, key.prog, key.vers, key.proc, host);
+
+		if (!f)
+			return db_read_nomem(r);
+		f->calls += COL(CALLS);
+		f->failures += COL(FAILURES);
+		f->cpu_ns += COL(CPU_NS);
+		f->alloc_bytes += COL(ALLOC_BYTES);
+		f->partial |= host >= 0 && host_full[host];
+	} else {
+		struct ccsg_totals_arc *a;
+
+		key.caller_prog = (uint32_t)db_read_int(
+			r, DB_CALL_TOTALS_CALLER_PROG, 0, UINT32_MAX, 0);
+		key.caller_vers = (uint32_t)db_read_int(
+			r, DB_CALL_TOTALS_CALLER_VERS, 0, UINT32_MAX, 0);
+		key.caller_proc = (uint32_t)db_read_int(
+			r, DB_CALL_TOTALS_CALLER_PROC, 0, UINT32_MAX, 0);
+		if (!(a = arc_of(x, &key)))
+			return db_read_nomem(r);
+		a->calls += COL(CALLS);
+		a->failures += COL(FAILURES);
+		a->latency_ns += COL(LATENCY_NS);
+		if (add_hist(a->hist,
+			     (const char *)sqlite3_column_text(
+				     r->st, r->at[DB_CALL_TOTALS_LATENCY]))) {
+			db_read_bad(r, DB_CALL_TOTALS_LATENCY,
+				    "not a histogram");
+			return -1;
+		}
+	}
+#undef COL
+	return 0;
+}
+
+static int read_totals(struct ccsg_totals *x, sqlite3 *db, const char *path,
+		       const struct ccsg_trace *t, const uint8_t *host_full)
+{
+	static const int cols[] = {
+		DB_CALL_TOTALS_PROC_ID,	    DB_CALL_TOTALS_SIDE,
+		DB_CALL_TOTALS_PROG,	    DB_CALL_TOTALS_VERS,
+		DB_CALL_TOTALS_PROC,	    DB_CALL_TOTALS_CALLER_PROG,
+		DB_CALL_TOTALS_CALLER_VERS, DB_CALL_TOTALS_CALLER_PROC,
+		DB_CALL_TOTALS_CALLS,	    DB_CALL_TOTALS_FAILURES,
+		DB_CALL_TOTALS_CPU_NS,	    DB_CALL_TOTALS_ALLOC_BYTES,
+		DB_CALL_TOTALS_LATENCY_NS,  DB_CALL_TOTALS_LATENCY,
+		DB_CALL_TOTALS_LOST,
+	};
+	struct db_read r;
+
+	if (db_read_open(&r, db, path, DB_CALL_TOTALS, cols,
+			 sizeof(cols) / sizeof(cols[0]), NULL))
+		return -1;
+	while (db_read_next(&r))
+		if (read_row(x, &r, t, host_full)) {
+			r.bad = 1;
+			break;
+		}
+	return db_read_close(&r);
+}
+
+int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t)
+{
+	uint8_t *host_full;
+	sqlite3 *db = NULL;
+	int ret = -1;
+
+	memset(x, 0, sizeof(*x));
+	x->rate = 1;
+	if (t->schema_version < SCHEMA_TOTALS)
+		return 0;
+	host_full = calloc(t->nhosts + 1, 1);
+	if (!host_full)
+		return fail("out of memory");
+	if (sqlite3_open_v2(t->file, &db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
+		fail("cannot read '%s': %s", t->path, sqlite3_errmsg(db));
+		goto out;
+	}
+	if (read_rates(x, db, t->path, host_full, t->nhosts, t))
+		goto out;
+	ret = x->rate < 1 ? read_totals(x, db, t->path, t, host_full) : 0;
+out:
+	sqlite3_close(db);
+	free(host_full);
+	if (ret)
+		ccsg_totals_release(x);
+	return ret;
+}
+
+void ccsg_totals_release(struct ccsg_totals *x)
+{
+	for (size_t i = 0; i < x->narcs; i++)
+		free(x->arcs[i].hist);
+	free(x->arcs);
+	free(x->fns);
+	memset(x, 0, sizeof(*x));
+	x->rate = 1;
+}
+
+uint64_t ccsg_totals_quantile(const uint64_t *hist, int64_t n, double q)
+{
+	double want = q * (double)n, seen = 0;
+
+	if (n <= 0)
+		return 0;
+	for (unsigned b = 0; b < CAUSAL_HIST_BUCKETS; b++) {
+		seen += (double)hist[b];
+		if (hist[b] && seen >= want)
+			return causal_hist_value(b);
+	}
+	return causal_hist_value(CAUSAL_HIST_BUCKETS - 1);
+}
+
+void ccsg_totals_estimate(double y, int64_t n, double r, double *est,
+			  double *ci95)
+{
+	*est = r > 0 ? y / r : y;
+	*ci95 = n > 0 && r > 0 && r < 1
+			? 1.96 * *est * sqrt((1 - r) / (double)n)
+			: 0;
+}
