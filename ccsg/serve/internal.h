@@ -7,6 +7,7 @@
  *   api.c         the endpoints, the route table, the set-up
  *   api-link.c    /api/link                        -> api-tree.c
  *   api-flame.c   /api/flame                       -> api-tree.c
+ *   api-timeline.c /api/timeline, /api/chains      -> api-answer.c
  *   api-tree.c    a node of the tree a request names
  *                 -> api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c
  *   api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c  one tree each
@@ -190,5 +191,15 @@ int api_get_link(struct ctx *x);
 
 /* GET /api/flame */
 int api_get_flame(struct ctx *x);
+
+/* --- the chain timeline (api-timeline.c) ----------------------------------- */
+
+/* GET /api/timeline, GET /api/chains */
+int api_get_timeline(struct ctx *x);
+int api_get_chains(struct ctx *x);
+/* The hosts' clocks aligned (v->clock), at start-up: it reads the
+ * database.  0, or -1 after a fail(). */
+int api_timeline_index(struct viewer *v);
+void api_timeline_release(struct viewer *v);
 
 #endif
