@@ -13,7 +13,10 @@
  * its own (issue 40, item 7), the CCDG of a typed specification marking
  * say_it, foo and main; then test/browser/flame-test.py, the flame graph
  * (issue 39, item 2: widths within a pixel of the CCSG's figures, colours
- * by host, search, zoom, a click selecting the node in the tree).
+ * by host, search, zoom, a click selecting the node in the tree); then
+ * test/browser/timeline-test.py, the chain timeline (issue 39, item 3:
+ * FOO's slice on host A holding SAY_IT's three on host D, their arrows,
+ * zoom, a click selecting the node in the trees).
  * Screenshots go to build/browser/.  Without the
  * browser packages the test says so on one line and passes.
  */
@@ -106,6 +109,15 @@ START_TEST(test_browser)
 	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
 		      "flame-test.py failed (screenshots in %s):\n%s%s", shots,
 		      r.out, r.err);
+	tool_out_release(&r);
+	/* the chain timeline (issue 39, item 3), on the same server */
+	e2e_fmt(script, sizeof(script), "%s/test/browser/timeline-test.py",
+		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
+	r = tool_run_env((const char *[]){ PYTHON, script, url, shots, NULL },
+			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		      "timeline-test.py failed (screenshots in %s):\n%s%s",
+		      shots, r.out, r.err);
 	tool_out_release(&r);
 
 	ck_assert_int_eq(kill(serve, SIGTERM), 0);

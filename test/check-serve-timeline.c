@@ -127,8 +127,8 @@ START_TEST(test_figure1)
 	json_free(doc);
 
 	/* the slowest request of foo: the same calls, its root named */
-	doc = fetch(s.port,
-		    "/api/timeline?root=0x20000001::foo&pick=slowest", 200);
+	doc = fetch(s.port, "/api/timeline?root=0x20000001::foo&pick=slowest",
+		    200);
 	ck_assert(num(doc, "call") == 1);
 	check_figure1(doc);
 	json_free(doc);

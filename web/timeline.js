@@ -116,8 +116,8 @@ const Timeline = (() => {
 		svg.selectAll('g.tslice').each(function (s) {
 			const x0 = x(s.start_ns), w = Math.max(1, x(s.end_ns) - x0);
 			const g = d3.select(this).attr('transform', 'translate(' + x0 + ',' + sliceY(s) + ')');
-			g.select('rect.wall').attr('width', w);
-			g.select('rect.cpu').attr('width', w);
+			g.select('rect.twall').attr('width', w);
+			g.select('rect.tcpu').attr('width', w);
 			const fit = Math.floor((w - 6) / 6.5);
 			g.select('text').text(fit < 3 ? '' : s.name.length <= fit ? s.name
 				: s.name.slice(0, fit - 1) + '\u2026');
@@ -167,10 +167,10 @@ const Timeline = (() => {
 			.attr('data-id', (s) => s.id).attr('data-kind', (s) => s.kind)
 			.attr('data-name', (s) => s.name).attr('data-lane', (s) => s.lane)
 			.attr('data-host', (s) => data.lanes[s.lane].host);
-		g.append('rect').attr('class', 'wall').attr('height', ROW - 2)
+		g.append('rect').attr('class', 'twall').attr('height', ROW - 2)
 			.attr('fill', (s) => d3.interpolateRgb(T.colour(data.lanes[s.lane].host), '#fff')(0.55));
 		/* the CPU: a band at the bottom as high as CPU / wall */
-		g.append('rect').attr('class', 'cpu')
+		g.append('rect').attr('class', 'tcpu')
 			.attr('y', (s) => (ROW - 2) * (1 - share(s)))
 			.attr('height', (s) => (ROW - 2) * share(s))
 			.attr('fill', (s) => T.colour(data.lanes[s.lane].host));

@@ -24,8 +24,8 @@
 #include "internal.h"
 #include "json.h"
 
-#define TIMELINE_MAX 10000   /* slices at most in one answer */
-#define CHAINS_DEFAULT 200   /* chains listed */
+#define TIMELINE_MAX 10000 /* slices at most in one answer */
+#define CHAINS_DEFAULT 200 /* chains listed */
 #define CHAINS_MAX 10000
 
 int api_timeline_index(struct viewer *v)
@@ -138,8 +138,8 @@ static int add_spawned(const struct viewer *v, struct pick *p)
 
 				if (ch->owner != p->threads[done])
 					continue;
-				for (int32_t j = ch->first; j < ch->first + ch->n;
-				     j++)
+				for (int32_t j = ch->first;
+				     j < ch->first + ch->n; j++)
 					p->call[j] = 1;
 			}
 	}
@@ -180,17 +180,20 @@ static int pick_calls(struct ctx *x, struct pick *p, int32_t *chain)
 		return api_reply_error(x, 400, "pick '%.100s': only slowest",
 				       how);
 	for (size_t i = 0; i < t->ncalls; i++)
-		if (t->calls[i].parent < 0 && !strcmp(fn_name(v, (int32_t)i), root) &&
-		    (best < 0 || latency(&t->calls[i]) >
-					 latency(&t->calls[best])))
+		if (t->calls[i].parent < 0 &&
+		    !strcmp(fn_name(v, (int32_t)i), root) &&
+		    (best < 0 ||
+		     latency(&t->calls[i]) > latency(&t->calls[best])))
 			best = (int32_t)i;
 	if (best < 0)
-		return api_reply_error(x, 404, "no root call of '%.200s'", root);
+		return api_reply_error(x, 404, "no root call of '%.200s'",
+				       root);
 	/* its request: the calls under it, after it in its chain */
 	ch = &t->chains[t->calls[best].chain];
 	p->call[best] = 1;
 	for (int32_t j = best + 1; j < ch->first + ch->n; j++)
-		p->call[j] = t->calls[j].parent >= 0 && p->call[t->calls[j].parent];
+		p->call[j] =
+			t->calls[j].parent >= 0 && p->call[t->calls[j].parent];
 	p->root_call = t->calls[best].call_id;
 	*chain = t->calls[best].chain;
 	return 0;
@@ -231,7 +234,8 @@ static int lane_add(const struct ccsg_trace *t, struct lanes *ls, int32_t proc,
 		if (pr < 0 && ls->l[i].proc == proc)
 			pr = ls->l[i].proc_rank;
 	}
-	ls->l[ls->n] = (struct lane){ proc, tid,
+	ls->l[ls->n] = (struct lane){ proc,
+				      tid,
 				      ccsg_trace_thread(t, proc, tid),
 				      hr >= 0 ? hr : (int32_t)ls->n,
 				      pr >= 0 ? pr : (int32_t)ls->n,
@@ -284,7 +288,8 @@ static void put_slice(struct emit *e, int32_t lane, const char *kind,
 {
 	FILE *f = e->x->f;
 
-	fprintf(f, "%s{\"lane\": %d, \"kind\": \"%s\", \"id\": \"%s\", \"name\": ",
+	fprintf(f,
+		"%s{\"lane\": %d, \"kind\": \"%s\", \"id\": \"%s\", \"name\": ",
 		e->nslices ? ",\n" : "\n", lane, kind, id);
 	json_cstr(f, name);
 	fprintf(f,
@@ -326,16 +331,20 @@ static void put_slices(struct emit *e, const struct pick *p, FILE *arrows,
 		snprintf(id, sizeof(id), "c%lld", (long long)c->call_id);
 		if (c->client_proc && side(&c0, &c1)) {
 			cs = (int32_t)e->nslices;
-			put_slice(e, lane_of(&e->ls, c->client_proc, c->client_tid),
-				  "client", id, fn_name(v, (int32_t)i), c0, c1,
-				  cpu_of(c, 0), ccsg_call_side_failed(c, 0));
+			put_slice(
+				e,
+				lane_of(&e->ls, c->client_proc, c->client_tid),
+				"client", id, fn_name(v, (int32_t)i), c0, c1,
+				cpu_of(c, 0), ccsg_call_side_failed(c, 0));
 			fprintf(x->f, ", \"node\": \"n%d\"}", node);
 		}
 		if (c->server_proc && side(&s0, &s1)) {
 			ss = (int32_t)e->nslices;
-			put_slice(e, lane_of(&e->ls, c->server_proc, c->server_tid),
-				  "server", id, fn_name(v, (int32_t)i), s0, s1,
-				  cpu_of(c, 1), ccsg_call_side_failed(c, 1));
+			put_slice(
+				e,
+				lane_of(&e->ls, c->server_proc, c->server_tid),
+				"server", id, fn_name(v, (int32_t)i), s0, s1,
+				cpu_of(c, 1), ccsg_call_side_failed(c, 1));
 			fprintf(x->f, ", \"node\": \"n%d\", \"self_ns\": %lld}",
 				node, (long long)v->graph->call_self[i]);
 			if (server_slice)
@@ -444,8 +453,8 @@ static void put_lanes(struct emit *e)
 		fputs(i ? ",\n{" : "\n{", f);
 		api_put_location(f, v->trace, l->proc, l->tid);
 		fprintf(f, ", \"thread\": \"%d %s\"}", l->tid,
-			!d			? "thread"
-			: d->tid == 1		? "main"
+			!d	      ? "thread"
+			: d->tid == 1 ? "main"
 			: d->spawn_call >= 0 || d->parent_thread >= 0
 				? "spawned"
 				: "thread");
@@ -538,7 +547,10 @@ static void chain_span(const struct viewer *v, const struct ccsg_chain *ch,
 			*first_root = j;
 		export_call_times(v->clock, c, &c0, &c1, &s0, &s1);
 		for (int k = 0; k < 4; k++) {
-			int64_t w = k == 0 ? c0 : k == 1 ? c1 : k == 2 ? s0 : s1;
+			int64_t w = k == 0   ? c0
+				    : k == 1 ? c1
+				    : k == 2 ? s0
+					     : s1;
 
 			if (w == CCSG_NONE)
 				continue;

@@ -1,7 +1,7 @@
 /*
  * api.c - the viewer's JSON API over a trace in memory (api.h): its
- * endpoints (/api/info, node, children, path, search; link, flame,
- * timeline and compact have files of their own), the table that routes a request to one, and
+ * endpoints (/api/info, node, children, path, search; link, flame and
+ * compact have files of their own), the table that routes a request to one, and
  * the viewer's set-up, which indexes each tree once.  The trees are
  * api-idt.c, api-dscg.c, api-ccsg.c (with the CCDG) and api-compact.c;
  * api-tree.c hands a request over to the tree it names.

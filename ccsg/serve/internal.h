@@ -192,7 +192,7 @@ int api_get_link(struct ctx *x);
 /* GET /api/flame */
 int api_get_flame(struct ctx *x);
 
-/* --- the chain timeline (api-timeline.c) ----------------------------------- */
+/* --- the chain timeline (api-timeline.c) --------------------------------- */
 
 /* GET /api/timeline, GET /api/chains */
 int api_get_timeline(struct ctx *x);

@@ -42,7 +42,7 @@ def slices():
     return drv.execute_script("""
         const out = [];
         for (const g of document.querySelectorAll('#timeline-svg g.tslice')) {
-            const r = g.querySelector('rect.wall').getBoundingClientRect();
+            const r = g.querySelector('rect.twall').getBoundingClientRect();
             const d = d3.select(g).datum();
             out.push({id: g.dataset.id, kind: g.dataset.kind,
                 name: g.dataset.name, host: g.dataset.host, lane: d.lane,
@@ -144,8 +144,13 @@ try:
     foo, say = check_nesting(ss, "timeline")
     check_arrows(ss, say)
     drv.save_screenshot(os.path.join(OUT, "timeline.png"))
+    # the timeline alone, every lane shown (docs/timeline.png)
+    drv.execute_script(
+        "document.getElementById('timeline').style.maxHeight = 'none'")
     drv.find_element(By.ID, "timeline").screenshot(
         os.path.join(OUT, "timeline-view.png"))
+    drv.execute_script(
+        "document.getElementById('timeline').style.maxHeight = ''")
 
     # zoom in on FOO's middle with the wheel: wider, still nested
     width = foo["x1"] - foo["x0"]
