@@ -112,13 +112,15 @@ struct pick {
 };
 
 /* The threads the marked calls spawned, and the chains they made, until
- * none is new.  0 or -ENOMEM. */
+ * none is new: a pass over the threads and one over the chains a
+ * round.  0 or -ENOMEM. */
 static int add_spawned(const struct viewer *v, struct pick *p)
 {
 	const struct ccsg_trace *t = v->trace;
-	size_t done = 0;
 
 	for (;;) {
+		size_t before = p->nthreads;
+
 		for (size_t i = 0; i < t->nthreads; i++) {
 			int32_t sc = t->threads[i].spawn_call;
 
@@ -130,18 +132,16 @@ static int add_spawned(const struct viewer *v, struct pick *p)
 			p->thread[i] = 1;
 			p->threads[p->nthreads++] = (int32_t)i;
 		}
-		if (done == p->nthreads)
+		if (before == p->nthreads || p->nthreads > TIMELINE_MAX)
 			return 0;
-		for (; done < p->nthreads; done++)
-			for (size_t k = 0; k < t->nchains; k++) {
-				const struct ccsg_chain *ch = &t->chains[k];
+		for (size_t k = 0; k < t->nchains; k++) {
+			const struct ccsg_chain *ch = &t->chains[k];
 
-				if (ch->owner != p->threads[done])
-					continue;
-				for (int32_t j = ch->first;
-				     j < ch->first + ch->n; j++)
-					p->call[j] = 1;
-			}
+			if (ch->owner < 0 || !p->thread[ch->owner])
+				continue;
+			for (int32_t j = ch->first; j < ch->first + ch->n; j++)
+				p->call[j] = 1;
+		}
 	}
 }
 
