@@ -300,6 +300,29 @@ static void put_slice(struct emit *e, int32_t lane, const char *kind,
 	e->nslices++;
 }
 
+/* Side server of call i over [s, end]: its slice's index. */
+static int32_t put_side(struct emit *e, int32_t i, int server, int64_t s,
+			int64_t end)
+{
+	const struct viewer *v = e->x->v;
+	const struct ccsg_call *c = &v->trace->calls[i];
+	int32_t index = (int32_t)e->nslices;
+	char id[32];
+
+	snprintf(id, sizeof(id), "c%lld", (long long)c->call_id);
+	put_slice(e,
+		  server ? lane_of(&e->ls, c->server_proc, c->server_tid)
+			 : lane_of(&e->ls, c->client_proc, c->client_tid),
+		  server ? "server" : "client", id, fn_name(v, i), s, end,
+		  cpu_of(c, server), ccsg_call_side_failed(c, server));
+	fprintf(e->x->f, ", \"node\": \"n%d\"", v->graph->call_node[i]);
+	if (server)
+		fprintf(e->x->f, ", \"self_ns\": %lld",
+			(long long)v->graph->call_self[i]);
+	fputc('}', e->x->f);
+	return index;
+}
+
 /* The slices of the marked calls and threads; the arrows collected into
  * arrows (a memstream) as they go.  Each slice's index is its place. */
 static void put_slices(struct emit *e, const struct pick *p, FILE *arrows,
@@ -316,8 +339,6 @@ static void put_slices(struct emit *e, const struct pick *p, FILE *arrows,
 		const struct ccsg_call *c = &t->calls[i];
 		int64_t c0, c1, s0, s1;
 		int32_t cs = -1, ss = -1;
-		char id[32];
-		int32_t node = v->graph->call_node[i];
 
 		if (server_slice)
 			server_slice[i] = -1;
@@ -328,28 +349,12 @@ static void put_slices(struct emit *e, const struct pick *p, FILE *arrows,
 			continue;
 		}
 		export_call_times(clk, c, &c0, &c1, &s0, &s1);
-		snprintf(id, sizeof(id), "c%lld", (long long)c->call_id);
-		if (c->client_proc && side(&c0, &c1)) {
-			cs = (int32_t)e->nslices;
-			put_slice(
-				e,
-				lane_of(&e->ls, c->client_proc, c->client_tid),
-				"client", id, fn_name(v, (int32_t)i), c0, c1,
-				cpu_of(c, 0), ccsg_call_side_failed(c, 0));
-			fprintf(x->f, ", \"node\": \"n%d\"}", node);
-		}
-		if (c->server_proc && side(&s0, &s1)) {
-			ss = (int32_t)e->nslices;
-			put_slice(
-				e,
-				lane_of(&e->ls, c->server_proc, c->server_tid),
-				"server", id, fn_name(v, (int32_t)i), s0, s1,
-				cpu_of(c, 1), ccsg_call_side_failed(c, 1));
-			fprintf(x->f, ", \"node\": \"n%d\", \"self_ns\": %lld}",
-				node, (long long)v->graph->call_self[i]);
-			if (server_slice)
-				server_slice[i] = ss;
-		}
+		if (c->client_proc && side(&c0, &c1))
+			cs = put_side(e, (int32_t)i, 0, c0, c1);
+		if (c->server_proc && side(&s0, &s1))
+			ss = put_side(e, (int32_t)i, 1, s0, s1);
+		if (server_slice)
+			server_slice[i] = ss;
 		if (cs < 0 || ss < 0)
 			continue;
 		fprintf(arrows,
