@@ -27,14 +27,18 @@
 #define TIMELINE_MAX 10000 /* slices at most in one answer */
 #define CHAINS_DEFAULT 200 /* chains listed */
 #define CHAINS_MAX 10000
+#define TIMELINE_SCHEMA 3 /* the oldest database it reads */
 
 int api_timeline_index(struct viewer *v)
 {
 	struct export_source src;
-	struct export_ctx *x = calloc(1, sizeof(*x));
+	struct export_ctx *x;
 	int ret;
 
-	if (!x)
+	/* the threads' and processes' times came with schema 3 */
+	if (v->trace->schema_version < TIMELINE_SCHEMA)
+		return 0;
+	if (!(x = calloc(1, sizeof(*x))))
 		return fail("out of memory");
 	if (export_ctx_init(x, v->trace, v->graph, v->names)) {
 		free(x);
@@ -496,6 +500,12 @@ int api_get_timeline(struct ctx *x)
 	int32_t chain = -1;
 	int ret = -1;
 
+	if (!v->clock)
+		return api_reply_error(x, 404,
+				       "no timeline: the database is of schema "
+				       "%d, the timeline needs %d or later",
+				       t->schema_version, TIMELINE_SCHEMA);
+
 	p.call = calloc(t->ncalls + 1, 1);
 	p.thread = calloc(t->nthreads + 1, 1);
 	if (!p.call || !p.thread) {
@@ -589,6 +599,12 @@ int api_get_chains(struct ctx *x)
 	struct chain_row *rows = NULL;
 	size_t n = 0;
 	int64_t limit;
+
+	if (!v->clock)
+		return api_reply_error(x, 404,
+				       "no timeline: the database is of schema "
+				       "%d, the timeline needs %d or later",
+				       t->schema_version, TIMELINE_SCHEMA);
 
 	if (api_num_param(x, "limit", 1, CHAINS_MAX, CHAINS_DEFAULT, &limit))
 		return -1;
