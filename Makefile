@@ -166,7 +166,8 @@ $(BUILD)/tracedump: $(TD_SRCS:%.c=$(BUILD)/tool/%.o) $(STORE_LIB) $(UTIL_LIB)
 # `ccsg serve`: libmicrohttpd, and the page (web/) built into the binary
 MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
-WEB_FILES := web/index.html web/app.js web/flame.js web/hyper.js web/pes.js web/style.css
+WEB_FILES := web/index.html web/app.js web/flame.js web/hyper.js web/pes.js \
+	web/timeline.js web/style.css
 $(BUILD)/tool/ccsg/serve/cmd-serve.o: TOOL_CFLAGS += $(MHD_CFLAGS)
 
 $(BUILD)/gen/web-assets.c: web/embed.py $(WEB_FILES)

@@ -20,7 +20,10 @@
  * selected in the tree; 10,000 generated nodes, frames per second
  * printed); then test/browser/pes-test.py, a thread's PES (issue 39,
  * item 5: the time view in ms from the start, the frequency view's 99%
- * range and log axis, a drag clipping the sequence).
+ * range and log axis, a drag clipping the sequence); and
+ * test/browser/timeline-test.py, the chain timeline (issue 39, item 3:
+ * FOO's slice on host A holding SAY_IT's three on host D, their arrows,
+ * zoom, a click selecting the node in the trees).
  * Screenshots go to build/browser/.  Without the
  * browser packages the test says so on one line and passes.
  */
@@ -54,6 +57,8 @@ START_TEST(test_browser)
 	const char *missing = browser_missing();
 	char out[PATH_MAX], err[PATH_MAX], url[128], shots[PATH_MAX];
 	char script[PATH_MAX], idl[PATH_MAX], home[PATH_MAX], *text = NULL;
+	static const char *const views[] = { "flame-test.py", "hyper-test.py",
+					     "pes-test.py", "timeline-test.py" };
 	struct tool_out r;
 	struct e2e t;
 	pid_t serve;
@@ -105,34 +110,23 @@ START_TEST(test_browser)
 		      "viewer-test.py failed (screenshots in %s):\n%s%s", shots,
 		      r.out, r.err);
 	tool_out_release(&r);
-	/* the flame graph (issue 39, item 2), on the same server */
-	e2e_fmt(script, sizeof(script), "%s/test/browser/flame-test.py",
-		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
-	r = tool_run_env((const char *[]){ PYTHON, script, url, shots, NULL },
-			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
-	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		      "flame-test.py failed (screenshots in %s):\n%s%s", shots,
-		      r.out, r.err);
-	tool_out_release(&r);
-	/* the hyperbolic tree (issue 39, item 4), on the same server */
-	e2e_fmt(script, sizeof(script), "%s/test/browser/hyper-test.py",
-		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
-	r = tool_run_env((const char *[]){ PYTHON, script, url, shots, NULL },
-			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
-	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		      "hyper-test.py failed (screenshots in %s):\n%s%s", shots,
-		      r.out, r.err);
-	printf("%s", r.out);
-	tool_out_release(&r);
-	/* a thread's PES views (issue 39, item 5), on the same server */
-	e2e_fmt(script, sizeof(script), "%s/test/browser/pes-test.py",
-		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
-	r = tool_run_env((const char *[]){ PYTHON, script, url, shots, NULL },
-			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
-	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		      "pes-test.py failed (screenshots in %s):\n%s%s", shots,
-		      r.out, r.err);
-	tool_out_release(&r);
+	/* the other views, on the same server: the flame graph (issue 39,
+	 * item 2), the hyperbolic tree (item 4), a thread's PES (item 5) and
+	 * the chain timeline (item 3); what they print (frames per second)
+	 * goes to the log */
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		e2e_fmt(script, sizeof(script), "%s/test/browser/%s",
+			getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".",
+			views[i]);
+		r = tool_run_env(
+			(const char *[]){ PYTHON, script, url, shots, NULL },
+			(const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
+		ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+			      "%s failed (screenshots in %s):\n%s%s", views[i],
+			      shots, r.out, r.err);
+		printf("%s", r.out);
+		tool_out_release(&r);
+	}
 
 	ck_assert_int_eq(kill(serve, SIGTERM), 0);
 	e2e_assert_exit(e2e_wait(serve), 0, "ccsg serve");

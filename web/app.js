@@ -5,7 +5,8 @@
  * (Figure 4: a menu of the other trees, a linking form grouped by host >
  * process > thread when several nodes correspond), local compaction of the
  * DSCG and CCSG, the CCDG of an impact specification, a flame graph
- * (flame.js), a hyperbolic tree (hyper.js), a thread's PES (pes.js).  A tree opens
+ * (flame.js), a hyperbolic tree (hyper.js), a thread's PES (pes.js), a
+ * chain's timeline (timeline.js).  A tree opens
  * where the cost is (openHeavy).  d3 (Debian's node-d3, served by ccsg
  * serve) joins the rows, so nodes that merge or open fade in and out.  The URL's hash holds the tree, the view, the
  * node, the specification and the compaction's steps: a view can be
@@ -542,6 +543,11 @@ async function start() {
 	Pes.attach({ api });
 	Hyper.attach({ api, params: treeParams, rootId, current: () => S.tree, fmtNs,
 		focus: (tree, id) => focus(tree, id, true), hosts: S.info.hosts, dims: S.info.dims });
+	/* a timeline's slice selects its node: its function in the CCSG or
+	 * CCDG shown, else its call (or thread) in the DSCG */
+	Timeline.attach({ api, fmtNs, hosts: S.info.hosts,
+		select: (s) => (S.tree === 'ccsg' || S.tree === 'ccdg') && s.node && !viewOf(S.tree)
+			? focus(S.tree, s.node, true) : focus('dscg', s.id) });
 	d3.selectAll('#tabs button').on('click', function () { showTree(this.dataset.tree).catch((e) => message(e.message)); });
 	d3.select('#view').on('change', function () {
 		S.view[S.tree] = this.value;

@@ -291,6 +291,8 @@ int viewer_handle(struct viewer *v, const struct api_request *rq,
 		{ "/api/link", api_get_link, 0 },
 		{ "/api/flame", api_get_flame, 0 },
 		{ "/api/pes", api_get_pes, 0 },
+		{ "/api/timeline", api_get_timeline, 0 },
+		{ "/api/chains", api_get_chains, 0 },
 		{ "/api/compact", api_post_compact, 1 },
 	};
 	struct ctx x = { .v = v, .rq = rq, .status = 200 };
@@ -342,6 +344,8 @@ int viewer_init(struct viewer *v, struct ccsg_graph *g,
 	if ((ret = ccsg_impact_init(&v->im, g)))
 		return ret == -ENOMEM ? fail("out of memory") : -1;
 	v->im_ready = 1;
+	if (api_timeline_index(v))
+		return -1;
 	if (spec) {
 		if (!(v->start_spec = strdup(spec)))
 			return fail("out of memory");
@@ -354,6 +358,7 @@ int viewer_init(struct viewer *v, struct ccsg_graph *g,
 void viewer_release(struct viewer *v)
 {
 	api_compacted_release(v);
+	api_timeline_release(v);
 	if (v->by_object_built)
 		ccsg_graph_release(&v->by_object);
 	if (v->im_ready)

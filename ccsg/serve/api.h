@@ -42,6 +42,11 @@
  *   /api/pes?thread=PROC:TID[&clip=SPEC][&sample=DT]  the thread's
  *                                  program execution sequence in its time,
  *                                  event and frequency views (api-pes.c)
+ *   /api/timeline?chain=HEX | ?root=NAME[&pick=slowest]
+ *                                  a chain's (or the slowest request's)
+ *                                  calls in time, on lanes per thread,
+ *                                  with arrows (api-timeline.c)
+ *   /api/chains[?root=NAME][&limit=N]  the chains, slowest first
  *   POST /api/compact?tree=dscg|ccsg&hierarchy=name|location&op=OP
  *        [&id=ID][&level=N][&step=S]...
  *                                  OP: compact, expand (id), level (N:
@@ -74,6 +79,8 @@
 #include "compact/compact.h"
 #include "impact/impact.h"
 #include "names.h"
+
+struct export_ctx;
 
 struct api_param {
 	const char *key, *value; /* decoded; value NULL: "?key" alone */
@@ -148,6 +155,9 @@ struct viewer {
 	struct ccsg_graph by_object; /* the CCSG by location needs it */
 	struct ccsg_dims *dims;
 	int by_object_built;
+	/* the hosts' clocks aligned as the exports align them, for the
+	 * timeline (api-timeline.c) */
+	struct export_ctx *clock;
 	/* scratch */
 	int32_t *list;
 	size_t nlist, cap_list;

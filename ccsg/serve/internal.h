@@ -8,6 +8,7 @@
  *   api-link.c    /api/link                        -> api-tree.c
  *   api-flame.c   /api/flame                       -> api-tree.c
  *   api-pes.c     /api/pes                         -> ccsg/pes
+ *   api-timeline.c /api/timeline, /api/chains      -> api-answer.c
  *   api-tree.c    a node of the tree a request names
  *                 -> api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c
  *   api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c  one tree each
@@ -194,5 +195,14 @@ int api_get_flame(struct ctx *x);
 
 /* GET /api/pes (api-pes.c) */
 int api_get_pes(struct ctx *x);
+/* --- the chain timeline (api-timeline.c) --------------------------------- */
+
+/* GET /api/timeline, GET /api/chains */
+int api_get_timeline(struct ctx *x);
+int api_get_chains(struct ctx *x);
+/* The hosts' clocks aligned (v->clock), at start-up: it reads the
+ * database.  0, or -1 after a fail(). */
+int api_timeline_index(struct viewer *v);
+void api_timeline_release(struct viewer *v);
 
 #endif
