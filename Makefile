@@ -358,7 +358,8 @@ e2e: all $(BUILD)/test/run-tests $(PROGS) $(RPC_PROGS) $(EXAMPLE_PROGS) $(EXAMPL
 	$(Q)$(RUN_TESTS) --e2e $(SUITE)
 
 test: all $(BUILD)/test/run-tests $(BUILD)/test/run-tests-extra $(PROGS) \
-		$(RPC_PROGS) $(EXAMPLES) $(FUZZERS) $(BUILD)/bench/gen-rpc-logs
+		$(RPC_PROGS) $(EXAMPLE_PROGS) $(EXAMPLES) $(FUZZERS) \
+		$(BUILD)/bench/gen-rpc-logs
 	@echo "fuzzing the RPC tag decoder for 2 s, its stream readers for 4 s, the log reader for 4 s"
 	$(call run-fuzz,tag,2)
 	$(call run-fuzz,tag-stream,4)
