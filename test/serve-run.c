@@ -15,7 +15,15 @@
 
 void serve_start(struct server *s, const char *db, const char *change)
 {
-	const char *argv[12];
+	const char *extra[3] = { "--change", change, NULL };
+
+	serve_start_with(s, db, change ? extra : NULL);
+}
+
+void serve_start_with(struct server *s, const char *db,
+		      const char *const *extra)
+{
+	const char *argv[16];
 	int n = 0;
 	char *text = NULL;
 
@@ -25,10 +33,8 @@ void serve_start(struct server *s, const char *db, const char *change)
 	argv[n++] = db;
 	argv[n++] = "--listen";
 	argv[n++] = "127.0.0.1:0";
-	if (change) {
-		argv[n++] = "--change";
-		argv[n++] = change;
-	}
+	for (size_t i = 0; extra && extra[i] && n < 15; i++)
+		argv[n++] = extra[i];
 	argv[n] = NULL;
 	e2e_fmt(s->out, sizeof(s->out), "%s/serve.out", e2e_current->dir);
 	e2e_fmt(s->err, sizeof(s->err), "%s/serve.err", e2e_current->dir);

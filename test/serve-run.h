@@ -18,6 +18,10 @@ struct server {
 /* Start `ccsg serve --db db [--change change] --listen 127.0.0.1:0` in
  * the test's directory and wait for its URL. */
 void serve_start(struct server *s, const char *db, const char *change);
+/* The same with the options extra (NULL-terminated, at most 9; or NULL)
+ * after --listen. */
+void serve_start_with(struct server *s, const char *db,
+		      const char *const *extra);
 /* Send sig (SIGTERM, SIGINT): the exit status. */
 int serve_stop(struct server *s, int sig);
 

@@ -111,9 +111,36 @@ static int parse(struct cli *o, double *alpha, double *min_change,
 	return 0;
 }
 
-static int run_diff(int argc, char **argv)
+int diff_compare(struct diff_report *r, struct cli *o, const char *a,
+		 const char *b, double alpha, double min_change)
 {
 	struct diff_trace t[2];
+	int ret;
+
+	memset(t, 0, sizeof(t));
+	ret = trace_load(&t[0], o, a) || trace_load(&t[1], o, b);
+	if (!ret) {
+		const struct diff_input in[2] = {
+			{ a, &t[0].cpu.graph, &t[0].heap.graph, &t[0].acc },
+			{ b, &t[1].cpu.graph, &t[1].heap.graph, &t[1].acc },
+		};
+
+		if (diff_build(r, &in[0], &in[1], alpha, min_change))
+			ret = fail("out of memory comparing '%s' and '%s'", a,
+				   b);
+		else if (diff_differs(r))
+			warning("'%s' and '%s' trace different "
+				"programs, hosts or functions: "
+				"what matches is compared",
+				a, b);
+	}
+	trace_release(&t[0]);
+	trace_release(&t[1]);
+	return ret ? 1 : 0;
+}
+
+static int run_diff(int argc, char **argv)
+{
 	struct diff_report r;
 	double alpha = 0.01, min_change = 0.05;
 	const char *ab[2];
@@ -122,31 +149,13 @@ static int run_diff(int argc, char **argv)
 
 	if (st)
 		return st < 0 ? 0 : st; /* -1: --help */
-	memset(t, 0, sizeof(t));
-	ret = trace_load(&t[0], &o, ab[0]) || trace_load(&t[1], &o, ab[1]);
+	ret = diff_compare(&r, &o, ab[0], ab[1], alpha, min_change);
 	if (!ret) {
-		const struct diff_input in[2] = {
-			{ ab[0], &t[0].cpu.graph, &t[0].heap.graph, &t[0].acc },
-			{ ab[1], &t[1].cpu.graph, &t[1].heap.graph, &t[1].acc },
-		};
-
-		if (diff_build(&r, &in[0], &in[1], alpha, min_change)) {
-			ret = fail("out of memory comparing '%s' and '%s'",
-				   ab[0], ab[1]);
-		} else {
-			if (diff_differs(&r))
-				warning("'%s' and '%s' trace different "
-					"programs, hosts or functions: "
-					"what matches is compared",
-					ab[0], ab[1]);
-			if (o.format == CCSG_JSON ? diff_print_json(stdout, &r)
-						  : diff_print_text(stdout, &r))
-				ret = fail("cannot write the diff");
-			diff_release(&r);
-		}
+		if (o.format == CCSG_JSON ? diff_print_json(stdout, &r)
+					  : diff_print_text(stdout, &r))
+			ret = fail("cannot write the diff");
+		diff_release(&r);
 	}
-	trace_release(&t[0]);
-	trace_release(&t[1]);
 	free(o.idl);
 	return ret ? 1 : 0;
 }

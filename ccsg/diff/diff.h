@@ -117,6 +117,16 @@ struct diff_test diff_test_samples(const int64_t *a, size_t na,
 /* The nearest-rank q-quantile (0 < q <= 1) of n > 0 sorted values. */
 int64_t diff_quantile(const int64_t *s, size_t n, double q);
 
+/*
+ * cmd-diff.c: a against b (trace paths or store URLs) folded with o's
+ * options as `ccsg diff` folds them (o->db and o->resource are used as
+ * scratch), into r (diff_build(); a warning when the traces differ).
+ * 0, or 1 after a one-line message.  `ccsg serve --diff` uses it too.
+ */
+struct cli;
+int diff_compare(struct diff_report *r, struct cli *o, const char *a,
+		 const char *b, double alpha, double min_change);
+
 /* diff-output.c: 0 or -1 on a write error. */
 int diff_print_text(FILE *out, const struct diff_report *r);
 int diff_print_json(FILE *out, const struct diff_report *r);

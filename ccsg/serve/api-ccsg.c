@@ -84,6 +84,8 @@ void api_ccsg_put_node(FILE *f, const struct viewer *v, int32_t n, int ccdg,
 		api_put_vec(f, "delta_v", tot, k);
 		free(aself);
 	}
+	if (!ccdg)
+		api_diff_put_node(f, v, n);
 	if (full) {
 		int first = 1;
 

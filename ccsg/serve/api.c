@@ -69,6 +69,7 @@ static int get_info(struct ctx *x)
 	else
 		fputs("null", f);
 	api_put_vec(f, "total", v->graph->total, dims->n);
+	api_diff_put_info(f, v);
 	put_monitoring(f, &t->mon);
 	fputs("}\n", f);
 	return 0;
@@ -359,6 +360,7 @@ void viewer_release(struct viewer *v)
 {
 	api_compacted_release(v);
 	api_timeline_release(v);
+	api_diff_release(v);
 	if (v->by_object_built)
 		ccsg_graph_release(&v->by_object);
 	if (v->im_ready)

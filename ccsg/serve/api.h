@@ -81,6 +81,7 @@
 #include "names.h"
 
 struct export_ctx;
+struct diff_report;
 
 struct api_param {
 	const char *key, *value; /* decoded; value NULL: "?key" alone */
@@ -158,6 +159,10 @@ struct viewer {
 	/* the hosts' clocks aligned as the exports align them, for the
 	 * timeline (api-timeline.c) */
 	struct export_ctx *clock;
+	/* --diff (api-diff.c): `ccsg diff A B`'s report, and per node of
+	 * graph the first of its rows (-1: none); NULL: no diff */
+	struct diff_report *diff;
+	int32_t *diff_row;
 	/* scratch */
 	int32_t *list;
 	size_t nlist, cap_list;
@@ -174,6 +179,10 @@ struct viewer {
 int viewer_init(struct viewer *v, struct ccsg_graph *g,
 		const struct idl_names *nm, const char *spec);
 void viewer_release(struct viewer *v);
+/* --diff: the report of `ccsg diff A B` (diff.h; A the viewer's trace)
+ * taken over (r is left empty), its rows shown beside the CCSG's
+ * function nodes of their name.  0, or -1 after a fail(). */
+int viewer_set_diff(struct viewer *v, struct diff_report *r);
 
 /* Answer one request; rs->body is always set (free it).  0, or -ENOMEM
  * when not even the error could be written (rs->status 500). */

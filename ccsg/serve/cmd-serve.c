@@ -9,9 +9,9 @@
  * a connection's socket knowing the daemon is not using it.
  *
  * Everything that can be wrong with the input (the database, a .x file,
- * a --change, the address) is said in one line before anything is
- * served.  The socket is made here, not by libmicrohttpd, so that a port
- * in use is reported with its reason.
+ * a --change, --diff's B, the address) is said in one line before
+ * anything is served.  The socket is made here, not by libmicrohttpd, so
+ * that a port in use is reported with its reason.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,6 +33,7 @@
 
 #include "api.h"
 #include "cmds.h"
+#include "diff/diff.h"
 #include "guard.h"
 #include "usage.h"
 #include "values/values.h"
@@ -64,7 +65,7 @@ static const struct guard_limits serve_limits = {
 #define IDLE_TIMEOUT_S 20	 /* the daemon's: no byte either way */
 #define MEMORY_LIMIT (64 * 1024) /* a request's line and headers */
 
-enum { SERVE_LISTEN = OPT_LONG + 100 };
+enum { SERVE_LISTEN = OPT_LONG + 100, SERVE_DIFF };
 
 static const struct opt serve_opts[] = {
 	CLI_OPT_DB,
@@ -75,6 +76,9 @@ static const struct opt serve_opts[] = {
 	  "one)" },
 	{ "change", CLI_CHANGE, "SPEC",
 	  "the impact specification the CCDG shows first (as ccsg impact's)" },
+	{ "diff", SERVE_DIFF, "B",
+	  "colour the CCSG by the change from this trace to B (a trace or "
+	  "store URL), as ccsg diff compares them" },
 	OPT_END
 };
 
@@ -419,9 +423,25 @@ static int listen_on(const char *spec, char *url, size_t len, int *loopback)
 	return fd;
 }
 
-/* --listen and --change (cli_parse() checked the line). */
+/*
+ * --diff B: `ccsg diff A B`'s report (diff.h) made once, with the
+ * command's defaults, and handed to the viewer.  0, or -1 after a
+ * message.
+ */
+static int serve_diff(struct viewer *v, const struct cli *o, const char *b)
+{
+	struct cli d = *o;
+	struct diff_report r;
+
+	d.workers = 1; /* the diff watches each chain */
+	if (diff_compare(&r, &d, o->db, b, 0.01, 0.05))
+		return -1;
+	return viewer_set_diff(v, &r);
+}
+
+/* --listen, --change and --diff (cli_parse() checked the line). */
 static void serve_options(int argc, char **argv, const char **listen_spec,
-			  const char **change)
+			  const char **change, const char **diff)
 {
 	struct opt_parser p;
 	const char *v;
@@ -433,12 +453,15 @@ static void serve_options(int argc, char **argv, const char **listen_spec,
 			*listen_spec = v;
 		else if (c == CLI_CHANGE)
 			*change = v;
+		else if (c == SERVE_DIFF)
+			*diff = v;
 	}
 }
 
 static int run_serve(int argc, char **argv)
 {
-	const char *listen_spec = "127.0.0.1:8080", *change = NULL;
+	const char *listen_spec = "127.0.0.1:8080", *change = NULL,
+		   *diff = NULL;
 	struct server srv = { .d3 = NULL };
 	struct MHD_Daemon *d = NULL;
 	struct ccsg_values vals = { 0 };
@@ -450,7 +473,7 @@ static int run_serve(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_serve, argc, argv, 0))
 		return o.status;
-	serve_options(argc, argv, &listen_spec, &change);
+	serve_options(argc, argv, &listen_spec, &change, &diff);
 	if ((fd = listen_on(listen_spec, url, sizeof(url), &srv.loopback)) <
 	    0) {
 		free(o.idl);
@@ -463,7 +486,8 @@ static int run_serve(int argc, char **argv)
 	    session_open(&s, &o, 1))
 		goto out_session;
 	s.dscg.values = &vals;
-	if (viewer_init(&srv.v, &s.graph, &s.names, change))
+	if (viewer_init(&srv.v, &s.graph, &s.names, change) ||
+	    (diff && serve_diff(&srv.v, &o, diff)))
 		goto out_viewer;
 	srv.d3 = read_d3(&srv.d3_len);
 	guard_init(&srv.guard, &serve_limits);
@@ -512,7 +536,7 @@ const struct command cmd_serve = {
 	"serve",
 	run_serve,
 	"[--db PATH] [--idl FILE.x]... [--groups FILE] [--listen ADDR:PORT] "
-	"[--change SPEC]",
+	"[--change SPEC] [--diff B]",
 	"serve the viewer: the IDT, DSCG, CCSG and CCDG in the browser "
 	"(default http://127.0.0.1:8080/)",
 	serve_opts,

@@ -9,6 +9,7 @@
  *   api-flame.c   /api/flame                       -> api-tree.c
  *   api-pes.c     /api/pes                         -> ccsg/pes
  *   api-timeline.c /api/timeline, /api/chains      -> api-answer.c
+ *   api-diff.c    --diff: a CCSG node's change from A to B
  *   api-tree.c    a node of the tree a request names
  *                 -> api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c
  *   api-idt.c, api-dscg.c, api-ccsg.c, api-compact.c  one tree each
@@ -130,6 +131,15 @@ int api_apply_spec(struct viewer *v, const char *spec, char *err, size_t len);
 int api_ccdg_prepare(struct ctx *x);
 /* The primary tree, children by total.  0 or -ENOMEM. */
 int api_ccsg_index(struct viewer *v);
+
+/* --- --diff (api-diff.c) ------------------------------------------------- */
+
+/* , "diff": the comparison's B and test (null: none), for /api/info */
+void api_diff_put_info(FILE *f, const struct viewer *v);
+/* , "diff": {...}: function node n's change from A to B (nothing when
+ * there is no diff or n is no function) */
+void api_diff_put_node(FILE *f, const struct viewer *v, int32_t n);
+void api_diff_release(struct viewer *v);
 
 /* --- the IDT (api-idt.c) -------------------------------------------------- */
 
