@@ -167,7 +167,7 @@ function hostTotals(n) {
 function fillRow(div, row, st) {
 	const sel = d3.select(div);
 	sel.selectAll('*').remove();
-	sel.style('padding-left', (6 + 16 * row.depth) + 'px');
+	sel.style('padding-left', (6 + 16 * row.depth) + 'px').style('background', null);
 	if (row.more) {
 		sel.attr('class', 'row more').text('more... (' + row.more.kids.length +
 			' of ' + row.more.nkids + ')');
@@ -199,6 +199,7 @@ function fillRow(div, row, st) {
 	}
 	if (S.tree === 'ccdg' && n.delta !== undefined && n.delta !== 0)
 		sel.append('span').attr('class', 'delta').text('\u0394 ' + fmtNs(n.delta));
+	if (S.tree === 'ccsg' && n.diff) diffRow(sel, n.diff);
 	if (viewOf(S.tree)) {
 		const ops = sel.append('span').attr('class', 'ops');
 		ops.append('button').attr('class', 'op-compact').attr('title', 'compact: one element less')
@@ -206,6 +207,22 @@ function fillRow(div, row, st) {
 		ops.append('button').attr('class', 'op-expand').attr('title', 'expand: one element more')
 			.text('+').on('click', (a) => { evArgs(a).ev.stopPropagation(); compactOp('expand', n.id); });
 	}
+}
+
+/* --diff: a CCSG row's change from this trace to B, tinted when it stands
+ * out of the noise (red: more self CPU, green: less; the stronger, the
+ * larger the change), its delta beside its figures */
+function diffRow(sel, d) {
+	const pct = d.change_pct === null ? (d.in_b ? '' : ', not in B') :
+		' ' + (d.change_pct > 0 ? '+' : '') + d.change_pct.toFixed(1) + '%';
+	const dir = d.self_cpu_delta_ns > 0 ? 'more' : d.self_cpu_delta_ns < 0 ? 'less' : '';
+	sel.append('span').attr('class', 'ddelta' + (d.significant ? '' : ' noise'))
+		.attr('title', 'self CPU in B ' + fmtNs(d.self_cpu_b_ns) + ', p ' + d.p)
+		.text('\u0394 ' + (d.self_cpu_delta_ns > 0 ? '+' : '') + fmtNs(d.self_cpu_delta_ns) + pct);
+	if (!d.significant || !dir) return;
+	const a = 0.15 + 0.35 * Math.min(1, Math.abs(d.change_pct === null ? 100 : d.change_pct) / 100);
+	sel.classed('diff-' + dir, true)
+		.style('background', dir === 'more' ? `rgba(229,57,53,${a})` : `rgba(67,160,71,${a})`);
 }
 
 function render() {
@@ -254,6 +271,8 @@ function detailRows(tbl, obj) {
 		const tr = tbl.append('tr');
 		tr.append('td').text(k);
 		const ns = ['self', 'desc', 'total', 'latency', 'before', 'after', 'delta',
+			'self_cpu_a_ns', 'self_cpu_b_ns', 'self_cpu_delta_ns', 'total_cpu_delta_ns',
+			'latency_median_a_ns', 'latency_median_b_ns',
 			'latency_mean', 'latency_sd', 'cpu_mean', 'cpu_sd', 'thread_cpu'];
 		tr.append('td').attr('class', 'v-' + k).text(ns.includes(k) ? fmtNs(v) + ' (' + v + ')' : String(v));
 	}
@@ -309,6 +328,14 @@ async function select(tree, id) {
 				info.append('div').attr('class', 'lf-node secondary').attr('data-id', c.id)
 					.text('\u2197 ' + c.name + '  x' + c.count)
 					.on('click', () => focus(tree, c.id));
+		}
+	}
+	if (tree === 'ccsg' && n.diff) {
+		info.append('div').attr('class', 'diff-head').text('compared with ' + S.info.diff.b);
+		detailRows(info.append('table').attr('class', 'diff-fields'), n.diff);
+		for (const h of n.diff.hosts) {
+			info.append('div').text('on ' + h.host);
+			detailRows(info.append('table').attr('class', 'diff-host'), h);
 		}
 	}
 	if (n.hosts) {
@@ -438,6 +465,7 @@ async function showTree(tree) {
 	d3.select('#viewbar').style('display', tree === 'dscg' || tree === 'ccsg' ? null : 'none');
 	d3.select('#levelbar').style('display', viewOf(tree) ? null : 'none');
 	d3.select('#specbar').style('display', tree === 'ccdg' ? null : 'none');
+	d3.select('#difflegend').style('display', tree === 'ccsg' && S.info.diff ? null : 'none');
 	document.getElementById('view').value = viewOf(tree);
 	d3.select('#tree').selectAll('*').remove();
 	setHash();
@@ -530,6 +558,10 @@ async function start() {
 	d3.select('#trace').text(S.info.db + ' - ' + S.info.hosts.length + ' hosts, ' +
 		S.info.calls + ' calls, ' + S.info.threads + ' threads');
 	showMonitoring(S.info.monitoring, S.info.monitoring_text);
+	if (S.info.diff)
+		d3.select('#difflegend').text('compared with ' + S.info.diff.b +
+			': red more self CPU, green less (stands out of the noise: ' +
+			'Mann-Whitney U, p < ' + S.info.diff.alpha + '); untinted: within it');
 	const h = new URLSearchParams(location.hash.slice(1));
 	S.spec = h.get('spec') || S.info.change || '';
 	document.getElementById('spec').value = S.spec;
