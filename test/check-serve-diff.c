@@ -43,8 +43,8 @@ static const char *trace(long long slow)
 
 			snprintf(ch, sizeof(ch), "%038d%02x", 0, chains++);
 			fx_call(ch, 7, (unsigned)p,
-				p == 1 ? "slow_1" : "same_1", 1, 1, 2, 1, p,
-				ev, cpu);
+				p == 1 ? "slow_1" : "same_1", 1, 1, 2, 1, p, ev,
+				cpu);
 		}
 	return fx_close();
 }
@@ -85,7 +85,8 @@ static void node_id(int port, const char *fn, char *id, size_t len)
 	doc = fetch(port, target);
 	res = json_need(doc, "results", J_ARR, "search");
 	ck_assert_int_eq(res->n, 1);
-	snprintf(id, len, "%s", json_need(&res->item[0], "id", J_STR, "id")->str);
+	snprintf(id, len, "%s",
+		 json_need(&res->item[0], "id", J_STR, "id")->str);
 	json_free(doc);
 }
 
@@ -201,10 +202,9 @@ END_TEST
 /* ccsg serve --db a --diff b: exits 1 with one error line naming what. */
 static void bad_diff(const char *a, const char *b, const char *what)
 {
-	struct tool_out r = tool_run(
-		(const char *[]){ tool_path("ccsg"), "serve", "--db", a,
-				  "--diff", b, "--listen", "127.0.0.1:0",
-				  NULL });
+	struct tool_out r = tool_run((const char *[]){
+		tool_path("ccsg"), "serve", "--db", a, "--diff", b, "--listen",
+		"127.0.0.1:0", NULL });
 
 	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1,
 		      "status 0x%x: %s", r.status, r.err);

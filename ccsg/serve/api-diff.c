@@ -27,7 +27,7 @@ static int32_t first_row(const struct diff_report *r, const char *name)
 			hi = mid;
 	}
 	return lo < r->nrows && !strcmp(r->rows[lo].name, name) ? (int32_t)lo
-								 : -1;
+								: -1;
 }
 
 /* The per-call samples served the tests: the figures stay. */
@@ -124,7 +124,8 @@ static void put_row(FILE *f, const struct diff_row *w, int first)
 		w->a.present ? "true" : "false",
 		w->b.present ? "true" : "false", (long long)w->a.calls,
 		(long long)w->b.calls, (long long)w->a.self_ns,
-		(long long)w->b.self_ns, (long long)(w->b.self_ns - w->a.self_ns),
+		(long long)w->b.self_ns,
+		(long long)(w->b.self_ns - w->a.self_ns),
 		(long long)(w->b.self_ns + w->b.desc_ns - w->a.self_ns -
 			    w->a.desc_ns));
 	put_pct(f, w->a.self_ns, w->b.self_ns);
@@ -172,8 +173,8 @@ void api_diff_put_node(FILE *f, const struct viewer *v, int32_t n)
 		", \"diff\": {\"in_b\": %s, \"calls_a\": %lld, \"calls_b\": "
 		"%lld, \"self_cpu_a_ns\": %lld, \"self_cpu_b_ns\": %lld, "
 		"\"self_cpu_delta_ns\": %lld, \"total_cpu_delta_ns\": %lld",
-		in_b ? "true" : "false", (long long)calls_a,
-		(long long)calls_b, (long long)self_a, (long long)self_b,
+		in_b ? "true" : "false", (long long)calls_a, (long long)calls_b,
+		(long long)self_a, (long long)self_b,
 		(long long)(self_b - self_a), (long long)(tot_b - tot_a));
 	put_pct(f, self_a, self_b);
 	fprintf(f, ", \"significant\": %s", sig ? "true" : "false");
