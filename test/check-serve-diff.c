@@ -5,12 +5,17 @@
  * the CPU in B; its CCSG node (in /api/node, /api/children, /api/flame)
  * carries the delta and stands out, its unchanged neighbour's does not;
  * /api/info names B; without --diff no node has a diff; a missing or bad
- * B is one error line and status 1 before anything is served.
+ * B is one error line and status 1 before anything is served.  The suite
+ * e2e-viewer-diff drives the page on the same traces in headless Chromium
+ * (test/browser/diff-test.py: the rows tinted; skipped with one line
+ * without the browser packages).
  */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ccsg-fixture.h"
 #include "json-read.h"
@@ -230,6 +235,74 @@ START_TEST(test_bad_diff)
 	e2e_release(&t);
 }
 END_TEST
+
+/* What is missing of the browser packages, or NULL (as e2e-viewer's). */
+static const char *browser_missing(void)
+{
+	if (access("/usr/bin/chromium", X_OK))
+		return "chromium";
+	if (access("/usr/bin/chromedriver", X_OK))
+		return "chromium-driver";
+	if (access("/usr/bin/python3", X_OK) ||
+	    e2e_run_plain((const char *[]){ "/usr/bin/python3", "-c",
+					    "import selenium", NULL },
+			  NULL, NULL))
+		return "python3-selenium";
+	return NULL;
+}
+
+START_TEST(test_browser)
+{
+	const char *missing = browser_missing();
+	char a[PATH_MAX], b[PATH_MAX], url[64], script[PATH_MAX];
+	char shots[PATH_MAX], home[PATH_MAX];
+	const char *extra[] = { "--diff", b, NULL };
+	struct tool_out r;
+	struct server s;
+	struct e2e t;
+
+	if (missing) {
+		printf("skipped the diff browser test: %s is not installed "
+		       "(scripts/setup.sh installs it)\n",
+		       missing);
+		return;
+	}
+	e2e_init(&t);
+	snprintf(a, sizeof(a), "%s", trace(1000));
+	snprintf(b, sizeof(b), "%s", trace(2000));
+	serve_start_with(&s, a, extra);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", s.port);
+	e2e_fmt(script, sizeof(script), "%s/test/browser/diff-test.py",
+		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
+	e2e_fmt(shots, sizeof(shots), "%s/browser", e2e_build());
+	e2e_fmt(home, sizeof(home), "HOME=%s", t.dir);
+	r = tool_run_env((const char *[]){ "/usr/bin/python3", script, url,
+					   shots, NULL },
+			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		      "diff-test.py failed (screenshots in %s):\n%s%s", shots,
+		      r.out, r.err);
+	printf("%s", r.out);
+	tool_out_release(&r);
+	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
+	unlink(a);
+	unlink(b);
+	e2e_release(&t);
+}
+END_TEST
+
+/* The page in a browser: an end-to-end suite (make e2e), as e2e-viewer. */
+Suite *e2e_viewer_diff_suite(void)
+{
+	Suite *s = suite_create("e2e-viewer-diff");
+	TCase *tc = tcase_create("browser");
+
+	e2e_add_fixture(tc);
+	tcase_set_timeout(tc, 2 * E2E_TIMEOUT);
+	tcase_add_test(tc, test_browser);
+	suite_add_tcase(s, tc);
+	return s;
+}
 
 Suite *serve_diff_suite(void)
 {
