@@ -153,6 +153,7 @@ int diag_causes(struct diag_type *ty)
 					 diag_remedy_kinds(c->remedy), c->pred))
 			return -ENOMEM;
 	}
-	qsort(ty->causes, ty->ncauses, sizeof(*ty->causes), cmp_cause);
+	if (ty->ncauses)
+		qsort(ty->causes, ty->ncauses, sizeof(*ty->causes), cmp_cause);
 	return 0;
 }

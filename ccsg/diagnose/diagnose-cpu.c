@@ -107,7 +107,8 @@ static int rank_cpu(struct diag_type *ty, const struct ccsg_graph *g)
 			};
 		}
 	}
-	qsort(ty->cpus, ty->ncpus, sizeof(*ty->cpus), cmp_cpu);
+	if (ty->ncpus)
+		qsort(ty->cpus, ty->ncpus, sizeof(*ty->cpus), cmp_cpu);
 	free(seen);
 	free(queue);
 	return 0;

@@ -87,7 +87,8 @@ out:
 		diag_locks_release(l);
 		return -1;
 	}
-	qsort(l->v, l->n, sizeof(*l->v), cmp_wait);
+	if (l->n) /* qsort wants an array, even of none */
+		qsort(l->v, l->n, sizeof(*l->v), cmp_wait);
 	return 0;
 }
 

@@ -234,7 +234,8 @@ static int rank(struct diag_type *ty)
 	for (size_t r = 0; r < ty->nreq; r++)
 		order[r] = (int32_t)r;
 	order_lat = ty->latency;
-	qsort(order, ty->nreq, sizeof(*order), cmp_order);
+	if (ty->nreq)
+		qsort(order, ty->nreq, sizeof(*order), cmp_order);
 	for (size_t i = 0; i < ty->nparts; i++) {
 		struct diag_part *c = &ty->parts[i];
 
@@ -243,7 +244,8 @@ static int rank(struct diag_type *ty)
 	}
 	free(v);
 	free(order);
-	qsort(ty->parts, ty->nparts, sizeof(*ty->parts), cmp_part);
+	if (ty->nparts)
+		qsort(ty->parts, ty->nparts, sizeof(*ty->parts), cmp_part);
 	hashmap_release(&ty->index); /* its indices moved */
 	return diag_causes(ty);
 }
@@ -294,7 +296,8 @@ int diag_build(struct diag *d, const struct ccsg_graph *g,
 	for (size_t k = 0; k < d->ntypes; k++)
 		if ((ret = rank(&d->types[k])))
 			goto out;
-	qsort(d->types, d->ntypes, sizeof(*d->types), cmp_type);
+	if (d->ntypes)
+		qsort(d->types, d->ntypes, sizeof(*d->types), cmp_type);
 out:
 	hashmap_release(&types);
 	free(ps.type);

@@ -442,7 +442,8 @@ static int make_lanes(struct emit *e, const struct pick *p)
 		s = export_time(v->clock, d->proc, s);
 		e->base = s < e->base ? s : e->base;
 	}
-	qsort(e->ls.l, e->ls.n, sizeof(*e->ls.l), cmp_lane);
+	if (e->ls.n)
+		qsort(e->ls.l, e->ls.n, sizeof(*e->ls.l), cmp_lane);
 	if (e->base == INT64_MAX)
 		e->base = 0;
 	return 0;
@@ -618,7 +619,8 @@ int api_get_chains(struct ctx *x)
 			continue;
 		rows[n++].k = (int32_t)k;
 	}
-	qsort(rows, n, sizeof(*rows), cmp_row);
+	if (n)
+		qsort(rows, n, sizeof(*rows), cmp_row);
 	fprintf(x->f, "{\"total\": %zu, \"chains\": [", n);
 	for (size_t i = 0; i < n && i < (size_t)limit; i++) {
 		const struct ccsg_chain *ch = &t->chains[rows[i].k];
