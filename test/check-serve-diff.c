@@ -19,7 +19,6 @@
 
 #include "ccsg-fixture.h"
 #include "json-read.h"
-#include "json-valid.h"
 #include "serve-run.h"
 #include "tool-run.h"
 
@@ -54,21 +53,6 @@ static const char *trace(long long slow)
 	return fx_close();
 }
 
-static struct jval *fetch(int port, const char *target)
-{
-	struct reply r = http(port, "GET", target);
-	struct jv v;
-	const char *bad = json_invalid(r.body, &v);
-	struct jval *doc;
-
-	ck_assert_msg(r.status == 200, "%s: status %d: %s", target, r.status,
-		      r.body);
-	ck_assert_msg(!bad, "%s: %s: %s", target, bad, r.body);
-	doc = json_parse(r.body, target);
-	free(r.body);
-	return doc;
-}
-
 static double num(const struct jval *o, const char *key)
 {
 	return json_need(o, key, J_NUM, key)->num;
@@ -87,7 +71,7 @@ static void node_id(int port, const char *fn, char *id, size_t len)
 	const struct jval *res;
 
 	snprintf(target, sizeof(target), "/api/search?tree=ccsg&q=%s", fn);
-	doc = fetch(port, target);
+	doc = http_json(port, "GET", target, 200);
 	res = json_need(doc, "results", J_ARR, "search");
 	ck_assert_int_eq(res->n, 1);
 	snprintf(id, len, "%s",
@@ -143,7 +127,7 @@ START_TEST(test_diff_nodes)
 	snprintf(a, sizeof(a), "%s", trace(1000));
 	snprintf(b, sizeof(b), "%s", trace(2000));
 	serve_start_with(&s, a, extra);
-	doc = fetch(s.port, "/api/info");
+	doc = http_json(s.port, "GET", "/api/info", 200);
 	d = json_need(doc, "diff", J_OBJ, "info");
 	ck_assert_str_eq(json_need(d, "b", J_STR, "b")->str, b);
 	ck_assert_str_eq(json_need(d, "test", J_STR, "test")->str,
@@ -154,17 +138,17 @@ START_TEST(test_diff_nodes)
 	node_id(s.port, "7::slow", slow, sizeof(slow));
 	node_id(s.port, "7::same", same, sizeof(same));
 	snprintf(target, sizeof(target), "/api/node?tree=ccsg&id=%s", slow);
-	doc = fetch(s.port, target);
+	doc = http_json(s.port, "GET", target, 200);
 	check_diff(doc, 1000, 1);
 	json_free(doc);
 	snprintf(target, sizeof(target), "/api/node?tree=ccsg&id=%s", same);
-	doc = fetch(s.port, target);
+	doc = http_json(s.port, "GET", target, 200);
 	check_diff(doc, 0, 0);
 	json_free(doc);
 
 	/* the rows the page lists, and the flame graph's, carry it too */
 	snprintf(target, sizeof(target), "/api/flame?tree=ccsg&id=n0");
-	doc = fetch(s.port, target);
+	doc = http_json(s.port, "GET", target, 200);
 	kids = json_need(doc, "nodes", J_ARR, "nodes");
 	for (int i = 0; i < kids->n; i++) {
 		const struct jval *n = json_get(&kids->item[i], "node");
@@ -182,7 +166,7 @@ START_TEST(test_diff_nodes)
 		 "%%20%%7B%%20B%%20%%7D%%20by%%2020%%25%%20to%%20function%%20"
 		 "%%7B%%20*%%3A%%3Aslow%%20%%7D",
 		 slow);
-	doc = fetch(s.port, target);
+	doc = http_json(s.port, "GET", target, 200);
 	ck_assert_ptr_null(json_get(doc, "diff"));
 	json_free(doc);
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
@@ -190,11 +174,11 @@ START_TEST(test_diff_nodes)
 	/* without --diff: none (the first one's URL gone first) */
 	unlink(s.out);
 	serve_start(&s, a, NULL);
-	doc = fetch(s.port, "/api/info");
+	doc = http_json(s.port, "GET", "/api/info", 200);
 	ck_assert(json_need(doc, "diff", J_NULL, "info"));
 	json_free(doc);
 	snprintf(target, sizeof(target), "/api/node?tree=ccsg&id=%s", slow);
-	doc = fetch(s.port, target);
+	doc = http_json(s.port, "GET", target, 200);
 	ck_assert_ptr_null(json_get(doc, "diff"));
 	json_free(doc);
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");

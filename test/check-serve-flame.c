@@ -12,24 +12,8 @@
 
 #include "ccsg-fixture.h"
 #include "json-read.h"
-#include "json-valid.h"
 #include "serve-run.h"
 #include "tool-run.h"
-
-static struct jval *fetch(int port, const char *target, int status)
-{
-	struct reply r = http(port, "GET", target);
-	struct jv v;
-	const char *bad = json_invalid(r.body, &v);
-	struct jval *doc;
-
-	ck_assert_msg(r.status == status, "%s: status %d, not %d: %s", target,
-		      r.status, status, r.body);
-	ck_assert_msg(!bad, "%s: %s: %s", target, bad, r.body);
-	doc = json_parse(r.body, target);
-	free(r.body);
-	return doc;
-}
 
 static double num(const struct jval *o, const char *key)
 {
@@ -63,7 +47,8 @@ START_TEST(test_figure1)
 
 	e2e_init(&t);
 	serve_start(&s, fx_figure1(), NULL);
-	doc = fetch(s.port, "/api/flame?tree=ccsg&id=n0&width=1000", 200);
+	doc = http_json(s.port, "GET", "/api/flame?tree=ccsg&id=n0&width=1000",
+			200);
 	nodes = json_need(doc, "nodes", J_ARR, "nodes");
 	ck_assert_int_eq(num(doc, "width"), 1000);
 	ck_assert_int_eq(num(doc, "hidden"), 0);
@@ -90,7 +75,7 @@ START_TEST(test_figure1)
 
 		snprintf(target, sizeof(target), "/api/node?tree=ccsg&id=%s",
 			 json_need(say, "id", J_STR, "id")->str);
-		node = fetch(s.port, target, 200);
+		node = http_json(s.port, "GET", target, 200);
 		ck_assert(num(node, "total") == num(say, "total"));
 		ck_assert(num(say, "total") == 7800 * US);
 		json_free(node);
@@ -98,22 +83,26 @@ START_TEST(test_figure1)
 	json_free(doc);
 
 	/* the DSCG: the three invocations of say_it under foo's call */
-	doc = fetch(s.port, "/api/flame?tree=dscg&id=c1", 200);
+	doc = http_json(s.port, "GET", "/api/flame?tree=dscg&id=c1", 200);
 	nodes = json_need(doc, "nodes", J_ARR, "nodes");
 	/* foo, times, what_to_say and its two threads, say_it three times */
 	ck_assert_int_eq(nodes->n, 8);
 	json_free(doc);
 
 	/* a compacted tree, by name */
-	doc = fetch(s.port, "/api/flame?tree=ccsg&compact=name&id=k:", 200);
+	doc = http_json(s.port, "GET",
+			"/api/flame?tree=ccsg&compact=name&id=k:", 200);
 	ck_assert_int_ge(json_need(doc, "nodes", J_ARR, "nodes")->n, 2);
 	json_free(doc);
 
-	json_free(fetch(s.port, "/api/flame?tree=ccsg&id=n0&width=0", 400));
-	json_free(fetch(s.port, "/api/flame?tree=ccsg&id=n0&width=x", 400));
-	json_free(fetch(s.port, "/api/flame?tree=ccsg&id=n999", 404));
-	json_free(fetch(s.port, "/api/flame?tree=nope&id=n0", 404));
-	json_free(fetch(s.port, "/api/flame?tree=ccsg", 400));
+	json_free(http_json(s.port, "GET", "/api/flame?tree=ccsg&id=n0&width=0",
+			    400));
+	json_free(http_json(s.port, "GET", "/api/flame?tree=ccsg&id=n0&width=x",
+			    400));
+	json_free(
+		http_json(s.port, "GET", "/api/flame?tree=ccsg&id=n999", 404));
+	json_free(http_json(s.port, "GET", "/api/flame?tree=nope&id=n0", 404));
+	json_free(http_json(s.port, "GET", "/api/flame?tree=ccsg", 400));
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
 	e2e_release(&t);
 }
@@ -173,10 +162,11 @@ START_TEST(test_hundred_thousand)
 
 	e2e_init(&t);
 	serve_start(&s, hundred_thousand(), NULL);
-	info = fetch(s.port, "/api/info", 200);
+	info = http_json(s.port, "GET", "/api/info", 200);
 	ck_assert_int_eq(num(info, "calls"), NCALLS);
 	json_free(info);
-	doc = fetch(s.port, "/api/flame?tree=dscg&id=m&width=1000", 200);
+	doc = http_json(s.port, "GET", "/api/flame?tree=dscg&id=m&width=1000",
+			200);
 	nodes = json_need(doc, "nodes", J_ARR, "nodes");
 	/* m, the two threads, ten chains and their calls, the rest hidden */
 	ck_assert_msg(nodes->n < 40, "%d entries for 100,000 calls", nodes->n);

@@ -11,24 +11,8 @@
 
 #include "ccsg-fixture.h"
 #include "json-read.h"
-#include "json-valid.h"
 #include "serve-run.h"
 #include "tool-run.h"
-
-static struct jval *get(int port, const char *target, int status)
-{
-	struct reply r = http(port, "GET", target);
-	struct jv v;
-	const char *bad = json_invalid(r.body, &v);
-	struct jval *doc;
-
-	ck_assert_msg(r.status == status, "%s: status %d, not %d: %s", target,
-		      r.status, status, r.body);
-	ck_assert_msg(!bad, "%s: %s: %s", target, bad, r.body);
-	doc = json_parse(r.body, target);
-	free(r.body);
-	return doc;
-}
 
 /* Host B's thread 2:1 serving five calls of f from 1:1 (fx_two_procs:
  * both threads in the threads table, as a PES needs). */
@@ -61,12 +45,12 @@ START_TEST(test_thread_views)
 	e2e_init(&t);
 	serve_start(&s, five_calls(), NULL);
 	/* the first call: its serving thread's sequence */
-	call = get(s.port, "/api/node?tree=dscg&id=c1", 200);
+	call = http_json(s.port, "GET", "/api/node?tree=dscg&id=c1", 200);
 	proc = (int)json_need(call, "proc_id", J_NUM, "proc_id")->num;
 	tid = (int)json_need(call, "tid", J_NUM, "tid")->num;
 	json_free(call);
 	snprintf(target, sizeof(target), "/api/pes?thread=%d:%d", proc, tid);
-	doc = get(s.port, target, 200);
+	doc = http_json(s.port, "GET", target, 200);
 	tv = json_need(doc, "time", J_OBJ, "time");
 	ev = json_need(doc, "event", J_OBJ, "event");
 	ck_assert_str_eq(json_need(tv, "view", J_STR, "view")->str, "time");
@@ -87,7 +71,7 @@ START_TEST(test_thread_views)
 	/* clipped to its first two entries */
 	snprintf(target, sizeof(target),
 		 "/api/pes?thread=%d:%d&clip=event:0:1&sample=1000", proc, tid);
-	doc = get(s.port, target, 200);
+	doc = http_json(s.port, "GET", target, 200);
 	ck_assert_int_eq(json_need(json_need(doc, "event", J_OBJ, "e"),
 				   "points", J_ARR, "p")
 				 ->n,
@@ -95,19 +79,19 @@ START_TEST(test_thread_views)
 	ck_assert(json_need(doc, "sample", J_NUM, "sample")->num == 1000);
 	json_free(doc);
 
-	json_free(get(s.port, "/api/pes", 400));
-	json_free(get(s.port, "/api/pes?thread=x", 400));
-	json_free(get(s.port, "/api/pes?thread=1:", 400));
-	json_free(get(s.port, "/api/pes?thread=99:99", 404));
+	json_free(http_json(s.port, "GET", "/api/pes", 400));
+	json_free(http_json(s.port, "GET", "/api/pes?thread=x", 400));
+	json_free(http_json(s.port, "GET", "/api/pes?thread=1:", 400));
+	json_free(http_json(s.port, "GET", "/api/pes?thread=99:99", 404));
 	snprintf(target, sizeof(target), "/api/pes?thread=%d:%d&clip=bogus",
 		 proc, tid);
-	json_free(get(s.port, target, 400));
+	json_free(http_json(s.port, "GET", target, 400));
 	snprintf(target, sizeof(target),
 		 "/api/pes?thread=%d:%d&clip=event:0:99999", proc, tid);
-	json_free(get(s.port, target, 400));
+	json_free(http_json(s.port, "GET", target, 400));
 	snprintf(target, sizeof(target), "/api/pes?thread=%d:%d&sample=0", proc,
 		 tid);
-	json_free(get(s.port, target, 400));
+	json_free(http_json(s.port, "GET", target, 400));
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
 	e2e_release(&t);
 }

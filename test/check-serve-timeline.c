@@ -13,24 +13,8 @@
 
 #include "ccsg-fixture.h"
 #include "json-read.h"
-#include "json-valid.h"
 #include "serve-run.h"
 #include "tool-run.h"
-
-static struct jval *fetch(int port, const char *target, int status)
-{
-	struct reply r = http(port, "GET", target);
-	struct jv v;
-	const char *bad = json_invalid(r.body, &v);
-	struct jval *doc;
-
-	ck_assert_msg(r.status == status, "%s: status %d, not %d: %s", target,
-		      r.status, status, r.body);
-	ck_assert_msg(!bad, "%s: %s: %s", target, bad, r.body);
-	doc = json_parse(r.body, target);
-	free(r.body);
-	return doc;
-}
 
 static double num(const struct jval *o, const char *key)
 {
@@ -121,19 +105,20 @@ START_TEST(test_figure1)
 
 	e2e_init(&t);
 	serve_start(&s, fx_figure1(), NULL);
-	doc = fetch(s.port, "/api/timeline?chain=" FX_FIG1_CHAIN, 200);
+	doc = http_json(s.port, "GET", "/api/timeline?chain=" FX_FIG1_CHAIN,
+			200);
 	ck_assert_str_eq(str(doc, "chain"), FX_FIG1_CHAIN);
 	check_figure1(doc);
 	json_free(doc);
 
 	/* the slowest request of foo: the same calls, its root named */
-	doc = fetch(s.port, "/api/timeline?root=0x20000001::foo&pick=slowest",
-		    200);
+	doc = http_json(s.port, "GET",
+			"/api/timeline?root=0x20000001::foo&pick=slowest", 200);
 	ck_assert(num(doc, "call") == 1);
 	check_figure1(doc);
 	json_free(doc);
 
-	doc = fetch(s.port, "/api/chains", 200);
+	doc = http_json(s.port, "GET", "/api/chains", 200);
 	chains = json_need(doc, "chains", J_ARR, "chains");
 	ck_assert_int_eq(num(doc, "total"), 1);
 	ck_assert_str_eq(str(&chains->item[0], "chain"), FX_FIG1_CHAIN);
@@ -141,24 +126,24 @@ START_TEST(test_figure1)
 	ck_assert_int_eq(num(&chains->item[0], "calls"), 6);
 	ck_assert(num(&chains->item[0], "span_ns") == 230 * US);
 	json_free(doc);
-	doc = fetch(s.port, "/api/chains?root=nothing", 200);
+	doc = http_json(s.port, "GET", "/api/chains?root=nothing", 200);
 	ck_assert_int_eq(num(doc, "total"), 0);
 	json_free(doc);
 
-	json_free(fetch(s.port, "/api/timeline", 400));
-	json_free(fetch(s.port, "/api/timeline?chain=12", 400));
-	json_free(fetch(s.port,
-			"/api/timeline?chain="
-			"zz000000000000000000000000000000000000ab",
-			400));
-	json_free(fetch(s.port,
-			"/api/timeline?chain="
-			"00000000000000000000000000000000000000ac",
-			404));
-	json_free(fetch(s.port, "/api/timeline?root=nothing", 404));
-	json_free(fetch(s.port, "/api/timeline?root=0x20000001::foo&pick=x",
-			400));
-	json_free(fetch(s.port, "/api/chains?limit=0", 400));
+	json_free(http_json(s.port, "GET", "/api/timeline", 400));
+	json_free(http_json(s.port, "GET", "/api/timeline?chain=12", 400));
+	json_free(http_json(s.port, "GET",
+			    "/api/timeline?chain="
+			    "zz000000000000000000000000000000000000ab",
+			    400));
+	json_free(http_json(s.port, "GET",
+			    "/api/timeline?chain="
+			    "00000000000000000000000000000000000000ac",
+			    404));
+	json_free(http_json(s.port, "GET", "/api/timeline?root=nothing", 404));
+	json_free(http_json(s.port, "GET",
+			    "/api/timeline?root=0x20000001::foo&pick=x", 400));
+	json_free(http_json(s.port, "GET", "/api/chains?limit=0", 400));
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
 	e2e_release(&t);
 }

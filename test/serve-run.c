@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "json-read.h"
+#include "json-valid.h"
 #include "serve-run.h"
 #include "tool-run.h"
 
@@ -131,4 +133,20 @@ struct reply http_with(int port, const char *method, const char *target,
 struct reply http(int port, const char *method, const char *target)
 {
 	return http_with(port, method, target, "");
+}
+
+struct jval *http_json(int port, const char *method, const char *target,
+		       int status)
+{
+	struct reply r = http(port, method, target);
+	struct jv v;
+	const char *bad = json_invalid(r.body, &v);
+	struct jval *doc;
+
+	ck_assert_msg(r.status == status, "%s %s: status %d, not %d: %s",
+		      method, target, r.status, status, r.body);
+	ck_assert_msg(!bad, "%s %s: %s: %s", method, target, bad, r.body);
+	doc = json_parse(r.body, target);
+	free(r.body);
+	return doc;
 }

@@ -39,4 +39,9 @@ struct reply http_with(int port, const char *method, const char *target,
 		       const char *headers);
 struct reply http(int port, const char *method, const char *target);
 
+/* An API answer: method target answered with status (else the test
+ * fails), its body valid JSON, parsed (json_free() it). */
+struct jval *http_json(int port, const char *method, const char *target,
+		       int status);
+
 #endif

@@ -7,28 +7,10 @@ delta; the legend says "compared with B"; clicking 7::slow lists its diff
 fields in the details.  Screenshot: OUTDIR/diff.png.  Exit 0 when all
 holds; a failure raises (exit 1)."""
 import os
-import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import (NoSuchElementException,
-                                        StaleElementReferenceException)
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-URL, OUT = sys.argv[1], sys.argv[2]
-os.makedirs(OUT, exist_ok=True)
-
-opts = Options()
-opts.binary_location = "/usr/bin/chromium"
-for a in ("--headless=new", "--no-sandbox", "--disable-gpu",
-          "--disable-dev-shm-usage", "--window-size=1280,800",
-          "--no-first-run", "--disable-extensions"):
-    opts.add_argument(a)
-drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-wait = WebDriverWait(drv, 60, ignored_exceptions=(
-    NoSuchElementException, StaleElementReferenceException))
+from page import URL, OUT, drv, wait
 
 
 def row(name):

@@ -14,40 +14,14 @@ nothing outside the disk; the frames drawn per second during the
 transitions and each frame's work are printed (not asserted: the box is
 shared).  Screenshots: OUTDIR/hyper.png, hyper-say.png (hyper-view.png: the
 view alone, as docs/hyper.png shows it), hyper-dscg.png, hyper-10k.png.  Exit 0 when all holds; a failure raises (exit 1)."""
-import json
 import math
 import os
 import random
-import sys
-import urllib.parse
-import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import (NoSuchElementException,
-                                        StaleElementReferenceException)
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-URL, OUT = sys.argv[1], sys.argv[2]
-os.makedirs(OUT, exist_ok=True)
+from page import URL, OUT, drv, wait, api
 
-opts = Options()
-opts.binary_location = "/usr/bin/chromium"
-for a in ("--headless=new", "--no-sandbox", "--disable-gpu",
-          "--disable-dev-shm-usage", "--window-size=1280,800",
-          "--no-first-run", "--disable-extensions"):
-    opts.add_argument(a)
-drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-wait = WebDriverWait(drv, 60, ignored_exceptions=(
-    NoSuchElementException, StaleElementReferenceException))
-
-
-def api(path, **params):
-    q = urllib.parse.urlencode(params, doseq=True)
-    with urllib.request.urlopen(URL.rstrip("/") + path + "?" + q) as r:
-        return json.load(r)
 
 
 def drawn():

@@ -12,39 +12,13 @@ request; dragging across the time view clips the sequence (the server's
 answer for that clip is what is drawn, its span shorter).  Screenshots:
 OUTDIR/pes.png, pes-view.png (the views alone, as docs/pes-view.png shows
 them), pes-clipped.png.  Exit 0 when all holds; a failure raises."""
-import json
 import os
-import sys
-import urllib.parse
-import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import (NoSuchElementException,
-                                        StaleElementReferenceException)
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-URL, OUT = sys.argv[1], sys.argv[2]
-os.makedirs(OUT, exist_ok=True)
+from page import URL, OUT, drv, wait, api
 
-opts = Options()
-opts.binary_location = "/usr/bin/chromium"
-for a in ("--headless=new", "--no-sandbox", "--disable-gpu",
-          "--disable-dev-shm-usage", "--window-size=1280,800",
-          "--no-first-run", "--disable-extensions"):
-    opts.add_argument(a)
-drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-wait = WebDriverWait(drv, 60, ignored_exceptions=(
-    NoSuchElementException, StaleElementReferenceException))
-
-
-def api(path, **params):
-    q = urllib.parse.urlencode(params, doseq=True)
-    with urllib.request.urlopen(URL.rstrip("/") + path + "?" + q) as r:
-        return json.load(r)
 
 
 def attr(el_id, name):

@@ -12,36 +12,17 @@ a reload, enter an impact specification and see the CCDG mark say_it,
 foo and main as affected, and see what selective monitoring covered
 per host and process.  Screenshots of each step go to OUTDIR.  Exit 0 when all holds;
 any failure raises (exit 1) with what was expected."""
-import json
 import os
-import sys
 import urllib.parse
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import (NoSuchElementException,
-                                        StaleElementReferenceException)
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
-URL, OUT = sys.argv[1], sys.argv[2]
+from page import URL, OUT, drv, wait, api
+
 SPEC = ("reduction on processor { hostD } by 20% to function "
         "{ FIG1_PROG::SAY_IT }")
-os.makedirs(OUT, exist_ok=True)
-
-opts = Options()
-opts.binary_location = "/usr/bin/chromium"
-for a in ("--headless=new", "--no-sandbox", "--disable-gpu",
-          "--disable-dev-shm-usage", "--window-size=1280,800",
-          "--no-first-run", "--disable-extensions"):
-    opts.add_argument(a)
-drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-# rows fade out and are replaced as trees change: a stale one is retried
-wait = WebDriverWait(drv, 60, ignored_exceptions=(
-    NoSuchElementException, StaleElementReferenceException))
 
 
 def shot(name):
@@ -87,12 +68,6 @@ def selected():
                                                "#tree div.row.selected"),
                       "no node selected")
 
-
-def api(path, **params):
-    """The server's answer to a request of this test (not the page's)."""
-    q = urllib.parse.urlencode(params, doseq=True)
-    with urllib.request.urlopen(URL.rstrip("/") + path + "?" + q) as r:
-        return json.load(r)
 
 
 SHARE = 0.05  # web/app.js: OPEN_SHARE
