@@ -28,29 +28,8 @@ static int chain_hex(struct e2e *t, pid_t pid, char hex[HEX_LEN])
 {
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN] = { 0 };
 	uint64_t threshold = 0;
-	char mark[32];
-	DIR *d = opendir(t->logs);
-	struct dirent *e;
-	int found = 0;
 
-	ck_assert_ptr_nonnull(d);
-	e2e_fmt(mark, sizeof(mark), ".%d.", (int)pid);
-	while (!found && (e = readdir(d))) {
-		const char *p = strstr(e->d_name, mark);
-
-		if (!p || !strstr(p, CAUSAL_LOG_SUFFIX))
-			continue;
-		p += strlen(mark);
-		for (int i = 0; i < CAUSAL_UUID_LEN; i++) {
-			unsigned byte;
-
-			ck_assert_int_eq(sscanf(p + 2 * i, "%2x", &byte), 1);
-			chain[i] = (uint8_t)byte;
-		}
-		found = 1;
-	}
-	closedir(d);
-	ck_assert_msg(found, "no log of process %d in %s", (int)pid, t->logs);
+	e2e_log_uuid(t, pid, chain);
 	chain[CAUSAL_CHAIN_ID_LEN - 1] = 1;
 	for (int i = 0; i < CAUSAL_CHAIN_ID_LEN; i++)
 		sprintf(hex + 2 * i, "%02X", chain[i]);

@@ -20,34 +20,6 @@
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 #define THREADS 64 /* chains a `threads` client starts: one per thread */
 
-/* The uuid of the traced process pid, from its log, HOST.PID.UUID.clog. */
-static void uuid_of(struct e2e *t, pid_t pid, uint8_t uuid[CAUSAL_UUID_LEN])
-{
-	char mark[32];
-	DIR *d = opendir(t->logs);
-	struct dirent *e;
-	int found = 0;
-
-	ck_assert_ptr_nonnull(d);
-	e2e_fmt(mark, sizeof(mark), ".%d.", (int)pid);
-	while (!found && (e = readdir(d))) {
-		const char *p = strstr(e->d_name, mark);
-
-		if (!p || !strstr(p, CAUSAL_LOG_SUFFIX))
-			continue;
-		p += strlen(mark);
-		for (int i = 0; i < CAUSAL_UUID_LEN; i++) {
-			unsigned byte;
-
-			ck_assert_int_eq(sscanf(p + 2 * i, "%2x", &byte), 1);
-			uuid[i] = (uint8_t)byte;
-		}
-		found = 1;
-	}
-	closedir(d);
-	ck_assert_msg(found, "no log of process %d in %s", (int)pid, t->logs);
-}
-
 /* Chain n of the process with this uuid, and its hex as SQLite shows. */
 static void chain_of(const uint8_t uuid[CAUSAL_UUID_LEN], uint32_t n,
 		     uint8_t chain[CAUSAL_CHAIN_ID_LEN], char *hex)
@@ -143,7 +115,7 @@ START_TEST(test_root_decides_on_every_host)
 			&t, r->name, 1, quarter,
 			ARGS("-P", rpc_port(s->tcp), "threads", "64", "2"), 0,
 			NULL);
-		uuid_of(&t, pid, r->uuid);
+		e2e_log_uuid(&t, pid, r->uuid);
 		r->chains = THREADS;
 		r->calls = 2;
 	}
@@ -159,7 +131,7 @@ START_TEST(test_root_decides_on_every_host)
 		pid = rpc_client_env(
 			&t, r->name, 1, quarter,
 			ARGS("-P", rpc_port(all.tcp), "burn", "50"), 0, NULL);
-		uuid_of(&t, pid, r->uuid);
+		e2e_log_uuid(&t, pid, r->uuid);
 		r->chains = 1;
 		r->calls = 2; /* client -> all, all -> none */
 		chain_of(r->uuid, 1, chain, hex);
@@ -216,7 +188,7 @@ START_TEST(test_untraced_server_unaffected)
 	pid = rpc_client_env(
 		&t, r.name, 1, quarter,
 		ARGS("-P", rpc_port(plain.tcp), "threads", "16", "3"), 0, NULL);
-	uuid_of(&t, pid, r.uuid);
+	e2e_log_uuid(&t, pid, r.uuid);
 	rpc_server_stop(&plain);
 	e2e_merge(&t);
 	for (int n = 1; n <= r.chains; n++) {

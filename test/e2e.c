@@ -392,3 +392,30 @@ void e2e_sleep_ms(long ms)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+void e2e_log_uuid(struct e2e *t, pid_t pid, uint8_t uuid[CAUSAL_UUID_LEN])
+{
+	char mark[32];
+	DIR *d = opendir(t->logs);
+	struct dirent *e;
+	int found = 0;
+
+	ck_assert_ptr_nonnull(d);
+	e2e_fmt(mark, sizeof(mark), ".%d.", (int)pid);
+	while (!found && (e = readdir(d))) {
+		const char *p = strstr(e->d_name, mark);
+
+		if (!p || !strstr(p, CAUSAL_LOG_SUFFIX))
+			continue;
+		p += strlen(mark);
+		for (int i = 0; i < CAUSAL_UUID_LEN; i++) {
+			unsigned byte;
+
+			ck_assert_int_eq(sscanf(p + 2 * i, "%2x", &byte), 1);
+			uuid[i] = (uint8_t)byte;
+		}
+		found = 1;
+	}
+	closedir(d);
+	ck_assert_msg(found, "no log of process %d in %s", (int)pid, t->logs);
+}

@@ -159,4 +159,8 @@ long long e2e_tid(struct e2e *t, long long proc, long os_tid);
 /* Sleep ms milliseconds, whatever signals come. */
 void e2e_sleep_ms(long ms);
 
+/* The uuid of the traced process pid, from its log in t->logs
+ * (HOST.PID.UUID.clog); the test fails when there is none. */
+void e2e_log_uuid(struct e2e *t, pid_t pid, uint8_t uuid[CAUSAL_UUID_LEN]);
+
 #endif /* CAUSAL_TEST_E2E_H */
