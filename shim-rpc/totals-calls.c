@@ -46,22 +46,26 @@ void causal_totals_stub_start(struct causal_totals_stub *st, int unsampled,
 	st->cpu1 = 0;
 }
 
+/* An inner edge: the monotonic clock (read here unless given), and the
+ * CPU clock with it unless the CPU is read at the hooks' entry and exit. */
+static void inner_edge(const struct causal_totals_stub *st, uint64_t mono,
+		       uint64_t *at, uint64_t *cpu)
+{
+	*at = mono ? mono : causal_now_ns();
+	if (!st->outer)
+		*cpu = causal_probe_cpu_ns(*at);
+}
+
 void causal_totals_stub_sent(struct causal_totals_stub *st, uint64_t mono)
 {
-	if (!st->on)
-		return;
-	st->mono0 = mono ? mono : causal_now_ns();
-	if (!st->outer)
-		st->cpu0 = causal_probe_cpu_ns(st->mono0);
+	if (st->on)
+		inner_edge(st, mono, &st->mono0, &st->cpu0);
 }
 
 void causal_totals_stub_back(struct causal_totals_stub *st, uint64_t mono)
 {
-	if (!st->on)
-		return;
-	st->mono1 = mono ? mono : causal_now_ns();
-	if (!st->outer)
-		st->cpu1 = causal_probe_cpu_ns(st->mono1);
+	if (st->on)
+		inner_edge(st, mono, &st->mono1, &st->cpu1);
 }
 
 void causal_totals_stub_end(struct causal_totals_stub *st, uint64_t cpu_exit,

@@ -60,6 +60,7 @@ printf "null RPC loop, %d calls, %d rounds (B: %s): CPU added per call, us,\n" \
 	"$calls" "$rounds" "$lib_b"
 printf "median over the rounds of each round's own difference from untraced\n"
 for kind in "${kinds[@]:1}"; do
+	out=$tmp/${kind//\//_} # a file per kind and column
 	for col in 4 5; do
 		# rounds are the results' lines in groups of one per kind
 		awk -v k="$kind" -v c="$col" -v n="$calls" -v nk="${#kinds[@]}" '
@@ -67,11 +68,11 @@ for kind in "${kinds[@]:1}"; do
 			$1 == "plain" { p[r] = $c }
 			$1 == k { v[r] = $c }
 			END { for (r in v) if (r in p) print (v[r] - p[r]) / n / 1e3 }' \
-			"$tmp/results" | median >"$tmp/$kind.$col"
+			"$tmp/results" | median >"$out.$col"
 	done
 	name=A
 	[ "${kind%%-*}" = b ] && name=B
 	printf "  %s CAUSAL_SAMPLE=%-6s client %6.3f  server %6.3f\n" "$name" \
-		"${kind#*-}" "$(cat "$tmp/$kind.4")" "$(cat "$tmp/$kind.5")"
+		"${kind#*-}" "$(cat "$out.4")" "$(cat "$out.5")"
 done
 echo "clock: $(traced_clock "$tmp/server.out")"
