@@ -142,17 +142,18 @@ static bool_t results_with_tag(XDR *xdrs, void *p)
  * cpu0: the thread's CPU clock at the probe's entry (Equation 1).  types:
  * what the call is monitored with (monitor.h); the caller writes no
  * record when it has no type on (CAUSAL_MON_RECORD), and reads no clock
- * of a type that is off (entry and cpu0 are then 0).
+ * of a type that is off (entry and cpu0 are then 0).  Returns the
+ * monotonic clock read at its exit (0: none), for the exact totals.
  */
-static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
-		       rpcproc_t proc, uint64_t entry, uint64_t cpu0,
-		       uint64_t event, uint64_t fid, uint8_t flags,
-		       uintptr_t ip, uint32_t types)
+static uint64_t stub_start(struct causal_tbuf *tb, const struct stub_target *t,
+			   rpcproc_t proc, uint64_t entry, uint64_t cpu0,
+			   uint64_t event, uint64_t fid, uint8_t flags,
+			   uintptr_t ip, uint32_t types)
 {
 	int sem = !!(types & CAUSAL_MON_SEMANTICS);
 	uint32_t peer_len = sem ? t->peer_len : 0;
 	struct rec_rpc_stub_start *r;
-	uint64_t pending, site;
+	uint64_t pending, site, exit_ns;
 
 	/* numbered here, named by the writer (sites.h) */
 	site = sem ? causal_site_of(ip) : 0;
@@ -161,7 +162,7 @@ static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 		(uint32_t)CAUSAL_REC_ALIGN(sizeof(*r) + peer_len), &pending,
 		types & CAUSAL_MON_LATENCY ? entry : 0);
 	if (!r)
-		return;
+		return 0;
 	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid);
 	r->prog = t->prog;
 	r->vers = t->vers;
@@ -174,24 +175,27 @@ static void stub_start(struct causal_tbuf *tb, const struct stub_target *t,
 	r->mon_off = (uint8_t)(CAUSAL_MON_PROBES & ~types);
 	CAUSAL_HEAP_FILL_IF(r, types & CAUSAL_MON_MEMORY);
 	r->p.cpu_ns = cpu0;
-	r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0;
+	exit_ns = types & CAUSAL_MON_LATENCY ? causal_now_ns() : 0;
+	r->p.mono_exit_ns = exit_ns;
 	causal_record_commit(tb, pending);
+	return exit_ns;
 }
 
-static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
-		     const struct call_state *st, uint64_t entry,
-		     uint64_t event, uint64_t fid, uint32_t args_bytes,
-		     uint32_t results_bytes, uint32_t types)
+/* Returns the CPU clock read at its exit (0: none), for the totals. */
+static uint64_t stub_end(struct causal_tbuf *tb, enum clnt_stat status,
+			 const struct call_state *st, uint64_t entry,
+			 uint64_t event, uint64_t fid, uint32_t args_bytes,
+			 uint32_t results_bytes, uint32_t types)
 {
 	int sem = !!(types & CAUSAL_MON_SEMANTICS);
 	struct rec_rpc_stub_end *r;
-	uint64_t pending, exit_ns = 0;
+	uint64_t pending, exit_ns = 0, cpu;
 
 	r = (void *)causal_record_begin_at(
 		tb, CAUSAL_REC_RPC_STUB_END, sizeof(*r), &pending,
 		types & CAUSAL_MON_LATENCY ? entry : 0);
 	if (!r)
-		return;
+		return 0;
 	causal_probe_fill(&r->p, causal_self.ctx.chain, event, fid);
 	r->status = sem ? (uint32_t)status : 0;
 	r->reply_tag = sem ? (uint32_t)st->reply_status : 0;
@@ -204,8 +208,10 @@ static void stub_end(struct causal_tbuf *tb, enum clnt_stat status,
 	if (types & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU))
 		exit_ns = causal_now_ns();
 	r->p.mono_exit_ns = types & CAUSAL_MON_LATENCY ? exit_ns : 0;
-	r->p.cpu_ns = types & CAUSAL_MON_CPU ? causal_probe_cpu_ns(exit_ns) : 0;
+	cpu = types & CAUSAL_MON_CPU ? causal_probe_cpu_ns(exit_ns) : 0;
+	r->p.cpu_ns = cpu;
 	causal_record_commit(tb, pending);
+	return cpu;
 }
 
 /*
@@ -261,6 +267,7 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	struct causal_tbuf *tb;
 	enum clnt_stat status;
 	uint64_t entry = 0, fid, start_event, end_event, cpu0 = 0, held = 0;
+	uint64_t sent = 0, cpu_exit = 0;
 	uint32_t types, rec;
 	uint8_t flags = 0, marker;
 	int saved_errno = errno;
@@ -284,13 +291,13 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		rec = types;
 		held = causal_now_ns();
 	}
-	causal_totals_stub_start(&tot, ctx->unsampled);
 	/* ---- stub start: CPU at the probe's entry ---- */
 	if (rec & (CAUSAL_MON_LATENCY | CAUSAL_MON_CPU)) {
 		entry = causal_now_ns();
 		if (rec & CAUSAL_MON_CPU)
 			cpu0 = causal_probe_cpu_ns(entry);
 	}
+	causal_totals_stub_start(&tot, ctx->unsampled, cpu0);
 	causal_self.in_hook = 1;
 	memset(&st, 0, sizeof(st));
 	st.xargs = xargs;
@@ -317,25 +324,25 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	st.tag.flags = CAUSAL_TAG_F_MON | (types & CAUSAL_TAG_F_MON_TYPES) |
 		       (ctx->unsampled ? CAUSAL_TAG_F_UNSAMPLED : 0);
 	if (CAUSAL_MON_RECORD(rec))
-		stub_start(tb, &tc->target, proc, entry, cpu0, start_event, fid,
-			   flags, ip, rec);
+		sent = stub_start(tb, &tc->target, proc, entry, cpu0,
+				  start_event, fid, flags, ip, rec);
 	marker = ctx->marker;
 	ctx->marker = CAUSAL_MARKER_INFRA; /* black inside the stub */
 	causal_self.in_hook = 0;
 	errno = saved_errno;
-	causal_totals_stub_sent(&tot);
+	causal_totals_stub_sent(&tot, sent);
 
 	/* never replace a NULL xargs or xres: NULL means batching */
 	status = tc->orig->cl_call(cl, proc,
-				  xargs ? (xdrproc_t)args_with_tag : NULL,
-				  xargs ? (void *)&st : argsp,
-				  xres ? (xdrproc_t)results_with_tag : NULL,
-				  xres ? (void *)&st : resp, timeout);
-	causal_totals_stub_back(&tot);
+				   xargs ? (xdrproc_t)args_with_tag : NULL,
+				   xargs ? (void *)&st : argsp,
+				   xres ? (xdrproc_t)results_with_tag : NULL,
+				   xres ? (void *)&st : resp, timeout);
 
 	/* ---- stub end ---- */
 	saved_errno = errno;
 	entry = rec & CAUSAL_MON_LATENCY ? causal_now_ns() : 0;
+	causal_totals_stub_back(&tot, entry);
 	causal_self.in_hook = 1;
 	ctx->marker = marker;
 	if (st.reply_status == CAUSAL_TAG_OK &&
@@ -353,13 +360,14 @@ static enum clnt_stat traced_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 					     !(flags & CAUSAL_RPC_ONE_WAY),
 				     &st.reply, st.reply_status);
 	if (CAUSAL_MON_RECORD(rec))
-		stub_end(tb, status, &st, entry, end_event, fid,
-			 rec & CAUSAL_MON_SEMANTICS ? st.args_bytes : 0,
-			 status == RPC_SUCCESS && rec & CAUSAL_MON_SEMANTICS
-				 ? st.results_bytes
-				 : 0,
-			 rec);
-	causal_totals_stub_end(&tot, tc->target.prog, tc->target.vers,
+		cpu_exit = stub_end(
+			tb, status, &st, entry, end_event, fid,
+			rec & CAUSAL_MON_SEMANTICS ? st.args_bytes : 0,
+			status == RPC_SUCCESS && rec & CAUSAL_MON_SEMANTICS
+				? st.results_bytes
+				: 0,
+			rec);
+	causal_totals_stub_end(&tot, cpu_exit, tc->target.prog, tc->target.vers,
 			       (uint32_t)proc, status != RPC_SUCCESS);
 	causal_self.in_hook = 0;
 	errno = saved_errno;

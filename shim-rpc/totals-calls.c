@@ -34,29 +34,43 @@ static uint64_t alloc_now(void)
 	return causal_heap_epoch() ? causal_self.heap.alloc_bytes : 0;
 }
 
-void causal_totals_stub_start(struct causal_totals_stub *st, int unsampled)
+void causal_totals_stub_start(struct causal_totals_stub *st, int unsampled,
+			      uint64_t cpu0)
 {
 	st->on = unsampled || causal_totals_every_call();
 	if (!st->on)
 		return;
 	st->alloc0 = alloc_now();
-	st->cpu0 = causal_probe_cpu_ns(causal_now_ns());
+	st->outer = cpu0 != 0;
+	st->cpu0 = cpu0;
+	st->cpu1 = 0;
 }
 
-void causal_totals_stub_sent(struct causal_totals_stub *st)
+/* An inner edge: the monotonic clock (read here unless given), and the
+ * CPU clock with it unless the CPU is read at the hooks' entry and exit. */
+static void inner_edge(const struct causal_totals_stub *st, uint64_t mono,
+		       uint64_t *at, uint64_t *cpu)
+{
+	*at = mono ? mono : causal_now_ns();
+	if (!st->outer)
+		*cpu = causal_probe_cpu_ns(*at);
+}
+
+void causal_totals_stub_sent(struct causal_totals_stub *st, uint64_t mono)
 {
 	if (st->on)
-		st->mono0 = causal_now_ns();
+		inner_edge(st, mono, &st->mono0, &st->cpu0);
 }
 
-void causal_totals_stub_back(struct causal_totals_stub *st)
+void causal_totals_stub_back(struct causal_totals_stub *st, uint64_t mono)
 {
 	if (st->on)
-		st->mono1 = causal_now_ns();
+		inner_edge(st, mono, &st->mono1, &st->cpu1);
 }
 
-void causal_totals_stub_end(struct causal_totals_stub *st, uint32_t prog,
-			    uint32_t vers, uint32_t proc, int failed)
+void causal_totals_stub_end(struct causal_totals_stub *st, uint64_t cpu_exit,
+			    uint32_t prog, uint32_t vers, uint32_t proc,
+			    int failed)
 {
 	struct causal_totals_key k = {
 		prog, vers, proc, 0, 0, 0, CAUSAL_TOTALS_STUB
@@ -66,7 +80,10 @@ void causal_totals_stub_end(struct causal_totals_stub *st, uint32_t prog,
 
 	if (!st->on)
 		return;
-	a.cpu_ns = causal_probe_cpu_ns(causal_now_ns()) - st->cpu0;
+	if (st->outer)
+		st->cpu1 = cpu_exit ? cpu_exit
+				    : causal_probe_cpu_ns(causal_now_ns());
+	a.cpu_ns = st->cpu1 > st->cpu0 ? st->cpu1 - st->cpu0 : 0;
 	a.alloc_bytes = alloc_now() - st->alloc0;
 	a.latency_ns = st->mono1 > st->mono0 ? st->mono1 - st->mono0 : 0;
 	a.has_latency = 1;
