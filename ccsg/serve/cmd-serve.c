@@ -10,7 +10,7 @@
  *
  * Everything that can be wrong with the input (the database, a .x file,
  * a --change, --diff's B, the address) is said in one line before
- * anything is served.  With --follow, a thread of follow.c watches the
+ * anything is served.  With --follow, a thread of cmd-follow.c watches the
  * store and hands new models over through a descriptor the loop waits
  * on too: the loop swaps them in between two requests.  The socket is made here, not by libmicrohttpd, so
  * that a port in use is reported with its reason.
@@ -578,7 +578,8 @@ static int run_serve(int argc, char **argv)
 		goto out;
 	srv.d3 = read_d3(&srv.d3_len);
 	guard_init(&srv.guard, &serve_limits);
-	/* the signals come through a signalfd to the loop */
+	/* the signals come through a signalfd to the loop (--follow's
+	 * thread takes none: follow_main()) */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);

@@ -1,5 +1,5 @@
 /*
- * follow.c - the models `ccsg serve` serves (follow.h): one built at
+ * cmd-follow.c - the models `ccsg serve` serves (follow.h): one built at
  * start-up, or, with --follow, built again by a watching thread each time
  * the store changed and handed to the serving thread.
  *
@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,7 @@ struct follow *follow_start(const struct cli *o, const char *spec,
 	struct follow *f = calloc(1, sizeof(*f));
 	struct serve_model *m;
 	pthread_condattr_t ca;
+	sigset_t all, was;
 	char err[512];
 	int busy, rc;
 
@@ -326,7 +328,13 @@ struct follow *follow_start(const struct cli *o, const char *spec,
 	if (!m && !(m = build(f, 1, &busy, err, sizeof(err))))
 		goto fail;
 	f->ready = m;
-	if ((rc = pthread_create(&f->thread, NULL, follow_main, f))) {
+	/* the thread takes no signal (it inherits the mask): SIGINT and
+	 * SIGTERM are the serving loop's, through its signalfd */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &was);
+	rc = pthread_create(&f->thread, NULL, follow_main, f);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (rc) {
 		fail("cannot start the follower: %s", strerror(rc));
 		goto fail;
 	}
