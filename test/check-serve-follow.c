@@ -4,7 +4,7 @@
  * trace that grows (rows appended in a transaction), is removed, is
  * replaced by another file renamed into place, or is not there yet; the
  * window of the last minutes; requests answered while a model is built;
- * bad options.
+ * bad options.  e2e-viewer-follow: the page in Chromium, the same traces.
  */
 #include <check.h>
 #include <signal.h>
@@ -296,6 +296,48 @@ START_TEST(test_follow_options)
 	e2e_release(&t);
 }
 END_TEST
+
+/* The page shows a new generation without a reload, the selection kept
+ * (test/browser/follow-test.py): an end-to-end suite, as e2e-viewer. */
+START_TEST(test_browser)
+{
+	static const char *const opts[] = { "--follow", "--refresh", "0.5",
+					    "--last",	"1",	     NULL };
+	const char *missing = browser_missing();
+	char db[PATH_MAX], grown[PATH_MAX];
+	struct server s;
+	struct e2e t;
+
+	if (missing) {
+		printf("skipped the follow browser test: %s is not installed "
+		       "(scripts/setup.sh installs it)\n",
+		       missing);
+		return;
+	}
+	e2e_init(&t);
+	e2e_fmt(db, sizeof(db), "%s/trace.db", t.dir);
+	e2e_fmt(grown, sizeof(grown), "%s/grown.db", t.dir);
+	make_trace(db, 0);
+	make_trace(grown, 1);
+	serve_start_with(&s, db, opts);
+	browser_run(&s, t.dir, "follow-test.py",
+		    (const char *const[]){ db, grown, NULL });
+	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
+	e2e_release(&t);
+}
+END_TEST
+
+Suite *e2e_viewer_follow_suite(void)
+{
+	Suite *s = suite_create("e2e-viewer-follow");
+	TCase *tc = tcase_create("browser");
+
+	e2e_add_fixture(tc);
+	tcase_set_timeout(tc, 2 * E2E_TIMEOUT);
+	tcase_add_test(tc, test_browser);
+	suite_add_tcase(s, tc);
+	return s;
+}
 
 Suite *serve_follow_suite(void)
 {

@@ -6,7 +6,8 @@
  * process > thread when several nodes correspond), local compaction of the
  * DSCG and CCSG, the CCDG of an impact specification, a flame graph
  * (flame.js), a hyperbolic tree (hyper.js), a thread's PES (pes.js), a
- * chain's timeline (timeline.js).  A tree opens
+ * chain's timeline (timeline.js), a growing trace followed (follow()).
+ * A tree opens
  * where the cost is (openHeavy).  d3 (Debian's node-d3, served by ccsg
  * serve) joins the rows, so nodes that merge or open fade in and out.  The URL's hash holds the tree, the view, the
  * node, the specification and the compaction's steps: a view can be
@@ -549,15 +550,68 @@ function showMonitoring(m, text) {
 	d3.select('#monitoring pre').text(text || '');
 }
 
+/* The trace's line, its monitoring and, with --follow, its window. */
+function showInfo(info) {
+	d3.select('#trace').text(info.db + ' - ' + info.hosts.length + ' hosts, ' +
+		info.calls + ' calls, ' + info.threads + ' threads');
+	showMonitoring(info.monitoring, info.monitoring_text);
+	const f = info.follow;
+	const line = d3.select('#follow').attr('hidden', f ? null : true);
+	if (!f) return;
+	const at = new Date(f.refreshed_at).toLocaleTimeString('en-GB', { hour12: false });
+	line.classed('error', !!f.error)
+		.attr('data-generation', f.generation)
+		.text('following: last ' + f.last_minutes + ' min, updated ' + at +
+			(f.error ? ' - ' + f.error : ''));
+}
+
+/* --follow: /api/info asked every refresh period.  A new generation (the
+ * server built the window again) drops every tree loaded and shows the
+ * current one again, from the root as it opens, the node selected before
+ * selected again when it is still there.  The hosts and dimensions the
+ * graphs were given stay the same arrays, filled again. */
+async function followTick() {
+	const info = await api('/api/info');
+	const was = S.info;
+	if (info.follow.generation === was.follow.generation) {
+		showInfo(info);
+		return;
+	}
+	was.hosts.splice(0, was.hosts.length, ...info.hosts);
+	was.dims.splice(0, was.dims.length, ...info.dims);
+	S.info = { ...info, hosts: was.hosts, dims: was.dims };
+	showInfo(S.info);
+	S.states.clear();
+	const sel = S.selected;
+	if (sel && sel.tree === S.tree) {
+		try {
+			await api('/api/node', { ...treeParams(sel.tree), id: sel.id });
+			await focus(sel.tree, sel.id, true);
+			return;
+		} catch (e) {
+			if (e.status !== 404) throw e;
+		}
+	}
+	S.selected = null;
+	d3.select('#info').text('select a node');
+	d3.selectAll('#goto, #linkform, #results').text('');
+	await showTree(S.tree);
+}
+
+function follow() {
+	if (!S.info.follow) return;
+	const tick = () => followTick().catch((e) => message(e.message))
+		.finally(() => setTimeout(tick, S.info.follow.refresh_seconds * 1000));
+	setTimeout(tick, S.info.follow.refresh_seconds * 1000);
+}
+
 async function start() {
 	if (typeof d3 === 'undefined') {
 		document.body.textContent = 'd3 is missing: install node-d3 (apt-get install node-d3)';
 		return;
 	}
 	S.info = await api('/api/info');
-	d3.select('#trace').text(S.info.db + ' - ' + S.info.hosts.length + ' hosts, ' +
-		S.info.calls + ' calls, ' + S.info.threads + ' threads');
-	showMonitoring(S.info.monitoring, S.info.monitoring_text);
+	showInfo(S.info);
 	if (S.info.diff)
 		d3.select('#difflegend').text('compared with ' + S.info.diff.b +
 			': red more self CPU, green less (stands out of the noise: ' +
@@ -596,6 +650,7 @@ async function start() {
 		const ev = evArgs(a).ev;
 		if (ev.key === 'Enter') search(ev.target.value.trim());
 	});
+	follow();
 	if (h.get('node') && !viewOf(tree)) await focus(tree, h.get('node'));
 	else await showTree(tree);
 }
