@@ -565,11 +565,49 @@ function showInfo(info) {
 			(f.error ? ' - ' + f.error : ''));
 }
 
+/* The names from the root down to node id of the state st (loaded), or
+ * null. */
+function namesTo(st, id) {
+	const walk = (n) => {
+		if (n.id === id) return [n.name];
+		for (const c of n.kids || []) {
+			const p = walk(c);
+			if (p) return [n.name, ...p];
+		}
+		return null;
+	};
+	return st && st.root ? walk(st.root) : null;
+}
+
+/* The node of tree (built again) the names lead to from its root: its
+ * id when it has the same one (the path's names agree), else found name
+ * by name; null when it is gone.  Ids depend on the build: a CCSG node's
+ * or a chain's number may name another node in the next. */
+async function findAgain(tree, id, names) {
+	try {
+		const p = await api('/api/path', { ...treeParams(tree), id });
+		if (p.path.map((e) => e.node.name).join('\n') === names.join('\n')) return id;
+	} catch (e) {
+		if (e.status !== 404) throw e;
+	}
+	const st = await loadRoot(tree);
+	let n = st.root;
+	for (const name of names.slice(1)) {
+		let c;
+		await loadKids(tree, n);
+		while (!(c = n.kids.find((k) => k.name === name)) && n.kids.length < n.nkids)
+			await loadKids(tree, n, n.kids.length);
+		if (!c) return null;
+		n = c;
+	}
+	return n.id;
+}
+
 /* --follow: /api/info asked every refresh period.  A new generation (the
  * server built the window again) drops every tree loaded and shows the
  * current one again, from the root as it opens, the node selected before
- * selected again when it is still there.  The hosts and dimensions the
- * graphs were given stay the same arrays, filled again. */
+ * selected again when it is still there (findAgain()).  The hosts and
+ * dimensions the graphs were given stay the same arrays, filled again. */
 async function followTick() {
 	const info = await api('/api/info');
 	const was = S.info;
@@ -581,16 +619,13 @@ async function followTick() {
 	was.dims.splice(0, was.dims.length, ...info.dims);
 	S.info = { ...info, hosts: was.hosts, dims: was.dims };
 	showInfo(S.info);
-	S.states.clear();
 	const sel = S.selected;
-	if (sel && sel.tree === S.tree) {
-		try {
-			await api('/api/node', { ...treeParams(sel.tree), id: sel.id });
-			await focus(sel.tree, sel.id, true);
-			return;
-		} catch (e) {
-			if (e.status !== 404) throw e;
-		}
+	const names = sel && sel.tree === S.tree ? namesTo(stateOf(S.tree), sel.id) : null;
+	S.states.clear();
+	const id = names ? await findAgain(S.tree, sel.id, names) : null;
+	if (id) {
+		await focus(S.tree, id, true);
+		return;
 	}
 	S.selected = null;
 	d3.select('#info').text('select a node');
