@@ -90,6 +90,12 @@ const char *store_sqlite_path(const char *db)
 	return made.file.path;
 }
 
+void store_sqlite_forget(void)
+{
+	tmp_file_remove(&made.file);
+	made.url[0] = '\0';
+}
+
 /* ---- the calls, range of chains by range ------------------------------- */
 
 /* Sides (rows of rpc_calls) staged at once: whole chains, or a range of

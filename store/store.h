@@ -26,6 +26,9 @@
  * NULL after printing one line of why (fail()).
  */
 const char *store_sqlite_path(const char *db);
+/* Remove the copy store_sqlite_path() made, if any: the next call copies
+ * the store again (`ccsg serve --follow`, after a new load). */
+void store_sqlite_forget(void);
 
 /*
  * The same copy of a store URL but for rpc_calls, which is empty: each

@@ -150,7 +150,7 @@ START_TEST(test_follow_grows)
 {
 	static const char *const opts[] = { "--follow", "--refresh", "0.2",
 					    "--last",	"1",	     NULL };
-	char db[PATH_MAX], grown[PATH_MAX], attach[PATH_MAX + 64];
+	char db[PATH_MAX], grown[PATH_MAX], attach[PATH_MAX + 128];
 	const struct jval *fo;
 	struct jval *info;
 	struct server s;
@@ -182,7 +182,7 @@ START_TEST(test_follow_grows)
 
 	/* the trace grows: B's rows appended in one transaction */
 	ck_assert_int_eq(sqlite3_open(db, &sql), SQLITE_OK);
-	snprintf(attach, sizeof(attach),
+	e2e_fmt(attach, sizeof(attach),
 		 "ATTACH '%s' AS b; BEGIN; INSERT INTO rpc_calls SELECT * "
 		 "FROM b.rpc_calls WHERE call_id > 1; COMMIT",
 		 grown);
@@ -297,6 +297,79 @@ START_TEST(test_follow_options)
 	e2e_release(&t);
 }
 END_TEST
+
+/* A ClickHouse store followed by its finished loads: empty (no load
+ * yet), then the first load's calls; the server stopped: the last model
+ * served, said.  An end-to-end suite: it runs a clickhouse-server. */
+START_TEST(test_clickhouse)
+{
+	static const char *const opts[] = { "--follow", "--refresh", "0.2",
+					    "--last",	"525600",    NULL };
+	char script[PATH_MAX], dir[PATH_MAX], logs[PATH_MAX], url[96];
+	char port[16], gen[PATH_MAX];
+	struct jval *info;
+	struct tool_out r;
+	struct server s;
+	struct e2e t;
+	int asked;
+
+	e2e_fmt(script, sizeof(script), "%s/test/clickhouse/server.sh",
+		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
+	if (e2e_run_plain((const char *[]){ "/bin/bash", script, "have", NULL },
+			  NULL, NULL)) {
+		printf("e2e-serve-follow-clickhouse: skipped: clickhouse-server "
+		       "is not installed (bash scripts/setup.sh)\n");
+		return;
+	}
+	e2e_init(&t);
+	e2e_fmt(dir, sizeof(dir), "%s/clickhouse", t.dir);
+	e2e_fmt(logs, sizeof(logs), "%s/logs", t.dir);
+	e2e_fmt(port, sizeof(port), "%d", 20000 + getpid() % 20000);
+	e2e_fmt(url, sizeof(url), "clickhouse://127.0.0.1:%s/follow", port);
+	e2e_fmt(gen, sizeof(gen), "%s/bench/gen-rpc-logs", e2e_build());
+	r = tool_run((const char *[]){ "/bin/bash", script, "start", dir, port,
+				       NULL });
+	ck_assert_msg(WIFEXITED(r.status) && !WEXITSTATUS(r.status),
+		      "clickhouse-server: %s", r.err);
+	tool_out_release(&r);
+	serve_start_with(&s, url, opts);
+	info = http_json(s.port, "GET", "/api/info", 200);
+	ck_assert_int_eq((int)num(info, "calls"), 0);
+	json_free(info);
+	ck_assert_int_eq(e2e_run_plain((const char *[]){ gen, logs, "100",
+							 NULL },
+				       NULL, NULL),
+			 0);
+	r = tool_run((const char *[]){ tool_path("tracedump"), "merge", logs,
+				       "--db", url, NULL });
+	ck_assert_msg(WIFEXITED(r.status) && !WEXITSTATUS(r.status), "%s",
+		      r.err);
+	tool_out_release(&r);
+	info = wait_generation(s.port, 1, 0, 100, &asked);
+	ck_assert_int_eq((int)num(info, "calls"), 100);
+	json_free(info);
+	r = tool_run((const char *[]){ "/bin/bash", script, "stop", dir,
+				       NULL });
+	tool_out_release(&r);
+	wait_error(s.port, 1);
+	json_free(http_json(s.port, "GET", "/api/children?tree=dscg&id=m",
+			    200));
+	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
+	e2e_release(&t);
+}
+END_TEST
+
+Suite *e2e_serve_follow_clickhouse_suite(void)
+{
+	Suite *s = suite_create("e2e-serve-follow-clickhouse");
+	TCase *tc = tcase_create("clickhouse");
+
+	e2e_add_fixture(tc);
+	tcase_set_timeout(tc, 2 * E2E_TIMEOUT);
+	tcase_add_test(tc, test_clickhouse);
+	suite_add_tcase(s, tc);
+	return s;
+}
 
 /* The page shows a new generation without a reload, the selection kept
  * (test/browser/follow-test.py): an end-to-end suite, as e2e-viewer. */

@@ -22,6 +22,8 @@
 #include "follow-window.h"
 #include "follow.h"
 #include "json.h"
+#include "store-url.h"
+#include "store.h"
 #include "tmp-cleanup.h"
 #include "usage.h"
 
@@ -144,12 +146,25 @@ static struct serve_model *build(struct follow *f, int empty, int *busy,
 	struct window win = { 0 };
 	struct serve_model *m;
 	struct cli o = f->o;
+	const char *src = f->o.db;
+	int url = store_is_url(src), failed;
 
 	*busy = 0;
-	if (empty ? window_empty(f->copy.path, err, len)
-		  : window_copy(f->o.db, f->copy.path,
-				(int64_t)(f->fo.last_min * 60e9), &win, busy,
-				err, len))
+	if (!empty && url) { /* the store's finished loads, copied again */
+		store_sqlite_forget();
+		if (!(src = store_sqlite_path(f->o.db))) {
+			snprintf(err, len, "cannot copy '%s' (said above)",
+				 f->o.db);
+			return NULL;
+		}
+	}
+	failed = empty ? window_empty(f->copy.path, err, len)
+		       : window_copy(src, f->copy.path,
+				     (int64_t)(f->fo.last_min * 60e9), &win,
+				     busy, err, len);
+	if (!empty && url)
+		store_sqlite_forget(); /* the window is copied */
+	if (failed)
 		return NULL;
 	o.db = f->copy.path;
 	o.empty_ok = 1;

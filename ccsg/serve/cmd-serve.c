@@ -39,7 +39,6 @@
 #include "follow.h"
 #include "guard.h"
 #include "usage.h"
-#include "store-url.h"
 
 /* The page's files (web/, embedded by web/embed.py). */
 struct web_asset {
@@ -486,8 +485,7 @@ static int serve_number(const char *opt, const char *v, double lo, double hi,
 
 /* --listen, --change, --diff and --follow's (cli_parse() checked the
  * line): 0, or 2 after one line. */
-static int serve_options(int argc, char **argv, const struct cli *o,
-			 struct serve_args *a)
+static int serve_options(int argc, char **argv, struct serve_args *a)
 {
 	struct opt_parser p;
 	const char *v;
@@ -519,10 +517,6 @@ static int serve_options(int argc, char **argv, const struct cli *o,
 	if (a->follow && a->diff)
 		return opt_bad(&cmd_serve, "--follow and --diff do not go "
 					   "together");
-	if (a->follow && store_is_url(o->db))
-		return opt_bad(&cmd_serve, "--follow follows an SQLite file, "
-					   "not '%s'",
-			       o->db);
 	if (a->last &&
 	    serve_number("last", a->last, 0.01, 525600, &a->fo.last_min))
 		return 2;
@@ -565,7 +559,7 @@ static int run_serve(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_serve, argc, argv, 0))
 		return o.status;
-	if ((ret = serve_options(argc, argv, &o, &a))) {
+	if ((ret = serve_options(argc, argv, &a))) {
 		free(o.idl);
 		return ret;
 	}

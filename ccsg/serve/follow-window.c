@@ -1,7 +1,8 @@
 /*
- * follow-window.c - the SQLite side of --follow (follow.h): whether the
- * store changed since it was last looked at, and a copy of it holding
- * the last minutes of the trace only.
+ * follow-window.c - the store --follow watches (follow.h): whether it
+ * changed since it was last looked at (an SQLite file, or a ClickHouse
+ * store's finished loads), and a copy of its SQLite file holding the
+ * last minutes of the trace only.
  *
  * The time of a call side is its probe's CLOCK_MONOTONIC reading on its
  * host moved to the wall clock by its process's pair of readings taken
@@ -12,15 +13,80 @@
  * within it, dropped whole otherwise, so no chain is shown cut.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "clickhouse.h"
 #include "follow-window.h"
 #include "schema.h"
+#include "store-url.h"
+
+static int sig_same(const struct store_sig *a, const struct store_sig *b)
+{
+	return a->known && b->known && a->dev == b->dev && a->ino == b->ino &&
+	       a->size == b->size && a->mtime_ns == b->mtime_ns &&
+	       a->data_version == b->data_version && a->loads == b->loads &&
+	       a->last_load == b->last_load;
+}
+
+/* A store's finished loads: how many and the newest, as a signature. */
+static int url_check(struct store_watch *w, const char *url, char *err,
+		     size_t len)
+{
+	struct store_sig now = { .known = 1 };
+	struct ch_client *c;
+	struct store_url u;
+	char *text = NULL;
+	int ret = STORE_UNREADABLE;
+
+	if (store_url_parse(url, &u, err, len))
+		return STORE_UNREADABLE;
+	if (!(c = ch_open(&u))) {
+		snprintf(err, len, "out of memory");
+		return STORE_UNREADABLE;
+	}
+	/* no loads table yet: nothing loaded yet */
+	if (!(text = ch_select_text(c, "SELECT count() FROM system.tables "
+				       "WHERE database = currentDatabase() "
+				       "AND name = 'loads'")))
+		goto out;
+	if (!strcmp(text, "0")) {
+		snprintf(err, len, "%s: no load yet", u.shown);
+		ret = STORE_ABSENT;
+		goto out;
+	}
+	free(text);
+	if (!(text = ch_select_text(c, "SELECT count(), max(load_id) FROM "
+				       "loads WHERE state = 'finished' FORMAT "
+				       "TabSeparated")))
+		goto out;
+	if (sscanf(text, "%" SCNu64 "\t%" SCNu64, &now.loads,
+		   &now.last_load) != 2) {
+		snprintf(err, len, "%s: cannot read its loads", u.shown);
+		goto out;
+	}
+	if (!now.loads) {
+		snprintf(err, len, "%s: no finished load yet", u.shown);
+		ret = STORE_ABSENT;
+	} else if (sig_same(&now, &w->sig)) {
+		ret = STORE_SAME;
+	} else {
+		w->sig = now;
+		ret = STORE_CHANGED;
+	}
+out:
+	if (ret == STORE_UNREADABLE && !text)
+		snprintf(err, len, "%s", ch_error(c));
+	free(text);
+	ch_close(c);
+	return ret;
+}
 
 int store_watch_check(struct store_watch *w, const char *path, char *err,
 		      size_t len)
@@ -30,6 +96,8 @@ int store_watch_check(struct store_watch *w, const char *path, char *err,
 	struct stat sb;
 	int rc;
 
+	if (store_is_url(path))
+		return url_check(w, path, err, len);
 	if (stat(path, &sb)) {
 		snprintf(err, len, "cannot read '%s': %s", path,
 			 strerror(errno));
@@ -67,7 +135,7 @@ int store_watch_check(struct store_watch *w, const char *path, char *err,
 		return STORE_UNREADABLE;
 	}
 	now.known = 1;
-	if (w->sig.known && !memcmp(&now, &w->sig, sizeof(now)))
+	if (sig_same(&now, &w->sig))
 		return STORE_SAME;
 	w->sig = now;
 	return STORE_CHANGED;

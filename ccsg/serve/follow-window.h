@@ -19,6 +19,7 @@ struct store_sig {
 	off_t size;
 	int64_t mtime_ns;
 	int64_t data_version; /* of the connection kept open */
+	uint64_t loads, last_load; /* a store's finished loads, newest id */
 };
 
 struct store_watch {
@@ -33,8 +34,9 @@ enum {
 	STORE_UNREADABLE /* err says why */
 };
 
-/* Look at the file path: one of the above, err (len bytes) set unless
- * STORE_SAME or STORE_CHANGED. */
+/* Look at the file path, or the store a clickhouse:// URL names (its
+ * newest finished load: STORE_ABSENT while there is none): one of the
+ * above, err (len bytes) set unless STORE_SAME or STORE_CHANGED. */
 int store_watch_check(struct store_watch *w, const char *path, char *err,
 		      size_t len);
 /* Forget what was seen: the next check says STORE_CHANGED. */
