@@ -7,8 +7,10 @@
  * With --follow a thread of its own watches the store every refresh
  * period: an SQLite file by its identity (device, inode: a file renamed
  * into place is another), size, mtime and PRAGMA data_version on a
- * connection it keeps open.  When the store changed, it copies it (one
- * read transaction: the sqlite3 backup API), keeps in the copy only the
+ * connection it keeps open; a ClickHouse store by its finished loads
+ * (follow-window.h).  When the store changed, it copies it (one read
+ * transaction: the sqlite3 backup API; a store: its SQLite copy,
+ * store.h, made again), keeps in the copy only the
  * chains that started within the last MINUTES before the trace's newest
  * event, builds a new model from it and hands it over.  The serving
  * thread takes it between two requests (follow_take()): a request is
