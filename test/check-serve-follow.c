@@ -183,9 +183,9 @@ START_TEST(test_follow_grows)
 	/* the trace grows: B's rows appended in one transaction */
 	ck_assert_int_eq(sqlite3_open(db, &sql), SQLITE_OK);
 	e2e_fmt(attach, sizeof(attach),
-		 "ATTACH '%s' AS b; BEGIN; INSERT INTO rpc_calls SELECT * "
-		 "FROM b.rpc_calls WHERE call_id > 1; COMMIT",
-		 grown);
+		"ATTACH '%s' AS b; BEGIN; INSERT INTO rpc_calls SELECT * "
+		"FROM b.rpc_calls WHERE call_id > 1; COMMIT",
+		grown);
 	ck_assert_msg(sqlite3_exec(sql, attach, NULL, NULL, NULL) == SQLITE_OK,
 		      "%s", sqlite3_errmsg(sql));
 	sqlite3_close(sql);
@@ -241,12 +241,11 @@ START_TEST(test_follow_empty_start)
 	serve_start_with(&s, db, opts);
 	info = http_json(s.port, "GET", "/api/info", 200);
 	ck_assert_int_eq((int)num(info, "calls"), 0);
-	ck_assert(json_get(follow_of(info), "window_start_ns")->type ==
-		  J_NULL);
+	ck_assert(json_get(follow_of(info), "window_start_ns")->type == J_NULL);
 	ck_assert(json_get(follow_of(info), "error")->type == J_NULL);
 	json_free(info);
-	json_free(http_json(s.port, "GET", "/api/children?tree=dscg&id=m",
-			    200));
+	json_free(
+		http_json(s.port, "GET", "/api/children?tree=dscg&id=m", 200));
 	make_trace(later, 0);
 	ck_assert_int_eq(rename(later, db), 0);
 	info = wait_generation(s.port, 1, 0, 1, &asked);
@@ -317,7 +316,8 @@ START_TEST(test_clickhouse)
 		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
 	if (e2e_run_plain((const char *[]){ "/bin/bash", script, "have", NULL },
 			  NULL, NULL)) {
-		printf("e2e-serve-follow-clickhouse: skipped: clickhouse-server "
+		printf("e2e-serve-follow-clickhouse: skipped: "
+		       "clickhouse-server "
 		       "is not installed (bash scripts/setup.sh)\n");
 		return;
 	}
@@ -336,10 +336,10 @@ START_TEST(test_clickhouse)
 	info = http_json(s.port, "GET", "/api/info", 200);
 	ck_assert_int_eq((int)num(info, "calls"), 0);
 	json_free(info);
-	ck_assert_int_eq(e2e_run_plain((const char *[]){ gen, logs, "100",
-							 NULL },
-				       NULL, NULL),
-			 0);
+	ck_assert_int_eq(
+		e2e_run_plain((const char *[]){ gen, logs, "100", NULL }, NULL,
+			      NULL),
+		0);
 	r = tool_run((const char *[]){ tool_path("tracedump"), "merge", logs,
 				       "--db", url, NULL });
 	ck_assert_msg(WIFEXITED(r.status) && !WEXITSTATUS(r.status), "%s",
@@ -348,12 +348,12 @@ START_TEST(test_clickhouse)
 	info = wait_generation(s.port, 1, 0, 100, &asked);
 	ck_assert_int_eq((int)num(info, "calls"), 100);
 	json_free(info);
-	r = tool_run((const char *[]){ "/bin/bash", script, "stop", dir,
-				       NULL });
+	r = tool_run(
+		(const char *[]){ "/bin/bash", script, "stop", dir, NULL });
 	tool_out_release(&r);
 	wait_error(s.port, 1);
-	json_free(http_json(s.port, "GET", "/api/children?tree=dscg&id=m",
-			    200));
+	json_free(
+		http_json(s.port, "GET", "/api/children?tree=dscg&id=m", 200));
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
 	e2e_release(&t);
 }

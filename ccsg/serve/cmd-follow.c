@@ -196,7 +196,7 @@ static void refresh(struct follow *f)
 	case STORE_ABSENT:
 		if (!f->had_data)
 			return; /* no data yet: the empty view stays */
-		/* fall through */
+				/* fall through */
 	case STORE_UNREADABLE:
 		store_watch_forget(&f->watch); /* built again once readable */
 		set_error(f, err);
@@ -232,9 +232,8 @@ static void *follow_main(void *arg)
 		ns = until.tv_nsec + (int64_t)(f->fo.refresh_s * 1e9);
 		until.tv_sec += ns / 1000000000;
 		until.tv_nsec = ns % 1000000000;
-		while (!f->stop &&
-		       pthread_cond_timedwait(&f->wake, &f->lock, &until) !=
-			       ETIMEDOUT)
+		while (!f->stop && pthread_cond_timedwait(&f->wake, &f->lock,
+							  &until) != ETIMEDOUT)
 			;
 		if (f->stop)
 			break;
@@ -377,8 +376,9 @@ struct serve_model *follow_take(struct follow *f, struct serve_model *cur)
 	again = f->error_new || m;
 	f->error_new = 0;
 	memcpy(err, f->error, sizeof(err));
-	if (m && cur) { /* freed by the thread: the server goes on */
-		old = f->retired; /* none: the thread frees it before building */
+	if (m && cur) {		  /* freed by the thread: the server goes on */
+		old = f->retired; /* none: the thread frees it before building
+				   */
 		f->retired = cur;
 	}
 	pthread_mutex_unlock(&f->lock);

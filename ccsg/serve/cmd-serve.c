@@ -12,8 +12,9 @@
  * a --change, --diff's B, the address) is said in one line before
  * anything is served.  With --follow, a thread of cmd-follow.c watches the
  * store and hands new models over through a descriptor the loop waits
- * on too: the loop swaps them in between two requests.  The socket is made here, not by libmicrohttpd, so
- * that a port in use is reported with its reason.
+ * on too: the loop swaps them in between two requests.  The socket is made
+ * here, not by libmicrohttpd, so that a port in use is reported with its
+ * reason.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -477,8 +478,9 @@ static int serve_number(const char *opt, const char *v, double lo, double hi,
 	errno = 0;
 	*out = strtod(v, &end);
 	if (errno || end == v || *end || !(*out >= lo && *out <= hi))
-		return opt_bad(&cmd_serve, "--%s takes a number from %g to %g, "
-					   "not '%s'",
+		return opt_bad(&cmd_serve,
+			       "--%s takes a number from %g to %g, "
+			       "not '%s'",
 			       opt, lo, hi, v);
 	return 0;
 }
@@ -520,8 +522,8 @@ static int serve_options(int argc, char **argv, struct serve_args *a)
 	if (a->last &&
 	    serve_number("last", a->last, 0.01, 525600, &a->fo.last_min))
 		return 2;
-	if (a->refresh && serve_number("refresh", a->refresh, 0.1, 3600,
-				       &a->fo.refresh_s))
+	if (a->refresh &&
+	    serve_number("refresh", a->refresh, 0.1, 3600, &a->fo.refresh_s))
 		return 2;
 	return 0;
 }
@@ -532,16 +534,15 @@ static int serve_model(struct server *srv, const struct cli *o,
 		       const struct serve_args *a)
 {
 	if (a->follow) {
-		srv->follow = follow_start(o, a->change, &a->fo,
-					   &srv->follow_fd);
+		srv->follow =
+			follow_start(o, a->change, &a->fo, &srv->follow_fd);
 		if (srv->follow)
 			srv->m = follow_take(srv->follow, NULL);
 		return srv->follow ? 0 : -1;
 	}
 	srv->m = serve_model_build(o, a->change, NULL);
-	return !srv->m || (a->diff && serve_diff(&srv->m->v, o, a->diff))
-		       ? -1
-		       : 0;
+	return !srv->m || (a->diff && serve_diff(&srv->m->v, o, a->diff)) ? -1
+									  : 0;
 }
 
 static int run_serve(int argc, char **argv)

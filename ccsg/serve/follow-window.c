@@ -66,8 +66,8 @@ static int url_check(struct store_watch *w, const char *url, char *err,
 				       "loads WHERE state = 'finished' FORMAT "
 				       "TabSeparated")))
 		goto out;
-	if (sscanf(text, "%" SCNu64 "\t%" SCNu64, &now.loads,
-		   &now.last_load) != 2) {
+	if (sscanf(text, "%" SCNu64 "\t%" SCNu64, &now.loads, &now.last_load) !=
+	    2) {
 		snprintf(err, len, "%s: cannot read its loads", u.shown);
 		goto out;
 	}
@@ -106,17 +106,16 @@ int store_watch_check(struct store_watch *w, const char *path, char *err,
 	now.dev = sb.st_dev;
 	now.ino = sb.st_ino;
 	now.size = sb.st_size;
-	now.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
-		       sb.st_mtim.tv_nsec;
+	now.mtime_ns =
+		(int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
 	/* another file at the path (renamed into place): another
 	 * connection, whose data_version is its own */
 	if (w->db && (w->sig.dev != now.dev || w->sig.ino != now.ino)) {
 		sqlite3_close(w->db);
 		w->db = NULL;
 	}
-	if (!w->db &&
-	    sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READONLY, NULL) !=
-		    SQLITE_OK) {
+	if (!w->db && sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READONLY,
+				      NULL) != SQLITE_OK) {
 		snprintf(err, len, "cannot open '%s': %s", path,
 			 w->db ? sqlite3_errmsg(w->db) : "out of memory");
 		sqlite3_close(w->db);
@@ -220,8 +219,7 @@ static int has_calls_table(sqlite3 *db)
 }
 
 /* src's pages into dst, in one read transaction of src. */
-static int backup(sqlite3 *dst, sqlite3 *src, int *busy, char *err,
-		  size_t len)
+static int backup(sqlite3 *dst, sqlite3 *src, int *busy, char *err, size_t len)
 {
 	sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
 	int rc;

@@ -18,12 +18,13 @@ struct store_sig {
 	ino_t ino;
 	off_t size;
 	int64_t mtime_ns;
-	int64_t data_version; /* of the connection kept open */
+	int64_t data_version;	   /* of the connection kept open */
 	uint64_t loads, last_load; /* a store's finished loads, newest id */
 };
 
 struct store_watch {
-	sqlite3 *db; /* kept open: its data_version moves with others' commits */
+	sqlite3 *
+		db; /* kept open: its data_version moves with others' commits */
 	struct store_sig sig;
 };
 

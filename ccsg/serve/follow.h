@@ -38,7 +38,7 @@ struct serve_model {
 	int has_window;
 	int64_t window_start_ns, window_end_ns;
 	uint64_t generation;
-	int64_t built_ns; /* CLOCK_REALTIME */
+	int64_t built_ns;  /* CLOCK_REALTIME */
 	char *follow_json; /* /api/info's "follow", the viewer's */
 };
 
