@@ -110,12 +110,18 @@ def objects(build):
     return units
 
 
-def symbols(obj):
-    out = subprocess.check_output(['nm', '--defined-only', '-g', obj], text=True)
-    defined = {l.split()[-1] for l in out.splitlines() if l.strip()}
-    out = subprocess.check_output(['nm', '-u', obj], text=True)
-    used = {l.split()[-1] for l in out.splitlines() if l.strip()}
-    return defined, used
+def symbols(objs):
+    """obj -> (defined, used) names, for every object, from two runs of nm
+    (one per object would mean hundreds of processes)."""
+    table = {o: (set(), set()) for o in objs}
+    for which, flags in ((0, ['--defined-only', '-g']), (1, ['-u'])):
+        out = subprocess.check_output(['nm', '-A'] + flags + sorted(table),
+                                      text=True)
+        for l in out.splitlines():
+            obj, _, rest = l.partition(':')
+            if rest.strip() and obj in table:
+                table[obj][which].add(rest.split()[-1])
+    return table
 
 
 INLINE_FN = re.compile(r'static\s+(?:__attribute__\(\([^)]*\)\)\s*)?inline\b[^;{]*\{')
@@ -144,12 +150,15 @@ def calls(root, prod, build, inc):
     """file -> {file: [names]}: who calls (or reads) what another defines,
     within one link unit; headers with static inline code are nodes too."""
     arrows = collections.defaultdict(lambda: collections.defaultdict(list))
-    for unit, objs in objects(build).items():
+    units = objects(build)
+    syms = symbols({o for objs in units.values()
+                     for src, o in objs.items() if src in prod})
+    for unit, objs in units.items():
         definer, uses = {}, {}
         for src, obj in objs.items():
             if src not in prod:
                 continue
-            d, u = symbols(obj)
+            d, u = syms[obj]
             for s in d:
                 definer.setdefault(s, src)
             uses[src] = u
