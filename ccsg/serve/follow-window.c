@@ -22,10 +22,11 @@
 
 #include <sqlite3.h>
 
-#include "clickhouse.h"
+#include "db-read.h"
 #include "follow-window.h"
 #include "schema.h"
 #include "store-url.h"
+#include "store.h"
 
 static int sig_same(const struct store_sig *a, const struct store_sig *b)
 {
@@ -40,52 +41,17 @@ static int url_check(struct store_watch *w, const char *url, char *err,
 		     size_t len)
 {
 	struct store_sig now = { .known = 1 };
-	struct ch_client *c;
-	struct store_url u;
-	char *text = NULL;
-	int ret = STORE_UNREADABLE;
 
-	if (store_url_parse(url, &u, err, len))
+	if (store_finished_loads(url, &now.loads, &now.last_load, err, len))
 		return STORE_UNREADABLE;
-	if (!(c = ch_open(&u))) {
-		snprintf(err, len, "out of memory");
-		return STORE_UNREADABLE;
-	}
-	/* no loads table yet: nothing loaded yet */
-	if (!(text = ch_select_text(c, "SELECT count() FROM system.tables "
-				       "WHERE database = currentDatabase() "
-				       "AND name = 'loads'")))
-		goto out;
-	if (!strcmp(text, "0")) {
-		snprintf(err, len, "%s: no load yet", u.shown);
-		ret = STORE_ABSENT;
-		goto out;
-	}
-	free(text);
-	if (!(text = ch_select_text(c, "SELECT count(), max(load_id) FROM "
-				       "loads WHERE state = 'finished' FORMAT "
-				       "TabSeparated")))
-		goto out;
-	if (sscanf(text, "%" SCNu64 "\t%" SCNu64, &now.loads, &now.last_load) !=
-	    2) {
-		snprintf(err, len, "%s: cannot read its loads", u.shown);
-		goto out;
-	}
 	if (!now.loads) {
-		snprintf(err, len, "%s: no finished load yet", u.shown);
-		ret = STORE_ABSENT;
-	} else if (sig_same(&now, &w->sig)) {
-		ret = STORE_SAME;
-	} else {
-		w->sig = now;
-		ret = STORE_CHANGED;
+		snprintf(err, len, "%s: no finished load yet", url);
+		return STORE_ABSENT;
 	}
-out:
-	if (ret == STORE_UNREADABLE && !text)
-		snprintf(err, len, "%s", ch_error(c));
-	free(text);
-	ch_close(c);
-	return ret;
+	if (sig_same(&now, &w->sig))
+		return STORE_SAME;
+	w->sig = now;
+	return STORE_CHANGED;
 }
 
 int store_watch_check(struct store_watch *w, const char *path, char *err,
@@ -153,24 +119,67 @@ static int sql_fail(sqlite3 *db, const char *what, char *err, size_t len)
 	return -1;
 }
 
-/* Each side's times on the wall clock, then the window. */
-static const char window_sql[] =
-	"CREATE TEMP TABLE fw_off AS SELECT proc_id AS p, "
-	"  ifnull(start_realtime_ns - start_mono_ns, 0) AS d FROM processes;"
-	"CREATE TEMP TABLE fw_row AS SELECT r.chain AS chain,"
-	"  coalesce(r.stub_start_ns + ifnull(c.d, 0),"
-	"    r.stub_start_exit_ns + ifnull(c.d, 0),"
-	"    r.skel_start_ns + ifnull(s.d, 0),"
-	"    r.skel_start_exit_ns + ifnull(s.d, 0)) AS t0,"
-	"  coalesce(r.stub_end_exit_ns + ifnull(c.d, 0),"
-	"    r.stub_end_ns + ifnull(c.d, 0),"
-	"    r.skel_end_exit_ns + ifnull(s.d, 0),"
-	"    r.skel_end_ns + ifnull(s.d, 0),"
-	"    r.skel_start_exit_ns + ifnull(s.d, 0),"
-	"    r.stub_start_exit_ns + ifnull(c.d, 0),"
-	"    r.stub_start_ns + ifnull(c.d, 0)) AS t1"
-	"  FROM rpc_calls r LEFT JOIN fw_off c ON c.p = r.client_proc_id"
-	"  LEFT JOIN fw_off s ON s.p = r.server_proc_id;";
+#define CALLS(COL) db_col_name(DB_RPC_CALLS, DB_RPC_CALLS_##COL)
+
+/* The first of cols (n of them, each a probe's time, of the client or
+ * the server side) there, on the wall clock. */
+static void first_time(FILE *f, const char *as, const int *cols,
+		       const char *side, size_t n)
+{
+	fputs(", coalesce(", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%sr.%s + ifnull(%c.d, 0)", i ? ", " : "",
+			db_col_name(DB_RPC_CALLS, cols[i]), side[i]);
+	fprintf(f, ") AS %s", as);
+}
+
+/* fw_off: each process's wall clock less its monotonic one; fw_row: each
+ * call's chain, its first time (t0) and its last (t1). */
+static int window_times(sqlite3 *db, char *err, size_t len)
+{
+	static const int t0[] = { DB_RPC_CALLS_STUB_START_NS,
+				  DB_RPC_CALLS_STUB_START_EXIT_NS,
+				  DB_RPC_CALLS_SKEL_START_NS,
+				  DB_RPC_CALLS_SKEL_START_EXIT_NS };
+	static const int t1[] = { DB_RPC_CALLS_STUB_END_EXIT_NS,
+				  DB_RPC_CALLS_STUB_END_NS,
+				  DB_RPC_CALLS_SKEL_END_EXIT_NS,
+				  DB_RPC_CALLS_SKEL_END_NS,
+				  DB_RPC_CALLS_SKEL_START_EXIT_NS,
+				  DB_RPC_CALLS_STUB_START_EXIT_NS,
+				  DB_RPC_CALLS_STUB_START_NS };
+	char *sql = NULL;
+	size_t n;
+	FILE *f = open_memstream(&sql, &n);
+	int rc;
+
+	if (!f)
+		return sql_fail(NULL, "read the calls' times", err, len);
+	fprintf(f,
+		"CREATE TEMP TABLE fw_off AS SELECT %s AS p, "
+		"ifnull(%s - %s, 0) AS d FROM %s; "
+		"CREATE TEMP TABLE fw_row AS SELECT r.%s AS k",
+		db_col_name(DB_PROCESSES, DB_PROCESSES_PROC_ID),
+		db_col_name(DB_PROCESSES, DB_PROCESSES_START_REALTIME_NS),
+		db_col_name(DB_PROCESSES, DB_PROCESSES_START_MONO_NS),
+		db_tables[DB_PROCESSES].name, CALLS(CHAIN));
+	first_time(f, "t0", t0, "ccss", 4);
+	first_time(f, "t1", t1, "ccssscc", 7);
+	fprintf(f,
+		" FROM %s r LEFT JOIN fw_off c ON c.p = r.%s "
+		"LEFT JOIN fw_off s ON s.p = r.%s",
+		db_tables[DB_RPC_CALLS].name, CALLS(CLIENT_PROC_ID),
+		CALLS(SERVER_PROC_ID));
+	if (fclose(f)) {
+		free(sql);
+		return sql_fail(NULL, "read the calls' times", err, len);
+	}
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	free(sql);
+	return rc == SQLITE_OK
+		       ? 0
+		       : sql_fail(db, "read the calls' times", err, len);
+}
 
 /* The newest event's time into *end: 0, 1 when there is no call, -1. */
 static int newest(sqlite3 *db, int64_t *end, char *err, size_t len)
@@ -194,28 +203,12 @@ static int keep_from(sqlite3 *db, int64_t start, char *err, size_t len)
 	char sql[256];
 
 	snprintf(sql, sizeof(sql),
-		 "DELETE FROM rpc_calls WHERE chain IN (SELECT chain FROM "
-		 "fw_row GROUP BY chain HAVING min(t0) < %lld)",
-		 (long long)start);
+		 "DELETE FROM %s WHERE %s IN (SELECT k FROM fw_row GROUP "
+		 "BY k HAVING min(t0) < %lld)",
+		 db_tables[DB_RPC_CALLS].name, CALLS(CHAIN), (long long)start);
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
 		       ? 0
 		       : sql_fail(db, "keep the window", err, len);
-}
-
-/* Does db have rpc_calls yet?  1, 0, or -1. */
-static int has_calls_table(sqlite3 *db)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = -1;
-
-	if (sqlite3_prepare_v2(db,
-			       "SELECT count(*) FROM sqlite_master WHERE "
-			       "type = 'table' AND name = 'rpc_calls'",
-			       -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		rc = sqlite3_column_int(st, 0) > 0;
-	sqlite3_finalize(st);
-	return rc;
 }
 
 /* src's pages into dst, in one read transaction of src. */
@@ -258,7 +251,7 @@ int window_copy(const char *path, const char *copy, int64_t last_ns,
 		goto out;
 	sqlite3_close(src);
 	src = NULL;
-	if ((has = has_calls_table(dst)) < 0) {
+	if ((has = db_has_table(dst, DB_RPC_CALLS)) < 0) {
 		ret = sql_fail(dst, "read the store", err, len);
 		goto out;
 	}
@@ -267,11 +260,12 @@ int window_copy(const char *path, const char *copy, int64_t last_ns,
 		return window_empty(copy, err, len);
 	}
 	if (sqlite3_exec(dst, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF",
-			 NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(dst, window_sql, NULL, NULL, NULL) != SQLITE_OK) {
-		ret = sql_fail(dst, "read the calls' times", err, len);
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		ret = sql_fail(dst, "write the window's copy", err, len);
 		goto out;
 	}
+	if (window_times(dst, err, len))
+		goto out;
 	if ((has = newest(dst, &win->end_ns, err, len)) < 0)
 		goto out;
 	if (!has) { /* calls */
