@@ -51,9 +51,9 @@ struct serve_model *serve_model_build(const struct cli *o, const char *spec,
 		free(m->s.trace.path);
 		m->s.trace.path = name;
 	}
+	m->viewer_ready = 1; /* released even when its set-up fails */
 	if (viewer_init(&m->v, &m->s.graph, &m->s.names, spec))
 		goto fail;
-	m->viewer_ready = 1;
 	return m;
 fail:
 	serve_model_free(m);

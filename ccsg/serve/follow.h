@@ -32,7 +32,7 @@ struct serve_model {
 	struct session s;
 	struct ccsg_values vals;
 	struct viewer v;
-	int viewer_ready;
+	int viewer_ready; /* v was set up (viewer_release() it) */
 	/* --follow: the window it holds (has_window 0: the store was
 	 * empty), the generation (1, 2, ... as built) and when built */
 	int has_window;
