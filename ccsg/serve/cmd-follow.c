@@ -319,7 +319,7 @@ struct follow *follow_start(const struct cli *o, const char *spec,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* follow_main() */
 	pthread_cond_init(&f->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	if (tmp_file_make(&f->copy, "causal-follow", "window.db"))
+	if (tmp_file_make(&f->copy, "causal-serve", "window.db"))
 		goto fail;
 	if ((f->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
 		fail("cannot make an eventfd: %s", strerror(errno));
