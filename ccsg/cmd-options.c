@@ -164,7 +164,9 @@ int session_open(struct session *s, const struct cli *o, int graph)
 {
 	if (load_names(s, o))
 		return 1;
-	if (ccsg_trace_load(&s->trace, o->db) || load_totals(s))
+	if ((o->empty_ok ? ccsg_trace_load_empty_ok(&s->trace, o->db)
+			 : ccsg_trace_load(&s->trace, o->db)) ||
+	    load_totals(s))
 		return 1;
 	if (ccsg_dscg_build(&s->dscg, &s->trace)) {
 		fail("out of memory building the call graph of '%s'", o->db);

@@ -86,6 +86,7 @@ struct cli {
 	int resource;		/* CCSG_RES_CPU, or CCSG_RES_ALLOC for memory */
 	unsigned workers;	/* --workers: 1 unless given */
 	int switches;		/* --switches */
+	int empty_ok;		/* a trace without processes is no error */
 	int status;		/* when cli_parse() returned -1 */
 };
 

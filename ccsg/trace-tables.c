@@ -428,7 +428,7 @@ int trace_open(struct ccsg_trace *t, const char *given, const char *path,
 		     sqlite3_errmsg(*db));
 		goto out;
 	}
-	if (t->nproc_rows)
+	if (t->nproc_rows || t->empty_ok)
 		ret = 0;
 	else
 		fail("trace database '%s' is empty: no processes were traced",

@@ -16,13 +16,14 @@
 #include "trace-internal.h"
 #include "usage.h"
 
-int ccsg_trace_load(struct ccsg_trace *t, const char *given)
+static int trace_load(struct ccsg_trace *t, const char *given, int empty_ok)
 {
 	int with_mon, mon_mixed;
 	sqlite3 *db;
 	int ret = -1;
 
 	memset(t, 0, sizeof(*t));
+	t->empty_ok = empty_ok;
 	/* a store URL: its copy as an SQLite file */
 	if (trace_open(t, given, store_sqlite_path(given), &db, &with_mon)) {
 		ccsg_trace_release(t);
@@ -37,6 +38,16 @@ int ccsg_trace_load(struct ccsg_trace *t, const char *given)
 	if (ret)
 		ccsg_trace_release(t);
 	return ret;
+}
+
+int ccsg_trace_load(struct ccsg_trace *t, const char *given)
+{
+	return trace_load(t, given, 0);
+}
+
+int ccsg_trace_load_empty_ok(struct ccsg_trace *t, const char *given)
+{
+	return trace_load(t, given, 1);
 }
 
 /* Does meta say call_id follows chain order (DB_META_CALLS_ORDER)? */

@@ -216,6 +216,7 @@ struct ccsg_trace {
 	/* exact totals of a sampled trace (exact-totals.h), when a command
 	 * loaded them; NULL: none, the outputs say nothing of sampling */
 	const struct ccsg_totals *totals;
+	int empty_ok; /* no process is no error (ccsg_trace_load_empty_ok()) */
 };
 
 /*
@@ -227,6 +228,9 @@ struct ccsg_trace {
  * processes is a fail(): -1 and nothing to release.
  */
 int ccsg_trace_load(struct ccsg_trace *t, const char *path);
+/* The same, but a trace without processes is an empty trace, not an
+ * error: `ccsg serve --follow`'s view of a store not yet written. */
+int ccsg_trace_load_empty_ok(struct ccsg_trace *t, const char *path);
 /*
  * The same, but the calls are read in parts of chains: ccsg_trace_open()
  * loads everything else, then each ccsg_trace_next_part() appends the

@@ -4,6 +4,7 @@
  * range of chains by range (store_stream_open()).  ch-copy.c stages and
  * maps the tables, ch-calls.c joins the calls.
  */
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,52 @@ const char *store_sqlite_path(const char *db)
 		return NULL;
 	}
 	return made.file.path;
+}
+
+void store_sqlite_forget(void)
+{
+	tmp_file_remove(&made.file);
+	made.url[0] = '\0';
+}
+
+int store_finished_loads(const char *db, uint64_t *count, uint64_t *newest,
+			 char *err, size_t len)
+{
+	struct ch_client *c;
+	struct store_url u;
+	char *text = NULL;
+	int ret = -1;
+
+	*count = *newest = 0;
+	if (store_url_parse(db, &u, err, len))
+		return -1;
+	if (!(c = ch_open(&u))) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	/* no loads table: nothing loaded yet */
+	text = ch_select_text(c, "SELECT count() FROM system.tables WHERE "
+				 "database = currentDatabase() AND name = "
+				 "'loads'");
+	if (text && !strcmp(text, "0")) {
+		ret = 0;
+	} else if (text) {
+		free(text);
+		text = ch_select_text(c, "SELECT count(), max(load_id) FROM "
+					 "loads WHERE state = 'finished' "
+					 "FORMAT TabSeparated");
+		if (text &&
+		    sscanf(text, "%" SCNu64 "\t%" SCNu64, count, newest) == 2)
+			ret = 0;
+		else if (text)
+			snprintf(err, len, "%s: cannot read its loads: '%.64s'",
+				 u.shown, text);
+	}
+	if (!text)
+		snprintf(err, len, "%s", ch_error(c));
+	free(text);
+	ch_close(c);
+	return ret;
 }
 
 /* ---- the calls, range of chains by range ------------------------------- */

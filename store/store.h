@@ -20,12 +20,23 @@
 #ifndef CAUSAL_STORE_H
 #define CAUSAL_STORE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /*
  * The SQLite file of db: db itself when it is a path (not checked here),
  * else the copy of the store (made on the first call for that URL).
  * NULL after printing one line of why (fail()).
  */
 const char *store_sqlite_path(const char *db);
+/* Remove the copy store_sqlite_path() made, if any: the next call copies
+ * the store again (`ccsg serve --follow`, after a new load). */
+void store_sqlite_forget(void);
+/* The store URL db's finished loads: how many (0 while there is none,
+ * or no loads table) and the newest load_id.  0, or -1 with one line in
+ * err (len bytes). */
+int store_finished_loads(const char *db, uint64_t *count, uint64_t *newest,
+			 char *err, size_t len);
 
 /*
  * The same copy of a store URL but for rpc_calls, which is empty: each

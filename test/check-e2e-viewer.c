@@ -30,26 +30,10 @@
 #include <check.h>
 
 #include "e2e-figure1.h"
+#include "serve-run.h"
 #include "tool-run.h"
 
-#define CHROMIUM "/usr/bin/chromium"
-#define DRIVER "/usr/bin/chromedriver"
 #define PYTHON "/usr/bin/python3"
-
-/* What is missing of the browser packages, or NULL. */
-static const char *browser_missing(void)
-{
-	if (access(CHROMIUM, X_OK))
-		return "chromium";
-	if (access(DRIVER, X_OK))
-		return "chromium-driver";
-	if (access(PYTHON, X_OK) ||
-	    e2e_run_plain(
-		    (const char *[]){ PYTHON, "-c", "import selenium", NULL },
-		    NULL, NULL))
-		return "python3-selenium";
-	return NULL;
-}
 
 START_TEST(test_browser)
 {

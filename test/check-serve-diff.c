@@ -220,28 +220,11 @@ START_TEST(test_bad_diff)
 }
 END_TEST
 
-/* What is missing of the browser packages, or NULL (as e2e-viewer's). */
-static const char *browser_missing(void)
-{
-	if (access("/usr/bin/chromium", X_OK))
-		return "chromium";
-	if (access("/usr/bin/chromedriver", X_OK))
-		return "chromium-driver";
-	if (access("/usr/bin/python3", X_OK) ||
-	    e2e_run_plain((const char *[]){ "/usr/bin/python3", "-c",
-					    "import selenium", NULL },
-			  NULL, NULL))
-		return "python3-selenium";
-	return NULL;
-}
-
 START_TEST(test_browser)
 {
 	const char *missing = browser_missing();
-	char a[PATH_MAX], b[PATH_MAX], url[64], script[PATH_MAX];
-	char shots[PATH_MAX], home[PATH_MAX];
+	char a[PATH_MAX], b[PATH_MAX];
 	const char *extra[] = { "--diff", b, NULL };
-	struct tool_out r;
 	struct server s;
 	struct e2e t;
 
@@ -255,19 +238,7 @@ START_TEST(test_browser)
 	snprintf(a, sizeof(a), "%s", trace(1000));
 	snprintf(b, sizeof(b), "%s", trace(2000));
 	serve_start_with(&s, a, extra);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", s.port);
-	e2e_fmt(script, sizeof(script), "%s/test/browser/diff-test.py",
-		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".");
-	e2e_fmt(shots, sizeof(shots), "%s/browser", e2e_build());
-	e2e_fmt(home, sizeof(home), "HOME=%s", t.dir);
-	r = tool_run_env((const char *[]){ "/usr/bin/python3", script, url,
-					   shots, NULL },
-			 (const char *[]){ home, NULL }, 2 * TOOL_DEADLINE_S);
-	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		      "diff-test.py failed (screenshots in %s):\n%s%s", shots,
-		      r.out, r.err);
-	printf("%s", r.out);
-	tool_out_release(&r);
+	browser_run(&s, t.dir, "diff-test.py", NULL);
 	e2e_assert_exit(serve_stop(&s, SIGTERM), 0, "ccsg serve");
 	unlink(a);
 	unlink(b);

@@ -62,6 +62,45 @@ void serve_start_with(struct server *s, const char *db,
 	ck_assert_msg(s->port > 0, "ccsg serve printed no URL");
 }
 
+const char *browser_missing(void)
+{
+	if (access("/usr/bin/chromium", X_OK))
+		return "chromium";
+	if (access("/usr/bin/chromedriver", X_OK))
+		return "chromium-driver";
+	if (access("/usr/bin/python3", X_OK) ||
+	    e2e_run_plain((const char *[]){ "/usr/bin/python3", "-c",
+					    "import selenium", NULL },
+			  NULL, NULL))
+		return "python3-selenium";
+	return NULL;
+}
+
+void browser_run(const struct server *s, const char *dir, const char *script,
+		 const char *const *args)
+{
+	char url[64], path[PATH_MAX], shots[PATH_MAX], home[PATH_MAX];
+	const char *argv[10] = { "/usr/bin/python3", path, url, shots };
+	struct tool_out r;
+	size_t n = 4;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", s->port);
+	e2e_fmt(path, sizeof(path), "%s/test/browser/%s",
+		getenv("CAUSAL_SRC") ? getenv("CAUSAL_SRC") : ".", script);
+	e2e_fmt(shots, sizeof(shots), "%s/browser", e2e_build());
+	e2e_fmt(home, sizeof(home), "HOME=%s", dir);
+	for (size_t i = 0; args && args[i] && n < 8; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	r = tool_run_env(argv, (const char *[]){ home, NULL },
+			 2 * TOOL_DEADLINE_S);
+	ck_assert_msg(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		      "%s failed (screenshots in %s):\n%s%s", script, shots,
+		      r.out, r.err);
+	printf("%s", r.out);
+	tool_out_release(&r);
+}
+
 int serve_stop(struct server *s, int sig)
 {
 	int status;

@@ -25,6 +25,15 @@ void serve_start_with(struct server *s, const char *db,
 /* Send sig (SIGTERM, SIGINT): the exit status. */
 int serve_stop(struct server *s, int sig);
 
+/* What is missing of the browser tests' packages (chromium,
+ * chromium-driver, python3-selenium), or NULL. */
+const char *browser_missing(void);
+/* Run test/browser/SCRIPT URL build/browser [ARGS...] (args
+ * NULL-terminated, at most 4, or NULL) on s's page, HOME in dir: what it
+ * printed is printed; a non-zero exit fails the test. */
+void browser_run(const struct server *s, const char *dir, const char *script,
+		 const char *const *args);
+
 struct reply {
 	int status;
 	char *body; /* malloc'd */

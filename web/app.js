@@ -6,7 +6,8 @@
  * process > thread when several nodes correspond), local compaction of the
  * DSCG and CCSG, the CCDG of an impact specification, a flame graph
  * (flame.js), a hyperbolic tree (hyper.js), a thread's PES (pes.js), a
- * chain's timeline (timeline.js).  A tree opens
+ * chain's timeline (timeline.js), a growing trace followed (follow()).
+ * A tree opens
  * where the cost is (openHeavy).  d3 (Debian's node-d3, served by ccsg
  * serve) joins the rows, so nodes that merge or open fade in and out.  The URL's hash holds the tree, the view, the
  * node, the specification and the compaction's steps: a view can be
@@ -549,15 +550,103 @@ function showMonitoring(m, text) {
 	d3.select('#monitoring pre').text(text || '');
 }
 
+/* The trace's line, its monitoring and, with --follow, its window. */
+function showInfo(info) {
+	d3.select('#trace').text(info.db + ' - ' + info.hosts.length + ' hosts, ' +
+		info.calls + ' calls, ' + info.threads + ' threads');
+	showMonitoring(info.monitoring, info.monitoring_text);
+	const f = info.follow;
+	const line = d3.select('#follow').attr('hidden', f ? null : true);
+	if (!f) return;
+	const at = new Date(f.refreshed_at).toLocaleTimeString('en-GB', { hour12: false });
+	line.classed('error', !!f.error)
+		.attr('data-generation', f.generation)
+		.text('following: last ' + f.last_minutes + ' min, updated ' + at +
+			(f.error ? ' - ' + f.error : ''));
+}
+
+/* The names from the root down to node id of the state st (loaded), or
+ * null. */
+function namesTo(st, id) {
+	const walk = (n) => {
+		if (n.id === id) return [n.name];
+		for (const c of n.kids || []) {
+			const p = walk(c);
+			if (p) return [n.name, ...p];
+		}
+		return null;
+	};
+	return st && st.root ? walk(st.root) : null;
+}
+
+/* The node of tree (built again) the names lead to from its root: its
+ * id when it has the same one (the path's names agree), else found name
+ * by name; null when it is gone.  Ids depend on the build: a CCSG node's
+ * or a chain's number may name another node in the next. */
+async function findAgain(tree, id, names) {
+	try {
+		const p = await api('/api/path', { ...treeParams(tree), id });
+		if (p.path.map((e) => e.node.name).join('\n') === names.join('\n')) return id;
+	} catch (e) {
+		if (e.status !== 404) throw e;
+	}
+	const st = await loadRoot(tree);
+	let n = st.root;
+	for (const name of names.slice(1)) {
+		let c;
+		await loadKids(tree, n);
+		while (!(c = n.kids.find((k) => k.name === name)) && n.kids.length < n.nkids)
+			await loadKids(tree, n, n.kids.length);
+		if (!c) return null;
+		n = c;
+	}
+	return n.id;
+}
+
+/* --follow: /api/info asked every refresh period.  A new generation (the
+ * server built the window again) drops every tree loaded and shows the
+ * current one again, from the root as it opens, the node selected before
+ * selected again when it is still there (findAgain()).  The hosts and
+ * dimensions the graphs were given stay the same arrays, filled again. */
+async function followTick() {
+	const info = await api('/api/info');
+	const was = S.info;
+	if (info.follow.generation === was.follow.generation) {
+		showInfo(info);
+		return;
+	}
+	was.hosts.splice(0, was.hosts.length, ...info.hosts);
+	was.dims.splice(0, was.dims.length, ...info.dims);
+	S.info = { ...info, hosts: was.hosts, dims: was.dims };
+	showInfo(S.info);
+	const sel = S.selected;
+	const names = sel && sel.tree === S.tree ? namesTo(stateOf(S.tree), sel.id) : null;
+	S.states.clear();
+	const id = names ? await findAgain(S.tree, sel.id, names) : null;
+	if (id) {
+		await focus(S.tree, id, true);
+		return;
+	}
+	S.selected = null;
+	d3.select('#info').text('select a node');
+	d3.selectAll('#goto, #linkform, #results').text('');
+	await showTree(S.tree);
+}
+
+function follow() {
+	if (!S.info.follow) return;
+	const tick = () => followTick().catch((e) => message(e.message))
+		.finally(() => setTimeout(tick, S.info.follow.refresh_seconds * 1000));
+	setTimeout(tick, S.info.follow.refresh_seconds * 1000);
+}
+
 async function start() {
 	if (typeof d3 === 'undefined') {
 		document.body.textContent = 'd3 is missing: install node-d3 (apt-get install node-d3)';
 		return;
 	}
 	S.info = await api('/api/info');
-	d3.select('#trace').text(S.info.db + ' - ' + S.info.hosts.length + ' hosts, ' +
-		S.info.calls + ' calls, ' + S.info.threads + ' threads');
-	showMonitoring(S.info.monitoring, S.info.monitoring_text);
+	showInfo(S.info);
 	if (S.info.diff)
 		d3.select('#difflegend').text('compared with ' + S.info.diff.b +
 			': red more self CPU, green less (stands out of the noise: ' +
@@ -596,6 +685,7 @@ async function start() {
 		const ev = evArgs(a).ev;
 		if (ev.key === 'Enter') search(ev.target.value.trim());
 	});
+	follow();
 	if (h.get('node') && !viewOf(tree)) await focus(tree, h.get('node'));
 	else await showTree(tree);
 }

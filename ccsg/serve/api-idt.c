@@ -276,7 +276,8 @@ int api_idt_index(struct viewer *v)
 			   sep ? sep + 2 : full))
 			return -ENOMEM;
 	}
-	qsort(v->fns, v->nfns, sizeof(*v->fns), by_fn);
+	if (v->nfns) /* none (an empty trace): fns may be NULL */
+		qsort(v->fns, v->nfns, sizeof(*v->fns), by_fn);
 	for (size_t i = 0; i < v->nfns; i++)
 		if (hashmap_put(&map,
 				hash64(((uint64_t)v->fns[i].prog << 32) ^

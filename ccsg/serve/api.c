@@ -70,6 +70,7 @@ static int get_info(struct ctx *x)
 		fputs("null", f);
 	api_put_vec(f, "total", v->graph->total, dims->n);
 	api_diff_put_info(f, v);
+	fprintf(f, ", \"follow\": %s", v->follow ? v->follow : "null");
 	put_monitoring(f, &t->mon);
 	fputs("}\n", f);
 	return 0;

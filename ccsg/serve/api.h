@@ -26,7 +26,8 @@
  *
  * Endpoints (GET unless said; every answer is JSON):
  *   /api/info                      the trace: hosts, dimensions, counts,
- *                                  the monitoring in force (intervals)
+ *                                  the monitoring in force (intervals),
+ *                                  the window --follow shows
  *   /api/node?tree=T&id=ID         one node with its details
  *   /api/children?tree=T&id=ID[&offset=N][&limit=N][&secondary=1]
  *                                  its children, a page at a time
@@ -163,6 +164,9 @@ struct viewer {
 	 * graph the first of its rows (-1: none); NULL: no diff */
 	struct diff_report *diff;
 	int32_t *diff_row;
+	/* --follow: /api/info's "follow" object (JSON text, its owner's;
+	 * follow.h), or NULL */
+	const char *follow;
 	/* scratch */
 	int32_t *list;
 	size_t nlist, cap_list;

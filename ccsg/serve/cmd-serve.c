@@ -10,8 +10,11 @@
  *
  * Everything that can be wrong with the input (the database, a .x file,
  * a --change, --diff's B, the address) is said in one line before
- * anything is served.  The socket is made here, not by libmicrohttpd, so
- * that a port in use is reported with its reason.
+ * anything is served.  With --follow, a thread of cmd-follow.c watches the
+ * store and hands new models over through a descriptor the loop waits
+ * on too: the loop swaps them in between two requests.  The socket is made
+ * here, not by libmicrohttpd, so that a port in use is reported with its
+ * reason.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,9 +37,9 @@
 #include "api.h"
 #include "cmds.h"
 #include "diff/diff.h"
+#include "follow.h"
 #include "guard.h"
 #include "usage.h"
-#include "values/values.h"
 
 /* The page's files (web/, embedded by web/embed.py). */
 struct web_asset {
@@ -65,7 +68,13 @@ static const struct guard_limits serve_limits = {
 #define IDLE_TIMEOUT_S 20	 /* the daemon's: no byte either way */
 #define MEMORY_LIMIT (64 * 1024) /* a request's line and headers */
 
-enum { SERVE_LISTEN = OPT_LONG + 100, SERVE_DIFF };
+enum {
+	SERVE_LISTEN = OPT_LONG + 100,
+	SERVE_DIFF,
+	SERVE_FOLLOW,
+	SERVE_LAST,
+	SERVE_REFRESH
+};
 
 static const struct opt serve_opts[] = {
 	CLI_OPT_DB,
@@ -79,11 +88,21 @@ static const struct opt serve_opts[] = {
 	{ "diff", SERVE_DIFF, "B",
 	  "colour the CCSG by the change from this trace to B (a trace or "
 	  "store URL), as ccsg diff compares them" },
+	{ "follow", SERVE_FOLLOW, NULL,
+	  "show the last minutes of a growing trace, built again when the "
+	  "store changes" },
+	{ "last", SERVE_LAST, "MINUTES",
+	  "with --follow: the minutes before the newest event shown "
+	  "(default 10)" },
+	{ "refresh", SERVE_REFRESH, "SECONDS",
+	  "with --follow: how often the store is looked at (default 5)" },
 	OPT_END
 };
 
 struct server {
-	struct viewer v;
+	struct serve_model *m; /* what requests are answered from */
+	struct follow *follow; /* --follow, or NULL */
+	int follow_fd;	       /* readable: follow_take() */
 	struct guard guard;
 	char *d3;
 	size_t d3_len;
@@ -219,7 +238,7 @@ static enum MHD_Result answer(struct server *s, struct MHD_Connection *conn,
 	if (p.overflow)
 		return respond_error(conn, 400, "too many parameters");
 	rq = (struct api_request){ method, url, p.v, p.n };
-	viewer_handle(&s->v, &rq, &rs);
+	viewer_handle(&s->m->v, &rq, &rs);
 	if (!rs.body)
 		return respond_error(conn, 500, "out of memory");
 	return respond(conn, rs.status, "application/json", rs.body, rs.len,
@@ -296,9 +315,10 @@ static int serve_loop(struct server *s, struct MHD_Daemon *d,
 {
 	const union MHD_DaemonInfo *ep =
 		MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD);
-	struct pollfd p[2] = {
+	struct pollfd p[3] = {
 		{ .fd = ep ? ep->epoll_fd : -1, .events = POLLIN },
-		{ .fd = signalfd(-1, stop, SFD_CLOEXEC), .events = POLLIN }
+		{ .fd = signalfd(-1, stop, SFD_CLOEXEC), .events = POLLIN },
+		{ .fd = s->follow_fd, .events = POLLIN } /* -1: ignored */
 	};
 	int ret = 0;
 
@@ -313,7 +333,7 @@ static int serve_loop(struct server *s, struct MHD_Daemon *d,
 		if (MHD_get_timeout(d, &mhd) == MHD_YES &&
 		    (wait < 0 || mhd < (MHD_UNSIGNED_LONG_LONG)wait))
 			wait = (int64_t)mhd;
-		if (poll(p, 2, wait < 0 || wait > INT32_MAX ? -1 : (int)wait) <
+		if (poll(p, 3, wait < 0 || wait > INT32_MAX ? -1 : (int)wait) <
 			    0 &&
 		    errno != EINTR) {
 			ret = fail("cannot wait for requests: %s",
@@ -322,6 +342,8 @@ static int serve_loop(struct server *s, struct MHD_Daemon *d,
 		}
 		if (p[1].revents)
 			break;
+		if (p[2].fd >= 0 && p[2].revents) /* between two requests */
+			s->m = follow_take(s->follow, s->m);
 		MHD_run(d);
 	}
 out:
@@ -439,9 +461,33 @@ static int serve_diff(struct viewer *v, const struct cli *o, const char *b)
 	return viewer_set_diff(v, &r);
 }
 
-/* --listen, --change and --diff (cli_parse() checked the line). */
-static void serve_options(int argc, char **argv, const char **listen_spec,
-			  const char **change, const char **diff)
+/* What serve takes beyond report's options. */
+struct serve_args {
+	const char *listen, *change, *diff;
+	int follow, db_given;
+	struct follow_opts fo;
+	const char *last, *refresh; /* as given, or NULL */
+};
+
+/* A number of --last or --refresh in [lo, hi]: 0, or 2 after one line. */
+static int serve_number(const char *opt, const char *v, double lo, double hi,
+			double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno || end == v || *end || !(*out >= lo && *out <= hi))
+		return opt_bad(&cmd_serve,
+			       "--%s takes a number from %g to %g, "
+			       "not '%s'",
+			       opt, lo, hi, v);
+	return 0;
+}
+
+/* --listen, --change, --diff and --follow's (cli_parse() checked the
+ * line): 0, or 2 after one line. */
+static int serve_options(int argc, char **argv, struct serve_args *a)
 {
 	struct opt_parser p;
 	const char *v;
@@ -450,22 +496,63 @@ static void serve_options(int argc, char **argv, const char **listen_spec,
 	opt_init(&p, &cmd_serve, argc, argv);
 	while ((c = opt_next(&p, &v)) > 0) {
 		if (c == SERVE_LISTEN)
-			*listen_spec = v;
+			a->listen = v;
 		else if (c == CLI_CHANGE)
-			*change = v;
+			a->change = v;
 		else if (c == SERVE_DIFF)
-			*diff = v;
+			a->diff = v;
+		else if (c == SERVE_FOLLOW)
+			a->follow = 1;
+		else if (c == CLI_DB)
+			a->db_given = 1;
+		else if (c == SERVE_LAST)
+			a->last = v;
+		else if (c == SERVE_REFRESH)
+			a->refresh = v;
 	}
+	if ((a->last || a->refresh) && !a->follow)
+		return opt_bad(&cmd_serve, "--%s needs --follow",
+			       a->last ? "last" : "refresh");
+	if (a->follow && !a->db_given)
+		return opt_bad(&cmd_serve,
+			       "--follow needs --db: the store to follow");
+	if (a->follow && a->diff)
+		return opt_bad(&cmd_serve, "--follow and --diff do not go "
+					   "together");
+	if (a->last &&
+	    serve_number("last", a->last, 0.01, 525600, &a->fo.last_min))
+		return 2;
+	if (a->refresh &&
+	    serve_number("refresh", a->refresh, 0.1, 3600, &a->fo.refresh_s))
+		return 2;
+	return 0;
+}
+
+/* The first model: built, or following the store.  0, or -1 after a
+ * message. */
+static int serve_model(struct server *srv, const struct cli *o,
+		       const struct serve_args *a)
+{
+	if (a->follow) {
+		srv->follow =
+			follow_start(o, a->change, &a->fo, &srv->follow_fd);
+		if (srv->follow)
+			srv->m = follow_take(srv->follow, NULL);
+		return srv->follow ? 0 : -1;
+	}
+	srv->m = serve_model_build(o, a->change, NULL);
+	return !srv->m || (a->diff && serve_diff(&srv->m->v, o, a->diff)) ? -1
+									  : 0;
 }
 
 static int run_serve(int argc, char **argv)
 {
-	const char *listen_spec = "127.0.0.1:8080", *change = NULL,
-		   *diff = NULL;
-	struct server srv = { .d3 = NULL };
+	struct serve_args a = {
+		.listen = "127.0.0.1:8080",
+		.fo = { FOLLOW_LAST_MIN, FOLLOW_REFRESH_S },
+	};
+	struct server srv = { .d3 = NULL, .follow_fd = -1 };
 	struct MHD_Daemon *d = NULL;
-	struct ccsg_values vals = { 0 };
-	struct session s;
 	struct cli o;
 	char url[128];
 	sigset_t stop;
@@ -473,25 +560,21 @@ static int run_serve(int argc, char **argv)
 
 	if (cli_parse(&o, &cmd_serve, argc, argv, 0))
 		return o.status;
-	serve_options(argc, argv, &listen_spec, &change, &diff);
-	if ((fd = listen_on(listen_spec, url, sizeof(url), &srv.loopback)) <
-	    0) {
+	if ((ret = serve_options(argc, argv, &a))) {
+		free(o.idl);
+		return ret;
+	}
+	ret = 1;
+	if ((fd = listen_on(a.listen, url, sizeof(url), &srv.loopback)) < 0) {
 		free(o.idl);
 		return 1;
 	}
-	/* the values of calls for the node details (values/values.h);
-	 * the types first: a .x that does not parse is named by line */
-	memset(&s, 0, sizeof(s));
-	if (ccsg_values_load(&vals, o.db, o.idl, o.nidl) ||
-	    session_open(&s, &o, 1))
-		goto out_session;
-	s.dscg.values = &vals;
-	if (viewer_init(&srv.v, &s.graph, &s.names, change) ||
-	    (diff && serve_diff(&srv.v, &o, diff)))
-		goto out_viewer;
+	if (serve_model(&srv, &o, &a))
+		goto out;
 	srv.d3 = read_d3(&srv.d3_len);
 	guard_init(&srv.guard, &serve_limits);
-	/* the signals come through a signalfd to the loop */
+	/* the signals come through a signalfd to the loop (--follow's
+	 * thread takes none: follow_main()) */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
@@ -507,11 +590,15 @@ static int run_serve(int argc, char **argv)
 		on_connection, &srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
 		&srv, MHD_OPTION_END);
 	if (!d) {
-		fail("cannot start the http server on '%s'", listen_spec);
-		goto out_viewer;
+		fail("cannot start the http server on '%s'", a.listen);
+		goto out;
 	}
 	fd = -1; /* the daemon's now */
 	printf("ccsg serve: the viewer of '%s' is at %s\n", o.db, url);
+	if (a.follow)
+		printf("ccsg serve: following it: the last %g min, looked at "
+		       "every %g s\n",
+		       a.fo.last_min, a.fo.refresh_s);
 	if (!srv.loopback)
 		printf("ccsg serve: listening beyond this host: anyone who "
 		       "reaches %s reads the trace\n",
@@ -520,11 +607,9 @@ static int run_serve(int argc, char **argv)
 	fflush(stdout);
 	ret = serve_loop(&srv, d, &stop) ? 1 : 0;
 	MHD_stop_daemon(d);
-out_viewer:
-	viewer_release(&srv.v);
-out_session:
-	session_close(&s);
-	ccsg_values_release(&vals);
+out:
+	follow_stop(srv.follow);
+	serve_model_free(srv.m);
 	if (fd >= 0)
 		close(fd);
 	free(srv.d3);
@@ -536,7 +621,8 @@ const struct command cmd_serve = {
 	"serve",
 	run_serve,
 	"[--db PATH] [--idl FILE.x]... [--groups FILE] [--listen ADDR:PORT] "
-	"[--change SPEC] [--diff B]",
+	"[--change SPEC] [--diff B] [--follow [--last MINUTES] "
+	"[--refresh SECONDS]]",
 	"serve the viewer: the IDT, DSCG, CCSG and CCDG in the browser "
 	"(default http://127.0.0.1:8080/)",
 	serve_opts,
