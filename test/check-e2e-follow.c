@@ -219,6 +219,92 @@ START_TEST(test_follow)
 }
 END_TEST
 
+/* tracedump with argv (after its name): exit status; stderr in *err. */
+static int tracedump(struct e2e *t, const char *const args[], char **err)
+{
+	char td[PATH_MAX], out[PATH_MAX], errf[PATH_MAX];
+	const char *argv[16] = { td };
+	int status;
+
+	for (int i = 0; args[i]; i++)
+		argv[i + 1] = args[i];
+	e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());
+	e2e_fmt(out, sizeof(out), "%s/td.out", t->dir);
+	e2e_fmt(errf, sizeof(errf), "%s/td.err", t->dir);
+	status = e2e_run_plain(argv, out, errf);
+	*err = e2e_slurp(errf, NULL);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* One line on stderr, holding what. */
+static void assert_one_line(char *err, const char *what)
+{
+	ck_assert_msg(strstr(err, what) && strchr(err, '\n') &&
+			      !strchr(err, '\n')[1],
+		      "stderr: %s", err);
+	free(err);
+}
+
+START_TEST(test_bad)
+{
+	char db[PATH_MAX], one[PATH_MAX], bad[PATH_MAX], missing[PATH_MAX];
+	const char *argv[] = { e2e_prog("locks"), "1000", NULL };
+	const char *env[] = { "CAUSAL_LOG_SEGMENT_MB=1", NULL };
+	char *err, *out;
+	struct e2e t;
+	pid_t loader;
+
+	e2e_init(&t);
+	e2e_fmt(db, sizeof(db), "%s/follow.db", t.dir);
+	e2e_fmt(missing, sizeof(missing), "%s/nothing", t.dir);
+	ck_assert_int_eq(tracedump(&t, ARGS("merge", "--follow", missing,
+					     "--db", db),
+				   &err),
+			 1);
+	assert_one_line(err, "does not exist");
+	ck_assert_int_eq(tracedump(&t, ARGS("merge", "--follow", t.dir), &err),
+			 2);
+	ck_assert_ptr_nonnull(strstr(err, "--follow needs --db"));
+	free(err);
+	ck_assert_int_eq(tracedump(&t, ARGS("merge", "--follow", t.dir, "--db",
+					     "clickhouse://localhost/x"),
+				   &err),
+			 1);
+	assert_one_line(err, "SQLite database only");
+
+	/* a closed segment, and a damaged one beside it */
+	e2e_assert_exit(e2e_run_traced(&t, argv, env, "/dev/null", "/dev/null"),
+			0, "locks");
+	ck_assert_int_eq(closed_segments(t.logs), 1);
+	e2e_fmt(bad, sizeof(bad),
+		"%s/vm.1.0123456789abcdef0123456789abcdef.000001.clog", t.logs);
+	ck_assert_int_eq(system(rpc_q("echo not a log > '%s'", bad)), 0);
+	e2e_fmt(one, sizeof(one), "%s/one.db", t.dir);
+	ck_assert_int_eq(tracedump(&t, ARGS("merge", t.logs, "-o", one), &err),
+			 0);
+	free(err);
+	/* a database --follow did not make is not added to */
+	ck_assert_int_eq(tracedump(&t, ARGS("merge", "--follow", t.logs,
+					     "--db", one),
+				   &err),
+			 1);
+	assert_one_line(err, "not made by tracedump merge --follow");
+
+	loader = follower_start(&t, db, "bad");
+	wait_loaded(db, 2, loader);
+	kill(loader, SIGTERM);
+	e2e_assert_exit(e2e_wait(loader), 0, "tracedump merge --follow");
+	err = e2e_slurp(rpc_q("%s/follow-bad.err", t.dir), NULL);
+	assert_one_line(err, "vm.1.0123456789abcdef0123456789abcdef.000001."
+			     "clog' is corrupt");
+	out = e2e_slurp(rpc_q("%s/follow-bad.out", t.dir), NULL);
+	ck_assert_msg(strstr(out, "segments loaded: 2 (1 damaged)"), "%s", out);
+	free(out);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_follow_suite(void)
 {
 	Suite *s = suite_create("e2e-follow");
@@ -227,6 +313,7 @@ Suite *e2e_follow_suite(void)
 	e2e_add_fixture(tc);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_follow);
+	tcase_add_test(tc, test_bad);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -261,6 +262,48 @@ static int commit_segment(struct follower *f, const char *stage_db,
 }
 
 /*
+ * The staging merge's stderr goes to a memory file (*saved: the real
+ * one), so that what it says names the segment by its path in the log
+ * directory, not by its link in the staging one; -1 leaves it as is.
+ */
+static int capture_stderr(int *saved)
+{
+	int fd = memfd_create("causal-follow-err", MFD_CLOEXEC);
+
+	fflush(stderr);
+	*saved = fd < 0 ? -1 : dup(STDERR_FILENO);
+	if (*saved < 0 || dup2(fd, STDERR_FILENO) < 0) {
+		if (*saved >= 0)
+			close(*saved);
+		*saved = -1;
+	}
+	return fd;
+}
+
+/* Put stderr back and say again what the merge said (when it loaded
+ * something: else the caller's one line says it), stage replaced by dir. */
+static void release_stderr(int fd, int saved, bool show, const char *stage,
+			   const char *dir)
+{
+	char buf[4096], *p, *hit;
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+	}
+	n = show ? pread(fd, buf, sizeof(buf) - 1, 0) : 0;
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	for (p = buf; (hit = strstr(p, stage)); p = hit + strlen(stage))
+		fprintf(stderr, "%.*s%s", (int)(hit - p), p, dir);
+	fputs(p, stderr);
+}
+
+/*
  * Load one closed segment: merged alone into a staging database in a
  * private directory of $TMPDIR (a link to it there is the merge's log
  * directory), then committed.  0, 1 when it was gone (the cap deleted
@@ -268,14 +311,14 @@ static int commit_segment(struct follower *f, const char *stage_db,
  */
 static int load_segment(struct follower *f, const char *name, uint64_t number)
 {
-	struct merge_stats ms;
+	struct merge_stats ms = { 0 };
 	struct merge_opts mo = { 0 };
 	struct follow_copied c;
 	struct tmp_file tf;
 	char path[PATH_MAX * 2], link_path[PATH_MAX * 2];
 	const char *base = strrchr(name, '/');
 	struct stat st;
-	int merged, rc;
+	int merged, rc, err_fd, saved;
 
 	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
 	if (stat(path, &st) < 0)
@@ -286,7 +329,9 @@ static int load_segment(struct follower *f, const char *name, uint64_t number)
 		 base ? base + 1 : name);
 	mo.dir = tf.dir;
 	mo.output = tf.path;
+	err_fd = capture_stderr(&saved);
 	merged = symlink(path, link_path) == 0 && merge_run(&mo, &ms) == 0;
+	release_stderr(err_fd, saved, merged, tf.dir, f->dir);
 	merge_stats_release(&ms);
 	rc = commit_segment(f, merged ? tf.path : NULL, name, number,
 			    (uint64_t)st.st_size, &c);
@@ -297,13 +342,11 @@ static int load_segment(struct follower *f, const char *name, uint64_t number)
 	f->said_retry = false;
 	f->stats->segments++;
 	f->stats->records += c.records;
-	if (!merged || strcmp(c.status, DB_FILE_OK)) {
-		f->stats->corrupt++;
-		warning("segment '%s' is %s: %s", path,
-			merged ? c.status : DB_FILE_CORRUPT,
-			merged ? "what could be read is loaded"
-			       : "nothing could be read, skipped");
-	}
+	/* a damaged one the merge named; an unreadable one here */
+	f->stats->corrupt += !merged || strcmp(c.status, DB_FILE_OK);
+	if (!merged)
+		warning("segment '%s' is corrupt: nothing could be read, "
+			"skipped", path);
 	return 0;
 }
 
