@@ -33,8 +33,8 @@
 static pid_t follower_start(struct e2e *t, const char *db, const char *tag)
 {
 	char td[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
-	const char *argv[] = { td, "merge", "--follow", t->logs, "--db", db,
-			       NULL };
+	const char *argv[] = { td,     "merge", "--follow", t->logs,
+			       "--db", db,	NULL };
 
 	e2e_fmt(td, sizeof(td), "%s/tracedump", e2e_build());
 	e2e_fmt(out, sizeof(out), "%s/follow-%s.out", t->dir, tag);
@@ -94,8 +94,9 @@ static void wait_loaded(const char *db, long long n, pid_t loader)
 static char *report(struct e2e *t, const char *db, const char *tag)
 {
 	char ccsg[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
-	const char *argv[] = { ccsg, "report", "--format=json", "--db", db,
-			       NULL };
+	const char *argv[] = {
+		ccsg, "report", "--format=json", "--db", db, NULL
+	};
 	int status;
 
 	e2e_fmt(ccsg, sizeof(ccsg), "%s/ccsg", e2e_build());
@@ -258,17 +259,18 @@ START_TEST(test_bad)
 	e2e_init(&t);
 	e2e_fmt(db, sizeof(db), "%s/follow.db", t.dir);
 	e2e_fmt(missing, sizeof(missing), "%s/nothing", t.dir);
-	ck_assert_int_eq(tracedump(&t, ARGS("merge", "--follow", missing,
-					     "--db", db),
-				   &err),
-			 1);
+	ck_assert_int_eq(
+		tracedump(&t, ARGS("merge", "--follow", missing, "--db", db),
+			  &err),
+		1);
 	assert_one_line(err, "does not exist");
 	ck_assert_int_eq(tracedump(&t, ARGS("merge", "--follow", t.dir), &err),
 			 2);
 	ck_assert_ptr_nonnull(strstr(err, "--follow needs --db"));
 	free(err);
-	ck_assert_int_eq(tracedump(&t, ARGS("merge", "--follow", t.dir, "--db",
-					     "clickhouse://localhost/x"),
+	ck_assert_int_eq(tracedump(&t,
+				   ARGS("merge", "--follow", t.dir, "--db",
+					"clickhouse://localhost/x"),
 				   &err),
 			 1);
 	assert_one_line(err, "SQLite database only");
@@ -285,10 +287,10 @@ START_TEST(test_bad)
 			 0);
 	free(err);
 	/* a database --follow did not make is not added to */
-	ck_assert_int_eq(tracedump(&t, ARGS("merge", "--follow", t.logs,
-					     "--db", one),
-				   &err),
-			 1);
+	ck_assert_int_eq(
+		tracedump(&t, ARGS("merge", "--follow", t.logs, "--db", one),
+			  &err),
+		1);
 	assert_one_line(err, "not made by tracedump merge --follow");
 
 	loader = follower_start(&t, db, "bad");

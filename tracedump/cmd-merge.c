@@ -127,7 +127,8 @@ static int load_store(struct merge_opts *o, struct merge_stats *s)
 /* --follow: until a stop signal, then what this run loaded. */
 static int follow(const struct merge_opts *m)
 {
-	struct follow_opts o = { .dir = m->dir, .db = m->output,
+	struct follow_opts o = { .dir = m->dir,
+				 .db = m->output,
 				 .rescan_ms = 2000 };
 	struct follow_stats s;
 

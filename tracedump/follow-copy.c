@@ -83,8 +83,8 @@ static char *copy_sql(enum db_table t, const char *verb,
 	fputs(") SELECT ", f);
 	first = true;
 	for (int c = 0; c < d->ncols; c++) {
-		const char *e = expr_of(ov, n_ov, c, d->cols[c].name, buf,
-					sizeof(buf));
+		const char *e =
+			expr_of(ov, n_ov, c, d->cols[c].name, buf, sizeof(buf));
 
 		if (e) {
 			fprintf(f, "%s%s", first ? "" : ", ", e);
@@ -136,21 +136,20 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *v)
 
 int follow_copy_indexes(sqlite3 *db)
 {
-	return exec(db,
-		    "CREATE INDEX IF NOT EXISTS follow_client_open ON "
-		    "rpc_calls(client_proc_id, client_function_id) "
-		    "WHERE stub_end_event IS NULL;"
-		    "CREATE INDEX IF NOT EXISTS follow_server_open ON "
-		    "rpc_calls(server_proc_id, server_function_id) "
-		    "WHERE skel_end_event IS NULL;"
-		    "CREATE INDEX IF NOT EXISTS follow_no_server ON "
-		    "rpc_calls(chain, stub_start_event) "
-		    "WHERE missing = 'server';"
-		    "CREATE INDEX IF NOT EXISTS follow_no_client ON "
-		    "rpc_calls(chain, skel_start_event) "
-		    "WHERE missing = 'client';"
-		    "CREATE INDEX IF NOT EXISTS follow_loaded_uuid ON "
-		    "loaded_segments(uuid);");
+	return exec(db, "CREATE INDEX IF NOT EXISTS follow_client_open ON "
+			"rpc_calls(client_proc_id, client_function_id) "
+			"WHERE stub_end_event IS NULL;"
+			"CREATE INDEX IF NOT EXISTS follow_server_open ON "
+			"rpc_calls(server_proc_id, server_function_id) "
+			"WHERE skel_end_event IS NULL;"
+			"CREATE INDEX IF NOT EXISTS follow_no_server ON "
+			"rpc_calls(chain, stub_start_event) "
+			"WHERE missing = 'server';"
+			"CREATE INDEX IF NOT EXISTS follow_no_client ON "
+			"rpc_calls(chain, skel_start_event) "
+			"WHERE missing = 'client';"
+			"CREATE INDEX IF NOT EXISTS follow_loaded_uuid ON "
+			"loaded_segments(uuid);");
 }
 
 /* The segment's files row; out->file_id. */
@@ -183,7 +182,7 @@ static int copy_file(sqlite3 *db, const char *name, struct follow_copied *out)
 
 /* The host as the followed database numbers it. */
 #define HOST_EXPR                                                              \
-	"(SELECT h.host_id FROM main.hosts AS h WHERE h.name = "              \
+	"(SELECT h.host_id FROM main.hosts AS h WHERE h.name = "               \
 	"(SELECT name FROM s.hosts AS sh WHERE sh.host_id = n.host_id))"
 
 /*
@@ -199,7 +198,8 @@ static int copy_process(sqlite3 *db, struct follow_copied *out,
 
 	snprintf(file_id, sizeof(file_id), "%" PRId64, out->file_id);
 	sql = sqlite3_mprintf("SELECT proc_id FROM main.processes WHERE "
-			      "uuid = %Q", out->uuid);
+			      "uuid = %Q",
+			      out->uuid);
 	rc = sql ? query_int(db, sql, &old) : -ENOMEM;
 	sqlite3_free(sql);
 	if (rc || (rc = exec(db, "INSERT OR IGNORE INTO main.hosts(name) "
@@ -220,7 +220,8 @@ static int copy_process(sqlite3 *db, struct follow_copied *out,
 	}
 	out->proc_id = old;
 	sql = sqlite3_mprintf("SELECT records FROM main.processes WHERE "
-			      "proc_id = %lld", (long long)old);
+			      "proc_id = %lld",
+			      (long long)old);
 	rc = sql ? query_int(db, sql, &records) : -ENOMEM;
 	sqlite3_free(sql);
 	if (rc)
@@ -243,10 +244,12 @@ static int copy_process(sqlite3 *db, struct follow_copied *out,
 		"main.loaded_segments AS l WHERE l.uuid = o.uuid AND "
 		"l.status <> 'ok'), "
 		"end_mono_ns = coalesce(n.end_mono_ns, o.end_mono_ns), "
-		"end_realtime_ns = coalesce(n.end_realtime_ns, o.end_realtime_ns), "
+		"end_realtime_ns = coalesce(n.end_realtime_ns, "
+		"o.end_realtime_ns), "
 		"end_reason = coalesce(n.end_reason, o.end_reason), "
 		"end_detail = coalesce(n.end_detail, o.end_detail), "
-		"peak_heap_bytes = coalesce(n.peak_heap_bytes, o.peak_heap_bytes), "
+		"peak_heap_bytes = coalesce(n.peak_heap_bytes, "
+		"o.peak_heap_bytes), "
 		"last_mono_ns = max(coalesce(o.last_mono_ns, 0), "
 		"coalesce(n.last_mono_ns, 0)), "
 		"deleted_segments = n.deleted_segments, "
@@ -277,9 +280,11 @@ static int copy_threads(sqlite3 *db, const char *pid)
 		"THEN excluded.parent_tid ELSE parent_tid END, "
 		"os_tid = coalesce(os_tid, excluded.os_tid), "
 		"marker = coalesce(marker, excluded.marker), "
-		"start_mono_ns = coalesce(start_mono_ns, excluded.start_mono_ns), "
+		"start_mono_ns = coalesce(start_mono_ns, "
+		"excluded.start_mono_ns), "
 		"start_cpu_ns = coalesce(start_cpu_ns, excluded.start_cpu_ns), "
-		"spawn_mono_ns = coalesce(spawn_mono_ns, excluded.spawn_mono_ns), "
+		"spawn_mono_ns = coalesce(spawn_mono_ns, "
+		"excluded.spawn_mono_ns), "
 		"end_mono_ns = coalesce(excluded.end_mono_ns, end_mono_ns), "
 		"end_cpu_ns = coalesce(excluded.end_cpu_ns, end_cpu_ns), "
 		"end_how = coalesce(excluded.end_how, end_how), "
@@ -340,15 +345,15 @@ static int copy_keyed(sqlite3 *db, const char *pid, int64_t seq_off)
 #define SERVER_COLS                                                            \
 	"server_proc_id, server_tid, server_function_id, object_id, "          \
 	"caller_address, server_args_bytes, tag, skel_start_event, "           \
-	"skel_start_ns, skel_start_exit_ns, skel_start_cpu_ns, "               \
-	SKEL_END_COLS ", server_mon, skel_alloc_bytes, skel_freed_bytes"
+	"skel_start_ns, skel_start_exit_ns, skel_start_cpu_ns, " SKEL_END_COLS \
+	", server_mon, skel_alloc_bytes, skel_freed_bytes"
 
 /*
  * Fold rows into others: pairs (the query fill, which reads first, the
- * first new call_id, and pid from temp.follow_now) says which row keeps (cid) and which goes (sid); the kept row
- * takes the columns cols of the other (with set after them, "" or ",
- * col = expr" over the row n that goes), and the other is deleted.  The
- * look-ups go by call_id: the pairs are few, the table is not.
+ * first new call_id, and pid from temp.follow_now) says which row keeps (cid)
+ * and which goes (sid); the kept row takes the columns cols of the other (with
+ * set after them, "" or ", col = expr" over the row n that goes), and the other
+ * is deleted.  The look-ups go by call_id: the pairs are few, the table is not.
  */
 static int fold(sqlite3 *db, const char *fill, const char *cols,
 		const char *set, int64_t pid, int64_t first)
@@ -407,7 +412,8 @@ static const char waiting[] =
 	"WHERE o.missing = 'server' AND o.chain = s.chain AND "
 	"o.stub_start_event = s.skel_start_event - 1) AS cid, "
 	"s.call_id AS sid FROM main.rpc_calls AS s "
-	"WHERE s.call_id >= " FIRST " AND s.missing = 'client' AND s.tag = 'ok' "
+	"WHERE s.call_id >= " FIRST
+	" AND s.missing = 'client' AND s.tag = 'ok' "
 	"UNION ALL SELECT o.call_id, (SELECT min(s.call_id) FROM "
 	"main.rpc_calls AS s WHERE s.missing = 'client' AND "
 	"s.chain = o.chain AND s.skel_start_event = o.stub_start_event + 1 "
@@ -432,13 +438,17 @@ static int copy_calls(sqlite3 *db, int64_t pid)
 
 	for (int i = 0; i < 3; i++)
 		snprintf(procs[i], sizeof(procs[i]),
-			 "CASE WHEN n.%s IS NULL THEN NULL ELSE %" PRId64 " END",
+			 "CASE WHEN n.%s IS NULL THEN NULL ELSE %" PRId64
+			 " END",
 			 cols[i], pid);
 	snprintf(procs[2], sizeof(procs[2]), "NULL");
-	if ((rc = query_int(db, "SELECT coalesce(max(call_id), 0) + 1 FROM "
-				"main.rpc_calls", &first)) ||
-	    (rc = exec_free(db, copy_sql(DB_RPC_CALLS, "INSERT", ov, 4,
-					 "ORDER BY n.call_id"),
+	if ((rc = query_int(db,
+			    "SELECT coalesce(max(call_id), 0) + 1 FROM "
+			    "main.rpc_calls",
+			    &first)) ||
+	    (rc = exec_free(db,
+			    copy_sql(DB_RPC_CALLS, "INSERT", ov, 4,
+				     "ORDER BY n.call_id"),
 			    false)) ||
 	    (rc = fold(db, cut_client, STUB_END_COLS, "", pid, first)) ||
 	    (rc = fold(db, cut_server, SKEL_END_COLS, "", pid, first)))
@@ -462,8 +472,8 @@ int follow_copy(sqlite3 *db, const char *name, struct follow_copied *out)
 	memset(out, 0, sizeof(*out));
 	if ((rc = copy_file(db, name, out)))
 		return rc;
-	if (sqlite3_prepare_v2(db, "SELECT uuid, records FROM s.processes",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT uuid, records FROM s.processes", -1,
+			       &st, NULL) != SQLITE_OK)
 		return -EIO;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		snprintf(out->uuid, sizeof(out->uuid), "%s",

@@ -32,7 +32,7 @@ struct follow_copied {
 	int64_t proc_id, file_id; /* 0: none (nothing readable) */
 	char uuid[33];		  /* "" when none */
 	uint64_t records;
-	char status[16];	  /* files.status */
+	char status[16]; /* files.status */
 };
 
 /*

@@ -61,7 +61,8 @@ int follow_watch_init(struct follow_watch *w, const char *dir, int rescan_ms)
  * follows. */
 static void drain(int fd)
 {
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	char buf[4096]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
 
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;

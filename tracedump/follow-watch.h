@@ -15,7 +15,7 @@
 #include <stdbool.h>
 
 struct follow_watch {
-	int fd;		/* inotify, or -1: rescans only */
+	int fd;		    /* inotify, or -1: rescans only */
 	sigset_t unblocked; /* the mask while waiting */
 	int rescan_ms;
 };

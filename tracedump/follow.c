@@ -41,7 +41,7 @@ struct follower {
 	const struct follow_opts *o;
 	struct follow_stats *stats;
 	struct follow_watch watch;
-	char dir[PATH_MAX];	/* o->dir, absolute */
+	char dir[PATH_MAX]; /* o->dir, absolute */
 	sqlite3 *db;
 	sqlite3_stmt *is_loaded, *ins_loaded;
 	bool said_retry;
@@ -74,13 +74,14 @@ static int read_loader(struct follower *f, char *v, size_t size)
 	int rc;
 
 	v[0] = 0;
-	if (sqlite3_prepare_v2(f->db,
-			       "SELECT value FROM meta WHERE key = '" META_LOADER
-			       "'",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    f->db,
+		    "SELECT value FROM meta WHERE key = '" META_LOADER "'", -1,
+		    &st, NULL) != SQLITE_OK)
 		return -1;
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		snprintf(v, size, "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(v, size, "%s",
+			 (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
@@ -133,8 +134,8 @@ static int open_db(struct follower *f)
 		sqlite3_stmt *q;
 		bool empty;
 
-		if (sqlite3_prepare_v2(f->db, "SELECT 1 FROM sqlite_master",
-				       -1, &q, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(f->db, "SELECT 1 FROM sqlite_master", -1,
+				       &q, NULL) != SQLITE_OK)
 			return db_fail(f, "cannot read");
 		empty = sqlite3_step(q) != SQLITE_ROW;
 		sqlite3_finalize(q);
@@ -152,8 +153,8 @@ static int open_db(struct follower *f)
 			       -1, &f->is_loaded, NULL) != SQLITE_OK ||
 	    schema_prepare_insert(f->db, DB_LOADED_SEGMENTS, "INSERT", 1,
 				  &f->ins_loaded))
-		return db_fail(f, "not of schema version " DB_STR(
-				       DB_SCHEMA_VERSION));
+		return db_fail(
+			f, "not of schema version " DB_STR(DB_SCHEMA_VERSION));
 	return 0;
 }
 
@@ -346,7 +347,8 @@ static int load_segment(struct follower *f, const char *name, uint64_t number)
 	f->stats->corrupt += !merged || strcmp(c.status, DB_FILE_OK);
 	if (!merged)
 		warning("segment '%s' is corrupt: nothing could be read, "
-			"skipped", path);
+			"skipped",
+			path);
 	return 0;
 }
 

@@ -17,16 +17,16 @@
 
 struct follow_opts {
 	const char *dir;
-	const char *db;	   /* a path */
-	int rescan_ms;	   /* the periodic rescan */
+	const char *db; /* a path */
+	int rescan_ms;	/* the periodic rescan */
 };
 
 struct follow_stats {
-	uint64_t segments;	/* loaded by this run */
+	uint64_t segments; /* loaded by this run */
 	uint64_t records;
-	uint64_t corrupt;	/* of them, nothing readable or damaged */
-	uint64_t known;		/* found loaded already at start */
-	uint64_t retries;	/* loads tried again: the database failed */
+	uint64_t corrupt; /* of them, nothing readable or damaged */
+	uint64_t known;	  /* found loaded already at start */
+	uint64_t retries; /* loads tried again: the database failed */
 };
 
 /*
