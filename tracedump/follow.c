@@ -308,7 +308,8 @@ static void release_stderr(int fd, int saved, bool show, const char *stage,
  * Load one closed segment: merged alone into a staging database in a
  * private directory of $TMPDIR (a link to it there is the merge's log
  * directory), then committed.  0, 1 when it was gone (the cap deleted
- * it: counted in a later segment), -EAGAIN when the database failed.
+ * it: counted in a later segment), -EAGAIN when the database or the
+ * staging merge failed (nothing of it written: try again).
  */
 static int load_segment(struct follower *f, const char *name, uint64_t number)
 {
@@ -332,10 +333,19 @@ static int load_segment(struct follower *f, const char *name, uint64_t number)
 	mo.output = tf.path;
 	err_fd = capture_stderr(&saved);
 	merged = symlink(path, link_path) == 0 && merge_run(&mo, &ms) == 0;
-	release_stderr(err_fd, saved, merged, tf.dir, f->dir);
+	/*
+	 * Unreadable: the merge found the file corrupt or truncated to
+	 * nothing.  A merge that failed otherwise (no room in $TMPDIR, no
+	 * memory) says so, and the segment is tried again: never skipped.
+	 */
+	rc = merged || ms.corrupt + ms.truncated ? 0 : -EAGAIN;
+	release_stderr(err_fd, saved, merged || (rc && !f->said_retry), tf.dir,
+		       f->dir);
+	f->said_retry |= rc != 0;
 	merge_stats_release(&ms);
-	rc = commit_segment(f, merged ? tf.path : NULL, name, number,
-			    (uint64_t)st.st_size, &c);
+	if (!rc)
+		rc = commit_segment(f, merged ? tf.path : NULL, name, number,
+				    (uint64_t)st.st_size, &c);
 	unlink(link_path);
 	tmp_file_remove(&tf);
 	if (rc)
