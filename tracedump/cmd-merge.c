@@ -9,6 +9,7 @@
 
 #include "ch-load.h"
 #include "cmds.h"
+#include "follow.h"
 #include "merge.h"
 #include "usage.h"
 
@@ -22,6 +23,9 @@ static const struct opt merge_opts[] = {
 	{ "raw", 'r', NULL,
 	  "also store every record as it was logged (table records: twice "
 	  "the size and time; tracedump dump reads the logs themselves)" },
+	{ "follow", OPT_LONG + 1, NULL,
+	  "keep loading each closed segment into the --db database as it "
+	  "appears, once, until SIGINT or SIGTERM" },
 	OPT_END
 };
 
@@ -120,11 +124,40 @@ static int load_store(struct merge_opts *o, struct merge_stats *s)
 	return 0;
 }
 
+/* --follow: until a stop signal, then what this run loaded. */
+static int follow(const struct merge_opts *m)
+{
+	struct follow_opts o = { .dir = m->dir,
+				 .db = m->output,
+				 .rescan_ms = 2000 };
+	struct follow_stats s;
+
+	if (!o.db)
+		return opt_bad(&cmd_merge, "--follow needs --db DB");
+	if (m->raw)
+		return opt_bad(&cmd_merge, "--raw does not go with --follow");
+	if (store_is_url(o.db)) {
+		fail("--follow loads into an SQLite database only, not '%s'",
+		     o.db);
+		return 1;
+	}
+	if (follow_run(&o, &s))
+		return 1;
+	printf("segments loaded: %" PRIu64 " (%" PRIu64 " damaged), %" PRIu64
+	       " records\n"
+	       "already loaded:  %" PRIu64 " segments\n",
+	       s.segments, s.corrupt, s.records, s.known);
+	if (s.retries)
+		printf("retried loads:   %" PRIu64 "\n", s.retries);
+	return 0;
+}
+
 static int run_merge(int argc, char **argv)
 {
 	struct merge_opts o = { .ends = true };
 	struct merge_stats s = { 0 };
 	struct opt_parser p;
+	bool follow_on = false;
 	const char *v;
 	int c;
 
@@ -134,6 +167,8 @@ static int run_merge(int argc, char **argv)
 			o.output = v;
 		else if (c == 'r')
 			o.raw = true;
+		else if (c == OPT_LONG + 1)
+			follow_on = true;
 	if (c == OPT_STOP)
 		return p.status;
 	if (p.nargs != 1)
@@ -141,6 +176,8 @@ static int run_merge(int argc, char **argv)
 			       p.nargs ? "too many arguments"
 				       : "a log directory is needed");
 	o.dir = p.args[0];
+	if (follow_on)
+		return follow(&o);
 	/* A \r line only makes sense to a person watching. */
 	o.progress = isatty(STDERR_FILENO);
 	if (o.output && store_is_url(o.output))
@@ -154,7 +191,7 @@ static int run_merge(int argc, char **argv)
 const struct command cmd_merge = {
 	"merge",
 	run_merge,
-	"DIR [-o DB | --db STORE] [--raw]",
+	"DIR [-o DB | --db STORE] [--raw] | --follow DIR --db DB",
 	"load every log under DIR into one SQLite database, or into a "
 	"ClickHouse store",
 	merge_opts,

@@ -50,8 +50,10 @@
  * keep_chains (tail keep), only added.
  * 14: the call_totals table (exact totals under head sampling)
  * and processes.sample_rate_q32, only added.
+ * 15: the loaded_segments table (`tracedump merge --follow`), only
+ * added; a database it writes has no meta.calls_order.
  */
-#define DB_SCHEMA_VERSION 14
+#define DB_SCHEMA_VERSION 15
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 
