@@ -38,6 +38,7 @@ struct loader {
 	/* the processes this load writes: proc_id -> 1 */
 	struct hashmap procs;
 	struct ch_load_stats *stats;
+	bool segment; /* a follower's segment: ch_write_segment() */
 };
 
 static uint64_t realtime_ns(void)
@@ -86,8 +87,11 @@ static int put_load_row(struct loader *l, const char *state, const char *dir,
 
 /*
  * The processes of the merged database that the store does not hold as
- * they are: into l->procs.  A process is held when a finished load has
- * its uuid with the same records and completeness.
+ * they are: into l->procs.  A process is held when a finished load that
+ * is not a follower's (no loaded_segments row) has its uuid with the
+ * same records and completeness: a follower's load holds one segment of
+ * it, which a whole merge's rows do not repeat.  A segment's processes
+ * are all taken: its follower asked for the segment by name first.
  */
 static int pick_processes(struct loader *l, uint64_t *nproc)
 {
@@ -97,7 +101,8 @@ static int pick_processes(struct loader *l, uint64_t *nproc)
 	static const char head[] =
 		"SELECT DISTINCT concat(uuid, ' ', toString(records), ' ', "
 		"toString(complete)) FROM processes WHERE " CH_OF_FINISHED_LOADS
-		" AND uuid IN (";
+		" AND load_id GLOBAL NOT IN (SELECT load_id FROM "
+		"loaded_segments) AND uuid IN (";
 	struct rb_buf sql = { 0 };
 	struct db_read r;
 	char *held = NULL;
@@ -123,7 +128,8 @@ static int pick_processes(struct loader *l, uint64_t *nproc)
 			sql.oom ? "out of memory" : sqlite3_errmsg(l->db));
 		goto out;
 	}
-	held = ch_select_text(l->ch, (const char *)sql.p);
+	held = l->segment ? strdup("")
+			  : ch_select_text(l->ch, (const char *)sql.p);
 	if (!held)
 		goto out;
 	db_read_rewind(&r);
@@ -169,6 +175,7 @@ static bool row_wanted(struct loader *l, enum db_table t, sqlite3_stmt *st)
 	case DB_META:
 	case DB_FILES:
 	case DB_HOSTS:
+	case DB_LOADED_SEGMENTS: /* a segment's own row */
 		return true;
 	case DB_RPC_CALLS:
 		for (int i = 0; i < 2; i++) {
@@ -308,7 +315,7 @@ static int load(struct loader *l, const char *dir)
 	    pick_processes(l, &nproc))
 		return -1;
 	l->stats->processes = nproc;
-	if (!nproc)
+	if (!nproc && !l->segment)
 		return 0; /* all of it is in the store already */
 	l->load_id = new_load_id();
 	if (put_load_row(l, "started", dir, nproc, 0))
@@ -330,26 +337,28 @@ static int load(struct loader *l, const char *dir)
 	return 0;
 }
 
-int ch_write_load(const char *path, const char *dir, const struct store_url *u,
-		  struct ch_load_stats *ls)
+/* The load of either kind: 0, or -1 with err saying why. */
+static int write_load(const char *path, const char *dir,
+		      const struct store_url *u, bool segment,
+		      struct ch_load_stats *ls, char *err, size_t len)
 {
-	struct loader l = { .stats = ls };
+	struct loader l = { .stats = ls, .segment = segment };
 	int ret = -1;
 
 	memset(ls, 0, sizeof(*ls));
 	if (sqlite3_open_v2(path, &l.db, SQLITE_OPEN_READONLY, NULL) !=
 	    SQLITE_OK) {
-		fail("cannot open the merged database '%s': %s", path,
-		     sqlite3_errmsg(l.db));
+		snprintf(err, len, "cannot open the merged database '%s': %s",
+			 path, sqlite3_errmsg(l.db));
 		goto out;
 	}
 	l.ch = ch_open(u);
 	if (!l.ch) {
-		fail("out of memory");
+		snprintf(err, len, "out of memory");
 		goto out;
 	}
 	if (load(&l, dir))
-		fail("%s", ch_error(l.ch));
+		snprintf(err, len, "%s", ch_error(l.ch));
 	else
 		ret = 0;
 out:
@@ -357,4 +366,21 @@ out:
 	sqlite3_close(l.db);
 	hashmap_release(&l.procs);
 	return ret;
+}
+
+int ch_write_load(const char *path, const char *dir, const struct store_url *u,
+		  struct ch_load_stats *ls)
+{
+	char err[1024];
+
+	if (write_load(path, dir, u, false, ls, err, sizeof(err)))
+		return fail("%s", err);
+	return 0;
+}
+
+int ch_write_segment(const char *path, const char *dir,
+		     const struct store_url *u, struct ch_load_stats *ls,
+		     char *err, size_t len)
+{
+	return write_load(path, dir, u, true, ls, err, len);
 }

@@ -36,4 +36,16 @@ struct ch_load_stats {
 int ch_write_load(const char *path, const char *dir, const struct store_url *u,
 		  struct ch_load_stats *ls);
 
+/*
+ * One closed segment, merged alone into the database at path with its
+ * row of loaded_segments, as one load (`tracedump merge --follow`): its
+ * processes are all loaded (the follower asked for the segment by name;
+ * readers put a process's segment loads together), a load of nothing
+ * but the row when nothing of it could be read.  0, or -1 with err
+ * saying why, unprinted: the follower says it once and tries again.
+ */
+int ch_write_segment(const char *path, const char *dir,
+		     const struct store_url *u, struct ch_load_stats *ls,
+		     char *err, size_t len);
+
 #endif

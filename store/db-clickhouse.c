@@ -21,7 +21,7 @@ DB_NAMED(RPC_CALLS, chain);
 
 bool db_ch_has_table(enum db_table t)
 {
-	return t != DB_RECORDS && t != DB_LOADED_SEGMENTS;
+	return t != DB_RECORDS;
 }
 
 bool db_ch_nullable(enum db_table t, int col)

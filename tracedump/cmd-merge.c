@@ -136,11 +136,6 @@ static int follow(const struct merge_opts *m)
 		return opt_bad(&cmd_merge, "--follow needs --db DB");
 	if (m->raw)
 		return opt_bad(&cmd_merge, "--raw does not go with --follow");
-	if (store_is_url(o.db)) {
-		fail("--follow loads into an SQLite database only, not '%s'",
-		     o.db);
-		return 1;
-	}
 	if (follow_run(&o, &s))
 		return 1;
 	printf("segments loaded: %" PRIu64 " (%" PRIu64 " damaged), %" PRIu64

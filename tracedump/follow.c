@@ -17,12 +17,14 @@
 #include <sqlite3.h>
 
 #include "causal/db-schema.h"
+#include "follow-ch.h"
 #include "follow-copy.h"
 #include "follow-watch.h"
 #include "follow.h"
 #include "logdir.h"
 #include "merge.h"
 #include "schema.h"
+#include "store-url.h"
 #include "tmp-cleanup.h"
 #include "usage.h"
 
@@ -44,6 +46,7 @@ struct follower {
 	char dir[PATH_MAX]; /* o->dir, absolute */
 	sqlite3 *db;
 	sqlite3_stmt *is_loaded, *ins_loaded;
+	struct follow_ch *ch; /* a ClickHouse store: its writer, no db */
 	bool said_retry;
 };
 
@@ -190,11 +193,10 @@ static void name_uuid(const char *name, char uuid[33])
 		snprintf(uuid, 33, "%.32s", base - 32);
 }
 
-/* The segment's row of loaded_segments. */
-static int insert_loaded(struct follower *f, const char *name, uint64_t number,
+/* The segment's row of loaded_segments, by st (an INSERT of it). */
+static int insert_loaded(sqlite3_stmt *st, const char *name, uint64_t number,
 			 uint64_t bytes, const struct follow_copied *c)
 {
-	sqlite3_stmt *st = f->ins_loaded;
 	char uuid[33];
 
 	if (c->uuid[0])
@@ -224,6 +226,78 @@ static int insert_loaded(struct follower *f, const char *name, uint64_t number,
 	return 0;
 }
 
+/* The database failed: said once until a segment loads. */
+static void say_retry(struct follower *f, const char *why)
+{
+	if (!f->said_retry)
+		warning("database '%s': %s: retrying", f->o->db, why);
+	f->said_retry = true;
+}
+
+/* What the staging database holds of the segment: its process, its
+ * files row's status.  0 or -EIO. */
+static int stage_copied(sqlite3 *s, struct follow_copied *c)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (sqlite3_prepare_v2(s,
+			       "SELECT p.proc_id, p.uuid, p.records, "
+			       "f.file_id, f.status FROM files AS f LEFT JOIN "
+			       "processes AS p ON p.file_id = f.file_id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		c->proc_id = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_text(st, 1))
+			snprintf(c->uuid, sizeof(c->uuid), "%s",
+				 (const char *)sqlite3_column_text(st, 1));
+		c->records = (uint64_t)sqlite3_column_int64(st, 2);
+		c->file_id = sqlite3_column_int64(st, 3);
+		snprintf(c->status, sizeof(c->status), "%s",
+			 (const char *)sqlite3_column_text(st, 4));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+/*
+ * A ClickHouse store: the segment's row into the staging database (made
+ * with no rows when nothing of the segment could be read), which goes
+ * into the store as one load.  0, or -EAGAIN: nothing of it counts.
+ */
+static int commit_store(struct follower *f, const char *stage_db, bool merged,
+			const char *name, uint64_t number, uint64_t bytes,
+			struct follow_copied *c)
+{
+	sqlite3 *s = NULL;
+	sqlite3_stmt *st = NULL;
+	char err[1024] = "the staging database failed";
+	int rc = -EAGAIN;
+
+	memset(c, 0, sizeof(*c));
+	if (!merged)
+		unlink(stage_db);
+	if (sqlite3_open(stage_db, &s) == SQLITE_OK &&
+	    (merged || !schema_create(s, false)) && !stage_copied(s, c) &&
+	    !schema_prepare_insert(s, DB_LOADED_SEGMENTS, "INSERT", 1, &st) &&
+	    !insert_loaded(st, name, number, bytes, c)) {
+		sqlite3_finalize(st);
+		st = NULL;
+		sqlite3_close(s);
+		s = NULL;
+		if (!follow_ch_load(f->ch, stage_db, f->dir, name, err,
+				    sizeof(err)))
+			rc = 0;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	if (rc)
+		say_retry(f, err);
+	return rc;
+}
+
 /*
  * The staging database (or none: merged is false, nothing readable)
  * into the followed one with the segment's row, in one transaction.
@@ -248,13 +322,11 @@ static int commit_segment(struct follower *f, const char *stage_db,
 	if (exec(f, "BEGIN IMMEDIATE"))
 		rc = -EAGAIN;
 	else if ((stage_db && follow_copy(f->db, name, c)) ||
-		 insert_loaded(f, name, number, bytes, c) || exec(f, "COMMIT"))
+		 insert_loaded(f->ins_loaded, name, number, bytes, c) ||
+		 exec(f, "COMMIT"))
 		rc = -EAGAIN;
 	if (rc) {
-		if (!f->said_retry)
-			warning("database '%s': %s: retrying", f->o->db,
-				sqlite3_errmsg(f->db));
-		f->said_retry = true;
+		say_retry(f, sqlite3_errmsg(f->db));
 		exec(f, "ROLLBACK");
 	}
 	if (stage_db)
@@ -343,7 +415,10 @@ static int load_segment(struct follower *f, const char *name, uint64_t number)
 		       f->dir);
 	f->said_retry |= rc != 0;
 	merge_stats_release(&ms);
-	if (!rc)
+	if (!rc && f->ch)
+		rc = commit_store(f, tf.path, merged, name, number,
+				  (uint64_t)st.st_size, &c);
+	else if (!rc)
 		rc = commit_segment(f, merged ? tf.path : NULL, name, number,
 				    (uint64_t)st.st_size, &c);
 	unlink(link_path);
@@ -362,22 +437,48 @@ static int load_segment(struct follower *f, const char *name, uint64_t number)
 	return 0;
 }
 
-/* Retry a load the database refused, waiting longer each time (up to
- * 5 s) until it takes or a stop signal comes. */
+/* Wait *wait_ms before trying again, longer each time (up to 5 s):
+ * true when a stop signal came. */
+static bool backoff(struct follower *f, int *wait_ms)
+{
+	struct follow_watch w = f->watch;
+
+	f->stats->retries++;
+	w.rescan_ms = *wait_ms;
+	*wait_ms = *wait_ms < 2500 ? *wait_ms * 2 : 5000;
+	return follow_watch_wait(&w);
+}
+
+/* Retry a load the database refused until it takes or a stop signal
+ * comes. */
 static int load_retrying(struct follower *f, const char *name, uint64_t number)
 {
 	int wait_ms = 100, rc;
 
-	while ((rc = load_segment(f, name, number)) == -EAGAIN) {
-		struct follow_watch w = f->watch;
-
-		f->stats->retries++;
-		w.rescan_ms = wait_ms;
-		if (follow_watch_wait(&w))
+	while ((rc = load_segment(f, name, number)) == -EAGAIN)
+		if (backoff(f, &wait_ms))
 			return -EAGAIN;
-		wait_ms = wait_ms < 2500 ? wait_ms * 2 : 5000;
-	}
 	return rc;
+}
+
+/* A ClickHouse store: the segments it holds, read once, retried while
+ * the server is away.  0, or -EAGAIN on a stop signal. */
+static int store_known(struct follower *f)
+{
+	char err[1024];
+	int wait_ms = 100;
+
+	while (follow_ch_known(f->ch, err, sizeof(err))) {
+		say_retry(f, err);
+		if (backoff(f, &wait_ms))
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+static bool is_segment_loaded(struct follower *f, const char *name)
+{
+	return f->ch ? follow_ch_is_loaded(f->ch, name) : is_loaded(f, name);
 }
 
 /* Every closed segment under the directory not loaded yet, in order. */
@@ -385,6 +486,8 @@ static void scan(struct follower *f, bool first)
 {
 	struct logdir ld;
 
+	if (f->ch && store_known(f))
+		return;
 	if (logdir_scan(f->o->dir, &ld) < 0)
 		return; /* gone for now: the next scan sees */
 	for (size_t i = 0; i < ld.n_logs && !follow_watch_stopped(); i++) {
@@ -397,7 +500,7 @@ static void scan(struct follower *f, bool first)
 
 			if (!number)
 				continue; /* open, or not rotated */
-			if (is_loaded(f, name)) {
+			if (is_segment_loaded(f, name)) {
 				f->stats->known += first;
 				continue;
 			}
@@ -422,7 +525,9 @@ int follow_run(const struct follow_opts *o, struct follow_stats *stats)
 		return fail("'%s' is not a directory", o->dir);
 	if (!realpath(o->dir, f.dir))
 		return fail("cannot resolve '%s': %s", o->dir, strerror(errno));
-	if (!open_db(&f) && !follow_watch_init(&f.watch, f.dir, o->rescan_ms)) {
+	if ((store_is_url(o->db) ? (f.ch = follow_ch_open(o->db)) != NULL
+				 : !open_db(&f)) &&
+	    !follow_watch_init(&f.watch, f.dir, o->rescan_ms)) {
 		for (bool first = true;; first = false) {
 			scan(&f, first);
 			if (follow_watch_wait(&f.watch))
@@ -432,5 +537,6 @@ int follow_run(const struct follow_opts *o, struct follow_stats *stats)
 		rc = 0;
 	}
 	close_db(&f);
+	follow_ch_close(f.ch);
 	return rc;
 }

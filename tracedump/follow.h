@@ -17,7 +17,7 @@
 
 struct follow_opts {
 	const char *dir;
-	const char *db; /* a path */
+	const char *db; /* a path, or a clickhouse:// URL (follow-ch.h) */
 	int rescan_ms;	/* the periodic rescan */
 };
 

@@ -52,8 +52,10 @@
  * and processes.sample_rate_q32, only added.
  * 15: the loaded_segments table (`tracedump merge --follow`), only
  * added; a database it writes has no meta.calls_order.
+ * 16: a ClickHouse store has the loaded_segments table too (a
+ * follower's load names its segment there), only added.
  */
-#define DB_SCHEMA_VERSION 15
+#define DB_SCHEMA_VERSION 16
 #define DB_STR_(x) #x
 #define DB_STR(x) DB_STR_(x)
 
