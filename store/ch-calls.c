@@ -14,6 +14,7 @@
 
 #include "hashmap.h"
 #include "internal.h"
+#include "side-ends.h"
 #include "usage.h"
 
 /* What the SQL text and the lists below name (db-schema.h): renamed in
@@ -78,7 +79,8 @@ static enum side column_side(const char *name)
 }
 
 struct side_key {
-	int64_t proc, call_id; /* its order: new proc_id, then call_id */
+	/* its order: new proc_id, its segment, then call_id */
+	int64_t proc, ord, call_id;
 	int64_t rowid;
 	uint8_t chain[DB_CHAIN_LEN];
 	int64_t event;
@@ -100,6 +102,8 @@ static int cmp_side(const void *a, const void *b)
 
 	if (x->proc != y->proc)
 		return x->proc < y->proc ? -1 : 1;
+	if (x->ord != y->ord)
+		return x->ord < y->ord ? -1 : 1;
 	return (x->call_id > y->call_id) - (x->call_id < y->call_id);
 }
 
@@ -114,7 +118,8 @@ static int read_sides(struct ch_copy *r, bool server, struct sides *s)
 	int rc;
 
 	snprintf(sql, sizeof(sql),
-		 "SELECT x.rowid, x.chain, x.%s, %s, pm.new_id, x.call_id "
+		 "SELECT x.rowid, x.chain, x.%s, %s, pm.new_id, x.call_id, "
+		 "pm.ord "
 		 "FROM s_rpc_calls x JOIN pmap pm ON pm.load_id = x.load_id "
 		 "AND pm.proc_id = x.%s",
 		 server ? "skel_start_event" : "stub_start_event",
@@ -147,6 +152,7 @@ static int read_sides(struct ch_copy *r, bool server, struct sides *s)
 		k->event = sqlite3_column_int64(st, 2);
 		k->proc = sqlite3_column_int64(st, 4);
 		k->call_id = sqlite3_column_int64(st, 5);
+		k->ord = sqlite3_column_int64(st, 6);
 		k->next = NONE;
 	}
 	sqlite3_finalize(st);
@@ -280,6 +286,47 @@ static void shared_column(FILE *f, const char *name)
 		name, name);
 }
 
+/*
+ * A side cut by a segment boundary (its process loaded a segment a load,
+ * by `tracedump merge --follow`): the later segment's end-only row folded
+ * into the open row of the same process and function id of an earlier
+ * one, each row in one pair at most (follow-copy.h's rule).
+ */
+static int fold_cuts(struct ch_copy *r, bool server)
+{
+	const char *side = server ? "server" : "client",
+		   *probe = server ? "skel" : "stub",
+		   *cols = server ? SKEL_END_COLS : STUB_END_COLS;
+	char *sql = NULL;
+	size_t n;
+	FILE *f = open_memstream(&sql, &n);
+
+	if (!f)
+		return fail("out of memory");
+	fprintf(f,
+		"CREATE INDEX IF NOT EXISTS s_open_%s ON s_rpc_calls(load_id, "
+		"%s_proc_id, %s_function_id) WHERE %s_end_event IS NULL;"
+		"DROP TABLE IF EXISTS cuts;"
+		"CREATE TABLE cuts(keep INTEGER PRIMARY KEY, gone UNIQUE);"
+		"INSERT OR IGNORE INTO cuts SELECT o.rowid, n.rowid "
+		"FROM s_rpc_calls n JOIN pmap pn ON pn.load_id = n.load_id AND "
+		"pn.proc_id = n.%s_proc_id "
+		"JOIN pmap po ON po.new_id = pn.new_id AND po.ord < pn.ord "
+		"JOIN s_rpc_calls o ON o.load_id = po.load_id AND "
+		"o.%s_proc_id = po.proc_id AND o.%s_function_id = "
+		"n.%s_function_id AND o.%s_end_event IS NULL AND "
+		"o.%s_start_event IS NOT NULL "
+		"WHERE n.%s_start_event IS NULL AND n.%s_end_event IS NOT NULL "
+		"ORDER BY pn.ord, n.call_id, po.ord, o.call_id;"
+		"UPDATE s_rpc_calls SET (%s) = (SELECT %s FROM cuts c JOIN "
+		"s_rpc_calls n ON n.rowid = c.gone WHERE c.keep = "
+		"s_rpc_calls.rowid) WHERE rowid IN (SELECT keep FROM cuts);"
+		"DELETE FROM s_rpc_calls WHERE rowid IN (SELECT gone FROM cuts)",
+		side, side, side, probe, side, side, side, side, probe, probe,
+		probe, probe, cols, cols);
+	return copy_exec_built(r, f, &sql);
+}
+
 /* The rows of rpc_calls from the pairs. */
 int copy_calls(struct ch_copy *r)
 {
@@ -290,7 +337,8 @@ int copy_calls(struct ch_copy *r)
 	FILE *f;
 	int ret = -1;
 
-	if (read_sides(r, false, &cl) || read_sides(r, true, &sv) ||
+	if (fold_cuts(r, false) || fold_cuts(r, true) ||
+	    read_sides(r, false, &cl) || read_sides(r, true, &sv) ||
 	    join_sides(r, &cl, &sv))
 		goto out;
 	f = open_memstream(&sql, &n);

@@ -241,19 +241,43 @@ out:
 /* ---- the maps of ids --------------------------------------------------- */
 
 static const char maps_sql[] =
-	/* a process from the last finished load that has it */
-	"CREATE TABLE kept AS SELECT p.load_id, p.proc_id FROM s_processes p"
-	"  WHERE p.load_id = (SELECT max(q.load_id) FROM s_processes q"
-	"                     WHERE q.uuid = p.uuid);"
-	"CREATE TABLE pmap(new_id INTEGER PRIMARY KEY, load_id, proc_id,"
-	"  UNIQUE(load_id, proc_id));"
-	"INSERT INTO pmap(load_id, proc_id)"
-	"  SELECT k.load_id, k.proc_id FROM kept k"
+	/*
+	 * The rows of a process read: its follower's loads, one segment
+	 * each (their loaded_segments rows name it), all of them, in the
+	 * order of its segments (ord); else the last finished load that has
+	 * it, whole (ord 0).
+	 */
+	"CREATE TABLE kept AS SELECT p.load_id, p.proc_id, p.uuid,"
+	"  coalesce((SELECT max(g.segment) FROM s_loaded_segments g"
+	"            WHERE g.load_id = p.load_id AND g.proc_id = p.proc_id),"
+	"           0) AS ord"
+	"  FROM s_processes p"
+	"  WHERE EXISTS (SELECT 1 FROM s_loaded_segments g"
+	"                WHERE g.load_id = p.load_id AND g.proc_id = "
+	"p.proc_id)"
+	"  OR (NOT EXISTS (SELECT 1 FROM s_loaded_segments g"
+	"                  WHERE g.uuid = p.uuid)"
+	"      AND p.load_id = (SELECT max(q.load_id) FROM s_processes q"
+	"                       WHERE q.uuid = p.uuid));"
+	/* the processes, numbered in the order of their (first) log names */
+	"CREATE TABLE pnew(new_id INTEGER PRIMARY KEY, uuid UNIQUE);"
+	"INSERT INTO pnew(uuid)"
+	"  SELECT k.uuid FROM kept k"
 	"  JOIN s_processes p ON p.load_id = k.load_id AND p.proc_id = "
 	"k.proc_id"
 	"  LEFT JOIN s_files f ON f.load_id = p.load_id AND f.file_id = "
 	"p.file_id"
-	"  ORDER BY f.name, p.uuid;"
+	"  GROUP BY k.uuid ORDER BY min(f.name), k.uuid;"
+	/* each row read to its process; seq_off: the records of its
+	   segments before it, which its seq numbers go on from */
+	"CREATE TABLE pmap(load_id, proc_id, new_id, ord, seq_off,"
+	"  UNIQUE(load_id, proc_id));"
+	"INSERT INTO pmap SELECT k.load_id, k.proc_id, n.new_id, k.ord,"
+	"  coalesce((SELECT sum(q.records) FROM kept e JOIN s_processes q"
+	"            ON q.load_id = e.load_id AND q.proc_id = e.proc_id"
+	"            WHERE e.uuid = k.uuid AND e.ord < k.ord), 0)"
+	"  FROM kept k JOIN pnew n ON n.uuid = k.uuid;"
+	"CREATE INDEX pmap_new ON pmap(new_id, ord);"
 	/* files: the kept processes', and those without a process (logs
 	   that could not be read) from the last load naming them */
 	"CREATE TABLE fsel AS"
@@ -279,7 +303,7 @@ static const char maps_sql[] =
 	"  JOIN s_processes p ON p.load_id = m.load_id AND p.proc_id = "
 	"m.proc_id"
 	"  JOIN s_hosts h ON h.load_id = p.load_id AND h.host_id = p.host_id"
-	"  ORDER BY m.new_id;"
+	"  ORDER BY m.new_id, m.ord;"
 	"INSERT INTO meta SELECT key, value FROM s_meta"
 	"  WHERE load_id = (SELECT max(load_id) FROM s_meta);";
 
@@ -295,6 +319,8 @@ static const char *mapped(enum db_table t, int col)
 
 	if (!strcmp(name, "proc_id"))
 		return "pm.new_id";
+	if (!strcmp(name, "seq"))
+		return "x.seq + pm.seq_off";
 	if (t == DB_PROCESSES && !strcmp(name, "host_id"))
 		return "(SELECT hm.new_id FROM s_hosts h JOIN hmap hm"
 		       " ON hm.name = h.name WHERE h.load_id = x.load_id"
@@ -317,7 +343,11 @@ static void key_rest(FILE *f, enum db_table t)
 	}
 }
 
-/* A table whose rows belong to a process (its first column proc_id). */
+/*
+ * A table whose rows belong to a process (its first column proc_id): a
+ * site, an object or a running total named again by a later segment of
+ * the process, the latest.
+ */
 static int build_table(struct ch_copy *r, enum db_table t)
 {
 	const struct db_table_def *d = &db_tables[t];
@@ -327,7 +357,7 @@ static int build_table(struct ch_copy *r, enum db_table t)
 
 	if (!f)
 		return fail("out of memory");
-	fprintf(f, "INSERT INTO %s SELECT ", d->name);
+	fprintf(f, "INSERT OR REPLACE INTO %s SELECT ", d->name);
 	for (int i = 0; i < d->ncols; i++) {
 		const char *m = mapped(t, i);
 
@@ -339,9 +369,190 @@ static int build_table(struct ch_copy *r, enum db_table t)
 	}
 	fprintf(f,
 		" FROM s_%s x JOIN pmap pm ON pm.load_id = x.load_id AND "
-		"pm.proc_id = x.proc_id ORDER BY pm.new_id",
+		"pm.proc_id = x.proc_id ORDER BY pm.new_id, pm.ord",
 		d->name);
 	key_rest(f, t);
+	return copy_exec_built(r, f, &sql);
+}
+
+/* ---- a process's rows across its segments' loads ---------------------- */
+
+/*
+ * How a column of processes or threads is made from the rows of a
+ * process's (or thread's) segments, first to last (follow-copy.h's rule,
+ * read here): by default the first row's; a NULL one of the first takes
+ * the first value there is, an end or a running figure the last one.
+ */
+enum across { FIRST, FIRST_SET, LAST_SET, LAST, SUM, MAX, SPECIAL };
+
+struct across_col {
+	const char *name;
+	enum across how;
+};
+
+static const struct across_col proc_cols[] = {
+	{ "records", SUM },
+	{ "segments", SUM },
+	{ "dropped", SPECIAL },
+	{ "complete", SPECIAL },
+	{ "end_mono_ns", LAST_SET },
+	{ "end_realtime_ns", LAST_SET },
+	{ "end_reason", LAST_SET },
+	{ "end_detail", LAST_SET },
+	{ "peak_heap_bytes", LAST_SET },
+	{ "last_mono_ns", MAX },
+	{ "deleted_segments", LAST },
+	{ "deleted_records", LAST },
+	{ "deleted_bytes", LAST },
+	{ "keep_held", LAST_SET },
+	{ "keep_written", LAST_SET },
+	{ "keep_overflow", LAST_SET },
+	{ "keep_chains", LAST_SET },
+	{ "sample_rate_q32", LAST },
+};
+
+static const struct across_col thread_cols[] = {
+	{ "parent_tid", SPECIAL },
+	{ "os_tid", FIRST_SET },
+	{ "marker", FIRST_SET },
+	{ "start_mono_ns", FIRST_SET },
+	{ "start_cpu_ns", FIRST_SET },
+	{ "spawn_mono_ns", FIRST_SET },
+	{ "end_mono_ns", LAST_SET },
+	{ "end_cpu_ns", LAST_SET },
+	{ "end_how", LAST_SET },
+	{ "cpu_ns", SPECIAL },
+	{ "ctx_chain", LAST_SET },
+	{ "ctx_event", LAST_SET },
+	{ "ctx_function", LAST_SET },
+	{ "dropped", SUM },
+	{ "alloc_bytes", LAST_SET },
+	{ "freed_bytes", LAST_SET },
+	{ "allocs", LAST_SET },
+	{ "frees", LAST_SET },
+	{ "peak_heap_bytes", LAST_SET },
+};
+
+/* The rows of g's process (thread) as a, their segments' order q.ord,
+ * then "AND " and the rest of the WHERE. */
+static void rows_of(FILE *f, enum db_table t)
+{
+	fprintf(f,
+		" FROM s_%s a JOIN pmap q ON q.load_id = a.load_id AND "
+		"q.proc_id = a.proc_id WHERE q.new_id = g.new_id%s AND ",
+		db_tables[t].name, t == DB_THREADS ? " AND a.tid = g.tid" : "");
+}
+
+/* The first (last) value of col that is set among g's rows. */
+static void set_value(FILE *f, enum db_table t, const char *col, bool last,
+		      const char *also)
+{
+	fprintf(f, "(SELECT a.%s", col);
+	rows_of(f, t);
+	fprintf(f, "a.%s IS NOT NULL%s ORDER BY q.ord%s LIMIT 1)", col, also,
+		last ? " DESC" : "");
+}
+
+static void aggregate(FILE *f, enum db_table t, const char *fn,
+		      const char *expr)
+{
+	fprintf(f, "(SELECT %s(%s)", fn, expr);
+	rows_of(f, t);
+	fputs("1)", f);
+}
+
+static void special(FILE *f, enum db_table t, const char *name)
+{
+	if (!strcmp(name, "dropped")) {
+		/* max(PROCESS_END's, the threads' sum): the end segment's
+		 * total weighed against the drops of all */
+		fputs("CASE WHEN l.end_reason IS NULL THEN ", f);
+		aggregate(f, t, "sum", "a.dropped");
+		fputs(" ELSE max(l.dropped, ", f);
+		aggregate(f, t, "sum", "a.dropped");
+		fputs(" - l.dropped + (SELECT total(h.dropped) FROM s_threads h"
+		      " WHERE h.load_id = l.load_id AND h.proc_id = "
+		      "l.proc_id)) END",
+		      f);
+	} else if (!strcmp(name, "complete")) {
+		/* the end seen and every segment 'ok' */
+		fputs("(l.complete AND NOT EXISTS (SELECT 1 FROM "
+		      "s_loaded_segments s WHERE s.uuid = l.uuid AND s.status "
+		      "<> 'ok'))",
+		      f);
+	} else if (!strcmp(name, "parent_tid")) {
+		fputs("coalesce(", f);
+		set_value(f, t, name, false, " AND a.parent_tid <> 0");
+		fputs(", x.parent_tid)", f);
+	} else { /* cpu_ns: from the first start to the last end */
+		fputs("CASE WHEN g.n = 1 THEN x.cpu_ns ELSE ", f);
+		set_value(f, t, "end_cpu_ns", true, "");
+		fputs(" - ", f);
+		set_value(f, t, "start_cpu_ns", false, "");
+		fputs(" END", f);
+	}
+}
+
+/* processes or threads: one row of each process (thread) of pmap, made
+ * from the rows of its segments' loads; x is the first, l the last. */
+static int build_across(struct ch_copy *r, enum db_table t)
+{
+	const struct db_table_def *d = &db_tables[t];
+	const struct across_col *ac = t == DB_THREADS ? thread_cols : proc_cols;
+	size_t nac = t == DB_THREADS
+			     ? sizeof(thread_cols) / sizeof(*thread_cols)
+			     : sizeof(proc_cols) / sizeof(*proc_cols);
+	const char *tid = t == DB_THREADS ? ", x.tid" : "";
+	char *sql = NULL;
+	size_t n;
+	FILE *f = open_memstream(&sql, &n);
+
+	if (!f)
+		return fail("out of memory");
+	fprintf(f, "INSERT INTO %s SELECT ", d->name);
+	for (int i = 0; i < d->ncols; i++) {
+		const char *name = d->cols[i].name, *m = mapped(t, i);
+		enum across how = FIRST;
+
+		for (size_t k = 0; k < nac; k++)
+			if (!strcmp(ac[k].name, name))
+				how = ac[k].how;
+		fputs(i ? ", " : "", f);
+		if (m)
+			fputs(m, f);
+		else if (how == FIRST)
+			fprintf(f, "x.%s", name);
+		else if (how == LAST)
+			fprintf(f, "l.%s", name);
+		else if (how == FIRST_SET || how == LAST_SET)
+			set_value(f, t, name, how == LAST_SET, "");
+		else if (how == SUM || how == MAX) {
+			char expr[64];
+
+			snprintf(expr, sizeof(expr), "a.%s", name);
+			aggregate(f, t, how == SUM ? "sum" : "max", expr);
+		} else
+			special(f, t, name);
+	}
+	fprintf(f,
+		" FROM (SELECT pm.new_id%s, min(pm.ord) AS first, max(pm.ord) "
+		"AS last, count(*) AS n FROM s_%s x JOIN pmap pm ON "
+		"pm.load_id = x.load_id AND pm.proc_id = x.proc_id GROUP BY "
+		"pm.new_id%s) g"
+		" JOIN pmap pm ON pm.new_id = g.new_id AND pm.ord = g.first"
+		" JOIN s_%s x ON x.load_id = pm.load_id AND x.proc_id = "
+		"pm.proc_id",
+		tid, d->name, tid, d->name);
+	if (t == DB_THREADS)
+		fputs(" AND x.tid = g.tid", f);
+	fprintf(f,
+		" JOIN pmap pl ON pl.new_id = g.new_id AND pl.ord = g.last"
+		" JOIN s_%s l ON l.load_id = pl.load_id AND l.proc_id = "
+		"pl.proc_id",
+		d->name);
+	if (t == DB_THREADS)
+		fputs(" AND l.tid = g.tid", f);
+	fprintf(f, " ORDER BY g.new_id%s", t == DB_THREADS ? ", g.tid" : "");
 	return copy_exec_built(r, f, &sql);
 }
 
@@ -399,9 +610,12 @@ int copy_tables(struct ch_copy *r, bool calls)
 		return -1;
 	for (int t = 0; t < DB_NTABLES; t++) {
 		if (!db_ch_has_table(t) || t == DB_META || t == DB_FILES ||
-		    t == DB_HOSTS || t == DB_RPC_CALLS)
+		    t == DB_HOSTS || t == DB_RPC_CALLS ||
+		    t == DB_LOADED_SEGMENTS)
 			continue;
-		if (build_table(r, t))
+		if (t == DB_PROCESSES || t == DB_THREADS
+			    ? build_across(r, t)
+			    : build_table(r, t))
 			return -1;
 	}
 	return 0;

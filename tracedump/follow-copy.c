@@ -14,6 +14,7 @@
 
 #include "causal/db-schema.h"
 #include "follow-copy.h"
+#include "side-ends.h"
 
 /* What the SQL text below names (db-schema.h). */
 DB_NAMED_TABLE(rpc_calls);
@@ -335,13 +336,7 @@ static int copy_keyed(sqlite3 *db, const char *pid, int64_t seq_off)
 	return 0;
 }
 
-/* The columns of a side's end (rpc_calls), and the server side's. */
-#define STUB_END_COLS                                                          \
-	"stub_end_event, stub_end_ns, stub_end_exit_ns, stub_end_cpu_ns, "     \
-	"status, status_name, args_bytes, results_bytes, reply_tag"
-#define SKEL_END_COLS                                                          \
-	"skel_end_event, skel_end_ns, skel_end_exit_ns, skel_end_cpu_ns, "     \
-	"server_results_bytes, reply, reply_proc_id"
+/* The server side's columns (side-ends.h: its end's). */
 #define SERVER_COLS                                                            \
 	"server_proc_id, server_tid, server_function_id, object_id, "          \
 	"caller_address, server_args_bytes, tag, skel_start_event, "           \

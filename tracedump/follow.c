@@ -229,7 +229,10 @@ static int insert_loaded(sqlite3_stmt *st, const char *name, uint64_t number,
 /* The database failed: said once until a segment loads. */
 static void say_retry(struct follower *f, const char *why)
 {
-	if (!f->said_retry)
+	/* a store's messages name it (store/clickhouse.h) */
+	if (!f->said_retry && f->ch)
+		warning("%s: retrying", why);
+	else if (!f->said_retry)
 		warning("database '%s': %s: retrying", f->o->db, why);
 	f->said_retry = true;
 }
