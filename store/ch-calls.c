@@ -321,7 +321,8 @@ static int fold_cuts(struct ch_copy *r, bool server)
 		"UPDATE s_rpc_calls SET (%s) = (SELECT %s FROM cuts c JOIN "
 		"s_rpc_calls n ON n.rowid = c.gone WHERE c.keep = "
 		"s_rpc_calls.rowid) WHERE rowid IN (SELECT keep FROM cuts);"
-		"DELETE FROM s_rpc_calls WHERE rowid IN (SELECT gone FROM cuts)",
+		"DELETE FROM s_rpc_calls WHERE rowid IN (SELECT gone FROM "
+		"cuts)",
 		side, side, side, probe, side, side, side, side, probe, probe,
 		probe, probe, cols, cols);
 	return copy_exec_built(r, f, &sql);

@@ -247,6 +247,11 @@ static const char maps_sql[] =
 	 * order of its segments (ord); else the last finished load that has
 	 * it, whole (ord 0).
 	 */
+	"CREATE INDEX s_ls_proc ON s_loaded_segments(load_id, proc_id);"
+	"CREATE INDEX s_ls_uuid ON s_loaded_segments(uuid);"
+	"CREATE INDEX s_p_key ON s_processes(load_id, proc_id);"
+	"CREATE INDEX s_p_uuid ON s_processes(uuid, load_id);"
+	"CREATE INDEX s_t_key ON s_threads(load_id, proc_id, tid);"
 	"CREATE TABLE kept AS SELECT p.load_id, p.proc_id, p.uuid,"
 	"  coalesce((SELECT max(g.segment) FROM s_loaded_segments g"
 	"            WHERE g.load_id = p.load_id AND g.proc_id = p.proc_id),"
@@ -412,24 +417,15 @@ static const struct across_col proc_cols[] = {
 };
 
 static const struct across_col thread_cols[] = {
-	{ "parent_tid", SPECIAL },
-	{ "os_tid", FIRST_SET },
-	{ "marker", FIRST_SET },
-	{ "start_mono_ns", FIRST_SET },
-	{ "start_cpu_ns", FIRST_SET },
-	{ "spawn_mono_ns", FIRST_SET },
-	{ "end_mono_ns", LAST_SET },
-	{ "end_cpu_ns", LAST_SET },
-	{ "end_how", LAST_SET },
-	{ "cpu_ns", SPECIAL },
-	{ "ctx_chain", LAST_SET },
-	{ "ctx_event", LAST_SET },
-	{ "ctx_function", LAST_SET },
-	{ "dropped", SUM },
-	{ "alloc_bytes", LAST_SET },
-	{ "freed_bytes", LAST_SET },
-	{ "allocs", LAST_SET },
-	{ "frees", LAST_SET },
+	{ "parent_tid", SPECIAL },	 { "os_tid", FIRST_SET },
+	{ "marker", FIRST_SET },	 { "start_mono_ns", FIRST_SET },
+	{ "start_cpu_ns", FIRST_SET },	 { "spawn_mono_ns", FIRST_SET },
+	{ "end_mono_ns", LAST_SET },	 { "end_cpu_ns", LAST_SET },
+	{ "end_how", LAST_SET },	 { "cpu_ns", SPECIAL },
+	{ "ctx_chain", LAST_SET },	 { "ctx_event", LAST_SET },
+	{ "ctx_function", LAST_SET },	 { "dropped", SUM },
+	{ "alloc_bytes", LAST_SET },	 { "freed_bytes", LAST_SET },
+	{ "allocs", LAST_SET },		 { "frees", LAST_SET },
 	{ "peak_heap_bytes", LAST_SET },
 };
 
@@ -613,9 +609,8 @@ int copy_tables(struct ch_copy *r, bool calls)
 		    t == DB_HOSTS || t == DB_RPC_CALLS ||
 		    t == DB_LOADED_SEGMENTS)
 			continue;
-		if (t == DB_PROCESSES || t == DB_THREADS
-			    ? build_across(r, t)
-			    : build_table(r, t))
+		if (t == DB_PROCESSES || t == DB_THREADS ? build_across(r, t)
+							 : build_table(r, t))
 			return -1;
 	}
 	return 0;

@@ -358,11 +358,12 @@ START_TEST(test_clickhouse)
 	sqlite3_close(sql);
 	a = report(&t, CH_URL, "ch");
 	b = report(&t, one, "one");
-	ck_assert_msg(strstr(a, rpc_q("\"calls\": %lld, ", (long long)CH_CALLS)) &&
-			      strstr(a, "\"calls_without_server\": 0, "
-					"\"calls_without_client\": 0, "
-					"\"incomplete_calls\": 0,"),
-		      "%.400s", a);
+	ck_assert_msg(
+		strstr(a, rpc_q("\"calls\": %lld, ", (long long)CH_CALLS)) &&
+			strstr(a, "\"calls_without_server\": 0, "
+				  "\"calls_without_client\": 0, "
+				  "\"incomplete_calls\": 0,"),
+		"%.400s", a);
 	assert_reports_agree(&t, a, b);
 	free(a);
 	free(b);
