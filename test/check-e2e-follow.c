@@ -19,6 +19,8 @@
  *            ccsg report of the store says what it says of a one-shot
  *            SQLite merge of the same directory, every call's sides
  *            joined.
+ *            `ccsg serve --db DB --follow --refresh 0.5` reads DB as it
+ *            is written: its generation rises and the root's CPU grows.
  *   bad      DIR missing, --follow without --db, a database not made by
  *            --follow: one line, exit 1 or 2; a corrupt closed segment
  *            is named once, recorded, and the loader goes on.
@@ -31,6 +33,8 @@
 
 #include "clickhouse.h"
 #include "e2e-rpc.h"
+#include "json-read.h"
+#include "serve-run.h"
 #include "store-url.h"
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -373,9 +377,26 @@ START_TEST(test_clickhouse)
 }
 END_TEST
 
+/* serve --follow's generation (/api/info) and the CCSG root's total. */
+static void serve_state(const struct server *sv, double *generation,
+			double *total)
+{
+	struct jval *info = http_json(sv->port, "GET", "/api/info", 200);
+	struct jval *root =
+		http_json(sv->port, "GET", "/api/node?tree=ccsg&id=n0", 200);
+	const struct jval *f = json_need(info, "follow", J_OBJ, "/api/info");
+
+	*generation = json_need(f, "generation", J_NUM, "follow")->num;
+	*total = json_need(root, "total", J_NUM, "/api/node")->num;
+	json_free(info);
+	json_free(root);
+}
+
 START_TEST(test_follow)
 {
 	char db[PATH_MAX], one[PATH_MAX], td[PATH_MAX];
+	double gen0, total0, gen = 0, total = 0;
+	struct server sv;
 	struct rpc_server s;
 	char *a, *b;
 	long long n;
@@ -396,6 +417,11 @@ START_TEST(test_follow)
 	/* killed mid-way: what it committed stays, the rest is loaded by
 	 * the next one, once */
 	wait_loaded(db, 1, loader);
+	/* the reader of the other half, refreshing as segments load */
+	serve_start_with(
+		&sv, db,
+		(const char *const[]){ "--follow", "--refresh", "0.5", NULL });
+	serve_state(&sv, &gen0, &total0);
 	kill(loader, SIGKILL);
 	e2e_wait(loader);
 	loader = follower_start(&t, db, "2");
@@ -409,6 +435,17 @@ START_TEST(test_follow)
 	kill(loader, SIGTERM);
 	e2e_assert_exit(e2e_wait(loader), 0, "tracedump merge --follow");
 	ck_assert_int_eq(loaded(db), n);
+	/* serve saw the commits (WAL: PRAGMA data_version) */
+	for (int i = 0; i < 600; i++) {
+		serve_state(&sv, &gen, &total);
+		if (gen > gen0 && total > total0)
+			break;
+		e2e_sleep_ms(100);
+	}
+	ck_assert_msg(gen > gen0 && total > total0,
+		      "serve --follow: generation %g -> %g, total %g -> %g",
+		      gen0, gen, total0, total);
+	ck_assert_int_eq(serve_stop(&sv, SIGTERM), 0);
 
 	ck_assert_int_eq(sqlite3_open_v2(db, &sql, SQLITE_OPEN_READONLY, NULL),
 			 SQLITE_OK);
