@@ -44,6 +44,53 @@ DB_NAMED(PROCESSES, proc_id);
 DB_NAMED(PROCESSES, uuid);
 DB_NAMED(PROCESSES, host_id);
 DB_NAMED(PROCESSES, file_id);
+DB_NAMED(PROCESSES, records);
+DB_NAMED(PROCESSES, segments);
+DB_NAMED(PROCESSES, dropped);
+DB_NAMED(PROCESSES, complete);
+DB_NAMED(PROCESSES, end_mono_ns);
+DB_NAMED(PROCESSES, end_realtime_ns);
+DB_NAMED(PROCESSES, end_reason);
+DB_NAMED(PROCESSES, end_detail);
+DB_NAMED(PROCESSES, peak_heap_bytes);
+DB_NAMED(PROCESSES, last_mono_ns);
+DB_NAMED(PROCESSES, deleted_segments);
+DB_NAMED(PROCESSES, deleted_records);
+DB_NAMED(PROCESSES, deleted_bytes);
+DB_NAMED(PROCESSES, keep_held);
+DB_NAMED(PROCESSES, keep_written);
+DB_NAMED(PROCESSES, keep_overflow);
+DB_NAMED(PROCESSES, keep_chains);
+DB_NAMED(PROCESSES, sample_rate_q32);
+DB_NAMED_TABLE(threads);
+/* the seq of every table keyed by (proc_id, seq) */
+DB_NAMED(RPC_VALUES, seq);
+DB_NAMED(THREADS, proc_id);
+DB_NAMED(THREADS, tid);
+DB_NAMED(THREADS, parent_tid);
+DB_NAMED(THREADS, os_tid);
+DB_NAMED(THREADS, marker);
+DB_NAMED(THREADS, start_mono_ns);
+DB_NAMED(THREADS, start_cpu_ns);
+DB_NAMED(THREADS, spawn_mono_ns);
+DB_NAMED(THREADS, end_mono_ns);
+DB_NAMED(THREADS, end_cpu_ns);
+DB_NAMED(THREADS, end_how);
+DB_NAMED(THREADS, cpu_ns);
+DB_NAMED(THREADS, ctx_chain);
+DB_NAMED(THREADS, ctx_event);
+DB_NAMED(THREADS, ctx_function);
+DB_NAMED(THREADS, dropped);
+DB_NAMED(THREADS, alloc_bytes);
+DB_NAMED(THREADS, freed_bytes);
+DB_NAMED(THREADS, allocs);
+DB_NAMED(THREADS, frees);
+DB_NAMED(THREADS, peak_heap_bytes);
+DB_NAMED_TABLE(loaded_segments);
+DB_NAMED(LOADED_SEGMENTS, segment);
+DB_NAMED(LOADED_SEGMENTS, proc_id);
+DB_NAMED(LOADED_SEGMENTS, uuid);
+DB_NAMED(LOADED_SEGMENTS, status);
 
 int copy_fail(struct ch_copy *r, const char *what)
 {
@@ -277,11 +324,11 @@ static const char maps_sql[] =
 	   segments before it, which its seq numbers go on from */
 	"CREATE TABLE pmap(load_id, proc_id, new_id, ord, seq_off,"
 	"  UNIQUE(load_id, proc_id));"
-	"INSERT INTO pmap SELECT k.load_id, k.proc_id, n.new_id, k.ord,"
+	"INSERT INTO pmap SELECT k.load_id, k.proc_id, w.new_id, k.ord,"
 	"  coalesce((SELECT sum(q.records) FROM kept e JOIN s_processes q"
 	"            ON q.load_id = e.load_id AND q.proc_id = e.proc_id"
 	"            WHERE e.uuid = k.uuid AND e.ord < k.ord), 0)"
-	"  FROM kept k JOIN pnew n ON n.uuid = k.uuid;"
+	"  FROM kept k JOIN pnew w ON w.uuid = k.uuid;"
 	"CREATE INDEX pmap_new ON pmap(new_id, ord);"
 	/* files: the kept processes', and those without a process (logs
 	   that could not be read) from the last load naming them */
@@ -481,7 +528,7 @@ static void special(FILE *f, enum db_table t, const char *name)
 		set_value(f, t, name, false, " AND a.parent_tid <> 0");
 		fputs(", x.parent_tid)", f);
 	} else { /* cpu_ns: from the first start to the last end */
-		fputs("CASE WHEN g.n = 1 THEN x.cpu_ns ELSE ", f);
+		fputs("CASE WHEN g.nrows = 1 THEN x.cpu_ns ELSE ", f);
 		set_value(f, t, "end_cpu_ns", true, "");
 		fputs(" - ", f);
 		set_value(f, t, "start_cpu_ns", false, "");
@@ -532,7 +579,7 @@ static int build_across(struct ch_copy *r, enum db_table t)
 	}
 	fprintf(f,
 		" FROM (SELECT pm.new_id%s, min(pm.ord) AS first, max(pm.ord) "
-		"AS last, count(*) AS n FROM s_%s x JOIN pmap pm ON "
+		"AS last, count(*) AS nrows FROM s_%s x JOIN pmap pm ON "
 		"pm.load_id = x.load_id AND pm.proc_id = x.proc_id GROUP BY "
 		"pm.new_id%s) g"
 		" JOIN pmap pm ON pm.new_id = g.new_id AND pm.ord = g.first"

@@ -27,6 +27,7 @@ DB_NAMED_TABLE(processes);
 DB_NAMED(PROCESSES, uuid);
 DB_NAMED(PROCESSES, records);
 DB_NAMED(PROCESSES, complete);
+DB_NAMED_TABLE(loaded_segments);
 
 /* Rows go to the server in inserts of about this many bytes. */
 #define INSERT_BYTES (8u << 20)
