@@ -395,38 +395,6 @@ static void key_rest(FILE *f, enum db_table t)
 	}
 }
 
-/*
- * A table whose rows belong to a process (its first column proc_id): a
- * site, an object or a running total named again by a later segment of
- * the process, the latest.
- */
-static int build_table(struct ch_copy *r, enum db_table t)
-{
-	const struct db_table_def *d = &db_tables[t];
-	char *sql = NULL;
-	size_t n;
-	FILE *f = open_memstream(&sql, &n);
-
-	if (!f)
-		return fail("out of memory");
-	fprintf(f, "INSERT OR REPLACE INTO %s SELECT ", d->name);
-	for (int i = 0; i < d->ncols; i++) {
-		const char *m = mapped(t, i);
-
-		fprintf(f, "%s", i ? ", " : "");
-		if (m)
-			fputs(m, f);
-		else
-			fprintf(f, "x.%s", d->cols[i].name);
-	}
-	fprintf(f,
-		" FROM s_%s x JOIN pmap pm ON pm.load_id = x.load_id AND "
-		"pm.proc_id = x.proc_id ORDER BY pm.new_id, pm.ord",
-		d->name);
-	key_rest(f, t);
-	return copy_exec_built(r, f, &sql);
-}
-
 /* ---- a process's rows across its segments' loads ---------------------- */
 
 /*
@@ -536,47 +504,41 @@ static void special(FILE *f, enum db_table t, const char *name)
 	}
 }
 
-/* processes or threads: one row of each process (thread) of pmap, made
- * from the rows of its segments' loads; x is the first, l the last. */
-static int build_across(struct ch_copy *r, enum db_table t)
+/* Column name of processes or threads (not mapped()): made from the rows
+ * of the process's (thread's) segments' loads, x the first, l the last. */
+static void across_column(FILE *f, enum db_table t, const char *name)
 {
-	const struct db_table_def *d = &db_tables[t];
 	const struct across_col *ac = t == DB_THREADS ? thread_cols : proc_cols;
 	size_t nac = t == DB_THREADS
 			     ? sizeof(thread_cols) / sizeof(*thread_cols)
 			     : sizeof(proc_cols) / sizeof(*proc_cols);
+	enum across how = FIRST;
+
+	for (size_t k = 0; k < nac; k++)
+		if (!strcmp(ac[k].name, name))
+			how = ac[k].how;
+	if (how == FIRST)
+		fprintf(f, "x.%s", name);
+	else if (how == LAST)
+		fprintf(f, "l.%s", name);
+	else if (how == FIRST_SET || how == LAST_SET)
+		set_value(f, t, name, how == LAST_SET, "");
+	else if (how == SUM || how == MAX) {
+		char expr[64];
+
+		snprintf(expr, sizeof(expr), "a.%s", name);
+		aggregate(f, t, how == SUM ? "sum" : "max", expr);
+	} else
+		special(f, t, name);
+}
+
+/* The FROM of processes or threads: one row of each process (thread) of
+ * pmap (g), its first segment's row x and its last one's l. */
+static void across_from(FILE *f, enum db_table t)
+{
+	const char *name = db_tables[t].name;
 	const char *tid = t == DB_THREADS ? ", x.tid" : "";
-	char *sql = NULL;
-	size_t n;
-	FILE *f = open_memstream(&sql, &n);
 
-	if (!f)
-		return fail("out of memory");
-	fprintf(f, "INSERT INTO %s SELECT ", d->name);
-	for (int i = 0; i < d->ncols; i++) {
-		const char *name = d->cols[i].name, *m = mapped(t, i);
-		enum across how = FIRST;
-
-		for (size_t k = 0; k < nac; k++)
-			if (!strcmp(ac[k].name, name))
-				how = ac[k].how;
-		fputs(i ? ", " : "", f);
-		if (m)
-			fputs(m, f);
-		else if (how == FIRST)
-			fprintf(f, "x.%s", name);
-		else if (how == LAST)
-			fprintf(f, "l.%s", name);
-		else if (how == FIRST_SET || how == LAST_SET)
-			set_value(f, t, name, how == LAST_SET, "");
-		else if (how == SUM || how == MAX) {
-			char expr[64];
-
-			snprintf(expr, sizeof(expr), "a.%s", name);
-			aggregate(f, t, how == SUM ? "sum" : "max", expr);
-		} else
-			special(f, t, name);
-	}
 	fprintf(f,
 		" FROM (SELECT pm.new_id%s, min(pm.ord) AS first, max(pm.ord) "
 		"AS last, count(*) AS nrows FROM s_%s x JOIN pmap pm ON "
@@ -585,17 +547,57 @@ static int build_across(struct ch_copy *r, enum db_table t)
 		" JOIN pmap pm ON pm.new_id = g.new_id AND pm.ord = g.first"
 		" JOIN s_%s x ON x.load_id = pm.load_id AND x.proc_id = "
 		"pm.proc_id",
-		tid, d->name, tid, d->name);
+		tid, name, tid, name);
 	if (t == DB_THREADS)
 		fputs(" AND x.tid = g.tid", f);
 	fprintf(f,
 		" JOIN pmap pl ON pl.new_id = g.new_id AND pl.ord = g.last"
 		" JOIN s_%s l ON l.load_id = pl.load_id AND l.proc_id = "
 		"pl.proc_id",
-		d->name);
+		name);
 	if (t == DB_THREADS)
 		fputs(" AND l.tid = g.tid", f);
 	fprintf(f, " ORDER BY g.new_id%s", t == DB_THREADS ? ", g.tid" : "");
+}
+
+/*
+ * A table whose rows belong to a process (its first column proc_id): a
+ * site, an object or a running total named again by a later segment of
+ * the process, the latest; processes and threads one row each, made
+ * from all their segments' rows.
+ */
+static int build_table(struct ch_copy *r, enum db_table t)
+{
+	const struct db_table_def *d = &db_tables[t];
+	bool across = t == DB_PROCESSES || t == DB_THREADS;
+	char *sql = NULL;
+	size_t n;
+	FILE *f = open_memstream(&sql, &n);
+
+	if (!f)
+		return fail("out of memory");
+	fprintf(f, "INSERT %sINTO %s SELECT ", across ? "" : "OR REPLACE ",
+		d->name);
+	for (int i = 0; i < d->ncols; i++) {
+		const char *m = mapped(t, i);
+
+		fprintf(f, "%s", i ? ", " : "");
+		if (m)
+			fputs(m, f);
+		else if (across)
+			across_column(f, t, d->cols[i].name);
+		else
+			fprintf(f, "x.%s", d->cols[i].name);
+	}
+	if (across) {
+		across_from(f, t);
+	} else {
+		fprintf(f,
+			" FROM s_%s x JOIN pmap pm ON pm.load_id = x.load_id "
+			"AND pm.proc_id = x.proc_id ORDER BY pm.new_id, pm.ord",
+			d->name);
+		key_rest(f, t);
+	}
 	return copy_exec_built(r, f, &sql);
 }
 
@@ -656,8 +658,7 @@ int copy_tables(struct ch_copy *r, bool calls)
 		    t == DB_HOSTS || t == DB_RPC_CALLS ||
 		    t == DB_LOADED_SEGMENTS)
 			continue;
-		if (t == DB_PROCESSES || t == DB_THREADS ? build_across(r, t)
-							 : build_table(r, t))
+		if (build_table(r, t))
 			return -1;
 	}
 	return 0;
