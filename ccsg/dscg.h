@@ -42,8 +42,7 @@ struct ccsg_dscg_stats {
 	struct ccsg_tally tags;		/* rpc_calls.tag by value (NULL not counted) */
 	struct ccsg_tally reply_tags;	/* rpc_calls.reply_tag by value */
 	size_t spawned_threads;		/* function-spawn-thread links */
-	size_t thread_calls;		/* chains started by a thread
-					   (thread-invoke-function) */
+	size_t thread_calls;		/* chains started by a thread (thread-invoke-function) */
 	int32_t max_depth;
 };
 

@@ -122,8 +122,7 @@ void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
 	if (s->no_client)
 		fprintf(f, "calls from an untraced or lost client: %zu (under <main>)\n", s->no_client);
 	if (s->incomplete)
-		fprintf(f, "calls without their end probe: %zu (CPU unknown)\n",
-			s->incomplete);
+		fprintf(f, "calls without their end probe: %zu (CPU unknown)\n", s->incomplete);
 	if (s->failed) {
 		fprintf(f, "failed calls: %zu (", s->failed);
 		tally_text(f, t, &s->failures);
