@@ -308,7 +308,7 @@ static const char maps_sql[] =
 	"                WHERE g.load_id = p.load_id AND g.proc_id = "
 	"p.proc_id)"
 	"  OR (NOT EXISTS (SELECT 1 FROM s_loaded_segments g"
-	"                  WHERE g.uuid = p.uuid)"
+	"                  WHERE g.uuid = p.uuid AND g.proc_id IS NOT NULL)"
 	"      AND p.load_id = (SELECT max(q.load_id) FROM s_processes q"
 	"                       WHERE q.uuid = p.uuid));"
 	/* the processes, numbered in the order of their (first) log names */
