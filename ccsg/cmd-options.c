@@ -136,10 +136,13 @@ static int load_dims(struct session *s, const struct cli *o)
 int session_stream(struct session *s, const struct cli *o,
 		   const struct ccsg_stream_watch *watch)
 {
-	struct ccsg_graph *graphs[] = { &s->graph, &s->freed };
-	const int resources[] = { o->resource, CCSG_RES_FREED };
-
-	size_t n = o->resource == CCSG_RES_ALLOC ? 2 : 1;
+	/* a second graph of the same pass: the bytes freed beside those
+	 * allocated, or those allocated beside the CPU */
+	struct ccsg_graph *graphs[] = { &s->graph,
+					o->with_heap ? &s->heap : &s->freed };
+	const int resources[] = { o->resource, o->with_heap ? CCSG_RES_ALLOC
+							    : CCSG_RES_FREED };
+	size_t n = o->resource == CCSG_RES_ALLOC || o->with_heap ? 2 : 1;
 	unsigned workers = watch ? 1 : o->workers; /* a watch sees one stream */
 
 	if (load_names(s, o) ||
@@ -154,8 +157,7 @@ int session_stream(struct session *s, const struct cli *o,
 					    watch))
 		return 1;
 	if (ccsg_graph_name(&s->graph, &s->names) ||
-	    (o->resource == CCSG_RES_ALLOC &&
-	     ccsg_graph_name(&s->freed, &s->names)))
+	    (n > 1 && ccsg_graph_name(graphs[1], &s->names)))
 		return fail("out of memory naming the CCSG of '%s'", o->db);
 	return 0;
 }
@@ -193,6 +195,7 @@ void session_close(struct session *s)
 {
 	ccsg_graph_release(&s->graph);
 	ccsg_graph_release(&s->freed);
+	ccsg_graph_release(&s->heap);
 	ccsg_dims_release(&s->dims);
 	ccsg_dscg_release(&s->dscg);
 	ccsg_trace_release(&s->trace);
