@@ -258,10 +258,10 @@ static void scenario(const char *name, const char *function, const char *host,
 {
 	static struct measured m1, m2;
 	double s;
-	char script[PATH_MAX], build[PATH_MAX + 8], first[64], out[PATH_MAX],
+	char script[PATH_MAX], build[PATH_MAX + 8], prio[64], out[PATH_MAX],
 		err[PATH_MAX];
 	const char *argv[] = { "/bin/bash", script, name, NULL, NULL };
-	const char *env[] = { build, first, NULL };
+	const char *env[] = { build, prio, NULL };
 	const struct jval *causes, *first, *pred;
 	struct run r1, r2;
 	struct e2e t;
@@ -273,7 +273,7 @@ static void scenario(const char *name, const char *function, const char *host,
 	e2e_fmt(script, sizeof(script), "%s/examples/diagnose/run-diagnose.sh",
 		getenv("CAUSAL_SRC"));
 	e2e_fmt(build, sizeof(build), "BUILD=%s", e2e_build());
-	e2e_fmt(first, sizeof(first), "DIAG_FIRST=%s", cpu_first_shell());
+	e2e_fmt(prio, sizeof(prio), "DIAG_FIRST=%s", cpu_first_shell());
 	e2e_fmt(out, sizeof(out), "%s/run.out", t.dir);
 	e2e_fmt(err, sizeof(err), "%s/run.err", t.dir);
 	argv[3] = t.dir;
