@@ -550,19 +550,24 @@ START_TEST(rate_asked_is_rate_obtained)
 		ck_assert_int_eq(r.rate_hz, atoll(rates[i]));
 		ck_assert_int_eq(r.fallback, 0);
 		ck_assert_int_eq(r.lost, 0);
-		want = (double)r.rate_hz * (double)cpu_ns / 1e9;
+		/* the samples against the CPU of exactly the intervals the
+		 * library sampled (r.cpu_ns), and that against the program's
+		 * own figure below: a failure says which one is off */
+		want = (double)r.rate_hz * (double)r.cpu_ns / 1e9;
 		got = (double)r.samples;
-		printf("rate %s: %.0f samples in %.3f s of CPU (%.0f Hz), "
-		       "%.3f s stolen by the hypervisor meanwhile\n",
-		       rates[i], got, cpu_ns / 1e9, got * 1e9 / cpu_ns,
-		       stolen / 1e9);
+		printf("rate %s: %.0f samples in %.3f s of CPU sampled (%.0f "
+		       "Hz), %.3f s burned, %.3f s stolen by the hypervisor "
+		       "meanwhile\n",
+		       rates[i], got, r.cpu_ns / 1e9, got * 1e9 / r.cpu_ns,
+		       cpu_ns / 1e9, stolen / 1e9);
 		ck_assert_msg(got > want * 0.9 &&
 				      got < (want + r.rate_hz * stolen / 1e9) *
 						    1.1,
-			      "rate %s: %.0f samples in %.3f s of CPU (%.0f "
-			      "Hz), %.0f asked, %.3f s stolen meanwhile",
-			      rates[i], got, cpu_ns / 1e9, got * 1e9 / cpu_ns,
-			      (double)r.rate_hz, stolen / 1e9);
+			      "rate %s: %.0f samples in %.3f s of CPU sampled "
+			      "(%.0f Hz), %.0f asked, %.3f s stolen meanwhile",
+			      rates[i], got, r.cpu_ns / 1e9,
+			      got * 1e9 / r.cpu_ns, (double)r.rate_hz,
+			      stolen / 1e9);
 		/* the library's CPU figure is the program's, within 10% */
 		ck_assert_msg(
 			r.cpu_ns > cpu_ns * 0.9 && r.cpu_ns < cpu_ns * 1.1,
