@@ -560,14 +560,13 @@ START_TEST(rate_asked_is_rate_obtained)
 		       "meanwhile\n",
 		       rates[i], got, r.cpu_ns / 1e9, got * 1e9 / r.cpu_ns,
 		       cpu_ns / 1e9, stolen / 1e9);
-		ck_assert_msg(got > want * 0.9 &&
-				      got < (want + r.rate_hz * stolen / 1e9) *
-						    1.1,
-			      "rate %s: %.0f samples in %.3f s of CPU sampled "
-			      "(%.0f Hz), %.0f asked, %.3f s stolen meanwhile",
-			      rates[i], got, r.cpu_ns / 1e9,
-			      got * 1e9 / r.cpu_ns, (double)r.rate_hz,
-			      stolen / 1e9);
+		ck_assert_msg(
+			got > want * 0.9 &&
+				got < (want + r.rate_hz * stolen / 1e9) * 1.1,
+			"rate %s: %.0f samples in %.3f s of CPU sampled "
+			"(%.0f Hz), %.0f asked, %.3f s stolen meanwhile",
+			rates[i], got, r.cpu_ns / 1e9, got * 1e9 / r.cpu_ns,
+			(double)r.rate_hz, stolen / 1e9);
 		/* the library's CPU figure is the program's, within 10% */
 		ck_assert_msg(
 			r.cpu_ns > cpu_ns * 0.9 && r.cpu_ns < cpu_ns * 1.1,
