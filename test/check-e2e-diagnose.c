@@ -33,6 +33,7 @@
  * the programs measured: a p95 is the 10 slowest of 200 requests, which
  * the load alone picks.  The latencies compared are then the programs',
  * not the load's, and the corrections below only take up what is left.
+ * The tolerances are the issue's (38, item 2), unchanged.
  */
 #include <math.h>
 
@@ -261,7 +262,7 @@ static void scenario(const char *name, const char *function, const char *host,
 	char script[PATH_MAX], build[PATH_MAX + 8], prio[64], out[PATH_MAX],
 		err[PATH_MAX];
 	const char *argv[] = { "/bin/bash", script, name, NULL, NULL };
-	const char *env[] = { build, prio, NULL };
+	const char *env[] = { build, prio, NULL, NULL };
 	const struct jval *causes, *first, *pred;
 	struct run r1, r2;
 	struct e2e t;
@@ -274,6 +275,12 @@ static void scenario(const char *name, const char *function, const char *host,
 		getenv("CAUSAL_SRC"));
 	e2e_fmt(build, sizeof(build), "BUILD=%s", e2e_build());
 	e2e_fmt(prio, sizeof(prio), "DIAG_FIRST=%s", cpu_first_shell());
+	/* the cpu chain burns 51 ms of CPU in a request of 52: without a
+	 * pause between requests its real-time tasks pass the kernel's
+	 * share (sched_rt_runtime_us, 95% of each second) and stop 50 ms
+	 * every second, in 10 of 200 requests: the p95 */
+	if (!strcmp(name, "cpu"))
+		env[2] = "DIAG_GAP_US=8000";
 	e2e_fmt(out, sizeof(out), "%s/run.out", t.dir);
 	e2e_fmt(err, sizeof(err), "%s/run.err", t.dir);
 	argv[3] = t.dir;
