@@ -22,6 +22,7 @@
 
 #include "array.h"
 #include "ccsg.h"
+#include "sampling.h"
 #include "fold.h"
 #include "names.h"
 
@@ -411,17 +412,39 @@ static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
 	}
 }
 
+/* A chain of a sampled trace that head sampling did not choose (tail
+ * keep recorded it): in no node, as if unrecorded (sampling.h). */
+static void skip_chain(struct ccsg_fold *b, struct ccsg_graph *g,
+		       const struct ccsg_chain *ch, int64_t ord0)
+{
+	for (int32_t j = 0; j < ch->n; j++) {
+		b->chain_node[j] = b->chain_edge[j] = -1;
+		b->chain_self[j] = 0;
+		if (g->call_node) {
+			g->call_node[ord0 + ch->first + j] = -1;
+			g->call_self[ord0 + ch->first + j] = 0;
+			g->call_edge[ord0 + ch->first + j] = -1;
+		}
+	}
+}
+
 int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		     int64_t ord0)
 {
 	struct ccsg_fold *b = g->fold;
 	const struct ccsg_trace *t = b->t;
 	size_t k = dims_k(g), n = (size_t)ch->n;
+	uint64_t mark;
 
 	if (GROW(b->chain_node, b->cap_chain_node, n) ||
 	    GROW(b->chain_edge, b->cap_chain_edge, n) ||
 	    GROW(b->chain_self, b->cap_chain_self, n))
 		return -ENOMEM;
+	if (!ccsg_chain_sampled(t, ch)) {
+		skip_chain(b, g, ch, ord0);
+		return 0;
+	}
+	mark = ccsg_chain_mark(ch);
 	memset(b->chain_sum, 0, k * sizeof(*b->chain_sum));
 	/* function nodes, in call order; a call whose start probe was
 	 * dropped has no known function (not program 0): it is counted as
@@ -435,6 +458,11 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 				return -ENOMEM;
 			g->nodes[f].calls++;
 			g->nodes[f].failed += c->failed;
+			if (g->nodes[f].chain_mark != mark) { /* a part of
+							       * it: once */
+				g->nodes[f].chains++;
+				g->nodes[f].chain_mark = mark;
+			}
 			if (g->nodes[f].symbol < 0 &&
 			    ccsg_symbol_ok(t, c->symbol, c->vers)) {
 				g->nodes[f].symbol = c->symbol;

@@ -8,13 +8,16 @@
 #include <string.h>
 
 #include "causal/latency-hist.h"
+#include "causal/sample.h"
+#include "ccsg.h"
 #include "db-read.h"
 #include "usage.h"
 #include "exact-totals.h"
 
 #define SCHEMA_TOTALS 11
 
-/* Processes' rates: the lowest, and which hosts had one at 1. */
+/* Processes' rates: the lowest, each one's threshold, and which hosts
+ * had one at 1, which one below. */
 static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path,
 		      uint8_t *host_full, size_t nhosts,
 		      const struct ccsg_trace *t)
@@ -35,8 +38,13 @@ static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path,
 
 		if (rate < x->rate)
 			x->rate = rate;
-		if (rate >= 1 && host >= 0 && (size_t)host < nhosts)
-			host_full[host] = 1;
+		if ((size_t)id < x->nprocs)
+			x->threshold[id] = causal_sample_threshold_q32(
+				q == DB_NONE ? (uint64_t)1 << 32 : (uint64_t)q);
+		if (host >= 0 && (size_t)host < nhosts) {
+			host_full[host] |= rate >= 1;
+			x->host_low[host] |= rate < 1;
+		}
 	}
 	return db_read_close(&r);
 }
@@ -206,8 +214,16 @@ int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t)
 	if (t->schema_version < SCHEMA_TOTALS)
 		return 0;
 	host_full = calloc(t->nhosts + 1, 1);
-	if (!host_full)
+	x->host_low = calloc(t->nhosts + 1, 1);
+	x->threshold = malloc((t->nprocs + 1) * sizeof(*x->threshold));
+	if (!host_full || !x->host_low || !x->threshold) {
+		free(host_full);
+		ccsg_totals_release(x);
 		return fail("out of memory");
+	}
+	x->nprocs = t->nprocs;
+	for (size_t i = 0; i < t->nprocs; i++)
+		x->threshold[i] = CAUSAL_SAMPLE_ALL;
 	if (sqlite3_open_v2(t->file, &db, SQLITE_OPEN_READONLY, NULL) !=
 	    SQLITE_OK) {
 		fail("cannot read '%s': %s", t->path, sqlite3_errmsg(db));
@@ -230,8 +246,49 @@ void ccsg_totals_release(struct ccsg_totals *x)
 		free(x->arcs[i].hist);
 	free(x->arcs);
 	free(x->fns);
+	free(x->threshold);
+	free(x->host_low);
+	free(x->est.sampled);
+	free(x->est.self_sampled);
+	free(x->est.self_ci);
+	free(x->est.desc_ci);
 	memset(x, 0, sizeof(*x));
 	x->rate = 1;
+}
+
+int ccsg_totals_hosts_of(const struct ccsg_totals *x, const struct ccsg_totals_fn *f)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < x->nfns; i++)
+		n += x->fns[i].prog == f->prog && x->fns[i].vers == f->vers &&
+		     x->fns[i].proc == f->proc;
+	return n;
+}
+
+void ccsg_totals_combine(struct ccsg_totals *x, const struct ccsg_graph *g)
+{
+	const struct ccsg_trace *t = g->dscg->trace;
+
+	if (g->dims->n != t->nhosts || g->resource != CCSG_RES_CPU)
+		return;
+	for (size_t i = 0; i < x->nfns; i++) {
+		struct ccsg_totals_fn *f = &x->fns[i];
+		if (!f->partial || f->host < 0 || x->host_low[f->host] ||
+		    g->dims->of_host[f->host] != f->host || ccsg_totals_hosts_of(x, f) != 1)
+			continue;
+		for (size_t j = 0; j < g->nnodes; j++) { /* --by=object: many */
+			const struct ccsg_node *n = &g->nodes[j];
+
+			if (n->kind == CCSG_FUNCTION && n->prog == f->prog &&
+			    n->vers == f->vers && n->proc == f->proc) {
+				f->calls += n->calls;
+				f->failures += n->failed;
+				f->cpu_ns += n->self[f->host];
+			}
+		}
+		f->partial = 0;
+	}
 }
 
 uint64_t ccsg_totals_quantile(const uint64_t *hist, int64_t n, double q)
