@@ -12,8 +12,13 @@
 
 int ccsg_chain_sampled(const struct ccsg_trace *t, const struct ccsg_chain *ch)
 {
-	const struct ccsg_totals *x = t->totals;
+	return ccsg_chain_sampled_by(t->totals, t, ch);
+}
 
+int ccsg_chain_sampled_by(const struct ccsg_totals *x,
+			  const struct ccsg_trace *t,
+			  const struct ccsg_chain *ch)
+{
 	if (!x || !x->threshold)
 		return 1;
 	/* the chain id is its root process's UUID, then a counter */

@@ -22,6 +22,11 @@
  * a chain whose root process is not in the trace.
  */
 int ccsg_chain_sampled(const struct ccsg_trace *t, const struct ccsg_chain *ch);
+/* The same with the rates of x (NULL: not sampled), for a trace read
+ * without them (the exports: their spans are every recorded chain's). */
+int ccsg_chain_sampled_by(const struct ccsg_totals *x,
+			  const struct ccsg_trace *t,
+			  const struct ccsg_chain *ch);
 
 /* A chain's mark, not 0, the same in each part of it (the nodes' chain
  * counts, ccsg.h). */
