@@ -16,11 +16,8 @@
 
 #define SCHEMA_TOTALS 11
 
-/* Processes' rates: the lowest, each one's threshold, and which hosts
- * had one at 1, which one below. */
-static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path,
-		      uint8_t *host_full, size_t nhosts,
-		      const struct ccsg_trace *t)
+/* Processes' rates: the lowest, and each one's threshold. */
+static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path)
 {
 	static const int cols[] = { DB_PROCESSES_PROC_ID,
 				    DB_PROCESSES_SAMPLE_RATE_Q32 };
@@ -34,17 +31,12 @@ static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path,
 		int64_t q = db_read_int(&r, DB_PROCESSES_SAMPLE_RATE_Q32, 0,
 					(int64_t)1 << 32, 1);
 		double rate = q == DB_NONE ? 1 : (double)q / 4294967296.0;
-		int32_t host = (size_t)id < t->nprocs ? t->procs[id].host : -1;
 
 		if (rate < x->rate)
 			x->rate = rate;
 		if ((size_t)id < x->nprocs)
 			x->threshold[id] = causal_sample_threshold_q32(
 				q == DB_NONE ? (uint64_t)1 << 32 : (uint64_t)q);
-		if (host >= 0 && (size_t)host < nhosts) {
-			host_full[host] |= rate >= 1;
-			x->host_low[host] |= rate < 1;
-		}
 	}
 	return db_read_close(&r);
 }
@@ -123,7 +115,7 @@ static int add_hist(uint64_t *hist, const char *s)
 }
 
 static int read_row(struct ccsg_totals *x, struct db_read *r,
-		    const struct ccsg_trace *t, const uint8_t *host_full)
+		    const struct ccsg_trace *t)
 {
 	int64_t id = db_read_int(r, DB_CALL_TOTALS_PROC_ID, 0, INT32_MAX, 0);
 	int32_t host = (size_t)id < t->nprocs ? t->procs[id].host : -1;
@@ -150,7 +142,12 @@ static int read_row(struct ccsg_totals *x, struct db_read *r,
 		f->failures += COL(FAILURES);
 		f->cpu_ns += COL(CPU_NS);
 		f->alloc_bytes += COL(ALLOC_BYTES);
-		f->partial |= host >= 0 && host_full[host];
+		/* a process at rate 1 counts its unsampled calls only */
+		if ((size_t)id < x->nprocs &&
+		    x->threshold[id] == CAUSAL_SAMPLE_ALL)
+			f->partial = 1;
+		else
+			f->low = 1;
 	} else {
 		struct ccsg_totals_arc *a;
 
@@ -178,7 +175,7 @@ static int read_row(struct ccsg_totals *x, struct db_read *r,
 }
 
 static int read_totals(struct ccsg_totals *x, sqlite3 *db, const char *path,
-		       const struct ccsg_trace *t, const uint8_t *host_full)
+		       const struct ccsg_trace *t)
 {
 	static const int cols[] = {
 		DB_CALL_TOTALS_PROC_ID,	    DB_CALL_TOTALS_SIDE,
@@ -196,7 +193,7 @@ static int read_totals(struct ccsg_totals *x, sqlite3 *db, const char *path,
 			 sizeof(cols) / sizeof(cols[0]), NULL))
 		return -1;
 	while (db_read_next(&r))
-		if (read_row(x, &r, t, host_full)) {
+		if (read_row(x, &r, t)) {
 			r.bad = 1;
 			break;
 		}
@@ -205,7 +202,6 @@ static int read_totals(struct ccsg_totals *x, sqlite3 *db, const char *path,
 
 int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t)
 {
-	uint8_t *host_full;
 	sqlite3 *db = NULL;
 	int ret = -1;
 
@@ -213,14 +209,9 @@ int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t)
 	x->rate = 1;
 	if (t->schema_version < SCHEMA_TOTALS)
 		return 0;
-	host_full = calloc(t->nhosts + 1, 1);
-	x->host_low = calloc(t->nhosts + 1, 1);
 	x->threshold = malloc((t->nprocs + 1) * sizeof(*x->threshold));
-	if (!host_full || !x->host_low || !x->threshold) {
-		free(host_full);
-		ccsg_totals_release(x);
+	if (!x->threshold)
 		return fail("out of memory");
-	}
 	x->nprocs = t->nprocs;
 	for (size_t i = 0; i < t->nprocs; i++)
 		x->threshold[i] = CAUSAL_SAMPLE_ALL;
@@ -229,12 +220,11 @@ int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t)
 		fail("cannot read '%s': %s", t->path, sqlite3_errmsg(db));
 		goto out;
 	}
-	if (read_rates(x, db, t->path, host_full, t->nhosts, t))
+	if (read_rates(x, db, t->path))
 		goto out;
-	ret = x->rate < 1 ? read_totals(x, db, t->path, t, host_full) : 0;
+	ret = x->rate < 1 ? read_totals(x, db, t->path, t) : 0;
 out:
 	sqlite3_close(db);
-	free(host_full);
 	if (ret)
 		ccsg_totals_release(x);
 	return ret;
@@ -247,7 +237,6 @@ void ccsg_totals_release(struct ccsg_totals *x)
 	free(x->arcs);
 	free(x->fns);
 	free(x->threshold);
-	free(x->host_low);
 	free(x->est.sampled);
 	free(x->est.self_sampled);
 	free(x->est.self_ci);
@@ -274,7 +263,7 @@ void ccsg_totals_combine(struct ccsg_totals *x, const struct ccsg_graph *g)
 		return;
 	for (size_t i = 0; i < x->nfns; i++) {
 		struct ccsg_totals_fn *f = &x->fns[i];
-		if (!f->partial || f->host < 0 || x->host_low[f->host] ||
+		if (!f->partial || f->low || f->host < 0 ||
 		    g->dims->of_host[f->host] != f->host || ccsg_totals_hosts_of(x, f) != 1)
 			continue;
 		for (size_t j = 0; j < g->nnodes; j++) { /* --by=object: many */

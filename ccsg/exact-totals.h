@@ -20,9 +20,10 @@ struct ccsg_totals_fn {
 	uint32_t prog, vers, proc;
 	int32_t host; /* trace host index */
 	int64_t calls, failures, cpu_ns, alloc_bytes;
-	uint8_t partial; /* a process of the host at rate 1 counted only
+	uint8_t partial; /* a process at rate 1 ran it, and counted only
 			  * its unsampled calls: not exact (unless
 			  * ccsg_totals_combine() added its recorded ones) */
+	uint8_t low;	 /* a process below rate 1 ran it (counted all) */
 };
 
 struct ccsg_totals_arc {
@@ -51,7 +52,6 @@ struct ccsg_totals {
 	uint64_t *threshold; /* per proc id: its head sampling threshold
 			      * (causal/sample.h), for ccsg_chain_sampled() */
 	size_t nprocs;
-	uint8_t *host_low;	/* per host: a process below rate 1 */
 	struct ccsg_scaled est; /* once the CCSG is scaled, else empty */
 };
 
@@ -64,7 +64,7 @@ int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t);
 void ccsg_totals_release(struct ccsg_totals *x);
 
 /*
- * A function of a host whose processes all ran at rate 1 counted only
+ * A function run on its host by processes at rate 1 only counted only
  * the calls of unsampled chains; the sampled ones are recorded, in g
  * (the CCSG of the sampled chains, per host, not yet scaled): add them,
  * and the function is exact (docs/ccsg.md).  Functions seen on several
