@@ -245,7 +245,8 @@ void ccsg_totals_release(struct ccsg_totals *x)
 	x->rate = 1;
 }
 
-int ccsg_totals_hosts_of(const struct ccsg_totals *x, const struct ccsg_totals_fn *f)
+int ccsg_totals_hosts_of(const struct ccsg_totals *x,
+			 const struct ccsg_totals_fn *f)
 {
 	int n = 0;
 
@@ -264,7 +265,8 @@ void ccsg_totals_combine(struct ccsg_totals *x, const struct ccsg_graph *g)
 	for (size_t i = 0; i < x->nfns; i++) {
 		struct ccsg_totals_fn *f = &x->fns[i];
 		if (!f->partial || f->low || f->host < 0 ||
-		    g->dims->of_host[f->host] != f->host || ccsg_totals_hosts_of(x, f) != 1)
+		    g->dims->of_host[f->host] != f->host ||
+		    ccsg_totals_hosts_of(x, f) != 1)
 			continue;
 		for (size_t j = 0; j < g->nnodes; j++) { /* --by=object: many */
 			const struct ccsg_node *n = &g->nodes[j];

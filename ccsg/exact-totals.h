@@ -36,9 +36,9 @@ struct ccsg_totals_arc {
 
 /* The CCSG's estimates (sampling.h, ccsg_graph_scale()), per node. */
 struct ccsg_scaled {
-	size_t nnodes, k;	   /* k: the graph's dimensions */
-	int64_t *sampled;	   /* the sampled calls (threads) it is made of */
-	int64_t *self_sampled;	   /* k each: self before scaling */
+	size_t nnodes, k;      /* k: the graph's dimensions */
+	int64_t *sampled;      /* the sampled calls (threads) it is made of */
+	int64_t *self_sampled; /* k each: self before scaling */
 	double *self_ci, *desc_ci; /* k each: 95% half-widths, scaled */
 };
 

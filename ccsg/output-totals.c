@@ -65,9 +65,9 @@ static void sampled_of(const struct ccsg_graph *g, const struct ccsg_totals *x,
 	int64_t calls = scaled ? e->sampled[at] : n ? n->calls : 0;
 
 	s->calls = n && ccsg_totals_hosts_of(x, f) == 1 ? calls : -1;
-	s->self_ns = !n || dim < 0		? 0
-		     : scaled			? e->self_sampled[at * e->k + dim]
-						: n->self[dim];
+	s->self_ns = !n || dim < 0 ? 0
+		     : scaled	   ? e->self_sampled[at * e->k + dim]
+				   : n->self[dim];
 	/* the draws: chains, kept or left whole (sampling.h) */
 	ccsg_totals_estimate((double)(s->calls > 0 ? s->calls : 0),
 			     n ? n->chains : 0, x->rate, &s->calls_est,

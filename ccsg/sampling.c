@@ -23,7 +23,8 @@ int ccsg_chain_sampled_by(const struct ccsg_totals *x,
 		return 1;
 	/* the chain id is its root process's UUID, then a counter */
 	for (size_t i = 0; i < t->nprocs && i < x->nprocs; i++)
-		if (t->procs[i].present && !memcmp(t->procs[i].uuid, ch->id, 16))
+		if (t->procs[i].present &&
+		    !memcmp(t->procs[i].uuid, ch->id, 16))
 			return causal_sample_keep(ch->id, x->threshold[i]);
 	return 1;
 }
@@ -178,10 +179,10 @@ int ccsg_graph_scale(struct ccsg_graph *g, double r, struct ccsg_scaled *keep)
 		gain_of(g, e, (int32_t)n, before, state, gain);
 		for (size_t d = 0; d < k; d++)
 			g->nodes[n].desc[d] += gain[n * k + d];
-		if (n && (in = ccsg_edge_find(g, g->nodes[n].parent > 0
-							  ? g->nodes[n].parent
-							  : 0,
-					      (int32_t)n)) >= 0)
+		if (n &&
+		    (in = ccsg_edge_find(
+			     g, g->nodes[n].parent > 0 ? g->nodes[n].parent : 0,
+			     (int32_t)n)) >= 0)
 			for (size_t d = 0; d < k; d++)
 				g->edges[in].desc[d] += gain[n * k + d];
 	}

@@ -65,9 +65,9 @@ static const struct {
 	{ N_SAY, FIG1_SAY_TIMES, "hostD", "say_it" },
 };
 
-static const char scale[] = "FIG1_SCALE=foo=" SCALE ",times=" SCALE
-			    ",what_to_say=" SCALE ",say_it=" SCALE
-			    ",thread=" SCALE;
+static const char scale[] =
+	"FIG1_SCALE=foo=" SCALE ",times=" SCALE ",what_to_say=" SCALE
+	",say_it=" SCALE ",thread=" SCALE;
 
 /* `ccsg report` shows, of the functions, what roots runs made: exact, by
  * the calls and failures of each, on its host. */
@@ -319,8 +319,8 @@ START_TEST(test_figure1_server_at_1)
 		       got = -1;
 
 		/* the totals alone miss the recorded calls */
-		ck_assert_int_lt(totals_sum(&t, "calls", "skeleton",
-					    fn[i].proc, fn[i].host, NULL),
+		ck_assert_int_lt(totals_sum(&t, "calls", "skeleton", fn[i].proc,
+					    fn[i].host, NULL),
 				 ROOTS_AT_1 * fn[i].per_root);
 		for (int j = 0; j < exact->n; j++)
 			if (fig1_kind_of(json_need(&exact->item[j], "name",
