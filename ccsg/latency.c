@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "exact-totals.h"
 #include "latency.h"
 
 /* enum clnt_stat values that are an answer of the server (the reply
@@ -312,6 +313,11 @@ int ccsg_latency_finish(struct ccsg_latency_acc *acc,
 			qsort(sm->ns, sm->n, sizeof(*sm->ns), cmp_ns);
 			node_stats(L, sm);
 		}
+		/* a sampled trace's: the count scaled as the graph's
+		 * (sampling.h), the latencies the sampled chains' */
+		if (g->dscg->trace->totals)
+			L->calls = llround((double)L->calls /
+					   g->dscg->trace->totals->rate);
 		nres++;
 	}
 	qsort(res, nres, sizeof(*res), cmp_total);

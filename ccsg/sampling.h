@@ -1,7 +1,7 @@
 /*
  * sampling.h - what ccsg estimates from a head-sampled trace (docs/ccsg.md,
- * "Exact totals and estimates"): which chains count, and the CCSG scaled
- * to the whole run.
+ * "Exact totals and estimates"): which chains count (sampling.c), and
+ * the CCSG scaled to the whole run (scale.c).
  *
  * Every estimate of a sampled trace is made of the chains head sampling
  * chose (causal/sample.h), recomputed here from each chain's id and its
