@@ -352,7 +352,7 @@ static int place_spawned(struct ccsg_fold *b, struct ccsg_graph *g,
 /* Equation 1 of each call of the chain (of the graph's resource), and
  * what they take from the threads' (Equation 2). */
 static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
-		       const struct ccsg_chain *ch)
+		       const struct ccsg_chain *ch, int counted)
 {
 	const struct ccsg_trace *t = b->t;
 	int64_t *self = b->chain_self;
@@ -363,7 +363,7 @@ static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
 		self[j] = c->server_proc ? skel_cpu(g, c) : 0;
 		/* heap figures are missing only when the memory type was
 		 * off, or the log is older: say how many (CPU: never asked) */
-		if (g->resource != CCSG_RES_CPU && c->server_proc &&
+		if (g->resource != CCSG_RES_CPU && c->server_proc && counted &&
 		    skel_amount(g, c) == CCSG_NONE)
 			g->unmeasured_calls++;
 	}
@@ -379,8 +379,10 @@ static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
 
 		if (self[j] < 0) {
 			self[j] = 0;
-			g->clamped++;
+			g->clamped += counted;
 		}
+		if (!counted) /* the threads keep it (sampling.h) */
+			continue;
 		/* the skeletons a thread ran are the calls' CPU, not its own */
 		if (c->server_tid &&
 		    (th = ccsg_trace_thread(t, c->server_proc,
@@ -412,22 +414,6 @@ static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
 	}
 }
 
-/* A chain of a sampled trace that head sampling did not choose (tail
- * keep recorded it): in no node, as if unrecorded (sampling.h). */
-static void skip_chain(struct ccsg_fold *b, struct ccsg_graph *g,
-		       const struct ccsg_chain *ch, int64_t ord0)
-{
-	for (int32_t j = 0; j < ch->n; j++) {
-		b->chain_node[j] = b->chain_edge[j] = -1;
-		b->chain_self[j] = 0;
-		if (g->call_node) {
-			g->call_node[ord0 + ch->first + j] = -1;
-			g->call_self[ord0 + ch->first + j] = 0;
-			g->call_edge[ord0 + ch->first + j] = -1;
-		}
-	}
-}
-
 int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		     int64_t ord0)
 {
@@ -435,15 +421,17 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 	const struct ccsg_trace *t = b->t;
 	size_t k = dims_k(g), n = (size_t)ch->n;
 	uint64_t mark;
+	int counted;
 
 	if (GROW(b->chain_node, b->cap_chain_node, n) ||
 	    GROW(b->chain_edge, b->cap_chain_edge, n) ||
 	    GROW(b->chain_self, b->cap_chain_self, n))
 		return -ENOMEM;
-	if (!ccsg_chain_sampled(t, ch)) {
-		skip_chain(b, g, ch, ord0);
-		return 0;
-	}
+	/* a chain of a sampled trace that head sampling did not choose
+	 * (tail keep recorded it): each call gets its node and Equation 1,
+	 * for the views of calls, but adds to no figure, as if unrecorded
+	 * (sampling.h) */
+	counted = ccsg_chain_sampled(t, ch);
 	mark = ccsg_chain_mark(ch);
 	memset(b->chain_sum, 0, k * sizeof(*b->chain_sum));
 	/* function nodes, in call order; a call whose start probe was
@@ -456,6 +444,9 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		if (!c->lost) {
 			if ((f = function_node(b, g, ch, ch->first + j)) < 0)
 				return -ENOMEM;
+		}
+		b->chain_node[j] = f;
+		if (f >= 0 && counted) {
 			g->nodes[f].calls++;
 			g->nodes[f].failed += c->failed;
 			if (g->nodes[f].chain_mark != mark) { /* a part of
@@ -470,14 +461,14 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 					ccsg_call_key_of(ch, ch->first + j);
 			}
 		}
-		b->chain_node[j] = f;
 	}
-	chain_self(b, g, ch);
+	chain_self(b, g, ch, counted);
 	for (int32_t j = 0; j < ch->n; j++) { /* each call's arc */
 		const struct ccsg_call *c = &t->calls[ch->first + j];
 		int32_t f = b->chain_node[j], from, e = -1;
 
-		if (f >= 0) { /* the caller's node: a call, a thread, main */
+		if (f >= 0 && counted) { /* the caller's node: a call, a
+					  * thread, main */
 			if (c->parent >=
 			    0) /* main when the parent's start was lost */
 				from = b->chain_node[c->parent - ch->first] >= 0
@@ -501,6 +492,13 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		int32_t dim =
 			c->server_proc ? dim_of_proc(g, t, c->server_proc) : -1;
 
+		if (g->call_node) {
+			g->call_node[ord] = f;
+			g->call_self[ord] = self;
+			g->call_edge[ord] = e;
+		}
+		if (!counted)
+			continue;
 		/* Equations 3 and 4: up the chain, one entry per ancestor,
 		 * to its node and to the arc it came in by */
 		add_self(g, f, dim, self);
@@ -521,13 +519,8 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		}
 		if (place_spawned(b, g, ch, i, ord))
 			return -ENOMEM;
-		if (g->call_node) {
-			g->call_node[ord] = f;
-			g->call_self[ord] = self;
-			g->call_edge[ord] = e;
-		}
 	}
-	if (ch->owner >= 0) {
+	if (ch->owner >= 0 && counted) {
 		int64_t *sum = chains_sum_of(b, g, ch->owner);
 
 		if (!sum)

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "array.h"
-#include "exact-totals.h"
 #include "latency.h"
+#include "sampling.h"
 
 /* enum clnt_stat values that are an answer of the server (the reply
  * reached the client): RPC_CANTDECODERES, RPC_VERSMISMATCH ..
@@ -240,6 +240,8 @@ int ccsg_latency_chain(void *arg, const struct ccsg_graph *g,
 	const struct ccsg_trace *t = g->dscg->trace;
 
 	(void)ord0; /* latencies need no ordinal */
+	if (!ccsg_chain_sampled(t, ch)) /* tail keep's: in no estimate */
+		return 0;
 	if (acc_room(acc, g) ||
 	    GROW(acc->calls, acc->cap_calls, (size_t)ch->n + 1))
 		return -ENOMEM;

@@ -12,6 +12,7 @@
  * at rate 1 and the clients (the roots) at 1/4, the servers' totals plus
  * their recorded calls are exact too.
  */
+#include "causal/sample.h"
 #include "e2e-figure1.h"
 
 #define ROOTS 200
@@ -275,11 +276,35 @@ START_TEST(test_figure1_sampled)
 }
 END_TEST
 
+/* How many of the chains recorded the roots' head sampling at 1/4 chose
+ * (causal/sample.h: what ccsg_chain_sampled() recomputes). */
+static int head_sampled(struct e2e *t)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(t->sql,
+					    "SELECT DISTINCT chain FROM "
+					    "rpc_calls",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ck_assert_int_eq(sqlite3_column_bytes(st, 0),
+				 CAUSAL_CHAIN_ID_LEN);
+		n += causal_sample_keep(sqlite3_column_blob(st, 0),
+					causal_sample_threshold_q32(1u << 30));
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
 /*
  * Issue 37 item 2, a host at rate 1: the clients, where the chains
- * start, at 1/4 and every server at 1.  A server records the sampled
- * chains and counts the others: ccsg adds the two, so calls and self CPU
- * per function and host are exact, as the programs measured them.
+ * start, at 1/4 and every server at 1, tail keep on for every call (1
+ * us).  A server records the sampled chains and counts the others, the
+ * kept ones too: ccsg adds its counts to the calls of the head-sampled
+ * chains only (item 1: tail keep's are in no estimate), so calls and
+ * self CPU per function and host are exact, as the programs measured.
  */
 START_TEST(test_figure1_server_at_1)
 {
@@ -287,12 +312,14 @@ START_TEST(test_figure1_server_at_1)
 	struct fig1_ccsg c;
 	struct e2e t;
 	long long chains;
+	int sampled;
 
 	for (int i = 0; i < d.n; i++)
 		d.s[i].env = scale;
 	d.clients = ROOTS_AT_1;
 	d.client_env = "CAUSAL_SAMPLE=1/4";
 	ck_assert_int_eq(setenv("CAUSAL_SAMPLE", "1", 1), 0);
+	ck_assert_int_eq(setenv("CAUSAL_KEEP_SLOWER_THAN", "1us", 1), 0);
 	rpc_isolate();
 	e2e_init(&t);
 	fig1_run(&t, &d);
@@ -306,11 +333,19 @@ START_TEST(test_figure1_server_at_1)
 			       "SELECT count(DISTINCT chain) FROM "
 			       "rpc_calls WHERE prog = %d",
 			       FIG1_PROG);
-	printf("totals: servers at 1: %lld of %d chains sampled\n", chains,
-	       ROOTS_AT_1);
-	ck_assert_msg(chains > 0 && chains < ROOTS_AT_1, "%lld chains", chains);
+	sampled = head_sampled(&t);
+	printf("totals: servers at 1: %d of %d chains sampled, %lld "
+	       "recorded\n",
+	       sampled, ROOTS_AT_1, chains);
+	ck_assert_msg(sampled > 0 && sampled < chains,
+		      "%d sampled, %lld recorded", sampled, chains);
 	fig1_ccsg(&t, &c);
 	check_exact(&c, ROOTS_AT_1);
+	/* the estimates: of the head-sampled chains only */
+	ck_assert_int_eq((int)json_need(node_json(&c, N_FOO), "sampled_calls",
+					J_NUM, "foo")
+				 ->num,
+			 sampled);
 	for (size_t i = 0; i < sizeof(fn) / sizeof(fn[0]); i++) {
 		const struct jval *exact =
 			json_need(c.json, "exact_functions", J_ARR, "report");
