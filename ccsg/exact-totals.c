@@ -200,6 +200,28 @@ static int read_totals(struct ccsg_totals *x, sqlite3 *db, const char *path,
 	return db_read_close(&r);
 }
 
+static int by_uuid(const void *a, const void *b, void *arg)
+{
+	const struct ccsg_trace *t = arg;
+
+	return memcmp(t->procs[*(const int32_t *)a].uuid,
+		      t->procs[*(const int32_t *)b].uuid, 16);
+}
+
+/* The processes by UUID, for ccsg_chain_sampled(): 0 or -1 after fail(). */
+static int index_roots(struct ccsg_totals *x, const struct ccsg_trace *t)
+{
+	x->by_uuid = malloc((t->nprocs + 1) * sizeof(*x->by_uuid));
+	if (!x->by_uuid)
+		return fail("out of memory");
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].present)
+			x->by_uuid[x->nby_uuid++] = (int32_t)i;
+	qsort_r(x->by_uuid, x->nby_uuid, sizeof(*x->by_uuid), by_uuid,
+		(void *)t);
+	return 0;
+}
+
 int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t)
 {
 	sqlite3 *db = NULL;
@@ -222,7 +244,10 @@ int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t)
 	}
 	if (read_rates(x, db, t->path))
 		goto out;
-	ret = x->rate < 1 ? read_totals(x, db, t->path, t) : 0;
+	if (x->rate < 1 &&
+	    (read_totals(x, db, t->path, t) || index_roots(x, t)))
+		goto out;
+	ret = 0;
 out:
 	sqlite3_close(db);
 	if (ret)
@@ -237,6 +262,7 @@ void ccsg_totals_release(struct ccsg_totals *x)
 	free(x->arcs);
 	free(x->fns);
 	free(x->threshold);
+	free(x->by_uuid);
 	free(x->est.sampled);
 	free(x->est.self_sampled);
 	free(x->est.self_ci);

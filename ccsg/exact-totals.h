@@ -52,6 +52,9 @@ struct ccsg_totals {
 	uint64_t *threshold; /* per proc id: its head sampling threshold
 			      * (causal/sample.h), for ccsg_chain_sampled() */
 	size_t nprocs;
+	int32_t *by_uuid; /* the processes with a row, by UUID (the first
+			   * part of the chain ids they root) */
+	size_t nby_uuid;
 	struct ccsg_scaled est; /* once the CCSG is scaled, else empty */
 };
 

@@ -16,13 +16,26 @@ int ccsg_chain_sampled_by(const struct ccsg_totals *x,
 			  const struct ccsg_trace *t,
 			  const struct ccsg_chain *ch)
 {
+	size_t lo = 0, hi = x ? x->nby_uuid : 0;
+
 	if (!x || !x->threshold)
 		return 1;
 	/* the chain id is its root process's UUID, then a counter */
-	for (size_t i = 0; i < t->nprocs && i < x->nprocs; i++)
-		if (t->procs[i].present &&
-		    !memcmp(t->procs[i].uuid, ch->id, 16))
-			return causal_sample_keep(ch->id, x->threshold[i]);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int32_t p = x->by_uuid[mid];
+		int c = memcmp(ch->id, t->procs[p].uuid, 16);
+
+		if (!c)
+			return (size_t)p < x->nprocs
+				       ? causal_sample_keep(ch->id,
+							    x->threshold[p])
+				       : 1;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return 1;
 }
 
