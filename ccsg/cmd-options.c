@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "sampling.h"
 #include "usage.h"
 
 static char default_db[4096];
@@ -127,6 +128,24 @@ static int load_totals(struct session *s)
 	return 0;
 }
 
+/*
+ * A sampled trace's CCSG, of its sampled chains: the rate-1 hosts'
+ * recorded calls completing their totals, then scaled to the whole run
+ * (sampling.h).
+ */
+static int scale_graphs(struct session *s, const struct cli *o)
+{
+	if (!s->trace.totals)
+		return 0;
+	if (o->resource == CCSG_RES_CPU)
+		ccsg_totals_combine(&s->totals, &s->graph);
+	if (ccsg_graph_scale(&s->graph, s->totals.rate, &s->totals.est) ||
+	    (o->resource == CCSG_RES_ALLOC &&
+	     ccsg_graph_scale(&s->freed, s->totals.rate, NULL)))
+		return fail("out of memory scaling the CCSG of '%s'", o->db);
+	return 0;
+}
+
 static int load_dims(struct session *s, const struct cli *o)
 {
 	return o->groups ? ccsg_dims_groups(&s->dims, &s->trace, o->groups)
@@ -159,7 +178,7 @@ int session_stream(struct session *s, const struct cli *o,
 	if (ccsg_graph_name(&s->graph, &s->names) ||
 	    (n > 1 && ccsg_graph_name(graphs[1], &s->names)))
 		return fail("out of memory naming the CCSG of '%s'", o->db);
-	return 0;
+	return scale_graphs(s, o) ? 1 : 0;
 }
 
 int session_open(struct session *s, const struct cli *o, int graph)
@@ -188,7 +207,7 @@ int session_open(struct session *s, const struct cli *o, int graph)
 		fail("out of memory building the CCSG of '%s'", o->db);
 		return 1;
 	}
-	return 0;
+	return scale_graphs(s, o) ? 1 : 0;
 }
 
 void session_close(struct session *s)

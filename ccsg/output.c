@@ -331,6 +331,8 @@ static void report_json(FILE *f, const struct ccsg_graph *g)
 	struct ccsg_figures fig;
 
 	ccsg_cpu_figures(&fig, g);
+	if (g->dscg->trace->totals) /* scaled: each node says so */
+		fig.json_more = ccsg_totals_node_json;
 	ccsg_report_json_open(f, &fig);
 	ccsg_graph_json(f, &fig);
 	if (g->dscg->trace->totals) {
