@@ -62,10 +62,12 @@ void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
 		"\"segments\": %zu, \"abnormal_transitions\": %zu, \"truncated_chains\": %zu, "
 		"\"calls_without_server\": %zu, \"calls_without_client\": %zu, "
 		"\"incomplete_calls\": %zu, \"max_depth\": %d, \"calls_without_start\": %zu, "
-		"\"failed_calls\": %zu, \"failures\": ",
+		"\"failed_calls\": %zu, \"kept_chains\": {\"total\": %zu, "
+		"\"complete\": %zu, \"incomplete\": %zu}, \"failures\": ",
 		s->calls, s->chains, s->threads, s->broken_chains, s->segments, s->breaks,
 		s->truncated_chains, s->no_server, s->no_client, s->incomplete, s->max_depth,
-		s->lost_starts, s->failed);
+		s->lost_starts, s->failed, s->kept_chains, s->kept_complete,
+		s->kept_chains - s->kept_complete);
 	tally_json(f, t, &s->failures);
 	fputs(", \"tags\": ", f);
 	tally_json(f, t, &s->tags);
@@ -123,6 +125,13 @@ void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
 		fprintf(f, "calls from an untraced or lost client: %zu (under <main>)\n", s->no_client);
 	if (s->incomplete)
 		fprintf(f, "calls without their end probe: %zu (CPU unknown)\n", s->incomplete);
+	if (s->kept_chains)
+		fprintf(f,
+			"kept chains (tail keep, not sampled): %zu, %zu "
+			"complete, %zu incomplete (a traced host's side of "
+			"some call missing)\n",
+			s->kept_chains, s->kept_complete,
+			s->kept_chains - s->kept_complete);
 	if (s->failed) {
 		fprintf(f, "failed calls: %zu (", s->failed);
 		tally_text(f, t, &s->failures);
