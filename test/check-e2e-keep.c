@@ -11,10 +11,21 @@
  * of 1000 us or more (demo-server -d): the planted slow call, 1 s being
  * the threshold.  Which chains a client started is known from its log's
  * name (as in check-e2e-sample.c): one per client thread.
+ *
+ * The sibling case (issue 37 item 3, the coordinator's broadcast): a root
+ * calls B fast, then C slow.  B answered before the slow call happened,
+ * so no reply tag tells it; only the coordinator can.  Without one, B's
+ * part is let go and ccsg reports the kept chains incomplete; with one,
+ * they are complete.
  */
+#include <time.h>
+
 #include "config.h"
+#include "e2e-monitor.h"
 #include "e2e-rpc.h"
+#include "json-read.h"
 #include "sample.h"
+#include "tool-run.h"
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 #define HEX_LEN (2 * CAUSAL_CHAIN_ID_LEN + 1)
@@ -224,6 +235,167 @@ START_TEST(test_bad_values_said_once)
 }
 END_TEST
 
+/* The sibling case: 250 ms is slow, C sleeps 300 ms in a big BURN, one
+ * call at a time; a window long enough for the last of 20 (6 s). */
+#define SIB_ENV                                                                \
+	"CAUSAL_SAMPLE=1/1000", "CAUSAL_KEEP_SLOWER_THAN=250ms",               \
+		"CAUSAL_KEEP_WINDOW=30s"
+static const char *const sib_env[] = { SIB_ENV, NULL };
+static const char *const sib_env_coord[] = { SIB_ENV, MON_COORD, NULL };
+
+/* From `causalctl status`: the row of the process on host, its seconds
+ * since last heard of and the KEEPs the coordinator took from it. */
+static void status_of(struct e2e *t, const char *host, double *seen,
+		      unsigned long long *keeps)
+{
+	char *text = mon_ctl(t, 0, ARGS("status")), *line;
+
+	*seen = -1;
+	*keeps = 0;
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char h[64];
+
+		if (sscanf(line, "%63s %*d %*s %*u %*u %*u %lf s %llu", h, seen,
+			   keeps) == 3 &&
+		    !strcmp(h, host))
+			break;
+		*seen = -1;
+	}
+	free(text);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Wait until C announced n kept chains, then until B has spoken since
+ * (its consumer PINGs after reading what was waiting): it has read the
+ * KEPTs the coordinator sent it before.
+ */
+static void wait_broadcast(struct e2e *t, unsigned long long n)
+{
+	unsigned long long keeps;
+	double seen, since;
+	int i;
+
+	for (i = 0;; i++) {
+		status_of(t, "hostC", &seen, &keeps);
+		if (keeps >= n)
+			break;
+		ck_assert_msg(i < 300, "C announced %llu kept chains of %llu",
+			      keeps, n);
+		e2e_sleep_ms(100);
+	}
+	since = now_s();
+	for (i = 0;; i++) {
+		status_of(t, "hostB", &seen, &keeps);
+		if (seen >= 0 && now_s() - since > seen + 0.05)
+			break;
+		ck_assert_msg(i < 300, "B silent since the broadcast");
+		e2e_sleep_ms(100);
+	}
+}
+
+/*
+ * n chains root -> B (fast), then root -> C (slow), each from a thread
+ * of its own, with or without a coordinator; ccsg's count of kept chains
+ * into *kept and of the complete ones into *complete; the chains sampled
+ * by the head decision (as the DSCG says) into *sampled.
+ */
+static void sibling_run(int coord, int n, long long *kept, long long *complete,
+			long long *sampled)
+{
+	const char *const *env = coord ? sib_env_coord : sib_env;
+	const char *argv[] = { tool_path("ccsg"), "dscg", "--format=json",
+			       "--db", NULL, NULL };
+	const struct jval *k;
+	struct rpc_server b, c;
+	struct jval *doc;
+	struct tool_out r;
+	char count[16], cport[16];
+	struct e2e t;
+
+	e2e_init(&t);
+	rpc_isolate();
+	if (coord)
+		mon_coord_start(&t, NULL);
+	server_at(&t, &c, "C", "hostC", env, ARGS("-d", "300"));
+	server_at(&t, &b, "B", "hostB", env, NULL);
+	if (coord)
+		mon_wait_connected(&t, 2);
+	e2e_fmt(count, sizeof(count), "%d", n);
+	e2e_fmt(cport, sizeof(cport), "%d", c.tcp);
+	rpc_client_env(&t, "pair", 1, env,
+		       ARGS("-P", rpc_port(b.tcp), "pair", count, "1000",
+			    cport),
+		       0, NULL);
+	if (coord)
+		wait_broadcast(&t, (unsigned long long)n -
+					   (unsigned long long)n / 10);
+	rpc_server_stop(&b);
+	rpc_server_stop(&c);
+	e2e_merge(&t);
+	argv[4] = t.db;
+	r = tool_run(argv);
+	e2e_assert_exit(r.status, 0, "ccsg dscg");
+	doc = json_parse(r.out, "ccsg dscg --format=json");
+	k = json_need(json_need(doc, "summary", J_OBJ, "dscg"), "kept_chains",
+		      J_OBJ, "summary");
+	*kept = (long long)json_need(k, "total", J_NUM, "kept_chains")->num;
+	*complete =
+		(long long)json_need(k, "complete", J_NUM, "kept_chains")->num;
+	ck_assert_int_eq(
+		(long long)json_need(k, "incomplete", J_NUM, "kept")->num,
+		*kept - *complete);
+	/* every chain of the run is in the trace: kept, or sampled */
+	*sampled = e2e_query_int(t.sql,
+				 "SELECT count(DISTINCT chain) FROM rpc_calls") -
+		   *kept;
+	ck_assert_int_eq(*kept + *sampled, n);
+	json_free(doc);
+	tool_out_release(&r);
+	e2e_release(&t);
+}
+
+/*
+ * Without a coordinator, B lets its part go: every kept chain lacks B's
+ * side of its first call (the root's stub end came back with B's tag),
+ * and ccsg says it is incomplete.  A chain head sampling took (one in a
+ * thousand) is whole and not kept.
+ */
+START_TEST(test_sibling_lost_without_coordinator)
+{
+	long long kept, complete, sampled;
+
+	sibling_run(0, 4, &kept, &complete, &sampled);
+	ck_assert_int_eq(complete, 0);
+	ck_assert_int_ge(kept, 3);
+}
+END_TEST
+
+/*
+ * With the coordinator, C (and the root) announce the chains they keep,
+ * B is told and writes its part: every kept chain is complete.  The
+ * ratio is printed (docs/tracing.md, "Tail keep", gives it).
+ */
+START_TEST(test_sibling_kept_through_coordinator)
+{
+	long long kept, complete, sampled;
+
+	sibling_run(1, 20, &kept, &complete, &sampled);
+	printf("e2e-keep: %lld of %lld kept chains complete with the "
+	       "coordinator (%lld sampled)\n",
+	       complete, kept, sampled);
+	ck_assert_int_ge(kept, 18);
+	ck_assert_int_eq(complete, kept);
+}
+END_TEST
+
 Suite *e2e_keep_suite(void)
 {
 	Suite *s = suite_create("e2e-keep");
@@ -234,6 +406,8 @@ Suite *e2e_keep_suite(void)
 	tcase_add_test(tc, test_slow_and_failed_kept_whole);
 	tcase_add_test(tc, test_ring_overflow_counted);
 	tcase_add_test(tc, test_bad_values_said_once);
+	tcase_add_test(tc, test_sibling_lost_without_coordinator);
+	tcase_add_test(tc, test_sibling_kept_through_coordinator);
 	suite_add_tcase(s, tc);
 	return s;
 }
