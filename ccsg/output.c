@@ -62,12 +62,10 @@ void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
 		"\"segments\": %zu, \"abnormal_transitions\": %zu, \"truncated_chains\": %zu, "
 		"\"calls_without_server\": %zu, \"calls_without_client\": %zu, "
 		"\"incomplete_calls\": %zu, \"max_depth\": %d, \"calls_without_start\": %zu, "
-		"\"failed_calls\": %zu, \"kept_chains\": {\"total\": %zu, "
-		"\"complete\": %zu, \"incomplete\": %zu}, \"failures\": ",
+		"\"failed_calls\": %zu, \"failures\": ",
 		s->calls, s->chains, s->threads, s->broken_chains, s->segments, s->breaks,
 		s->truncated_chains, s->no_server, s->no_client, s->incomplete, s->max_depth,
-		s->lost_starts, s->failed, s->kept_chains, s->kept_complete,
-		s->kept_chains - s->kept_complete);
+		s->lost_starts, s->failed);
 	tally_json(f, t, &s->failures);
 	fputs(", \"tags\": ", f);
 	tally_json(f, t, &s->tags);
@@ -78,7 +76,11 @@ void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
 	fputs(", \"unclean_processes\": [", f);
 	for (size_t i = 0; i < t->ends.n; i++)
 		unclean_json(f, &t->ends.v[i], i);
-	fputs("]}", f);
+	fprintf(f,
+		"], \"kept_chains\": {\"total\": %zu, \"complete\": %zu, "
+		"\"incomplete\": %zu}}",
+		s->kept_chains, s->kept_complete,
+		s->kept_chains - s->kept_complete);
 }
 
 static void tally_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_tally *ty)
