@@ -396,6 +396,94 @@ START_TEST(test_sibling_kept_through_coordinator)
 }
 END_TEST
 
+/* A fake consumer on the coordinator's socket: HELLO proto as host, its
+ * WELCOME checked; the connection. */
+static int fake_consumer(int proto, const char *host, int n)
+{
+	char hello[256];
+	const char *line;
+	int fd = mon_socket();
+
+	e2e_fmt(hello, sizeof(hello), "HELLO %d %032x %s %d - 0 /fake/exe\n",
+		proto, n, host, n);
+	mon_send(fd, hello);
+	line = mon_line(fd);
+	ck_assert_msg(!strncmp(line, rpc_q("WELCOME %d ", proto), 10), "%s",
+		      line);
+	return fd;
+}
+
+/*
+ * The protocol (docs/causalctl.md): a KEEP of a protocol-3 consumer goes
+ * to every other one of protocol 3 as KEPT, once a chain; a consumer of
+ * protocol 2 is sent none, and its KEEP is malformed, as a KEEP with a
+ * bad chain is; over the rate cap (64 at once, then 64 a second) KEEPs
+ * are cut, counted in `causalctl status`.
+ */
+START_TEST(test_keep_protocol)
+{
+	const char *chain = "00112233445566778899aabbccddeeff00000001";
+	unsigned long long keeps, kd, cut, malformed = 0;
+	char *text, msg[128];
+	const char *row;
+	struct e2e t;
+	int a, b, old;
+
+	e2e_init(&t);
+	rpc_isolate();
+	mon_coord_start(&t, NULL);
+	a = fake_consumer(3, "fakeA", 1);
+	b = fake_consumer(3, "fakeB", 2);
+	old = fake_consumer(2, "fakeO", 3);
+	e2e_fmt(msg, sizeof(msg), "KEEP %s 0\nKEEP %s 0\n", chain, chain);
+	mon_send(a, msg);
+	ck_assert_str_eq(mon_line(b), rpc_q("KEPT %s", chain));
+	/* the same chain again: not sent again; the next line is an event */
+	free(mon_ctl(&t, 0, ARGS("on", "cpu")));
+	ck_assert_str_eq(mon_line(b), "EVENT 1 on cpu");
+	ck_assert_str_eq(mon_line(old), "EVENT 1 on cpu");
+	/* malformed: from protocol 2, a chain in capitals, no count */
+	e2e_fmt(msg, sizeof(msg), "KEEP %s 0\n", chain);
+	mon_send(old, msg);
+	mon_send(a, "KEEP 00112233445566778899AABBCCDDEEFF00000001 0\n"
+		    "KEEP 00112233445566778899aabbccddeeff00000002\n");
+	/* a burst of 100 more: 64 at once, the rest cut */
+	for (int i = 0; i < 100; i++) {
+		e2e_fmt(msg, sizeof(msg),
+			"KEEP 00112233445566778899aabbccddeeff%08x 7\n",
+			i + 16);
+		mon_send(a, msg);
+	}
+	for (int i = 0;; i++) {
+		text = mon_ctl(&t, 0, ARGS("status"));
+		row = strstr(text, "fakeA ");
+		ck_assert_msg(row, "%s", text);
+		ck_assert(sscanf(row, "%*s %*d %*s %*u %*u %*u %*f s %llu/%llu/%llu",
+				 &keeps, &kd, &cut) == 3);
+		ck_assert_msg(strstr(text, " published, ") &&
+				      sscanf(strstr(text, " published, "),
+					     " published, %llu malformed",
+					     &malformed) == 1,
+			      "%s", text);
+		if (keeps + cut >= 102 || i > 100)
+			break;
+		free(text);
+		e2e_sleep_ms(100);
+	}
+	ck_assert_msg(keeps + cut == 102 && cut >= 30 && kd == 7, "%s", text);
+	ck_assert_msg(malformed == 3, "%s", text);
+	ck_assert_msg(strstr(text, rpc_q("tail keep: %llu chains kept "
+					 "announced, %llu cut",
+					 keeps, cut)),
+		      "%s", text);
+	free(text);
+	close(a);
+	close(b);
+	close(old);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_keep_suite(void)
 {
 	Suite *s = suite_create("e2e-keep");
@@ -408,6 +496,7 @@ Suite *e2e_keep_suite(void)
 	tcase_add_test(tc, test_bad_values_said_once);
 	tcase_add_test(tc, test_sibling_lost_without_coordinator);
 	tcase_add_test(tc, test_sibling_kept_through_coordinator);
+	tcase_add_test(tc, test_keep_protocol);
 	suite_add_tcase(s, tc);
 	return s;
 }
