@@ -57,7 +57,7 @@ static int show(const char *where, char *reply, int print)
 		char host[64], uid[16], exe[256];
 		long pid;
 		unsigned long long applied, seen, bad, dropped, k = 0, kd = 0,
-								  kc = 0;
+								kc = 0;
 		char keep[64];
 		int conn;
 

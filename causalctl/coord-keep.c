@@ -41,8 +41,8 @@ int coord_keeps_admit(struct coord_keeps *k, int uid, const uint8_t addr[16],
 int coord_keeps_new(struct coord_keeps *k,
 		    const uint8_t chain[CAUSAL_CHAIN_ID_LEN])
 {
-	size_t n = k->nrecent < COORD_KEEP_RECENT ? k->nrecent
-						  : COORD_KEEP_RECENT;
+	size_t n =
+		k->nrecent < COORD_KEEP_RECENT ? k->nrecent : COORD_KEEP_RECENT;
 
 	for (size_t i = 0; i < n; i++)
 		if (!memcmp(k->recent[i], chain, CAUSAL_CHAIN_ID_LEN))

@@ -61,7 +61,7 @@ struct proc {
 
 struct conn {
 	int fd, kind, bad, tcp, authed;
-	int proto; /* consumers: the protocol of their HELLO */
+	int proto;   /* consumers: the protocol of their HELLO */
 	int closing; /* 1: close once out is sent; 2: now */
 	struct peer who;
 	uint64_t id, deadline;
@@ -247,8 +247,7 @@ static void send_status(struct coord *co, struct conn *c)
 	snprintf(line, sizeof(line), "STATE %s %zu %llu %llu %llu %llu %llu",
 		 co->instance, co->nevents, (unsigned long long)co->malformed,
 		 (unsigned long long)co->denied,
-		 (unsigned long long)co->limited,
-		 (unsigned long long)co->keeps,
+		 (unsigned long long)co->limited, (unsigned long long)co->keeps,
 		 (unsigned long long)co->keeps_cut);
 	say(c, line);
 	for (size_t i = 0; i < co->nprocs; i++) {

@@ -82,7 +82,7 @@ int coord_hostport(const char *s, char *host, size_t size, uint16_t *port,
 
 /* ---- tail keep's broadcast (coord-keep.c) ------------------------------ */
 
-#define COORD_KEEP_PEERS 1024	/* peers whose KEEP rate is followed */
+#define COORD_KEEP_PEERS 1024  /* peers whose KEEP rate is followed */
 #define COORD_KEEP_RECENT 4096 /* chains broadcast lately, not again */
 
 struct coord_keep_peer {

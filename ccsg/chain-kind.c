@@ -37,8 +37,7 @@ int ccsg_chain_is_sampled(const struct ccsg_trace *t,
 	/* the rate as the merge stores it, the threshold's top 32 bits: a
 	 * chain whose hash lies in the 2^32 below the true threshold reads
 	 * as unsampled, one chance in 2^32 */
-	return q >= (uint64_t)1 << 32 ||
-	       causal_sample_keep(ch->id, q << 32);
+	return q >= (uint64_t)1 << 32 || causal_sample_keep(ch->id, q << 32);
 }
 
 static int tag_ok(const struct ccsg_trace *t, int32_t str)

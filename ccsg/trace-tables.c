@@ -184,18 +184,21 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db,
 		      const int32_t *host_index, size_t nindex)
 {
 	/* the heap's from version 4 on, the rate's from 14 */
-	static const int cols[] = {
-		DB_PROCESSES_PROC_ID, DB_PROCESSES_HOST_ID,
-		DB_PROCESSES_PID,     DB_PROCESSES_EXE,
-		DB_PROCESSES_UUID,    DB_PROCESSES_PEAK_HEAP_BYTES,
-		DB_PROCESSES_SAMPLE_RATE_Q32
-	};
+	static const int cols[] = { DB_PROCESSES_PROC_ID,
+				    DB_PROCESSES_HOST_ID,
+				    DB_PROCESSES_PID,
+				    DB_PROCESSES_EXE,
+				    DB_PROCESSES_UUID,
+				    DB_PROCESSES_PEAK_HEAP_BYTES,
+				    DB_PROCESSES_SAMPLE_RATE_Q32 };
 	int has_rate = t->schema_version >= CCSG_SCHEMA_RATE;
 	struct db_read r;
 
 	if (db_read_open(&r, db, t->path, DB_PROCESSES, cols,
-			 has_rate ? 7 : t->has_heap ? 6 : 5, "ORDER BY %s",
-			 DB_NAME(PROCESSES, PROC_ID)))
+			 has_rate      ? 7
+			 : t->has_heap ? 6
+				       : 5,
+			 "ORDER BY %s", DB_NAME(PROCESSES, PROC_ID)))
 		return -1;
 	while (db_read_next(&r)) {
 		int64_t id = db_read_int(&r, DB_PROCESSES_PROC_ID, 1, MAX_PROC,

@@ -60,8 +60,8 @@ struct link {
 	struct causal_mon_auth *auth; /* once the challenge is sent */
 	int state;		      /* enum link_state */
 	int quiet;		      /* ticks without a line */
-	int proto;		      /* the protocol the coordinator welcomed */
-	uint64_t said_at;	      /* when it last sent a line */
+	int proto;	  /* the protocol the coordinator welcomed */
+	uint64_t said_at; /* when it last sent a line */
 };
 
 /* How often the consumer looks for chains to announce (tail keep on),
@@ -242,8 +242,7 @@ static int take_welcome(struct link *l, char *rest)
 	uint64_t n;
 
 	if (causal_mon_u64(v, &n) || n < 2 || n > (uint64_t)hello_version ||
-	    !id || *rest ||
-	    strlen(id) >= sizeof(instance))
+	    !id || *rest || strlen(id) >= sizeof(instance))
 		return -1;
 	l->proto = (int)n;
 	if (strcmp(id, instance)) {
@@ -281,9 +280,10 @@ static int take_line(struct link *l, char *line)
 		if (!strcmp(kind, "ERR") && hello_version > 2) {
 			/* an older coordinator refuses HELLO 3: speak 2 */
 			hello_version = 2;
-			say_once(&said_old, "the coordinator speaks an older "
-					    "protocol (2): the chains tail "
-					    "keep keeps are not broadcast",
+			say_once(&said_old,
+				 "the coordinator speaks an older "
+				 "protocol (2): the chains tail "
+				 "keep keeps are not broadcast",
 				 NULL, NULL);
 			return -1;
 		}

@@ -311,8 +311,9 @@ static void sibling_run(int coord, int n, long long *kept, long long *complete,
 			long long *sampled)
 {
 	const char *const *env = coord ? sib_env_coord : sib_env;
-	const char *argv[] = { tool_path("ccsg"), "dscg", "--format=json",
-			       "--db", NULL, NULL };
+	const char *argv[] = {
+		tool_path("ccsg"), "dscg", "--format=json", "--db", NULL, NULL
+	};
 	const struct jval *k;
 	struct rpc_server b, c;
 	struct jval *doc;
@@ -330,10 +331,10 @@ static void sibling_run(int coord, int n, long long *kept, long long *complete,
 		mon_wait_connected(&t, 2);
 	e2e_fmt(count, sizeof(count), "%d", n);
 	e2e_fmt(cport, sizeof(cport), "%d", c.tcp);
-	rpc_client_env(&t, "pair", 1, env,
-		       ARGS("-P", rpc_port(b.tcp), "pair", count, "1000",
-			    cport),
-		       0, NULL);
+	rpc_client_env(
+		&t, "pair", 1, env,
+		ARGS("-P", rpc_port(b.tcp), "pair", count, "1000", cport), 0,
+		NULL);
 	if (coord)
 		wait_broadcast(&t, (unsigned long long)n -
 					   (unsigned long long)n / 10);
@@ -353,9 +354,10 @@ static void sibling_run(int coord, int n, long long *kept, long long *complete,
 		(long long)json_need(k, "incomplete", J_NUM, "kept")->num,
 		*kept - *complete);
 	/* every chain of the run is in the trace: kept, or sampled */
-	*sampled = e2e_query_int(t.sql,
-				 "SELECT count(DISTINCT chain) FROM rpc_calls") -
-		   *kept;
+	*sampled =
+		e2e_query_int(t.sql,
+			      "SELECT count(DISTINCT chain) FROM rpc_calls") -
+		*kept;
 	ck_assert_int_eq(*kept + *sampled, n);
 	json_free(doc);
 	tool_out_release(&r);
@@ -458,7 +460,8 @@ START_TEST(test_keep_protocol)
 		text = mon_ctl(&t, 0, ARGS("status"));
 		row = strstr(text, "fakeA ");
 		ck_assert_msg(row, "%s", text);
-		ck_assert(sscanf(row, "%*s %*d %*s %*u %*u %*u %*f s %llu/%llu/%llu",
+		ck_assert(sscanf(row,
+				 "%*s %*d %*s %*u %*u %*u %*f s %llu/%llu/%llu",
 				 &keeps, &kd, &cut) == 3);
 		ck_assert_msg(strstr(text, " published, ") &&
 				      sscanf(strstr(text, " published, "),

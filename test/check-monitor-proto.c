@@ -269,7 +269,9 @@ END_TEST
 START_TEST(test_chain_hex)
 {
 	static const char *const bad[] = {
-		"", "00", "0123456789abcdef0123456789abcdef0123456",
+		"",
+		"00",
+		"0123456789abcdef0123456789abcdef0123456",
 		"0123456789abcdef0123456789abcdef012345678",
 		"0123456789ABCDEF0123456789abcdef01234567",
 		"0123456789abcdef0123456789abcdef0123456g",

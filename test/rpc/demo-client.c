@@ -375,8 +375,8 @@ static int pair_us, pair_port;
 /* One thread of `pair`: a fast BURN here, then a slow one at PORT2. */
 static void *pair_caller(void *arg)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET,
-				  .sin_port = htons(pair_port)};
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(pair_port) };
 	int sock = RPC_ANYSOCK, x = 10, y = 0, *ok = arg;
 	CLIENT *c = make_client(), *c2;
 
