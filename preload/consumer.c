@@ -277,7 +277,8 @@ static int take_line(struct link *l, char *line)
 	if (!kind)
 		goto malformed;
 	if (l->state == LINK_WELCOME) {
-		if (!strcmp(kind, "ERR") && hello_version > 2) {
+		if (!strcmp(kind, "ERR") && hello_version > 2 &&
+		    !strncmp(rest, "protocol 2 needed", 17)) {
 			/* an older coordinator refuses HELLO 3: speak 2 */
 			hello_version = 2;
 			say_once(&said_old,

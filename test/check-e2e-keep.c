@@ -487,6 +487,51 @@ START_TEST(test_keep_protocol)
 }
 END_TEST
 
+/*
+ * A coordinator of protocol 2 (played by the test) refuses HELLO 3: the
+ * process says so once, comes back with HELLO 2, takes WELCOME 2 and
+ * its events, and never says KEEP to it, though it keeps a chain.
+ */
+START_TEST(test_old_coordinator)
+{
+	struct rpc_server c;
+	const char *line;
+	char *err;
+	struct e2e t;
+	int lfd, fd;
+
+	e2e_init(&t);
+	rpc_isolate();
+	lfd = mon_listen(NULL);
+	server_at(&t, &c, "C", "hostC", sib_env_coord, ARGS("-d", "300"));
+	fd = mon_accept(lfd);
+	ck_assert_msg(!strncmp(mon_line(fd), "HELLO 3 ", 8), "no HELLO 3");
+	mon_send(fd, "ERR protocol 2 needed: a causal of this version\n");
+	close(fd);
+	fd = mon_accept(lfd);
+	ck_assert_msg(!strncmp(mon_line(fd), "HELLO 2 ", 8), "no HELLO 2");
+	mon_send(fd, "WELCOME 2 abc\nEVENT 1 on cpu\n");
+	ck_assert_str_eq(mon_line(fd), "ACK 1");
+	/* a slow chain kept at C: no KEEP follows, only the next ACK */
+	rpc_client_env(&t, "slow", 1, sib_env,
+		       ARGS("-P", rpc_port(c.tcp), "burn", "1000"), 0, NULL);
+	e2e_sleep_ms(300);
+	mon_send(fd, "EVENT 2 off cpu\n");
+	line = mon_line(fd);
+	ck_assert_str_eq(line, "ACK 2");
+	close(fd);
+	close(lfd);
+	rpc_server_stop(&c);
+	err = e2e_slurp(c.err, NULL);
+	ck_assert_str_eq(err,
+			 "causal: the coordinator speaks an older protocol "
+			 "(2): the chains tail keep keeps are not "
+			 "broadcast\n");
+	free(err);
+	e2e_release(&t);
+}
+END_TEST
+
 Suite *e2e_keep_suite(void)
 {
 	Suite *s = suite_create("e2e-keep");
@@ -500,6 +545,7 @@ Suite *e2e_keep_suite(void)
 	tcase_add_test(tc, test_sibling_lost_without_coordinator);
 	tcase_add_test(tc, test_sibling_kept_through_coordinator);
 	tcase_add_test(tc, test_keep_protocol);
+	tcase_add_test(tc, test_old_coordinator);
 	suite_add_tcase(s, tc);
 	return s;
 }
