@@ -64,12 +64,10 @@ TD_SRCS := $(wildcard tracedump/*.c)
 TD_ENGINE_SRCS := $(filter-out tracedump/main.c tracedump/cmd-%.c,$(TD_SRCS))
 # ccsg/: the core, and a folder of its own for each analysis (its engine
 # and its cmd-*.c)
-# (and the head sampling decision, recomputed for each chain: chain-kind.h)
-CCSG_SRCS := $(wildcard ccsg/*.c ccsg/*/*.c) shim-rpc/sample.c
+CCSG_SRCS := $(wildcard ccsg/*.c ccsg/*/*.c)
 CCSG_CMD_SRCS := $(wildcard ccsg/cmd-*.c ccsg/*/cmd-*.c)
 CCSG_ENGINE_SRCS := $(filter-out ccsg/main.c $(CCSG_CMD_SRCS),$(CCSG_SRCS))
 $(BUILD)/tool/ccsg/%.o: TOOL_CFLAGS += -Iccsg
-$(BUILD)/tool/ccsg/chain-kind.o: TOOL_CFLAGS += -Ishim-rpc
 CTL_SRCS := $(wildcard causalctl/*.c)
 TOOL_CFLAGS := $(BASE_CFLAGS) -Iutil $(TOOL_SAN)
 $(BUILD)/tool/store/%.o $(BUILD)/tool/tracedump/%.o $(BUILD)/tool/ccsg/%.o: \

@@ -36,6 +36,7 @@
 #include "array.h"
 #include "causal/log-format.h"
 #include "chain-kind.h"
+#include "sampling.h"
 #include "dscg.h"
 
 struct scan_event {
@@ -504,7 +505,7 @@ int ccsg_scan_count(struct ccsg_scan *s, struct ccsg_chain *ch, int last)
 	}
 	if (last) {
 		scan_end(s, ch);
-		ch->kept = (uint8_t)!ccsg_chain_is_sampled(s->t, ch);
+		ch->kept = (uint8_t)!ccsg_chain_sampled(s->t, ch);
 		s->st->kept_chains += ch->kept;
 		s->st->kept_complete += ch->kept && !ch->gap;
 	}

@@ -13,7 +13,6 @@
 
 #include "array.h"
 #include "causal/log-format.h"
-#include "chain-kind.h"
 #include "trace-internal.h"
 #include "usage.h"
 
@@ -183,27 +182,22 @@ static void uuid_of(uint8_t out[16], const char *hex)
 static int load_procs(struct ccsg_trace *t, sqlite3 *db,
 		      const int32_t *host_index, size_t nindex)
 {
-	/* the heap's from version 4 on, the rate's from 14 */
-	static const int cols[] = { DB_PROCESSES_PROC_ID,
-				    DB_PROCESSES_HOST_ID,
-				    DB_PROCESSES_PID,
-				    DB_PROCESSES_EXE,
-				    DB_PROCESSES_UUID,
-				    DB_PROCESSES_PEAK_HEAP_BYTES,
-				    DB_PROCESSES_SAMPLE_RATE_Q32 };
-	int has_rate = t->schema_version >= CCSG_SCHEMA_RATE;
+	/* the last one from version 4 on */
+	static const int cols[] = {
+		DB_PROCESSES_PROC_ID, DB_PROCESSES_HOST_ID,
+		DB_PROCESSES_PID,     DB_PROCESSES_EXE,
+		DB_PROCESSES_UUID,    DB_PROCESSES_PEAK_HEAP_BYTES
+	};
 	struct db_read r;
 
 	if (db_read_open(&r, db, t->path, DB_PROCESSES, cols,
-			 has_rate      ? 7
-			 : t->has_heap ? 6
-				       : 5,
-			 "ORDER BY %s", DB_NAME(PROCESSES, PROC_ID)))
+			 t->has_heap ? 6 : 5, "ORDER BY %s",
+			 DB_NAME(PROCESSES, PROC_ID)))
 		return -1;
 	while (db_read_next(&r)) {
 		int64_t id = db_read_int(&r, DB_PROCESSES_PROC_ID, 1, MAX_PROC,
 					 0),
-			h, peak, rate;
+			h, peak;
 		int32_t pid;
 		const char *exe;
 
@@ -232,11 +226,6 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db,
 		t->procs[id].host = (uint64_t)h < nindex ? host_index[h] : -1;
 		t->procs[id].pid = pid;
 		t->procs[id].peak_heap = peak;
-		rate = has_rate ? db_read_int(&r, DB_PROCESSES_SAMPLE_RATE_Q32,
-					      0, (int64_t)1 << 32, 1)
-				: DB_NONE;
-		t->procs[id].sample_q32 =
-			rate == DB_NONE ? (uint64_t)1 << 32 : (uint64_t)rate;
 		t->procs[id].present = 1;
 		uuid_of(t->procs[id].uuid,
 			db_read_text(&r, DB_PROCESSES_UUID, 1));
@@ -244,8 +233,6 @@ static int load_procs(struct ccsg_trace *t, sqlite3 *db,
 			return db_read_nomem(&r), db_read_close(&r);
 		t->nproc_rows++;
 	}
-	if (!r.bad && ccsg_chain_kinds_index(t))
-		db_read_nomem(&r);
 	return db_read_close(&r);
 }
 

@@ -396,7 +396,6 @@ void ccsg_trace_release(struct ccsg_trace *t)
 	stream_close(t->stream);
 	hashmap_release(&t->thread_map);
 	hashmap_release(&t->string_map);
-	hashmap_release(&t->uuid_map);
 	ccsg_monitoring_release(&t->mon);
 	memset(t, 0, sizeof(*t));
 }

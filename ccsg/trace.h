@@ -50,8 +50,6 @@ enum ccsg_resource { CCSG_RES_CPU, CCSG_RES_ALLOC, CCSG_RES_FREED };
 
 /* The schema version that has the heap columns. */
 #define CCSG_SCHEMA_HEAP 4
-/* ... processes.sample_rate_q32 (chain-kind.h) */
-#define CCSG_SCHEMA_RATE 14
 
 /* The four probes of a call, in their order along a chain (Figure 4). */
 enum ccsg_probe { CCSG_STUB_START, CCSG_SKEL_START, CCSG_SKEL_END, CCSG_STUB_END };
@@ -128,8 +126,8 @@ struct ccsg_chain {
 	int32_t segments;		/* 0 when the chain is whole */
 	int32_t owner;			/* thread that started it, -1 */
 	uint8_t truncated;		/* ended with calls still open */
-	/* Filled by ccsg_scan_count() (chain-kind.h): kept by tail keep,
-	 * not sampled; some call lacks a traced host's side */
+	/* Filled by ccsg_scan_count(): kept by tail keep, not sampled
+	 * (sampling.h); some call lacks a traced host's side (chain-kind.h) */
 	uint8_t kept, gap;
 };
 
@@ -142,7 +140,6 @@ struct ccsg_proc {
 	uint8_t deselected; /* some of its calls ran unmonitored for the
 			     * CPU (ccsg_monitoring_deselected()) */
 	uint8_t uuid[16];   /* the first part of the chain ids it made */
-	uint64_t sample_q32; /* processes.sample_rate_q32; 2^32: every chain */
 };
 
 struct ccsg_object {
@@ -214,7 +211,6 @@ struct ccsg_trace {
 	size_t nstrings;
 	struct hashmap thread_map;	/* (proc, tid) -> thread index */
 	struct hashmap string_map;	/* string hash -> first index */
-	struct hashmap uuid_map;	/* uuid hash -> proc (chain-kind.h) */
 	size_t cap_strings;
 	struct ccsg_monitoring mon; /* what selective monitoring covered */
 	struct db_ends ends;	    /* processes that did not end cleanly */
