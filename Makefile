@@ -47,7 +47,7 @@ LIB_LIBS := -lzstd -lmsgpackc $(TIRPC_LIBS) -lelf -ldl -lpthread \
 # constructor, no global state), unit-tested directly.
 LIB_PURE_SRCS := preload/ring.c preload/config.c preload/encode.c preload/heap-boot.c \
 	preload/identity.c preload/log-file.c preload/log-dir.c shim-rpc/tag.c \
-	shim-rpc/xdr-tag.c shim-rpc/xdr-size.c shim-rpc/sample.c preload/cpu-clock.c \
+	shim-rpc/xdr-tag.c shim-rpc/xdr-size.c preload/cpu-clock.c \
 	preload/monitor-rules.c \
 	preload/policy.c preload/read-file.c preload/elf-syms.c
 

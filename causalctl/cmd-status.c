@@ -28,12 +28,14 @@ static const struct opt status_opts[] = {
  * 0 if not, -1 on a malformed reply. */
 static int show(const char *where, char *reply, int print)
 {
-	unsigned long long seq = 0, malformed = 0, denied = 0, limited = 0;
+	unsigned long long seq = 0, malformed = 0, denied = 0, limited = 0,
+			   keeps = 0, cut = 0;
 	int connected = 0, behind = 0, n = 0;
 	char instance[32];
 
-	if (sscanf(reply, "STATE %31s %llu %llu %llu %llu", instance, &seq,
-		   &malformed, &denied, &limited) != 5)
+	/* KEEPS and KEEPS_CUT: not from an older coordinator */
+	if (sscanf(reply, "STATE %31s %llu %llu %llu %llu %llu %llu", instance,
+		   &seq, &malformed, &denied, &limited, &keeps, &cut) < 5)
 		return -1;
 	if (print) {
 		printf("coordinator %s (instance %s): %llu event%s published, "
@@ -43,32 +45,40 @@ static int show(const char *where, char *reply, int print)
 		       malformed == 1 ? "" : "s", denied,
 		       denied == 1 ? "" : "s", limited,
 		       limited == 1 ? "" : "s");
-		printf("%-16s %8s %6s %8s %5s %7s %12s  %s\n", "HOST", "PID",
+		printf("tail keep: %llu chain%s kept announced, %llu cut by "
+		       "the rate caps\n",
+		       keeps, keeps == 1 ? "" : "s", cut);
+		printf("%-16s %8s %6s %8s %5s %7s %12s %s  %s\n", "HOST", "PID",
 		       "UID", "APPLIED", "BAD", "DROPPED", "LAST SEEN",
-		       "EXECUTABLE");
+		       "KEEPS/DROPPED/CUT", "EXECUTABLE");
 	}
 	for (char *line = strtok(reply, "\n"); line;
 	     line = strtok(NULL, "\n")) {
 		char host[64], uid[16], exe[256];
 		long pid;
-		unsigned long long applied, seen, bad, dropped;
+		unsigned long long applied, seen, bad, dropped, k = 0, kd = 0,
+								kc = 0;
+		char keep[64];
 		int conn;
 
 		if (strncmp(line, "PROC ", 5))
 			continue;
 		if (sscanf(line,
-			   "PROC %63s %ld %15s %llu %d %llu %llu %llu %255s",
+			   "PROC %63s %ld %15s %llu %d %llu %llu %llu %255s "
+			   "%llu %llu %llu",
 			   host, &pid, uid, &applied, &conn, &seen, &bad,
-			   &dropped, exe) != 9)
+			   &dropped, exe, &k, &kd, &kc) < 9)
 			return -1;
 		n++;
 		connected += conn;
 		behind += conn && applied < seq;
+		snprintf(keep, sizeof(keep), "%llu/%llu/%llu", k, kd, kc);
 		if (print)
-			printf("%-16s %8ld %6s %8llu %5llu %7llu %9.1f s%s  "
-			       "%s\n",
+			printf("%-16s %8ld %6s %8llu %5llu %7llu %9.1f s%s "
+			       "%17s  %s\n",
 			       host, pid, uid, applied, bad, dropped,
-			       (double)seen / 1000, conn ? "" : " (gone)", exe);
+			       (double)seen / 1000, conn ? "" : " (gone)", keep,
+			       exe);
 	}
 	if (print) {
 		if (!behind)

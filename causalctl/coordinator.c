@@ -52,17 +52,22 @@ struct proc {
 	long pid;
 	struct peer owner;
 	uint64_t applied, bad, dropped, seen_ms;
+	/* tail keep: KEEPs taken from it, those it said it dropped (its own
+	 * rate cap), those cut here (the caps of its connection, its peer) */
+	uint64_t keeps, keeps_dropped, keeps_cut;
 	uint64_t conn; /* the id of the connection it is on */
 	int connected;
 };
 
 struct conn {
 	int fd, kind, bad, tcp, authed;
+	int proto;   /* consumers: the protocol of their HELLO */
 	int closing; /* 1: close once out is sent; 2: now */
 	struct peer who;
 	uint64_t id, deadline;
 	long proc;   /* consumers: index in procs */
 	size_t next; /* consumers: the next event to send */
+	struct causal_mon_bucket keep_bucket; /* consumers: their KEEPs */
 	struct causal_mon_auth auth;
 	char in[CAUSAL_MON_WIRE_MAX + 1];
 	size_t nin;
@@ -93,6 +98,8 @@ struct coord {
 	size_t nconns, max_conns;
 	struct pollfd *pfd;
 	uint64_t malformed, denied, limited, ids;
+	uint64_t keeps, keeps_cut; /* KEEPs taken, cut by a rate cap */
+	struct coord_keeps kept;
 	struct causal_mon_key key;
 };
 
@@ -237,10 +244,11 @@ static void send_status(struct coord *co, struct conn *c)
 	char line[CAUSAL_MON_LINE_MAX], uid[16];
 	uint64_t now = now_ms();
 
-	snprintf(line, sizeof(line), "STATE %s %zu %llu %llu %llu",
+	snprintf(line, sizeof(line), "STATE %s %zu %llu %llu %llu %llu %llu",
 		 co->instance, co->nevents, (unsigned long long)co->malformed,
 		 (unsigned long long)co->denied,
-		 (unsigned long long)co->limited);
+		 (unsigned long long)co->limited, (unsigned long long)co->keeps,
+		 (unsigned long long)co->keeps_cut);
 	say(c, line);
 	for (size_t i = 0; i < co->nprocs; i++) {
 		const struct proc *p = &co->procs[i];
@@ -252,11 +260,15 @@ static void send_status(struct coord *co, struct conn *c)
 		else
 			snprintf(uid, sizeof(uid), "-");
 		snprintf(line, sizeof(line),
-			 "PROC %s %ld %s %llu %d %llu %llu %llu %s", p->host,
-			 p->pid, uid, (unsigned long long)p->applied,
+			 "PROC %s %ld %s %llu %d %llu %llu %llu %s %llu %llu "
+			 "%llu",
+			 p->host, p->pid, uid, (unsigned long long)p->applied,
 			 p->connected, (unsigned long long)(now - p->seen_ms),
 			 (unsigned long long)p->bad,
-			 (unsigned long long)p->dropped, p->exe);
+			 (unsigned long long)p->dropped, p->exe,
+			 (unsigned long long)p->keeps,
+			 (unsigned long long)p->keeps_dropped,
+			 (unsigned long long)p->keeps_cut);
 		say(c, line);
 	}
 	say(c, "END");
@@ -343,7 +355,7 @@ static long proc_slot(struct coord *co, const struct peer *owner)
 	return oldest;
 }
 
-/* HELLO 2 UUID HOST PID INSTANCE APPLIED EXE */
+/* HELLO 3|2 UUID HOST PID INSTANCE APPLIED EXE */
 static void take_hello(struct coord *co, struct conn *c, char *rest)
 {
 	char *v = causal_mon_field(&rest), *uuid = causal_mon_field(&rest),
@@ -354,9 +366,9 @@ static void take_hello(struct coord *co, struct conn *c, char *rest)
 	size_t from;
 	long i;
 
-	if (v && strcmp(v, "2")) {
+	if (v && strcmp(v, "2") && strcmp(v, "3")) {
 		refuse(c, &co->denied,
-		       "protocol 2 needed: a causal of this "
+		       "protocol 2 or 3 needed: a causal of this "
 		       "version");
 		return;
 	}
@@ -402,12 +414,59 @@ static void take_hello(struct coord *co, struct conn *c, char *rest)
 	c->kind = CONN_CONSUMER;
 	c->proc = i;
 	c->next = from + 1;
-	snprintf(line, sizeof(line), "WELCOME %d %s", CAUSAL_MON_PROTO_VERSION,
-		 co->instance);
+	c->proto = v[0] - '0';
+	snprintf(line, sizeof(line), "WELCOME %d %s", c->proto, co->instance);
 	say(c, line);
 }
 
-/* ACK SEQ | BAD SEQ | DROP SEQ | PING from a consumer: 0, or -1. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * KEEP CHAIN DROPPED (protocol 3): a process kept a chain; every other
+ * consumer of protocol 3 is told (KEPT), once for the chain, within the
+ * rate caps of the sender's connection and of its peer (a user, an
+ * address): over them the KEEP is cut, counted.  0, or -1 if malformed.
+ */
+static int take_keep(struct coord *co, struct conn *c, struct proc *p,
+		     char *rest)
+{
+	char *hex = causal_mon_field(&rest), line[64];
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
+	uint64_t dropped, now = now_ns();
+
+	if (c->proto < 3 || causal_mon_chain(hex, chain) ||
+	    causal_mon_u64(causal_mon_field(&rest), &dropped) || *rest)
+		return -1;
+	p->keeps_dropped = dropped;
+	if (!causal_mon_bucket_take(&c->keep_bucket, now, CAUSAL_MON_KEEP_RATE,
+				    CAUSAL_MON_KEEP_RATE) ||
+	    !coord_keeps_admit(&co->kept, c->who.uid, c->who.addr, now)) {
+		p->keeps_cut++;
+		co->keeps_cut++;
+		return 0;
+	}
+	p->keeps++;
+	co->keeps++;
+	if (!coord_keeps_new(&co->kept, chain))
+		return 0;
+	snprintf(line, sizeof(line), "KEPT %s", hex);
+	for (size_t i = 0; i < co->nconns; i++) {
+		struct conn *o = &co->conns[i];
+
+		if (o->kind == CONN_CONSUMER && o->proto >= 3 && o != c &&
+		    !o->closing)
+			say(o, line);
+	}
+	return 0;
+}
+
+/* ACK SEQ | BAD SEQ | DROP SEQ | PING | KEEP from a consumer: 0, or -1. */
 static int take_answer(struct coord *co, struct conn *c, const char *kind,
 		       char *rest)
 {
@@ -417,6 +476,8 @@ static int take_answer(struct coord *co, struct conn *c, const char *kind,
 	p->seen_ms = now_ms();
 	if (!strcmp(kind, "PING"))
 		return *rest ? -1 : 0;
+	if (!strcmp(kind, "KEEP"))
+		return take_keep(co, c, p, rest);
 	if ((strcmp(kind, "ACK") && strcmp(kind, "BAD") &&
 	     strcmp(kind, "DROP")) ||
 	    causal_mon_u64(causal_mon_field(&rest), &seq) || *rest ||

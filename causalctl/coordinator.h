@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "causal/monitor-proto.h"
+
 struct coord_opts {
 	const char *socket; /* the Unix socket; NULL: the default one */
 	int tcp;	    /* listen on TCP too */
@@ -77,6 +79,38 @@ int coord_request(const char *where, const char *request, char **reply);
  */
 int coord_hostport(const char *s, char *host, size_t size, uint16_t *port,
 		   int zero_ok);
+
+/* ---- tail keep's broadcast (coord-keep.c) ------------------------------ */
+
+#define COORD_KEEP_PEERS 1024  /* peers whose KEEP rate is followed */
+#define COORD_KEEP_RECENT 4096 /* chains broadcast lately, not again */
+
+struct coord_keep_peer {
+	int uid;	  /* the Unix socket's user; -1: TCP */
+	uint8_t addr[16]; /* TCP: the address */
+	uint64_t at;	  /* its last KEEP */
+	struct causal_mon_bucket bucket;
+};
+
+struct coord_keeps {
+	struct coord_keep_peer peers[COORD_KEEP_PEERS];
+	size_t npeers;
+	uint8_t recent[COORD_KEEP_RECENT][CAUSAL_CHAIN_ID_LEN];
+	uint64_t nrecent; /* chains ever broadcast */
+};
+
+/*
+ * May the peer (uid, addr) send one more KEEP at now_ns?  All its
+ * processes together: CAUSAL_MON_KEEP_PEER_RATE at once, then as many a
+ * second.  1, or 0 (over the cap: the KEEP is dropped, counted).
+ */
+int coord_keeps_admit(struct coord_keeps *k, int uid, const uint8_t addr[16],
+		      uint64_t now_ns);
+
+/* 1 if chain was not among the last COORD_KEEP_RECENT broadcast (it now
+ * is), else 0: already sent to everyone. */
+int coord_keeps_new(struct coord_keeps *k,
+		    const uint8_t chain[CAUSAL_CHAIN_ID_LEN]);
 
 /* ---- listening (coord-listen.c) ----------------------------------------- */
 

@@ -22,6 +22,7 @@
 
 #include "array.h"
 #include "ccsg.h"
+#include "sampling.h"
 #include "fold.h"
 #include "names.h"
 
@@ -351,7 +352,7 @@ static int place_spawned(struct ccsg_fold *b, struct ccsg_graph *g,
 /* Equation 1 of each call of the chain (of the graph's resource), and
  * what they take from the threads' (Equation 2). */
 static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
-		       const struct ccsg_chain *ch)
+		       const struct ccsg_chain *ch, int counted)
 {
 	const struct ccsg_trace *t = b->t;
 	int64_t *self = b->chain_self;
@@ -362,7 +363,7 @@ static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
 		self[j] = c->server_proc ? skel_cpu(g, c) : 0;
 		/* heap figures are missing only when the memory type was
 		 * off, or the log is older: say how many (CPU: never asked) */
-		if (g->resource != CCSG_RES_CPU && c->server_proc &&
+		if (g->resource != CCSG_RES_CPU && c->server_proc && counted &&
 		    skel_amount(g, c) == CCSG_NONE)
 			g->unmeasured_calls++;
 	}
@@ -378,8 +379,10 @@ static void chain_self(struct ccsg_fold *b, struct ccsg_graph *g,
 
 		if (self[j] < 0) {
 			self[j] = 0;
-			g->clamped++;
+			g->clamped += counted;
 		}
+		if (!counted) /* the threads keep it (sampling.h) */
+			continue;
 		/* the skeletons a thread ran are the calls' CPU, not its own */
 		if (c->server_tid &&
 		    (th = ccsg_trace_thread(t, c->server_proc,
@@ -417,11 +420,19 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 	struct ccsg_fold *b = g->fold;
 	const struct ccsg_trace *t = b->t;
 	size_t k = dims_k(g), n = (size_t)ch->n;
+	uint64_t mark;
+	int counted;
 
 	if (GROW(b->chain_node, b->cap_chain_node, n) ||
 	    GROW(b->chain_edge, b->cap_chain_edge, n) ||
 	    GROW(b->chain_self, b->cap_chain_self, n))
 		return -ENOMEM;
+	/* a chain of a sampled trace that head sampling did not choose
+	 * (tail keep recorded it): each call gets its node and Equation 1,
+	 * for the views of calls, but adds to no figure, as if unrecorded
+	 * (sampling.h) */
+	counted = ccsg_chain_sampled(t, ch);
+	mark = ccsg_chain_mark(ch);
 	memset(b->chain_sum, 0, k * sizeof(*b->chain_sum));
 	/* function nodes, in call order; a call whose start probe was
 	 * dropped has no known function (not program 0): it is counted as
@@ -433,8 +444,16 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		if (!c->lost) {
 			if ((f = function_node(b, g, ch, ch->first + j)) < 0)
 				return -ENOMEM;
+		}
+		b->chain_node[j] = f;
+		if (f >= 0 && counted) {
 			g->nodes[f].calls++;
 			g->nodes[f].failed += c->failed;
+			if (g->nodes[f].chain_mark != mark) { /* a part of
+							       * it: once */
+				g->nodes[f].chains++;
+				g->nodes[f].chain_mark = mark;
+			}
 			if (g->nodes[f].symbol < 0 &&
 			    ccsg_symbol_ok(t, c->symbol, c->vers)) {
 				g->nodes[f].symbol = c->symbol;
@@ -442,14 +461,14 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 					ccsg_call_key_of(ch, ch->first + j);
 			}
 		}
-		b->chain_node[j] = f;
 	}
-	chain_self(b, g, ch);
+	chain_self(b, g, ch, counted);
 	for (int32_t j = 0; j < ch->n; j++) { /* each call's arc */
 		const struct ccsg_call *c = &t->calls[ch->first + j];
 		int32_t f = b->chain_node[j], from, e = -1;
 
-		if (f >= 0) { /* the caller's node: a call, a thread, main */
+		if (f >= 0 && counted) { /* the caller's node: a call, a
+					  * thread, main */
 			if (c->parent >=
 			    0) /* main when the parent's start was lost */
 				from = b->chain_node[c->parent - ch->first] >= 0
@@ -473,6 +492,13 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		int32_t dim =
 			c->server_proc ? dim_of_proc(g, t, c->server_proc) : -1;
 
+		if (g->call_node) {
+			g->call_node[ord] = f;
+			g->call_self[ord] = self;
+			g->call_edge[ord] = e;
+		}
+		if (!counted)
+			continue;
 		/* Equations 3 and 4: up the chain, one entry per ancestor,
 		 * to its node and to the arc it came in by */
 		add_self(g, f, dim, self);
@@ -493,13 +519,8 @@ int ccsg_graph_chain(struct ccsg_graph *g, const struct ccsg_chain *ch,
 		}
 		if (place_spawned(b, g, ch, i, ord))
 			return -ENOMEM;
-		if (g->call_node) {
-			g->call_node[ord] = f;
-			g->call_self[ord] = self;
-			g->call_edge[ord] = e;
-		}
 	}
-	if (ch->owner >= 0) {
+	if (ch->owner >= 0 && counted) {
 		int64_t *sum = chains_sum_of(b, g, ch->owner);
 
 		if (!sum)

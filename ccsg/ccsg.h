@@ -56,6 +56,10 @@ struct ccsg_node {
 	uint8_t unmonitored;		/* main's node of what ran deselected */
 	int64_t calls, threads;
 	int64_t failed;			/* function: calls that failed (ccsg_call_failed) */
+	int64_t chains;			/* function: chains with a call of it:
+					 * the unit head sampling draws
+					 * (sampling.h); chain_mark, the last's */
+	uint64_t chain_mark;
 	int64_t *self, *desc;		/* dims.n entries each */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "sampling.h"
 #include "usage.h"
 
 static char default_db[4096];
@@ -127,6 +128,24 @@ static int load_totals(struct session *s)
 	return 0;
 }
 
+/*
+ * A sampled trace's CCSG, of its sampled chains: the rate-1 hosts'
+ * recorded calls completing their totals, then scaled to the whole run
+ * (sampling.h).
+ */
+static int scale_graphs(struct session *s, const struct cli *o)
+{
+	if (!s->trace.totals)
+		return 0;
+	if (o->resource == CCSG_RES_CPU)
+		ccsg_totals_combine(&s->totals, &s->graph);
+	if (ccsg_graph_scale(&s->graph, s->totals.rate, &s->totals.est) ||
+	    (o->resource == CCSG_RES_ALLOC &&
+	     ccsg_graph_scale(&s->freed, s->totals.rate, NULL)))
+		return fail("out of memory scaling the CCSG of '%s'", o->db);
+	return 0;
+}
+
 static int load_dims(struct session *s, const struct cli *o)
 {
 	return o->groups ? ccsg_dims_groups(&s->dims, &s->trace, o->groups)
@@ -136,10 +155,13 @@ static int load_dims(struct session *s, const struct cli *o)
 int session_stream(struct session *s, const struct cli *o,
 		   const struct ccsg_stream_watch *watch)
 {
-	struct ccsg_graph *graphs[] = { &s->graph, &s->freed };
-	const int resources[] = { o->resource, CCSG_RES_FREED };
-
-	size_t n = o->resource == CCSG_RES_ALLOC ? 2 : 1;
+	/* a second graph of the same pass: the bytes freed beside those
+	 * allocated, or those allocated beside the CPU */
+	struct ccsg_graph *graphs[] = { &s->graph,
+					o->with_heap ? &s->heap : &s->freed };
+	const int resources[] = { o->resource, o->with_heap ? CCSG_RES_ALLOC
+							    : CCSG_RES_FREED };
+	size_t n = o->resource == CCSG_RES_ALLOC || o->with_heap ? 2 : 1;
 	unsigned workers = watch ? 1 : o->workers; /* a watch sees one stream */
 
 	if (load_names(s, o) ||
@@ -154,10 +176,9 @@ int session_stream(struct session *s, const struct cli *o,
 					    watch))
 		return 1;
 	if (ccsg_graph_name(&s->graph, &s->names) ||
-	    (o->resource == CCSG_RES_ALLOC &&
-	     ccsg_graph_name(&s->freed, &s->names)))
+	    (n > 1 && ccsg_graph_name(graphs[1], &s->names)))
 		return fail("out of memory naming the CCSG of '%s'", o->db);
-	return 0;
+	return scale_graphs(s, o) ? 1 : 0;
 }
 
 int session_open(struct session *s, const struct cli *o, int graph)
@@ -186,13 +207,14 @@ int session_open(struct session *s, const struct cli *o, int graph)
 		fail("out of memory building the CCSG of '%s'", o->db);
 		return 1;
 	}
-	return 0;
+	return scale_graphs(s, o) ? 1 : 0;
 }
 
 void session_close(struct session *s)
 {
 	ccsg_graph_release(&s->graph);
 	ccsg_graph_release(&s->freed);
+	ccsg_graph_release(&s->heap);
 	ccsg_dims_release(&s->dims);
 	ccsg_dscg_release(&s->dscg);
 	ccsg_trace_release(&s->trace);

@@ -87,6 +87,8 @@ struct cli {
 	unsigned workers;	/* --workers: 1 unless given */
 	int switches;		/* --switches */
 	int empty_ok;		/* a trace without processes is no error */
+	int with_heap;		/* with CPU: the bytes allocated too, into
+				 * session.heap in the same pass (ccsg diff) */
 	int status;		/* when cli_parse() returned -1 */
 };
 
@@ -107,6 +109,7 @@ struct session {
 	struct ccsg_dims dims;
 	struct ccsg_graph graph; /* CPU, or bytes allocated */
 	struct ccsg_graph freed; /* --resource=memory: bytes freed */
+	struct ccsg_graph heap;	 /* cli.with_heap: bytes allocated */
 	struct idl_names names;
 	struct ccsg_totals totals; /* a sampled trace's exact totals */
 };

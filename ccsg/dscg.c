@@ -35,6 +35,8 @@
 
 #include "array.h"
 #include "causal/log-format.h"
+#include "chain-kind.h"
+#include "sampling.h"
 #include "dscg.h"
 
 struct scan_event {
@@ -482,8 +484,10 @@ int ccsg_scan_part(struct ccsg_scan *s, struct ccsg_chain *ch, int32_t from,
 	if (GROW(s->placed, s->cap_placed, end))
 		return -ENOMEM;
 	memset(s->placed + from, 0, end - (size_t)from);
-	if (begins)
+	if (begins) {
 		scan_begin(s);
+		ch->gap = 0;
+	}
 	if (scan_calls(s, ch, from))
 		return -ENOMEM;
 	if (begins && ch->n)
@@ -494,11 +498,17 @@ int ccsg_scan_part(struct ccsg_scan *s, struct ccsg_chain *ch, int32_t from,
 int ccsg_scan_count(struct ccsg_scan *s, struct ccsg_chain *ch, int last)
 {
 	s->st->calls += (size_t)ch->n;
-	for (int32_t j = ch->first; j < ch->first + ch->n; j++)
+	for (int32_t j = ch->first; j < ch->first + ch->n; j++) {
 		if (count_call(s, &s->t->calls[j]))
 			return -ENOMEM;
-	if (last)
+		ch->gap |= (uint8_t)ccsg_call_side_lost(s->t, &s->t->calls[j]);
+	}
+	if (last) {
 		scan_end(s, ch);
+		ch->kept = (uint8_t)!ccsg_chain_sampled(s->t, ch);
+		s->st->kept_chains += ch->kept;
+		s->st->kept_complete += ch->kept && !ch->gap;
+	}
 	return 0;
 }
 
@@ -555,6 +565,8 @@ int ccsg_dscg_stats_merge(struct ccsg_dscg_stats *into, struct ccsg_trace *tin,
 	into->lost_starts += from->lost_starts;
 	into->failed += from->failed;
 	into->thread_calls += from->thread_calls;
+	into->kept_chains += from->kept_chains;
+	into->kept_complete += from->kept_complete;
 	if (from->max_depth > into->max_depth)
 		into->max_depth = from->max_depth;
 	/* spawned_threads: counted once merged (ccsg_spawns_finish()) */

@@ -43,6 +43,8 @@ struct ccsg_dscg_stats {
 	struct ccsg_tally reply_tags;	/* rpc_calls.reply_tag by value */
 	size_t spawned_threads;		/* function-spawn-thread links */
 	size_t thread_calls;		/* chains started by a thread (thread-invoke-function) */
+	size_t kept_chains;   /* kept by tail keep, not sampled (sampling.h) */
+	size_t kept_complete; /* ... with every traced host's side */
 	int32_t max_depth;
 };
 

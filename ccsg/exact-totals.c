@@ -8,16 +8,16 @@
 #include <string.h>
 
 #include "causal/latency-hist.h"
+#include "causal/sample.h"
+#include "ccsg.h"
 #include "db-read.h"
 #include "usage.h"
 #include "exact-totals.h"
 
 #define SCHEMA_TOTALS 11
 
-/* Processes' rates: the lowest, and which hosts had one at 1. */
-static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path,
-		      uint8_t *host_full, size_t nhosts,
-		      const struct ccsg_trace *t)
+/* Processes' rates: the lowest, and each one's threshold. */
+static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path)
 {
 	static const int cols[] = { DB_PROCESSES_PROC_ID,
 				    DB_PROCESSES_SAMPLE_RATE_Q32 };
@@ -31,12 +31,12 @@ static int read_rates(struct ccsg_totals *x, sqlite3 *db, const char *path,
 		int64_t q = db_read_int(&r, DB_PROCESSES_SAMPLE_RATE_Q32, 0,
 					(int64_t)1 << 32, 1);
 		double rate = q == DB_NONE ? 1 : (double)q / 4294967296.0;
-		int32_t host = (size_t)id < t->nprocs ? t->procs[id].host : -1;
 
 		if (rate < x->rate)
 			x->rate = rate;
-		if (rate >= 1 && host >= 0 && (size_t)host < nhosts)
-			host_full[host] = 1;
+		if ((size_t)id < x->nprocs)
+			x->threshold[id] = causal_sample_threshold_q32(
+				q == DB_NONE ? (uint64_t)1 << 32 : (uint64_t)q);
 	}
 	return db_read_close(&r);
 }
@@ -115,7 +115,7 @@ static int add_hist(uint64_t *hist, const char *s)
 }
 
 static int read_row(struct ccsg_totals *x, struct db_read *r,
-		    const struct ccsg_trace *t, const uint8_t *host_full)
+		    const struct ccsg_trace *t)
 {
 	int64_t id = db_read_int(r, DB_CALL_TOTALS_PROC_ID, 0, INT32_MAX, 0);
 	int32_t host = (size_t)id < t->nprocs ? t->procs[id].host : -1;
@@ -142,7 +142,12 @@ static int read_row(struct ccsg_totals *x, struct db_read *r,
 		f->failures += COL(FAILURES);
 		f->cpu_ns += COL(CPU_NS);
 		f->alloc_bytes += COL(ALLOC_BYTES);
-		f->partial |= host >= 0 && host_full[host];
+		/* a process at rate 1 counts its unsampled calls only */
+		if ((size_t)id < x->nprocs &&
+		    x->threshold[id] == CAUSAL_SAMPLE_ALL)
+			f->partial = 1;
+		else
+			f->low = 1;
 	} else {
 		struct ccsg_totals_arc *a;
 
@@ -170,7 +175,7 @@ static int read_row(struct ccsg_totals *x, struct db_read *r,
 }
 
 static int read_totals(struct ccsg_totals *x, sqlite3 *db, const char *path,
-		       const struct ccsg_trace *t, const uint8_t *host_full)
+		       const struct ccsg_trace *t)
 {
 	static const int cols[] = {
 		DB_CALL_TOTALS_PROC_ID,	    DB_CALL_TOTALS_SIDE,
@@ -188,16 +193,37 @@ static int read_totals(struct ccsg_totals *x, sqlite3 *db, const char *path,
 			 sizeof(cols) / sizeof(cols[0]), NULL))
 		return -1;
 	while (db_read_next(&r))
-		if (read_row(x, &r, t, host_full)) {
+		if (read_row(x, &r, t)) {
 			r.bad = 1;
 			break;
 		}
 	return db_read_close(&r);
 }
 
+static int by_uuid(const void *a, const void *b, void *arg)
+{
+	const struct ccsg_trace *t = arg;
+
+	return memcmp(t->procs[*(const int32_t *)a].uuid,
+		      t->procs[*(const int32_t *)b].uuid, 16);
+}
+
+/* The processes by UUID, for ccsg_chain_sampled(): 0 or -1 after fail(). */
+static int index_roots(struct ccsg_totals *x, const struct ccsg_trace *t)
+{
+	x->by_uuid = malloc((t->nprocs + 1) * sizeof(*x->by_uuid));
+	if (!x->by_uuid)
+		return fail("out of memory");
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].present)
+			x->by_uuid[x->nby_uuid++] = (int32_t)i;
+	qsort_r(x->by_uuid, x->nby_uuid, sizeof(*x->by_uuid), by_uuid,
+		(void *)t);
+	return 0;
+}
+
 int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t)
 {
-	uint8_t *host_full;
 	sqlite3 *db = NULL;
 	int ret = -1;
 
@@ -205,20 +231,25 @@ int ccsg_totals_load(struct ccsg_totals *x, const struct ccsg_trace *t)
 	x->rate = 1;
 	if (t->schema_version < SCHEMA_TOTALS)
 		return 0;
-	host_full = calloc(t->nhosts + 1, 1);
-	if (!host_full)
+	x->threshold = malloc((t->nprocs + 1) * sizeof(*x->threshold));
+	if (!x->threshold)
 		return fail("out of memory");
+	x->nprocs = t->nprocs;
+	for (size_t i = 0; i < t->nprocs; i++)
+		x->threshold[i] = CAUSAL_SAMPLE_ALL;
 	if (sqlite3_open_v2(t->file, &db, SQLITE_OPEN_READONLY, NULL) !=
 	    SQLITE_OK) {
 		fail("cannot read '%s': %s", t->path, sqlite3_errmsg(db));
 		goto out;
 	}
-	if (read_rates(x, db, t->path, host_full, t->nhosts, t))
+	if (read_rates(x, db, t->path))
 		goto out;
-	ret = x->rate < 1 ? read_totals(x, db, t->path, t, host_full) : 0;
+	if (x->rate < 1 &&
+	    (read_totals(x, db, t->path, t) || index_roots(x, t)))
+		goto out;
+	ret = 0;
 out:
 	sqlite3_close(db);
-	free(host_full);
 	if (ret)
 		ccsg_totals_release(x);
 	return ret;
@@ -230,8 +261,51 @@ void ccsg_totals_release(struct ccsg_totals *x)
 		free(x->arcs[i].hist);
 	free(x->arcs);
 	free(x->fns);
+	free(x->threshold);
+	free(x->by_uuid);
+	free(x->est.sampled);
+	free(x->est.self_sampled);
+	free(x->est.self_ci);
+	free(x->est.desc_ci);
 	memset(x, 0, sizeof(*x));
 	x->rate = 1;
+}
+
+int ccsg_totals_hosts_of(const struct ccsg_totals *x,
+			 const struct ccsg_totals_fn *f)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < x->nfns; i++)
+		n += x->fns[i].prog == f->prog && x->fns[i].vers == f->vers &&
+		     x->fns[i].proc == f->proc;
+	return n;
+}
+
+void ccsg_totals_combine(struct ccsg_totals *x, const struct ccsg_graph *g)
+{
+	const struct ccsg_trace *t = g->dscg->trace;
+
+	if (g->dims->n != t->nhosts || g->resource != CCSG_RES_CPU)
+		return;
+	for (size_t i = 0; i < x->nfns; i++) {
+		struct ccsg_totals_fn *f = &x->fns[i];
+		if (!f->partial || f->low || f->host < 0 ||
+		    g->dims->of_host[f->host] != f->host ||
+		    ccsg_totals_hosts_of(x, f) != 1)
+			continue;
+		for (size_t j = 0; j < g->nnodes; j++) { /* --by=object: many */
+			const struct ccsg_node *n = &g->nodes[j];
+
+			if (n->kind == CCSG_FUNCTION && n->prog == f->prog &&
+			    n->vers == f->vers && n->proc == f->proc) {
+				f->calls += n->calls;
+				f->failures += n->failed;
+				f->cpu_ns += n->self[f->host];
+			}
+		}
+		f->partial = 0;
+	}
 }
 
 uint64_t ccsg_totals_quantile(const uint64_t *hist, int64_t n, double q)

@@ -131,6 +131,7 @@ static int merge_nodes(struct ccsg_graph *into, const struct ccsg_graph *from,
 		dst = &into->nodes[m];
 		dst->calls += src->calls;
 		dst->failed += src->failed;
+		dst->chains += src->chains; /* shares hold whole chains */
 		vec_add(dst->self, src->self, k);
 		vec_add(dst->desc, src->desc, k);
 		if (src->symbol >= 0 &&

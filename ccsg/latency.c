@@ -12,6 +12,7 @@
 
 #include "array.h"
 #include "latency.h"
+#include "sampling.h"
 
 /* enum clnt_stat values that are an answer of the server (the reply
  * reached the client): RPC_CANTDECODERES, RPC_VERSMISMATCH ..
@@ -239,6 +240,8 @@ int ccsg_latency_chain(void *arg, const struct ccsg_graph *g,
 	const struct ccsg_trace *t = g->dscg->trace;
 
 	(void)ord0; /* latencies need no ordinal */
+	if (!ccsg_chain_sampled(t, ch)) /* tail keep's: in no estimate */
+		return 0;
 	if (acc_room(acc, g) ||
 	    GROW(acc->calls, acc->cap_calls, (size_t)ch->n + 1))
 		return -ENOMEM;
@@ -312,6 +315,11 @@ int ccsg_latency_finish(struct ccsg_latency_acc *acc,
 			qsort(sm->ns, sm->n, sizeof(*sm->ns), cmp_ns);
 			node_stats(L, sm);
 		}
+		/* a sampled trace's: the count scaled as the graph's
+		 * (sampling.h), the latencies the sampled chains' */
+		if (g->dscg->trace->totals)
+			L->calls = llround((double)L->calls /
+					   g->dscg->trace->totals->rate);
 		nres++;
 	}
 	qsort(res, nres, sizeof(*res), cmp_total);

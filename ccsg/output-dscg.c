@@ -83,6 +83,8 @@ static void chain_text(FILE *f, const struct ccsg_chain *ch, int depth)
 		fprintf(f, "; BROKEN: %d abnormal transitions, %d segments%s",
 			ch->breaks, ch->segments,
 			ch->truncated ? ", truncated" : "");
+	if (ch->kept)
+		fputs(ch->gap ? "; kept, INCOMPLETE" : "; kept", f);
 	fputs(")\n", f);
 }
 
@@ -215,10 +217,11 @@ static void chain_json(FILE *f, const struct ccsg_chain *ch, int first)
 		"%s{\"kind\": \"chain\", \"chain\": \"%s\", \"calls\": %d, "
 		"\"broken\": %s, "
 		"\"abnormal_transitions\": %d, \"segments\": %d, "
-		"\"truncated\": %s, "
+		"\"truncated\": %s, \"kept\": %s, \"complete\": %s, "
 		"\"children\": [",
 		first ? "" : ", ", hex, ch->n, ch->segments ? "true" : "false",
-		ch->breaks, ch->segments, ch->truncated ? "true" : "false");
+		ch->breaks, ch->segments, ch->truncated ? "true" : "false",
+		ch->kept ? "true" : "false", ch->gap ? "false" : "true");
 }
 
 static void dchildren_json(struct dprint *p, int32_t u)

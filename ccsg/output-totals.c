@@ -10,6 +10,7 @@
 #include "json.h"
 #include "ccsg.h"
 #include "exact-totals.h"
+#include "sampling.h"
 
 /* The function node of the graph for prog/vers/proc, or NULL. */
 static const struct ccsg_node *
@@ -45,17 +46,6 @@ static const char *host_name(const struct ccsg_graph *g, int32_t host)
 	return host >= 0 && (size_t)host < t->nhosts ? t->hosts[host] : "?";
 }
 
-/* How many hosts the totals saw function f run on. */
-static int hosts_of(const struct ccsg_totals *x, const struct ccsg_totals_fn *f)
-{
-	int n = 0;
-
-	for (size_t i = 0; i < x->nfns; i++)
-		n += x->fns[i].prog == f->prog && x->fns[i].vers == f->vers &&
-		     x->fns[i].proc == f->proc;
-	return n;
-}
-
 /* What the sampled chains show of f: its calls (when it ran on one host
  * only; -1 else) and its self CPU on f's host, and their estimates. */
 struct sampled {
@@ -68,13 +58,21 @@ static void sampled_of(const struct ccsg_graph *g, const struct ccsg_totals *x,
 {
 	const struct ccsg_node *n = node_of(g, f->prog, f->vers, f->proc);
 	int32_t dim = f->host >= 0 ? g->dims->of_host[f->host] : -1;
+	const struct ccsg_scaled *e = &x->est;
+	size_t at = n ? (size_t)(n - g->nodes) : 0;
+	/* the graph is scaled (sampling.h): its figures before */
+	int scaled = n && at < e->nnodes;
+	int64_t calls = scaled ? e->sampled[at] : n ? n->calls : 0;
 
-	s->calls = n && hosts_of(x, f) == 1 ? n->calls : -1;
-	s->self_ns = n && dim >= 0 ? n->self[dim] : 0;
+	s->calls = n && ccsg_totals_hosts_of(x, f) == 1 ? calls : -1;
+	s->self_ns = !n || dim < 0 ? 0
+		     : scaled	   ? e->self_sampled[at * e->k + dim]
+				   : n->self[dim];
+	/* the draws: chains, kept or left whole (sampling.h) */
 	ccsg_totals_estimate((double)(s->calls > 0 ? s->calls : 0),
-			     s->calls > 0 ? s->calls : 0, x->rate,
-			     &s->calls_est, &s->calls_ci);
-	ccsg_totals_estimate((double)s->self_ns, n ? n->calls : 0, x->rate,
+			     n ? n->chains : 0, x->rate, &s->calls_est,
+			     &s->calls_ci);
+	ccsg_totals_estimate((double)s->self_ns, n ? n->chains : 0, x->rate,
 			     &s->self_est, &s->self_ci);
 }
 
@@ -85,9 +83,10 @@ static void sampling_text(FILE *f, const struct ccsg_totals *x)
 		"Exact: the\n"
 		"tables of exact totals below (every call, counted where it "
 		"ran).\n"
-		"Estimated: every other figure, from the sampled chains only; "
-		"est = sampled /\n"
-		"rate, +- the half-width of its 95%% confidence interval.\n",
+		"Estimated: every other figure, from the sampled chains only, "
+		"scaled:\nest = sampled / rate, +- the half-width of its 95%% "
+		"confidence interval\n(the flat profile and call graph above "
+		"show est).\n",
 		x->rate);
 	if (x->lost)
 		fprintf(f,
@@ -96,12 +95,81 @@ static void sampling_text(FILE *f, const struct ccsg_totals *x)
 			x->lost);
 }
 
+/* The function nodes' estimates, with their intervals, summed over the
+ * dimensions (the half-widths too: a bound). */
+static void scaled_text(FILE *f, const struct ccsg_graph *g,
+			const struct ccsg_totals *x)
+{
+	const struct ccsg_scaled *e = &x->est;
+
+	if (!e->nnodes)
+		return;
+	fputs("\nEstimated per function (the sampled chains / rate, ms, +- "
+	      "95%)\n\n",
+	      f);
+	fprintf(f, "%9s %9s %20s %20s  name\n", "sampled", "est calls",
+		"est self", "est desc");
+	for (size_t i = 0; i < g->nnodes && i < e->nnodes; i++) {
+		const struct ccsg_node *n = &g->nodes[i];
+		double ci[2] = { 0, 0 };
+
+		if (n->kind != CCSG_FUNCTION)
+			continue;
+		for (size_t d = 0; d < e->k; d++) {
+			ci[0] += e->self_ci[i * e->k + d];
+			ci[1] += e->desc_ci[i * e->k + d];
+		}
+		fprintf(f,
+			"%9" PRId64 " %9" PRId64 " %10.3f +-%7.3f "
+			"%10.3f +-%7.3f  %s\n",
+			e->sampled[i], n->calls,
+			(double)ccsg_vec_sum(n->self, e->k) / 1e6, ci[0] / 1e6,
+			(double)ccsg_vec_sum(n->desc, e->k) / 1e6, ci[1] / 1e6,
+			n->name);
+	}
+}
+
+/* A vector of 95% intervals, [[lo, hi], ...], us: v +- half. */
+static void ci_json(FILE *f, const int64_t *v, const double *half, size_t k)
+{
+	fputc('[', f);
+	for (size_t d = 0; d < k; d++)
+		fprintf(f, "%s[%.3f, %.3f]", d ? ", " : "",
+			((double)v[d] - half[d]) / 1e3,
+			((double)v[d] + half[d]) / 1e3);
+	fputc(']', f);
+}
+
+void ccsg_totals_node_json(FILE *f, const void *ctx, int32_t u)
+{
+	const struct ccsg_graph *g = ctx;
+	const struct ccsg_totals *x = g->dscg->trace->totals;
+	const struct ccsg_scaled *e = x ? &x->est : NULL;
+	const struct ccsg_node *n = &g->nodes[u];
+	int scaled = ccsg_node_scaled(g, u);
+
+	if (!e || (size_t)u >= e->nnodes)
+		return;
+	fprintf(f, ", \"estimated\": %s, \"sample_rate\": %.9g",
+		scaled ? "true" : "false", x->rate);
+	if (scaled) {
+		fprintf(f, ", \"sampled_%s\": %" PRId64,
+			n->kind == CCSG_THREAD ? "threads" : "calls",
+			e->sampled[u]);
+		fputs(", \"self_cpu_ci95_us\": ", f);
+		ci_json(f, n->self, &e->self_ci[u * e->k], e->k);
+	}
+	fputs(", \"desc_cpu_ci95_us\": ", f);
+	ci_json(f, n->desc, &e->desc_ci[u * e->k], e->k);
+}
+
 void ccsg_totals_report_text(FILE *f, const struct ccsg_graph *g,
 			     const struct ccsg_totals *x)
 {
 	char buf[64];
 
 	sampling_text(f, x);
+	scaled_text(f, g, x);
 	fputs("\nExact totals per function and host (self CPU in ms, "
 	      "Equation 1), and the\nsampled chains' estimates\n\n",
 	      f);
@@ -173,7 +241,7 @@ static void sampling_json(FILE *f, const struct ccsg_totals *x)
 		",\n \"sampling\": {\"rate\": %.9g, \"lost_calls\": %" PRId64
 		", \"exact\": [\"exact_functions\", \"exact_arcs\"], "
 		"\"estimated\": \"every other figure: the sampled chains "
-		"only\"}",
+		"only, scaled by 1 / rate\"}",
 		x->rate, x->lost);
 }
 

@@ -76,7 +76,11 @@ void ccsg_summary_json(FILE *f, const struct ccsg_trace *t,
 	fputs(", \"unclean_processes\": [", f);
 	for (size_t i = 0; i < t->ends.n; i++)
 		unclean_json(f, &t->ends.v[i], i);
-	fputs("]}", f);
+	fprintf(f,
+		"], \"kept_chains\": {\"total\": %zu, \"complete\": %zu, "
+		"\"incomplete\": %zu}}",
+		s->kept_chains, s->kept_complete,
+		s->kept_chains - s->kept_complete);
 }
 
 static void tally_text(FILE *f, const struct ccsg_trace *t, const struct ccsg_tally *ty)
@@ -123,6 +127,13 @@ void ccsg_summary_text(FILE *f, const struct ccsg_trace *t,
 		fprintf(f, "calls from an untraced or lost client: %zu (under <main>)\n", s->no_client);
 	if (s->incomplete)
 		fprintf(f, "calls without their end probe: %zu (CPU unknown)\n", s->incomplete);
+	if (s->kept_chains)
+		fprintf(f,
+			"kept chains (tail keep, not sampled): %zu, %zu "
+			"complete, %zu incomplete (a traced host's side of "
+			"some call missing)\n",
+			s->kept_chains, s->kept_complete,
+			s->kept_chains - s->kept_complete);
 	if (s->failed) {
 		fprintf(f, "failed calls: %zu (", s->failed);
 		tally_text(f, t, &s->failures);
@@ -331,6 +342,8 @@ static void report_json(FILE *f, const struct ccsg_graph *g)
 	struct ccsg_figures fig;
 
 	ccsg_cpu_figures(&fig, g);
+	if (g->dscg->trace->totals) /* scaled: each node says so */
+		fig.json_more = ccsg_totals_node_json;
 	ccsg_report_json_open(f, &fig);
 	ccsg_graph_json(f, &fig);
 	if (g->dscg->trace->totals) {

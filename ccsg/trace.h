@@ -126,6 +126,9 @@ struct ccsg_chain {
 	int32_t segments;		/* 0 when the chain is whole */
 	int32_t owner;			/* thread that started it, -1 */
 	uint8_t truncated;		/* ended with calls still open */
+	/* Filled by ccsg_scan_count(): kept by tail keep, not sampled
+	 * (sampling.h); some call lacks a traced host's side (chain-kind.h) */
+	uint8_t kept, gap;
 };
 
 struct ccsg_proc {

@@ -84,10 +84,13 @@ int ccsg_workers_build(struct ccsg_dscg *d, struct ccsg_trace *t,
 		w[i].resources = resources;
 		w[i].n = n;
 	}
-	for (; opened < workers; opened++)
+	for (; opened < workers; opened++) {
 		if (ccsg_trace_open_share(&w[opened].own, t->path, opened,
 					  workers))
 			goto out;
+		/* a sampled trace's: its chains sampled as the trace's */
+		w[opened].own.totals = t->totals;
+	}
 	for (unsigned i = 0; i < workers; i++) {
 		if (pthread_create(&w[i].thread, NULL, fold_share, &w[i])) {
 			fail("cannot start worker %u of %u", i + 1, workers);

@@ -29,12 +29,16 @@
 #include "causal/monitor-auth.h"
 #include "causal/monitor-proto.h"
 #include "internal.h"
+#include "keep.h"
 
 static _Atomic int consumer_fd = -1; /* the connection, -1: none */
 static char instance[24] = "-";	     /* the coordinator applied counts in */
 static _Atomic uint64_t rejected;    /* malformed messages */
 /* Said once in a process (and not again in its fork children). */
-static int said_peer, said_auth, said_key, said_drop;
+static int said_peer, said_auth, said_key, said_drop, said_old;
+/* the protocol this process says HELLO in: 2 once a coordinator refused
+ * 3 (an older one: tail keep's KEEP and KEPT are not spoken) */
+static int hello_version = CAUSAL_MON_PROTO_VERSION;
 static struct causal_mon_key key; /* TCP: CAUSAL_COORDINATOR_KEY's */
 
 /* The handshake's own deadline: a coordinator that does not prove the
@@ -55,8 +59,15 @@ struct link {
 	int fd, tcp;
 	struct causal_mon_auth *auth; /* once the challenge is sent */
 	int state;		      /* enum link_state */
-	int quiet;		      /* seconds without a line */
+	int quiet;		      /* ticks without a line */
+	int proto;	  /* the protocol the coordinator welcomed */
+	uint64_t said_at; /* when it last sent a line */
 };
+
+/* How often the consumer looks for chains to announce (tail keep on),
+ * else for the coordinator's lines alone. */
+#define TICK_KEEP_MS 50
+#define TICK_MS 1000
 
 enum link_state { LINK_AUTH, LINK_WELCOME, LINK_EVENTS };
 
@@ -133,12 +144,21 @@ static int dial(void)
 	return fd;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Send one message (no "\n"): sealed over TCP; a coordinator that takes
  * nothing for SEND_WAIT_MS is given up (the connection is). */
 static int send_msg(struct link *l, const char *msg)
 {
 	char line[CAUSAL_MON_WIRE_MAX + 1];
 
+	l->said_at = mono_ns();
 	if (l->auth)
 		return causal_mon_seal(l->auth, msg, line, sizeof(line))
 			       ? -1
@@ -168,7 +188,7 @@ static int hello(struct link *l)
 	word(host, sizeof(host), causal_g.id.hostname);
 	word(exe, sizeof(exe), causal_g.id.exe);
 	snprintf(line, sizeof(line), "HELLO %d %s %s %d %s %llu %s",
-		 CAUSAL_MON_PROTO_VERSION, uuid, host, (int)getpid(), instance,
+		 hello_version, uuid, host, (int)getpid(), instance,
 		 (unsigned long long)atomic_load(&causal_mon.applied), exe);
 	l->state = LINK_WELCOME;
 	return send_msg(l, line);
@@ -193,14 +213,6 @@ static int apply(uint64_t seq, char *rest)
 				    ev.iface, ev.func, !strcmp(ev.on, "on"));
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Event seq, in order: applied (ACK), malformed (BAD) or over the rate
  * cap (DROP); each moves what was applied on. */
 static int take_event(struct link *l, uint64_t seq, char *rest)
@@ -222,14 +234,17 @@ static int take_event(struct link *l, uint64_t seq, char *rest)
 	return send_msg(l, reply);
 }
 
-/* WELCOME 2 INSTANCE: 0, or -1 if malformed. */
-static int take_welcome(char *rest)
+/* WELCOME VERSION INSTANCE (2, or up to the version of our HELLO): 0, or
+ * -1 if malformed. */
+static int take_welcome(struct link *l, char *rest)
 {
 	char *v = causal_mon_field(&rest), *id = causal_mon_field(&rest);
+	uint64_t n;
 
-	if (!v || strcmp(v, "2") || !id || *rest ||
-	    strlen(id) >= sizeof(instance))
+	if (causal_mon_u64(v, &n) || n < 2 || n > (uint64_t)hello_version ||
+	    !id || *rest || strlen(id) >= sizeof(instance))
 		return -1;
+	l->proto = (int)n;
 	if (strcmp(id, instance)) {
 		/* another coordinator: its events are numbered anew; the
 		 * state stays what it is */
@@ -262,9 +277,25 @@ static int take_line(struct link *l, char *line)
 	if (!kind)
 		goto malformed;
 	if (l->state == LINK_WELCOME) {
-		if (strcmp(kind, "WELCOME") || take_welcome(rest))
+		if (!strcmp(kind, "ERR") && hello_version > 2 &&
+		    !strncmp(rest, "protocol 2 needed", 17)) {
+			/* an older coordinator refuses HELLO 3: speak 2 */
+			hello_version = 2;
+			say_once(&said_old,
+				 "the coordinator speaks an older "
+				 "protocol (2): the chains tail "
+				 "keep keeps are not broadcast",
+				 NULL, NULL);
+			return -1;
+		}
+		if (strcmp(kind, "WELCOME") || take_welcome(l, rest))
 			goto malformed;
 		l->state = LINK_EVENTS;
+		return 0;
+	}
+	if (!strcmp(kind, "KEPT") && l->proto >= 3) {
+		if (causal_keepcast_take(rest))
+			goto malformed;
 		return 0;
 	}
 	if ((strcmp(kind, "EVENT") && strcmp(kind, "SKIP")) ||
@@ -290,6 +321,19 @@ static int take_line(struct link *l, char *line)
 malformed:
 	atomic_fetch_add(&rejected, 1);
 	return -1;
+}
+
+/* Tell the coordinator the chains kept here since (protocol 3). */
+static int announce(struct link *l)
+{
+	char msg[CAUSAL_MON_LINE_MAX];
+
+	if (l->proto < 3)
+		return 0;
+	while (causal_keepcast_next(mono_ns(), msg, sizeof(msg)))
+		if (send_msg(l, msg))
+			return -1;
+	return 0;
 }
 
 /* TCP: the key, read again before each connection (it may change);
@@ -332,6 +376,7 @@ static int session(int fd)
 	char buf[CAUSAL_MON_WIRE_MAX + 1];
 	size_t have = 0;
 	struct link l = { .fd = fd, .tcp = causal_g.cfg.coordinator_port != 0 };
+	int tick = causal_keep_enabled() ? TICK_KEEP_MS : TICK_MS;
 
 	if (open_link(&l))
 		return 0;
@@ -339,16 +384,21 @@ static int session(int fd)
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		char *nl;
 		ssize_t n;
-		int r = poll(&pfd, 1, 1000);
+		int r = poll(&pfd, 1, tick);
 
 		if (r < 0 && errno != EINTR)
+			goto out;
+		if (l.state == LINK_EVENTS && announce(&l))
 			goto out;
 		if (r <= 0) {
 			/* the coordinator hangs up on the silent; one that
 			 * does not answer the challenge is not ours */
-			if (l.state == LINK_AUTH && ++l.quiet >= AUTH_WAIT_S)
+			if (l.state == LINK_AUTH &&
+			    ++l.quiet >= AUTH_WAIT_S * 1000 / tick)
 				goto out;
-			if (l.state != LINK_AUTH && send_msg(&l, "PING"))
+			if (l.state != LINK_AUTH &&
+			    mono_ns() - l.said_at >= 1000000000ull &&
+			    send_msg(&l, "PING"))
 				goto out;
 			continue;
 		}

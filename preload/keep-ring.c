@@ -182,6 +182,7 @@ static void write_stats(struct causal_log_file *lf, uint64_t now, int final)
 	s->chains = causal_keep_version();
 	s->set_full = atomic_load_explicit(&causal_keep_set_full,
 					   memory_order_relaxed);
+	causal_keepcast_counts(&s->cast, &s->cast_dropped, &s->learned);
 	if (!memcmp(s, &stats_written, sizeof(*s)) ||
 	    (!final && now - ring.stats_at < STATS_EVERY_NS))
 		return;

@@ -5,7 +5,9 @@
  * (rare: a slow or failed chain), the writer alone reads and tidies it.
  * A slot is claimed with a compare-and-swap and published once filled;
  * a full neighbourhood drops the chain, counted (its records then expire
- * unkept, as the KEEP record shows).
+ * unkept, as the KEEP record shows).  A chain this process keeps itself
+ * is marked to be announced: the consumer thread (keep-cast.c) tells the
+ * coordinator; one the coordinator told of is not announced again.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -19,6 +21,7 @@ enum { SLOT_FREE, SLOT_BUSY, SLOT_READY };
 
 struct kept {
 	_Atomic uint32_t state;
+	_Atomic uint32_t announce; /* 1: the consumer is to announce it */
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
 	uint64_t at; /* when kept */
 };
@@ -55,7 +58,7 @@ static int same(const struct kept *k, const uint8_t *chain)
 	       !memcmp(k->chain, chain, CAUSAL_CHAIN_ID_LEN);
 }
 
-void causal_keep_chain(const uint8_t chain[CAUSAL_CHAIN_ID_LEN])
+static void add(const uint8_t chain[CAUSAL_CHAIN_ID_LEN], uint32_t announce)
 {
 	uint32_t at = slot_of(chain);
 
@@ -70,6 +73,8 @@ void causal_keep_chain(const uint8_t chain[CAUSAL_CHAIN_ID_LEN])
 			continue;
 		memcpy(k->chain, chain, CAUSAL_CHAIN_ID_LEN);
 		k->at = causal_now_ns();
+		atomic_store_explicit(&k->announce, announce,
+				      memory_order_relaxed);
 		atomic_store_explicit(&k->state, SLOT_READY,
 				      memory_order_release);
 		atomic_fetch_add_explicit(&version, 1, memory_order_release);
@@ -77,6 +82,32 @@ void causal_keep_chain(const uint8_t chain[CAUSAL_CHAIN_ID_LEN])
 	}
 	atomic_fetch_add_explicit(&causal_keep_set_full, 1,
 				  memory_order_relaxed);
+}
+
+void causal_keep_chain(const uint8_t chain[CAUSAL_CHAIN_ID_LEN])
+{
+	add(chain, causal_g.cfg.coordinator[0] != '\0');
+}
+
+void causal_keep_learn(const uint8_t chain[CAUSAL_CHAIN_ID_LEN])
+{
+	add(chain, 0);
+}
+
+int causal_keep_announce_next(uint8_t chain[CAUSAL_CHAIN_ID_LEN])
+{
+	for (int i = 0; i < KEEP_SLOTS; i++) {
+		struct kept *k = &kept[i];
+		uint32_t yes = 1;
+
+		if (atomic_load_explicit(&k->state, memory_order_acquire) !=
+			    SLOT_READY ||
+		    !atomic_compare_exchange_strong(&k->announce, &yes, 0))
+			continue;
+		memcpy(chain, k->chain, CAUSAL_CHAIN_ID_LEN);
+		return 1;
+	}
+	return 0;
 }
 
 int causal_keep_kept(const uint8_t chain[CAUSAL_CHAIN_ID_LEN])

@@ -17,6 +17,7 @@
 #ifndef CAUSAL_KEEP_H
 #define CAUSAL_KEEP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -26,8 +27,30 @@ static inline int causal_keep_enabled(void)
 	return causal_g.cfg.keep_slower_ns != 0;
 }
 
-/* Any thread: keep the chain (its held records here are written). */
+/* Any thread: keep the chain (its held records here are written); with
+ * a coordinator, the consumer thread announces it (keep-cast.c). */
 void causal_keep_chain(const uint8_t chain[CAUSAL_CHAIN_ID_LEN]);
+
+/* The consumer: keep a chain the coordinator says another process kept
+ * (not announced again). */
+void causal_keep_learn(const uint8_t chain[CAUSAL_CHAIN_ID_LEN]);
+
+/* The consumer: a chain kept here and not announced yet, now taken as
+ * announced; 1 with chain, 0 if none. */
+int causal_keep_announce_next(uint8_t chain[CAUSAL_CHAIN_ID_LEN]);
+
+/*
+ * The consumer's part (keep-cast.c, docs/causalctl.md "The coordinator
+ * protocol"), for a coordinator of protocol 3: the next KEEP message to
+ * send into msg (size bytes), 1, or 0 when there is none (the chains
+ * over CAUSAL_MON_KEEP_RATE are dropped, counted); and a KEPT's fields
+ * taken: 0, or -1 if malformed.  Never on a program's thread.
+ */
+int causal_keepcast_next(uint64_t now_ns, char *msg, size_t size);
+int causal_keepcast_take(char *rest);
+/* The counts the KEEP record shows (cast, cast_dropped, learned). */
+void causal_keepcast_counts(uint64_t *cast, uint64_t *dropped,
+			    uint64_t *learned);
 
 /*
  * Any thread: is a call of ns nanoseconds slow enough to keep its chain?

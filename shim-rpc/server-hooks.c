@@ -216,8 +216,8 @@ static void skeleton_start(struct serving *s, const struct chain_in *c,
 
 	s->saved = *ctx;
 	s->tag = tag_status;
-	s->types = c->unsampled && !causal_keep_enabled() ? 0 : types;
-	s->held = c->unsampled && causal_keep_enabled() ? causal_now_ns() : 0;
+	s->held = causal_rpc_held(c->unsampled) ? causal_now_ns() : 0;
+	s->types = c->unsampled && !s->held ? 0 : types;
 	s->fid = causal_rpc_next_function_id();
 	s->state = SERVING_STARTED;
 	memcpy(ctx->chain, c->chain, CAUSAL_CHAIN_ID_LEN);

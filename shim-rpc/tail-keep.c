@@ -4,11 +4,6 @@
 #include "tail-keep.h"
 #include "keep.h"
 
-int causal_rpc_holds(const struct causal_ctx *ctx)
-{
-	return ctx->unsampled && causal_keep_enabled();
-}
-
 static void keep(struct causal_ctx *ctx)
 {
 	if (!ctx->keep)

@@ -10,11 +10,22 @@
 #include <rpc/rpc.h>
 
 #include "context.h"
+#include "keep.h"
 #include "tag.h"
 
-/* The call is in an unsampled chain that tail keep holds: it records
- * (held) and is timed. */
-int causal_rpc_holds(const struct causal_ctx *ctx);
+/* A call of a chain head sampling left out (unsampled) is held: tail
+ * keep is on, so it records (held) and is timed.  The one test of both
+ * sides: the stub's through causal_rpc_holds(), the skeleton's before its
+ * context is set. */
+static inline int causal_rpc_held(int unsampled)
+{
+	return unsampled && causal_keep_enabled();
+}
+
+static inline int causal_rpc_holds(const struct causal_ctx *ctx)
+{
+	return causal_rpc_held(ctx->unsampled);
+}
 
 /*
  * A stub end in a held chain: keep it when the call took longer than

@@ -11,39 +11,13 @@
 
 #include "array.h"
 #include "db-ends.h"
+#include "db-id-text.h"
 #include "db-read.h"
 
 /* A signal that asks a program to stop: its death by one is clean. */
 static int stop_signal(int64_t sig)
 {
 	return sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
-}
-
-/* files: file_id -> its status, as a copy in *status (n of them). */
-static int load_file_status(sqlite3 *db, struct hashmap *ids, char ***status,
-			    size_t *n)
-{
-	static const int cols[] = { DB_FILES_FILE_ID, DB_FILES_STATUS };
-	struct db_read r;
-	size_t cap = 0;
-	int ret = 0;
-
-	if (db_read_open(&r, db, NULL, DB_FILES, cols, 2, NULL))
-		return -EIO;
-	while (!ret && db_read_next(&r)) {
-		const char *s = db_get_text(&r, DB_FILES_STATUS);
-
-		if (GROW(*status, cap, *n + 1) ||
-		    !((*status)[*n] = strdup(s ? s : "ok")) ||
-		    hashmap_put(ids, (uint64_t)db_get_int(&r, DB_FILES_FILE_ID),
-				(int32_t)*n) < 0)
-			ret = -ENOMEM;
-		else
-			(*n)++;
-	}
-	if (db_read_close(&r) && !ret)
-		ret = -EIO;
-	return ret;
 }
 
 /* How a process ended, in words, into u->how. */
@@ -70,7 +44,7 @@ static void say_how(struct db_unclean *u, const char *reason, int64_t detail,
 
 /* The processes that did not end cleanly, in proc_id order. */
 static int find_unclean(struct db_ends *e, sqlite3 *db, int has_last,
-			const struct hashmap *file_ids, char **status)
+			const struct db_id_text *status)
 {
 	static const int cols[] = {
 		DB_PROCESSES_PROC_ID,	    DB_PROCESSES_END_REASON,
@@ -89,9 +63,7 @@ static int find_unclean(struct db_ends *e, sqlite3 *db, int has_last,
 	while (!ret && db_read_next(&r)) {
 		const char *reason = db_get_text(&r, DB_PROCESSES_END_REASON);
 		int64_t detail = db_get_int(&r, DB_PROCESSES_END_DETAIL);
-		int32_t f = hashmap_get(
-			file_ids,
-			(uint64_t)db_get_int(&r, DB_PROCESSES_FILE_ID));
+		const char *file;
 		struct db_unclean *u;
 
 		if (db_get_int(&r, DB_PROCESSES_COMPLETE) &&
@@ -115,7 +87,11 @@ static int find_unclean(struct db_ends *e, sqlite3 *db, int has_last,
 					  db_get_int(
 						  &r,
 						  DB_PROCESSES_START_MONO_NS);
-		say_how(u, reason, detail, f >= 0 ? status[f] : "ok");
+		if (!db_id_text_get(status,
+				    db_get_int(&r, DB_PROCESSES_FILE_ID),
+				    &file))
+			file = "ok";
+		say_how(u, reason, detail, file);
 	}
 	if (db_read_close(&r) && !ret)
 		ret = -EIO;
@@ -213,24 +189,20 @@ static int count_open_chains(struct db_ends *e, sqlite3 *db)
 int db_ends_load(struct db_ends *e, sqlite3 *db, int schema_version)
 {
 	static const int proc_cols[] = { DB_PROCESSES_PID, DB_PROCESSES_EXE };
-	struct hashmap file_ids = { 0 };
-	char **status = NULL;
-	size_t nstatus = 0;
+	struct db_id_text status = { 0 };
 	int ret;
 
 	memset(e, 0, sizeof(*e));
 	ret = db_procs_load(&e->procs, db, proc_cols, 2);
+	/* each log file's status by file_id */
 	if (!ret)
-		ret = load_file_status(db, &file_ids, &status, &nstatus);
+		ret = db_id_text_load(&status, db, DB_FILES, DB_FILES_FILE_ID,
+				      DB_FILES_STATUS, "ok");
 	if (!ret)
-		ret = find_unclean(e, db, schema_version >= 8, &file_ids,
-				   status);
+		ret = find_unclean(e, db, schema_version >= 8, &status);
 	if (!ret && e->n)
 		ret = count_open_chains(e, db);
-	for (size_t i = 0; i < nstatus; i++)
-		free(status[i]);
-	free(status);
-	hashmap_release(&file_ids);
+	db_id_text_release(&status);
 	if (ret)
 		db_ends_release(e);
 	return ret;

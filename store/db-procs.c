@@ -24,43 +24,14 @@ static int keep(struct db_procs *p, size_t *cap, const char *s,
 	return 0;
 }
 
-/* hosts: host_id -> index into *name (kept in p). */
-static int load_hosts(struct db_procs *p, sqlite3 *db, size_t *cap_names,
-		      struct hashmap *ids, const char ***name, size_t *n)
-{
-	static const int cols[] = { DB_HOSTS_HOST_ID, DB_HOSTS_NAME };
-	struct db_read r;
-	size_t cap = 0;
-	int ret = 0;
-
-	if (db_read_open(&r, db, NULL, DB_HOSTS, cols, 2, NULL))
-		return -EIO;
-	while (!ret && db_read_next(&r)) {
-		if (db_get_type(&r, DB_HOSTS_HOST_ID) == SQLITE_NULL)
-			continue; /* a join matches no NULL */
-		if (GROW(*name, cap, *n + 1) ||
-		    keep(p, cap_names, db_get_text(&r, DB_HOSTS_NAME),
-			 &(*name)[*n]) ||
-		    hashmap_put(ids, (uint64_t)db_get_int(&r, DB_HOSTS_HOST_ID),
-				(int32_t)*n) < 0)
-			ret = -ENOMEM;
-		else
-			(*n)++;
-	}
-	if (db_read_close(&r) && !ret)
-		ret = -EIO;
-	return ret;
-}
-
 static int load_procs(struct db_procs *p, sqlite3 *db, const int *more,
-		      size_t nmore, size_t *cap_names,
-		      const struct hashmap *host_ids, const char **host_name)
+		      size_t nmore)
 {
 	int cols[DB_PROCESSES_NCOLS] = { DB_PROCESSES_PROC_ID,
 					 DB_PROCESSES_HOST_ID };
 	size_t ncols = 2;
 	struct db_read r;
-	size_t cap = 0;
+	size_t cap = 0, cap_names = 0;
 	int ret = 0;
 
 	for (size_t i = 0; i < nmore && ncols < DB_PROCESSES_NCOLS; i++)
@@ -70,7 +41,6 @@ static int load_procs(struct db_procs *p, sqlite3 *db, const int *more,
 		return -EIO;
 	while (!ret && db_read_next(&r)) {
 		struct db_proc *pr;
-		int32_t h = -1;
 
 		if (GROW(p->v, cap, p->n + 1)) {
 			ret = -ENOMEM;
@@ -80,11 +50,9 @@ static int load_procs(struct db_procs *p, sqlite3 *db, const int *more,
 		memset(pr, 0, sizeof(*pr));
 		pr->proc_id = db_get_int(&r, DB_PROCESSES_PROC_ID);
 		if (db_get_type(&r, DB_PROCESSES_HOST_ID) != SQLITE_NULL)
-			h = hashmap_get(
-				host_ids,
-				(uint64_t)db_get_int(&r, DB_PROCESSES_HOST_ID));
-		pr->has_host = h >= 0;
-		pr->host = h >= 0 ? host_name[h] : NULL;
+			pr->has_host = db_id_text_get(
+				&p->hosts, db_get_int(&r, DB_PROCESSES_HOST_ID),
+				&pr->host);
 		pr->pid = db_get_int(&r, DB_PROCESSES_PID);
 		pr->pid_null = db_get_type(&r, DB_PROCESSES_PID) == SQLITE_NULL;
 		pr->start_realtime_ns =
@@ -93,7 +61,7 @@ static int load_procs(struct db_procs *p, sqlite3 *db, const int *more,
 		pr->end_mono_ns = db_get_int(&r, DB_PROCESSES_END_MONO_NS);
 		pr->end_null = db_get_type(&r, DB_PROCESSES_END_MONO_NS) ==
 			       SQLITE_NULL;
-		if (keep(p, cap_names, db_get_text(&r, DB_PROCESSES_EXE),
+		if (keep(p, &cap_names, db_get_text(&r, DB_PROCESSES_EXE),
 			 &pr->exe) ||
 		    hashmap_put(&p->by_id, (uint64_t)pr->proc_id,
 				(int32_t)p->n) < 0)
@@ -108,18 +76,14 @@ static int load_procs(struct db_procs *p, sqlite3 *db, const int *more,
 
 int db_procs_load(struct db_procs *p, sqlite3 *db, const int *cols, size_t n)
 {
-	struct hashmap host_ids = { 0 };
-	const char **host_name = NULL;
-	size_t nhosts = 0, cap_names = 0;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	ret = load_hosts(p, db, &cap_names, &host_ids, &host_name, &nhosts);
+	/* a NULL name stays NULL: has_host says the row is there */
+	ret = db_id_text_load(&p->hosts, db, DB_HOSTS, DB_HOSTS_HOST_ID,
+			      DB_HOSTS_NAME, NULL);
 	if (!ret)
-		ret = load_procs(p, db, cols, n, &cap_names, &host_ids,
-				 host_name);
-	hashmap_release(&host_ids);
-	free(host_name);
+		ret = load_procs(p, db, cols, n);
 	if (ret)
 		db_procs_release(p);
 	return ret;
@@ -139,5 +103,6 @@ void db_procs_release(struct db_procs *p)
 	free(p->names);
 	free(p->v);
 	hashmap_release(&p->by_id);
+	db_id_text_release(&p->hosts);
 	memset(p, 0, sizeof(*p));
 }

@@ -13,6 +13,7 @@
 
 #include <sqlite3.h>
 
+#include "db-id-text.h"
 #include "hashmap.h"
 
 struct db_proc {
@@ -31,7 +32,8 @@ struct db_procs {
 	struct db_proc *v; /* in proc_id order */
 	size_t n;
 	struct hashmap by_id; /* proc_id -> v[] */
-	char **names;	      /* hosts' names and exes, owned */
+	struct db_id_text hosts; /* their names by host_id */
+	char **names;		 /* exes, owned */
 	size_t nnames;
 };
 

@@ -23,9 +23,21 @@
  * checks the change is visible (the first run's figure is outside that
  * tolerance of the second's), so a prediction of no change fails.  And an
  * unknown --root is one line of error and exit 1.
+ *
+ * Every program of a scenario runs cpu_first() (cpu-first.h, through
+ * run-diagnose.sh's DIAG_FIRST): at an ordinary priority on a loaded
+ * machine a request waits for a CPU at every step, its latency is mostly
+ * those waits (a median of 720 ms for a chain of 51 ms of CPU, with four
+ * busy loops beside the usual load of a 2-CPU machine), and they differ
+ * from run to run by more than any tolerance and any correction by what
+ * the programs measured: a p95 is the 10 slowest of 200 requests, which
+ * the load alone picks.  The latencies compared are then the programs',
+ * not the load's, and the corrections below only take up what is left.
+ * The tolerances are the issue's (38, item 2), unchanged.
  */
 #include <math.h>
 
+#include "cpu-first.h"
 #include "e2e-rpc.h"
 #include "e2e.h"
 #include "json-read.h"
@@ -247,10 +259,10 @@ static void scenario(const char *name, const char *function, const char *host,
 {
 	static struct measured m1, m2;
 	double s;
-	char script[PATH_MAX], build[PATH_MAX + 8], out[PATH_MAX],
+	char script[PATH_MAX], build[PATH_MAX + 8], prio[64], out[PATH_MAX],
 		err[PATH_MAX];
 	const char *argv[] = { "/bin/bash", script, name, NULL, NULL };
-	const char *env[] = { build, NULL };
+	const char *env[] = { build, prio, NULL, NULL };
 	const struct jval *causes, *first, *pred;
 	struct run r1, r2;
 	struct e2e t;
@@ -262,6 +274,13 @@ static void scenario(const char *name, const char *function, const char *host,
 	e2e_fmt(script, sizeof(script), "%s/examples/diagnose/run-diagnose.sh",
 		getenv("CAUSAL_SRC"));
 	e2e_fmt(build, sizeof(build), "BUILD=%s", e2e_build());
+	e2e_fmt(prio, sizeof(prio), "DIAG_FIRST=%s", cpu_first_shell());
+	/* the cpu chain burns 51 ms of CPU in a request of 52: without a
+	 * pause between requests its real-time tasks pass the kernel's
+	 * share (sched_rt_runtime_us, 95% of each second) and stop 50 ms
+	 * every second, in 10 of 200 requests: the p95 */
+	if (!strcmp(name, "cpu"))
+		env[2] = "DIAG_GAP_US=8000";
 	e2e_fmt(out, sizeof(out), "%s/run.out", t.dir);
 	e2e_fmt(err, sizeof(err), "%s/run.err", t.dir);
 	argv[3] = t.dir;

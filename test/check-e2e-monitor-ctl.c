@@ -633,7 +633,7 @@ START_TEST(test_hostile_coordinator)
 
 	fd = mon_accept(lfd);
 	e2e_fmt(hello, sizeof(hello), "%s", mon_line(fd));
-	ck_assert_msg(!strncmp(hello, "HELLO 2 ", 8) &&
+	ck_assert_msg(!strncmp(hello, "HELLO 3 ", 8) &&
 			      strstr(hello, rpc_q(" %d - 0 ", a.server_pid)),
 		      "%s", hello);
 	mon_send(fd, "WELCOME 2 abc\nEVENT 1 on bogus\n"

@@ -10,7 +10,7 @@
  * a client started is known without its records: chain ids are its
  * process uuid (from its log's name) and a counter from 1, and its
  * threads each start one.  So the test recomputes the decision for each
- * (shim-rpc/sample.c, the library's own function) and compares with the
+ * (include/causal/sample.h, the library's own function) and compares with the
  * chains in the merged database.
  */
 #include "config.h"

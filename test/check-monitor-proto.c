@@ -265,6 +265,56 @@ START_TEST(test_unix_dial_and_peer)
 }
 END_TEST
 
+/* KEEP and KEPT's chain: 40 lowercase hex digits exactly, both ways. */
+START_TEST(test_chain_hex)
+{
+	static const char *const bad[] = {
+		"",
+		"00",
+		"0123456789abcdef0123456789abcdef0123456",
+		"0123456789abcdef0123456789abcdef012345678",
+		"0123456789ABCDEF0123456789abcdef01234567",
+		"0123456789abcdef0123456789abcdef0123456g",
+		"0123456789abcdef0123456789abcdef0123456 "
+	};
+	const char *good = "0123456789abcdef0123456789abcdef01234567";
+	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
+	char hex[CAUSAL_MON_CHAIN_HEX + 1];
+
+	ck_assert_int_eq(causal_mon_chain(good, chain), 0);
+	ck_assert_int_eq(chain[0], 0x01);
+	ck_assert_int_eq(chain[19], 0x67);
+	causal_mon_chain_hex(chain, hex);
+	ck_assert_str_eq(hex, good);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		ck_assert_msg(causal_mon_chain(bad[i], chain) == -1, "'%s'",
+			      bad[i]);
+	ck_assert_int_eq(causal_mon_chain(NULL, chain), -1);
+}
+END_TEST
+
+/* The rate caps' bucket: burst at once, then rate a second. */
+START_TEST(test_bucket)
+{
+	struct causal_mon_bucket b = { 0 };
+	const uint64_t t0 = 5000000000ull, s = 1000000000ull;
+	int n = 0;
+
+	while (causal_mon_bucket_take(&b, t0, 64, 64))
+		n++;
+	ck_assert_int_eq(n, 64);
+	ck_assert_int_eq(causal_mon_bucket_take(&b, t0 + s / 128, 64, 64), 0);
+	ck_assert_int_eq(causal_mon_bucket_take(&b, t0 + s / 64, 64, 64), 1);
+	ck_assert_int_eq(causal_mon_bucket_take(&b, t0 + s / 64, 64, 64), 0);
+	/* a second on: 64 more, no more (the burst caps what was saved) */
+	for (n = 0; causal_mon_bucket_take(&b, t0 + 10 * s, 64, 64); n++)
+		;
+	ck_assert_int_eq(n, 64);
+	/* a clock that goes back starts afresh, full */
+	ck_assert_int_eq(causal_mon_bucket_take(&b, t0, 64, 64), 1);
+}
+END_TEST
+
 Suite *monitor_proto_suite(void)
 {
 	Suite *s = suite_create("monitor-proto");
@@ -282,6 +332,8 @@ Suite *monitor_proto_suite(void)
 	tcase_add_test(tc, test_dial);
 	tcase_add_test(tc, test_local_sockets);
 	tcase_add_test(tc, test_unix_dial_and_peer);
+	tcase_add_test(tc, test_chain_hex);
+	tcase_add_test(tc, test_bucket);
 	suite_add_tcase(s, tc);
 	return s;
 }

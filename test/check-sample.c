@@ -1,6 +1,6 @@
 /*
  * check-sample.c - head sampling (issue 37 item 1): the decision of
- * shim-rpc/sample.c, CAUSAL_SAMPLE's parsing (preload/config.c), and the
+ * include/causal/sample.h, CAUSAL_SAMPLE's parsing (preload/config.c), and the
  * unsampled bit of the call tag (shim-rpc/tag.c).
  */
 #include <check.h>

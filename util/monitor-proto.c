@@ -241,3 +241,49 @@ int causal_mon_peer_uid(int fd, unsigned *uid)
 	*uid = (unsigned)cred.uid;
 	return 0;
 }
+
+int causal_mon_chain(const char *s, uint8_t chain[CAUSAL_CHAIN_ID_LEN])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	if (!s || strlen(s) != CAUSAL_MON_CHAIN_HEX ||
+	    strspn(s, digits) != CAUSAL_MON_CHAIN_HEX)
+		return -1;
+	for (int i = 0; i < CAUSAL_CHAIN_ID_LEN; i++)
+		chain[i] = (uint8_t)((strchr(digits, s[2 * i]) - digits) << 4 |
+				     (strchr(digits, s[2 * i + 1]) - digits));
+	return 0;
+}
+
+void causal_mon_chain_hex(const uint8_t chain[CAUSAL_CHAIN_ID_LEN],
+			  char out[CAUSAL_MON_CHAIN_HEX + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 0; i < CAUSAL_CHAIN_ID_LEN; i++) {
+		out[2 * i] = digits[chain[i] >> 4];
+		out[2 * i + 1] = digits[chain[i] & 15];
+	}
+	out[CAUSAL_MON_CHAIN_HEX] = '\0';
+}
+
+int causal_mon_bucket_take(struct causal_mon_bucket *b, uint64_t now_ns,
+			   unsigned burst, unsigned rate)
+{
+	/* in thousandths of a message, so that a slow rate still refills */
+	const uint64_t full = burst * 1000ull, step = 1000000ull / rate;
+	uint64_t gained;
+
+	if (!b->started || now_ns < b->since) {
+		b->started = 1;
+		b->since = now_ns;
+		b->tokens = full;
+	}
+	gained = (now_ns - b->since) / step;
+	b->since += gained * step; /* the remainder counts next time */
+	b->tokens = b->tokens + gained > full ? full : b->tokens + gained;
+	if (b->tokens < 1000)
+		return 0;
+	b->tokens -= 1000;
+	return 1;
+}

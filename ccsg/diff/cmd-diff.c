@@ -22,11 +22,11 @@ static const struct opt diff_opts[] = {
 	OPT_END
 };
 
-/* One trace: folded for CPU with the watch, and again for heap bytes. */
+/* One trace: folded once, for CPU with the watch and for heap bytes. */
 struct diff_trace {
-	struct session cpu, heap;
+	struct session s;
 	struct diff_acc acc;
-	int open_cpu, open_heap;
+	int open;
 };
 
 static int trace_load(struct diff_trace *t, struct cli *o, const char *path)
@@ -36,22 +36,15 @@ static int trace_load(struct diff_trace *t, struct cli *o, const char *path)
 	memset(t, 0, sizeof(*t));
 	o->db = path;
 	o->resource = CCSG_RES_CPU;
-	t->open_cpu = 1;
-	if (session_stream(&t->cpu, o, &watch))
-		return 1;
-	/* a second pass: session_stream() folds one resource (and, for
-	 * heap memory, the bytes freed) */
-	o->resource = CCSG_RES_ALLOC;
-	t->open_heap = 1;
-	return session_stream(&t->heap, o, NULL);
+	o->with_heap = 1;
+	t->open = 1;
+	return session_stream(&t->s, o, &watch);
 }
 
 static void trace_release(struct diff_trace *t)
 {
-	if (t->open_cpu)
-		session_close(&t->cpu);
-	if (t->open_heap)
-		session_close(&t->heap);
+	if (t->open)
+		session_close(&t->s);
 	diff_acc_release(&t->acc);
 }
 
@@ -121,8 +114,8 @@ int diff_compare(struct diff_report *r, struct cli *o, const char *a,
 	ret = trace_load(&t[0], o, a) || trace_load(&t[1], o, b);
 	if (!ret) {
 		const struct diff_input in[2] = {
-			{ a, &t[0].cpu.graph, &t[0].heap.graph, &t[0].acc },
-			{ b, &t[1].cpu.graph, &t[1].heap.graph, &t[1].acc },
+			{ a, &t[0].s.graph, &t[0].s.heap, &t[0].acc },
+			{ b, &t[1].s.graph, &t[1].s.heap, &t[1].acc },
 		};
 
 		if (diff_build(r, &in[0], &in[1], alpha, min_change))

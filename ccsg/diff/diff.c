@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "ccsg-match.h"
 #include "diff.h"
 #include "latency.h"
 
@@ -196,56 +197,55 @@ static void names_release(struct diff_names *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Whether g has a function node named name (prog, its program). */
-static int has_function(const struct ccsg_graph *g, const char *name)
-{
-	for (size_t i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].kind == CCSG_FUNCTION && g->nodes[i].name &&
-		    !strcmp(g->nodes[i].name, name))
-			return 1;
-	return 0;
-}
-
-static int has_prog(const struct ccsg_graph *g, uint32_t prog)
-{
-	for (size_t i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].kind == CCSG_FUNCTION &&
-		    g->nodes[i].prog == prog)
-			return 1;
-	return 0;
-}
-
-static int has_host(const struct ccsg_dims *d, const char *name)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (!strcmp(d->names[i], name))
-			return 1;
-	return 0;
-}
-
-/* What x has that y lacks, into r's lists of index side. */
+/*
+ * What x has that y lacks, into r's lists of index side: programs,
+ * functions (x's node i is y's when in_y[i]: ccsg_match_nodes()) and
+ * hosts (x's dimension d is y's when dim_y[d] >= 0).
+ */
 static int what_differs(struct diff_report *r, int side,
-			const struct ccsg_graph *x, const struct ccsg_graph *y)
+			const struct ccsg_graph *x, const struct ccsg_graph *y,
+			const uint8_t *in_y, const int32_t *dim_y)
 {
+	size_t nprogs;
+	uint32_t *progs = ccsg_programs(y, &nprogs);
 	char hex[16];
+	int ret = progs ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < x->nnodes; i++) {
+	for (size_t i = 0; !ret && i < x->nnodes; i++) {
 		const struct ccsg_node *nd = &x->nodes[i];
 
 		if (nd->kind != CCSG_FUNCTION || !nd->name)
 			continue;
 		snprintf(hex, sizeof(hex), "0x%" PRIx32, nd->prog);
-		if ((!has_prog(y, nd->prog) &&
+		if ((!ccsg_programs_have(progs, nprogs, nd->prog) &&
 		     names_add(&r->progs[side], hex)) ||
-		    (!has_function(y, nd->name) &&
-		     names_add(&r->functions[side], nd->name)))
-			return -ENOMEM;
+		    (!in_y[i] && names_add(&r->functions[side], nd->name)))
+			ret = -ENOMEM;
 	}
-	for (size_t i = 0; i < x->dims->n; i++)
-		if (!has_host(y->dims, x->dims->names[i]) &&
+	for (size_t i = 0; !ret && i < x->dims->n; i++)
+		if (dim_y[i] < 0 &&
 		    names_add(&r->hosts[side], x->dims->names[i]))
-			return -ENOMEM;
-	return 0;
+			ret = -ENOMEM;
+	free(progs);
+	return ret;
+}
+
+/* What A has that B lacks, and B that A lacks (ccsg-match.h). */
+static int differences(struct diff_report *r, const struct ccsg_graph *a,
+		       const struct ccsg_graph *b)
+{
+	struct ccsg_match nodes = { 0 }, dims = { 0 };
+	int ret = 0;
+
+	if (ccsg_match_nodes(&nodes, a, b) ||
+	    ccsg_match_dims(&dims, a->dims, b->dims) ||
+	    what_differs(r, 0, a, b, nodes.in_b, dims.of_a) ||
+	    what_differs(r, 1, b, a, nodes.in_a, dims.of_b))
+		ret = -ENOMEM;
+
+	ccsg_match_release(&nodes);
+	ccsg_match_release(&dims);
+	return ret;
 }
 
 static void fig_release(struct diff_fig *f)
@@ -286,25 +286,44 @@ static int add_row(struct diff_report *r, size_t *cap, struct side_row *a,
 	return 0;
 }
 
+static int side_key(const void *x, size_t i, const void *y, size_t j)
+{
+	const struct side *sx = x, *sy = y;
+
+	return cmp_side_row(&sx->v[i], &sy->v[j]);
+}
+
+/*
+ * The rows of a and b, by name then host: each of a's with its match in
+ * b (ccsg-match.h: the k-th row of a function and host in a with the
+ * k-th in b), b's own where they sort.
+ */
 static int match(struct diff_report *r, struct side *a, struct side *b)
 {
+	struct ccsg_match m;
 	size_t i = 0, j = 0, cap = 0;
+	int ret = 0;
 
 	qsort(a->v, a->n, sizeof(*a->v), cmp_side_row);
 	qsort(b->v, b->n, sizeof(*b->v), cmp_side_row);
-	while (i < a->n || j < b->n) {
-		int c = i == a->n   ? 1
-			: j == b->n ? -1
-				    : cmp_side_row(&a->v[i], &b->v[j]);
-		int ret = add_row(r, &cap, c <= 0 ? &a->v[i] : NULL,
-				  c >= 0 ? &b->v[j] : NULL);
-
-		if (ret)
-			return ret;
-		i += c <= 0;
-		j += c >= 0;
+	if (ccsg_match_build(&m, a, a->n, b, b->n, side_key))
+		return -ENOMEM;
+	while (!ret && (i < a->n || j < b->n)) {
+		if (j < b->n && m.of_b[j] >= 0) {
+			j++; /* with its match in a */
+			continue;
+		}
+		if (i < a->n &&
+		    (j == b->n || cmp_side_row(&a->v[i], &b->v[j]) <= 0)) {
+			ret = add_row(r, &cap, &a->v[i],
+				      m.of_a[i] >= 0 ? &b->v[m.of_a[i]] : NULL);
+			i++;
+		} else {
+			ret = add_row(r, &cap, NULL, &b->v[j++]);
+		}
 	}
-	return 0;
+	ccsg_match_release(&m);
+	return ret;
 }
 
 static void side_release(struct side *s)
@@ -331,9 +350,7 @@ int diff_build(struct diff_report *r, const struct diff_input *a,
 	if (!ret)
 		ret = match(r, &sa, &sb);
 	if (!ret)
-		ret = what_differs(r, 0, a->cpu, b->cpu);
-	if (!ret)
-		ret = what_differs(r, 1, b->cpu, a->cpu);
+		ret = differences(r, a->cpu, b->cpu);
 	side_release(&sa);
 	side_release(&sb);
 	if (ret)

@@ -109,6 +109,12 @@ static int write_folded(FILE *f, struct export_ctx *x,
 	m.list = 1;
 	if (!ret)
 		ccsg_monitoring_prefixed(stderr, &m, "ccsg: ");
+	if (!ret && x->sampling) /* the weights are estimates, likewise */
+		fprintf(stderr,
+			"ccsg: sampling: chains recorded at rate %.6g; the "
+			"calls' weights are the head-sampled chains' / rate "
+			"(estimated), the threads' as measured\n",
+			x->sample_rate);
 	return ret;
 }
 

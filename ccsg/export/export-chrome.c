@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,6 +138,14 @@ static void metadata(struct chrome *ch)
 	xb_i64(b, worst);
 	XB_LIT(b, ",\"clamped_calls\":");
 	xb_i64(b, x->clamped);
+	if (x->sampling) { /* head sampling: the recorded chains' events */
+		char rate[32];
+
+		snprintf(rate, sizeof(rate), "%.9g", x->sample_rate);
+		XB_LIT(b, ",\"sample_rate\":");
+		xb_str(b, rate);
+		XB_LIT(b, ",\"scaled\":false");
+	}
 	monitoring(b, &t->mon);
 	XB_LIT(b, "},\n\"traceEvents\":[\n");
 }

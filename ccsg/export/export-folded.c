@@ -24,12 +24,14 @@
  * a node's threads come before its calls, each in their order.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
 #include "export-buf.h"
 #include "export.h"
+#include "sampling.h"
 
 /* A stack: its parent stack (-1 at the top) and last frame. */
 struct stack {
@@ -333,6 +335,15 @@ static int fold_part(void *arg, const struct export_part *p)
 		else if (ch->owner >= 0)
 			fo->root_lat[ch->owner] += fo->part_lat[i];
 	}
+	/* a sampled trace: the head-sampled chains' calls, scaled by 1 /
+	 * rate (sampling.h); tail keep's others weigh nothing */
+	for (size_t i = 0; x->sampling && i < p->n; i++)
+		fo->part_w[i] =
+			ccsg_chain_sampled_by(x->sampling, p->t,
+					      &p->t->chains[p->calls[i].chain])
+				? llround((double)fo->part_w[i] /
+					  x->sample_rate)
+				: 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct ccsg_call *c = &p->calls[i];
 		int64_t ord = p->ord0 + (int64_t)i;

@@ -3,6 +3,7 @@
  * is in (export-otlp.h): its trace and span ids (from the chain and the
  * side's first event, or the thread), its parent, times and attributes.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,6 +280,15 @@ void otlp_open_resource(struct otlp *ot, int32_t p, int first)
 	attr_str(b, "service.name", service, 0);
 	attr_str(b, "service.instance.id", x->uuid[p], 0);
 	monitoring_attrs(b, x, p);
+	if (x->sampling) { /* head sampling: each span's chain's odds */
+		char rate[32];
+
+		snprintf(rate, sizeof(rate), "%.9g", x->sample_rate);
+		key(b, "causal.sample_rate", 0);
+		XB_LIT(b, "{\"doubleValue\":");
+		xb_str(b, rate);
+		XB_LIT(b, "}}");
+	}
 	XB_LIT(b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"causal\","
 		  "\"version\":\"1\"},\"spans\":[\n");
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "exact-totals.h"
 #include "export.h"
 #include "json.h"
 #include "stream.h"
@@ -356,6 +357,28 @@ void export_spawned(const struct export_ctx *x, uint8_t *seen,
 			fn(arg, th);
 }
 
+/* A sampled trace's rates: the exports say them, the aggregates scale. */
+static int load_sampling(struct export_ctx *x)
+{
+	struct ccsg_totals *s = malloc(sizeof(*s));
+
+	x->sample_rate = 1;
+	if (!s)
+		return fail("out of memory");
+	if (ccsg_totals_load(s, x->t)) {
+		free(s);
+		return -1;
+	}
+	if (s->rate < 1) {
+		x->sampling = s;
+		x->sample_rate = s->rate;
+	} else {
+		ccsg_totals_release(s);
+		free(s);
+	}
+	return 0;
+}
+
 int export_ctx_init(struct export_ctx *x, const struct ccsg_trace *t,
 		    const struct ccsg_graph *g, const struct idl_names *nm)
 {
@@ -383,7 +406,7 @@ int export_ctx_init(struct export_ctx *x, const struct ccsg_trace *t,
 		x->proc_start[i] = x->proc_end[i] = CCSG_NONE;
 	for (size_t h = 0; h < t->nhosts; h++)
 		x->hosts[h].via = x->hosts[h].ref = -1;
-	if (load_columns(x)) {
+	if (load_columns(x) || load_sampling(x)) {
 		export_ctx_release(x);
 		return -1;
 	}
@@ -399,5 +422,8 @@ void export_ctx_release(struct export_ctx *x)
 	free(x->proc_start);
 	free(x->proc_end);
 	free(x->hosts);
+	if (x->sampling)
+		ccsg_totals_release(x->sampling);
+	free(x->sampling);
 	memset(x, 0, sizeof(*x));
 }

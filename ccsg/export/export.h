@@ -57,6 +57,7 @@ struct export_host {
 };
 
 struct ccsg_values;
+struct ccsg_totals;
 
 struct export_ctx {
 	const struct ccsg_graph *g; /* its nodes, dims and thread_self */
@@ -77,6 +78,10 @@ struct export_ctx {
 	 * time, and the clamped calls, unless it takes another pass */
 	int64_t align_base, align_clamped;
 	int bounds_pass;
+	/* a head-sampled trace's rates (exact-totals.h, sampling.h), NULL
+	 * when every chain was recorded; sample_rate, the lowest (1) */
+	struct ccsg_totals *sampling;
+	double sample_rate;
 	/* the values of calls for the OTLP spans (values/values.h), or
 	 * NULL; set by the command after export_ctx_init() */
 	struct ccsg_values *values;

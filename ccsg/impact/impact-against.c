@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccsg-match.h"
 #include "impact-against.h"
 #include "impact-output.h"
 
@@ -19,130 +20,37 @@ int ccsg_against_runtime(const struct ccsg_graph *g, int32_t n)
 	       (x->serving || x->unmonitored || x->parent == 0);
 }
 
-/* qsort()'s context: the graph whose node ids are sorted by name */
-static const struct ccsg_graph *sort_graph;
-
-static int by_name(const void *p, const void *q)
+/* The items i of k whose of[i] is -1, into *only (n of them). */
+static int unmatched(int32_t **only, size_t *n, const int32_t *of, size_t k)
 {
-	int32_t i = *(const int32_t *)p, j = *(const int32_t *)q;
-	int c = strcmp(sort_graph->nodes[i].name, sort_graph->nodes[j].name);
-
-	return c ? c : (i > j) - (i < j);
-}
-
-static int32_t *ids_by_name(const struct ccsg_graph *g)
-{
-	int32_t *v = malloc((g->nnodes + 1) * sizeof(*v));
-
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < g->nnodes; i++)
-		v[i] = (int32_t)i;
-	sort_graph = g;
-	qsort(v, g->nnodes, sizeof(*v), by_name);
-	return v;
-}
-
-/*
- * match[i]: B's node of A's node i, or -1; the k-th node of a name in A
- * goes with the k-th of that name in B.  The unmatched into only_a and
- * only_b, by id.  0 or -ENOMEM.
- */
-static int match_nodes(struct ccsg_against *x, const struct ccsg_graph *a,
-		       int32_t *match)
-{
-	const struct ccsg_graph *b = x->b;
-	int32_t *sa = ids_by_name(a), *sb = ids_by_name(b);
-	uint8_t *matched_b = calloc(b->nnodes + 1, 1);
-	size_t i = 0, j = 0;
-	int ret = -ENOMEM;
-
-	x->only_a = malloc((a->nnodes + 1) * sizeof(int32_t));
-	x->only_b = malloc((b->nnodes + 1) * sizeof(int32_t));
-	if (!sa || !sb || !matched_b || !x->only_a || !x->only_b)
-		goto out;
-	for (size_t n = 0; n < a->nnodes; n++)
-		match[n] = -1;
-	while (i < a->nnodes && j < b->nnodes) {
-		int c = strcmp(a->nodes[sa[i]].name, b->nodes[sb[j]].name);
-
-		if (!c) {
-			match[sa[i++]] = sb[j];
-			matched_b[sb[j++]] = 1;
-		} else if (c < 0) {
-			i++;
-		} else {
-			j++;
-		}
-	}
-	for (size_t n = 0; n < a->nnodes; n++)
-		if (match[n] < 0)
-			x->only_a[x->nonly_a++] = (int32_t)n;
-	for (size_t n = 0; n < b->nnodes; n++)
-		if (!matched_b[n])
-			x->only_b[x->nonly_b++] = (int32_t)n;
-	ret = 0;
-out:
-	free(sa);
-	free(sb);
-	free(matched_b);
-	return ret;
-}
-
-/* dim_b[d]: B's dimension of A's d by name, or -1; the unmatched listed */
-static int match_dims(struct ccsg_against *x, const struct ccsg_dims *a,
-		      int32_t *dim_b)
-{
-	const struct ccsg_dims *b = x->b->dims;
-	uint8_t *seen = calloc(b->n + 1, 1);
-
-	x->dims_only_a = malloc((a->n + 1) * sizeof(int32_t));
-	x->dims_only_b = malloc((b->n + 1) * sizeof(int32_t));
-	if (!seen || !x->dims_only_a || !x->dims_only_b) {
-		free(seen);
+	if (!(*only = malloc((k + 1) * sizeof(**only))))
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < a->n; i++) {
-		dim_b[i] = -1;
-		for (size_t j = 0; j < b->n && dim_b[i] < 0; j++)
-			if (!seen[j] && !strcmp(a->names[i], b->names[j])) {
-				dim_b[i] = (int32_t)j;
-				seen[j] = 1;
-			}
-		if (dim_b[i] < 0)
-			x->dims_only_a[x->ndims_only_a++] = (int32_t)i;
-	}
-	for (size_t j = 0; j < b->n; j++)
-		if (!seen[j])
-			x->dims_only_b[x->ndims_only_b++] = (int32_t)j;
-	free(seen);
+	for (size_t i = 0; i < k; i++)
+		if (of[i] < 0)
+			(*only)[(*n)++] = (int32_t)i;
 	return 0;
 }
 
-static int cmp_u32(const void *p, const void *q)
+/*
+ * The nodes and dimensions of A and B matched by name (ccsg-match.h);
+ * the unmatched into only_a and only_b, dims_only_a and dims_only_b, by
+ * id.  0 or -ENOMEM.
+ */
+static int match(struct ccsg_against *x, const struct ccsg_graph *a,
+		 struct ccsg_match *nodes, struct ccsg_match *dims)
 {
-	uint32_t a = *(const uint32_t *)p, b = *(const uint32_t *)q;
+	const struct ccsg_graph *b = x->b;
 
-	return (a > b) - (a < b);
-}
-
-/* The RPC programs of g's function nodes, sorted, each once. */
-static uint32_t *programs(const struct ccsg_graph *g, size_t *n)
-{
-	uint32_t *v = malloc((g->nnodes + 1) * sizeof(*v));
-	size_t m = 0;
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].kind == CCSG_FUNCTION)
-			v[m++] = g->nodes[i].prog;
-	qsort(v, m, sizeof(*v), cmp_u32);
-	for (size_t i = 0; i < m; i++)
-		if (!*n || v[*n - 1] != v[i])
-			v[(*n)++] = v[i];
-	return v;
+	if (ccsg_match_nodes(nodes, a, b) ||
+	    ccsg_match_dims(dims, a->dims, b->dims) ||
+	    unmatched(&x->only_a, &x->nonly_a, nodes->of_a, a->nnodes) ||
+	    unmatched(&x->only_b, &x->nonly_b, nodes->of_b, b->nnodes) ||
+	    unmatched(&x->dims_only_a, &x->ndims_only_a, dims->of_a,
+		      a->dims->n) ||
+	    unmatched(&x->dims_only_b, &x->ndims_only_b, dims->of_b,
+		      b->dims->n))
+		return -ENOMEM;
+	return 0;
 }
 
 /* The runtime nodes' self + desc per dimension of g, before (im NULL)
@@ -284,8 +192,7 @@ int ccsg_against_build(struct ccsg_against *x, const struct ccsg_impact *im,
 {
 	const struct ccsg_graph *a = im->g;
 	size_t k = a->dims->n, kb = b->dims->n, kk = k > kb ? k : kb;
-	int32_t *match = malloc((a->nnodes + 1) * sizeof(*match));
-	int32_t *dim_b = malloc((k + 1) * sizeof(*dim_b));
+	struct ccsg_match nodes = { 0 }, dims = { 0 };
 	/* the runtime sums (2k + kb), then two vectors of scratch */
 	int64_t *v = malloc((2 * k + kb + 2 * kk + 1) * sizeof(*v));
 	struct runtime_sums rt;
@@ -297,10 +204,10 @@ int ccsg_against_build(struct ccsg_against *x, const struct ccsg_impact *im,
 	x->b = b;
 	x->worst_rel.row = x->worst_abs.row = -1;
 	x->rows = malloc((a->nnodes * k + 1) * sizeof(*x->rows));
-	x->progs_a = programs(a, &x->nprogs_a);
-	x->progs_b = programs(b, &x->nprogs_b);
-	if (!match || !dim_b || !v || !x->rows || !x->progs_a || !x->progs_b ||
-	    match_nodes(x, a, match) || match_dims(x, a->dims, dim_b))
+	x->progs_a = ccsg_programs(a, &x->nprogs_a);
+	x->progs_b = ccsg_programs(b, &x->nprogs_b);
+	if (!v || !x->rows || !x->progs_a || !x->progs_b ||
+	    match(x, a, &nodes, &dims))
 		goto out;
 	x->same_programs =
 		x->nprogs_a == x->nprogs_b &&
@@ -312,13 +219,13 @@ int ccsg_against_build(struct ccsg_against *x, const struct ccsg_impact *im,
 	runtime_sum(a, im, rt.pred, self, desc);
 	runtime_sum(b, NULL, rt.b, self, desc);
 	for (size_t n = 0; n < a->nnodes; n++)
-		if (match[n] >= 0)
-			node_rows(x, (int32_t)n, match[n], dim_b, &rt, self,
-				  desc);
-	ret = latencies(x, match, lat_a, nlat_a, lat_b, nlat_b);
+		if (nodes.of_a[n] >= 0)
+			node_rows(x, (int32_t)n, nodes.of_a[n], dims.of_a, &rt,
+				  self, desc);
+	ret = latencies(x, nodes.of_a, lat_a, nlat_a, lat_b, nlat_b);
 out:
-	free(match);
-	free(dim_b);
+	ccsg_match_release(&nodes);
+	ccsg_match_release(&dims);
 	free(v);
 	if (ret)
 		ccsg_against_release(x);

@@ -25,6 +25,7 @@
 
 #include "array.h"
 #include "impact-stream.h"
+#include "sampling.h"
 #include "usage.h"
 
 /* --- the first reading: the calls of each node on each host ------------- */
@@ -442,6 +443,7 @@ int ccsg_impact_stream_apply(struct ccsg_impact *im, const char *db,
 	p.in_scope = im->in_scope;
 	if (ccsg_trace_open(&t, db))
 		return -1;
+	t.totals = g->dscg->trace->totals; /* sampled: the same chains */
 	p.t = &t;
 	p.place = calloc(t.nthreads + 1, sizeof(*p.place));
 	p.touched = calloc(t.nthreads + 1, 1);
@@ -456,7 +458,11 @@ int ccsg_impact_stream_apply(struct ccsg_impact *im, const char *db,
 	if (ccsg_stream_build(&d, &t, dims, g->by_object, graphs, &resource, 1,
 			      &watch))
 		goto out;
-	ret = collect(&p, &gd);
+	/* a sampled trace's graph is scaled (sampling.h): its deltas too */
+	if (t.totals && ccsg_graph_scale(&gd, t.totals->rate, NULL))
+		ret = fail("out of memory");
+	else
+		ret = collect(&p, &gd);
 	ccsg_graph_release(&gd);
 	ccsg_dscg_release(&d);
 out:

@@ -228,9 +228,8 @@ int api_dscg_parent(const struct viewer *v, struct vid u, struct vid *p)
 	return 0;
 }
 
-/* Self and total CPU of a view node, ns. */
-static void dscg_cpu(const struct viewer *v, struct vid u, int64_t *self,
-		     int64_t *total)
+void api_dscg_cpu(const struct viewer *v, struct vid u, int64_t *self,
+		  int64_t *total)
 {
 	const struct ccsg_trace *t = v->trace;
 	int32_t node;
@@ -260,7 +259,7 @@ void api_dscg_put_node(FILE *f, const struct viewer *v, struct vid u, int full)
 	char name[1024];
 	const char *kind;
 
-	dscg_cpu(v, u, &self, &total);
+	api_dscg_cpu(v, u, &self, &total);
 	switch (u.k) {
 	case 'm':
 		kind = "main";

@@ -16,8 +16,8 @@
  * /api/children puts it, so it works for every tree and compacted view.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "internal.h"
 #include "json.h"
@@ -54,28 +54,43 @@ static int queue_push(struct flame_queue *fq, const struct any *u,
 }
 
 /*
- * u as /api/children puts it, into *json, and its "total".  Each tree
- * computes its totals its own way (api-dscg.c, api-ccsg.c, api-idt.c,
- * api-compact.c); reading the figure from the node's own JSON keeps the
- * flame graph's widths those of the rows, whatever the tree.  Inside a
- * JSON string a quote is escaped, so "total": cannot be matched there.
+ * u's "total" as /api/children puts it, ns, taken from the tree itself:
+ * the flame graph's widths are those of the rows, whatever the tree.
+ * A compacted tree weighs in microseconds (its root stands for its
+ * tops), the IDT sums its procedures' CPU; both are rounded as the
+ * rows print them (%.0f: to nearest, ties to even).
  */
-static int node_json(struct ctx *x, const struct any *u, char **json,
-		     size_t *len, int64_t *total)
+static int64_t flame_total(const struct ctx *x, const struct any *u)
 {
-	FILE *keep = x->f, *f = open_memstream(json, len);
-	const char *t;
+	const struct viewer *v = x->v;
+	double sum = 0;
 
-	if (!f)
-		return -ENOMEM;
-	x->f = f;
-	api_put_any(x, u, 0);
-	x->f = keep;
-	if (fclose(f))
-		return -ENOMEM;
-	t = strstr(*json, "\"total\": ");
-	*total = t ? strtoll(t + strlen("\"total\": "), NULL, 10) : 0;
-	return 0;
+	if (x->ct) {
+		const struct compact_node *c = &x->ct->nodes[u->n];
+
+		if (u->n != COMPACT_ROOT)
+			return (int64_t)nearbyint(c->total * 1000);
+		for (int32_t k = c->first_child; k >= 0;
+		     k = x->ct->nodes[k].next_sibling)
+			sum += x->ct->nodes[k].total;
+		return (int64_t)nearbyint(sum * 1000);
+	}
+	if (x->tree == T_DSCG) {
+		int64_t self, total;
+
+		api_dscg_cpu(v, u->d, &self, &total);
+		return total;
+	}
+	if (x->tree == T_IDT) {
+		size_t lo, hi;
+
+		api_idt_range(v, u->i, &lo, &hi);
+		for (size_t i = lo; i < hi; i++)
+			sum += v->fns[i].all.cpu;
+		return (int64_t)nearbyint(sum);
+	}
+	return ccsg_vec_sum(v->graph->nodes[u->n].self, v->graph->dims->n) +
+	       ccsg_vec_sum(v->graph->nodes[u->n].desc, v->graph->dims->n);
 }
 
 /* The children of u that are at least thr wide, each an entry and into
@@ -101,20 +116,14 @@ static int flame_children(struct ctx *x, const struct flame_item *it,
 	for (size_t i = 0; i < n; i++)
 		api_child_any(x, i, &l, ids, &kids[i]);
 	for (size_t i = 0; i < n; i++) {
-		char *json = NULL;
-		size_t len;
-		int64_t total;
+		int64_t total = flame_total(x, &kids[i]);
 
-		if (node_json(x, &kids[i], &json, &len, &total)) {
-			free(json);
-			api_reply_error(x, 500, "out of memory");
-			goto out;
-		}
 		if ((double)total >= thr && *count < FLAME_MAX - 1) {
-			fprintf(x->f, ",\n{\"parent\": %lld, \"node\": %s}",
-				(long long)it->index, json);
+			fprintf(x->f, ",\n{\"parent\": %lld, \"node\": ",
+				(long long)it->index);
+			api_put_any(x, &kids[i], 0);
+			fputc('}', x->f);
 			if (queue_push(fq, &kids[i], *count)) {
-				free(json);
 				api_reply_error(x, 500, "out of memory");
 				goto out;
 			}
@@ -124,7 +133,6 @@ static int flame_children(struct ctx *x, const struct flame_item *it,
 			nhid++;
 			hid_total += total;
 		}
-		free(json);
 	}
 	if (nhid) {
 		fprintf(x->f,
@@ -149,8 +157,6 @@ int api_get_flame(struct ctx *x)
 	struct flame_item root;
 	int64_t width, total, count = 1, hidden = 0;
 	const char *id;
-	char *json = NULL;
-	size_t len;
 	double thr;
 	int truncated = 0, ret = -1;
 
@@ -160,18 +166,16 @@ int api_get_flame(struct ctx *x)
 	    api_resolve(x, id, &root.u))
 		return -1;
 	root.index = 0;
-	if (node_json(x, &root.u, &json, &len, &total)) {
-		free(json);
-		return api_reply_error(x, 500, "out of memory");
-	}
+	total = flame_total(x, &root.u);
 	thr = (double)(total > 1 ? total : 1) / (double)width;
 	fputs("{\"id\": ", x->f);
 	json_cstr(x->f, id);
 	fprintf(x->f,
 		", \"width\": %lld, \"threshold\": %.0f, \"nodes\": [\n"
-		"{\"parent\": -1, \"node\": %s}",
-		(long long)width, thr, json);
-	free(json);
+		"{\"parent\": -1, \"node\": ",
+		(long long)width, thr);
+	api_put_any(x, &root.u, 0);
+	fputc('}', x->f);
 	if (queue_push(&fq, &root.u, 0)) {
 		api_reply_error(x, 500, "out of memory");
 		goto out;

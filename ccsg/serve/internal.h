@@ -6,7 +6,7 @@
  * The files, and who calls whom (no file calls back one that calls it):
  *   api.c         the endpoints, the route table, the set-up
  *   api-link.c    /api/link                        -> api-tree.c
- *   api-flame.c   /api/flame                       -> api-tree.c
+ *   api-flame.c   /api/flame       -> api-tree.c, api-dscg.c, api-idt.c
  *   api-pes.c     /api/pes                         -> ccsg/pes
  *   api-timeline.c /api/timeline, /api/chains      -> api-answer.c
  *   api-diff.c    --diff: a CCSG node's change from A to B
@@ -105,6 +105,9 @@ int api_dscg_children(const struct viewer *v, struct vid u, struct vids *l);
 int api_dscg_parent(const struct viewer *v, struct vid u, struct vid *p);
 /* A view node's name, kind and location, with details when full. */
 void api_dscg_put_node(FILE *f, const struct viewer *v, struct vid u, int full);
+/* Self and total CPU of a view node, ns. */
+void api_dscg_cpu(const struct viewer *v, struct vid u, int64_t *self,
+		  int64_t *total);
 /* Where a view node ran, for the linking forms: the serving side of a
  * call, a thread's own (0, 0 for the others). */
 void api_dscg_where(const struct viewer *v, struct vid u, int32_t *proc,

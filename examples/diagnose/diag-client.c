@@ -5,7 +5,8 @@
  *   diag-client PORT N        (REQUEST's TCP port on 127.0.0.1)
  *
  * Prints "latency request ns L" per call (the wall time around the stub
- * call, CLOCK_MONOTONIC); exits 0 when every call succeeded.
+ * call, CLOCK_MONOTONIC); exits 0 when every call succeeded.  Sleeps
+ * DIAG_GAP_US between calls (diag-knobs.h).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -22,6 +23,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct timeval timeout = { 60, 0 };
 	int sock = RPC_ANYSOCK, n;
+	long gap_us = diag_knob("DIAG_GAP_US", 0);
 	CLIENT *c;
 
 	if (argc != 3 || atoi(argv[1]) <= 0 || (n = atoi(argv[2])) <= 0) {
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
 		}
 		printf("latency request ns %lld\n",
 		       diag_ns(CLOCK_MONOTONIC) - t0);
+		if (gap_us)
+			diag_sleep_us(gap_us);
 	}
 	clnt_destroy(c);
 	return 0;

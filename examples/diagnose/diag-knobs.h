@@ -7,6 +7,8 @@
  *   DIAG_HOLD_US   LOCKED: how long the flusher holds the lock (40000)
  *   DIAG_BURN_US   WORK: the CPU it burns (10000)
  *   DIAG_DELAY_US  diag-proxy: the delay of each message (25000)
+ *   DIAG_GAP_US    diag-client: its pause between two requests (0), which
+ *                  no request's latency holds
  */
 #ifndef CAUSAL_EXAMPLES_DIAG_KNOBS_H
 #define CAUSAL_EXAMPLES_DIAG_KNOBS_H

@@ -9,7 +9,9 @@
 #
 # Each server runs on a simulated host of its own (a UTS namespace, root
 # only; otherwise all on this host), all on loopback; the client calls
-# REQUEST on the front server (hostF) DIAG_REQUESTS times (200):
+# REQUEST on the front server (hostF) DIAG_REQUESTS times (200); every
+# program runs behind DIAG_FIRST, a command prefix (none; the suite
+# check-e2e-diagnose gives `chrt -f 1`, cpu-first.h):
 #
 #   lock     REQUEST -> LOCKED (hostL), WORK (hostW, 5 ms): LOCKED waits
 #            for a lock its flusher thread holds across a 40 ms slow
@@ -30,6 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${BUILD:=$PWD/build}"
 : "${DIAG_REQUESTS:=200}"
+: "${DIAG_FIRST:=}"
 part=${1:-all}
 out=${2:-$BUILD/example-logs/diagnose}
 idl=examples/diagnose/diag.x
@@ -64,6 +67,8 @@ hosted() {
 	local pre=()
 	[ "$traced" = 1 ] && pre=(env LD_PRELOAD="$BUILD/libcausal.so"
 		CAUSAL_LOG_DIR="$logs" CAUSAL_MONITOR="$monitor")
+	# shellcheck disable=SC2206 # a command prefix, split into words
+	pre=($DIAG_FIRST "${pre[@]}")
 	if [ "$uts" = 1 ]; then
 		exec unshare --uts sh -c 'hostname "$0" && exec "$@"' "$host" \
 			"${pre[@]}" "$@"

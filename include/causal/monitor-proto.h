@@ -18,27 +18,32 @@
  * the key (TCP).
  *
  *   consumer -> coordinator
- *     HELLO 2 UUID HOST PID INSTANCE APPLIED EXE   once, first
+ *     HELLO 3 UUID HOST PID INSTANCE APPLIED EXE   once, first (or 2)
  *     ACK SEQ                    event SEQ applied (or skipped: SKIP)
  *     BAD SEQ                    event SEQ rejected (malformed), skipped
  *     DROP SEQ                   event SEQ dropped: over the rate cap
  *     PING                       every second: still here
+ *     KEEP CHAIN DROPPED         (3) this process keeps chain CHAIN
  *   coordinator -> consumer
- *     WELCOME 2 INSTANCE         once, first
+ *     WELCOME 3 INSTANCE         once, first (2 to a HELLO 2)
  *     EVENT SEQ on TYPES         TYPES: a comma-separated list
  *     EVENT SEQ off TYPES
  *     EVENT SEQ select HOST INTERFACE FUNCTION on|off
  *     SKIP SEQ                   the events up to SEQ are not for you
  *                                (another user's): nothing to apply
+ *     KEPT CHAIN                 (3) a process kept chain CHAIN: write
+ *                                your held part of it
  *   command -> coordinator, one request a connection
  *     PUBLISH on TYPES | PUBLISH off TYPES
  *     PUBLISH select HOST INTERFACE FUNCTION on|off
  *                                -> OK SEQ | ERR MESSAGE
  *     STATUS                     -> STATE INSTANCE SEQ MALFORMED DENIED
- *                                   LIMITED, one PROC HOST PID UID
- *                                   APPLIED CONNECTED SEEN_MS BAD DROPPED
- *                                   EXE per process the asker may see,
- *                                   then END
+ *                                   LIMITED KEEPS KEEPS_CUT, one PROC
+ *                                   HOST PID UID APPLIED CONNECTED
+ *                                   SEEN_MS BAD DROPPED EXE KEEPS
+ *                                   KEEPS_DROPPED KEEPS_CUT per process
+ *                                   the asker may see, then END (an
+ *                                   older coordinator: no KEEPS...)
  *   coordinator -> anyone        ERR MESSAGE, then it hangs up: a
  *                                request refused (a limit, no right, an
  *                                old protocol)
@@ -57,7 +62,9 @@
 
 #include "causal/log-format.h"
 
-#define CAUSAL_MON_PROTO_VERSION 2
+/* 3 adds tail keep's KEEP and KEPT; a coordinator still serves the
+ * consumers that say HELLO 2 (no KEEP, no KEPT) */
+#define CAUSAL_MON_PROTO_VERSION 3
 #define CAUSAL_MON_DEFAULT_PORT 7350
 #define CAUSAL_MON_LINE_MAX 512
 /* a sealed line: the MAC (monitor-auth.h's CAUSAL_MON_MAC_HEX), a space */
@@ -164,5 +171,38 @@ int causal_mon_dial_unix(const char *path, int *err);
  * it connected or listened): 0 with *uid, or -1.
  */
 int causal_mon_peer_uid(int fd, unsigned *uid);
+
+/*
+ * Tail keep's broadcast (protocol 3; docs/causalctl.md): a consumer says
+ * KEEP CHAIN DROPPED when its process keeps a chain (DROPPED: the KEEPs
+ * it did not send so far, over CAUSAL_MON_KEEP_RATE); the coordinator
+ * says KEPT CHAIN to every other consumer of protocol 3.  CHAIN is the
+ * chain id in CAUSAL_MON_CHAIN_HEX lowercase hex digits.
+ */
+#define CAUSAL_MON_CHAIN_HEX (2 * CAUSAL_CHAIN_ID_LEN)
+/* KEEPs a consumer sends: this many at once, then this many a second */
+#define CAUSAL_MON_KEEP_RATE 64
+/* KEEPs the coordinator takes from one peer (a user, an address), all
+ * its processes together: this many at once, then this many a second */
+#define CAUSAL_MON_KEEP_PEER_RATE 256
+
+/* s, exactly CAUSAL_MON_CHAIN_HEX lowercase hex digits: 0 with chain, or
+ * -1. */
+int causal_mon_chain(const char *s, uint8_t chain[CAUSAL_CHAIN_ID_LEN]);
+/* chain as CAUSAL_MON_CHAIN_HEX lowercase hex digits and a NUL. */
+void causal_mon_chain_hex(const uint8_t chain[CAUSAL_CHAIN_ID_LEN],
+			  char out[CAUSAL_MON_CHAIN_HEX + 1]);
+
+/*
+ * A token bucket: burst messages at once, then rate a second (now_ns on
+ * the monotonic clock).  1 if one more may go (a token taken), 0 if it is
+ * over the cap.  Zeroed: full.  One thread at a time.
+ */
+struct causal_mon_bucket {
+	uint64_t tokens, since; /* thousandths of a message; when counted */
+	int started;
+};
+int causal_mon_bucket_take(struct causal_mon_bucket *b, uint64_t now_ns,
+			   unsigned burst, unsigned rate);
 
 #endif

@@ -23,6 +23,10 @@
  *                    "callback V = R status S tid T", "notify tid T value V"
  *   threads T N      T threads, one handle each, N SAY_IT calls each
  *                    "thread tid T ok K" per thread
+ *   pair T US PORT2  T threads, each a chain of its own: BURN(10) on the
+ *                    server of -P, then BURN(US) on the TCP server of
+ *                    127.0.0.1:PORT2 (a fast sibling before a slow call):
+ *                    "pair tid T ok K" per thread
  *   noproc           clnt_call of procedure 99   "noproc status S tid T"
  *   timeout MS TMO   SLEEP_MS(MS) with a TMO ms timeout, then, once the
  *                    server is done, SAY_IT(7): "timeout status S tid T",
@@ -366,6 +370,48 @@ static int cmd_threads(int n, int calls)
 	return all;
 }
 
+static int pair_us, pair_port;
+
+/* One thread of `pair`: a fast BURN here, then a slow one at PORT2. */
+static void *pair_caller(void *arg)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(pair_port) };
+	int sock = RPC_ANYSOCK, x = 10, y = 0, *ok = arg;
+	CLIENT *c = make_client(), *c2;
+
+	*ok = burn_1(&x, &y, c) == RPC_SUCCESS;
+	clnt_destroy(c);
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	c2 = clnttcp_create(&sin, DEMO_PROG, DEMO_VERS, &sock, 0, 0);
+	if (!c2)
+		demo_die("demo-client: cannot reach PORT2");
+	x = pair_us;
+	*ok += burn_1(&x, &y, c2) == RPC_SUCCESS;
+	clnt_destroy(c2);
+	printf("pair tid %d ok %d\n", demo_gettid(), *ok);
+	return NULL;
+}
+
+static int cmd_pair(int n, int us, int port2)
+{
+	pthread_t th[64];
+	int ok[64], all = 1;
+
+	if (n < 1 || n > 64 || port2 <= 0)
+		demo_die("demo-client: pair 1 to 64 threads, US, PORT2");
+	pair_us = us;
+	pair_port = port2;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, pair_caller, &ok[i]))
+			demo_die("demo-client: pthread_create failed");
+	for (int i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		all &= ok[i] == 2;
+	}
+	return all;
+}
+
 /* --- failures --------------------------------------------------------------
  */
 
@@ -651,6 +697,8 @@ int main(int argc, char **argv)
 		ok = cmd_callback(ARG(1));
 	else if (!strcmp(cmd, "threads"))
 		ok = cmd_threads(ARG(1), ARG(2));
+	else if (!strcmp(cmd, "pair"))
+		ok = cmd_pair(ARG(1), ARG(2), ARG(3));
 	else if (!strcmp(cmd, "noproc"))
 		ok = cmd_noproc();
 	else if (!strcmp(cmd, "timeout"))
