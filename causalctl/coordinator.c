@@ -29,6 +29,7 @@
 #include "causal/monitor-auth.h"
 #include "causal/monitor-proto.h"
 #include "coordinator.h"
+#include "timespec.h"
 #include "usage.h"
 
 #define MAX_CONNS 4096	   /* at most; fewer when the open files are fewer */
@@ -419,14 +420,6 @@ static void take_hello(struct coord *co, struct conn *c, char *rest)
 	say(c, line);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * KEEP CHAIN DROPPED (protocol 3): a process kept a chain; every other
  * consumer of protocol 3 is told (KEPT), once for the chain, within the
@@ -438,7 +431,7 @@ static int take_keep(struct coord *co, struct conn *c, struct proc *p,
 {
 	char *hex = causal_mon_field(&rest), line[64];
 	uint8_t chain[CAUSAL_CHAIN_ID_LEN];
-	uint64_t dropped, now = now_ns();
+	uint64_t dropped, now = clock_ns(CLOCK_MONOTONIC);
 
 	if (c->proto < 3 || causal_mon_chain(hex, chain) ||
 	    causal_mon_u64(causal_mon_field(&rest), &dropped) || *rest)

@@ -330,13 +330,6 @@ static void write_profile(void)
 
 /* ---- measuring --------------------------------------------------------- */
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	return clock_gettime(id, &ts) ? 0 : timespec_ns(&ts);
-}
-
 /* The thread's state letter in /proc (R running, S sleeping, ...). */
 static char thread_state(int32_t os_tid)
 {

@@ -19,6 +19,7 @@
 #include "db-read.h"
 #include "hashmap.h"
 #include "rowbinary.h"
+#include "timespec.h"
 #include "usage.h"
 
 /* What the SQL text below names (db-schema.h): renamed in db-schema.def,
@@ -42,21 +43,13 @@ struct loader {
 	bool segment; /* a follower's segment: ch_write_segment() */
 };
 
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t new_load_id(void)
 {
 	uint16_t r = 0;
 
 	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 		r = (uint16_t)getpid();
-	return realtime_ns() / 1000 << DB_CH_LOAD_ID_SHIFT |
+	return clock_ns(CLOCK_REALTIME) / 1000 << DB_CH_LOAD_ID_SHIFT |
 	       (r & ((1u << DB_CH_LOAD_ID_SHIFT) - 1));
 }
 
@@ -74,7 +67,7 @@ static int put_load_row(struct loader *l, const char *state, const char *dir,
 	gethostname(host, sizeof(host) - 1);
 	rb_put_u64(&b, l->load_id);
 	rb_put_string(&b, state, strlen(state));
-	rb_put_u64(&b, realtime_ns());
+	rb_put_u64(&b, clock_ns(CLOCK_REALTIME));
 	rb_put_string(&b, host, strlen(host));
 	rb_put_string(&b, dir, strlen(dir));
 	rb_put_u32(&b, DB_SCHEMA_VERSION);

@@ -25,6 +25,7 @@
 #include "merge.h"
 #include "schema.h"
 #include "store-url.h"
+#include "timespec.h"
 #include "tmp-cleanup.h"
 #include "usage.h"
 
@@ -49,14 +50,6 @@ struct follower {
 	struct follow_ch *ch; /* a ClickHouse store: its writer, no db */
 	bool said_retry;
 };
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int db_fail(struct follower *f, const char *what)
 {
@@ -215,7 +208,8 @@ static int insert_loaded(sqlite3_stmt *st, const char *name, uint64_t number,
 	schema_bind_u64(st, DB_LOADED_SEGMENTS_BYTES, bytes);
 	schema_bind_text(st, DB_LOADED_SEGMENTS_STATUS,
 			 c->status[0] ? c->status : DB_FILE_CORRUPT, -1);
-	schema_bind_u64(st, DB_LOADED_SEGMENTS_LOADED_NS, realtime_ns());
+	schema_bind_u64(st, DB_LOADED_SEGMENTS_LOADED_NS,
+			clock_ns(CLOCK_REALTIME));
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);

@@ -24,6 +24,7 @@
 #include "json.h"
 #include "store-url.h"
 #include "store.h"
+#include "timespec.h"
 #include "tmp-cleanup.h"
 #include "usage.h"
 
@@ -93,14 +94,6 @@ struct follow {
 	char error[512]; /* the store's problem now; "" when none */
 	int error_new;	 /* changed since follow_take() last looked */
 };
-
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void notify(struct follow *f)
 {
@@ -179,7 +172,7 @@ static struct serve_model *build(struct follow *f, int empty, int *busy,
 	m->window_start_ns = win.start_ns;
 	m->window_end_ns = win.end_ns;
 	m->generation = ++f->generation;
-	m->built_ns = realtime_ns();
+	m->built_ns = (int64_t)clock_ns(CLOCK_REALTIME);
 	return m;
 }
 
